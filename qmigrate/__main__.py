@@ -1,0 +1,3 @@
+from qmigrate.cli import main
+
+main(prog_name="qmigrate")

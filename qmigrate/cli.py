@@ -1,0 +1,67 @@
+"""The command line: options in, `api.migrate` called, `render` prints. No libcst here."""
+import sys
+
+import click
+
+from qmigrate import api, render
+from qmigrate.diagnostics import Status
+from qmigrate.engine import Options
+from qmigrate.targets import DEFAULT_TARGET, TARGETS
+
+EXIT_CLEAN, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--check", "mode", flag_value="check", default=True,
+              help="Report findings as path:line:col: CODE message; write nothing (default).")
+@click.option("--diff", "mode", flag_value="diff", help="Print a unified diff of the migration; write nothing.")
+@click.option("--write", "mode", flag_value="write",
+              help="Rewrite files in place, atomically, only when the new source parses.")
+@click.option("--target-tf", type=click.Choice(sorted(TARGETS)), default=DEFAULT_TARGET, show_default=True,
+              help="TensorFlow version the emitted code must run on.")
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when queue code is found (errors still exit 2).")
+@click.option("--color/--no-color", default=None, help="Colour the diff (default: when stdout is a terminal).")
+@click.option("--list-rules", is_flag=True, help="List every rule: code, name, safety, summary.")
+@click.option("--explain", metavar="CODE", help="Show a rule's documentation.")
+def main(paths, mode, target_tf, output_format, exit_zero, color, list_rules, explain):
+    """Rewrite TensorFlow 1.x queue-based input pipelines into tf.data.
+
+    PATHS are files or directories (searched for *.py). Exit status: 0 nothing to migrate;
+    1 queue code found (--check/--diff) or left behind (--write); 2 a file could not be read,
+    parsed or written (the others are still processed).
+    """
+    from qmigrate import rules_doc
+
+    if list_rules:
+        click.echo(rules_doc.rule_table())
+        return
+    if explain:
+        text = rules_doc.explain(explain)
+        if text is None:
+            raise click.BadParameter("no rule has code %s" % explain, param_hint="--explain")
+        click.echo(text)
+        return
+    if not paths:
+        raise click.UsageError("give at least one file or directory")
+
+    results = api.migrate(paths, Options(target=TARGETS[target_tf]), write=(mode == "write"))
+    if output_format == "json":
+        click.echo(render.as_json(results))
+    else:
+        if mode == "diff":
+            use_color = sys.stdout.isatty() if color is None else color
+            for result in results:
+                text = render.diff(result, use_color)
+                if text:
+                    click.echo(text, nl=False, color=use_color)
+        listing = render.findings(results, show_fixed=(mode != "write"))
+        if listing:
+            click.echo(listing, err=(mode == "diff"))
+        click.echo(render.summary(results, wrote=(mode == "write")), err=True)
+
+    if any(r.status is Status.FAILED for r in results):
+        sys.exit(EXIT_ERROR)
+    found = any(r.remaining for r in results) or (mode != "write" and any(r.changed for r in results))
+    sys.exit(EXIT_FOUND if found and not exit_zero else EXIT_CLEAN)

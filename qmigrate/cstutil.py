@@ -1,0 +1,153 @@
+"""Small, TF-agnostic helpers over libcst trees: names read and written, statement shapes."""
+from typing import Iterable, List, Optional, Set, Tuple
+
+import libcst as cst
+
+
+class _NameUses(cst.CSTVisitor):
+    def __init__(self):
+        self.loads: List[str] = []
+        self.stores: Set[str] = set()
+        self.mutated: Set[str] = set()  # `x.attr = ...` / `x[i] = ...` store into x
+        self.control: Set[str] = set()  # return / yield / break / continue / global / nonlocal
+
+    def _store_target(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self.stores.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._store_target(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._store_target(target.value)
+        elif isinstance(target, (cst.Attribute, cst.Subscript)):
+            base = target.value
+            while isinstance(base, (cst.Attribute, cst.Subscript)):
+                base = base.value
+            if isinstance(base, cst.Name):
+                self.mutated.add(base.value)
+            target.value.visit(self)
+            if isinstance(target, cst.Subscript):
+                for element in target.slice:
+                    element.visit(self)
+
+    def visit_Assign(self, node: cst.Assign) -> bool:
+        for target in node.targets:
+            self._store_target(target.target)
+        node.value.visit(self)
+        return False
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> bool:
+        self._store_target(node.target)
+        node.target.visit(self)
+        node.value.visit(self)
+        return False
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
+        self._store_target(node.target)
+        if node.value is not None:
+            node.value.visit(self)
+        return False
+
+    def visit_For(self, node: cst.For) -> None:
+        self._store_target(node.target)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._store_target(node.target)
+
+    def visit_AsName(self, node: cst.AsName) -> bool:
+        self._store_target(node.name)
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.stores.add(node.name.value)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.stores.add(node.name.value)
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        if node.default is not None:
+            node.default.visit(self)
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)  # the attribute name itself is not a variable
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)  # the keyword is not a variable
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.loads.append(node.value)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.control.add("return")
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        self.control.add("yield")
+
+    def visit_Break(self, node: cst.Break) -> None:
+        self.control.add("break")
+
+    def visit_Continue(self, node: cst.Continue) -> None:
+        self.control.add("continue")
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.control.add("global")
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.control.add("nonlocal")
+
+
+def name_uses(node: cst.CSTNode) -> _NameUses:
+    """Names a node reads (with multiplicity), binds, mutates, and the control flow it holds."""
+    uses = _NameUses()
+    node.visit(uses)
+    return uses
+
+
+def single_assign(stmt: cst.BaseStatement) -> Optional[Tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """(target, value) for a line holding exactly `target = value`, else None."""
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+        small = stmt.body[0]
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            return small.targets[0].target, small.value
+    return None
+
+
+def single_small(stmt: cst.BaseStatement) -> Optional[cst.BaseSmallStatement]:
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+        return stmt.body[0]
+    return None
+
+
+def statement_value(stmt: cst.BaseStatement) -> Optional[cst.BaseExpression]:
+    """The expression of `x = E`, `return E` or a bare `E` line."""
+    small = single_small(stmt)
+    if isinstance(small, cst.Assign) and len(small.targets) == 1:
+        return small.value
+    if isinstance(small, (cst.Return, cst.Expr)):
+        return small.value
+    return None
+
+
+def with_leading(stmt: cst.BaseStatement, extra: Iterable[cst.EmptyLine]) -> cst.BaseStatement:
+    extra = list(extra)
+    if not extra:
+        return stmt
+    return stmt.with_changes(leading_lines=list(stmt.leading_lines) + extra)
+
+
+class _Comments(cst.CSTVisitor):
+    def __init__(self):
+        self.comments: List[cst.Comment] = []
+
+    def visit_Comment(self, node: cst.Comment) -> None:
+        self.comments.append(node)
+
+
+def comments_in(node: cst.CSTNode) -> List[cst.EmptyLine]:
+    """Every comment inside a node (above it, within it, after it), as standalone lines in order."""
+    collector = _Comments()
+    node.visit(collector)
+    return [cst.EmptyLine(comment=comment) for comment in collector.comments]

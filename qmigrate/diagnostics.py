@@ -1,0 +1,60 @@
+"""Plain, picklable results: what was found where, and what became of each file."""
+import enum
+from dataclasses import dataclass, field
+from typing import Optional, Tuple
+
+
+class Safety(enum.IntEnum):
+    """How far a fix may be trusted; higher is safer. A report may only lower it."""
+
+    MANUAL = 0  # shown, never applied
+    UNSAFE = 1  # valid code, behaviour may differ; applied with --unsafe
+    SAFE = 2  # meaning kept; applied by default
+
+
+class Status(enum.Enum):
+    CLEAN = "clean"  # nothing to migrate
+    MIGRATED = "migrated"  # every finding was fixed
+    PARTIAL = "partial"  # some fixes, some findings left
+    DIAGNOSED = "diagnosed"  # findings, nothing fixed
+    FAILED = "failed"  # could not read or parse
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One finding: where, what (code + message), why, and what to do.
+
+    `fixed` is True when the rewrite of this run removes the construct.
+    """
+
+    path: str
+    line: int
+    column: int
+    code: str
+    message: str
+    fixed: bool = False
+    safety: Safety = Safety.SAFE
+
+    def sort_key(self):
+        return (self.path, self.line, self.column, self.code)
+
+
+@dataclass(frozen=True)
+class FileResult:
+    """The outcome for one file. `new_source` is None when nothing changes."""
+
+    path: str
+    status: Status
+    diagnostics: Tuple[Diagnostic, ...] = ()
+    old_source: Optional[bytes] = field(default=None, repr=False)
+    new_source: Optional[bytes] = field(default=None, repr=False)
+    error: Optional[str] = None
+
+    @property
+    def changed(self) -> bool:
+        return self.new_source is not None and self.new_source != self.old_source
+
+    @property
+    def remaining(self) -> Tuple[Diagnostic, ...]:
+        """Findings that this run leaves in the code."""
+        return tuple(d for d in self.diagnostics if not d.fixed)

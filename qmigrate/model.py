@@ -1,0 +1,74 @@
+"""The pipeline model: what a queue pipeline means, as plain data (source text, never CST nodes).
+
+A recogniser fills it from legacy code; the synthesiser writes tf.data from it.
+"""
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+
+@dataclass(frozen=True)
+class FileSource:
+    """`string_input_producer(files, num_epochs, shuffle, seed)`: file names, shuffled per epoch."""
+
+    files: str
+    num_epochs: Optional[str] = None  # None: forever
+    shuffle: bool = True
+    seed: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class RecordReader:
+    """A `tf.*Reader`: how one file becomes records.
+
+    kind: "tfrecord" | "fixed_length" | "text_line" | "whole_file".
+    arguments: keyword arguments for the matching Dataset class, as (name, source) pairs.
+    skip_lines: TextLineReader's skip_header_lines, applied per file.
+    """
+
+    kind: str
+    arguments: Tuple[Tuple[str, str], ...] = ()
+    skip_lines: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class RecordFunction:
+    """The per-record code between `reader.read()` and batching, as a named function.
+
+    params: the names the code gives the read's key (if used) and value.
+    returns: the source of the returned structure (the batching call's tensors).
+    """
+
+    name: str
+    params: Tuple[str, ...]
+    returns: str
+
+
+@dataclass(frozen=True)
+class Batching:
+    """`batch` / `shuffle_batch`: how records become batches."""
+
+    batch_size: str
+    num_threads: Optional[str] = None  # None: one thread
+    shuffle_buffer: Optional[str] = None  # None: no record shuffle (tf.train.batch)
+    seed: Optional[str] = None
+    allow_smaller_final_batch: bool = False
+
+
+@dataclass(frozen=True)
+class Sharding:
+    """One shard per tower: `num_shards` towers, this pipeline feeds tower `index`."""
+
+    num_shards: str
+    index: str
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    source: FileSource
+    reader: RecordReader
+    record_function: Optional[RecordFunction]  # None when the records are batched as read
+    batching: Batching
+    dataset_name: str = "dataset"
+    file_name_param: str = "filename"
+    prefetch: str = "1"
+    sharding: Optional[Sharding] = None

@@ -1,0 +1,113 @@
+"""Resolve the names a module uses to canonical TensorFlow names, alias-proof.
+
+Cheaper than libcst's QualifiedNameProvider (no scope analysis) and it also follows the
+module-level assignment aliases legacy code loves (`slim = tf.contrib.slim`).
+"""
+from typing import Dict, Optional
+
+import libcst as cst
+
+# Other spellings of the same symbols, longest prefix first. The canonical form is the public
+# TF 1.x path (`tensorflow.train.batch`, `tensorflow.TFRecordReader`).
+_PREFIX_ALIASES = (
+    ("tensorflow.compat.v1.", "tensorflow."),
+    ("tensorflow.python.training.input.", "tensorflow.train."),
+    ("tensorflow.python.training.coordinator.", "tensorflow.train."),
+    ("tensorflow.python.training.queue_runner_impl.", "tensorflow.train."),
+    ("tensorflow.python.training.queue_runner.", "tensorflow.train."),
+    ("tensorflow.python.training.training.", "tensorflow.train."),
+    ("tensorflow.python.ops.io_ops.", "tensorflow."),
+    ("tensorflow.python.ops.data_flow_ops.", "tensorflow."),
+    ("tensorflow.train.queue_runner.", "tensorflow.train."),
+    ("tensorflow.contrib.slim.python.slim.data.prefetch_queue.", "tensorflow.contrib.slim.prefetch_queue."),
+)
+
+
+def dotted(node: cst.BaseExpression) -> Optional[str]:
+    """`a.b.c` for a Name/Attribute chain, else None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        head = dotted(node.value)
+        return None if head is None else head + "." + node.attr.value
+    return None
+
+
+def canonical(full_name: str) -> str:
+    """Map a fully qualified name onto its canonical TF 1.x spelling."""
+    for prefix, replacement in _PREFIX_ALIASES:
+        if full_name.startswith(prefix):
+            return replacement + full_name[len(prefix):]
+    return full_name
+
+
+class ImportMap:
+    """Which local names stand for which modules/objects in one module.
+
+    Imports anywhere in the file count (legacy code imports inside functions and try blocks);
+    a local name rebound by a plain assignment to a resolvable dotted name counts too.
+    """
+
+    def __init__(self, module: cst.Module):
+        self.aliases: Dict[str, str] = {}
+        collector = _ImportCollector(self.aliases)
+        module.visit(collector)
+        for target, value in collector.assignments:
+            resolved = self.resolve_dotted(value)
+            if resolved and target not in self.aliases:
+                self.aliases[target] = resolved
+
+    def resolve_dotted(self, name: str) -> Optional[str]:
+        head, _, rest = name.partition(".")
+        base = self.aliases.get(head)
+        if base is None:
+            return None
+        return base + ("." + rest if rest else "")
+
+    def resolve(self, node: cst.BaseExpression) -> Optional[str]:
+        """Canonical full name of an expression like `tflow.train.batch`, or None."""
+        name = dotted(node)
+        if name is None:
+            return None
+        resolved = self.resolve_dotted(name)
+        return canonical(resolved) if resolved else None
+
+    def local_name_for(self, full_name: str) -> Optional[str]:
+        """A local name bound to exactly `full_name` (e.g. `tf` for `tensorflow`), if any."""
+        for local, target in sorted(self.aliases.items()):
+            if target == full_name:
+                return local
+        return None
+
+
+class _ImportCollector(cst.CSTVisitor):
+    def __init__(self, aliases: Dict[str, str]):
+        self.aliases = aliases
+        self.assignments = []
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = dotted(alias.name)
+            if full is None:
+                continue
+            if alias.asname is not None:
+                self.aliases[alias.asname.name.value] = full
+            else:
+                # `import tensorflow.contrib.slim` binds `tensorflow`.
+                head = full.split(".")[0]
+                self.aliases[head] = head
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+            return
+        base = dotted(node.module)
+        for alias in node.names:
+            name = alias.name.value if isinstance(alias.name, cst.Name) else dotted(alias.name)
+            local = alias.asname.name.value if alias.asname is not None else name
+            self.aliases[local] = base + "." + name
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            value = dotted(node.value)
+            if value is not None and "." in value:
+                self.assignments.append((node.targets[0].target.value, value))

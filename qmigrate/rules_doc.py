@@ -1,0 +1,21 @@
+"""Rule documentation for people: the --list-rules table and --explain pages."""
+import inspect
+from typing import Optional
+
+from qmigrate.rules import ALL_RULES, rule_by_code
+
+
+def rule_table() -> str:
+    rows = ["%-6s %-26s %-7s %s" % ("code", "name", "safety", "summary")]
+    for rule in sorted(ALL_RULES, key=lambda r: r.code):
+        rows.append("%-6s %-26s %-7s %s" % (rule.code, rule.__name__, rule.safety.name.lower(), rule.summary()))
+    return "\n".join(rows)
+
+
+def explain(code: str) -> Optional[str]:
+    rule = rule_by_code(code.upper())
+    if rule is None:
+        return None
+    lines = ["%s %s (%s)" % (rule.code, rule.__name__, rule.safety.name.lower()), "", inspect.getdoc(rule)]
+    lines += ["", "Matches: " + ", ".join(rule.names)]
+    return "\n".join(lines)

@@ -1,0 +1,86 @@
+"""Write tf.data source for a pipeline model, for one target TensorFlow version.
+
+Everything returned is source text; the engine parses and places it. One statement per stage
+(`dataset = dataset.map(...)`), the idiom of the tf.data guides of that era, so each stage is one
+line and the user's indentation never has to be guessed for continuation lines.
+"""
+from typing import List
+
+from qmigrate.model import Pipeline
+from qmigrate.targets import Target
+
+_READER_DATASETS = {
+    "tfrecord": "TFRecordDataset",
+    "fixed_length": "FixedLengthRecordDataset",
+    "text_line": "TextLineDataset",
+}
+
+
+def _call_args(*parts: str) -> str:
+    return ", ".join(p for p in parts if p)
+
+
+def dataset_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
+    """The statements that build the pipeline's dataset into `pipeline.dataset_name`."""
+    ds = pipeline.dataset_name
+    source, reader, batching = pipeline.source, pipeline.reader, pipeline.batching
+    out = ["%s = %s.data.Dataset.from_tensor_slices(%s)" % (ds, tf, source.files)]
+
+    def stage(text: str) -> None:
+        out.append("%s = %s.%s" % (ds, ds, text))
+
+    if source.shuffle:
+        # Like string_input_producer: a new file order every epoch (shuffle sits before repeat).
+        seed = "seed=%s" % source.seed if source.seed else ""
+        stage("shuffle(%s)" % _call_args("%s.size(%s, out_type=%s.int64)" % (tf, source.files, tf), seed))
+
+    param = pipeline.file_name_param
+    if reader.kind == "whole_file":
+        if pipeline.record_function and len(pipeline.record_function.params) == 2:
+            stage("map(lambda %s: (%s, %s.read_file(%s)))" % (param, param, tf, param))
+        else:
+            stage("map(%s.read_file)" % tf)
+    else:
+        dataset_class = "%s.data.%s" % (tf, _READER_DATASETS[reader.kind])
+        # flat_map reads one file after another, in the (shuffled) file order, as a reader does.
+        if not reader.arguments and not reader.skip_lines:
+            stage("flat_map(%s)" % dataset_class)
+        else:
+            args = ", ".join("%s=%s" % kv for kv in reader.arguments)
+            records = "%s(%s)" % (dataset_class, _call_args(param, args))
+            if reader.skip_lines:
+                records += ".skip(%s)" % reader.skip_lines
+            stage("flat_map(lambda %s: %s)" % (param, records))
+
+    if pipeline.sharding:
+        # Shard records before the per-record work so no tower repeats it.
+        stage("shard(%s, %s)" % (pipeline.sharding.num_shards, pipeline.sharding.index))
+
+    function = pipeline.record_function
+    if function is not None:
+        threads = "num_parallel_calls=%s" % batching.num_threads if batching.num_threads else ""
+        stage("map(%s)" % _call_args(function.name, threads))
+
+    if batching.shuffle_buffer:
+        # Before repeat: every example once per epoch (a RandomShuffleQueue mixed epochs).
+        seed = "seed=%s" % batching.seed if batching.seed else ""
+        stage("shuffle(%s)" % _call_args(batching.shuffle_buffer, seed))
+
+    stage("repeat(%s)" % (source.num_epochs or ""))
+
+    if batching.allow_smaller_final_batch:
+        stage("batch(%s)" % batching.batch_size)
+    elif target.drop_remainder_kwarg:
+        stage("batch(%s, drop_remainder=True)" % batching.batch_size)
+    else:
+        # TF 1.8 has no drop_remainder=; this keeps the static batch dimension too.
+        stage("apply(%s.contrib.data.batch_and_drop_remainder(%s))" % (tf, batching.batch_size))
+    stage("prefetch(%s)" % pipeline.prefetch)
+    return out
+
+
+def next_element(dataset: str, tf: str, target: Target) -> str:
+    """Source of an expression giving the dataset's next element (a one-shot iterator)."""
+    if target.iterator_method:
+        return "%s.make_one_shot_iterator().get_next()" % dataset
+    return "%s.compat.v1.data.make_one_shot_iterator(%s).get_next()" % (tf, dataset)

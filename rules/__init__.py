@@ -1,0 +1,35 @@
+"""The rewrite rules, one module per family. `ALL_RULES` is the registry; `rule_for` looks up by name."""
+from typing import Dict, Optional
+
+from qmigrate.rules.batching import Batch, ShuffleBatch
+from qmigrate.rules.producers import StringInputProducer
+from qmigrate.rules.queue_runners import Coordinator, StartQueueRunners
+from qmigrate.rules.readers import FixedLengthRecordReader, TextLineReader, TFRecordReader, WholeFileReader
+from qmigrate.rules.unsupported import QueueApiNotMigrated
+
+ALL_RULES = (
+    QueueApiNotMigrated,
+    StringInputProducer,
+    TFRecordReader,
+    FixedLengthRecordReader,
+    TextLineReader,
+    WholeFileReader,
+    Batch,
+    ShuffleBatch,
+    StartQueueRunners,
+    Coordinator,
+)
+
+_BY_NAME: Dict[str, type] = {name: rule for rule in ALL_RULES for name in rule.names}
+PRODUCERS = (StringInputProducer,)
+READERS = (TFRecordReader, FixedLengthRecordReader, TextLineReader, WholeFileReader)
+BATCHERS = (Batch, ShuffleBatch)
+
+
+def rule_for(canonical_name: Optional[str]):
+    """The rule claiming a canonical TF name, or None."""
+    return _BY_NAME.get(canonical_name) if canonical_name else None
+
+
+def rule_by_code(code: str):
+    return next((rule for rule in ALL_RULES if rule.code == code), None)

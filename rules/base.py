@@ -1,0 +1,77 @@
+"""The shape every rule shares: a code, the canonical names it claims, a safety, docs, examples."""
+import inspect
+from dataclasses import dataclass
+from typing import Callable, Dict, Optional, Tuple
+
+import libcst as cst
+
+from qmigrate.diagnostics import Safety
+
+
+@dataclass(frozen=True)
+class Example:
+    """`before` through the engine gives `after` (None: left unchanged, still reported or not)."""
+
+    before: str
+    after: Optional[str] = None
+
+
+class Unsupported(Exception):
+    """A construct's arguments fall outside what the model can represent; the text says why."""
+
+
+class Rule:
+    """One legacy construct. Subclasses set the attributes and describe themselves in the docstring.
+
+    `signature` lists the construct's parameters in TensorFlow's positional order so that calls
+    are read the same way whichever arguments were passed by position.
+    """
+
+    code: str = ""
+    names: Tuple[str, ...] = ()
+    safety: Safety = Safety.SAFE
+    signature: Tuple[str, ...] = ()
+    message: str = ""
+    advice: str = ""
+    examples: Tuple[Example, ...] = ()
+
+    @classmethod
+    def summary(cls) -> str:
+        return inspect.getdoc(cls).splitlines()[0]
+
+    @classmethod
+    def bind(cls, call: cst.Call) -> Dict[str, cst.BaseExpression]:
+        """Arguments by parameter name. Raises Unsupported for *args/**kwargs or unknown names."""
+        bound: Dict[str, cst.BaseExpression] = {}
+        for position, arg in enumerate(call.args):
+            if arg.star:
+                raise Unsupported("it passes arguments with * or **, which cannot be read statically")
+            if arg.keyword is None:
+                if position >= len(cls.signature):
+                    raise Unsupported("it passes more positional arguments than TensorFlow accepts")
+                bound[cls.signature[position]] = arg.value
+            else:
+                if arg.keyword.value not in cls.signature:
+                    raise Unsupported("it passes `%s=`, which this API does not take" % arg.keyword.value)
+                bound[arg.keyword.value] = arg.value
+        return bound
+
+
+def literal_bool(node: Optional[cst.BaseExpression], default: bool, what: str) -> bool:
+    """The value of a True/False literal; Unsupported for anything computed."""
+    if node is None:
+        return default
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"
+    raise Unsupported("`%s` is computed at run time; qmigrate needs a literal True or False" % what)
+
+
+def is_none(node: Optional[cst.BaseExpression]) -> bool:
+    return node is None or (isinstance(node, cst.Name) and node.value == "None")
+
+
+def is_one(node: Optional[cst.BaseExpression]) -> bool:
+    return node is None or (isinstance(node, cst.Integer) and node.value == "1")
+
+
+SourceOf = Callable[[cst.CSTNode], str]

@@ -1,0 +1,47 @@
+"""Producers: queues of file names that feed readers."""
+import libcst as cst
+
+from qmigrate.model import FileSource
+from qmigrate.rules.base import Rule, SourceOf, Unsupported, is_none, literal_bool
+
+
+class StringInputProducer(Rule):
+    """`string_input_producer` feeding a reader becomes a shuffled, repeated dataset of file names.
+
+    ## Why
+    The producer is a queue filled by a queue runner thread; tf.data needs neither.
+
+    ## Fix safety
+    Safe. The file order is shuffled every epoch as before (the producer shuffles by default),
+    `num_epochs` becomes `repeat(num_epochs)` and `seed` stays the shuffle's seed. The random
+    order itself differs from the queue's (another random stream).
+
+    ## Limitations
+    `shuffle=` must be a literal. File names from `match_filenames_once` (a local variable)
+    are not rewritten.
+    """
+
+    code = "QM101"
+    names = ("tensorflow.train.string_input_producer",)
+    signature = ("string_tensor", "num_epochs", "shuffle", "seed", "capacity", "shared_name", "name", "cancel_op")
+    message = "string_input_producer queue feeds a reader"
+    advice = "build the file names with tf.data.Dataset.from_tensor_slices(files).shuffle(...).repeat(...)"
+
+    @classmethod
+    def model(cls, args, source: SourceOf, resolve) -> FileSource:
+        files = args.get("string_tensor")
+        if files is None:
+            raise Unsupported("it has no file names argument")
+        if isinstance(files, cst.Call) and resolve(files.func) == "tensorflow.train.match_filenames_once":
+            raise Unsupported("its file names come from match_filenames_once, a variable a one-shot iterator cannot capture")
+        for unsupported in ("shared_name", "cancel_op"):
+            if not is_none(args.get(unsupported)):
+                raise Unsupported("it sets `%s`, which has no tf.data counterpart" % unsupported)
+        epochs = args.get("num_epochs")
+        seed = args.get("seed")
+        return FileSource(
+            files=source(files),
+            num_epochs=None if is_none(epochs) else source(epochs),
+            shuffle=literal_bool(args.get("shuffle"), True, "shuffle"),
+            seed=None if is_none(seed) else source(seed),
+        )

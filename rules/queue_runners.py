@@ -1,0 +1,204 @@
+"""Queue-runner plumbing: `start_queue_runners` and the `Coordinator` that only served it."""
+from collections import Counter, defaultdict
+from typing import Dict, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from qmigrate import cstutil
+from qmigrate.names import ImportMap
+from qmigrate.rules.base import Rule
+
+
+class StartQueueRunners(Rule):
+    """`start_queue_runners` (and the `join` of its threads) is removed once no queue is left.
+
+    ## Why
+    tf.data pipelines need no runner threads; starting runners for no queue does nothing.
+
+    ## Fix safety
+    Safe, and only applied when no queue construct remains in the file and the migrated files
+    rewrote at least one pipeline. Otherwise the call is kept and reported.
+
+    ## Limitations
+    A thread list used for more than `coord.join(threads)` keeps the call.
+    """
+
+    code = "QM501"
+    names = ("tensorflow.train.start_queue_runners",)
+    signature = ("sess", "coord", "daemon", "start", "collection")
+    message = "start_queue_runners starts queue-runner threads"
+    advice = "remove it once every input pipeline of this program uses tf.data"
+
+
+class Coordinator(Rule):
+    """A `Coordinator` that only served queue runners is removed with them.
+
+    ## Why
+    Without runner threads there is nothing to coordinate: `coord.should_stop()` stays False
+    until the program itself asks to stop.
+
+    ## Fix safety
+    Safe. Removed only when every use is plumbing: passed to `start_queue_runners`,
+    `coord.request_stop()` and `coord.join()` statements, and `while not coord.should_stop():`
+    (which becomes `while True:`; the loop still ends on `OutOfRangeError`). A coordinator used
+    any other way is kept: it still works without queues.
+
+    ## Limitations
+    Threads of the program's own that use the coordinator keep it, as they should.
+    """
+
+    code = "QM502"
+    names = ("tensorflow.train.Coordinator",)
+    signature = ("clean_stop_exception_types",)
+    message = "Coordinator coordinates queue-runner threads"
+    advice = "remove it with start_queue_runners once no queue is left"
+
+
+def remove_plumbing(module: cst.Module, imports: ImportMap):
+    """Remove queue-runner plumbing from a module in which no queue is left.
+
+    Returns (new module, {code: how many calls were removed}, {code: why the rest stays}).
+    """
+    finder = _PlumbingFinder(imports)
+    module.visit(finder)
+    loads = Counter(cstutil.name_uses(module).loads)
+    reasons: Dict[str, str] = {}
+
+    drop_statements: Set[int] = set(id(stmt) for stmt in finder.runner_statements)
+    for thread_name, uses in finder.thread_joins.items():
+        if loads[thread_name] == len(uses):
+            drop_statements.update(uses)
+        else:
+            reasons[StartQueueRunners.code] = "its thread list `%s` is used for more than join()" % thread_name
+            drop_statements -= set(id(s) for s in finder.runner_statements_by_threads[thread_name])
+
+    loops: Set[int] = set()
+    for coord_name, stmt in finder.coordinators.items():
+        plumbing = finder.coord_uses[coord_name]
+        passed = finder.coord_passed[coord_name]
+        if StartQueueRunners.code in reasons:
+            reasons[Coordinator.code] = "it is kept with the start_queue_runners call that uses it"
+        elif loads[coord_name] == len(plumbing["statements"]) + len(plumbing["loops"]) + passed:
+            drop_statements.add(id(stmt))
+            drop_statements.update(plumbing["statements"])
+            loops.update(plumbing["loops"])
+        else:
+            reasons[Coordinator.code] = ("`%s` is used beyond the queue runners (it still works without them)"
+                                         % coord_name)
+    new_module = module.visit(_PlumbingRemover(drop_statements, loops))
+    removed = Counter(rule.code for rule, stmt in finder.calls if id(stmt) in drop_statements)
+    return new_module, dict(removed), reasons
+
+
+def _call_of(stmt: cst.BaseStatement) -> Optional[cst.Call]:
+    value = cstutil.statement_value(stmt)
+    return value if isinstance(value, cst.Call) else None
+
+
+def _method_call_on(stmt: cst.BaseStatement, method: str) -> Optional[str]:
+    """`x` for a bare `x.method(...)` line."""
+    call = _call_of(stmt)
+    small = cstutil.single_small(stmt)
+    if (isinstance(small, cst.Expr) and call is not None and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == method and isinstance(call.func.value, cst.Name)):
+        return call.func.value.value
+    return None
+
+
+def _should_stop_loop(node: cst.While) -> Optional[str]:
+    """`c` for `while not c.should_stop():`."""
+    test = node.test
+    if (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+            and isinstance(test.expression, cst.Call) and not test.expression.args
+            and isinstance(test.expression.func, cst.Attribute)
+            and test.expression.func.attr.value == "should_stop"
+            and isinstance(test.expression.func.value, cst.Name)):
+        return test.expression.func.value.value
+    return None
+
+
+class _PlumbingFinder(cst.CSTVisitor):
+    def __init__(self, imports: ImportMap):
+        self.imports = imports
+        self.calls: List[Tuple[type, cst.BaseStatement]] = []
+        self.runner_statements: List[cst.BaseStatement] = []
+        self.runner_statements_by_threads: Dict[str, List[cst.BaseStatement]] = defaultdict(list)
+        self.thread_joins: Dict[str, List[int]] = {}
+        self.coordinators: Dict[str, cst.BaseStatement] = {}
+        self.coord_uses = defaultdict(lambda: {"statements": [], "loops": []})
+        self.coord_passed: Counter = Counter()
+        self._joins: List[Tuple[str, cst.BaseStatement]] = []
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        call = _call_of(node)
+        rule = None
+        if call is not None:
+            name = self.imports.resolve(call.func)
+            rule = {StartQueueRunners.names[0]: StartQueueRunners, Coordinator.names[0]: Coordinator}.get(name)
+        assign = cstutil.single_assign(node)
+        target = assign[0].value if assign and isinstance(assign[0], cst.Name) else None
+        if rule is StartQueueRunners:
+            self.calls.append((rule, node))
+            self.runner_statements.append(node)
+            if target:
+                self.runner_statements_by_threads[target].append(node)
+                self.thread_joins.setdefault(target, [])
+            coord = _argument(call, "coord", 1)
+            if isinstance(coord, cst.Name):
+                self.coord_passed[coord.value] += 1
+        elif rule is Coordinator and target:
+            self.calls.append((rule, node))
+            self.coordinators[target] = node
+        for method in ("request_stop", "join"):
+            owner = _method_call_on(node, method)
+            if owner:
+                self.coord_uses[owner]["statements"].append(id(node))
+                if method == "join":
+                    threads = _argument(call, "threads", 0)
+                    if isinstance(threads, cst.Name):
+                        self._joins.append((threads.value, node))
+
+    def visit_While(self, node: cst.While) -> None:
+        owner = _should_stop_loop(node)
+        if owner:
+            self.coord_uses[owner]["loops"].append(id(node))
+
+    def leave_Module(self, original_node: cst.Module) -> None:
+        for threads, stmt in self._joins:
+            if threads in self.thread_joins:
+                self.thread_joins[threads].append(id(stmt))
+
+
+def _argument(call: cst.Call, keyword: str, position: int) -> Optional[cst.BaseExpression]:
+    for index, arg in enumerate(call.args):
+        if (arg.keyword is not None and arg.keyword.value == keyword) or (arg.keyword is None and index == position):
+            return arg.value
+    return None
+
+
+class _PlumbingRemover(cst.CSTTransformer):
+    def __init__(self, statements: Set[int], loops: Set[int]):
+        self.statements = statements
+        self.loops = loops
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        if id(original_node) in self.statements:
+            return cst.RemovalSentinel.REMOVE
+        return updated_node
+
+    def leave_While(self, original_node, updated_node):
+        if id(original_node) in self.loops:
+            return updated_node.with_changes(test=cst.Name("True"))
+        return updated_node
+
+    def leave_Try(self, original_node, updated_node):
+        final = updated_node.finalbody
+        if final is not None and not final.body.body:
+            if updated_node.handlers or updated_node.orelse:
+                return updated_node.with_changes(finalbody=None)
+            # `try: ... finally: <only plumbing>` leaves just the body.
+            body = list(updated_node.body.body)
+            if body:
+                body[0] = cstutil.with_leading(body[0], updated_node.leading_lines)
+            return cst.FlattenSentinel(body)
+        return updated_node

@@ -1,0 +1,48 @@
+"""Queue APIs that qmigrate recognises but does not rewrite yet: always reported, never silent."""
+from qmigrate.diagnostics import Safety
+from qmigrate.rules.base import Rule
+
+
+class QueueApiNotMigrated(Rule):
+    """A queue-based TensorFlow API that qmigrate reports but does not rewrite yet.
+
+    ## Why
+    Queue pipelines raise at run time under TF 2 and are deprecated since 1.x; each one left
+    behind is a migration still to do.
+
+    ## Fix safety
+    Manual: shown, never applied.
+
+    ## Limitations
+    Everything: migrate these by hand with the tf.data equivalent named in the message.
+    """
+
+    code = "QM001"
+    safety = Safety.MANUAL
+    names = (
+        "tensorflow.train.input_producer",
+        "tensorflow.train.range_input_producer",
+        "tensorflow.train.slice_input_producer",
+        "tensorflow.train.limit_epochs",
+        "tensorflow.train.match_filenames_once",
+        "tensorflow.train.batch_join",
+        "tensorflow.train.shuffle_batch_join",
+        "tensorflow.train.maybe_batch",
+        "tensorflow.train.maybe_batch_join",
+        "tensorflow.train.maybe_shuffle_batch",
+        "tensorflow.train.maybe_shuffle_batch_join",
+        "tensorflow.IdentityReader",
+        "tensorflow.LMDBReader",
+        "tensorflow.FIFOQueue",
+        "tensorflow.PaddingFIFOQueue",
+        "tensorflow.RandomShuffleQueue",
+        "tensorflow.PriorityQueue",
+        "tensorflow.QueueBase",
+        "tensorflow.train.QueueRunner",
+        "tensorflow.train.add_queue_runner",
+        "tensorflow.contrib.slim.prefetch_queue.prefetch_queue",
+        "tensorflow.contrib.slim.python.slim.data.parallel_reader.parallel_read",
+        "tensorflow.contrib.slim.dataset_data_provider.DatasetDataProvider",
+    )
+    message = "queue-based input API is not migrated automatically yet"
+    advice = "rewrite it with tf.data by hand (see `qmigrate --explain QM001`)"

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Build the TensorFlow virtualenv the behaviour tests run legacy and migrated code in.
+# usage: scripts/make_tf_venv.sh 1.8|1.15   (prints the venv's python path)
+# Location: $QMIGRATE_VENV_DIR (default ~/.cache/qmigrate)/venv-tf<version>. Idempotent.
+set -euo pipefail
+version="${1:-1.8}"
+root="${QMIGRATE_VENV_DIR:-$HOME/.cache/qmigrate}"
+venv="$root/venv-tf$version"
+case "$version" in
+  1.8)  python_version=3.6.15; packages=("tensorflow==1.8.0" "numpy<1.17" "protobuf<3.20") ;;
+  1.15) python_version=3.7.16; packages=("tensorflow==1.15.5" "numpy<1.19" "protobuf<3.20") ;;
+  *) echo "unknown TensorFlow version $version" >&2; exit 2 ;;
+esac
+if "$venv/bin/python" -c "import tensorflow" >/dev/null 2>&1; then
+  echo "$venv/bin/python"; exit 0
+fi
+base="${QMIGRATE_PYTHON_FOR_TF:-$HOME/.pyenv/versions/$python_version/bin/python}"
+[ -x "$base" ] || { echo "Python $python_version not found (looked for $base)" >&2; exit 3; }
+mkdir -p "$root"
+rm -rf "$venv"
+"$base" -m venv "$venv"
+# The venv's own pip (18.1 on 3.6) fails on termcolor; 'pip<22' is a no-op there, so pin it exactly.
+"$venv/bin/pip" install -q --disable-pip-version-check pip==21.3.1 >&2
+"$venv/bin/pip" install -q --disable-pip-version-check "${packages[@]}" >&2
+"$venv/bin/python" -c "import tensorflow" >/dev/null 2>&1
+echo "$venv/bin/python"

@@ -1,0 +1,135 @@
+"""The command line as users run it: CliRunner for the logic, a real subprocess for the entry points."""
+import os
+import shutil
+import stat
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import TESTDATA
+from qmigrate.cli import main
+
+CIFAR = os.path.join(TESTDATA, "single", "cifar10_binary.before.py")
+CLEAN_SOURCE = "import tensorflow as tf\n\nx = tf.constant(1)\n"
+
+
+def _copy(tmp_path, name="train.py", source=CIFAR):
+    target = tmp_path / name
+    shutil.copy(source, target)
+    return target
+
+
+def _run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_diff_prints_a_diff_writes_nothing_and_exits_1(tmp_path):
+    script = _copy(tmp_path)
+    before = script.read_bytes()
+    result = _run(script, "--diff")
+    assert result.exit_code == 1
+    assert "-  filename_queue = tf.train.string_input_producer" in result.output
+    assert "+  dataset = tf.data.Dataset.from_tensor_slices(filenames)" in result.output
+    assert "\x1b[" not in result.output  # not a terminal: no colour
+    assert script.read_bytes() == before
+
+
+def test_diff_colour_on_request(tmp_path):
+    result = CliRunner().invoke(main, [str(_copy(tmp_path)), "--diff", "--color"], color=True)
+    assert "\x1b[32m+" in result.output
+
+
+def test_check_lists_findings_and_writes_nothing(tmp_path):
+    script = _copy(tmp_path)
+    before = script.read_bytes()
+    result = _run(script, "--check")
+    assert result.exit_code == 1
+    assert "%s:36:20: QM101 [fixed] string_input_producer" % script in result.output
+    assert script.read_bytes() == before
+
+
+def test_clean_file_exits_0(tmp_path):
+    clean = tmp_path / "clean.py"
+    clean.write_text(CLEAN_SOURCE)
+    assert _run(clean, "--check").exit_code == 0
+    assert _run(clean, "--diff").exit_code == 0
+
+
+def test_unparsable_file_is_reported_exit_2_and_others_still_processed(tmp_path):
+    broken = tmp_path / "a_broken.py"
+    broken.write_bytes(b"print 'python 2'\nimport tensorflow as tf\ntf.train.batch([x], 2)\n")
+    script = _copy(tmp_path, "b_train.py")
+    result = _run(tmp_path, "--write")
+    assert result.exit_code == 2
+    assert "%s: error: does not parse" % broken in result.output
+    assert broken.read_bytes() == b"print 'python 2'\nimport tensorflow as tf\ntf.train.batch([x], 2)\n"
+    assert b"tf.data.Dataset" in script.read_bytes()
+
+
+def test_write_rewrites_atomically_keeps_mode_and_exits_0_when_all_migrated(tmp_path):
+    script = _copy(tmp_path)
+    os.chmod(script, 0o755)
+    result = _run(script, "--write")
+    assert result.exit_code == 0, result.output
+    with open(os.path.join(TESTDATA, "single", "cifar10_binary.after.py"), "rb") as handle:
+        assert script.read_bytes() == handle.read()
+    assert stat.S_IMODE(os.stat(script).st_mode) == 0o755
+    assert sorted(os.listdir(tmp_path)) == ["train.py"]  # no temporary file left
+    assert _run(script, "--check").exit_code == 0  # nothing left to migrate
+
+
+def test_write_exits_1_when_findings_are_left(tmp_path):
+    script = _copy(tmp_path, source=os.path.join(TESTDATA, "single", "diagnosed_enqueue_many.before.py"))
+    before = script.read_bytes()
+    result = _run(script, "--write")
+    assert result.exit_code == 1
+    assert script.read_bytes() == before
+    assert "not rewritten: it sets enqueue_many=True" in result.output
+
+
+def test_write_follows_a_symlink_and_keeps_it(tmp_path):
+    script = _copy(tmp_path)
+    link = tmp_path / "link.py"
+    os.symlink(script.name, link)
+    assert _run(link, "--write").exit_code == 0
+    assert os.path.islink(link)
+    assert b"tf.data.Dataset" in script.read_bytes()
+
+
+def test_directories_recurse_over_py_files(tmp_path):
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    _copy(tmp_path / "pkg" / "sub", "deep.py")
+    (tmp_path / "pkg" / "notes.txt").write_text("tf.train.batch")
+    result = _run(tmp_path, "--check")
+    assert result.exit_code == 1
+    assert "deep.py:36:20: QM101" in result.output
+    assert "notes.txt" not in result.output
+
+
+def test_exit_zero_still_reports(tmp_path):
+    result = _run(_copy(tmp_path), "--check", "--exit-zero")
+    assert result.exit_code == 0
+    assert "QM302" in result.output
+
+
+def test_list_rules_and_explain():
+    listing = _run("--list-rules")
+    assert listing.exit_code == 0
+    assert "QM302  ShuffleBatch" in listing.output
+    explained = _run("--explain", "QM302")
+    assert explained.exit_code == 0
+    assert "## Fix safety" in explained.output
+    assert _run("--explain", "QM999").exit_code == 2
+
+
+@pytest.mark.parametrize("command", [[sys.executable, "-m", "qmigrate"], [shutil.which("qmigrate") or "qmigrate"]])
+def test_entry_points_run_for_real(command, tmp_path):
+    script = _copy(tmp_path)
+    done = subprocess.run(command + [str(script), "--diff"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert done.returncode == 1
+    assert b"+  dataset = tf.data.Dataset.from_tensor_slices(filenames)" in done.stdout
+    assert b"\x1b[" not in done.stdout  # piped: plain
+    helped = subprocess.run(command + ["--help"], stdout=subprocess.PIPE)
+    assert helped.returncode == 0 and b"--write" in helped.stdout

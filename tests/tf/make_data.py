@@ -1,0 +1,90 @@
+"""Write small synthetic data sets for the behaviour tests (run under the TF 1.x virtualenv).
+
+Every example carries a unique id so that tests can tell exactly which examples came out.
+usage: make_data.py OUT_DIR
+"""
+import os
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+CIFAR_FILES = 5
+CIFAR_RECORDS_PER_FILE = 64
+
+
+def cifar(out):
+    """CIFAR-10 binary: 1 label byte + 3072 pixel bytes; the id in the first three pixel bytes."""
+    rng = np.random.RandomState(0)
+    example_id = 0
+    for index in range(1, CIFAR_FILES + 1):
+        records = []
+        for _ in range(CIFAR_RECORDS_PER_FILE):
+            label = example_id % 10
+            pixels = rng.randint(0, 256, size=3072).astype(np.uint8)
+            pixels[0:3] = [(example_id >> 16) & 255, (example_id >> 8) & 255, example_id & 255]
+            records.append(np.concatenate([[label], pixels]).astype(np.uint8).tobytes())
+            example_id += 1
+        with open(os.path.join(out, "data_batch_%d.bin" % index), "wb") as handle:
+            handle.write(b"".join(records))
+
+
+def mnist_tfrecords(out):
+    rng = np.random.RandomState(1)
+    example_id = 0
+    for index in range(3):
+        with tf.python_io.TFRecordWriter(os.path.join(out, "mnist_%d.tfrecords" % index)) as writer:
+            for _ in range(40):
+                image = rng.randint(0, 256, size=784).astype(np.uint8)
+                image[0:2] = [example_id >> 8, example_id & 255]
+                example = tf.train.Example(features=tf.train.Features(feature={
+                    "image_raw": tf.train.Feature(bytes_list=tf.train.BytesList(value=[image.tobytes()])),
+                    "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[example_id % 10])),
+                }))
+                writer.write(example.SerializeToString())
+                example_id += 1
+
+
+def dict_tfrecords(out):
+    example_id = 0
+    for index in range(2):
+        with tf.python_io.TFRecordWriter(os.path.join(out, "dict_%d.tfrecords" % index)) as writer:
+            for _ in range(25):
+                example = tf.train.Example(features=tf.train.Features(feature={
+                    "x": tf.train.Feature(float_list=tf.train.FloatList(value=[example_id, 1.0, -1.0])),
+                    "id": tf.train.Feature(int64_list=tf.train.Int64List(value=[example_id])),
+                    "v": tf.train.Feature(float_list=tf.train.FloatList(value=[example_id, 0.5])),
+                }))
+                writer.write(example.SerializeToString())
+                example_id += 1
+
+
+def csv_files(out):
+    example_id = 0
+    for index in range(3):
+        with open(os.path.join(out, "iris_%d.csv" % index), "w") as handle:
+            handle.write("sepal_length,sepal_width,petal_length,petal_width,species\n")
+            for _ in range(30):
+                handle.write("%d,%.1f,%.1f,%.1f,%d\n" % (example_id, 3.5, 1.4, 0.2, example_id % 3))
+                example_id += 1
+
+
+def png_files(out):
+    folder = os.path.join(out, "png")
+    os.makedirs(folder)
+    image = tf.placeholder(tf.uint8, [20, 20, 1])
+    encoded = tf.image.encode_png(image)
+    rng = np.random.RandomState(2)
+    with tf.Session() as sess:
+        for example_id in range(37):
+            pixels = rng.randint(0, 256, size=(20, 20, 1)).astype(np.uint8)
+            pixels[0, 0, 0] = example_id
+            with open(os.path.join(folder, "img_%03d.png" % example_id), "wb") as handle:
+                handle.write(sess.run(encoded, {image: pixels}))
+
+
+if __name__ == "__main__":
+    target = sys.argv[1]
+    os.makedirs(target, exist_ok=True)
+    for make in (cifar, mnist_tfrecords, dict_tfrecords, csv_files, png_files):
+        make(target)

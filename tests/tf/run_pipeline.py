@@ -1,0 +1,62 @@
+"""Build one input function's pipeline and drain it (run under the TF 1.x virtualenv).
+
+usage: run_pipeline.py MODULE_PATH FUNCTION ARGS_JSON MAX_BATCHES OUT_JSON
+Works for queue and tf.data pipelines alike: it starts queue runners, which is a no-op for tf.data.
+Writes {"kind", "static_shapes", "batch_shapes", "examples": [fingerprint per example, in order]}.
+"""
+import hashlib
+import importlib.util
+import json
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+
+def load(path):
+    spec = importlib.util.spec_from_file_location("pipeline_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def flatten(structure):
+    if isinstance(structure, dict):
+        return "dict", [structure[k] for k in sorted(structure)]
+    if isinstance(structure, (list, tuple)):
+        return type(structure).__name__, list(structure)
+    return "tensor", [structure]
+
+
+def main(path, function, args_json, max_batches, out_path):
+    tf.set_random_seed(1)
+    module = load(path)
+    outputs = getattr(module, function)(**json.loads(args_json))
+    kind, tensors = flatten(outputs)
+    static = [t.get_shape().as_list() if t.get_shape().ndims is not None else None for t in tensors]
+    batch_shapes, examples = [], []
+    with tf.Session() as sess:
+        sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+        try:
+            for _ in range(max_batches):
+                values = sess.run(tensors)
+                batch_shapes.append([list(np.shape(v)) for v in values])
+                for row in range(len(values[0])):
+                    digest = hashlib.sha1()
+                    for value in values:
+                        digest.update(np.ascontiguousarray(value[row]).tobytes())
+                    examples.append(digest.hexdigest()[:16])
+        except tf.errors.OutOfRangeError:
+            pass
+        finally:
+            coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=5)
+    with open(out_path, "w") as handle:
+        json.dump({"kind": kind, "static_shapes": static, "batch_shapes": batch_shapes,
+                   "examples": examples}, handle)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5])
