@@ -58,6 +58,17 @@ class _NameUses(cst.CSTVisitor):
         self._store_target(node.name)
         return False
 
+    def visit_Import(self, node: cst.Import) -> bool:
+        for alias in node.names:
+            self.stores.add(alias.asname.name.value if alias.asname else dotted_head(alias.name))
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        if not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                self.stores.add(alias.asname.name.value if alias.asname else dotted_head(alias.name))
+        return False
+
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.stores.add(node.name.value)
 
@@ -104,6 +115,13 @@ def name_uses(node: cst.CSTNode) -> _NameUses:
     uses = _NameUses()
     node.visit(uses)
     return uses
+
+
+def dotted_head(node: cst.BaseExpression) -> str:
+    """`a` for the expression `a.b.c`."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node.value if isinstance(node, cst.Name) else ""
 
 
 def single_assign(stmt: cst.BaseStatement) -> Optional[Tuple[cst.BaseExpression, cst.BaseExpression]]:

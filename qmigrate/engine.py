@@ -3,6 +3,7 @@
 `analyse` never raises for a module that parses; its result holds no CST nodes once rendered by
 `FileAnalysis.result()`.
 """
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
@@ -101,8 +102,45 @@ def analyse(path: str, source: bytes, options: Options) -> FileAnalysis:
     new_module = module.visit(rewriter)
     if analysis.pipelines:
         new_module = _ensure_tf_import(new_module, imports, rewriter.tf)
+        new_module = drop_unused_tf_imports(module, new_module, imports)
     analysis.new_module = new_module
     return analysis
+
+
+def drop_unused_tf_imports(old: cst.Module, new: cst.Module, imports: ImportMap) -> cst.Module:
+    """Remove TensorFlow imports that the rewrite left unused (they served only the queue code)."""
+    before = Counter(cstutil.name_uses(old).loads)
+    after = Counter(cstutil.name_uses(new).loads)
+    dead = {name for name, target in imports.aliases.items()
+            if target.split(".")[0] == "tensorflow" and before[name] and not after[name]}
+    return new.visit(_ImportPruner(dead)) if dead else new
+
+
+class _ImportPruner(cst.CSTTransformer):
+    def __init__(self, dead: Set[str]):
+        self.dead = dead
+
+    def _bound_name(self, alias: cst.ImportAlias) -> str:
+        if alias.asname is not None:
+            return alias.asname.name.value
+        return cstutil.dotted_head(alias.name)
+
+    def _prune(self, updated_node):
+        if isinstance(updated_node.names, cst.ImportStar):
+            return updated_node
+        kept = [alias for alias in updated_node.names if self._bound_name(alias) not in self.dead]
+        if len(kept) == len(updated_node.names):
+            return updated_node
+        if not kept:
+            return cst.RemoveFromParent()
+        kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated_node.with_changes(names=kept)
+
+    def leave_Import(self, original_node, updated_node):
+        return self._prune(updated_node)
+
+    def leave_ImportFrom(self, original_node, updated_node):
+        return self._prune(updated_node)
 
 
 def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, set_has_queues_left: bool) -> None:
@@ -116,7 +154,7 @@ def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, se
     if not plumbing:
         return
     new_module, removed, reasons = queue_runners.remove_plumbing(analysis.new_module, imports)
-    analysis.new_module = new_module
+    analysis.new_module = drop_unused_tf_imports(analysis.module, new_module, ImportMap(analysis.module))
     # Calls in the rewritten module are new nodes; match them to the originals by order.
     for rule, call in plumbing:
         key = rule.code

@@ -1,4 +1,5 @@
 """Rule documentation for people: the --list-rules table and --explain pages."""
+import difflib
 import inspect
 from typing import Optional
 
@@ -18,4 +19,10 @@ def explain(code: str) -> Optional[str]:
         return None
     lines = ["%s %s (%s)" % (rule.code, rule.__name__, rule.safety.name.lower()), "", inspect.getdoc(rule)]
     lines += ["", "Matches: " + ", ".join(rule.names)]
+    for example in rule.examples:
+        if example.after is not None:
+            lines += ["", "Example (from the rule's tested examples):", ""]
+            lines += [line.rstrip("\n") for line in difflib.unified_diff(
+                example.before.splitlines(True), example.after.splitlines(True), "before.py", "after.py")]
+            break
     return "\n".join(lines)

@@ -1,5 +1,6 @@
 """The shape every rule shares: a code, the canonical names it claims, a safety, docs, examples."""
 import inspect
+import textwrap
 from dataclasses import dataclass
 from typing import Callable, Dict, Optional, Tuple
 
@@ -10,7 +11,7 @@ from qmigrate.diagnostics import Safety
 
 @dataclass(frozen=True)
 class Example:
-    """`before` through the engine gives `after` (None: left unchanged, still reported or not)."""
+    """`before` through the engine gives `after`; None means left unchanged and reported."""
 
     before: str
     after: Optional[str] = None
@@ -75,3 +76,8 @@ def is_one(node: Optional[cst.BaseExpression]) -> bool:
 
 
 SourceOf = Callable[[cst.CSTNode], str]
+
+
+def example_source(text: str) -> str:
+    """Example source written indented inside a rule class, as the module text it stands for."""
+    return textwrap.dedent(text).lstrip("\n")

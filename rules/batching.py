@@ -1,6 +1,7 @@
 """Batching: `tf.train.batch` and `tf.train.shuffle_batch`."""
 from qmigrate.model import Batching
-from qmigrate.rules.base import Rule, SourceOf, Unsupported, is_none, is_one, literal_bool
+from qmigrate.rules.base import (
+    Example, Rule, SourceOf, Unsupported, example_source, is_none, is_one, literal_bool)
 
 
 def _common(args, source: SourceOf, what: str) -> dict:
@@ -44,6 +45,52 @@ class Batch(Rule):
                  "dynamic_pad", "allow_smaller_final_batch", "shared_name", "name")
     message = "tf.train.batch builds batches with a queue"
     advice = "batch a tf.data dataset: dataset.map(parse).batch(n) and a one-shot iterator"
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.python.training import input as tf_input
+
+            def inputs(files):
+                queue = tf.train.string_input_producer(files, shuffle=False)
+                reader = tf.TFRecordReader()
+                _, record = reader.read(queue)
+                parsed = tf.parse_singleexample_source(record, {'x': tf.FixedLenFeature([], tf.float32)})
+                xs = tf_input.batch([parsed['x']], batch_size=10, num_threads=4, allow_smaller_final_batch=True)
+                return xs
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def inputs(files):
+                def parse_record(record):
+                    parsed = tf.parse_singleexample_source(record, {'x': tf.FixedLenFeature([], tf.float32)})
+                    return parsed['x']
+
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.flat_map(tf.data.TFRecordDataset)
+                dataset = dataset.map(parse_record, num_parallel_calls=4)
+                dataset = dataset.repeat()
+                dataset = dataset.batch(10)
+                dataset = dataset.prefetch(1)
+                xs = dataset.make_one_shot_iterator().get_next()
+                return xs
+            """),
+        ),
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+
+            def chunks(files):
+                queue = tf.train.string_input_producer(files)
+                reader = tf.FixedLengthRecordReader(record_bytes=16)
+                _, value = reader.read(queue)
+                rows = tf.reshape(tf.decode_raw(value, tf.uint8), [4, 4])
+                return tf.train.batch([rows], batch_size=8, enqueue_many=True)
+            """),
+            after=None,
+        ),
+    )
 
     @classmethod
     def model(cls, args, source, resolve) -> Batching:
@@ -72,6 +119,41 @@ class ShuffleBatch(Rule):
                  "enqueue_many", "shapes", "allow_smaller_final_batch", "shared_name", "name")
     message = "tf.train.shuffle_batch shuffles and batches with a queue"
     advice = "shuffle and batch a tf.data dataset: dataset.map(parse).shuffle(buffer).repeat().batch(n)"
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.train import shuffle_batch
+
+            def inputs(files):
+                queue = tf.train.string_input_producer(files)
+                reader = tf.TFRecordReader()
+                _, record = reader.read(queue)
+                x = tf.parse_singleexample_source(record, {'x': tf.FixedLenFeature([], tf.float32)})['x']
+                xs, doubled = shuffle_batch([x, x * 2], batch_size=10, capacity=100, min_after_dequeue=50, seed=3)
+                return xs, doubled
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def inputs(files):
+                def parse_record(record):
+                    x = tf.parse_singleexample_source(record, {'x': tf.FixedLenFeature([], tf.float32)})['x']
+                    return x, x * 2
+
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
+                dataset = dataset.flat_map(tf.data.TFRecordDataset)
+                dataset = dataset.map(parse_record)
+                dataset = dataset.shuffle(100, seed=3)
+                dataset = dataset.repeat()
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(10))
+                dataset = dataset.prefetch(1)
+                xs, doubled = dataset.make_one_shot_iterator().get_next()
+                return xs, doubled
+            """),
+        ),
+    )
 
     @classmethod
     def model(cls, args, source, resolve) -> Batching:

@@ -2,7 +2,8 @@
 import libcst as cst
 
 from qmigrate.model import FileSource
-from qmigrate.rules.base import Rule, SourceOf, Unsupported, is_none, literal_bool
+from qmigrate.rules.base import (
+    Example, Rule, SourceOf, Unsupported, example_source, is_none, literal_bool)
 
 
 class StringInputProducer(Rule):
@@ -26,6 +27,31 @@ class StringInputProducer(Rule):
     signature = ("string_tensor", "num_epochs", "shuffle", "seed", "capacity", "shared_name", "name", "cancel_op")
     message = "string_input_producer queue feeds a reader"
     advice = "build the file names with tf.data.Dataset.from_tensor_slices(files).shuffle(...).repeat(...)"
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tflow
+
+            def inputs(files):
+                queue = tflow.train.string_input_producer(files, num_epochs=3, seed=42)
+                reader = tflow.TFRecordReader()
+                _, record = reader.read(queue)
+                return tflow.train.batch([record], batch_size=32)
+            """),
+            after=example_source("""
+            import tensorflow as tflow
+
+            def inputs(files):
+                dataset = tflow.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.shuffle(tflow.size(files, out_type=tflow.int64), seed=42)
+                dataset = dataset.flat_map(tflow.data.TFRecordDataset)
+                dataset = dataset.repeat(3)
+                dataset = dataset.apply(tflow.contrib.data.batch_and_drop_remainder(32))
+                dataset = dataset.prefetch(1)
+                return dataset.make_one_shot_iterator().get_next()
+            """),
+        ),
+    )
 
     @classmethod
     def model(cls, args, source: SourceOf, resolve) -> FileSource:

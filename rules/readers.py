@@ -2,7 +2,8 @@
 import libcst as cst
 
 from qmigrate.model import RecordReader
-from qmigrate.rules.base import Rule, SourceOf, Unsupported, is_none
+from qmigrate.rules.base import (
+    Example, Rule, SourceOf, Unsupported, example_source, is_none)
 
 
 class _Reader(Rule):
@@ -32,6 +33,31 @@ class TFRecordReader(_Reader):
     signature = ("name", "options")
     message = "TFRecordReader reads from a queue"
     kind = "tfrecord"
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tflow
+
+            def inputs(files):
+                queue = tflow.train.string_input_producer(files, num_epochs=3, seed=42)
+                reader = tflow.TFRecordReader()
+                _, record = reader.read(queue)
+                return tflow.train.batch([record], batch_size=32)
+            """),
+            after=example_source("""
+            import tensorflow as tflow
+
+            def inputs(files):
+                dataset = tflow.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.shuffle(tflow.size(files, out_type=tflow.int64), seed=42)
+                dataset = dataset.flat_map(tflow.data.TFRecordDataset)
+                dataset = dataset.repeat(3)
+                dataset = dataset.apply(tflow.contrib.data.batch_and_drop_remainder(32))
+                dataset = dataset.prefetch(1)
+                return dataset.make_one_shot_iterator().get_next()
+            """),
+        ),
+    )
 
     @classmethod
     def model(cls, args, source, resolve):
@@ -58,6 +84,37 @@ class FixedLengthRecordReader(_Reader):
     signature = ("record_bytes", "header_bytes", "footer_bytes", "hop_bytes", "name", "encoding")
     message = "FixedLengthRecordReader reads from a queue"
     kind = "fixed_length"
+    examples = (
+        Example(
+            before=example_source("""
+            from tensorflow.python.ops import io_ops
+            import tensorflow as tf
+
+            def inputs(files):
+                queue = tf.train.string_input_producer(files, shuffle=False)
+                reader = io_ops.FixedLengthRecordReader(record_bytes=8, header_bytes=4)
+                _, record = reader.read(queue)
+                value = tf.decode_raw(record, tf.int32)
+                return tf.train.batch([value], batch_size=4)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def inputs(files):
+                def parse_record(record):
+                    value = tf.decode_raw(record, tf.int32)
+                    return value
+
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.flat_map(lambda filename: tf.data.FixedLengthRecordDataset(filename, record_bytes=8, header_bytes=4))
+                dataset = dataset.map(parse_record)
+                dataset = dataset.repeat()
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(4))
+                dataset = dataset.prefetch(1)
+                return dataset.make_one_shot_iterator().get_next()
+            """),
+        ),
+    )
 
     @classmethod
     def model(cls, args, source, resolve):
@@ -93,6 +150,31 @@ class TextLineReader(_Reader):
     signature = ("skip_header_lines", "name")
     message = "TextLineReader reads from a queue"
     kind = "text_line"
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow import train as T
+
+            def inputs(files):
+                queue = T.string_input_producer(files, shuffle=False)
+                reader = tf.TextLineReader(skip_header_lines=2)
+                _, line = reader.read(queue)
+                return T.batch([line], batch_size=16)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def inputs(files):
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.flat_map(lambda filename: tf.data.TextLineDataset(filename).skip(2))
+                dataset = dataset.repeat()
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(16))
+                dataset = dataset.prefetch(1)
+                return dataset.make_one_shot_iterator().get_next()
+            """),
+        ),
+    )
 
     @classmethod
     def model(cls, args, source, resolve):
@@ -119,3 +201,35 @@ class WholeFileReader(_Reader):
     signature = ("name",)
     message = "WholeFileReader reads from a queue"
     kind = "whole_file"
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+
+            def inputs(files):
+                queue = tf.train.string_input_producer(files, shuffle=False)
+                reader = tf.WholeFileReader()
+                name, data = reader.read(queue)
+                image = tf.image.decode_jpeg(data)
+                image = tf.image.resize_images(image, [64, 64])
+                return tf.train.batch([image, name], batch_size=8)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def inputs(files):
+                def parse_record(name, data):
+                    image = tf.image.decode_jpeg(data)
+                    image = tf.image.resize_images(image, [64, 64])
+                    return image, name
+
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.map(lambda filename: (filename, tf.read_file(filename)))
+                dataset = dataset.map(parse_record)
+                dataset = dataset.repeat()
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(8))
+                dataset = dataset.prefetch(1)
+                return dataset.make_one_shot_iterator().get_next()
+            """),
+        ),
+    )

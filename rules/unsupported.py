@@ -1,6 +1,6 @@
 """Queue APIs that qmigrate recognises but does not rewrite yet: always reported, never silent."""
 from qmigrate.diagnostics import Safety
-from qmigrate.rules.base import Rule
+from qmigrate.rules.base import Example, Rule, example_source
 
 
 class QueueApiNotMigrated(Rule):
@@ -46,3 +46,16 @@ class QueueApiNotMigrated(Rule):
     )
     message = "queue-based input API is not migrated automatically yet"
     advice = "rewrite it with tf.data by hand (see `qmigrate --explain QM001`)"
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            slim = tf.contrib.slim
+
+            def batches(images, labels):
+                queue = slim.prefetch_queue.prefetch_queue([images, labels], capacity=8)
+                return queue.dequeue()
+            """),
+            after=None,
+        ),
+    )

@@ -50,3 +50,16 @@ def test_output_parses_and_second_run_changes_nothing(before, tmp_path):
     again.write_bytes(output)
     second = _migrate(str(again))
     assert not second.changed, "a second run changed the migrated file"
+
+
+def test_every_output_is_python_3_6_syntax(tmp_path):
+    """Our users run TF 1.8 on Python 3.6: emitted code must compile there."""
+    from tfenv import tf_python
+    import subprocess
+
+    outputs = sorted(glob.glob(os.path.join(TESTDATA, "**", "*.after.py"), recursive=True))
+    assert outputs
+    check = "import sys\nfor p in sys.argv[1:]:\n    compile(open(p, 'rb').read(), p, 'exec')\n"
+    done = subprocess.run([tf_python("1.8"), "-c", check] + outputs, stderr=subprocess.PIPE,
+                          universal_newlines=True)
+    assert done.returncode == 0, done.stderr

@@ -1,6 +1,5 @@
 """Iris-style CSV files with a header line, read with `from tensorflow import train`."""
 import tensorflow as tf
-from tensorflow import train
 
 CSV_COLUMNS = ['sepal_length', 'sepal_width', 'petal_length', 'petal_width', 'species']
 DEFAULTS = [[0.0], [0.0], [0.0], [0.0], [0]]

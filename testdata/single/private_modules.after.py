@@ -1,7 +1,5 @@
 """A pipeline that reaches the queue APIs through TensorFlow's private modules."""
 import tensorflow as tf
-from tensorflow.python.ops import io_ops
-from tensorflow.python.training import input as tf_input
 
 
 def label_stream(files, batch_size):
