@@ -10,7 +10,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from qmigrate import cstutil, synth
+from qmigrate import blocks, cstutil, synth
 from qmigrate.diagnostics import Diagnostic, FileResult, Safety, Status
 from qmigrate.names import ImportMap
 from qmigrate.recognise import Match, NamePool, recognise_block
@@ -208,7 +208,7 @@ def _queue_calls(module: cst.Module, imports: ImportMap) -> List[cst.Call]:
 
 
 class _PipelineRewriter(cst.CSTTransformer):
-    """Rewrites every recognised pipeline in place, one block at a time (all its edits or none)."""
+    """Rewrites every recognised pipeline in place, one root block at a time (all its edits or none)."""
 
     def __init__(self, module: cst.Module, imports: ImportMap, target: Target, analysis: FileAnalysis):
         self.module = module
@@ -218,66 +218,86 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.tf = imports.local_name_for("tensorflow") or "tf"
         self.names = NamePool(set(cstutil.name_uses(module).stores) | set(cstutil.name_uses(module).loads))
         self.scopes: List[cst.CSTNode] = [module]
+        self.parents: List[cst.CSTNode] = []
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.scopes.append(node)
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.parents.append(node)
+        if isinstance(node, cst.FunctionDef):
+            self.scopes.append(node)
+        return super().on_visit(node)
 
-    def leave_FunctionDef(self, original_node, updated_node):
-        self.scopes.pop()
-        return updated_node
+    def on_leave(self, original_node, updated_node):
+        result = super().on_leave(original_node, updated_node)
+        self.parents.pop()
+        if isinstance(original_node, cst.FunctionDef):
+            self.scopes.pop()
+        return result
 
     def leave_IndentedBlock(self, original_node, updated_node):
-        return updated_node.with_changes(body=self._rewrite_block(original_node.body, updated_node.body))
+        if isinstance(self.parents[-2], cst.With):
+            return updated_node  # opened up by the enclosing root block
+        return updated_node.with_changes(body=self._rewrite_root(original_node.body, updated_node.body))
 
     def leave_Module(self, original_node, updated_node):
-        return updated_node.with_changes(body=self._rewrite_block(original_node.body, updated_node.body))
+        return updated_node.with_changes(body=self._rewrite_root(original_node.body, updated_node.body))
 
-    def _rewrite_block(self, original_body, updated_body):
-        found = recognise_block(original_body, self.scopes[-1], self.imports, self.names, self.module.code_for_node)
+    def _rewrite_root(self, original_body, updated_body):
+        leaves = blocks.flatten(original_body, updated_body)
+        found = recognise_block([leaf.original for leaf in leaves], self.scopes[-1], self.imports, self.names,
+                                self.module.code_for_node)
         for failure in found.failures:
             for call in failure.calls:
                 self.analysis.reasons.setdefault(id(call), failure.reason)
         if not found.matches:
             return updated_body
-        body = list(updated_body)
-        replacements: Dict[int, List[cst.BaseStatement]] = {}
-        removed: Set[int] = set()
+        replacements: Dict[blocks.Path, List[cst.BaseStatement]] = {}
+        removed: Set[blocks.Path] = set()
         for match in found.matches:
-            self._apply(match, body, replacements, removed)
+            self._apply(match, leaves, replacements, removed)
             self.analysis.fixed_calls.update(id(call) for call in match.calls)
             self.analysis.pipelines += 1
-        new_body = []
-        for index, stmt in enumerate(body):
-            if index in replacements:
-                new_body.extend(replacements[index])
-            elif index not in removed:
-                new_body.append(stmt)
-        return new_body
+        return blocks.rebuild(updated_body, replacements, removed)
 
-    def _apply(self, match: Match, body, replacements, removed) -> None:
+    def _apply(self, match: Match, leaves, replacements, removed) -> None:
         pipeline = match.pipeline
-        chain_indices = (match.producer_index, match.reader_index, match.read_index)
-        removed.update(chain_indices)
+        chain = [leaves[i] for i in (match.producer_index, match.reader_index, match.read_index)]
+        batch = leaves[match.batch_index]
+        removed.update(leaf.path for leaf in chain)
         # Comments on the queue plumbing describe the pipeline: they go above the new chain.
         comments = []
-        for index in chain_indices + (match.batch_index,):
-            comments += cstutil.comments_in(body[index])
+        for leaf in chain + [batch]:
+            comments += cstutil.comments_in(leaf.updated)
         function = None
         if pipeline.record_function is not None:
-            function = self._record_function(pipeline.record_function, [body[i] for i in match.record_indices])
-            blank = [line for line in body[match.producer_index].leading_lines if line.comment is None]
-            replacements[match.read_index] = [function.with_changes(leading_lines=blank)]
-            removed.update(match.record_indices)
+            record_leaves = [leaves[i] for i in match.record_indices]
+            # The function is defined where the read was: `with`s around it already hold it.
+            enclosing = {id(w) for w in chain[2].withs}
+            body = blocks.regroup(record_leaves, lambda w: id(w) not in enclosing and self._scoping(w))
+            function = self._record_function(pipeline.record_function, body)
+            blank = [line for line in chain[0].updated.leading_lines if line.comment is None]
+            replacements[chain[2].path] = [function.with_changes(leading_lines=blank)]
+            removed.update(leaf.path for leaf in record_leaves)
 
         tf, config = self.tf, self.module.config_for_parsing
         statements = [cst.parse_statement(text, config) for text in synth.dataset_statements(pipeline, tf, self.target)]
-        batch_stmt = body[match.batch_index]
-        leading = [line for line in batch_stmt.leading_lines if line.comment is None]
+        leading = [line for line in batch.updated.leading_lines if line.comment is None]
         if function is not None and not leading:
             leading = [cst.EmptyLine(indent=False)]  # a blank line after the nested function
         statements[0] = statements[0].with_changes(leading_lines=leading + comments)
-        statements.append(self._consume(batch_stmt, match))
-        replacements[match.batch_index] = statements
+        statements.append(self._consume(batch.updated, match))
+        replacements[batch.path] = statements
+
+    def _scoping(self, with_node: cst.With) -> bool:
+        """Whether a `with` around per-record code goes into the map function with it.
+
+        Name and variable scopes do; device scopes do not: dataset functions run where the
+        iterator runs, and a `/gpu:N` inside them would need soft placement.
+        """
+        for item in with_node.items:
+            call = item.item
+            if isinstance(call, cst.Call) and self.imports.resolve(call.func) == "tensorflow.device":
+                return False
+        return True
 
     def _record_function(self, function, statements) -> cst.FunctionDef:
         config = self.module.config_for_parsing

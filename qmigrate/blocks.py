@@ -1,0 +1,77 @@
+"""See a block of statements through its `with` statements, and put it back together after edits.
+
+Legacy pipelines sit inside `with tf.name_scope(...)` / `with tf.device(...)` blocks, often with the
+producer outside and the per-record code inside. A *root* block (a module, function, loop, if or try
+body) is flattened into *leaves*: its statements, with every `with` block opened up. Edits are keyed
+by a leaf's path and applied by `rebuild`, which drops a `with` left empty.
+"""
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Sequence, Set, Tuple
+
+import libcst as cst
+
+Path = Tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Leaf:
+    path: Path
+    original: cst.BaseStatement
+    updated: cst.BaseStatement
+    withs: Tuple[cst.With, ...]  # enclosing `with` statements inside the root, outermost first
+
+
+def _opens(stmt: cst.BaseStatement) -> bool:
+    return isinstance(stmt, cst.With) and isinstance(stmt.body, cst.IndentedBlock)
+
+
+def flatten(original: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseStatement],
+            prefix: Path = (), withs: Tuple[cst.With, ...] = ()) -> List[Leaf]:
+    leaves: List[Leaf] = []
+    for index, (old, new) in enumerate(zip(original, updated)):
+        path = prefix + (index,)
+        if _opens(old) and _opens(new):
+            leaves += flatten(old.body.body, new.body.body, path, withs + (old,))
+        else:
+            leaves.append(Leaf(path, old, new, withs))
+    return leaves
+
+
+def rebuild(updated: Sequence[cst.BaseStatement], replacements: Dict[Path, List[cst.BaseStatement]],
+            removed: Set[Path], prefix: Path = ()) -> List[cst.BaseStatement]:
+    """The block with leaves replaced or removed; a `with` whose body empties goes too."""
+    edited = set(replacements) | removed
+    out: List[cst.BaseStatement] = []
+    for index, stmt in enumerate(updated):
+        path = prefix + (index,)
+        if path in replacements:
+            out.extend(replacements[path])
+        elif path in removed:
+            continue
+        elif _opens(stmt) and any(p[: len(path)] == path and len(p) > len(path) for p in edited):
+            inner = rebuild(stmt.body.body, replacements, removed, path)
+            if inner:
+                out.append(stmt.with_changes(body=stmt.body.with_changes(body=inner)))
+        else:
+            out.append(stmt)
+    return out
+
+
+def regroup(leaves: Sequence[Leaf], keep: Callable[[cst.With], bool], depth: int = 0) -> List[cst.BaseStatement]:
+    """The leaves' updated statements, re-wrapped in the enclosing `with`s that `keep` accepts."""
+    out: List[cst.BaseStatement] = []
+    index = 0
+    while index < len(leaves):
+        chain = [w for w in leaves[index].withs if keep(w)]
+        if len(chain) <= depth:
+            out.append(leaves[index].updated)
+            index += 1
+            continue
+        opener = chain[depth]
+        group = []
+        while index < len(leaves) and opener in [w for w in leaves[index].withs if keep(w)][depth:depth + 1]:
+            group.append(leaves[index])
+            index += 1
+        body = regroup(group, keep, depth + 1)
+        out.append(opener.with_changes(leading_lines=[], body=opener.body.with_changes(body=body)))
+    return out
