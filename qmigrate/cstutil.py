@@ -169,3 +169,77 @@ def comments_in(node: cst.CSTNode) -> List[cst.EmptyLine]:
     collector = _Comments()
     node.visit(collector)
     return [cst.EmptyLine(comment=comment) for comment in collector.comments]
+
+
+class _Calls(cst.CSTVisitor):
+    def __init__(self):
+        self.calls: List[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.calls.append(node)
+
+
+def calls_of(node: cst.CSTNode) -> List[cst.Call]:
+    collector = _Calls()
+    node.visit(collector)
+    return collector.calls
+
+
+class _AttributeLoads(cst.CSTVisitor):
+    def __init__(self):
+        self.names: Set[str] = set()
+        self._stores: Set[int] = set()
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        targets = [node.target]
+        while targets:
+            target = targets.pop()
+            if isinstance(target, (cst.Tuple, cst.List)):
+                targets += [e.value for e in target.elements]
+            elif isinstance(target, cst.Attribute):
+                self._stores.add(id(target))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if id(node) not in self._stores:
+            self.names.add(node.attr.value)
+
+
+def attribute_loads(node: cst.CSTNode) -> Set[str]:
+    """Attribute names read anywhere in a node (`x.key` read, not assigned, gives `key`)."""
+    collector = _AttributeLoads()
+    node.visit(collector)
+    return collector.names
+
+
+class _Rename(cst.CSTTransformer):
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def leave_Name(self, original_node, updated_node):
+        new = self.mapping.get(original_node.value)
+        return updated_node.with_changes(value=new) if new else updated_node
+
+    def leave_Attribute(self, original_node, updated_node):
+        return updated_node.with_changes(attr=original_node.attr)  # `x.name` keeps its attribute
+
+    def leave_Arg(self, original_node, updated_node):
+        return updated_node.with_changes(keyword=original_node.keyword)  # keywords are not variables
+
+
+def rename(node: cst.CSTNode, mapping) -> cst.CSTNode:
+    """The node with the variables named in `mapping` renamed (attributes and keywords untouched)."""
+    return node.visit(_Rename(mapping))
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, old, new):
+        self.old, self.new = old, new
+
+    def on_leave(self, original_node, updated_node):
+        if original_node is self.old:
+            return self.new
+        return super().on_leave(original_node, updated_node)
+
+
+def replace_node(root: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
+    return root.visit(_Replace(old, new))

@@ -3,6 +3,7 @@
 `analyse` never raises for a module that parses; its result holds no CST nodes once rendered by
 `FileAnalysis.result()`.
 """
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
@@ -10,10 +11,10 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from qmigrate import blocks, cstutil, synth
+from qmigrate import blocks, cstutil, helpers, synth
 from qmigrate.diagnostics import Diagnostic, FileResult, Safety, Status
 from qmigrate.names import ImportMap
-from qmigrate.recognise import Match, NamePool, recognise_block
+from qmigrate.recognise import Match, ModuleContext, NamePool, recognise_block
 from qmigrate.rules import ALL_RULES, rule_for
 from qmigrate.rules import queue_runners
 from qmigrate.targets import TARGETS, Target
@@ -79,6 +80,7 @@ class FileAnalysis:
 _PLUMBING = (queue_runners.StartQueueRunners, queue_runners.Coordinator)
 _UNLINKED = ("it is not part of a producer → reader → batch chain that qmigrate can follow within one "
              "block (pipelines split across functions or modules are not rewritten yet)")
+_HELPER_REASON = ("%s() is also called where its pipeline cannot be migrated, so its signature must stay")
 _PLUMBING_KEPT = "queue code is left in the migrated files, or none of them had a pipeline to migrate"
 
 
@@ -98,13 +100,87 @@ def analyse(path: str, source: bytes, options: Options) -> FileAnalysis:
         analysis.occurrences.append((rule, call, start.line, start.column + 1))
     if not analysis.occurrences:
         return analysis
-    rewriter = _PipelineRewriter(module, imports, options.target, analysis)
+    context = _module_context(module, imports)
+    rewriter = _PipelineRewriter(module, context, options.target, analysis)
     new_module = module.visit(rewriter)
+    partial = _partly_used_helpers(module, context, rewriter.helper_uses)
+    if partial:
+        # A helper can only change shape if every call of it was migrated: try again without it.
+        for name in partial:
+            context.reader_helpers.pop(name, None)
+            context.batch_helpers.pop(name, None)
+        analysis = FileAnalysis(path, source, module, module, analysis.occurrences)
+        rewriter = _PipelineRewriter(module, context, options.target, analysis)
+        new_module = module.visit(rewriter)
+        for name in partial:
+            analysis.reasons.update((id(call), _HELPER_REASON % name) for call in _helper_queue_calls(module, name))
+    new_module = _migrate_helpers(new_module, context, rewriter.helper_uses, analysis)
     if analysis.pipelines:
         new_module = _ensure_tf_import(new_module, imports, rewriter.tf)
         new_module = drop_unused_tf_imports(module, new_module, imports)
     analysis.new_module = new_module
     return analysis
+
+
+def _module_context(module: cst.Module, imports: ImportMap) -> ModuleContext:
+    """Module-level names, and the helper functions whose calls a pipeline may go through."""
+    module_names = set()
+    for stmt in module.body:
+        module_names |= cstutil.name_uses(stmt).stores
+    context = ModuleContext(imports, module_names)
+    attribute_loads = cstutil.attribute_loads(module)
+    for stmt in module.body:
+        if not isinstance(stmt, cst.FunctionDef):
+            continue
+        loads = Counter(cstutil.name_uses(stmt.body).loads)
+        reader = helpers.find_reader_helper(stmt, imports)
+        if reader is not None and loads[reader.queue_param] == 1 and _key_unused(reader, loads, attribute_loads):
+            context.reader_helpers[stmt.name.value] = reader
+        batcher = helpers.find_batch_helper(stmt, imports)
+        if batcher is not None and all(loads[p] == len(batcher.sites) for p in batcher.tensor_params):
+            context.batch_helpers[stmt.name.value] = batcher
+    return context
+
+
+def _key_unused(reader: helpers.ReaderHelper, loads: Counter, attribute_loads: Set[str]) -> bool:
+    """The key a reader helper reads (`_`, a name, or `result.key`) is read by nothing."""
+    key = cstutil.single_assign(reader.read_stmt)[0].elements[0].value
+    if isinstance(key, cst.Name):
+        return key.value == "_" or not loads[key.value]
+    return isinstance(key, cst.Attribute) and key.attr.value not in attribute_loads
+
+
+def _helper_calls(module: cst.Module, name: str) -> int:
+    return sum(1 for call in cstutil.calls_of(module) if isinstance(call.func, cst.Name) and call.func.value == name)
+
+
+def _partly_used_helpers(module: cst.Module, context: ModuleContext, uses: Counter) -> Set[str]:
+    return {name for name in uses if uses[name] != _helper_calls(module, name)}
+
+
+def _helper_queue_calls(module: cst.Module, name: str) -> List[cst.Call]:
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
+            return list(cstutil.calls_of(stmt))
+    return []
+
+
+def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, analysis: FileAnalysis) -> cst.Module:
+    """Give every helper whose calls were all migrated its new shape (record in, or batch in)."""
+    body = list(module.body)
+    for index, stmt in enumerate(body):
+        if not isinstance(stmt, cst.FunctionDef) or not uses[stmt.name.value]:
+            continue
+        name = stmt.name.value
+        if name in context.reader_helpers:
+            helper = context.reader_helpers[name]
+            body[index] = helpers.migrate_reader_helper(stmt, helper)
+            analysis.fixed_calls.add(id(helper.reader_call))
+        elif name in context.batch_helpers:
+            helper = context.batch_helpers[name]
+            body[index] = helpers.migrate_batch_helper(stmt, helper)
+            analysis.fixed_calls.update(id(site.call) for site in helper.sites)
+    return module.with_changes(body=body)
 
 
 def drop_unused_tf_imports(old: cst.Module, new: cst.Module, imports: ImportMap) -> cst.Module:
@@ -210,9 +286,11 @@ def _queue_calls(module: cst.Module, imports: ImportMap) -> List[cst.Call]:
 class _PipelineRewriter(cst.CSTTransformer):
     """Rewrites every recognised pipeline in place, one root block at a time (all its edits or none)."""
 
-    def __init__(self, module: cst.Module, imports: ImportMap, target: Target, analysis: FileAnalysis):
+    def __init__(self, module: cst.Module, context: ModuleContext, target: Target, analysis: FileAnalysis):
         self.module = module
-        self.imports = imports
+        self.context = context
+        self.imports = imports = context.imports
+        self.helper_uses: Counter = Counter()
         self.target = target
         self.analysis = analysis
         self.tf = imports.local_name_for("tensorflow") or "tf"
@@ -243,7 +321,7 @@ class _PipelineRewriter(cst.CSTTransformer):
 
     def _rewrite_root(self, original_body, updated_body):
         leaves = blocks.flatten(original_body, updated_body)
-        found = recognise_block([leaf.original for leaf in leaves], self.scopes[-1], self.imports, self.names,
+        found = recognise_block([leaf.original for leaf in leaves], self.scopes[-1], self.context, self.names,
                                 self.module.code_for_node)
         for failure in found.failures:
             for call in failure.calls:
@@ -256,26 +334,36 @@ class _PipelineRewriter(cst.CSTTransformer):
             self._apply(match, leaves, replacements, removed)
             self.analysis.fixed_calls.update(id(call) for call in match.calls)
             self.analysis.pipelines += 1
+            self.helper_uses.update(match.helpers_used)
         return blocks.rebuild(updated_body, replacements, removed)
 
     def _apply(self, match: Match, leaves, replacements, removed) -> None:
         pipeline = match.pipeline
-        chain = [leaves[i] for i in (match.producer_index, match.reader_index, match.read_index)]
+        chain = [leaves[i] for i in match.removed_indices]
+        read = leaves[match.read_index]
         batch = leaves[match.batch_index]
         removed.update(leaf.path for leaf in chain)
         # Comments on the queue plumbing describe the pipeline: they go above the new chain.
         comments = []
-        for leaf in chain + [batch]:
+        for leaf in chain:
             comments += cstutil.comments_in(leaf.updated)
+        if match.batch_helper is None:
+            comments += cstutil.comments_in(batch.updated)
+        else:  # the helper's call stays: only the comments above it move up
+            comments += [line for line in batch.updated.leading_lines if line.comment is not None]
         function = None
         if pipeline.record_function is not None:
             record_leaves = [leaves[i] for i in match.record_indices]
+            if match.queue_name is not None:
+                # The reader helper now takes the record where it took the queue.
+                record_leaves[0] = dataclasses.replace(record_leaves[0], updated=cstutil.rename(
+                    record_leaves[0].updated, {match.queue_name: pipeline.record_function.params[-1]}))
             # The function is defined where the read was: `with`s around it already hold it.
-            enclosing = {id(w) for w in chain[2].withs}
+            enclosing = {id(w) for w in read.withs}
             body = blocks.regroup(record_leaves, lambda w: id(w) not in enclosing and self._scoping(w))
             function = self._record_function(pipeline.record_function, body)
             blank = [line for line in chain[0].updated.leading_lines if line.comment is None]
-            replacements[chain[2].path] = [function.with_changes(leading_lines=blank)]
+            replacements[read.path] = [function.with_changes(leading_lines=blank)]
             removed.update(leaf.path for leaf in record_leaves)
 
         tf, config = self.tf, self.module.config_for_parsing
@@ -284,8 +372,29 @@ class _PipelineRewriter(cst.CSTTransformer):
         if function is not None and not leading:
             leading = [cst.EmptyLine(indent=False)]  # a blank line after the nested function
         statements[0] = statements[0].with_changes(leading_lines=leading + comments)
-        statements.append(self._consume(batch.updated, match))
+        if match.batch_helper is None:
+            statements.append(self._consume(batch.updated, match))
+        else:
+            statements += self._feed_helper(batch.updated, match)
         replacements[batch.path] = statements
+
+    def _feed_helper(self, batch_stmt: cst.BaseStatement, match: Match) -> List[cst.BaseStatement]:
+        """`a, b = <next element>` and the batching helper's call, given the batch instead of tensors."""
+        use = match.batch_helper
+        element = synth.next_element(match.pipeline.dataset_name, self.tf, self.target)
+        targets = ", ".join(use.targets) + ("," if len(use.targets) == 1 else "")
+        assign = cst.parse_statement("%s = %s\n" % (targets, element), self.module.config_for_parsing)
+        call = cstutil.statement_value(batch_stmt)
+        params = [p.name.value for p in use.helper.function.params.params]
+        new_args = []
+        for position, arg in enumerate(call.args):
+            param = arg.keyword.value if arg.keyword is not None else params[position]
+            if param in use.helper.tensor_params:
+                name = use.targets[use.helper.tensor_params.index(param)]
+                arg = arg.with_changes(value=cst.Name(name))
+            new_args.append(arg)
+        replaced = cstutil.replace_node(batch_stmt, call, call.with_changes(args=new_args))
+        return [assign, replaced.with_changes(leading_lines=[])]
 
     def _scoping(self, with_node: cst.With) -> bool:
         """Whether a `with` around per-record code goes into the map function with it.

@@ -12,7 +12,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import cstutil
+from qmigrate import cstutil, helpers
 from qmigrate.model import Pipeline, RecordFunction
 from qmigrate.names import ImportMap
 from qmigrate.rules import BATCHERS, PRODUCERS, READERS, rule_for
@@ -21,16 +21,32 @@ from qmigrate.rules.base import Unsupported
 
 @dataclass
 class Match:
-    """A recognised pipeline: where its statements are in the block, and what it means."""
+    """A recognised pipeline: which leaves of the block it uses, and what it means.
 
-    producer_index: int
-    reader_index: int
+    Indices are into the block's leaves. `read_index` is where the record function is defined;
+    with a reader helper that leaf is also the first per-record statement (its queue argument
+    becomes the record). With a batching helper, `batch_helper` says how the helper call at
+    `batch_index` is kept, fed with the batch.
+    """
+
+    removed_indices: Tuple[int, ...]  # producer, reader and read statements that disappear
     read_index: int
     record_indices: Tuple[int, ...]
     batch_index: int
     pipeline: Pipeline
     element_kind: str  # "single" | "tuple" | "dict": what get_next() must give back
     calls: Tuple[cst.Call, ...]  # the producer, reader and batching calls this rewrite removes
+    queue_name: Optional[str] = None  # with a reader helper: the queue argument to replace
+    batch_helper: Optional["HelperBatch"] = None
+    helpers_used: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class HelperBatch:
+    """A call of a batching helper, kept, its tensor arguments replaced by the batch."""
+
+    helper: helpers.BatchHelper
+    targets: Tuple[str, ...]  # names the caller gives the batch
 
 
 @dataclass
@@ -98,14 +114,35 @@ def _target_name(target: cst.BaseExpression) -> Optional[str]:
     return target.value if isinstance(target, cst.Name) else None
 
 
+@dataclass
+class ModuleContext:
+    """What recognition needs to know about the module beyond the block."""
+
+    imports: ImportMap
+    module_names: Set[str]
+    reader_helpers: Dict[str, helpers.ReaderHelper] = field(default_factory=dict)
+    batch_helpers: Dict[str, helpers.BatchHelper] = field(default_factory=dict)
+
+
+def producer_target(stmt: cst.BaseStatement) -> str:
+    return cstutil.single_assign(stmt)[0].value
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
 class _BlockRecogniser:
-    def __init__(self, body: Sequence[cst.BaseStatement], scope: cst.CSTNode, imports: ImportMap,
+    def __init__(self, body: Sequence[cst.BaseStatement], scope: cst.CSTNode, context: ModuleContext,
                  names: NamePool, source_of: Callable[[cst.CSTNode], str]):
         self.body = body
-        self.imports = imports
+        self.context = context
+        self.imports = context.imports
         self.names = names
         self.source_of = source_of
-        self.scope_loads = Counter(cstutil.name_uses(scope).loads)
+        scope_uses = cstutil.name_uses(scope)
+        self.scope_loads = Counter(scope_uses.loads)
+        self.scope_stores = scope_uses.stores
         self.uses = [cstutil.name_uses(stmt) for stmt in body]
 
     def run(self) -> BlockResult:
@@ -128,27 +165,75 @@ class _BlockRecogniser:
                 continue
             read = _read_call(value)
             if read and read[0] in readers and read[1] in producers:
-                try:
-                    result.matches.append(self._link(producers[read[1]], readers[read[0]], index, target))
-                except _Broken as broken:
-                    result.failures.append(Failure(broken.calls, str(broken)))
+                attempt = lambda: self._link(producers[read[1]], readers[read[0]], index, target)
+            else:
+                helper = self._reader_helper(value)
+                if helper is None:
+                    continue
+                queue = helpers.bind_call(helper.function, value).get(helper.queue_param)
+                if not (isinstance(queue, cst.Name) and queue.value in producers):
+                    continue
+                attempt = lambda: self._link_helper(producers[queue.value], helper, index, value, name)
+            try:
+                result.matches.append(attempt())
+            except _Broken as broken:
+                result.failures.append(Failure(broken.calls, str(broken)))
         return result
 
-    def _link(self, producer, reader, read_index: int, read_target: cst.BaseExpression) -> Match:
-        producer_index, producer_rule, producer_call = producer
-        reader_index, reader_rule, reader_call = reader
-        calls = (producer_call, reader_call)
+    def _reader_helper(self, value) -> Optional[helpers.ReaderHelper]:
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+            return self.context.reader_helpers.get(value.func.value)
+        return None
 
+    def _batch_helper(self, value) -> Optional[helpers.BatchHelper]:
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+            return self.context.batch_helpers.get(value.func.value)
+        return None
+
+    def _link_helper(self, producer, helper: helpers.ReaderHelper, index: int, call: cst.Call,
+                     target: Optional[str]) -> Match:
+        """`x = read_helper(queue)`: the helper's reader, read in the caller; x is per-record."""
+        calls = (producer[2], helper.reader_call)
+        if target is None:
+            raise _Broken(calls, "the result of %s() is not assigned to a plain name" % helper.function.name.value)
+        try:
+            arguments = helpers.bind_call(helper.function, call)
+            moved = {name: helpers.move_expression(node, helper.function, helper.reader_stmt, arguments,
+                                                   self.context.module_names)
+                     for name, node in helper.reader_rule.bind(helper.reader_call).items()}
+        except (helpers.NotMovable, Unsupported) as error:
+            raise _Broken(calls, "the reader's arguments cannot be moved out of %s(): %s"
+                          % (helper.function.name.value, error))
+        value = self._fresh_local(helper.value_name)
+        reader = (helper.reader_rule, helper.reader_call, moved)
+        return self._follow(producer, reader, index, None, value, {target}, [index], calls,
+                            queue_name=producer_target(self.body[producer[0]]),
+                            helpers_used=(helper.function.name.value,))
+
+    def _link(self, producer, reader, read_index: int, read_target: cst.BaseExpression) -> Match:
+        """`key, value = reader.read(queue)` in the block itself."""
+        reader_index, reader_rule, reader_call = reader
+        calls = (producer[2], reader_call)
         key, value = self._read_targets(read_target, calls)
         tainted = {value} | ({key} if key else set())
-        record_indices: List[int] = []
+        return self._follow(producer, (reader_rule, reader_call, None), read_index, key, value, tainted, [],
+                            calls, removed=(reader_index, read_index), reader_index=reader_index)
+
+    def _follow(self, producer, reader, read_index, key, value, tainted, record_indices, calls,
+                removed=(), reader_index=None, queue_name=None, helpers_used=()) -> Match:
+        """From the read on: the per-record statements, the batching, the checks, the model."""
+        producer_index, producer_rule, producer_call = producer
+        reader_rule, reader_call, moved_reader_args = reader
+        record_indices = list(record_indices)
         batch = None
         for index in range(read_index + 1, len(self.body)):
             uses = self.uses[index]
             reads_record = bool(tainted & set(uses.loads))
-            found = _call_with_rule(cstutil.statement_value(self.body[index]), self.imports, BATCHERS)
-            if found and reads_record:
-                batch = (index,) + found
+            value_expr = cstutil.statement_value(self.body[index])
+            found = _call_with_rule(value_expr, self.imports, BATCHERS)
+            helper = self._batch_helper(value_expr)
+            if (found or helper) and reads_record:
+                batch = (index, found, helper, value_expr)
                 break
             if reads_record:
                 if _contains_call(self.body[index], self.imports, BATCHERS):
@@ -163,17 +248,28 @@ class _BlockRecogniser:
                               % sorted(tainted & uses.stores)[0])
         if batch is None:
             raise _Broken(calls, "its records are not batched by tf.train.batch/shuffle_batch in the same block")
-        batch_index, batch_rule, batch_call = batch
-        calls += (batch_call,)
-
-        self._check_isolated(producer_index, reader_index, read_index, record_indices, batch_index, tainted, calls)
+        batch_index, found, batch_helper_def, batch_call = batch
+        chain = (producer_index, read_index, batch_index) + tuple(removed)
         try:
-            bound = batch_rule.bind(batch_call)
-            tensors = bound.get("tensors")
-            element_kind, returns = self._element(tensors, calls)
+            if found:
+                batch_rule = found[0]
+                calls += (batch_call,)
+                bound = batch_rule.bind(batch_call)
+                element_kind, returns = self._element(bound.get("tensors"), calls)
+                batching = batch_rule.model(bound, self.source_of, self.imports.resolve)
+                helper_batch = None
+            else:
+                batching, element_kind, returns, helper_batch, helper_calls = self._helper_batching(
+                    batch_helper_def, batch_call, calls)
+                calls += helper_calls
+                helpers_used += (batch_helper_def.function.name.value,)
+            self._check_isolated(producer_index, reader_index, read_index, record_indices, batch_index,
+                                 tainted, calls, chain)
             file_source = producer_rule.model(producer_rule.bind(producer_call), self.source_of, self.imports.resolve)
-            record_reader = reader_rule.model(reader_rule.bind(reader_call), self.source_of, self.imports.resolve)
-            batching = batch_rule.model(bound, self.source_of, self.imports.resolve)
+            if moved_reader_args is None:
+                record_reader = reader_rule.model(reader_rule.bind(reader_call), self.source_of, self.imports.resolve)
+            else:
+                record_reader = reader_rule.model(moved_reader_args, _code, self.imports.resolve)
         except Unsupported as unsupported:
             raise _Broken(calls, str(unsupported))
         if key and record_reader.kind != "whole_file":
@@ -188,8 +284,42 @@ class _BlockRecogniser:
         pipeline = Pipeline(file_source, record_reader, function, batching,
                             dataset_name=self.names.fresh("dataset"),
                             file_name_param=self._fresh_local("filename", file_source.files, record_reader))
-        return Match(producer_index, reader_index, read_index, tuple(record_indices), batch_index,
-                     pipeline, element_kind, calls)
+        return Match((producer_index,) + tuple(removed), read_index, tuple(record_indices), batch_index,
+                     pipeline, element_kind, calls, queue_name=queue_name, batch_helper=helper_batch,
+                     helpers_used=helpers_used)
+
+    def _helper_batching(self, helper: helpers.BatchHelper, call: cst.Call, calls):
+        """The batching a helper call performs, written in the caller's scope."""
+        name = helper.function.name.value
+        try:
+            arguments = helpers.bind_call(helper.function, call)
+        except helpers.NotMovable as error:
+            raise _Broken(calls, "%s() %s" % (name, error))
+        site = helper.sites[0]
+        if helper.flag is not None:
+            truth = helpers.literal_truth(arguments.get(helper.flag))
+            if truth is None:
+                raise _Broken(calls, "%s() is called with `%s` computed at run time, so which batching it does "
+                              "is unknown" % (name, helper.flag))
+            site = helper.sites[0] if truth else helper.sites[1]
+        try:
+            moved = {param: helpers.move_expression(node, helper.function, helper.removable[0], arguments,
+                                                    self.context.module_names)
+                     for param, node in site.rule.bind(site.call).items() if param != "tensors"}
+            batching = site.rule.model(moved, _code, self.imports.resolve)
+        except helpers.NotMovable as error:
+            raise _Broken(calls + (site.call,), "the arguments of its batching cannot be moved out of %s(): %s"
+                          % (name, error))
+        except Unsupported as error:
+            raise _Broken(calls + (site.call,), str(error))
+        missing = [p for p in helper.tensor_params if p not in arguments]
+        if missing:
+            raise _Broken(calls, "%s() is called without `%s`" % (name, missing[0]))
+        sources = [self.source_of(arguments[p]) for p in helper.tensor_params]
+        element_kind = "single" if len(sources) == 1 else "tuple"
+        targets = tuple(self._fresh_local(t) for t in helper.targets)
+        return (batching, element_kind, ", ".join(sources), HelperBatch(helper, targets),
+                tuple(s.call for s in helper.sites))
 
     def _read_targets(self, target: cst.BaseExpression, calls) -> Tuple[Optional[str], str]:
         if not (isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2):
@@ -201,12 +331,14 @@ class _BlockRecogniser:
             key = None
         return key, value
 
-    def _check_isolated(self, producer_index, reader_index, read_index, record_indices, batch_index, tainted, calls):
+    def _check_isolated(self, producer_index, reader_index, read_index, record_indices, batch_index, tainted,
+                        calls, chain):
         """Prove that moving the chain cannot change what any other code sees."""
-        chain = {producer_index, reader_index, read_index, batch_index} | set(record_indices)
-        producer_target = cstutil.single_assign(self.body[producer_index])[0].value
-        reader_target = cstutil.single_assign(self.body[reader_index])[0].value
-        for queue_name in (producer_target, reader_target):
+        chain = set(chain) | set(record_indices)
+        queues = [producer_target(self.body[producer_index])]
+        if reader_index is not None:
+            queues.append(producer_target(self.body[reader_index]))
+        for queue_name in queues:
             if self.scope_loads[queue_name] != 1:
                 raise _Broken(calls, "`%s` is used beyond reader.read(), by code qmigrate cannot rewrite" % queue_name)
         inside = Counter()
@@ -220,18 +352,16 @@ class _BlockRecogniser:
             if escaped:
                 raise _Broken(calls, "the per-record code stores into `%s`, which lives outside the record path"
                               % sorted(escaped)[0])
-        # The map function is traced where the batch was built: names it reads must not change
-        # in between, nor may the producer's and reader's arguments.
-        late_reads = set()
-        for index in record_indices + [producer_index, reader_index]:
-            late_reads |= set(self.uses[index].loads)
-        for index in range(producer_index + 1, batch_index):
-            if index in chain:
-                continue
-            rebound = (late_reads & self.uses[index].stores) - tainted
-            if rebound:
-                raise _Broken(calls, "`%s` is reassigned between the queue and the batch, so the moved code "
-                              "would see another value" % sorted(rebound)[0])
+        # The map function is traced where the batch was built: what it reads must not change
+        # between where the code stood and there; the producer's and reader's arguments neither.
+        readers = record_indices + [producer_index] + ([reader_index] if reader_index is not None else [])
+        for reader in readers:
+            reads = set(self.uses[reader].loads) - tainted
+            for index in range(reader + 1, batch_index):
+                rebound = reads & self.uses[index].stores if index not in chain else set()
+                if rebound:
+                    raise _Broken(calls, "`%s` is reassigned between the queue and the batch, so the moved code "
+                                  "would see another value" % sorted(rebound)[0])
 
     def _element(self, tensors: Optional[cst.BaseExpression], calls) -> Tuple[str, str]:
         """The structure get_next() must return, and the map function's return expression."""
@@ -250,7 +380,7 @@ class _BlockRecogniser:
     def _fresh_local(self, preferred: str, *texts) -> str:
         """A lambda parameter name that shadows nothing the lambda's body or its scope reads."""
         name, n = preferred, 2
-        while name in self.scope_loads or any(re.search(r"\b%s\b" % name, str(text)) for text in texts):
+        while name in self.scope_loads or name in self.scope_stores or any(re.search(r"\b%s\b" % name, str(text)) for text in texts):
             name, n = "%s_%d" % (preferred, n), n + 1
         return name
 
@@ -261,6 +391,6 @@ class _Broken(Exception):
         self.calls = calls
 
 
-def recognise_block(body, scope, imports, names, source_of) -> BlockResult:
+def recognise_block(body, scope, context: ModuleContext, names, source_of) -> BlockResult:
     """All pipelines whose chain lies in `body` (a list of statements of `scope`)."""
-    return _BlockRecogniser(body, scope, imports, names, source_of).run()
+    return _BlockRecogniser(body, scope, context, names, source_of).run()

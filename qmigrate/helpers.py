@@ -1,0 +1,289 @@
+"""Helper functions that hold one stage of a pipeline, as the CIFAR-10 tutorial writes them.
+
+- A *reader helper* `read_cifar10(filename_queue)` makes a reader, reads the queue it was given,
+  and returns what it parsed. Migrated, it takes the record instead of the queue.
+- A *batching helper* `_generate_image_and_label_batch(image, label, ..., shuffle)` batches the
+  tensors it was given (in one statement, or in an `if flag:`/`else:` pair) and post-processes the
+  batch. Migrated, it takes the batch instead: its batching statements go to each caller's chain.
+
+Their arguments are moved into the caller's scope by substitution: the helper's parameters become
+the call's argument expressions, its locals their (single, earlier) definitions.
+"""
+import builtins
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from qmigrate import blocks, cstutil
+from qmigrate.names import ImportMap, dotted
+from qmigrate.rules import BATCHERS, READERS, rule_for
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+class NotMovable(Exception):
+    """An expression of a helper cannot be written in its caller's scope; the text says why."""
+
+
+@dataclass(frozen=True)
+class ReaderHelper:
+    function: cst.FunctionDef
+    queue_param: str
+    value_name: str
+    reader_rule: type
+    reader_call: cst.Call
+    reader_stmt: cst.BaseStatement
+    read_stmt: cst.BaseStatement
+
+
+@dataclass(frozen=True)
+class BatchSite:
+    rule: type
+    call: cst.Call
+    statement: cst.BaseStatement
+
+
+@dataclass(frozen=True)
+class BatchHelper:
+    function: cst.FunctionDef
+    tensor_params: Tuple[str, ...]  # in the order the batching call lists them
+    targets: Tuple[str, ...]  # the names the batch is assigned to
+    sites: Tuple[BatchSite, ...]  # one, or the two arms of `if flag: ... else: ...`
+    flag: Optional[str]  # the parameter that picks the arm
+    removable: Tuple[cst.BaseStatement, ...]  # the statements the migrated helper drops
+
+
+def _params(function: cst.FunctionDef) -> List[cst.Param]:
+    return list(function.params.params)
+
+
+def _call_rule(expr, imports: ImportMap, family):
+    if isinstance(expr, cst.Call):
+        rule = rule_for(imports.resolve(expr.func))
+        if rule in family:
+            return rule
+    return None
+
+
+def find_reader_helper(function: cst.FunctionDef, imports: ImportMap) -> Optional[ReaderHelper]:
+    param_names = [p.name.value for p in _params(function)]
+    leaves = blocks.flatten(function.body.body, function.body.body) if isinstance(function.body, cst.IndentedBlock) else []
+    readers = {}
+    for leaf in leaves:
+        assign = cstutil.single_assign(leaf.original)
+        if assign is None:
+            continue
+        target, value = assign
+        rule = _call_rule(value, imports, READERS)
+        if rule and isinstance(target, cst.Name):
+            readers[target.value] = (rule, value, leaf.original)
+            continue
+        if (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "read"
+                and isinstance(value.func.value, cst.Name) and value.func.value.value in readers
+                and len(value.args) == 1 and isinstance(value.args[0].value, cst.Name)
+                and value.args[0].value.value in param_names
+                and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2
+                and isinstance(target.elements[1].value, cst.Name)):
+            rule, call, reader_stmt = readers[value.func.value.value]
+            return ReaderHelper(function, value.args[0].value.value, target.elements[1].value.value,
+                                rule, call, reader_stmt, leaf.original)
+    return None
+
+
+def find_batch_helper(function: cst.FunctionDef, imports: ImportMap) -> Optional[BatchHelper]:
+    if not isinstance(function.body, cst.IndentedBlock):
+        return None
+    param_names = [p.name.value for p in _params(function)]
+    for stmt in function.body.body:
+        sites, flag = _batch_sites(stmt, imports, param_names)
+        if not sites:
+            continue
+        shapes = {_site_shape(site) for site in sites}
+        if len(shapes) != 1 or None in shapes:
+            return None
+        tensors, targets = shapes.pop()
+        if not set(tensors) <= set(param_names):
+            return None
+        return BatchHelper(function, tensors, targets, tuple(sites), flag, (stmt,))
+    return None
+
+
+def _batch_sites(stmt, imports, param_names) -> Tuple[List[BatchSite], Optional[str]]:
+    value = cstutil.statement_value(stmt)
+    rule = _call_rule(value, imports, BATCHERS)
+    if rule and cstutil.single_assign(stmt):
+        return [BatchSite(rule, value, stmt)], None
+    if (isinstance(stmt, cst.If) and isinstance(stmt.test, cst.Name) and stmt.test.value in param_names
+            and isinstance(stmt.orelse, cst.Else) and isinstance(stmt.body, cst.IndentedBlock)
+            and isinstance(stmt.orelse.body, cst.IndentedBlock)
+            and len(stmt.body.body) == 1 and len(stmt.orelse.body.body) == 1):
+        sites = []
+        for arm in (stmt.body.body[0], stmt.orelse.body.body[0]):
+            arm_value = cstutil.statement_value(arm)
+            arm_rule = _call_rule(arm_value, imports, BATCHERS)
+            if not (arm_rule and cstutil.single_assign(arm)):
+                return [], None
+            sites.append(BatchSite(arm_rule, arm_value, arm))
+        return sites, stmt.test.value
+    return [], None
+
+
+def _site_shape(site: BatchSite):
+    """(tensor parameter names, target names) of `a, b = batch([p, q], ...)`, or None."""
+    target = cstutil.single_assign(site.statement)[0]
+    tensors = site.call.args[0].value if site.call.args and site.call.args[0].keyword is None else None
+    if not isinstance(tensors, (cst.List, cst.Tuple)) or not isinstance(target, (cst.Tuple, cst.List)):
+        return None
+    names = tuple(e.value.value for e in tensors.elements if isinstance(e.value, cst.Name))
+    targets = tuple(e.value.value for e in target.elements if isinstance(e.value, cst.Name))
+    if len(names) != len(tensors.elements) or len(targets) != len(target.elements) or len(names) != len(targets):
+        return None
+    return names, targets
+
+
+def bind_call(function: cst.FunctionDef, call: cst.Call) -> Dict[str, cst.BaseExpression]:
+    """The call's argument expression for each parameter (defaults included); NotMovable if unclear."""
+    params = _params(function)
+    bound: Dict[str, cst.BaseExpression] = {}
+    for position, arg in enumerate(call.args):
+        if arg.star:
+            raise NotMovable("it is called with * or ** arguments")
+        if arg.keyword is None:
+            if position >= len(params):
+                raise NotMovable("it is called with more arguments than it takes")
+            bound[params[position].name.value] = arg.value
+        else:
+            bound[arg.keyword.value] = arg.value
+    for param in params:
+        if param.name.value not in bound and param.default is not None:
+            bound[param.name.value] = param.default
+    return bound
+
+
+def literal_truth(node: Optional[cst.BaseExpression]) -> Optional[bool]:
+    if isinstance(node, cst.Name) and node.value in ("True", "False"):
+        return node.value == "True"
+    return None
+
+
+class _Substitute(cst.CSTTransformer):
+    def __init__(self, replace):
+        self.replace = replace
+
+    def leave_Name(self, original_node, updated_node):
+        return self.replace(original_node) or updated_node
+
+    def leave_Attribute(self, original_node, updated_node):
+        return self.replace(original_node) or updated_node
+
+    def visit_Attribute(self, node):
+        return self.replace(node) is None  # a replaced `obj.attr` is not entered
+
+    def visit_Arg(self, node):
+        return True
+
+
+def move_expression(expr: cst.BaseExpression, function: cst.FunctionDef, before: cst.BaseStatement,
+                    arguments: Dict[str, cst.BaseExpression], module_names: set, depth: int = 0) -> cst.BaseExpression:
+    """`expr`, written in `function`, rewritten for its caller's scope.
+
+    Parameters become the call's arguments; locals their single assignment made before `before`;
+    module-level names stay. NotMovable when any name has no such meaning.
+    """
+    if depth > 20:
+        raise NotMovable("its definitions are too deeply nested")
+    definitions = _reaching_definitions(function, before)
+    params = {p.name.value for p in _params(function)}
+
+    def replace(node):
+        if isinstance(node, cst.Attribute):
+            key = dotted(node)
+            if key in definitions:
+                return _parenthesised(move_expression(definitions[key], function, before, arguments, module_names,
+                                                      depth + 1))
+            return None
+        if not isinstance(node, cst.Name):
+            return None
+        name = node.value
+        if name in params:
+            if name not in arguments:
+                raise NotMovable("parameter `%s` has no value at the call" % name)
+            return _parenthesised(arguments[name])
+        if name in definitions:
+            return _parenthesised(move_expression(definitions[name], function, before, arguments, module_names,
+                                                  depth + 1))
+        if name in module_names or name in _BUILTINS:
+            return None
+        raise NotMovable("`%s` is computed inside %s" % (name, function.name.value))
+
+    moved = expr.visit(_Substitute(replace))
+    if depth == 0 and moved is not expr and moved.lpar and not expr.lpar:
+        moved = moved.with_changes(lpar=[], rpar=[])  # a whole replaced argument needs no parentheses
+    return moved
+
+
+def _parenthesised(expr: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(expr, (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.SimpleString, cst.Call,
+                         cst.Subscript, cst.List, cst.Tuple, cst.Dict)) or expr.lpar:
+        return expr
+    return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _reaching_definitions(function: cst.FunctionDef, before: cst.BaseStatement) -> Dict[str, cst.BaseExpression]:
+    """Names (and `obj.attr`) whose value at `before` is fixed by one plain assignment earlier on.
+
+    Straight-line code only: a name also stored by a compound statement (loop, if, try) before
+    `before` has no single reaching definition.
+    """
+    values: Dict[str, cst.BaseExpression] = {}
+    for leaf in blocks.flatten(function.body.body, function.body.body):
+        if leaf.original is before:
+            break
+        assign = cstutil.single_assign(leaf.original)
+        if assign is not None:
+            key = dotted(assign[0])
+            if key:
+                values[key] = assign[1]
+                continue
+        for name in cstutil.name_uses(leaf.original).stores:
+            values.pop(name, None)
+            for key in [k for k in values if k.startswith(name + ".")]:
+                values.pop(key)
+    return values
+
+
+def migrate_reader_helper(function: cst.FunctionDef, helper: ReaderHelper) -> cst.FunctionDef:
+    """The helper taking the record instead of the queue, without its reader."""
+    original = helper.function
+    gone = {leaf.path for leaf in blocks.flatten(original.body.body, original.body.body)
+            if leaf.original is helper.reader_stmt or leaf.original is helper.read_stmt}
+    body = blocks.rebuild(function.body.body, {}, gone)
+    params = [p.with_changes(name=cst.Name(helper.value_name)) if p.name.value == helper.queue_param else p
+              for p in function.params.params]
+    return function.with_changes(params=function.params.with_changes(params=params),
+                                 body=function.body.with_changes(body=body))
+
+
+def migrate_batch_helper(function: cst.FunctionDef, helper: BatchHelper) -> cst.FunctionDef:
+    """The helper taking the batch instead of the tensors to batch, without its batching."""
+    index = list(helper.function.body.body).index(helper.removable[0])
+    body = [stmt for i, stmt in enumerate(function.body.body) if i != index]
+    dropped_reads = set(cstutil.name_uses(helper.removable[0]).loads)
+    # Locals that only configured the batching (`num_preprocess_threads = 16`) go with it.
+    remaining = cst.IndentedBlock(body=body)
+    while True:
+        loads = set(cstutil.name_uses(remaining).loads)
+        dead = [stmt for stmt in remaining.body
+                if (cstutil.single_assign(stmt) and isinstance(cstutil.single_assign(stmt)[0], cst.Name)
+                    and cstutil.single_assign(stmt)[0].value in dropped_reads
+                    and cstutil.single_assign(stmt)[0].value not in loads)]
+        if not dead:
+            break
+        remaining = remaining.with_changes(body=[stmt for stmt in remaining.body if stmt not in dead])
+    renames = dict(zip(helper.tensor_params, helper.targets))
+    params = [p.with_changes(name=cst.Name(renames[p.name.value])) if p.name.value in renames else p
+              for p in function.params.params]
+    return function.with_changes(params=function.params.with_changes(params=params),
+                                 body=function.body.with_changes(body=list(remaining.body)))
