@@ -8,9 +8,11 @@ from typing import Dict, Iterable, List
 
 import libcst as cst
 
-from qmigrate import engine
+from qmigrate import engine, towers
 from qmigrate.diagnostics import FileResult, Status
 from qmigrate.engine import Options
+from qmigrate.linking import Linker
+from qmigrate.names import ImportMap
 
 
 def discover(paths: Iterable[str]) -> List[str]:
@@ -37,32 +39,44 @@ def _failed(path: str, reason: str, source: bytes = None) -> FileResult:
     return FileResult(path, Status.FAILED, old_source=source, error=reason)
 
 
+def _guarded(path: str, source: bytes, work):
+    """`work()`, or a FAILED result saying why: one file's trouble never stops the run."""
+    try:
+        return work()
+    except cst.ParserSyntaxError as error:
+        return _failed(path, "does not parse: line %d: %s" % (error.raw_line, error.message), source)
+    except (UnicodeDecodeError, LookupError) as error:
+        return _failed(path, "cannot decode: %s" % error, source)
+    except RecursionError:
+        return _failed(path, "nesting too deep to analyse", source)
+    except Exception as error:  # a bug of ours must not stop the run or lose a file
+        return _failed(path, "internal error (%s: %s); file left unchanged" % (type(error).__name__, error), source)
+
+
 def migrate(paths: Iterable[str], options: Options = Options(), write: bool = False) -> List[FileResult]:
     """Analyse every file; with `write`, replace the changed ones atomically. Never raises per file."""
     results: Dict[str, FileResult] = {}
-    analyses: Dict[str, engine.FileAnalysis] = {}
+    sources: Dict[str, bytes] = {}
     files = discover(paths)
     for path in files:
         try:
             with open(path, "rb") as handle:
-                source = handle.read()
+                sources[path] = handle.read()
         except OSError as error:
             results[path] = _failed(path, "cannot read: %s" % (error.strerror or error))
-            continue
+
+    analyses: Dict[str, engine.FileAnalysis] = {}
+    for path, source in sources.items():
         if not engine.may_contain_queue_code(source):
             results[path] = FileResult(path, Status.CLEAN, old_source=source)
             continue
-        try:
-            analyses[path] = engine.analyse(path, source, options)
-        except cst.ParserSyntaxError as error:
-            results[path] = _failed(path, "does not parse: line %d: %s" % (error.raw_line, error.message), source)
-        except (UnicodeDecodeError, LookupError) as error:
-            results[path] = _failed(path, "cannot decode: %s" % error, source)
-        except RecursionError:
-            results[path] = _failed(path, "nesting too deep to analyse", source)
-        except Exception as error:  # a bug of ours must not stop the run or lose a file
-            results[path] = _failed(path, "internal error (%s: %s); file left unchanged"
-                                    % (type(error).__name__, error), source)
+        done = _guarded(path, source, lambda: engine.analyse(path, source, options))
+        if isinstance(done, FileResult):
+            results[path] = done
+        else:
+            analyses[path] = done
+
+    _link_towers(sources, analyses, results, options)
 
     migrated_any = any(a.pipelines for a in analyses.values())
     queues_left = any(a.remaining_queue_calls for a in analyses.values())
@@ -83,6 +97,44 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
                 except OSError as error:
                     results[path] = _failed(path, "cannot write: %s" % (error.strerror or error), result.old_source)
     return [results[path] for path in files]
+
+
+def _link_towers(sources, analyses, results, options) -> None:
+    """Re-analyse the modules that a tower loop's input chain runs through, with their edits."""
+    parsed: Dict[str, cst.Module] = {path: a.module for path, a in analyses.items()}
+
+    def module_of(path):
+        if path not in parsed:
+            parsed[path] = None  # not in the set, unreadable or unparsable: links stop there
+            if path in sources and (path not in results or results[path].status is Status.CLEAN):
+                try:
+                    parsed[path] = engine.parse(sources[path])
+                except Exception:
+                    pass
+        return parsed[path]
+
+    consumers = {}
+    for path, analysis in analyses.items():
+        found = towers.find_consumers(analysis.module, ImportMap(analysis.module))
+        if found:
+            consumers[path] = found
+    if not consumers:
+        return
+    linker = Linker(list(sources), module_of, lambda p: analyses[p].pipeline_functions if p in analyses else {})
+    edits, failures = linker.plan(consumers)
+    for path, module_edits in edits.items():
+        module = module_of(path)
+        done = _guarded(path, sources[path],
+                        lambda: engine.analyse(path, sources[path], options, module=module, edits=module_edits))
+        if isinstance(done, FileResult):
+            results[path] = done
+            analyses.pop(path, None)
+        else:
+            analyses[path] = done
+            results.pop(path, None)
+    for path, consumer, reason in failures:
+        if consumer.prefetch_call is not None and path in analyses:
+            analyses[path].reasons[id(consumer.prefetch_call)] = "its tower loop cannot be linked: " + reason
 
 
 def atomic_write(path: str, data: bytes) -> None:

@@ -11,9 +11,10 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from qmigrate import blocks, cstutil, helpers, synth
+from qmigrate import blocks, cstutil, helpers, synth, towers
+from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Safety, Status
-from qmigrate.names import ImportMap
+from qmigrate.names import ImportMap, dotted
 from qmigrate.recognise import Match, ModuleContext, NamePool, recognise_block
 from qmigrate.rules import ALL_RULES, rule_for
 from qmigrate.rules import queue_runners
@@ -47,6 +48,7 @@ class FileAnalysis:
     reasons: Dict[int, str] = field(default_factory=dict)  # id(call) -> why it stays
     fixed_calls: Set[int] = field(default_factory=set)
     pipelines: int = 0
+    pipeline_functions: Counter = field(default_factory=Counter)  # function name -> pipelines migrated
 
     @property
     def remaining_queue_calls(self) -> int:
@@ -84,9 +86,19 @@ _HELPER_REASON = ("%s() is also called where its pipeline cannot be migrated, so
 _PLUMBING_KEPT = "queue code is left in the migrated files, or none of them had a pipeline to migrate"
 
 
-def analyse(path: str, source: bytes, options: Options) -> FileAnalysis:
-    """Recognise and rewrite the pipelines of one module. Raises cst.ParserSyntaxError if it does not parse."""
-    module = cst.parse_module(source)
+def parse(source: bytes) -> cst.Module:
+    """The module; raises cst.ParserSyntaxError if it does not parse."""
+    return cst.parse_module(source)
+
+
+def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Module] = None,
+            edits: Optional[towers.TowerEdits] = None) -> FileAnalysis:
+    """Recognise and rewrite the pipelines of one module (and its part in tower loops, `edits`).
+
+    Raises cst.ParserSyntaxError if it does not parse.
+    """
+    module = module if module is not None else parse(source)
+    edits = edits or towers.TowerEdits()
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     imports = ImportMap(module)
@@ -98,10 +110,10 @@ def analyse(path: str, source: bytes, options: Options) -> FileAnalysis:
         if rule.code in suppressed.get(start.line, ()) or "*" in suppressed.get(start.line, ()):
             continue
         analysis.occurrences.append((rule, call, start.line, start.column + 1))
-    if not analysis.occurrences:
+    if not analysis.occurrences and not edits:
         return analysis
     context = _module_context(module, imports)
-    rewriter = _PipelineRewriter(module, context, options.target, analysis)
+    rewriter = _PipelineRewriter(module, context, options.target, analysis, edits)
     new_module = module.visit(rewriter)
     partial = _partly_used_helpers(module, context, rewriter.helper_uses)
     if partial:
@@ -110,12 +122,14 @@ def analyse(path: str, source: bytes, options: Options) -> FileAnalysis:
             context.reader_helpers.pop(name, None)
             context.batch_helpers.pop(name, None)
         analysis = FileAnalysis(path, source, module, module, analysis.occurrences)
-        rewriter = _PipelineRewriter(module, context, options.target, analysis)
+        rewriter = _PipelineRewriter(module, context, options.target, analysis, edits)
         new_module = module.visit(rewriter)
         for name in partial:
             analysis.reasons.update((id(call), _HELPER_REASON % name) for call in _helper_queue_calls(module, name))
     new_module = _migrate_helpers(new_module, context, rewriter.helper_uses, analysis)
-    if analysis.pipelines:
+    if rewriter.file_seed:
+        new_module = _add_file_order_seed(new_module)
+    if analysis.pipelines or edits:
         new_module = _ensure_tf_import(new_module, imports, rewriter.tf)
         new_module = drop_unused_tf_imports(module, new_module, imports)
     analysis.new_module = new_module
@@ -286,9 +300,17 @@ def _queue_calls(module: cst.Module, imports: ImportMap) -> List[cst.Call]:
 class _PipelineRewriter(cst.CSTTransformer):
     """Rewrites every recognised pipeline in place, one root block at a time (all its edits or none)."""
 
-    def __init__(self, module: cst.Module, context: ModuleContext, target: Target, analysis: FileAnalysis):
+    def __init__(self, module: cst.Module, context: ModuleContext, target: Target, analysis: FileAnalysis,
+                 edits: towers.TowerEdits):
         self.module = module
         self.context = context
+        self.edits = edits
+        self.file_seed = False
+        self.consumer_statements = {}
+        for consumer in edits.consumers:
+            for stmt in (consumer.source_stmt, consumer.prefetch_stmt, consumer.dequeue_stmt):
+                if stmt is not None:
+                    self.consumer_statements[id(stmt)] = consumer
         self.imports = imports = context.imports
         self.helper_uses: Counter = Counter()
         self.target = target
@@ -311,6 +333,23 @@ class _PipelineRewriter(cst.CSTTransformer):
             self.scopes.pop()
         return result
 
+    def _function_name(self) -> str:
+        scope = self.scopes[-1]
+        return scope.name.value if isinstance(scope, cst.FunctionDef) and len(self.scopes) == 2 else ""
+
+    def leave_FunctionDef(self, original_node, updated_node):
+        name = original_node.name.value
+        if len(self.scopes) == 2 and (name in self.edits.shard_functions or name in self.edits.passthrough):
+            return towers.with_shard_params(updated_node)
+        return updated_node
+
+    def leave_Call(self, original_node, updated_node):
+        callee = self.edits.passthrough.get(self._function_name())
+        if callee is not None and dotted(original_node.func) == callee:
+            return towers.with_shard_args(updated_node, cst.Name(towers.SHARD_PARAMS[0]),
+                                          cst.Name(towers.SHARD_PARAMS[1]))
+        return updated_node
+
     def leave_IndentedBlock(self, original_node, updated_node):
         if isinstance(self.parents[-2], cst.With):
             return updated_node  # opened up by the enclosing root block
@@ -326,16 +365,43 @@ class _PipelineRewriter(cst.CSTTransformer):
         for failure in found.failures:
             for call in failure.calls:
                 self.analysis.reasons.setdefault(id(call), failure.reason)
-        if not found.matches:
-            return updated_body
         replacements: Dict[blocks.Path, List[cst.BaseStatement]] = {}
         removed: Set[blocks.Path] = set()
+        sharded = self._function_name() in self.edits.shard_functions
         for match in found.matches:
+            if sharded:
+                match.pipeline = self._sharded(match.pipeline)
             self._apply(match, leaves, replacements, removed)
             self.analysis.fixed_calls.update(id(call) for call in match.calls)
             self.analysis.pipelines += 1
+            self.analysis.pipeline_functions[self._function_name()] += 1
             self.helper_uses.update(match.helpers_used)
+        self._apply_tower_edits(leaves, replacements, removed)
+        if not replacements and not removed:
+            return updated_body
         return blocks.rebuild(updated_body, replacements, removed)
+
+    def _sharded(self, pipeline):
+        """The pipeline reading one shard; all shards see files in one order (a shared seed)."""
+        source = pipeline.source
+        if source.shuffle and source.seed is None:
+            source = dataclasses.replace(source, seed=FILE_ORDER_SEED)
+            self.file_seed = True
+        return dataclasses.replace(pipeline, source=source, sharding=Sharding(*towers.SHARD_PARAMS))
+
+    def _apply_tower_edits(self, leaves, replacements, removed) -> None:
+        for leaf in leaves:
+            consumer = self.consumer_statements.get(id(leaf.original))
+            if consumer is None:
+                continue
+            if leaf.original is consumer.dequeue_stmt:
+                comments = cstutil.comments_in(consumer.source_stmt)
+                replacements[leaf.path] = [towers.tower_input(consumer, leaf.updated, self.tf,
+                                                              self.module.config_for_parsing, comments)]
+                if consumer.prefetch_call is not None:
+                    self.analysis.fixed_calls.add(id(consumer.prefetch_call))
+            else:
+                removed.add(leaf.path)
 
     def _apply(self, match: Match, leaves, replacements, removed) -> None:
         pipeline = match.pipeline
@@ -429,6 +495,37 @@ class _PipelineRewriter(cst.CSTTransformer):
             element = "list(%s)" % element  # tf.train.batch returned a list
         new_value = cst.parse_expression(element, self.module.config_for_parsing)
         return cst.SimpleStatementLine([small.with_changes(value=new_value)])
+
+
+FILE_ORDER_SEED = "_FILE_ORDER_SEED"
+
+
+def _add_file_order_seed(module: cst.Module) -> cst.Module:
+    """A module constant drawn once per process: every shard's file shuffle uses it."""
+    body = list(module.body)
+    position = _after_imports(body)
+    lines = [
+        "import random\n",
+        "# One seed for the whole process, so that every shard shuffles the files the same way.\n"
+        "%s = random.randint(0, 2 ** 31 - 1)\n" % FILE_ORDER_SEED,
+    ]
+    config = module.config_for_parsing
+    statements = [cst.parse_statement(text, config) for text in lines]
+    statements[1] = statements[1].with_changes(leading_lines=[cst.EmptyLine(indent=False)] + list(
+        statements[1].leading_lines))
+    if "random" in ImportMap(module).aliases:
+        statements = statements[1:]
+    body[position:position] = statements
+    return module.with_changes(body=body)
+
+
+def _after_imports(body) -> int:
+    position = 0
+    for index, stmt in enumerate(body):
+        small = cstutil.single_small(stmt)
+        if isinstance(small, (cst.Import, cst.ImportFrom)):
+            position = index + 1
+    return position
 
 
 def _ensure_tf_import(module: cst.Module, imports: ImportMap, tf: str) -> cst.Module:

@@ -63,3 +63,42 @@ def test_every_output_is_python_3_6_syntax(tmp_path):
     done = subprocess.run([tf_python("1.8"), "-c", check] + outputs, stderr=subprocess.PIPE,
                           universal_newlines=True)
     assert done.returncode == 0, done.stderr
+
+
+SCENARIOS = sorted(glob.glob(os.path.join(TESTDATA, "towers", "*", "before")))
+
+
+def migrate_tree(before_dir, out_dir, **options):
+    """Copy a before/ program to out_dir and migrate it in place there, as a user's --write would."""
+    import shutil
+
+    from qmigrate.engine import Options
+
+    shutil.copytree(before_dir, out_dir)
+    results = api.migrate([out_dir], Options(**options), write=True)
+    assert not [r for r in results if r.error], [r.error for r in results if r.error]
+    return results
+
+
+@pytest.mark.parametrize("before_dir", SCENARIOS, ids=lambda p: os.path.basename(os.path.dirname(p)))
+def test_golden_program(before_dir, tmp_path, update_goldens):
+    """A multi-module program: every file of before/ migrates to the same file in after/."""
+    import shutil
+
+    out = str(tmp_path / "program")
+    results = migrate_tree(before_dir, out)
+    after_dir = os.path.join(os.path.dirname(before_dir), "after")
+    findings = render.findings(results, show_fixed=True).replace(out + os.sep, "") + "\n"
+    if update_goldens:
+        shutil.rmtree(after_dir, ignore_errors=True)
+        shutil.copytree(out, after_dir, ignore=shutil.ignore_patterns("__pycache__"))
+        with open(os.path.join(os.path.dirname(before_dir), "findings.txt"), "w") as handle:
+            handle.write(findings)
+    for name in sorted(os.listdir(before_dir)):
+        if name.endswith(".py"):
+            with open(os.path.join(out, name), "rb") as got, open(os.path.join(after_dir, name), "rb") as want:
+                assert got.read() == want.read(), name
+    with open(os.path.join(os.path.dirname(before_dir), "findings.txt")) as handle:
+        assert findings == handle.read()
+    second = api.migrate([out])
+    assert not [r.path for r in second if r.changed], "a second run changed the migrated program"

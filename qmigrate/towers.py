@@ -1,0 +1,185 @@
+"""Multi-device "tower" loops that consume one input pipeline.
+
+The classic layout builds the batch once, wraps it in slim's `prefetch_queue`, and dequeues in
+`for i in range(num_gpus): with tf.device('/gpu:%d' % i): ...`. Migrated, each tower calls the
+input function itself for its own shard (`num_shards=num_gpus, shard_index=i`), under a CPU device
+scope, where the dequeue was: per-device iterators, every example on exactly one tower per epoch.
+"""
+from dataclasses import dataclass, field
+from typing import List, Optional, Tuple
+
+import libcst as cst
+
+from qmigrate import blocks, cstutil
+from qmigrate.names import ImportMap, dotted
+
+PREFETCH_QUEUE = "tensorflow.contrib.slim.prefetch_queue.prefetch_queue"
+_RANGES = {"range", "xrange", "six.moves.xrange", "six.moves.range", "builtins.range"}
+SHARD_PARAMS = ("num_shards", "shard_index")
+
+
+@dataclass(frozen=True)
+class TowerConsumer:
+    """`x = source(...)` [`q = prefetch_queue(x)`] and a tower loop that takes x (or q.dequeue())."""
+
+    function: str  # the enclosing function ("" at module level)
+    source_stmt: cst.BaseStatement
+    source_call: cst.Call
+    callee: str  # dotted name as written, e.g. "cifar10.distorted_inputs"
+    prefetch_stmt: Optional[cst.BaseStatement]
+    prefetch_call: Optional[cst.Call]
+    loop: cst.For
+    loop_var: str
+    num_towers: str  # source of the range() argument
+    dequeue_stmt: Optional[cst.BaseStatement]  # None: the towers use the source's tensors directly
+
+
+def find_consumers(module: cst.Module, imports: ImportMap) -> List[TowerConsumer]:
+    found: List[TowerConsumer] = []
+    for function, body in _roots(module):
+        leaves = blocks.flatten(body, body)
+        for index, leaf in enumerate(leaves):
+            consumer = _consumer_at(leaves, index, imports, function, module)
+            if consumer is not None:
+                found.append(consumer)
+    return found
+
+
+def _roots(module: cst.Module):
+    yield "", list(module.body)
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef) and isinstance(stmt.body, cst.IndentedBlock):
+            yield stmt.name.value, list(stmt.body.body)
+
+
+def _consumer_at(leaves, index, imports: ImportMap, function: str, module: cst.Module) -> Optional[TowerConsumer]:
+    assign = cstutil.single_assign(leaves[index].original)
+    if assign is None or not isinstance(assign[1], cst.Call):
+        return None
+    target, call = assign
+    callee = dotted(call.func)
+    if callee is None or (imports.resolve(call.func) or "").startswith("tensorflow"):
+        return None
+    names = _names(target)
+    if not names:
+        return None
+    prefetch_stmt = prefetch_call = None
+    consumed = set(names)
+    for later in leaves[index + 1:]:
+        later_assign = cstutil.single_assign(later.original)
+        if (later_assign and isinstance(later_assign[1], cst.Call)
+                and imports.resolve(later_assign[1].func) == PREFETCH_QUEUE
+                and isinstance(later_assign[0], cst.Name)):
+            tensors = later_assign[1].args[0].value if later_assign[1].args else None
+            if isinstance(tensors, (cst.List, cst.Tuple)) and _names(tensors) == names:
+                prefetch_stmt, prefetch_call = later.original, later_assign[1]
+                consumed = {later_assign[0].value}
+                break
+        if set(cstutil.name_uses(later.original).loads) & consumed:
+            break
+    for later in leaves[index + 1:]:
+        loop = later.original
+        if not isinstance(loop, cst.For) or not set(cstutil.name_uses(loop).loads) & consumed:
+            continue
+        loop_var, towers = _tower_range(loop, imports)
+        if loop_var is None or not _places_devices(loop, imports):
+            return None
+        dequeue = None
+        if prefetch_stmt is not None:
+            dequeue = _dequeue_in(loop, next(iter(consumed)))
+            if dequeue is None:
+                return None
+        return TowerConsumer(function, leaves[index].original, call, callee, prefetch_stmt, prefetch_call,
+                             loop, loop_var, module.code_for_node(towers), dequeue)
+    return None
+
+
+def _names(target) -> Tuple[str, ...]:
+    if isinstance(target, cst.Name):
+        return (target.value,)
+    if isinstance(target, (cst.Tuple, cst.List)) and all(isinstance(e.value, cst.Name) for e in target.elements):
+        return tuple(e.value.value for e in target.elements)
+    return ()
+
+
+def _tower_range(loop: cst.For, imports: ImportMap):
+    """(loop variable, the number of towers) for `for i in range(n):` / `xrange(n)`."""
+    it = loop.iter
+    if (isinstance(loop.target, cst.Name) and isinstance(it, cst.Call) and len(it.args) == 1
+            and (dotted(it.func) in _RANGES or imports.resolve(it.func) in _RANGES)):
+        return loop.target.value, it.args[0].value
+    return None, None
+
+
+def _dequeue_in(loop: cst.For, queue: str) -> Optional[cst.BaseStatement]:
+    """The `a, b = queue.dequeue()` line inside the loop (through `with` blocks), if it is the only use."""
+    if not isinstance(loop.body, cst.IndentedBlock):
+        return None
+    for leaf in blocks.flatten(loop.body.body, loop.body.body):
+        value = cstutil.statement_value(leaf.original)
+        if (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value == "dequeue" and dotted(value.func.value) == queue
+                and cstutil.single_assign(leaf.original)):
+            return leaf.original
+    return None
+
+
+def _places_devices(loop: cst.For, imports: ImportMap) -> bool:
+    """A tower loop puts each iteration on a device: `with tf.device(...)` somewhere inside."""
+    for call in cstutil.calls_of(loop.body):
+        if imports.resolve(call.func) == "tensorflow.device":
+            return True
+    return False
+
+
+@dataclass
+class TowerEdits:
+    """What the migration of a set of files asks of one module for its tower loops."""
+
+    shard_functions: set = field(default_factory=set)  # pipeline functions that take a shard
+    passthrough: dict = field(default_factory=dict)  # function -> callee to pass the shard on to
+    consumers: list = field(default_factory=list)  # TowerConsumer found in this module
+
+    def __bool__(self) -> bool:
+        return bool(self.shard_functions or self.passthrough or self.consumers)
+
+
+def with_shard_params(function: cst.FunctionDef) -> cst.FunctionDef:
+    """`def f(a, b)` → `def f(a, b, num_shards=1, shard_index=0)` (defaults keep old callers working)."""
+    present = {p.name.value for p in function.params.params} | {p.name.value for p in function.params.kwonly_params}
+    params = list(function.params.params)
+    for name, default in zip(SHARD_PARAMS, ("1", "0")):
+        if name not in present:
+            params.append(cst.Param(cst.Name(name), default=cst.Integer(default),
+                                    equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))))
+    if params and params[-1].comma is not cst.MaybeSentinel.DEFAULT:
+        params[-1] = params[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return function.with_changes(params=function.params.with_changes(params=params))
+
+
+def with_shard_args(call: cst.Call, num_shards: cst.BaseExpression, index: cst.BaseExpression) -> cst.Call:
+    """The call with `num_shards=..., shard_index=...` appended."""
+    args = list(call.args)
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    equal = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
+    args.append(cst.Arg(num_shards, keyword=cst.Name(SHARD_PARAMS[0]), equal=equal,
+                        comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
+    args.append(cst.Arg(index, keyword=cst.Name(SHARD_PARAMS[1]), equal=equal))
+    return call.with_changes(args=args)
+
+
+def tower_input(consumer: TowerConsumer, dequeue: cst.BaseStatement, tf: str, config,
+                comments) -> cst.BaseStatement:
+    """`with tf.device('/cpu:0'): <targets> = source(..., num_shards=N, shard_index=i)` for one tower.
+
+    Dataset and iterator ops are CPU kernels: under a `/gpu:N` scope they need soft placement.
+    """
+    target = cstutil.single_assign(dequeue)[0]
+    call = with_shard_args(consumer.source_call, cst.parse_expression(consumer.num_towers, config),
+                           cst.Name(consumer.loop_var))
+    assign = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], call)])
+    indent = config.default_indent
+    wrapper = cst.parse_statement("with %s.device('/cpu:0'):\n%spass\n" % (tf, indent), config)
+    wrapper = wrapper.with_changes(body=wrapper.body.with_changes(body=[assign]))
+    return wrapper.with_changes(leading_lines=list(dequeue.leading_lines) + list(comments))

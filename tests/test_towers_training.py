@@ -1,0 +1,83 @@
+"""Multi-tower programs trained before and after migration on 4 devices under TensorFlow 1.8.
+
+The devices are virtual: `device_count={'CPU': 4}` with each `/gpu:N` scope mapped to `/cpu:N`
+(tests/tf/train_towers.py); this machine has no GPU. The after-program is produced here by
+running qmigrate over a copy of the before-program. Every record carries an example id, and each
+tower's ids are fetched at every step, so the tests see exactly which example reached which tower.
+"""
+import os
+import statistics
+
+import pytest
+
+from conftest import TESTDATA
+from test_golden import migrate_tree
+from tfenv import finish, load_json, run_tf, start_tf, tf_python
+
+TOWERS = 4
+BATCH = 16  # per tower
+TRAIN_EXAMPLES = 5 * 256
+STEPS_PER_EPOCH = TRAIN_EXAMPLES // (TOWERS * BATCH)  # 20
+EPOCHS = 8
+# Stated tolerances: the tutorial's random crops, flips, brightness and contrast make two
+# trainings differ even with the same pipeline, so the comparison is statistical.
+MIN_ACCURACY = 0.6  # chance is 0.1
+ACCURACY_TOLERANCE = 0.2
+LOSS_TOLERANCE = 0.3
+
+
+@pytest.fixture(scope="module")
+def cifar_data(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cifar")
+    run_tf(tf_python("1.8"), "make_data.py", folder, "--learnable-cifar")
+    return str(folder)
+
+
+def _train_both(scenario, cifar_data, tmp_path, train_module, model_module, **migrate_options):
+    python = tf_python("1.8")
+    before = os.path.join(TESTDATA, "towers", scenario, "before")
+    after = str(tmp_path / "after")
+    migrate_tree(before, after, **migrate_options)
+    runs = {}
+    for label, program in (("before", before), ("after", after)):
+        out = str(tmp_path / (label + ".json"))
+        runs[label] = (start_tf(python, "train_towers.py", program, train_module, model_module, cifar_data,
+                                tmp_path / ("work_" + label), STEPS_PER_EPOCH * EPOCHS, out,
+                                "batch_size=%d" % BATCH), out)
+    results = {}
+    for label, (process, out) in runs.items():
+        finish(process)
+        results[label] = load_json(out)
+    return results["before"], results["after"]
+
+
+def _epochs(run):
+    """The examples of each epoch: steps grouped STEPS_PER_EPOCH at a time, all towers together."""
+    return [[example for step in run["ids"][start:start + STEPS_PER_EPOCH] for tower in step for example in tower]
+            for start in range(0, len(run["ids"]), STEPS_PER_EPOCH)]
+
+
+def assert_each_example_once_per_epoch_and_towers_disjoint(run):
+    assert len(run["ids"]) == STEPS_PER_EPOCH * EPOCHS
+    for step in run["ids"]:
+        assert len(step) == TOWERS and all(len(tower) == BATCH for tower in step)
+        flat = [example for tower in step for example in tower]
+        assert len(set(flat)) == len(flat), "the same example reached two towers in one step"
+    for epoch in _epochs(run):
+        assert sorted(epoch) == list(range(TRAIN_EXAMPLES)), "an epoch did not hold every example exactly once"
+
+
+def assert_trains_like(before, after):
+    for run in (before, after):
+        losses = run["losses"]
+        assert statistics.mean(losses[-20:]) < 0.6 * statistics.mean(losses[:10]), "loss did not fall"
+        assert run["accuracy"] >= MIN_ACCURACY
+        assert len(run["eval_ids"]) == 256  # the eval pipeline (inputs()) still works for its callers
+    assert abs(after["accuracy"] - before["accuracy"]) <= ACCURACY_TOLERANCE
+    assert abs(statistics.mean(after["losses"][-20:]) - statistics.mean(before["losses"][-20:])) <= LOSS_TOLERANCE
+
+
+def test_tutorial_layout_trains_equivalently(cifar_data, tmp_path):
+    before, after = _train_both("tutorial", cifar_data, tmp_path, "cifar10_multi_gpu_train", "cifar10")
+    assert_each_example_once_per_epoch_and_towers_disjoint(after)
+    assert_trains_like(before, after)
