@@ -84,13 +84,16 @@ def png_files(out):
 
 
 def learnable_cifar(out, train_files=5, per_file=256, test_records=256, noise=20.0):
-    """CIFAR-10 binary files a small conv net can learn: each class has its own colour, plus noise.
+    """CIFAR-10 binary files a small conv net can learn: each class has its own hue, plus noise.
 
-    Per-image standardisation keeps the differences between channels, so the colour survives the
-    tutorial's distortions. Ids 0.. for training examples, 100000.. for test examples.
+    Ids 0.. for training examples, 100000.. for test examples.
     """
     rng = np.random.RandomState(3)
-    palette = rng.randint(30, 226, size=(10, 3)).astype(np.float32)
+    # Ten hues around the colour circle: distinct even after per-image standardisation, which
+    # removes brightness and contrast (and so the tutorial's random brightness and contrast).
+    angles = 2 * np.pi * np.arange(10) / 10.0
+    palette = 128 + 80 * np.stack([np.cos(angles), np.cos(angles - 2 * np.pi / 3),
+                                   np.cos(angles + 2 * np.pi / 3)], axis=1).astype(np.float32)
 
     def records(first_id, count):
         out_bytes = []
