@@ -229,6 +229,13 @@ class _ImportPruner(cst.CSTTransformer):
     def leave_Import(self, original_node, updated_node):
         return self._prune(updated_node)
 
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        # `slim = tf.contrib.slim`, an alias made by assignment, goes with its last use.
+        assign = cstutil.single_assign(updated_node)
+        if assign and isinstance(assign[0], cst.Name) and assign[0].value in self.dead and dotted(assign[1]):
+            return cst.RemoveFromParent()
+        return updated_node
+
     def leave_ImportFrom(self, original_node, updated_node):
         return self._prune(updated_node)
 

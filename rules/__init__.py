@@ -2,6 +2,7 @@
 from typing import Dict, Optional
 
 from qmigrate.rules.batching import Batch, ShuffleBatch
+from qmigrate.rules.prefetch import PrefetchQueue
 from qmigrate.rules.producers import StringInputProducer
 from qmigrate.rules.queue_runners import Coordinator, StartQueueRunners
 from qmigrate.rules.readers import FixedLengthRecordReader, TextLineReader, TFRecordReader, WholeFileReader
@@ -16,6 +17,7 @@ ALL_RULES = (
     WholeFileReader,
     Batch,
     ShuffleBatch,
+    PrefetchQueue,
     StartQueueRunners,
     Coordinator,
 )

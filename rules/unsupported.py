@@ -40,7 +40,6 @@ class QueueApiNotMigrated(Rule):
         "tensorflow.QueueBase",
         "tensorflow.train.QueueRunner",
         "tensorflow.train.add_queue_runner",
-        "tensorflow.contrib.slim.prefetch_queue.prefetch_queue",
         "tensorflow.contrib.slim.python.slim.data.parallel_reader.parallel_read",
         "tensorflow.contrib.slim.dataset_data_provider.DatasetDataProvider",
     )
@@ -50,10 +49,12 @@ class QueueApiNotMigrated(Rule):
         Example(
             before=example_source("""
             import tensorflow as tf
-            slim = tf.contrib.slim
+            from tensorflow.python.ops import data_flow_ops
 
-            def batches(images, labels):
-                queue = slim.prefetch_queue.prefetch_queue([images, labels], capacity=8)
+            def staged(images, labels):
+                queue = data_flow_ops.FIFOQueue(capacity=8, dtypes=[tf.float32, tf.int32])
+                enqueue = queue.enqueue([images, labels])
+                tf.train.add_queue_runner(tf.train.QueueRunner(queue, [enqueue] * 2))
                 return queue.dequeue()
             """),
             after=None,

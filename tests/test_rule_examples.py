@@ -5,7 +5,7 @@
 import libcst as cst
 import pytest
 
-from qmigrate import engine
+from qmigrate import api
 from qmigrate.engine import Options
 from qmigrate.rules import ALL_RULES
 
@@ -27,11 +27,17 @@ def test_codes_are_unique_and_each_name_has_one_rule():
     assert len(names) == len(set(names))
 
 
+def run_example(source: str, tmp_path) -> "FileResult":
+    """An example through the whole tool, as a file on its own."""
+    path = tmp_path / "example.py"
+    path.write_text(source)
+    [result] = api.migrate([str(path)], Options())
+    return result
+
+
 @pytest.mark.parametrize("rule,index,example", CASES, ids=["%s-%d" % (r.code, i) for r, i, _ in CASES])
-def test_rule_example(rule, index, example):
-    analysis = engine.analyse("example.py", example.before.encode(), Options())
-    engine.remove_plumbing(analysis, set_has_migrated_pipelines=False, set_has_queues_left=False)
-    result = analysis.result()
+def test_rule_example(rule, index, example, tmp_path):
+    result = run_example(example.before, tmp_path)
     output = (result.new_source or result.old_source).decode()
     codes = {d.code: d for d in result.diagnostics}
     assert rule.code in codes, "the rule's own example does not trigger it"
