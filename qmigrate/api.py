@@ -13,6 +13,7 @@ from qmigrate.diagnostics import FileResult, Status
 from qmigrate.engine import Options
 from qmigrate.linking import Linker
 from qmigrate.names import ImportMap
+from qmigrate.rules.findings import PerTowerPipelines, SharedBatchAcrossTowers
 
 
 def discover(paths: Iterable[str]) -> List[str]:
@@ -121,7 +122,19 @@ def _link_towers(sources, analyses, results, options) -> None:
     if not consumers:
         return
     linker = Linker(list(sources), module_of, lambda p: analyses[p].pipeline_functions if p in analyses else {})
-    edits, failures = linker.plan(consumers)
+    edits: Dict[str, towers.TowerEdits] = {}
+    findings, failures = [], []
+    for path, found in consumers.items():
+        for consumer in found:
+            chain, reason = linker.chain(path, consumer)
+            if chain is None:
+                failures.append((path, consumer, reason))
+                continue
+            if consumer.kind != "prefetch":
+                findings.append((path, consumer))
+                if not options.unsafe:
+                    continue
+            linker.add_edits(edits, path, consumer, chain)
     for path, module_edits in edits.items():
         module = module_of(path)
         done = _guarded(path, sources[path],
@@ -135,7 +148,10 @@ def _link_towers(sources, analyses, results, options) -> None:
     for path, consumer, reason in failures:
         if consumer.prefetch_call is not None and path in analyses:
             analyses[path].reasons[id(consumer.prefetch_call)] = "its tower loop cannot be linked: " + reason
-
+    for path, consumer in findings:
+        if path in analyses:
+            rule = SharedBatchAcrossTowers if consumer.kind == "shared" else PerTowerPipelines
+            analyses[path].add_finding(rule, consumer.source_call, fixed=options.unsafe)
 
 def atomic_write(path: str, data: bytes) -> None:
     """Replace the file behind `path` (links followed) with `data`, keeping its mode; all or nothing."""

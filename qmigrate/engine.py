@@ -33,7 +33,7 @@ def may_contain_queue_code(source: bytes) -> bool:
 @dataclass
 class Options:
     target: Target = TARGETS["1.8"]
-    unsafe: bool = False
+    unsafe: bool = False  # also apply fixes whose safety is UNSAFE
 
 
 @dataclass
@@ -49,6 +49,11 @@ class FileAnalysis:
     fixed_calls: Set[int] = field(default_factory=set)
     pipelines: int = 0
     pipeline_functions: Counter = field(default_factory=Counter)  # function name -> pipelines migrated
+    findings: List[Tuple[type, cst.CSTNode, bool]] = field(default_factory=list)  # (rule, node, fixed)
+    positions: object = None  # node -> CodeRange, for the module as parsed
+
+    def add_finding(self, rule, node: cst.CSTNode, fixed: bool) -> None:
+        self.findings.append((rule, node, fixed))
 
     @property
     def remaining_queue_calls(self) -> int:
@@ -64,6 +69,11 @@ class FileAnalysis:
                 reason = self.reasons.get(id(call), _UNLINKED if rule not in _PLUMBING else _PLUMBING_KEPT)
                 message += "; not rewritten: %s; to do: %s" % (reason, rule.advice)
             diagnostics.append(Diagnostic(self.path, line, column, rule.code, message, fixed, rule.safety))
+        for rule, node, fixed in self.findings:
+            start = self.positions[node].start
+            message = rule.message if fixed else "%s; to do: %s" % (rule.message, rule.advice)
+            diagnostics.append(Diagnostic(self.path, start.line, start.column + 1, rule.code, message, fixed,
+                                          rule.safety))
         diagnostics.sort(key=Diagnostic.sort_key)
         new_source = self.new_module.bytes if self.new_module is not self.module else None
         if new_source == self.source:
@@ -102,7 +112,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     positions = wrapper.resolve(PositionProvider)
     imports = ImportMap(module)
-    analysis = FileAnalysis(path, source, module, module)
+    analysis = FileAnalysis(path, source, module, module, positions=positions)
     suppressed = _suppressed_lines(module)
     for call in _queue_calls(module, imports):
         rule = rule_for(imports.resolve(call.func))
@@ -121,7 +131,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         for name in partial:
             context.reader_helpers.pop(name, None)
             context.batch_helpers.pop(name, None)
-        analysis = FileAnalysis(path, source, module, module, analysis.occurrences)
+        analysis = FileAnalysis(path, source, module, module, analysis.occurrences, positions=positions)
         rewriter = _PipelineRewriter(module, context, options.target, analysis, edits)
         new_module = module.visit(rewriter)
         for name in partial:
@@ -314,8 +324,12 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.edits = edits
         self.file_seed = False
         self.consumer_statements = {}
+        self.per_tower_calls = {}
         for consumer in edits.consumers:
-            for stmt in (consumer.source_stmt, consumer.prefetch_stmt, consumer.dequeue_stmt):
+            if consumer.kind == "per_tower":
+                self.per_tower_calls[id(consumer.source_call)] = consumer
+                continue
+            for stmt in (consumer.source_stmt, consumer.prefetch_stmt, consumer.dequeue_stmt, consumer.use_stmt):
                 if stmt is not None:
                     self.consumer_statements[id(stmt)] = consumer
         self.imports = imports = context.imports
@@ -351,6 +365,10 @@ class _PipelineRewriter(cst.CSTTransformer):
         return updated_node
 
     def leave_Call(self, original_node, updated_node):
+        consumer = self.per_tower_calls.get(id(original_node))
+        if consumer is not None:  # each tower's own pipeline now reads only its shard
+            return towers.with_shard_args(updated_node, cst.parse_expression(consumer.num_towers),
+                                          cst.Name(consumer.loop_var))
         callee = self.edits.passthrough.get(self._function_name())
         if callee is not None and dotted(original_node.func) == callee:
             return towers.with_shard_args(updated_node, cst.Name(towers.SHARD_PARAMS[0]),
@@ -401,12 +419,17 @@ class _PipelineRewriter(cst.CSTTransformer):
             consumer = self.consumer_statements.get(id(leaf.original))
             if consumer is None:
                 continue
+            config = self.module.config_for_parsing
+            comments = cstutil.comments_in(consumer.source_stmt)
             if leaf.original is consumer.dequeue_stmt:
-                comments = cstutil.comments_in(consumer.source_stmt)
-                replacements[leaf.path] = [towers.tower_input(consumer, leaf.updated, self.tf,
-                                                              self.module.config_for_parsing, comments)]
-                if consumer.prefetch_call is not None:
-                    self.analysis.fixed_calls.add(id(consumer.prefetch_call))
+                target = cstutil.single_assign(leaf.updated)[0]
+                replacements[leaf.path] = [towers.tower_input(consumer, target, leaf.updated.leading_lines,
+                                                              self.tf, config, comments)]
+                self.analysis.fixed_calls.add(id(consumer.prefetch_call))
+            elif leaf.original is consumer.use_stmt:
+                target = cstutil.single_assign(consumer.source_stmt)[0]
+                tower = towers.tower_input(consumer, target, leaf.updated.leading_lines, self.tf, config, comments)
+                replacements[leaf.path] = [tower, leaf.updated.with_changes(leading_lines=[])]
             else:
                 removed.add(leaf.path)
 

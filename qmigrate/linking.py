@@ -26,22 +26,18 @@ class Linker:
         self.module_of = module_of
         self.pipelines_of = pipelines_of
 
-    def plan(self, consumers: Dict[str, List[towers.TowerConsumer]]):
-        """{path: TowerEdits} for every consumer that links up, and [(path, consumer, reason)] for the rest."""
-        edits: Dict[str, towers.TowerEdits] = {}
-        failures = []
-        for path, found in consumers.items():
-            for consumer in found:
-                chain, reason = self._chain(path, consumer.callee)
-                if chain is None:
-                    failures.append((path, consumer, reason))
-                    continue
-                edits.setdefault(path, towers.TowerEdits()).consumers.append(consumer)
-                for (link_path, function), callee in chain[:-1]:
-                    edits.setdefault(link_path, towers.TowerEdits()).passthrough[function] = callee
-                (last_path, last_function), _ = chain[-1]
-                edits.setdefault(last_path, towers.TowerEdits()).shard_functions.add(last_function)
-        return edits, failures
+    def chain(self, path: str, consumer: towers.TowerConsumer):
+        """(links from the consumer's call to the pipeline function, None) or (None, why not)."""
+        return self._chain(path, consumer.callee)
+
+    @staticmethod
+    def add_edits(edits: Dict[str, towers.TowerEdits], path: str, consumer: towers.TowerConsumer, chain) -> None:
+        """Record what linking `consumer` to its pipeline asks of each module on the way."""
+        edits.setdefault(path, towers.TowerEdits()).consumers.append(consumer)
+        for (link_path, function), callee in chain[:-1]:
+            edits.setdefault(link_path, towers.TowerEdits()).passthrough[function] = callee
+        (last_path, last_function), _ = chain[-1]
+        edits.setdefault(last_path, towers.TowerEdits()).shard_functions.add(last_function)
 
     def _chain(self, path: str, callee: str):
         """[((path, function), callee it passes the shard to)...], ending at the pipeline function."""

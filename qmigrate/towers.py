@@ -5,6 +5,7 @@ The classic layout builds the batch once, wraps it in slim's `prefetch_queue`, a
 input function itself for its own shard (`num_shards=num_gpus, shard_index=i`), under a CPU device
 scope, where the dequeue was: per-device iterators, every example on exactly one tower per epoch.
 """
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
@@ -20,7 +21,12 @@ SHARD_PARAMS = ("num_shards", "shard_index")
 
 @dataclass(frozen=True)
 class TowerConsumer:
-    """`x = source(...)` [`q = prefetch_queue(x)`] and a tower loop that takes x (or q.dequeue())."""
+    """An input function's batch and the tower loop that consumes it.
+
+    kind "prefetch": `x = source(...)`, `q = prefetch_queue(x)`, each tower `q.dequeue()`;
+    kind "shared": `x = source(...)` before the loop and every tower uses x (all train on one batch);
+    kind "per_tower": each tower calls `source(...)` itself (each reads the whole data set).
+    """
 
     function: str  # the enclosing function ("" at module level)
     source_stmt: cst.BaseStatement
@@ -31,17 +37,38 @@ class TowerConsumer:
     loop: cst.For
     loop_var: str
     num_towers: str  # source of the range() argument
-    dequeue_stmt: Optional[cst.BaseStatement]  # None: the towers use the source's tensors directly
+    dequeue_stmt: Optional[cst.BaseStatement]  # "prefetch": the dequeue line in the loop
+    kind: str = "prefetch"
+    use_stmt: Optional[cst.BaseStatement] = None  # "shared": the loop's first line that uses x
 
 
 def find_consumers(module: cst.Module, imports: ImportMap) -> List[TowerConsumer]:
     found: List[TowerConsumer] = []
     for function, body in _roots(module):
         leaves = blocks.flatten(body, body)
+        loads = Counter(cstutil.name_uses(cst.IndentedBlock(body=body)).loads)
         for index, leaf in enumerate(leaves):
-            consumer = _consumer_at(leaves, index, imports, function, module)
+            consumer = _consumer_at(leaves, index, imports, function, module, loads)
             if consumer is not None:
                 found.append(consumer)
+            found += _per_tower_calls(leaf.original, imports, function, module)
+    return found
+
+
+def _per_tower_calls(loop, imports: ImportMap, function: str, module: cst.Module) -> List[TowerConsumer]:
+    """Input calls made inside a tower loop: every tower builds its own pipeline."""
+    if not isinstance(loop, cst.For) or not isinstance(loop.body, cst.IndentedBlock):
+        return []
+    loop_var, towers = _tower_range(loop, imports)
+    if loop_var is None or not _places_devices(loop, imports):
+        return []
+    found = []
+    for leaf in blocks.flatten(loop.body.body, loop.body.body):
+        assign = cstutil.single_assign(leaf.original)
+        if assign and isinstance(assign[1], cst.Call) and _names(assign[0]) and dotted(assign[1].func) \
+                and not (imports.resolve(assign[1].func) or "").startswith("tensorflow"):
+            found.append(TowerConsumer(function, leaf.original, assign[1], dotted(assign[1].func), None, None,
+                                       loop, loop_var, module.code_for_node(towers), None, kind="per_tower"))
     return found
 
 
@@ -52,7 +79,8 @@ def _roots(module: cst.Module):
             yield stmt.name.value, list(stmt.body.body)
 
 
-def _consumer_at(leaves, index, imports: ImportMap, function: str, module: cst.Module) -> Optional[TowerConsumer]:
+def _consumer_at(leaves, index, imports: ImportMap, function: str, module: cst.Module,
+                 loads: Counter) -> Optional[TowerConsumer]:
     assign = cstutil.single_assign(leaves[index].original)
     if assign is None or not isinstance(assign[1], cst.Call):
         return None
@@ -84,13 +112,21 @@ def _consumer_at(leaves, index, imports: ImportMap, function: str, module: cst.M
         loop_var, towers = _tower_range(loop, imports)
         if loop_var is None or not _places_devices(loop, imports):
             return None
-        dequeue = None
+        # Moving the input into the towers is only sound if nothing else reads what it gave.
+        loop_loads = Counter(cstutil.name_uses(loop).loads)
+        if any(loads[name] != loop_loads[name] for name in consumed if prefetch_stmt is None) or (
+                prefetch_stmt is not None and any(loads[name] != 1 for name in names)):
+            return None
         if prefetch_stmt is not None:
             dequeue = _dequeue_in(loop, next(iter(consumed)))
-            if dequeue is None:
+            if dequeue is None or loads[next(iter(consumed))] != 1:
                 return None
-        return TowerConsumer(function, leaves[index].original, call, callee, prefetch_stmt, prefetch_call,
-                             loop, loop_var, module.code_for_node(towers), dequeue)
+            return TowerConsumer(function, leaves[index].original, call, callee, prefetch_stmt, prefetch_call,
+                                 loop, loop_var, module.code_for_node(towers), dequeue)
+        use = next(leaf.original for leaf in blocks.flatten(loop.body.body, loop.body.body)
+                   if set(cstutil.name_uses(leaf.original).loads) & consumed)
+        return TowerConsumer(function, leaves[index].original, call, callee, None, None, loop, loop_var,
+                             module.code_for_node(towers), None, kind="shared", use_stmt=use)
     return None
 
 
@@ -169,17 +205,16 @@ def with_shard_args(call: cst.Call, num_shards: cst.BaseExpression, index: cst.B
     return call.with_changes(args=args)
 
 
-def tower_input(consumer: TowerConsumer, dequeue: cst.BaseStatement, tf: str, config,
+def tower_input(consumer: TowerConsumer, target: cst.BaseExpression, leading, tf: str, config,
                 comments) -> cst.BaseStatement:
-    """`with tf.device('/cpu:0'): <targets> = source(..., num_shards=N, shard_index=i)` for one tower.
+    """`with tf.device('/cpu:0'): <target> = source(..., num_shards=N, shard_index=i)` for one tower.
 
     Dataset and iterator ops are CPU kernels: under a `/gpu:N` scope they need soft placement.
     """
-    target = cstutil.single_assign(dequeue)[0]
     call = with_shard_args(consumer.source_call, cst.parse_expression(consumer.num_towers, config),
                            cst.Name(consumer.loop_var))
     assign = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], call)])
     indent = config.default_indent
     wrapper = cst.parse_statement("with %s.device('/cpu:0'):\n%spass\n" % (tf, indent), config)
     wrapper = wrapper.with_changes(body=wrapper.body.with_changes(body=[assign]))
-    return wrapper.with_changes(leading_lines=list(dequeue.leading_lines) + list(comments))
+    return wrapper.with_changes(leading_lines=list(leading) + list(comments))

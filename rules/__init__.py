@@ -2,6 +2,7 @@
 from typing import Dict, Optional
 
 from qmigrate.rules.batching import Batch, ShuffleBatch
+from qmigrate.rules.findings import PerTowerPipelines, SharedBatchAcrossTowers
 from qmigrate.rules.prefetch import PrefetchQueue
 from qmigrate.rules.producers import StringInputProducer
 from qmigrate.rules.queue_runners import Coordinator, StartQueueRunners
@@ -20,6 +21,8 @@ ALL_RULES = (
     PrefetchQueue,
     StartQueueRunners,
     Coordinator,
+    SharedBatchAcrossTowers,
+    PerTowerPipelines,
 )
 
 _BY_NAME: Dict[str, type] = {name: rule for rule in ALL_RULES for name in rule.names}

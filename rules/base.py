@@ -11,10 +11,15 @@ from qmigrate.diagnostics import Safety
 
 @dataclass(frozen=True)
 class Example:
-    """`before` through the engine gives `after`; None means left unchanged and reported."""
+    """`before` through the tool gives `after` (None: left unchanged); the rule always reports it.
+
+    `unsafe`: run with --unsafe. The rule's finding counts as fixed when there is an `after` and
+    the rule is safe or the example runs with --unsafe.
+    """
 
     before: str
     after: Optional[str] = None
+    unsafe: bool = False
 
 
 class Unsupported(Exception):

@@ -6,6 +6,7 @@ import libcst as cst
 import pytest
 
 from qmigrate import api
+from qmigrate.diagnostics import Safety
 from qmigrate.engine import Options
 from qmigrate.rules import ALL_RULES
 
@@ -27,24 +28,21 @@ def test_codes_are_unique_and_each_name_has_one_rule():
     assert len(names) == len(set(names))
 
 
-def run_example(source: str, tmp_path) -> "FileResult":
+def run_example(example, tmp_path) -> "FileResult":
     """An example through the whole tool, as a file on its own."""
     path = tmp_path / "example.py"
-    path.write_text(source)
-    [result] = api.migrate([str(path)], Options())
+    path.write_text(example.before)
+    [result] = api.migrate([str(path)], Options(unsafe=example.unsafe))
     return result
 
 
 @pytest.mark.parametrize("rule,index,example", CASES, ids=["%s-%d" % (r.code, i) for r, i, _ in CASES])
 def test_rule_example(rule, index, example, tmp_path):
-    result = run_example(example.before, tmp_path)
+    result = run_example(example, tmp_path)
     output = (result.new_source or result.old_source).decode()
     codes = {d.code: d for d in result.diagnostics}
     assert rule.code in codes, "the rule's own example does not trigger it"
-    if example.after is None:
-        assert output == example.before
-        assert not codes[rule.code].fixed
-    else:
-        assert output == example.after
-        assert codes[rule.code].fixed
-        cst.parse_module(output)
+    assert output == (example.before if example.after is None else example.after)
+    cst.parse_module(output)
+    expect_fixed = example.after is not None and (rule.safety is Safety.SAFE or example.unsafe)
+    assert codes[rule.code].fixed == expect_fixed
