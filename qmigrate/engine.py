@@ -395,7 +395,9 @@ class _PipelineRewriter(cst.CSTTransformer):
         sharded = self._function_name() in self.edits.shard_functions
         for match in found.matches:
             if sharded:
-                match.pipeline = self._sharded(match.pipeline)
+                match.pipeline = self._sharded(match.pipeline, Sharding(*towers.SHARD_PARAMS))
+            elif match.tower_loop is not None:
+                match.pipeline = self._sharded(match.pipeline, match.pipeline.sharding)
             self._apply(match, leaves, replacements, removed)
             self.analysis.fixed_calls.update(id(call) for call in match.calls)
             self.analysis.pipelines += 1
@@ -406,13 +408,13 @@ class _PipelineRewriter(cst.CSTTransformer):
             return updated_body
         return blocks.rebuild(updated_body, replacements, removed)
 
-    def _sharded(self, pipeline):
+    def _sharded(self, pipeline, sharding: Sharding):
         """The pipeline reading one shard; all shards see files in one order (a shared seed)."""
         source = pipeline.source
         if source.shuffle and source.seed is None:
             source = dataclasses.replace(source, seed=FILE_ORDER_SEED)
             self.file_seed = True
-        return dataclasses.replace(pipeline, source=source, sharding=Sharding(*towers.SHARD_PARAMS))
+        return dataclasses.replace(pipeline, source=source, sharding=sharding)
 
     def _apply_tower_edits(self, leaves, replacements, removed) -> None:
         for leaf in leaves:
@@ -468,11 +470,28 @@ class _PipelineRewriter(cst.CSTTransformer):
         if function is not None and not leading:
             leading = [cst.EmptyLine(indent=False)]  # a blank line after the nested function
         statements[0] = statements[0].with_changes(leading_lines=leading + comments)
-        if match.batch_helper is None:
+        if match.tower_loop is not None:
+            replacements[batch.path] = [self._in_tower_loop(batch.updated, match, statements)]
+        elif match.batch_helper is None:
             statements.append(self._consume(batch.updated, match))
+            replacements[batch.path] = statements
         else:
             statements += self._feed_helper(batch.updated, match)
-        replacements[batch.path] = statements
+            replacements[batch.path] = statements
+
+    def _in_tower_loop(self, loop: cst.For, match: Match, statements) -> cst.For:
+        """The tower loop with its batching replaced by this tower's shard of the dataset, on the CPU."""
+        path = match.tower_loop.inner_path
+        inner = next(leaf for leaf in blocks.flatten(loop.body.body, loop.body.body) if leaf.path == path)
+        comments = [line for line in statements[0].leading_lines if line.comment is not None]
+        statements = [statements[0].with_changes(leading_lines=[])] + statements[1:]
+        statements.append(self._consume(inner.updated, match))
+        config = self.module.config_for_parsing
+        wrapper = cst.parse_statement("with %s.device('/cpu:0'):\n%spass\n" % (self.tf, config.default_indent), config)
+        wrapper = wrapper.with_changes(body=wrapper.body.with_changes(body=statements),
+                                       leading_lines=list(inner.updated.leading_lines) + comments)
+        body = blocks.rebuild(loop.body.body, {path: [wrapper]}, set())
+        return loop.with_changes(body=loop.body.with_changes(body=body))
 
     def _feed_helper(self, batch_stmt: cst.BaseStatement, match: Match) -> List[cst.BaseStatement]:
         """`a, b = <next element>` and the batching helper's call, given the batch instead of tensors."""

@@ -5,6 +5,7 @@ A pipeline here is the chain, in one block, of
 `x = <batching>([tensors], ...)` (or `return <batching>(...)`). Whatever breaks the chain or
 cannot be proven safe becomes a Failure that names the reason; nothing is guessed.
 """
+import dataclasses
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -12,8 +13,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import cstutil, helpers
-from qmigrate.model import Pipeline, RecordFunction
+from qmigrate import blocks, cstutil, helpers, towers
+from qmigrate.model import Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap
 from qmigrate.rules import BATCHERS, PRODUCERS, READERS, rule_for
 from qmigrate.rules.base import Unsupported
@@ -39,6 +40,16 @@ class Match:
     queue_name: Optional[str] = None  # with a reader helper: the queue argument to replace
     batch_helper: Optional["HelperBatch"] = None
     helpers_used: Tuple[str, ...] = ()
+    tower_loop: Optional["TowerLoopBatch"] = None  # the batching sits in a tower loop at batch_index
+
+
+@dataclass(frozen=True)
+class TowerLoopBatch:
+    """Each tower of the loop batches the records of one shared reader: one shard per tower."""
+
+    inner_path: Tuple[int, ...]  # the batching statement's path inside the loop body
+    loop_var: str
+    num_towers: str
 
 
 @dataclass(frozen=True)
@@ -225,7 +236,7 @@ class _BlockRecogniser:
         producer_index, producer_rule, producer_call = producer
         reader_rule, reader_call, moved_reader_args = reader
         record_indices = list(record_indices)
-        batch = None
+        batch = in_loop = None
         for index in range(read_index + 1, len(self.body)):
             uses = self.uses[index]
             reads_record = bool(tainted & set(uses.loads))
@@ -234,6 +245,13 @@ class _BlockRecogniser:
             helper = self._batch_helper(value_expr)
             if (found or helper) and reads_record:
                 batch = (index, found, helper, value_expr)
+                break
+            tower = self._batch_in_tower_loop(index, tainted) if reads_record else None
+            if tower is not None:
+                loop, inner = tower
+                batch = (index, _call_with_rule(cstutil.statement_value(inner.original), self.imports, BATCHERS),
+                         None, cstutil.statement_value(inner.original))
+                in_loop = loop
                 break
             if reads_record:
                 if _contains_call(self.body[index], self.imports, BATCHERS):
@@ -284,9 +302,28 @@ class _BlockRecogniser:
         pipeline = Pipeline(file_source, record_reader, function, batching,
                             dataset_name=self.names.fresh("dataset"),
                             file_name_param=self._fresh_local("filename", file_source.files, record_reader))
+        if in_loop is not None:
+            pipeline = dataclasses.replace(pipeline, sharding=Sharding(in_loop.num_towers, in_loop.loop_var))
         return Match((producer_index,) + tuple(removed), read_index, tuple(record_indices), batch_index,
                      pipeline, element_kind, calls, queue_name=queue_name, batch_helper=helper_batch,
-                     helpers_used=helpers_used)
+                     helpers_used=helpers_used, tower_loop=in_loop)
+
+    def _batch_in_tower_loop(self, index: int, tainted: Set[str]):
+        """(TowerLoopBatch, inner leaf) when leaf `index` is a tower loop whose only use of the
+        records is one batching statement: each tower batches the shared reader's records."""
+        loop = self.body[index]
+        if not isinstance(loop, cst.For) or not isinstance(loop.body, cst.IndentedBlock):
+            return None
+        loop_var, towers_expr = towers.tower_range(loop, self.imports)
+        if loop_var is None or not towers.places_devices(loop, self.imports):
+            return None
+        users = [leaf for leaf in blocks.flatten(loop.body.body, loop.body.body)
+                 if tainted & set(cstutil.name_uses(leaf.original).loads)]
+        if len(users) != 1 or not cstutil.single_assign(users[0].original):
+            return None
+        if not _call_with_rule(cstutil.statement_value(users[0].original), self.imports, BATCHERS):
+            return None
+        return TowerLoopBatch(users[0].path, loop_var, self.source_of(towers_expr)), users[0]
 
     def _helper_batching(self, helper: helpers.BatchHelper, call: cst.Call, calls):
         """The batching a helper call performs, written in the caller's scope."""

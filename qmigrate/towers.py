@@ -59,8 +59,8 @@ def _per_tower_calls(loop, imports: ImportMap, function: str, module: cst.Module
     """Input calls made inside a tower loop: every tower builds its own pipeline."""
     if not isinstance(loop, cst.For) or not isinstance(loop.body, cst.IndentedBlock):
         return []
-    loop_var, towers = _tower_range(loop, imports)
-    if loop_var is None or not _places_devices(loop, imports):
+    loop_var, towers = tower_range(loop, imports)
+    if loop_var is None or not places_devices(loop, imports):
         return []
     found = []
     for leaf in blocks.flatten(loop.body.body, loop.body.body):
@@ -109,8 +109,8 @@ def _consumer_at(leaves, index, imports: ImportMap, function: str, module: cst.M
         loop = later.original
         if not isinstance(loop, cst.For) or not set(cstutil.name_uses(loop).loads) & consumed:
             continue
-        loop_var, towers = _tower_range(loop, imports)
-        if loop_var is None or not _places_devices(loop, imports):
+        loop_var, towers = tower_range(loop, imports)
+        if loop_var is None or not places_devices(loop, imports):
             return None
         # Moving the input into the towers is only sound if nothing else reads what it gave.
         loop_loads = Counter(cstutil.name_uses(loop).loads)
@@ -138,7 +138,7 @@ def _names(target) -> Tuple[str, ...]:
     return ()
 
 
-def _tower_range(loop: cst.For, imports: ImportMap):
+def tower_range(loop: cst.For, imports: ImportMap):
     """(loop variable, the number of towers) for `for i in range(n):` / `xrange(n)`."""
     it = loop.iter
     if (isinstance(loop.target, cst.Name) and isinstance(it, cst.Call) and len(it.args) == 1
@@ -160,7 +160,7 @@ def _dequeue_in(loop: cst.For, queue: str) -> Optional[cst.BaseStatement]:
     return None
 
 
-def _places_devices(loop: cst.For, imports: ImportMap) -> bool:
+def places_devices(loop: cst.For, imports: ImportMap) -> bool:
     """A tower loop puts each iteration on a device: `with tf.device(...)` somewhere inside."""
     for call in cstutil.calls_of(loop.body):
         if imports.resolve(call.func) == "tensorflow.device":

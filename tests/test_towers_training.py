@@ -82,3 +82,21 @@ def test_tutorial_layout_trains_equivalently(cifar_data, tmp_path):
     before, after = _train_both("tutorial", cifar_data, tmp_path, "cifar10_multi_gpu_train", "cifar10")
     assert_each_example_once_per_epoch_and_towers_disjoint(after)
     assert_trains_like(before, after)
+
+
+def test_queue_inside_the_tower_loop_trains_equivalently(cifar_data, tmp_path):
+    """One shared reader, a shuffle_batch per tower: after, one sharded dataset per tower."""
+    before, after = _train_both("queue_in_loop", cifar_data, tmp_path, "train_tfrecords", "train_tfrecords")
+    assert_each_example_once_per_epoch_and_towers_disjoint(after)
+    assert_trains_like(before, after)
+
+
+def test_shared_batch_bug_is_fixed_only_when_unsafe(cifar_data, tmp_path):
+    """Every tower got the same batch; the --unsafe fix gives each its own shard."""
+    before, after = _train_both("shared_batch", cifar_data, tmp_path, "cifar10_multi_gpu_train", "cifar10",
+                                unsafe=True)
+    for step in before["ids"]:
+        assert all(tower == step[0] for tower in step), "before: the towers should all see the same batch"
+    assert_each_example_once_per_epoch_and_towers_disjoint(after)
+    for run in (before, after):
+        assert run["accuracy"] >= MIN_ACCURACY

@@ -107,10 +107,28 @@ def learnable_cifar(out, train_files=5, per_file=256, test_records=256, noise=20
         return b"".join(out_bytes)
 
     for index in range(1, train_files + 1):
+        data = records((index - 1) * per_file, per_file)
         with open(os.path.join(out, "data_batch_%d.bin" % index), "wb") as handle:
-            handle.write(records((index - 1) * per_file, per_file))
+            handle.write(data)
+        _as_tfrecords(data, os.path.join(out, "train-%05d.tfrecords" % (index - 1)))
+    data = records(100000, test_records)
     with open(os.path.join(out, "test_batch.bin"), "wb") as handle:
-        handle.write(records(100000, test_records))
+        handle.write(data)
+    _as_tfrecords(data, os.path.join(out, "test.tfrecords"))
+
+
+def _as_tfrecords(data, path, record_bytes=3073):
+    """The same examples as tf.train.Example records: image_raw (CIFAR layout), label, id."""
+    with tf.python_io.TFRecordWriter(path) as writer:
+        for start in range(0, len(data), record_bytes):
+            record = np.frombuffer(data[start:start + record_bytes], dtype=np.uint8)
+            example_id = (int(record[1]) << 16) | (int(record[2]) << 8) | int(record[3])
+            example = tf.train.Example(features=tf.train.Features(feature={
+                "image_raw": tf.train.Feature(bytes_list=tf.train.BytesList(value=[record[1:].tobytes()])),
+                "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[int(record[0])])),
+                "id": tf.train.Feature(int64_list=tf.train.Int64List(value=[example_id])),
+            }))
+            writer.write(example.SerializeToString())
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ The program is run unmodified: `/gpu:N` device scopes are mapped to virtual `/cp
 (`device_count={'CPU': 4}`), and every training step (a `sess.run([train_op, loss])`) also
 fetches the tensors the program put in the 'example_ids' collection, one per tower.
 After training, the model module's `inputs(eval_data=True)` and `inference()` are evaluated
-from the saved checkpoint. Writes {"losses", "ids" (step x tower x example), "accuracy", ...}.
+from the saved checkpoint over NUM_EXAMPLES_PER_EPOCH_FOR_EVAL examples (the model module's,
+or its cifar10_input's). Writes {"losses", "ids" (step x tower x example), "accuracy", ...}.
 """
 import json
 import os
@@ -81,8 +82,9 @@ def main():
     model = __import__(model_module)
     tf.app.flags.FLAGS(argv)
     trainer.main()
-    accuracy, eval_ids = evaluate(model, train_dir, model.cifar10_input.NUM_EXAMPLES_PER_EPOCH_FOR_EVAL,
-                                  tf.app.flags.FLAGS.batch_size)
+    eval_examples = getattr(model, "NUM_EXAMPLES_PER_EPOCH_FOR_EVAL", None) or \
+        model.cifar10_input.NUM_EXAMPLES_PER_EPOCH_FOR_EVAL
+    accuracy, eval_ids = evaluate(model, train_dir, eval_examples, tf.app.flags.FLAGS.batch_size)
     record.update(accuracy=accuracy, eval_ids=eval_ids)
     with open(out, "w") as handle:
         json.dump(record, handle)
