@@ -243,3 +243,18 @@ class _Replace(cst.CSTTransformer):
 
 def replace_node(root: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
     return root.visit(_Replace(old, new))
+
+
+class _Functions(cst.CSTVisitor):
+    def __init__(self):
+        self.functions: List[cst.FunctionDef] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.append(node)
+
+
+def functions_in(node: cst.CSTNode) -> List[cst.FunctionDef]:
+    """Every function defined in a node, nested ones too."""
+    collector = _Functions()
+    node.visit(collector)
+    return collector.functions

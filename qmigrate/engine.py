@@ -151,7 +151,7 @@ def _module_context(module: cst.Module, imports: ImportMap) -> ModuleContext:
     module_names = set()
     for stmt in module.body:
         module_names |= cstutil.name_uses(stmt).stores
-    context = ModuleContext(imports, module_names)
+    context = ModuleContext(imports, module_names, input_fns=_input_fns(module))
     attribute_loads = cstutil.attribute_loads(module)
     for stmt in module.body:
         if not isinstance(stmt, cst.FunctionDef):
@@ -164,6 +164,19 @@ def _module_context(module: cst.Module, imports: ImportMap) -> ModuleContext:
         if batcher is not None and all(loads[p] == len(batcher.sites) for p in batcher.tensor_params):
             context.batch_helpers[stmt.name.value] = batcher
     return context
+
+
+def _input_fns(module: cst.Module) -> Set[str]:
+    """Functions Estimators call: named `*input_fn`, or passed as `input_fn=`."""
+    names = set()
+    for node in cstutil.functions_in(module):
+        if node.name.value.endswith("input_fn"):
+            names.add(node.name.value)
+    for call in cstutil.calls_of(module):
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "input_fn" and isinstance(arg.value, cst.Name):
+                names.add(arg.value.value)
+    return names
 
 
 def _key_unused(reader: helpers.ReaderHelper, loads: Counter, attribute_loads: Set[str]) -> bool:
@@ -470,14 +483,47 @@ class _PipelineRewriter(cst.CSTTransformer):
         if function is not None and not leading:
             leading = [cst.EmptyLine(indent=False)]  # a blank line after the nested function
         statements[0] = statements[0].with_changes(leading_lines=leading + comments)
+        returned = self._returned_as_dataset(leaves, match)
         if match.tower_loop is not None:
             replacements[batch.path] = [self._in_tower_loop(batch.updated, match, statements)]
+        elif returned is not None:
+            return_leaf, expression = returned
+            replacements[batch.path] = statements
+            replacements[return_leaf.path] = [return_leaf.updated.with_changes(body=[
+                return_leaf.updated.body[0].with_changes(value=cst.parse_expression(expression))])]
         elif match.batch_helper is None:
             statements.append(self._consume(batch.updated, match))
             replacements[batch.path] = statements
         else:
             statements += self._feed_helper(batch.updated, match)
             replacements[batch.path] = statements
+
+    def _returned_as_dataset(self, leaves, match: Match):
+        """(return leaf, new return value) when an Estimator input_fn returns the batch it built.
+
+        Estimators take a Dataset from input_fn: `images, labels = batch(...)` followed by
+        `return {'x': images}, labels` becomes `return dataset.map(lambda images, labels: ...)`.
+        """
+        scope = self.scopes[-1]
+        if not (isinstance(scope, cst.FunctionDef) and scope.name.value in self.context.input_fns):
+            return None
+        if match.batch_helper is not None or match.batch_index + 1 >= len(leaves):
+            return None
+        assign = cstutil.single_assign(leaves[match.batch_index].original)
+        small = cstutil.single_small(leaves[match.batch_index + 1].original)
+        if assign is None or not isinstance(small, cst.Return) or small.value is None:
+            return None
+        targets = towers.target_names(assign[0])
+        local = cstutil.name_uses(scope).stores - set(targets)
+        if not targets or set(cstutil.name_uses(small.value).loads) & local:
+            return None
+        dataset = match.pipeline.dataset_name
+        expression = self.module.code_for_node(small.value)
+        if isinstance(small.value, cst.Tuple) and not small.value.lpar:
+            expression = "(%s)" % expression  # `lambda a, b: x, y` would be a tuple holding a lambda
+        if expression.replace(" ", "").strip("()") in (",".join(targets), "(%s)" % ",".join(targets), targets[0]):
+            return leaves[match.batch_index + 1], dataset
+        return leaves[match.batch_index + 1], "%s.map(lambda %s: %s)" % (dataset, ", ".join(targets), expression)
 
     def _in_tower_loop(self, loop: cst.For, match: Match, statements) -> cst.For:
         """The tower loop with its batching replaced by this tower's shard of the dataset, on the CPU."""

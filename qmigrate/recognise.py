@@ -131,6 +131,7 @@ class ModuleContext:
 
     imports: ImportMap
     module_names: Set[str]
+    input_fns: Set[str] = field(default_factory=set)  # functions an Estimator calls
     reader_helpers: Dict[str, helpers.ReaderHelper] = field(default_factory=dict)
     batch_helpers: Dict[str, helpers.BatchHelper] = field(default_factory=dict)
 

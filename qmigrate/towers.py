@@ -65,7 +65,7 @@ def _per_tower_calls(loop, imports: ImportMap, function: str, module: cst.Module
     found = []
     for leaf in blocks.flatten(loop.body.body, loop.body.body):
         assign = cstutil.single_assign(leaf.original)
-        if assign and isinstance(assign[1], cst.Call) and _names(assign[0]) and dotted(assign[1].func) \
+        if assign and isinstance(assign[1], cst.Call) and target_names(assign[0]) and dotted(assign[1].func) \
                 and not (imports.resolve(assign[1].func) or "").startswith("tensorflow"):
             found.append(TowerConsumer(function, leaf.original, assign[1], dotted(assign[1].func), None, None,
                                        loop, loop_var, module.code_for_node(towers), None, kind="per_tower"))
@@ -88,7 +88,7 @@ def _consumer_at(leaves, index, imports: ImportMap, function: str, module: cst.M
     callee = dotted(call.func)
     if callee is None or (imports.resolve(call.func) or "").startswith("tensorflow"):
         return None
-    names = _names(target)
+    names = target_names(target)
     if not names:
         return None
     prefetch_stmt = prefetch_call = None
@@ -99,7 +99,7 @@ def _consumer_at(leaves, index, imports: ImportMap, function: str, module: cst.M
                 and imports.resolve(later_assign[1].func) == PREFETCH_QUEUE
                 and isinstance(later_assign[0], cst.Name)):
             tensors = later_assign[1].args[0].value if later_assign[1].args else None
-            if isinstance(tensors, (cst.List, cst.Tuple)) and _names(tensors) == names:
+            if isinstance(tensors, (cst.List, cst.Tuple)) and target_names(tensors) == names:
                 prefetch_stmt, prefetch_call = later.original, later_assign[1]
                 consumed = {later_assign[0].value}
                 break
@@ -130,7 +130,7 @@ def _consumer_at(leaves, index, imports: ImportMap, function: str, module: cst.M
     return None
 
 
-def _names(target) -> Tuple[str, ...]:
+def target_names(target) -> Tuple[str, ...]:
     if isinstance(target, cst.Name):
         return (target.value,)
     if isinstance(target, (cst.Tuple, cst.List)) and all(isinstance(e.value, cst.Name) for e in target.elements):

@@ -42,6 +42,8 @@ CASES = [
      "epoch"),
     ("dict_features", "dict_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, threads=2), 50,
      "epoch"),
+    ("estimator_input_fn", "make_input_fn", lambda d: dict(files=_files(d, "dict_*"), batch_size=10, num_epochs=2),
+     100, "epoch"),
     ("comments_scope", "build_input", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 200, ("forever", 50)),
 ]
 

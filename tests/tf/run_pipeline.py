@@ -3,6 +3,7 @@
 usage: run_pipeline.py MODULE_PATH FUNCTION ARGS_JSON MAX_BATCHES OUT_JSON
 Works for queue and tf.data pipelines alike: it starts queue runners, which is a no-op for tf.data.
 Writes {"kind", "static_shapes", "batch_shapes", "examples": [fingerprint per example, in order]}.
+A function returning a Dataset (an Estimator input_fn) is read through a one-shot iterator.
 """
 import hashlib
 import importlib.util
@@ -11,6 +12,7 @@ import sys
 
 import numpy as np
 import tensorflow as tf
+from tensorflow.python.util import nest
 
 
 def load(path):
@@ -21,17 +23,29 @@ def load(path):
 
 
 def flatten(structure):
+    """(a description of the structure, its tensors in a fixed order); a Dataset gives its next element."""
+    if isinstance(structure, tf.data.Dataset):
+        return flatten(structure.make_one_shot_iterator().get_next())
+    return describe(structure), nest.flatten(structure)
+
+
+def describe(structure):
+    """The shape of a nested structure: dicts by sorted key, lists and tuples told apart."""
     if isinstance(structure, dict):
-        return "dict", [structure[k] for k in sorted(structure)]
-    if isinstance(structure, (list, tuple)):
-        return type(structure).__name__, list(structure)
-    return "tensor", [structure]
+        return "{%s}" % ", ".join("%s: %s" % (k, describe(structure[k])) for k in sorted(structure))
+    if isinstance(structure, list):
+        return "[%s]" % ", ".join(describe(v) for v in structure)
+    if isinstance(structure, tuple):
+        return "(%s)" % ", ".join(describe(v) for v in structure)
+    return "T"
 
 
 def main(path, function, args_json, max_batches, out_path):
     tf.set_random_seed(1)
     module = load(path)
     outputs = getattr(module, function)(**json.loads(args_json))
+    if callable(outputs):  # a factory gave an Estimator input_fn: call it as the Estimator would
+        outputs = outputs()
     kind, tensors = flatten(outputs)
     static = [t.get_shape().as_list() if t.get_shape().ndims is not None else None for t in tensors]
     batch_shapes, examples = [], []

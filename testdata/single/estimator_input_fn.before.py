@@ -1,0 +1,30 @@
+"""An Estimator trained from a queue-based input_fn (TF 1.4-era style)."""
+import tensorflow as tf
+
+FEATURES = {
+    'x': tf.FixedLenFeature([3], tf.float32),
+    'id': tf.FixedLenFeature([], tf.int64),
+}
+
+
+def make_input_fn(files, batch_size, num_epochs=None):
+  """Returns an input_fn for tf.estimator: features dict and labels."""
+
+  def train_input_fn():
+    filename_queue = tf.train.string_input_producer(files, num_epochs=num_epochs, shuffle=False)
+    reader = tf.TFRecordReader()
+    _, serialized = reader.read(filename_queue)
+    parsed = tf.parse_single_example(serialized, FEATURES)
+    label = tf.cast(parsed['id'] % 2, tf.int32)
+    x_batch, id_batch, label_batch = tf.train.batch(
+        [parsed['x'], parsed['id'], label], batch_size=batch_size, num_threads=2)
+    return {'x': x_batch, 'id': id_batch}, label_batch
+
+  return train_input_fn
+
+
+def train(files, model_dir):
+  estimator = tf.estimator.LinearClassifier(
+      feature_columns=[tf.feature_column.numeric_column('x', shape=[3])], model_dir=model_dir)
+  estimator.train(input_fn=make_input_fn(files, 10, num_epochs=2))
+  return estimator
