@@ -110,3 +110,24 @@ def test_per_tower_pipelines_keep_their_meaning(cifar_data, tmp_path):
         seen = [example for step in after["ids"][:tower_epoch] for example in step[tower]]
         assert sorted(seen) == list(range(TRAIN_EXAMPLES)), "each tower should read the whole data set"
     assert_trains_like(before, after)
+
+
+def test_deterministic_tier_gives_bitwise_equal_losses(cifar_data, tmp_path):
+    """One tower, no shuffling or random distortion, op-level seeds: 3 epochs, every loss equal."""
+    python = tf_python("1.8")
+    before = os.path.join(TESTDATA, "towers", "deterministic", "before")
+    after = str(tmp_path / "after")
+    migrate_tree(before, after)
+    runs = {}
+    for label, program in (("before", before), ("after", after)):
+        out = str(tmp_path / (label + ".json"))
+        runs[label] = (start_tf(python, "train_towers.py", program, "train_plain", "train_plain", cifar_data,
+                                tmp_path / ("work_" + label), 3 * TRAIN_EXAMPLES // BATCH, out, "batch_size=%d" % BATCH,
+                                "num_gpus=1"), out)
+    got = {}
+    for label, (process, out) in runs.items():
+        finish(process)
+        got[label] = load_json(out)
+    assert got["after"]["ids"] == got["before"]["ids"]  # the same examples in the same order
+    assert got["after"]["losses"] == got["before"]["losses"]
+    assert got["after"]["losses"][-1] < got["after"]["losses"][0]
