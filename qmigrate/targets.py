@@ -10,14 +10,16 @@ class Target:
     compat_v1: bool  # tf.compat.v1 exists (1.13+)
     iterator_method: bool  # Dataset.make_one_shot_iterator() exists (gone in 2.x)
     contrib: bool  # tf.contrib exists (gone in 2.x)
+    unbatch: str  # how to unbatch: "contrib" (1.8), "experimental" (1.12), "method" (1.15)
 
 
+# version: drop_remainder=, tf.compat.v1, make_one_shot_iterator(), tf.contrib, unbatch
 TARGETS: Dict[str, Target] = {
-    "1.8": Target("1.8", drop_remainder_kwarg=False, compat_v1=False, iterator_method=True, contrib=True),
-    "1.10": Target("1.10", drop_remainder_kwarg=True, compat_v1=False, iterator_method=True, contrib=True),
-    "1.12": Target("1.12", drop_remainder_kwarg=True, compat_v1=False, iterator_method=True, contrib=True),
-    "1.13": Target("1.13", drop_remainder_kwarg=True, compat_v1=True, iterator_method=True, contrib=True),
-    "1.15": Target("1.15", drop_remainder_kwarg=True, compat_v1=True, iterator_method=True, contrib=True),
-    "2": Target("2", drop_remainder_kwarg=True, compat_v1=True, iterator_method=False, contrib=False),
+    "1.8": Target("1.8", False, False, True, True, "contrib"),
+    "1.10": Target("1.10", True, False, True, True, "contrib"),
+    "1.12": Target("1.12", True, False, True, True, "experimental"),
+    "1.13": Target("1.13", True, True, True, True, "experimental"),
+    "1.15": Target("1.15", True, True, True, True, "method"),
+    "2": Target("2", True, True, False, False, "method"),
 }
 DEFAULT_TARGET = "1.8"

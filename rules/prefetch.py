@@ -69,7 +69,10 @@ class PrefetchQueue(Rule):
                 dataset = tf.data.Dataset.from_tensor_slices(files)
                 dataset = dataset.shuffle(tf.size(files, out_type=tf.int64), seed=_FILE_ORDER_SEED)
                 dataset = dataset.flat_map(tf.data.TFRecordDataset)
+                # Each tower's shard: blocks of 64 records, before the per-record work.
+                dataset = dataset.batch(64)
                 dataset = dataset.shard(num_shards, shard_index)
+                dataset = dataset.apply(tf.contrib.data.unbatch())
                 dataset = dataset.map(parse_record)
                 dataset = dataset.repeat()
                 dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))

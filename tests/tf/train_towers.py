@@ -13,6 +13,7 @@ import json
 import os
 import re
 import sys
+import time
 
 import numpy as np
 import tensorflow as tf
@@ -21,7 +22,7 @@ DEVICES = 4
 _real_device = tf.device
 _real_session_init = tf.Session.__init__
 _real_run = tf.Session.run
-record = {"losses": [], "ids": []}
+record = {"losses": [], "ids": [], "step_seconds": []}
 
 
 def virtual_device(spec):
@@ -41,7 +42,9 @@ def session_init(self, target="", graph=None, config=None):
 def run(self, fetches, *args, **kwargs):
     ids = self.graph.get_collection("example_ids")
     if isinstance(fetches, list) and len(fetches) == 2 and isinstance(fetches[0], tf.Operation) and ids:
+        start = time.time()
         values = _real_run(self, list(fetches) + ids, *args, **kwargs)
+        record["step_seconds"].append(time.time() - start)
         record["losses"].append(float(values[1]))
         record["ids"].append([v.tolist() for v in values[2:]])
         return values[:2]

@@ -88,7 +88,10 @@ def train():
             with tf.device('/cpu:0'):
               dataset_2 = tf.data.Dataset.from_tensor_slices(files)
               dataset_2 = dataset_2.flat_map(tf.data.TFRecordDataset)
+              # Each tower's shard: blocks of 64 records, before the per-record work.
+              dataset_2 = dataset_2.batch(64)
               dataset_2 = dataset_2.shard(FLAGS.num_gpus, i)
+              dataset_2 = dataset_2.apply(tf.contrib.data.unbatch())
               dataset_2 = dataset_2.map(parse_record_2)
               dataset_2 = dataset_2.repeat()
               dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(FLAGS.batch_size))

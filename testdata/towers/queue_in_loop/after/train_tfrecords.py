@@ -96,7 +96,10 @@ def train():
               dataset_2 = tf.data.Dataset.from_tensor_slices(files)
               dataset_2 = dataset_2.shuffle(tf.size(files, out_type=tf.int64), seed=_FILE_ORDER_SEED)
               dataset_2 = dataset_2.flat_map(tf.data.TFRecordDataset)
+              # Each tower's shard: blocks of 64 records, before the per-record work.
+              dataset_2 = dataset_2.batch(64)
               dataset_2 = dataset_2.shard(FLAGS.num_gpus, i)
+              dataset_2 = dataset_2.apply(tf.contrib.data.unbatch())
               dataset_2 = dataset_2.map(parse_record_2, num_parallel_calls=2)
               dataset_2 = dataset_2.shuffle(400)
               dataset_2 = dataset_2.repeat()

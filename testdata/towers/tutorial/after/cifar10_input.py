@@ -167,7 +167,10 @@ def distorted_inputs(data_dir, batch_size, num_shards=1, shard_index=0):
   dataset = tf.data.Dataset.from_tensor_slices(filenames)
   dataset = dataset.shuffle(tf.size(filenames, out_type=tf.int64), seed=_FILE_ORDER_SEED)
   dataset = dataset.flat_map(lambda filename: tf.data.FixedLengthRecordDataset(filename, record_bytes=1 + (32 * 32 * 3)))
+  # Each tower's shard: blocks of 64 records, before the per-record work.
+  dataset = dataset.batch(64)
   dataset = dataset.shard(num_shards, shard_index)
+  dataset = dataset.apply(tf.contrib.data.unbatch())
   dataset = dataset.map(parse_record, num_parallel_calls=4)
   dataset = dataset.shuffle(min_queue_examples + 3 * batch_size)
   dataset = dataset.repeat()
