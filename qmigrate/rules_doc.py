@@ -26,3 +26,21 @@ def explain(code: str) -> Optional[str]:
                 example.before.splitlines(True), example.after.splitlines(True), "before.py", "after.py")]
             break
     return "\n".join(lines)
+
+
+def reference() -> str:
+    """docs/rules.md: every rule's page, in code order (regenerate: python -m qmigrate.rules_doc)."""
+    pages = ["# qmigrate rules", "",
+             "Generated from the rules' own docstrings and tested examples by `python -m qmigrate.rules_doc`;",
+             "a test keeps this file in sync with the code.", "", "```", rule_table(), "```"]
+    for rule in sorted(ALL_RULES, key=lambda r: r.code):
+        pages += ["", "## %s %s" % (rule.code, rule.__name__), "", "```", explain(rule.code), "```"]
+    return "\n".join(pages) + "\n"
+
+
+if __name__ == "__main__":
+    import os
+
+    target = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "rules.md")
+    with open(target, "w", encoding="utf-8") as handle:
+        handle.write(reference())

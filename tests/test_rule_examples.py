@@ -46,3 +46,14 @@ def test_rule_example(rule, index, example, tmp_path):
     cst.parse_module(output)
     expect_fixed = example.after is not None and (rule.safety is Safety.SAFE or example.unsafe)
     assert codes[rule.code].fixed == expect_fixed
+
+
+def test_rules_reference_in_docs_is_current():
+    """docs/rules.md is generated from the rules; regenerate with `python -m qmigrate.rules_doc`."""
+    import os
+
+    from conftest import ROOT
+    from qmigrate.rules_doc import reference
+
+    with open(os.path.join(ROOT, "docs", "rules.md"), encoding="utf-8") as handle:
+        assert handle.read() == reference()
