@@ -13,7 +13,7 @@ def make_input_fn(files, batch_size, num_epochs=None):
   def train_input_fn():
     def parse_record(serialized):
       parsed = tf.parse_single_example(serialized, FEATURES)
-      label = tf.cast(parsed['id'] % 2, tf.int32)
+      label = tf.cast(parsed['x'][0] > 24.5, tf.int32)
       return parsed['x'], parsed['id'], label
 
     dataset = tf.data.Dataset.from_tensor_slices(files)
@@ -27,8 +27,8 @@ def make_input_fn(files, batch_size, num_epochs=None):
   return train_input_fn
 
 
-def train(files, model_dir):
+def train(files, model_dir, epochs=2):
   estimator = tf.estimator.LinearClassifier(
       feature_columns=[tf.feature_column.numeric_column('x', shape=[3])], model_dir=model_dir)
-  estimator.train(input_fn=make_input_fn(files, 10, num_epochs=2))
+  estimator.train(input_fn=make_input_fn(files, 10, num_epochs=epochs))
   return estimator

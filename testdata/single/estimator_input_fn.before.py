@@ -15,7 +15,7 @@ def make_input_fn(files, batch_size, num_epochs=None):
     reader = tf.TFRecordReader()
     _, serialized = reader.read(filename_queue)
     parsed = tf.parse_single_example(serialized, FEATURES)
-    label = tf.cast(parsed['id'] % 2, tf.int32)
+    label = tf.cast(parsed['x'][0] > 24.5, tf.int32)
     x_batch, id_batch, label_batch = tf.train.batch(
         [parsed['x'], parsed['id'], label], batch_size=batch_size, num_threads=2)
     return {'x': x_batch, 'id': id_batch}, label_batch
@@ -23,8 +23,8 @@ def make_input_fn(files, batch_size, num_epochs=None):
   return train_input_fn
 
 
-def train(files, model_dir):
+def train(files, model_dir, epochs=2):
   estimator = tf.estimator.LinearClassifier(
       feature_columns=[tf.feature_column.numeric_column('x', shape=[3])], model_dir=model_dir)
-  estimator.train(input_fn=make_input_fn(files, 10, num_epochs=2))
+  estimator.train(input_fn=make_input_fn(files, 10, num_epochs=epochs))
   return estimator
