@@ -1,9 +1,10 @@
 """Input-only throughput of the tutorial layout's 4-tower input, queue vs tf.data (TF 1.x venv).
 
-usage: tf_input_throughput.py PROGRAM_DIR DATA_DIR KIND STEPS   (KIND: queue | dataset)
+usage: tf_input_throughput.py PROGRAM_DIR DATA_DIR KIND STEPS   (KIND: queue | shard | shared-iterator)
 Builds the input as the program's train script does for 4 towers (queue: one distorted_inputs()
-and a prefetch_queue dequeued per tower; dataset: one sharded distorted_inputs() per tower, on
-the CPU), runs STEPS steps that fetch every tower's batch, and prints examples/s as JSON.
+and a prefetch_queue dequeued per tower; shard: one sharded distorted_inputs() per tower;
+shared-iterator: every tower's distorted_inputs() takes batches from one iterator), runs STEPS
+steps that fetch every tower's batch, and prints examples/s as JSON.
 """
 import json
 import sys
@@ -24,8 +25,11 @@ def main(program, data_dir, kind, steps):
             images, labels, ids = cifar10.distorted_inputs()
             queue = tf.contrib.slim.prefetch_queue.prefetch_queue([images, labels, ids], capacity=2 * TOWERS)
             batches = [queue.dequeue()[0] for _ in range(TOWERS)]
-        else:
+        elif kind == "shard":
             batches = [cifar10.distorted_inputs(num_shards=TOWERS, shard_index=i)[0] for i in range(TOWERS)]
+        else:
+            shared = {}
+            batches = [cifar10.distorted_inputs(shared_iterators=shared)[0] for _ in range(TOWERS)]
         fetch = [tf.reduce_sum(b) for b in batches]  # touch every batch without copying it out
         config = tf.ConfigProto(device_count={"CPU": TOWERS})
         with tf.Session(config=config) as sess:

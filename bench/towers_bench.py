@@ -2,8 +2,8 @@
 
 usage: python bench/towers_bench.py [--steps N] [--rounds R]
 Measures, in one run and alternating before/after each round: input-only throughput for 4
-towers (examples/s, no model), and training step time on 4 virtual CPU devices (this machine
-has no GPU). Prints medians and after/before ratios. Needs the TF 1.8 venv
+towers (examples/s, no model; the migrated input with both tower strategies), and training step
+time (default strategy) on 4 virtual CPU devices (this machine has no GPU). Prints medians and after/before ratios. Needs the TF 1.8 venv
 (scripts/make_tf_venv.sh 1.8).
 """
 import argparse
@@ -48,10 +48,13 @@ def main():
         after = os.path.join(work, "after")
         shutil.copytree(before, after)
         api.migrate([after], Options(), write=True)
-        throughput = {"queue": [], "dataset": []}
+        shared = os.path.join(work, "after_shared")
+        shutil.copytree(before, shared)
+        api.migrate([shared], Options(tower_strategy="shared-iterator"), write=True)
+        throughput = {"queue": [], "shard": [], "shared-iterator": []}
         step = {"before": [], "after": []}
         for _ in range(options.rounds):
-            for kind, program in (("queue", before), ("dataset", after)):
+            for kind, program in (("queue", before), ("shard", after), ("shared-iterator", shared)):
                 out = run(python, os.path.join(ROOT, "bench", "tf_input_throughput.py"), program, data, kind,
                           options.steps)
                 throughput[kind].append(json.loads(out.strip().splitlines()[-1])["examples_per_second"])
@@ -64,8 +67,9 @@ def main():
                 step[label].append(statistics.median(seconds))
         report = {
             "input_examples_per_second": {k: round(statistics.median(v)) for k, v in throughput.items()},
-            "input_ratio_after_over_before": round(statistics.median(throughput["dataset"])
-                                                   / statistics.median(throughput["queue"]), 2),
+            "input_ratio_after_over_before": {
+                kind: round(statistics.median(throughput[kind]) / statistics.median(throughput["queue"]), 2)
+                for kind in ("shard", "shared-iterator")},
             "train_step_seconds": {k: round(statistics.median(v), 4) for k, v in step.items()},
             "train_step_ratio_after_over_before": round(statistics.median(step["after"])
                                                         / statistics.median(step["before"]), 2),

@@ -134,7 +134,11 @@ def _link_towers(sources, analyses, results, options) -> None:
                 findings.append((path, consumer))
                 if not options.unsafe:
                     continue
-            linker.add_edits(edits, path, consumer, chain)
+            # The unsafe fixes for shared batches and per-tower pipelines always shard.
+            strategy = options.tower_strategy if consumer.kind == "prefetch" else "shard"
+            reason = linker.add_edits(edits, path, consumer, chain, strategy)
+            if reason:
+                failures.append((path, consumer, reason))
     for path, module_edits in edits.items():
         module = module_of(path)
         done = _guarded(path, sources[path],

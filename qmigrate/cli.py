@@ -24,11 +24,15 @@ EXIT_CLEAN, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 @click.option("--unsafe", is_flag=True,
               help="Also apply unsafe fixes (valid code whose behaviour differs, e.g. sharding the batch that "
                    "every tower shared).")
+@click.option("--tower-strategy", type=click.Choice(["shard", "shared-iterator"]), default="shard",
+              show_default=True,
+              help="How the towers of a multi-GPU loop share a migrated pipeline: an iterator per tower on its own "
+                   "shard, or one iterator that every tower takes batches from (like the prefetch queue).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when queue code is found (errors still exit 2).")
 @click.option("--color/--no-color", default=None, help="Colour the diff (default: when stdout is a terminal).")
 @click.option("--list-rules", is_flag=True, help="List every rule: code, name, safety, summary.")
 @click.option("--explain", metavar="CODE", help="Show a rule's documentation.")
-def main(paths, mode, target_tf, output_format, unsafe, exit_zero, color, list_rules, explain):
+def main(paths, mode, target_tf, output_format, unsafe, tower_strategy, exit_zero, color, list_rules, explain):
     """Rewrite TensorFlow 1.x queue-based input pipelines into tf.data.
 
     PATHS are files or directories (searched for *.py). Exit status: 0 nothing to migrate;
@@ -49,7 +53,7 @@ def main(paths, mode, target_tf, output_format, unsafe, exit_zero, color, list_r
     if not paths:
         raise click.UsageError("give at least one file or directory")
 
-    results = api.migrate(paths, Options(target=TARGETS[target_tf], unsafe=unsafe), write=(mode == "write"))
+    results = api.migrate(paths, Options(target=TARGETS[target_tf], unsafe=unsafe, tower_strategy=tower_strategy), write=(mode == "write"))
     if output_format == "json":
         click.echo(render.as_json(results))
     else:

@@ -34,6 +34,7 @@ def may_contain_queue_code(source: bytes) -> bool:
 class Options:
     target: Target = TARGETS["1.8"]
     unsafe: bool = False  # also apply fixes whose safety is UNSAFE
+    tower_strategy: str = "shard"  # how towers share a pipeline: "shard" | "shared-iterator"
 
 
 @dataclass
@@ -351,6 +352,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.analysis = analysis
         self.tf = imports.local_name_for("tensorflow") or "tf"
         self.names = NamePool(set(cstutil.name_uses(module).stores) | set(cstutil.name_uses(module).loads))
+        self.iterator_holder = self.names.fresh("input_iterators") if edits.consumers else None
         self.scopes: List[cst.CSTNode] = [module]
         self.parents: List[cst.CSTNode] = []
 
@@ -374,18 +376,17 @@ class _PipelineRewriter(cst.CSTTransformer):
     def leave_FunctionDef(self, original_node, updated_node):
         name = original_node.name.value
         if len(self.scopes) == 2 and (name in self.edits.shard_functions or name in self.edits.passthrough):
-            return towers.with_shard_params(updated_node)
+            return towers.with_tower_params(updated_node, self.edits.strategy)
         return updated_node
 
     def leave_Call(self, original_node, updated_node):
         consumer = self.per_tower_calls.get(id(original_node))
         if consumer is not None:  # each tower's own pipeline now reads only its shard
-            return towers.with_shard_args(updated_node, cst.parse_expression(consumer.num_towers),
-                                          cst.Name(consumer.loop_var))
+            return towers.with_keywords(updated_node, towers.tower_keywords(
+                consumer, "shard", None, self.module.config_for_parsing))
         callee = self.edits.passthrough.get(self._function_name())
         if callee is not None and dotted(original_node.func) == callee:
-            return towers.with_shard_args(updated_node, cst.Name(towers.SHARD_PARAMS[0]),
-                                          cst.Name(towers.SHARD_PARAMS[1]))
+            return towers.with_keywords(updated_node, towers.passed_on(self.edits.strategy))
         return updated_node
 
     def leave_IndentedBlock(self, original_node, updated_node):
@@ -407,7 +408,10 @@ class _PipelineRewriter(cst.CSTTransformer):
         removed: Set[blocks.Path] = set()
         sharded = self._function_name() in self.edits.shard_functions
         for match in found.matches:
-            if sharded:
+            if sharded and self.edits.strategy == "shared-iterator":
+                match.pipeline = dataclasses.replace(match.pipeline, shared_iterator_key=self._function_name(),
+                                                     iterator_name=self.names.fresh("iterator"))
+            elif sharded:
                 match.pipeline = self._sharded(match.pipeline, Sharding(*towers.SHARD_PARAMS))
             elif match.tower_loop is not None:
                 match.pipeline = self._sharded(match.pipeline, match.pipeline.sharding)
@@ -436,15 +440,22 @@ class _PipelineRewriter(cst.CSTTransformer):
                 continue
             config = self.module.config_for_parsing
             comments = cstutil.comments_in(consumer.source_stmt)
+            keywords = towers.tower_keywords(consumer, self.edits.strategy, self.iterator_holder, config)
             if leaf.original is consumer.dequeue_stmt:
                 target = cstutil.single_assign(leaf.updated)[0]
                 replacements[leaf.path] = [towers.tower_input(consumer, target, leaf.updated.leading_lines,
-                                                              self.tf, config, comments)]
+                                                              self.tf, config, comments, keywords)]
                 self.analysis.fixed_calls.add(id(consumer.prefetch_call))
             elif leaf.original is consumer.use_stmt:
                 target = cstutil.single_assign(consumer.source_stmt)[0]
-                tower = towers.tower_input(consumer, target, leaf.updated.leading_lines, self.tf, config, comments)
+                tower = towers.tower_input(consumer, target, leaf.updated.leading_lines, self.tf, config, comments,
+                                           keywords)
                 replacements[leaf.path] = [tower, leaf.updated.with_changes(leading_lines=[])]
+            elif leaf.original is consumer.source_stmt and self.edits.strategy == "shared-iterator":
+                # The towers' shared iterator lives in this dict, made where the input was built.
+                holder = cst.parse_statement("%s = {}\n" % self.iterator_holder, config)
+                replacements[leaf.path] = [holder.with_changes(leading_lines=[
+                    line for line in leaf.updated.leading_lines if line.comment is None])]
             else:
                 removed.add(leaf.path)
 
@@ -542,7 +553,7 @@ class _PipelineRewriter(cst.CSTTransformer):
     def _feed_helper(self, batch_stmt: cst.BaseStatement, match: Match) -> List[cst.BaseStatement]:
         """`a, b = <next element>` and the batching helper's call, given the batch instead of tensors."""
         use = match.batch_helper
-        element = synth.next_element(match.pipeline.dataset_name, self.tf, self.target)
+        element = synth.next_element(match.pipeline, self.tf, self.target)
         targets = ", ".join(use.targets) + ("," if len(use.targets) == 1 else "")
         assign = cst.parse_statement("%s = %s\n" % (targets, element), self.module.config_for_parsing)
         call = cstutil.statement_value(batch_stmt)
@@ -583,7 +594,7 @@ class _PipelineRewriter(cst.CSTTransformer):
 
     def _consume(self, batch_stmt: cst.SimpleStatementLine, match: Match) -> cst.BaseStatement:
         """The batching statement, its call replaced by the iterator's next element."""
-        element = synth.next_element(match.pipeline.dataset_name, self.tf, self.target)
+        element = synth.next_element(match.pipeline, self.tf, self.target)
         small = batch_stmt.body[0]
         if (match.element_kind == "tuple" and isinstance(small, cst.Assign)
                 and not isinstance(small.targets[0].target, (cst.Tuple, cst.List))):

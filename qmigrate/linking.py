@@ -31,13 +31,23 @@ class Linker:
         return self._chain(path, consumer.callee)
 
     @staticmethod
-    def add_edits(edits: Dict[str, towers.TowerEdits], path: str, consumer: towers.TowerConsumer, chain) -> None:
-        """Record what linking `consumer` to its pipeline asks of each module on the way."""
-        edits.setdefault(path, towers.TowerEdits()).consumers.append(consumer)
+    def add_edits(edits: Dict[str, towers.TowerEdits], path: str, consumer: towers.TowerConsumer, chain,
+                  strategy: str) -> Optional[str]:
+        """Record what linking `consumer` to its pipeline asks of each module on the way.
+
+        Returns why not (nothing recorded) when a module on the way already serves another strategy.
+        """
+        paths = [path] + [link_path for (link_path, _), _ in chain]
+        if any(p in edits and edits[p].strategy != strategy for p in paths):
+            return "its input is shared with towers that use another strategy"
+        for p in paths:
+            edits.setdefault(p, towers.TowerEdits(strategy=strategy))
+        edits[path].consumers.append(consumer)
         for (link_path, function), callee in chain[:-1]:
-            edits.setdefault(link_path, towers.TowerEdits()).passthrough[function] = callee
+            edits[link_path].passthrough[function] = callee
         (last_path, last_function), _ = chain[-1]
-        edits.setdefault(last_path, towers.TowerEdits()).shard_functions.add(last_function)
+        edits[last_path].shard_functions.add(last_function)
+        return None
 
     def _chain(self, path: str, callee: str):
         """[((path, function), callee it passes the shard to)...], ending at the pipeline function."""

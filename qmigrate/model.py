@@ -72,3 +72,6 @@ class Pipeline:
     file_name_param: str = "filename"
     prefetch: str = "1"
     sharding: Optional[Sharding] = None
+    # Towers share one iterator, kept in the dict parameter `shared_iterators` under this key.
+    shared_iterator_key: Optional[str] = None
+    iterator_name: str = "iterator"

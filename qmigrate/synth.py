@@ -12,6 +12,7 @@ from qmigrate.targets import Target
 # Records per shard block. Measured on the CIFAR-10 tutorial's input (4 shards, TF 1.8):
 # record-by-record sharding 10.1k examples/s, blocks of 64 16.8k, the queue version 13.5k.
 SHARD_BLOCK = 64
+SHARED_ITERATORS = "shared_iterators"
 
 _READER_DATASETS = {
     "tfrecord": "TFRecordDataset",
@@ -84,7 +85,18 @@ def dataset_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]
         # TF 1.8 has no drop_remainder=; this keeps the static batch dimension too.
         stage("apply(%s.contrib.data.batch_and_drop_remainder(%s))" % (tf, batching.batch_size))
     stage("prefetch(%s)" % pipeline.prefetch)
+    if pipeline.shared_iterator_key:
+        # Every tower that passes the same dict gets its batches from one iterator, as from a queue.
+        out.append("if %s is None:\n    %s = {}" % (SHARED_ITERATORS, SHARED_ITERATORS))
+        out.append("%s = %s.setdefault(%r, %s)" % (
+            pipeline.iterator_name, SHARED_ITERATORS, pipeline.shared_iterator_key, _one_shot(ds, tf, target)))
     return out
+
+
+def _one_shot(dataset: str, tf: str, target: Target) -> str:
+    if target.iterator_method:
+        return "%s.make_one_shot_iterator()" % dataset
+    return "%s.compat.v1.data.make_one_shot_iterator(%s)" % (tf, dataset)
 
 
 def _unbatch(tf: str, target: Target) -> str:
@@ -94,8 +106,8 @@ def _unbatch(tf: str, target: Target) -> str:
     return "apply(%s.%s.unbatch())" % (tf, module)
 
 
-def next_element(dataset: str, tf: str, target: Target) -> str:
+def next_element(pipeline: Pipeline, tf: str, target: Target) -> str:
     """Source of an expression giving the dataset's next element (a one-shot iterator)."""
-    if target.iterator_method:
-        return "%s.make_one_shot_iterator().get_next()" % dataset
-    return "%s.compat.v1.data.make_one_shot_iterator(%s).get_next()" % (tf, dataset)
+    if pipeline.shared_iterator_key:
+        return "%s.get_next()" % pipeline.iterator_name
+    return "%s.get_next()" % _one_shot(pipeline.dataset_name, tf, target)

@@ -175,44 +175,67 @@ class TowerEdits:
     shard_functions: set = field(default_factory=set)  # pipeline functions that take a shard
     passthrough: dict = field(default_factory=dict)  # function -> callee to pass the shard on to
     consumers: list = field(default_factory=list)  # TowerConsumer found in this module
+    strategy: str = "shard"
 
     def __bool__(self) -> bool:
         return bool(self.shard_functions or self.passthrough or self.consumers)
 
 
-def with_shard_params(function: cst.FunctionDef) -> cst.FunctionDef:
+STRATEGIES = ("shard", "shared-iterator")
+SHARED_PARAM = "shared_iterators"
+
+
+def tower_params(strategy: str) -> Tuple[Tuple[str, str], ...]:
+    """The keyword parameters (name, default) an input function gains for a strategy."""
+    if strategy == "shared-iterator":
+        return ((SHARED_PARAM, "None"),)
+    return ((SHARD_PARAMS[0], "1"), (SHARD_PARAMS[1], "0"))
+
+
+def with_tower_params(function: cst.FunctionDef, strategy: str) -> cst.FunctionDef:
     """`def f(a, b)` → `def f(a, b, num_shards=1, shard_index=0)` (defaults keep old callers working)."""
     present = {p.name.value for p in function.params.params} | {p.name.value for p in function.params.kwonly_params}
     params = list(function.params.params)
-    for name, default in zip(SHARD_PARAMS, ("1", "0")):
+    for name, default in tower_params(strategy):
         if name not in present:
-            params.append(cst.Param(cst.Name(name), default=cst.Integer(default),
+            params.append(cst.Param(cst.Name(name), default=cst.parse_expression(default),
                                     equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))))
     if params and params[-1].comma is not cst.MaybeSentinel.DEFAULT:
         params[-1] = params[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     return function.with_changes(params=function.params.with_changes(params=params))
 
 
-def with_shard_args(call: cst.Call, num_shards: cst.BaseExpression, index: cst.BaseExpression) -> cst.Call:
-    """The call with `num_shards=..., shard_index=...` appended."""
+def with_keywords(call: cst.Call, keywords) -> cst.Call:
+    """The call with `name=value` arguments appended, for each (name, expression) pair."""
     args = list(call.args)
-    if args:
-        args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
     equal = cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))
-    args.append(cst.Arg(num_shards, keyword=cst.Name(SHARD_PARAMS[0]), equal=equal,
-                        comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))))
-    args.append(cst.Arg(index, keyword=cst.Name(SHARD_PARAMS[1]), equal=equal))
+    for name, value in keywords:
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        args.append(cst.Arg(value, keyword=cst.Name(name), equal=equal))
     return call.with_changes(args=args)
 
 
+def passed_on(strategy: str):
+    """What a function between the towers and the pipeline passes on: its own parameters."""
+    return [(name, cst.Name(name)) for name, _ in tower_params(strategy)]
+
+
+def tower_keywords(consumer: TowerConsumer, strategy: str, holder: str, config):
+    """What each tower passes: its shard, or the dict holding the one shared iterator."""
+    if strategy == "shared-iterator":
+        return [(SHARED_PARAM, cst.Name(holder))]
+    return [(SHARD_PARAMS[0], cst.parse_expression(consumer.num_towers, config)),
+            (SHARD_PARAMS[1], cst.Name(consumer.loop_var))]
+
+
 def tower_input(consumer: TowerConsumer, target: cst.BaseExpression, leading, tf: str, config,
-                comments) -> cst.BaseStatement:
+                comments, keywords) -> cst.BaseStatement:
     """`with tf.device('/cpu:0'): <target> = source(..., num_shards=N, shard_index=i)` for one tower.
 
     Dataset and iterator ops are CPU kernels: under a `/gpu:N` scope they need soft placement.
     """
-    call = with_shard_args(consumer.source_call, cst.parse_expression(consumer.num_towers, config),
-                           cst.Name(consumer.loop_var))
+    call = with_keywords(consumer.source_call, keywords)
     assign = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], call)])
     indent = config.default_indent
     wrapper = cst.parse_statement("with %s.device('/cpu:0'):\n%spass\n" % (tf, indent), config)

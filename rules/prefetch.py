@@ -17,6 +17,9 @@ class PrefetchQueue(Rule):
     functions between the tower loop and the pipeline pass them on. All shards read the files
     in one order (a per-process seed), and each reads every record but maps only its own.
 
+    With `--tower-strategy shared-iterator` the towers instead take batches from one iterator
+    (the input function gains `shared_iterators=None`), which is the queue's meaning exactly.
+
     ## Limitations
     The tower loop must be `for i in range(n)` with a `tf.device` inside, and the input must come
     from a function in the files migrated together whose pipeline qmigrate migrates.

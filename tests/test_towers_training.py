@@ -131,3 +131,11 @@ def test_deterministic_tier_gives_bitwise_equal_losses(cifar_data, tmp_path):
     assert got["after"]["ids"] == got["before"]["ids"]  # the same examples in the same order
     assert got["after"]["losses"] == got["before"]["losses"]
     assert got["after"]["losses"][-1] < got["after"]["losses"][0]
+
+
+def test_tutorial_layout_with_one_shared_iterator(cifar_data, tmp_path):
+    """--tower-strategy shared-iterator: every tower takes its batches from one iterator."""
+    before, after = _train_both("tutorial", cifar_data, tmp_path, "cifar10_multi_gpu_train", "cifar10",
+                                tower_strategy="shared-iterator")
+    assert_each_example_once_per_epoch_and_towers_disjoint(after)
+    assert_trains_like(before, after)
