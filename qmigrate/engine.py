@@ -15,8 +15,9 @@ from qmigrate import blocks, cstutil, helpers, synth, towers
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Safety, Status
 from qmigrate.names import ImportMap, dotted
+from qmigrate.positions import call_positions
 from qmigrate.recognise import Match, ModuleContext, NamePool, recognise_block
-from qmigrate.rules import ALL_RULES, rule_for
+from qmigrate.rules import ALL_RULES, BATCHERS, PRODUCERS, READERS, rule_for
 from qmigrate.rules import queue_runners
 from qmigrate.targets import TARGETS, Target
 
@@ -51,7 +52,7 @@ class FileAnalysis:
     pipelines: int = 0
     pipeline_functions: Counter = field(default_factory=Counter)  # function name -> pipelines migrated
     findings: List[Tuple[type, cst.CSTNode, bool]] = field(default_factory=list)  # (rule, node, fixed)
-    positions: object = None  # node -> CodeRange, for the module as parsed
+    positions: object = None  # _Positions of the module as parsed
 
     def add_finding(self, rule, node: cst.CSTNode, fixed: bool) -> None:
         self.findings.append((rule, node, fixed))
@@ -71,10 +72,9 @@ class FileAnalysis:
                 message += "; not rewritten: %s; to do: %s" % (reason, rule.advice)
             diagnostics.append(Diagnostic(self.path, line, column, rule.code, message, fixed, rule.safety))
         for rule, node, fixed in self.findings:
-            start = self.positions[node].start
+            line, column = self.positions.start(node)
             message = rule.message if fixed else "%s; to do: %s" % (rule.message, rule.advice)
-            diagnostics.append(Diagnostic(self.path, start.line, start.column + 1, rule.code, message, fixed,
-                                          rule.safety))
+            diagnostics.append(Diagnostic(self.path, line, column, rule.code, message, fixed, rule.safety))
         diagnostics.sort(key=Diagnostic.sort_key)
         new_source = self.new_module.bytes if self.new_module is not self.module else None
         if new_source == self.source:
@@ -88,6 +88,21 @@ class FileAnalysis:
         else:
             status = Status.PARTIAL
         return FileResult(self.path, status, tuple(diagnostics), self.source, new_source)
+
+
+class _Positions:
+    """Node positions from libcst, resolved only if something asks (it regenerates the module)."""
+
+    def __init__(self, module: cst.Module):
+        self.module = module
+        self._resolved = None
+
+    def start(self, node: cst.CSTNode) -> Tuple[int, int]:
+        """(line, 1-based column) where the node starts."""
+        if self._resolved is None:
+            self._resolved = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        start = self._resolved[node].start
+        return start.line, start.column + 1
 
 
 _PLUMBING = (queue_runners.StartQueueRunners, queue_runners.Coordinator)
@@ -110,19 +125,20 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     """
     module = module if module is not None else parse(source)
     edits = edits or towers.TowerEdits()
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
     imports = ImportMap(module)
+    positions = _Positions(module)
     analysis = FileAnalysis(path, source, module, module, positions=positions)
     suppressed = _suppressed_lines(module)
-    for call in _queue_calls(module, imports):
+    calls = _queue_calls(module, imports)
+    cheap = call_positions(source, module.encoding, calls, imports, lambda name: rule_for(name) is not None)
+    for call in calls:
         rule = rule_for(imports.resolve(call.func))
-        start = positions[call].start
-        if rule.code in suppressed.get(start.line, ()) or "*" in suppressed.get(start.line, ()):
+        line, column = cheap[id(call)] if cheap is not None else positions.start(call)
+        if rule.code in suppressed.get(line, ()) or "*" in suppressed.get(line, ()):
             continue
-        analysis.occurrences.append((rule, call, start.line, start.column + 1))
-    if not analysis.occurrences and not edits:
-        return analysis
+        analysis.occurrences.append((rule, call, line, column))
+    if not edits and not _may_hold_pipeline(analysis.occurrences):
+        return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     context = _module_context(module, imports)
     rewriter = _PipelineRewriter(module, context, options.target, analysis, edits)
     new_module = module.visit(rewriter)
@@ -145,6 +161,12 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         new_module = drop_unused_tf_imports(module, new_module, imports)
     analysis.new_module = new_module
     return analysis
+
+
+def _may_hold_pipeline(occurrences) -> bool:
+    """A pipeline needs a producer, a reader and a batching call in the module."""
+    rules = {rule for rule, _, _, _ in occurrences}
+    return all(rules & set(family) for family in (PRODUCERS, READERS, BATCHERS))
 
 
 def _module_context(module: cst.Module, imports: ImportMap) -> ModuleContext:
@@ -351,7 +373,8 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.target = target
         self.analysis = analysis
         self.tf = imports.local_name_for("tensorflow") or "tf"
-        self.names = NamePool(set(cstutil.name_uses(module).stores) | set(cstutil.name_uses(module).loads))
+        uses = cstutil.name_uses(module)
+        self.names = NamePool(set(uses.stores) | set(uses.loads))
         self.iterator_holder = self.names.fresh("input_iterators") if edits.consumers else None
         self.scopes: List[cst.CSTNode] = [module]
         self.parents: List[cst.CSTNode] = []
