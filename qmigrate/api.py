@@ -46,8 +46,9 @@ def _guarded(path: str, source: bytes, work):
         return work()
     except cst.ParserSyntaxError as error:
         return _failed(path, "does not parse: line %d: %s" % (error.raw_line, error.message), source)
-    except (UnicodeDecodeError, LookupError) as error:
-        return _failed(path, "cannot decode: %s" % error, source)
+    except (UnicodeDecodeError, LookupError, SyntaxError) as error:
+        # SyntaxError here is the encoding detection's ("invalid or missing encoding declaration").
+        return _failed(path, "cannot decode: %s" % (getattr(error, "msg", None) or error), source)
     except RecursionError:
         return _failed(path, "nesting too deep to analyse", source)
     except Exception as error:  # a bug of ours must not stop the run or lose a file
@@ -158,10 +159,23 @@ def _link_towers(sources, analyses, results, options) -> None:
             analyses[path].add_finding(rule, consumer.source_call, fixed=options.unsafe)
 
 def atomic_write(path: str, data: bytes) -> None:
-    """Replace the file behind `path` (links followed) with `data`, keeping its mode; all or nothing."""
+    """Replace the file behind `path` (links followed) with `data`, keeping its mode; all or nothing.
+
+    The new content is written to an unnamed file in the same folder (O_TMPFILE) and only given a
+    name once complete, immediately renamed over the original: a run killed at any moment leaves
+    either the old file or the new one, and no temporary file. Where that is not possible, a named
+    temporary file is used and removed on any error or interruption (SIGINT, and SIGTERM through
+    the CLI's handler); only a SIGKILL in the midst of writing one file can then leave it behind.
+    """
     real = os.path.realpath(path)
     folder = os.path.dirname(real) or "."
     mode = os.stat(real).st_mode & 0o7777
+    if hasattr(os, "O_TMPFILE"):
+        try:
+            _write_unnamed_then_rename(folder, real, data, mode)
+            return
+        except OSError:
+            pass  # unsupported here (some file systems, or linkat across /proc): the target is untouched
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=".qmigrate-", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:
@@ -174,3 +188,22 @@ def atomic_write(path: str, data: bytes) -> None:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def _write_unnamed_then_rename(folder: str, target: str, data: bytes, mode: int) -> None:
+    fd = os.open(folder, os.O_TMPFILE | os.O_WRONLY, mode)
+    try:
+        remaining = memoryview(data)
+        while remaining:
+            remaining = remaining[os.write(fd, remaining):]
+        os.fchmod(fd, mode)
+        os.fsync(fd)
+        name = os.path.join(folder, ".qmigrate-%d-%d.tmp" % (os.getpid(), fd))
+        os.link("/proc/self/fd/%d" % fd, name)  # the name exists only between here and the rename
+        try:
+            os.replace(name, target)
+        except BaseException:
+            os.unlink(name)
+            raise
+    finally:
+        os.close(fd)

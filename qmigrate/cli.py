@@ -1,4 +1,5 @@
 """The command line: options in, `api.migrate` called, `render` prints. No libcst here."""
+import signal
 import sys
 
 import click
@@ -9,6 +10,10 @@ from qmigrate.engine import Options
 from qmigrate.targets import DEFAULT_TARGET, TARGETS
 
 EXIT_CLEAN, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
+
+
+def _terminate(signum, frame):
+    raise SystemExit(128 + signum)
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -53,6 +58,9 @@ def main(paths, mode, target_tf, output_format, unsafe, tower_strategy, exit_zer
     if not paths:
         raise click.UsageError("give at least one file or directory")
 
+    if mode == "write":
+        # A terminated run must still clean up the file it was writing: turn SIGTERM into an exception.
+        signal.signal(signal.SIGTERM, _terminate)
     results = api.migrate(paths, Options(target=TARGETS[target_tf], unsafe=unsafe, tower_strategy=tower_strategy), write=(mode == "write"))
     if output_format == "json":
         click.echo(render.as_json(results))

@@ -1,0 +1,186 @@
+"""Hostile inputs through --check, --diff and --write: nothing is lost, one bad file never stops a run.
+
+The corpus is made at test time (permissions, links and loops cannot live in git): Python 2,
+syntax errors, an empty file, a PEP 263 latin-1 file, a UTF-8 BOM, CRLF line endings, tabs, a
+5 MB file, nesting deeper than Python allows, symlinks (to a file, to a folder, in a loop,
+dangling), a read-only file, a file without read permission, binary content named .py.
+"""
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+
+import libcst as cst
+import pytest
+from click.testing import CliRunner
+
+from qmigrate import api
+from qmigrate.cli import main
+
+PIPELINE = (
+    "def inputs(files):\n"
+    "{i}queue = tf.train.string_input_producer(files)\n"
+    "{i}reader = tf.TFRecordReader()\n"
+    "{i}_, record = reader.read(queue)\n"
+    "{i}return tf.train.batch([record], batch_size=8)\n"
+)
+
+
+def _pipeline(indent="    ", newline="\n"):
+    return ("import tensorflow as tf\n\n\n" + PIPELINE.format(i=indent)).replace("\n", newline)
+
+
+def make_corpus(root):
+    """{name: what the run must do with it}: 'migrate', 'fail' (reported, untouched) or 'clean'."""
+    files = {
+        "latin1.py": (b"# -*- coding: latin-1 -*-\n# caf\xe9 au lait\n" + _pipeline().encode("latin-1"), "migrate"),
+        "bom.py": (b"\xef\xbb\xbf" + _pipeline().encode(), "migrate"),
+        "crlf.py": (_pipeline(newline="\r\n").encode(), "migrate"),
+        "tabs.py": (_pipeline(indent="\t").encode(), "migrate"),
+        "executable.py": (b"#!/usr/bin/env python\n" + _pipeline().encode(), "migrate"),
+        "py2.py": (b"print 'python 2'\n" + _pipeline().encode(), "fail"),
+        "syntax.py": (b"def broken(:\n" + _pipeline().encode(), "fail"),
+        "deep.py": (_deep(), "fail"),
+        "binary.py": (b"\x00\x01\xfftf.train.batch\x00\xfe" * 100, "fail"),
+        "empty.py": (b"", "clean"),
+        "big.py": (_big(), "clean"),
+    }
+    for name, (data, _) in files.items():
+        (root / name).write_bytes(data)
+    os.chmod(root / "executable.py", 0o755)
+    readonly = root / "readonly.py"
+    readonly.write_bytes(_pipeline().encode())
+    os.chmod(readonly, 0o444)
+    (root / "folder").mkdir()
+    (root / "folder" / "inner.py").write_bytes(_pipeline().encode())
+    os.symlink("folder", root / "link_to_folder")  # not followed: inner.py is reached once
+    os.symlink("crlf.py", root / "link_to_file.py")
+    os.symlink("loop_b.py", root / "loop_a.py")
+    os.symlink("loop_a.py", root / "loop_b.py")
+    os.symlink("missing.py", root / "dangling.py")
+    expect = {name: what for name, (_, what) in files.items()}
+    expect.update({"readonly.py": "migrate", "folder/inner.py": "migrate", "link_to_file.py": "migrate",
+                   "loop_a.py": "fail", "loop_b.py": "fail", "dangling.py": "fail"})
+    if os.geteuid() != 0:  # root reads any file: the permission case only exists for other users
+        (root / "unreadable.py").write_bytes(_pipeline().encode())
+        os.chmod(root / "unreadable.py", 0)
+        expect["unreadable.py"] = "fail"
+    return expect
+
+
+def _deep():
+    body = "x = 1\n"
+    for _ in range(120):  # CPython's tokenizer stops at 100 levels
+        body = "if True:\n" + "".join("    " + line + "\n" for line in body.splitlines())
+    return ("import tensorflow as tf\n" + body + "q = tf.train.string_input_producer(['a'])\n").encode()
+
+
+def _big():
+    line = "value_%d = [%d, %d, %d]  # a long, ordinary, generated line of padding\n"
+    return "".join(line % (i, i, i, i) for i in range(80000)).encode()  # about 5.5 MB, no queue code
+
+
+def _snapshot(root):
+    out = {}
+    for folder, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(folder, name)
+            if os.path.islink(path) or not os.path.isfile(path):
+                continue
+            os.chmod(path, os.stat(path).st_mode | stat.S_IRUSR)
+            with open(path, "rb") as handle:
+                out[os.path.relpath(path, root)] = handle.read()
+    return out
+
+
+@pytest.mark.parametrize("mode", ["--check", "--diff", "--write"])
+def test_hostile_corpus_is_reported_and_nothing_is_lost(mode, tmp_path):
+    expect = make_corpus(tmp_path)
+    before = _snapshot(tmp_path)
+    result = CliRunner().invoke(main, [str(tmp_path), mode])
+    assert result.exit_code == 2, result.output
+    after = _snapshot(tmp_path)
+    for name, what in expect.items():
+        shown = str(tmp_path / name)
+        if what == "fail":
+            assert "%s: error: " % shown in result.output, name
+        else:
+            assert "%s: error" % shown not in result.output, name
+        real = os.path.relpath(os.path.realpath(tmp_path / name), tmp_path)
+        if real in before and (what != "migrate" or mode != "--write"):
+            assert after[real] == before[real], name  # failed, clean, or not written: byte-identical
+    if mode == "--write":
+        for name, what in expect.items():
+            if what == "migrate":
+                real = os.path.realpath(tmp_path / name)
+                with open(real, "rb") as handle:
+                    data = handle.read()
+                assert b"tf.data.Dataset" in data, name
+                cst.parse_module(data)
+    assert not [n for n in os.listdir(tmp_path) if n.startswith(".qmigrate-")]
+
+
+def test_written_files_keep_encoding_bom_newlines_tabs_and_mode(tmp_path):
+    make_corpus(tmp_path)
+    CliRunner().invoke(main, [str(tmp_path), "--write"])
+    latin1 = (tmp_path / "latin1.py").read_bytes()
+    assert b"caf\xe9" in latin1 and b"tf.data.Dataset" in latin1  # still latin-1, cookie honoured
+    latin1.decode("latin-1")
+    bom = (tmp_path / "bom.py").read_bytes()
+    assert bom.startswith(b"\xef\xbb\xbf") and bom.count(b"\xef\xbb\xbf") == 1
+    crlf = (tmp_path / "crlf.py").read_bytes()
+    assert b"tf.data.Dataset" in crlf and crlf.count(b"\n") == crlf.count(b"\r\n")
+    tabs = (tmp_path / "tabs.py").read_bytes()
+    assert b"\n\tdataset = tf.data.Dataset" in tabs and b"\n    " not in tabs
+    assert stat.S_IMODE(os.stat(tmp_path / "executable.py").st_mode) == 0o755
+    assert stat.S_IMODE(os.stat(tmp_path / "readonly.py").st_mode) == 0o444
+    assert os.path.islink(tmp_path / "link_to_file.py")
+    second = api.migrate([str(tmp_path)])
+    assert not [r.path for r in second if r.changed], "a second run changed a migrated file"
+
+
+def test_a_terminated_write_leaves_old_or_new_files_and_no_temporary_file(tmp_path):
+    """SIGTERM at several moments of a --write run over many files, most late in the run,
+    where the files are written (after all of them were analysed)."""
+    source = _pipeline().encode()
+    expected = api.migrate([_write(tmp_path / "probe.py", source)])[0].new_source
+
+    def run(name):
+        tree = tmp_path / name
+        tree.mkdir()
+        for index in range(300):
+            _write(tree / ("m%03d.py" % index), source)
+        return tree, subprocess.Popen([sys.executable, "-m", "qmigrate", str(tree), "--write"],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    start = time.time()
+    tree, process = run("uninterrupted")
+    process.wait(timeout=120)
+    whole = time.time() - start
+    assert all((tree / n).read_bytes() == expected for n in os.listdir(tree))
+    # Search for a moment inside the write phase: too early leaves all files old, too late all new.
+    early, late, outcomes = 0.5, 1.0, []
+    for attempt in range(12):
+        fraction = (early + late) / 2
+        tree, process = run("killed_%d" % attempt)
+        time.sleep(whole * fraction)
+        process.send_signal(signal.SIGTERM)
+        process.wait(timeout=120)
+        names = os.listdir(tree)
+        assert not [n for n in names if not n.endswith(".py")], names  # no temporary file left
+        contents = [(tree / name).read_bytes() for name in names]
+        assert all(data in (source, expected) for data in contents)  # each file old or new, never torn
+        old, new = contents.count(source), contents.count(expected)
+        outcomes.append((round(fraction, 3), old, new))
+        if old and new:
+            break
+        early, late = (fraction, late) if not new else (early, fraction)
+    assert any(old and new for _, old, new in outcomes), "no kill landed while files were being written: %s" % (
+        outcomes,)
+
+
+def _write(path, data):
+    path.write_bytes(data)
+    return str(path)
