@@ -10,6 +10,6 @@ setup(
     packages=["qmigrate", "qmigrate.rules"],
     package_dir={"qmigrate": "qmigrate", "qmigrate.rules": "rules"},
     install_requires=["libcst>=1.5", "click>=8.0"],
-    extras_require={"test": ["pytest>=7", "numpy", "hypothesis"]},
+    extras_require={"test": ["pytest>=7", "numpy", "hypothesis", "jsonschema"]},
     entry_points={"console_scripts": ["qmigrate=qmigrate.cli:main"]},
 )

@@ -25,7 +25,10 @@ def _terminate(signum, frame):
               help="Rewrite files in place, atomically, only when the new source parses.")
 @click.option("--target-tf", type=click.Choice(sorted(TARGETS)), default=DEFAULT_TARGET, show_default=True,
               help="TensorFlow version the emitted code must run on.")
-@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--output-format", type=click.Choice(["text", "json", "github", "sarif", "markdown"]), default="text",
+              show_default=True,
+              help="text: path:line:col: CODE message; json; github: Actions annotations; sarif: SARIF 2.1.0 for "
+                   "code scanning; markdown: a summary for a pull-request comment.")
 @click.option("--unsafe", is_flag=True,
               help="Also apply unsafe fixes (valid code whose behaviour differs, e.g. sharding the batch that "
                    "every tower shared).")
@@ -64,6 +67,12 @@ def main(paths, mode, target_tf, output_format, unsafe, tower_strategy, exit_zer
     results = api.migrate(paths, Options(target=TARGETS[target_tf], unsafe=unsafe, tower_strategy=tower_strategy), write=(mode == "write"))
     if output_format == "json":
         click.echo(render.as_json(results))
+    elif output_format == "sarif":
+        click.echo(render.sarif(results))
+    elif output_format == "github":
+        click.echo(render.github(results))
+    elif output_format == "markdown":
+        click.echo(render.markdown(results, wrote=(mode == "write")))
     else:
         if mode == "diff":
             use_color = sys.stdout.isatty() if color is None else color
