@@ -44,7 +44,10 @@ def main():
     try:
         data = os.path.join(work, "data")
         run(python, os.path.join(ROOT, "tests", "tf", "make_data.py"), data, "--learnable-cifar")
-        before = os.path.join(ROOT, "testdata", "towers", "tutorial", "before")
+        before = os.path.join(work, "before")
+        shutil.copytree(os.path.join(ROOT, "testdata", "towers", "tutorial", "before"), before)
+        for name in ("cifar10.py", "cifar10_input.py"):
+            shutil.copy(os.path.join(ROOT, "testdata", "towers", "common", name), before)
         after = os.path.join(work, "after")
         shutil.copytree(before, after)
         api.migrate([after], Options(), write=True)

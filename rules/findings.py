@@ -3,6 +3,44 @@ from qmigrate.diagnostics import Safety
 from qmigrate.rules.base import Example, Rule, example_source
 
 
+# The programs the examples migrate, once without and once with --unsafe.
+_SHARED_BATCH = example_source("""
+    import tensorflow as tf
+
+    def inputs(files):
+        queue = tf.train.string_input_producer(files)
+        reader = tf.TFRecordReader()
+        _, record = reader.read(queue)
+        return tf.train.batch([record], batch_size=8)
+
+    def towers(files):
+        records = inputs(files)
+        sizes = []
+        for i in range(4):
+            with tf.device('/gpu:%d' % i):
+                sizes.append(tf.size(records))
+        return sizes
+    """)
+
+_PER_TOWER = example_source("""
+    import tensorflow as tf
+
+    def inputs(files):
+        queue = tf.train.string_input_producer(files)
+        reader = tf.TFRecordReader()
+        _, record = reader.read(queue)
+        return tf.train.batch([record], batch_size=8)
+
+    def towers(files):
+        sizes = []
+        for i in range(4):
+            with tf.device('/gpu:%d' % i):
+                records = inputs(files)
+                sizes.append(tf.size(records))
+        return sizes
+    """)
+
+
 class SharedBatchAcrossTowers(Rule):
     """One batch tensor consumed by every tower: all towers train on the same examples.
 
@@ -25,23 +63,7 @@ class SharedBatchAcrossTowers(Rule):
     advice = "give each tower its own shard (qmigrate --unsafe does), or build the input per tower"
     examples = (
         Example(
-            before=example_source("""
-            import tensorflow as tf
-
-            def inputs(files):
-                queue = tf.train.string_input_producer(files)
-                reader = tf.TFRecordReader()
-                _, record = reader.read(queue)
-                return tf.train.batch([record], batch_size=8)
-
-            def towers(files):
-                records = inputs(files)
-                sizes = []
-                for i in range(4):
-                    with tf.device('/gpu:%d' % i):
-                        sizes.append(tf.size(records))
-                return sizes
-            """),
+            before=_SHARED_BATCH,
             after=example_source("""
             import tensorflow as tf
 
@@ -64,23 +86,7 @@ class SharedBatchAcrossTowers(Rule):
             """),
         ),
         Example(
-            before=example_source("""
-            import tensorflow as tf
-
-            def inputs(files):
-                queue = tf.train.string_input_producer(files)
-                reader = tf.TFRecordReader()
-                _, record = reader.read(queue)
-                return tf.train.batch([record], batch_size=8)
-
-            def towers(files):
-                records = inputs(files)
-                sizes = []
-                for i in range(4):
-                    with tf.device('/gpu:%d' % i):
-                        sizes.append(tf.size(records))
-                return sizes
-            """),
+            before=_SHARED_BATCH,
             after=example_source("""
             import tensorflow as tf
             import random
@@ -137,23 +143,7 @@ class PerTowerPipelines(Rule):
     advice = "shard the input by tower (qmigrate --unsafe does), so each example reaches one tower per epoch"
     examples = (
         Example(
-            before=example_source("""
-            import tensorflow as tf
-
-            def inputs(files):
-                queue = tf.train.string_input_producer(files)
-                reader = tf.TFRecordReader()
-                _, record = reader.read(queue)
-                return tf.train.batch([record], batch_size=8)
-
-            def towers(files):
-                sizes = []
-                for i in range(4):
-                    with tf.device('/gpu:%d' % i):
-                        records = inputs(files)
-                        sizes.append(tf.size(records))
-                return sizes
-            """),
+            before=_PER_TOWER,
             after=example_source("""
             import tensorflow as tf
 
@@ -176,23 +166,7 @@ class PerTowerPipelines(Rule):
             """),
         ),
         Example(
-            before=example_source("""
-            import tensorflow as tf
-
-            def inputs(files):
-                queue = tf.train.string_input_producer(files)
-                reader = tf.TFRecordReader()
-                _, record = reader.read(queue)
-                return tf.train.batch([record], batch_size=8)
-
-            def towers(files):
-                sizes = []
-                for i in range(4):
-                    with tf.device('/gpu:%d' % i):
-                        records = inputs(files)
-                        sizes.append(tf.size(records))
-                return sizes
-            """),
+            before=_PER_TOWER,
             after=example_source("""
             import tensorflow as tf
             import random

@@ -68,13 +68,24 @@ def test_every_output_is_python_3_6_syntax(tmp_path):
 SCENARIOS = sorted(glob.glob(os.path.join(TESTDATA, "towers", "*", "before")))
 
 
-def migrate_tree(before_dir, out_dir, **options):
-    """Copy a before/ program to out_dir and migrate it in place there, as a user's --write would."""
+def assemble_program(before_dir, out_dir):
+    """A runnable copy of a scenario's before/ program: its files plus the common modules it names."""
     import shutil
 
+    shutil.copytree(before_dir, out_dir)
+    marker = os.path.join(before_dir, ".common")
+    if os.path.exists(marker):
+        with open(marker) as handle:
+            for name in handle.read().split():
+                shutil.copy(os.path.join(TESTDATA, "towers", "common", name), os.path.join(out_dir, name))
+    return out_dir
+
+
+def migrate_tree(before_dir, out_dir, **options):
+    """Assemble a before/ program in out_dir and migrate it in place there, as a user's --write would."""
     from qmigrate.engine import Options
 
-    shutil.copytree(before_dir, out_dir)
+    assemble_program(before_dir, out_dir)
     results = api.migrate([out_dir], Options(**options), write=True)
     assert not [r for r in results if r.error], [r.error for r in results if r.error]
     return results
@@ -94,7 +105,7 @@ def test_golden_program(before_dir, tmp_path, update_goldens):
         shutil.copytree(out, after_dir, ignore=shutil.ignore_patterns("__pycache__"))
         with open(os.path.join(os.path.dirname(before_dir), "findings.txt"), "w") as handle:
             handle.write(findings)
-    for name in sorted(os.listdir(before_dir)):
+    for name in sorted(os.listdir(out)):
         if name.endswith(".py"):
             with open(os.path.join(out, name), "rb") as got, open(os.path.join(after_dir, name), "rb") as want:
                 assert got.read() == want.read(), name

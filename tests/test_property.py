@@ -12,7 +12,8 @@ from qmigrate import api
 from qmigrate.diagnostics import Status
 
 SOURCES = sorted(glob.glob(os.path.join(TESTDATA, "single", "*.before.py"))
-                 + glob.glob(os.path.join(TESTDATA, "towers", "tutorial", "before", "*.py")))
+                 + glob.glob(os.path.join(TESTDATA, "towers", "*", "before", "*.py"))
+                 + glob.glob(os.path.join(TESTDATA, "towers", "common", "*.py")))
 INSERTIONS = ["(", ")", ":", "    ", "\t", "\n", "'", '"""', "\\", "return ", "yield x", "lambda: ",
               "tf.train.batch([x], 2)", "tf.train.shuffle_batch(", "with tf.device('/gpu:0'):\n",
               "for i in range(4):\n", "é", "\x00", "# qmigrate: ignore\n"]

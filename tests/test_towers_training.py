@@ -11,7 +11,7 @@ import statistics
 import pytest
 
 from conftest import TESTDATA
-from test_golden import migrate_tree
+from test_golden import assemble_program, migrate_tree
 from tfenv import finish, load_json, run_tf, start_tf, tf_python
 
 TOWERS = 4
@@ -36,9 +36,10 @@ def cifar_data(tmp_path_factory):
 
 def _train_both(scenario, cifar_data, tmp_path, train_module, model_module, **migrate_options):
     python = tf_python("1.8")
-    before = os.path.join(TESTDATA, "towers", scenario, "before")
+    source = os.path.join(TESTDATA, "towers", scenario, "before")
+    before = assemble_program(source, str(tmp_path / "before"))
     after = str(tmp_path / "after")
-    migrate_tree(before, after, **migrate_options)
+    migrate_tree(source, after, **migrate_options)
     runs = {}
     for label, program in (("before", before), ("after", after)):
         out = str(tmp_path / (label + ".json"))
