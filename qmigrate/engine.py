@@ -13,7 +13,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from qmigrate import blocks, cstutil, helpers, synth, towers
 from qmigrate.model import Sharding
-from qmigrate.diagnostics import Diagnostic, FileResult, Safety, Status
+from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
 from qmigrate.positions import call_positions
 from qmigrate.recognise import Match, ModuleContext, NamePool, recognise_block
@@ -53,6 +53,7 @@ class FileAnalysis:
     pipeline_functions: Counter = field(default_factory=Counter)  # function name -> pipelines migrated
     findings: List[Tuple[type, cst.CSTNode, bool]] = field(default_factory=list)  # (rule, node, fixed)
     positions: object = None  # _Positions of the module as parsed
+    suppressed_calls: Set[int] = field(default_factory=set)  # id(call) of `# qmigrate: ignore` lines
 
     def add_finding(self, rule, node: cst.CSTNode, fixed: bool) -> None:
         self.findings.append((rule, node, fixed))
@@ -97,12 +98,15 @@ class _Positions:
         self.module = module
         self._resolved = None
 
-    def start(self, node: cst.CSTNode) -> Tuple[int, int]:
-        """(line, 1-based column) where the node starts."""
+    def span(self, node: cst.CSTNode) -> Tuple[int, int, int]:
+        """(line, 1-based column) where the node starts, and the line where it ends."""
         if self._resolved is None:
             self._resolved = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
-        start = self._resolved[node].start
-        return start.line, start.column + 1
+        where = self._resolved[node]
+        return where.start.line, where.start.column + 1, where.end.line
+
+    def start(self, node: cst.CSTNode) -> Tuple[int, int]:
+        return self.span(node)[:2]
 
 
 _PLUMBING = (queue_runners.StartQueueRunners, queue_runners.Coordinator)
@@ -130,14 +134,18 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     analysis = FileAnalysis(path, source, module, module, positions=positions)
     suppressed = _suppressed_lines(module)
     calls = _queue_calls(module, imports)
+    suppressed_rules = set()
     cheap = call_positions(source, module.encoding, calls, imports, lambda name: rule_for(name) is not None)
     for call in calls:
         rule = rule_for(imports.resolve(call.func))
-        line, column = cheap[id(call)] if cheap is not None else positions.start(call)
-        if rule.code in suppressed.get(line, ()) or "*" in suppressed.get(line, ()):
+        line, column, end = cheap[id(call)] if cheap is not None else positions.span(call)
+        silenced = set().union(*(suppressed.get(n, ()) for n in range(line, end + 1)))
+        if rule.code in silenced or "*" in silenced:  # on any line the call spans
+            analysis.suppressed_calls.add(id(call))  # neither reported nor rewritten
+            suppressed_rules.add(rule)
             continue
         analysis.occurrences.append((rule, call, line, column))
-    if not edits and not _may_hold_pipeline(analysis.occurrences):
+    if not edits and not _may_hold_pipeline({rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules):
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     context = _module_context(module, imports)
     rewriter = _PipelineRewriter(module, context, options.target, analysis, edits)
@@ -148,7 +156,8 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         for name in partial:
             context.reader_helpers.pop(name, None)
             context.batch_helpers.pop(name, None)
-        analysis = FileAnalysis(path, source, module, module, analysis.occurrences, positions=positions)
+        analysis = FileAnalysis(path, source, module, module, analysis.occurrences, positions=positions,
+                                suppressed_calls=analysis.suppressed_calls)
         rewriter = _PipelineRewriter(module, context, options.target, analysis, edits)
         new_module = module.visit(rewriter)
         for name in partial:
@@ -163,9 +172,8 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     return analysis
 
 
-def _may_hold_pipeline(occurrences) -> bool:
+def _may_hold_pipeline(rules: Set[type]) -> bool:
     """A pipeline needs a producer, a reader and a batching call in the module."""
-    rules = {rule for rule, _, _, _ in occurrences}
     return all(rules & set(family) for family in (PRODUCERS, READERS, BATCHERS))
 
 
@@ -427,6 +435,10 @@ class _PipelineRewriter(cst.CSTTransformer):
         for failure in found.failures:
             for call in failure.calls:
                 self.analysis.reasons.setdefault(id(call), failure.reason)
+        for match in [m for m in found.matches if any(id(c) in self.analysis.suppressed_calls for c in m.calls)]:
+            found.matches.remove(match)  # a `# qmigrate: ignore` on any of its lines keeps the whole pipeline
+            for call in match.calls:
+                self.analysis.reasons.setdefault(id(call), "a line of its pipeline says `# qmigrate: ignore`")
         replacements: Dict[blocks.Path, List[cst.BaseStatement]] = {}
         removed: Set[blocks.Path] = set()
         sharded = self._function_name() in self.edits.shard_functions

@@ -23,8 +23,8 @@ def _dotted(node: ast.AST) -> Optional[str]:
 
 
 def call_positions(source: bytes, encoding: str, calls: List[cst.Call], imports: ImportMap,
-                   wanted) -> Optional[Dict[int, Tuple[int, int]]]:
-    """{id(call): (line, 1-based column)} for `calls`, or None when they cannot be paired safely.
+                   wanted) -> Optional[Dict[int, Tuple[int, int, int]]]:
+    """{id(call): (line, 1-based column, last line)} for `calls`, or None when they cannot be paired.
 
     `wanted(canonical_name)` is the predicate that selected `calls` from the libcst tree.
     """
@@ -38,7 +38,7 @@ def call_positions(source: bytes, encoding: str, calls: List[cst.Call], imports:
             name = _dotted(node.func)
             resolved = imports.resolve_dotted(name) if name else None
             if resolved and wanted(canonical(resolved)):
-                found.append((node.lineno, node.col_offset))
+                found.append((node.lineno, node.col_offset, node.end_lineno))
     if len(found) != len(calls):
         return None
     found.sort()
@@ -46,9 +46,9 @@ def call_positions(source: bytes, encoding: str, calls: List[cst.Call], imports:
     if lines and lines[0].startswith(b"\xef\xbb\xbf"):
         lines[0] = lines[0][3:]
     positions = {}
-    for call, (line, byte_column) in zip(calls, found):
+    for call, (line, byte_column, end_line) in zip(calls, found):
         # ast counts columns in UTF-8 bytes of the decoded line; libcst in characters.
         text = lines[line - 1].decode(encoding, errors="replace")
         column = len(text.encode("utf-8")[:byte_column].decode("utf-8", errors="replace"))
-        positions[id(call)] = (line, column + 1)
+        positions[id(call)] = (line, column + 1, end_line)
     return positions

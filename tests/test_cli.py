@@ -133,3 +133,16 @@ def test_entry_points_run_for_real(command, tmp_path):
     assert b"\x1b[" not in done.stdout  # piped: plain
     helped = subprocess.run(command + ["--help"], stdout=subprocess.PIPE)
     assert helped.returncode == 0 and b"--write" in helped.stdout
+
+
+def test_suppression_comment_keeps_the_pipeline_and_silences_the_code(tmp_path):
+    script = tmp_path / "train.py"
+    source = open(CIFAR).read().replace("min_after_dequeue=min_queue_examples)",
+                                        "min_after_dequeue=min_queue_examples)  # qmigrate: ignore[QM302]")
+    script.write_text(source)
+    result = _run(script, "--write")
+    assert script.read_text() == source  # nothing rewritten: the pipeline stays whole
+    assert "QM302" not in result.output
+    assert "QM101 string_input_producer queue feeds a reader; not rewritten: a line of its pipeline says" \
+        in result.output
+    assert result.exit_code == 1

@@ -28,7 +28,7 @@ def test_codes_are_unique_and_each_name_has_one_rule():
     assert len(names) == len(set(names))
 
 
-def run_example(example, tmp_path) -> "FileResult":
+def run_example(example, tmp_path):
     """An example through the whole tool, as a file on its own."""
     path = tmp_path / "example.py"
     path.write_text(example.before)
