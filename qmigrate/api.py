@@ -4,36 +4,18 @@ This is the one place that turns a per-file error into a `FAILED` result; nothin
 """
 import os
 import tempfile
-from typing import Dict, Iterable, List
+from typing import Dict, Iterable, List, Sequence
 
 import libcst as cst
 
 from qmigrate import engine, towers
-from qmigrate.diagnostics import FileResult, Status
+from qmigrate.diagnostics import Diagnostic, FileResult, Status
+from qmigrate.discovery import discover
 from qmigrate.engine import Options
 from qmigrate.linking import Linker
 from qmigrate.names import ImportMap
 from qmigrate.rules.findings import PerTowerPipelines, SharedBatchAcrossTowers
-
-
-def discover(paths: Iterable[str]) -> List[str]:
-    """Python files under `paths` (directories recurse over *.py), in a stable order, each once."""
-    found: List[str] = []
-    seen = set()
-    for path in paths:
-        if os.path.isdir(path):
-            for root, dirs, files in os.walk(path):
-                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-                found.extend(os.path.join(root, name) for name in sorted(files) if name.endswith(".py"))
-        else:
-            found.append(path)
-    unique = []
-    for path in found:
-        key = os.path.normpath(path)
-        if key not in seen:
-            seen.add(key)
-            unique.append(path)
-    return unique
+from qmigrate.rules.unsupported import NotebookNotMigrated
 
 
 def _failed(path: str, reason: str, source: bytes = None) -> FileResult:
@@ -55,11 +37,12 @@ def _guarded(path: str, source: bytes, work):
         return _failed(path, "internal error (%s: %s); file left unchanged" % (type(error).__name__, error), source)
 
 
-def migrate(paths: Iterable[str], options: Options = Options(), write: bool = False) -> List[FileResult]:
+def migrate(paths: Iterable[str], options: Options = Options(), write: bool = False,
+            include: Sequence[str] = (), exclude: Sequence[str] = ()) -> List[FileResult]:
     """Analyse every file; with `write`, replace the changed ones atomically. Never raises per file."""
     results: Dict[str, FileResult] = {}
     sources: Dict[str, bytes] = {}
-    files = discover(paths)
+    files = discover(paths, include, exclude)
     for path in files:
         try:
             with open(path, "rb") as handle:
@@ -68,9 +51,13 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
             results[path] = _failed(path, "cannot read: %s" % (error.strerror or error))
 
     analyses: Dict[str, engine.FileAnalysis] = {}
-    for path, source in sources.items():
+    for path, source in list(sources.items()):
         if not engine.may_contain_queue_code(source):
-            results[path] = FileResult(path, Status.CLEAN, old_source=source)
+            results[path] = FileResult(path, Status.SKIPPED, old_source=source)
+            continue
+        if path.endswith(".ipynb"):
+            results[path] = _notebook(path, source)
+            del sources[path]
             continue
         done = _guarded(path, source, lambda: engine.analyse(path, source, options))
         if isinstance(done, FileResult):
@@ -101,6 +88,13 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
     return [results[path] for path in files]
 
 
+def _notebook(path: str, source: bytes) -> FileResult:
+    """Notebooks are reported, never rewritten or passed over in silence."""
+    rule = NotebookNotMigrated
+    finding = Diagnostic(path, 1, 1, rule.code, "%s; to do: %s" % (rule.message, rule.advice), False, rule.safety)
+    return FileResult(path, Status.DIAGNOSED, (finding,), old_source=source)
+
+
 def _link_towers(sources, analyses, results, options) -> None:
     """Re-analyse the modules that a tower loop's input chain runs through, with their edits."""
     parsed: Dict[str, cst.Module] = {path: a.module for path, a in analyses.items()}
@@ -108,7 +102,7 @@ def _link_towers(sources, analyses, results, options) -> None:
     def module_of(path):
         if path not in parsed:
             parsed[path] = None  # not in the set, unreadable or unparsable: links stop there
-            if path in sources and (path not in results or results[path].status is Status.CLEAN):
+            if path in sources and (path not in results or results[path].status is Status.SKIPPED):
                 try:
                     parsed[path] = engine.parse(sources[path])
                 except Exception:

@@ -36,14 +36,18 @@ def _terminate(signum, frame):
               show_default=True,
               help="How the towers of a multi-GPU loop share a migrated pipeline: an iterator per tower on its own "
                    "shard, or one iterator that every tower takes batches from (like the prefetch queue).")
+@click.option("--include", multiple=True, metavar="GLOB",
+              help="Only files whose path or name matches (repeatable; files named on the command line always).")
+@click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files whose path or name matches (repeatable).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when queue code is found (errors still exit 2).")
 @click.option("--color/--no-color", default=None, help="Colour the diff (default: when stdout is a terminal).")
 @click.option("--list-rules", is_flag=True, help="List every rule: code, name, safety, summary.")
 @click.option("--explain", metavar="CODE", help="Show a rule's documentation.")
-def main(paths, mode, target_tf, output_format, unsafe, tower_strategy, exit_zero, color, list_rules, explain):
+def main(paths, mode, target_tf, output_format, unsafe, tower_strategy, include, exclude, exit_zero, color, list_rules, explain):
     """Rewrite TensorFlow 1.x queue-based input pipelines into tf.data.
 
-    PATHS are files or directories (searched for *.py). Exit status: 0 nothing to migrate;
+    PATHS are files or directories (searched for *.py and *.ipynb, skipping what git ignores).
+    Exit status: 0 nothing to migrate;
     1 queue code found (--check/--diff) or left behind (--write); 2 a file could not be read,
     parsed or written (the others are still processed).
     """
@@ -64,7 +68,8 @@ def main(paths, mode, target_tf, output_format, unsafe, tower_strategy, exit_zer
     if mode == "write":
         # A terminated run must still clean up the file it was writing: turn SIGTERM into an exception.
         signal.signal(signal.SIGTERM, _terminate)
-    results = api.migrate(paths, Options(target=TARGETS[target_tf], unsafe=unsafe, tower_strategy=tower_strategy), write=(mode == "write"))
+    options = Options(target=TARGETS[target_tf], unsafe=unsafe, tower_strategy=tower_strategy)
+    results = api.migrate(paths, options, write=(mode == "write"), include=include, exclude=exclude)
     if output_format == "json":
         click.echo(render.as_json(results))
     elif output_format == "sarif":

@@ -13,7 +13,8 @@ class Safety(enum.IntEnum):
 
 
 class Status(enum.Enum):
-    CLEAN = "clean"  # nothing to migrate
+    CLEAN = "clean"  # parsed: nothing to migrate
+    SKIPPED = "skipped"  # no queue API name in the text: not parsed at all
     MIGRATED = "migrated"  # every finding was fixed
     PARTIAL = "partial"  # some fixes, some findings left
     DIAGNOSED = "diagnosed"  # findings, nothing fixed

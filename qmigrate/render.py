@@ -51,14 +51,16 @@ def findings(results: List[FileResult], show_fixed: bool) -> str:
 
 
 def summary(results: List[FileResult], wrote: bool) -> str:
+    """One line: files checked and skipped unparsed, migrated, diagnosed, failed, findings left."""
     count = {status: 0 for status in Status}
     for result in results:
         count[result.status] += 1
     changed = sum(1 for r in results if r.changed)
     left = sum(len(r.remaining) for r in results)
-    verb = "rewritten" if wrote else "would be rewritten"
-    return "%d files checked: %d %s, %d findings left in place, %d failed." % (
-        len(results), changed, verb, left, count[Status.FAILED])
+    return ("%d files checked (%d skipped by the prefilter): %d %s, %d with findings left (%d findings), "
+            "%d failed." % (len(results), count[Status.SKIPPED], changed,
+                            "rewritten" if wrote else "would be rewritten",
+                            sum(1 for r in results if r.remaining), left, count[Status.FAILED]))
 
 
 def as_json(results: List[FileResult]) -> str:

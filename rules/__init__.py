@@ -7,10 +7,11 @@ from qmigrate.rules.prefetch import PrefetchQueue
 from qmigrate.rules.producers import StringInputProducer
 from qmigrate.rules.queue_runners import Coordinator, StartQueueRunners
 from qmigrate.rules.readers import FixedLengthRecordReader, TextLineReader, TFRecordReader, WholeFileReader
-from qmigrate.rules.unsupported import QueueApiNotMigrated
+from qmigrate.rules.unsupported import NotebookNotMigrated, QueueApiNotMigrated
 
 ALL_RULES = (
     QueueApiNotMigrated,
+    NotebookNotMigrated,
     StringInputProducer,
     TFRecordReader,
     FixedLengthRecordReader,

@@ -20,6 +20,7 @@ class Example:
     before: str
     after: Optional[str] = None
     unsafe: bool = False
+    filename: str = "example.py"
 
 
 class Unsupported(Exception):

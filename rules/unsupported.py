@@ -60,3 +60,29 @@ class QueueApiNotMigrated(Rule):
             after=None,
         ),
     )
+
+
+class NotebookNotMigrated(Rule):
+    """A Jupyter notebook that holds queue-based input code: reported, not rewritten.
+
+    ## Why
+    Pipelines in notebooks span cells, and a rewrite that moves code between cells could not
+    keep the notebook's layout; so the notebook is reported instead of being passed over.
+
+    ## Fix safety
+    Manual: shown, never applied.
+
+    ## Limitations
+    Convert it (`jupyter nbconvert --to script`), migrate the script, and copy the cells back.
+    """
+
+    code = "QM002"
+    safety = Safety.MANUAL
+    message = "notebook holds queue-based input code; notebooks are not migrated"
+    advice = "convert it with `jupyter nbconvert --to script`, migrate the script, copy the cells back"
+    examples = (
+        Example(
+            before='{"cells": [{"cell_type": "code", "source": ["q = tf.train.string_input_producer(files)"]}]}\n',
+            filename="example.ipynb",
+        ),
+    )

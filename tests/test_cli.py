@@ -146,3 +146,22 @@ def test_suppression_comment_keeps_the_pipeline_and_silences_the_code(tmp_path):
     assert "QM101 string_input_producer queue feeds a reader; not rewritten: a line of its pipeline says" \
         in result.output
     assert result.exit_code == 1
+
+
+def test_gitignore_include_exclude_and_notebooks(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("generated/\n")
+    for folder in ("generated", "src", "src/vendor"):
+        (tmp_path / folder).mkdir(exist_ok=True)
+        _copy(tmp_path / folder, "train.py")
+    (tmp_path / "src" / "explore.ipynb").write_text(
+        '{"cells": [{"cell_type": "code", "source": ["q = tf.train.string_input_producer(files)"]}]}')
+    (tmp_path / "src" / "plain.ipynb").write_text('{"cells": []}')
+    result = _run(tmp_path, "--check", "--exclude", "*/vendor/*")
+    assert "generated" not in result.output and "vendor" not in result.output
+    assert "src/train.py:36:20: QM101" in result.output
+    assert "src/explore.ipynb:1:1: QM002 notebook holds queue-based input code" in result.output
+    assert "plain.ipynb" not in result.output
+    only = _run(tmp_path, "--check", "--include", "*.ipynb")
+    assert "train.py" not in only.output and "QM002" in only.output
+    assert "2 files checked (1 skipped by the prefilter)" in only.output

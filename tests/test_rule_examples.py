@@ -30,7 +30,7 @@ def test_codes_are_unique_and_each_name_has_one_rule():
 
 def run_example(example, tmp_path):
     """An example through the whole tool, as a file on its own."""
-    path = tmp_path / "example.py"
+    path = tmp_path / example.filename
     path.write_text(example.before)
     [result] = api.migrate([str(path)], Options(unsafe=example.unsafe))
     return result
