@@ -4,7 +4,7 @@ import sys
 
 import click
 
-from qmigrate import api, render
+from qmigrate import api, output_tree, render
 from qmigrate.diagnostics import Status
 from qmigrate.engine import Options
 from qmigrate.targets import DEFAULT_TARGET, TARGETS
@@ -23,6 +23,8 @@ def _terminate(signum, frame):
 @click.option("--diff", "mode", flag_value="diff", help="Print a unified diff of the migration; write nothing.")
 @click.option("--write", "mode", flag_value="write",
               help="Rewrite files in place, atomically, only when the new source parses.")
+@click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR",
+              help="Write a migrated copy of PATHS to DIR (other files copied, links kept); PATHS stay untouched.")
 @click.option("--target-tf", type=click.Choice(sorted(TARGETS)), default=DEFAULT_TARGET, show_default=True,
               help="TensorFlow version the emitted code must run on.")
 @click.option("--output-format", type=click.Choice(["text", "json", "github", "sarif", "markdown"]), default="text",
@@ -43,7 +45,7 @@ def _terminate(signum, frame):
 @click.option("--color/--no-color", default=None, help="Colour the diff (default: when stdout is a terminal).")
 @click.option("--list-rules", is_flag=True, help="List every rule: code, name, safety, summary.")
 @click.option("--explain", metavar="CODE", help="Show a rule's documentation.")
-def main(paths, mode, target_tf, output_format, unsafe, tower_strategy, include, exclude, exit_zero, color, list_rules, explain):
+def main(paths, mode, output_dir, target_tf, output_format, unsafe, tower_strategy, include, exclude, exit_zero, color, list_rules, explain):
     """Rewrite TensorFlow 1.x queue-based input pipelines into tf.data.
 
     PATHS are files or directories (searched for *.py and *.ipynb, skipping what git ignores).
@@ -69,7 +71,15 @@ def main(paths, mode, target_tf, output_format, unsafe, tower_strategy, include,
         # A terminated run must still clean up the file it was writing: turn SIGTERM into an exception.
         signal.signal(signal.SIGTERM, _terminate)
     options = Options(target=TARGETS[target_tf], unsafe=unsafe, tower_strategy=tower_strategy)
-    results = api.migrate(paths, options, write=(mode == "write"), include=include, exclude=exclude)
+    if output_dir:
+        try:
+            output_tree.destinations(paths, output_dir)
+        except output_tree.OutputDirError as error:
+            raise click.BadParameter(str(error), param_hint="--output-dir")
+        mode = "write" if mode == "check" else mode
+    results = api.migrate(paths, options, write=(mode == "write" and not output_dir), include=include,
+                          exclude=exclude)
+    copy_problems = output_tree.write_tree(paths, output_dir, results) if output_dir else []
     if output_format == "json":
         click.echo(render.as_json(results))
     elif output_format == "sarif":
@@ -90,7 +100,9 @@ def main(paths, mode, target_tf, output_format, unsafe, tower_strategy, include,
             click.echo(listing, err=(mode == "diff"))
         click.echo(render.summary(results, wrote=(mode == "write")), err=True)
 
-    if any(r.status is Status.FAILED for r in results):
+    for problem in copy_problems:
+        click.echo(problem, err=True)
+    if copy_problems or any(r.status is Status.FAILED for r in results):
         sys.exit(EXIT_ERROR)
     found = any(r.remaining for r in results) or (mode != "write" and any(r.changed for r in results))
     sys.exit(EXIT_FOUND if found and not exit_zero else EXIT_CLEAN)

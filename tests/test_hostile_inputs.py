@@ -184,3 +184,27 @@ def test_a_terminated_write_leaves_old_or_new_files_and_no_temporary_file(tmp_pa
 def _write(path, data):
     path.write_bytes(data)
     return str(path)
+
+
+def test_output_dir_copies_the_corpus_and_leaves_the_source_untouched(tmp_path):
+    source = tmp_path / "src"
+    source.mkdir()
+    expect = make_corpus(source)
+    before = _snapshot(source)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, [str(source), "--output-dir", str(out)])
+    assert result.exit_code == 2, result.output  # the corpus has files that fail
+    assert _snapshot(source) == before  # the source tree is untouched
+    copied = _snapshot(out)
+    for name, what in expect.items():
+        if os.path.islink(source / name):
+            assert os.path.islink(out / name) and os.readlink(out / name) == os.readlink(source / name), name
+        elif what == "migrate":
+            assert b"tf.data.Dataset" in copied[name], name
+            cst.parse_module(copied[name])
+        else:
+            assert copied[name] == before[name], name  # failed or clean: copied as it is
+    assert os.path.islink(out / "link_to_folder")
+    assert stat.S_IMODE(os.stat(out / "executable.py").st_mode) == 0o755
+    assert "inside the source tree" in CliRunner().invoke(main, [str(source), "--output-dir",
+                                                                 str(source / "x")]).output
