@@ -2,9 +2,13 @@
 
 This is the one place that turns a per-file error into a `FAILED` result; nothing here aborts a run.
 """
+import concurrent.futures
+import contextlib
 import os
+import signal
 import tempfile
-from typing import Dict, Iterable, List, Sequence
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Sequence, Tuple
 
 import libcst as cst
 
@@ -37,46 +41,80 @@ def _guarded(path: str, source: bytes, work):
         return _failed(path, "internal error (%s: %s); file left unchanged" % (type(error).__name__, error), source)
 
 
+@dataclass(frozen=True)
+class _FirstPass:
+    """What a worker learnt about one file: its result, final unless set-level work needs the file."""
+
+    result: FileResult
+    pipelines: int = 0
+    remaining: int = 0  # queue calls left (plumbing aside)
+    plumbing: bool = False  # has start_queue_runners / Coordinator calls
+    consumers: bool = False  # has a loop that may be a tower loop fed by an input call
+    pipeline_functions: Tuple[Tuple[str, int], ...] = ()
+
+
+def _first_pass(job) -> _FirstPass:
+    """Read, prefilter, parse, analyse and verify one file (in a worker process). Never raises."""
+    path, options = job
+    try:
+        with open(path, "rb") as handle:
+            source = handle.read()
+    except OSError as error:
+        return _FirstPass(_failed(path, "cannot read: %s" % (error.strerror or error)))
+    if not engine.may_contain_queue_code(source):
+        return _FirstPass(FileResult(path, Status.SKIPPED, old_source=source))
+    if path.endswith(".ipynb"):
+        return _FirstPass(_notebook(path, source))
+
+    def work():
+        analysis = engine.analyse(path, source, options)
+        problem = engine.verify(analysis)
+        result = _failed(path, problem, source) if problem else analysis.result()
+        return _FirstPass(result, analysis.pipelines, analysis.remaining_queue_calls,
+                          any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences),
+                          bool(towers.find_consumers(analysis.module, ImportMap(analysis.module))),
+                          tuple(sorted(analysis.pipeline_functions.items())))
+
+    done = _guarded(path, source, work)
+    return _FirstPass(done) if isinstance(done, FileResult) else done
+
+
 def migrate(paths: Iterable[str], options: Options = Options(), write: bool = False,
-            include: Sequence[str] = (), exclude: Sequence[str] = ()) -> List[FileResult]:
-    """Analyse every file; with `write`, replace the changed ones atomically. Never raises per file."""
-    results: Dict[str, FileResult] = {}
-    sources: Dict[str, bytes] = {}
+            include: Sequence[str] = (), exclude: Sequence[str] = (), jobs: int = 1,
+            progress=None) -> List[FileResult]:
+    """Analyse every file (in `jobs` processes); with `write`, replace the changed ones atomically.
+
+    Results come in the order files were found. `progress(n)` is called as files complete.
+    Never raises per file.
+    """
     files = discover(paths, include, exclude)
-    for path in files:
-        try:
-            with open(path, "rb") as handle:
-                sources[path] = handle.read()
-        except OSError as error:
-            results[path] = _failed(path, "cannot read: %s" % (error.strerror or error))
+    first = dict(zip(files, _map(_first_pass, [(path, options) for path in files], jobs, progress)))
+    results: Dict[str, FileResult] = {path: done.result for path, done in first.items()}
+    sources = {path: done.result.old_source for path, done in first.items()
+               if done.result.old_source is not None and not path.endswith(".ipynb")}
 
+    # Set-level work happens here, on the few files that take part: linking tower loops to their
+    # pipelines across modules, and removing queue runners once no queue is left anywhere.
     analyses: Dict[str, engine.FileAnalysis] = {}
-    for path, source in list(sources.items()):
-        if not engine.may_contain_queue_code(source):
-            results[path] = FileResult(path, Status.SKIPPED, old_source=source)
-            continue
-        if path.endswith(".ipynb"):
-            results[path] = _notebook(path, source)
-            del sources[path]
-            continue
-        done = _guarded(path, source, lambda: engine.analyse(path, source, options))
-        if isinstance(done, FileResult):
-            results[path] = done
-        else:
-            analyses[path] = done
-
-    _link_towers(sources, analyses, results, options)
-
-    migrated_any = any(a.pipelines for a in analyses.values())
-    queues_left = any(a.remaining_queue_calls for a in analyses.values())
+    for path, done in first.items():
+        if done.consumers:
+            _reanalyse(path, sources, analyses, results, options)
+    pipeline_functions = {path: dict(done.pipeline_functions) for path, done in first.items()}
+    _link_towers(sources, analyses, results, options, pipeline_functions)
+    migrated_any = any(done.pipelines for done in first.values()) or any(a.pipelines for a in analyses.values())
+    queues_left = any(a.remaining_queue_calls for a in analyses.values()) or any(
+        done.remaining for path, done in first.items() if path not in analyses)
+    if migrated_any and not queues_left:
+        for path, done in first.items():
+            if done.plumbing and path not in analyses:
+                _reanalyse(path, sources, analyses, results, options)
     for path, analysis in analyses.items():
         try:
             engine.remove_plumbing(analysis, migrated_any, queues_left)
             problem = engine.verify(analysis)
         except Exception as error:
             problem = "internal error (%s: %s); file left unchanged" % (type(error).__name__, error)
-        result = analysis.result()
-        results[path] = _failed(path, problem, analysis.source) if problem else result
+        results[path] = _failed(path, problem, analysis.source) if problem else analysis.result()
 
     if write:
         for path, result in results.items():
@@ -88,6 +126,35 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
     return [results[path] for path in files]
 
 
+def _map(function, jobs_list, jobs: int, progress):
+    """function over the list, in order; in a process pool when jobs > 1."""
+    if jobs <= 1 or len(jobs_list) < 2:
+        out = []
+        for item in jobs_list:
+            out.append(function(item))
+            if progress:
+                progress(1)
+        return out
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
+        out = []
+        for done in pool.map(function, jobs_list, chunksize=max(1, min(32, len(jobs_list) // (jobs * 8) or 1))):
+            out.append(done)
+            if progress:
+                progress(1)
+        return out
+
+
+def _reanalyse(path, sources, analyses, results, options) -> None:
+    """Analyse a file again in this process, where set-level work can use its tree."""
+    if path not in sources or results[path].status is Status.FAILED:
+        return
+    done = _guarded(path, sources[path], lambda: engine.analyse(path, sources[path], options))
+    if isinstance(done, FileResult):
+        results[path] = done
+    else:
+        analyses[path] = done
+
+
 def _notebook(path: str, source: bytes) -> FileResult:
     """Notebooks are reported, never rewritten or passed over in silence."""
     rule = NotebookNotMigrated
@@ -95,14 +162,14 @@ def _notebook(path: str, source: bytes) -> FileResult:
     return FileResult(path, Status.DIAGNOSED, (finding,), old_source=source)
 
 
-def _link_towers(sources, analyses, results, options) -> None:
+def _link_towers(sources, analyses, results, options, pipeline_functions) -> None:
     """Re-analyse the modules that a tower loop's input chain runs through, with their edits."""
     parsed: Dict[str, cst.Module] = {path: a.module for path, a in analyses.items()}
 
     def module_of(path):
         if path not in parsed:
             parsed[path] = None  # not in the set, unreadable or unparsable: links stop there
-            if path in sources and (path not in results or results[path].status is Status.SKIPPED):
+            if path in sources and results[path].status is not Status.FAILED:
                 try:
                     parsed[path] = engine.parse(sources[path])
                 except Exception:
@@ -116,7 +183,7 @@ def _link_towers(sources, analyses, results, options) -> None:
             consumers[path] = found
     if not consumers:
         return
-    linker = Linker(list(sources), module_of, lambda p: analyses[p].pipeline_functions if p in analyses else {})
+    linker = Linker(list(sources), module_of, lambda p: pipeline_functions.get(p, {}))
     edits: Dict[str, towers.TowerEdits] = {}
     findings, failures = [], []
     for path, found in consumers.items():
@@ -143,7 +210,6 @@ def _link_towers(sources, analyses, results, options) -> None:
             analyses.pop(path, None)
         else:
             analyses[path] = done
-            results.pop(path, None)
     for path, consumer, reason in failures:
         if consumer.prefetch_call is not None and path in analyses:
             analyses[path].reasons[id(consumer.prefetch_call)] = "its tower loop cannot be linked: " + reason
@@ -158,9 +224,29 @@ def atomic_write(path: str, data: bytes) -> None:
     The new content is written to an unnamed file in the same folder (O_TMPFILE) and only given a
     name once complete, immediately renamed over the original: a run killed at any moment leaves
     either the old file or the new one, and no temporary file. Where that is not possible, a named
-    temporary file is used and removed on any error or interruption (SIGINT, and SIGTERM through
-    the CLI's handler); only a SIGKILL in the midst of writing one file can then leave it behind.
+    temporary file is used and removed on any error; SIGINT and SIGTERM are held back while a file
+    is written, so only a SIGKILL in the midst of writing one file could then leave it behind.
     """
+    # SIGINT/SIGTERM wait until the file is whole again: no interruption between creating the
+    # temporary file and renaming it can strand it.
+    with _signals_deferred():
+        _atomic_write(path, data)
+
+
+@contextlib.contextmanager
+def _signals_deferred():
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _atomic_write(path: str, data: bytes) -> None:
     real = os.path.realpath(path)
     folder = os.path.dirname(real) or "."
     mode = os.stat(real).st_mode & 0o7777

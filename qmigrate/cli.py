@@ -1,4 +1,6 @@
 """The command line: options in, `api.migrate` called, `render` prints. No libcst here."""
+import contextlib
+import os
 import signal
 import sys
 
@@ -10,6 +12,26 @@ from qmigrate.engine import Options
 from qmigrate.targets import DEFAULT_TARGET, TARGETS
 
 EXIT_CLEAN, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
+
+
+@contextlib.contextmanager
+def _progress():
+    """A progress count on stderr when it is a terminal (not when piped, nor in CI)."""
+    if not sys.stderr.isatty() or os.environ.get("CI"):
+        yield None
+        return
+    done = [0]
+
+    def step(count):
+        done[0] += count
+        sys.stderr.write("\rqmigrate: %d files analysed" % done[0])
+        sys.stderr.flush()
+
+    try:
+        yield step
+    finally:
+        if done[0]:
+            sys.stderr.write("\r\033[K")
 
 
 def _terminate(signum, frame):
@@ -41,11 +63,13 @@ def _terminate(signum, frame):
 @click.option("--include", multiple=True, metavar="GLOB",
               help="Only files whose path or name matches (repeatable; files named on the command line always).")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files whose path or name matches (repeatable).")
+@click.option("-j", "--jobs", type=click.IntRange(1), default=None,
+              help="Processes to analyse files in (default: all cores).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when queue code is found (errors still exit 2).")
 @click.option("--color/--no-color", default=None, help="Colour the diff (default: when stdout is a terminal).")
 @click.option("--list-rules", is_flag=True, help="List every rule: code, name, safety, summary.")
 @click.option("--explain", metavar="CODE", help="Show a rule's documentation.")
-def main(paths, mode, output_dir, target_tf, output_format, unsafe, tower_strategy, include, exclude, exit_zero, color, list_rules, explain):
+def main(paths, mode, output_dir, target_tf, output_format, unsafe, tower_strategy, include, exclude, jobs, exit_zero, color, list_rules, explain):
     """Rewrite TensorFlow 1.x queue-based input pipelines into tf.data.
 
     PATHS are files or directories (searched for *.py and *.ipynb, skipping what git ignores).
@@ -77,8 +101,10 @@ def main(paths, mode, output_dir, target_tf, output_format, unsafe, tower_strate
         except output_tree.OutputDirError as error:
             raise click.BadParameter(str(error), param_hint="--output-dir")
         mode = "write" if mode == "check" else mode
-    results = api.migrate(paths, options, write=(mode == "write" and not output_dir), include=include,
-                          exclude=exclude)
+    jobs = jobs or os.cpu_count() or 1
+    with _progress() as progress:
+        results = api.migrate(paths, options, write=(mode == "write" and not output_dir), include=include,
+                              exclude=exclude, jobs=jobs, progress=progress)
     copy_problems = output_tree.write_tree(paths, output_dir, results) if output_dir else []
     if output_format == "json":
         click.echo(render.as_json(results))

@@ -21,14 +21,15 @@ from qmigrate.rules import ALL_RULES, BATCHERS, PRODUCERS, READERS, rule_for
 from qmigrate.rules import queue_runners
 from qmigrate.targets import TARGETS, Target
 
-# A file without any of these words cannot hold queue code: skip it before parsing.
+# A file without any of these words cannot hold queue code: skip it before parsing. Names are
+# only resolved through imports of tensorflow, so a file must also say "tensorflow".
 PREFILTER_WORDS = tuple(sorted({name.rsplit(".", 1)[-1] for rule in ALL_RULES for name in rule.names}))
 
 SUPPRESS_MARK = "qmigrate: ignore"
 
 
 def may_contain_queue_code(source: bytes) -> bool:
-    return any(word.encode() in source for word in PREFILTER_WORDS)
+    return b"tensorflow" in source and any(word.encode() in source for word in PREFILTER_WORDS)
 
 
 @dataclass
@@ -61,7 +62,7 @@ class FileAnalysis:
     @property
     def remaining_queue_calls(self) -> int:
         return sum(1 for rule, call, _, _ in self.occurrences
-                   if id(call) not in self.fixed_calls and rule not in _PLUMBING)
+                   if id(call) not in self.fixed_calls and rule not in PLUMBING)
 
     def result(self) -> FileResult:
         diagnostics = []
@@ -69,7 +70,7 @@ class FileAnalysis:
             fixed = id(call) in self.fixed_calls
             message = rule.message
             if not fixed:
-                reason = self.reasons.get(id(call), _UNLINKED if rule not in _PLUMBING else _PLUMBING_KEPT)
+                reason = self.reasons.get(id(call), _UNLINKED if rule not in PLUMBING else PLUMBING_KEPT)
                 message += "; not rewritten: %s; to do: %s" % (reason, rule.advice)
             diagnostics.append(Diagnostic(self.path, line, column, rule.code, message, fixed, rule.safety))
         for rule, node, fixed in self.findings:
@@ -109,11 +110,11 @@ class _Positions:
         return self.span(node)[:2]
 
 
-_PLUMBING = (queue_runners.StartQueueRunners, queue_runners.Coordinator)
+PLUMBING = (queue_runners.StartQueueRunners, queue_runners.Coordinator)
 _UNLINKED = ("it is not part of a producer → reader → batch chain that qmigrate can follow within one "
              "block (pipelines split across functions or modules are not rewritten yet)")
 _HELPER_REASON = ("%s() is also called where its pipeline cannot be migrated, so its signature must stay")
-_PLUMBING_KEPT = "queue code is left in the migrated files, or none of them had a pipeline to migrate"
+PLUMBING_KEPT = "queue code is left in the migrated files, or none of them had a pipeline to migrate"
 
 
 def parse(source: bytes) -> cst.Module:
@@ -301,7 +302,7 @@ def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, se
     if not (analysis.pipelines or set_has_migrated_pipelines):
         return
     imports = ImportMap(analysis.new_module)
-    plumbing = [(rule, call) for rule, call, _, _ in analysis.occurrences if rule in _PLUMBING]
+    plumbing = [(rule, call) for rule, call, _, _ in analysis.occurrences if rule in PLUMBING]
     if not plumbing:
         return
     new_module, removed, reasons = queue_runners.remove_plumbing(analysis.new_module, imports)

@@ -82,7 +82,8 @@ class NotebookNotMigrated(Rule):
     advice = "convert it with `jupyter nbconvert --to script`, migrate the script, copy the cells back"
     examples = (
         Example(
-            before='{"cells": [{"cell_type": "code", "source": ["q = tf.train.string_input_producer(files)"]}]}\n',
+            before=('{"cells": [{"cell_type": "code", "source": ["import tensorflow as tf\\n", '
+                    '"q = tf.train.string_input_producer(files)"]}]}\n'),
             filename="example.ipynb",
         ),
     )

@@ -155,7 +155,8 @@ def test_gitignore_include_exclude_and_notebooks(tmp_path):
         (tmp_path / folder).mkdir(exist_ok=True)
         _copy(tmp_path / folder, "train.py")
     (tmp_path / "src" / "explore.ipynb").write_text(
-        '{"cells": [{"cell_type": "code", "source": ["q = tf.train.string_input_producer(files)"]}]}')
+        '{"cells": [{"cell_type": "code", "source": ["import tensorflow as tf\\n", '
+        '"q = tf.train.string_input_producer(files)"]}]}')
     (tmp_path / "src" / "plain.ipynb").write_text('{"cells": []}')
     result = _run(tmp_path, "--check", "--exclude", "*/vendor/*")
     assert "generated" not in result.output and "vendor" not in result.output
@@ -165,3 +166,16 @@ def test_gitignore_include_exclude_and_notebooks(tmp_path):
     only = _run(tmp_path, "--check", "--include", "*.ipynb")
     assert "train.py" not in only.output and "QM002" in only.output
     assert "2 files checked (1 skipped by the prefilter)" in only.output
+
+
+def test_parallel_run_gives_the_same_results_in_the_same_order(tmp_path):
+    tree = tmp_path / "tree"
+    shutil.copytree(os.path.join(TESTDATA, "single"), tree / "single")
+    shutil.copytree(os.path.join(TESTDATA, "towers", "tutorial", "before"), tree / "tutorial")
+    for name in ("cifar10.py", "cifar10_input.py"):
+        shutil.copy(os.path.join(TESTDATA, "towers", "common", name), tree / "tutorial")
+    one = _run(tree, "--check", "-j", "1")
+    two = _run(tree, "--check", "-j", "2")
+    assert one.exit_code == two.exit_code == 1
+    assert one.output == two.output
+    assert "tutorial/cifar10_multi_gpu_train.py:79:19: QM401 [fixed]" in two.output

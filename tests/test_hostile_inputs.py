@@ -43,7 +43,7 @@ def make_corpus(root):
         "py2.py": (b"print 'python 2'\n" + _pipeline().encode(), "fail"),
         "syntax.py": (b"def broken(:\n" + _pipeline().encode(), "fail"),
         "deep.py": (_deep(), "fail"),
-        "binary.py": (b"\x00\x01\xfftf.train.batch\x00\xfe" * 100, "fail"),
+        "binary.py": (b"\x00\x01\xfftensorflow.train.batch\x00\xfe" * 100, "fail"),
         "empty.py": (b"", "clean"),
         "big.py": (_big(), "clean"),
     }

@@ -19,7 +19,7 @@ def _report(fmt, *paths):
 
 def _with_broken_file(tmp_path):
     broken = tmp_path / "broken.py"
-    broken.write_text("def f(:\n    tf.train.batch([x], 2)\n")
+    broken.write_text("import tensorflow as tf\ndef f(:\n    tf.train.batch([x], 2)\n")
     return str(broken)
 
 
