@@ -4,6 +4,7 @@
 `FileAnalysis.result()`.
 """
 import dataclasses
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
@@ -22,14 +23,20 @@ from qmigrate.rules import queue_runners
 from qmigrate.targets import TARGETS, Target
 
 # A file without any of these words cannot hold queue code: skip it before parsing. Names are
-# only resolved through imports of tensorflow, so a file must also say "tensorflow".
-PREFILTER_WORDS = tuple(sorted({name.rsplit(".", 1)[-1] for rule in ALL_RULES for name in rule.names}))
+# only resolved through imports of tensorflow, so a file must also say "tensorflow". `batch` is
+# everywhere in ML code: tf.train.batch only counts when reached as train.batch, through an import
+# naming it, or through the module that defines it (tensorflow.python.training.input).
+_API_WORDS = {name.rsplit(".", 1)[-1] for rule in ALL_RULES for name in rule.names}
+PREFILTER_WORDS = tuple(sorted(_API_WORDS - {"batch"}))
+_BATCH_HINT = re.compile(rb"train\.batch\b|\bimport\b[^\n]*\bbatch\b|training import input|training\.input\b")
 
 SUPPRESS_MARK = "qmigrate: ignore"
 
 
 def may_contain_queue_code(source: bytes) -> bool:
-    return b"tensorflow" in source and any(word.encode() in source for word in PREFILTER_WORDS)
+    if b"tensorflow" not in source:
+        return False
+    return any(word.encode() in source for word in PREFILTER_WORDS) or bool(_BATCH_HINT.search(source))
 
 
 @dataclass
