@@ -102,7 +102,7 @@ def run_tree(folder, files, tf2):
     report["grep"] = {"files_per_second": round(files / seconds, 1), "seconds": round(seconds, 3)}
     if tf2:
         out = folder + "_upgraded"
-        seconds, peak = measure([tf2, "-m", "tensorflow.tools.compatibility.tf_upgrade_v2", "--intree", folder,
+        seconds, peak = measure([tf2, "-m", "tensorflow.tools.compatibility.tf_upgrade_v2_main", "--intree", folder,
                                  "--outtree", out, "--reportfile", out + ".txt"])
         report["tf_upgrade_v2"] = {"files_per_second": round(files / seconds, 1), "seconds": round(seconds, 2),
                                    "peak_mb": round(peak, 1)}

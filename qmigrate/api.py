@@ -218,6 +218,7 @@ def _link_towers(sources, analyses, results, options, pipeline_functions) -> Non
             rule = SharedBatchAcrossTowers if consumer.kind == "shared" else PerTowerPipelines
             analyses[path].add_finding(rule, consumer.source_call, fixed=options.unsafe)
 
+
 def atomic_write(path: str, data: bytes) -> None:
     """Replace the file behind `path` (links followed) with `data`, keeping its mode; all or nothing.
 

@@ -69,7 +69,8 @@ def _terminate(signum, frame):
 @click.option("--color/--no-color", default=None, help="Colour the diff (default: when stdout is a terminal).")
 @click.option("--list-rules", is_flag=True, help="List every rule: code, name, safety, summary.")
 @click.option("--explain", metavar="CODE", help="Show a rule's documentation.")
-def main(paths, mode, output_dir, target_tf, output_format, unsafe, tower_strategy, include, exclude, jobs, exit_zero, color, list_rules, explain):
+def main(paths, mode, output_dir, target_tf, output_format, unsafe, tower_strategy, include, exclude, jobs,
+         exit_zero, color, list_rules, explain):
     """Rewrite TensorFlow 1.x queue-based input pipelines into tf.data.
 
     PATHS are files or directories (searched for *.py and *.ipynb, skipping what git ignores).

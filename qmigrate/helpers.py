@@ -69,7 +69,9 @@ def _call_rule(expr, imports: ImportMap, family):
 
 def find_reader_helper(function: cst.FunctionDef, imports: ImportMap) -> Optional[ReaderHelper]:
     param_names = [p.name.value for p in _params(function)]
-    leaves = blocks.flatten(function.body.body, function.body.body) if isinstance(function.body, cst.IndentedBlock) else []
+    if not isinstance(function.body, cst.IndentedBlock):
+        return None
+    leaves = blocks.flatten(function.body.body, function.body.body)
     readers = {}
     for leaf in leaves:
         assign = cstutil.single_assign(leaf.original)

@@ -175,22 +175,30 @@ class _BlockRecogniser:
             if found and name:
                 readers[name] = (index,) + found
                 continue
-            read = _read_call(value)
-            if read and read[0] in readers and read[1] in producers:
-                attempt = lambda: self._link(producers[read[1]], readers[read[0]], index, target)
-            else:
-                helper = self._reader_helper(value)
-                if helper is None:
-                    continue
-                queue = helpers.bind_call(helper.function, value).get(helper.queue_param)
-                if not (isinstance(queue, cst.Name) and queue.value in producers):
-                    continue
-                attempt = lambda: self._link_helper(producers[queue.value], helper, index, value, name)
             try:
-                result.matches.append(attempt())
+                match = self._read_at(index, target, value, name, producers, readers)
             except _Broken as broken:
                 result.failures.append(Failure(broken.calls, str(broken)))
+                continue
+            if match is not None:
+                result.matches.append(match)
         return result
+
+    def _read_at(self, index, target, value, name, producers, readers) -> Optional[Match]:
+        """The pipeline read at leaf `index` (`k, v = reader.read(q)` or `x = read_helper(q)`), if any."""
+        read = _read_call(value)
+        if read and read[0] in readers and read[1] in producers:
+            return self._link(producers[read[1]], readers[read[0]], index, target)
+        helper = self._reader_helper(value)
+        if helper is None:
+            return None
+        try:
+            queue = helpers.bind_call(helper.function, value).get(helper.queue_param)
+        except helpers.NotMovable:
+            return None
+        if not (isinstance(queue, cst.Name) and queue.value in producers):
+            return None
+        return self._link_helper(producers[queue.value], helper, index, value, name)
 
     def _reader_helper(self, value) -> Optional[helpers.ReaderHelper]:
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
@@ -418,7 +426,8 @@ class _BlockRecogniser:
     def _fresh_local(self, preferred: str, *texts) -> str:
         """A lambda parameter name that shadows nothing the lambda's body or its scope reads."""
         name, n = preferred, 2
-        while name in self.scope_loads or name in self.scope_stores or any(re.search(r"\b%s\b" % name, str(text)) for text in texts):
+        taken = self.scope_loads.keys() | self.scope_stores
+        while name in taken or any(re.search(r"\b%s\b" % name, str(text)) for text in texts):
             name, n = "%s_%d" % (preferred, n), n + 1
         return name
 

@@ -59,7 +59,8 @@ class StringInputProducer(Rule):
         if files is None:
             raise Unsupported("it has no file names argument")
         if isinstance(files, cst.Call) and resolve(files.func) == "tensorflow.train.match_filenames_once":
-            raise Unsupported("its file names come from match_filenames_once, a variable a one-shot iterator cannot capture")
+            raise Unsupported("its file names come from match_filenames_once, a variable that a one-shot "
+                              "iterator cannot capture")
         for unsupported in ("shared_name", "cancel_op"):
             if not is_none(args.get(unsupported)):
                 raise Unsupported("it sets `%s`, which has no tf.data counterpart" % unsupported)
