@@ -13,7 +13,6 @@ import argparse
 import json
 import os
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -76,14 +75,20 @@ def make_tree(folder, files, queue_percent, lines):
     return len(queue_files)
 
 
-def measure(command, cwd=None):
-    """(seconds, peak resident MB of the command's processes)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+_PEAK = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
+         "stderr=subprocess.DEVNULL); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+
+
+def measure(command):
+    """(seconds, peak resident MB of the largest of the command's processes).
+
+    A fresh wrapper process runs each command, so the peak is this command's alone.
+    """
     start = time.time()
-    subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = subprocess.run([sys.executable, "-c", _PEAK] + command, stdout=subprocess.PIPE,
+                         universal_newlines=True).stdout
     elapsed = time.time() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return elapsed, max(after, before) / 1024.0
+    return elapsed, int(out.strip().splitlines()[-1]) / 1024.0
 
 
 def tf2_python(given):

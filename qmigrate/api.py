@@ -64,6 +64,8 @@ def _first_pass(job) -> _FirstPass:
     if not engine.may_contain_queue_code(source):
         return _FirstPass(FileResult(path, Status.SKIPPED, old_source=source))
     if path.endswith(".ipynb"):
+        if not options.wants(NotebookNotMigrated.code):
+            return _FirstPass(FileResult(path, Status.CLEAN, old_source=source))
         return _FirstPass(_notebook(path, source))
 
     def work():
@@ -191,6 +193,9 @@ def _link_towers(sources, analyses, results, options, pipeline_functions) -> Non
             chain, reason = linker.chain(path, consumer)
             if chain is None:
                 failures.append((path, consumer, reason))
+                continue
+            code = {"prefetch": "QM401", "shared": "QM901", "per_tower": "QM902"}[consumer.kind]
+            if not options.wants(code):
                 continue
             if consumer.kind != "prefetch":
                 findings.append((path, consumer))

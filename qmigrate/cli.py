@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from qmigrate import api, output_tree, render
+from qmigrate import api, config, output_tree, render
 from qmigrate.diagnostics import Status
 from qmigrate.engine import Options
 from qmigrate.targets import DEFAULT_TARGET, TARGETS
@@ -34,6 +34,32 @@ def _progress():
             sys.stderr.write("\r\033[K")
 
 
+def _settings(config_path, paths) -> dict:
+    path = config_path or config.find(paths[0])
+    if not path:
+        return {}
+    try:
+        settings = config.load(path)
+    except config.ConfigError as error:
+        raise click.UsageError(str(error))
+    for key, allowed in (("target-tf", TARGETS), ("tower-strategy", ("shard", "shared-iterator"))):
+        if key in settings and settings[key] not in allowed:
+            raise click.UsageError("%s: [tool.qmigrate] %s must be one of %s" % (path, key, ", ".join(allowed)))
+    return settings
+
+
+def _pick(given, option: str, configured):
+    """The command line's value when it was given, else the configuration's, else the default."""
+    source = click.get_current_context().get_parameter_source(option.lstrip("-").replace("-", "_"))
+    if source is click.core.ParameterSource.COMMANDLINE or configured is None:
+        return given
+    return configured
+
+
+def _codes(text) -> tuple:
+    return tuple(code.strip().upper() for code in (text or "").split(",") if code.strip())
+
+
 def _terminate(signum, frame):
     raise SystemExit(128 + signum)
 
@@ -47,7 +73,8 @@ def _terminate(signum, frame):
               help="Rewrite files in place, atomically, only when the new source parses.")
 @click.option("--output-dir", type=click.Path(file_okay=False), metavar="DIR",
               help="Write a migrated copy of PATHS to DIR (other files copied, links kept); PATHS stay untouched.")
-@click.option("--target-tf", type=click.Choice(sorted(TARGETS)), default=DEFAULT_TARGET, show_default=True,
+@click.option("--target-tf", "target_tf", type=click.Choice(sorted(TARGETS)), default=DEFAULT_TARGET,
+              show_default=True,
               help="TensorFlow version the emitted code must run on.")
 @click.option("--output-format", type=click.Choice(["text", "json", "github", "sarif", "markdown"]), default="text",
               show_default=True,
@@ -63,14 +90,19 @@ def _terminate(signum, frame):
 @click.option("--include", multiple=True, metavar="GLOB",
               help="Only files whose path or name matches (repeatable; files named on the command line always).")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files whose path or name matches (repeatable).")
+@click.option("--select", metavar="CODES", help="Only these rules (comma-separated codes or prefixes, e.g. QM3).")
+@click.option("--ignore", metavar="CODES",
+              help="Never these rules: their findings are not reported and their pipelines not rewritten.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, exists=True),
+              help="A pyproject.toml to read [tool.qmigrate] from (default: the nearest one above the first PATH).")
 @click.option("-j", "--jobs", type=click.IntRange(1), default=None,
               help="Processes to analyse files in (default: all cores).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when queue code is found (errors still exit 2).")
 @click.option("--color/--no-color", default=None, help="Colour the diff (default: when stdout is a terminal).")
 @click.option("--list-rules", is_flag=True, help="List every rule: code, name, safety, summary.")
 @click.option("--explain", metavar="CODE", help="Show a rule's documentation.")
-def main(paths, mode, output_dir, target_tf, output_format, unsafe, tower_strategy, include, exclude, jobs,
-         exit_zero, color, list_rules, explain):
+def main(paths, mode, output_dir, target_tf, output_format, unsafe, tower_strategy, include, exclude, select, ignore,
+         config_path, jobs, exit_zero, color, list_rules, explain):
     """Rewrite TensorFlow 1.x queue-based input pipelines into tf.data.
 
     PATHS are files or directories (searched for *.py and *.ipynb, skipping what git ignores).
@@ -95,7 +127,15 @@ def main(paths, mode, output_dir, target_tf, output_format, unsafe, tower_strate
     if mode == "write":
         # A terminated run must still clean up the file it was writing: turn SIGTERM into an exception.
         signal.signal(signal.SIGTERM, _terminate)
-    options = Options(target=TARGETS[target_tf], unsafe=unsafe, tower_strategy=tower_strategy)
+    settings = _settings(config_path, paths)
+    options = Options(
+        target=TARGETS[_pick(target_tf, "--target-tf", settings.get("target-tf"))],
+        unsafe=unsafe or settings.get("unsafe", False),
+        tower_strategy=_pick(tower_strategy, "--tower-strategy", settings.get("tower-strategy")),
+        select=_codes(select) or tuple(settings.get("select", ())),
+        ignore=_codes(ignore) or tuple(settings.get("ignore", ())))
+    include = include or tuple(settings.get("include", ()))
+    exclude = exclude or tuple(settings.get("exclude", ()))
     if output_dir:
         try:
             output_tree.destinations(paths, output_dir)

@@ -44,6 +44,13 @@ class Options:
     target: Target = TARGETS["1.8"]
     unsafe: bool = False  # also apply fixes whose safety is UNSAFE
     tower_strategy: str = "shard"  # how towers share a pipeline: "shard" | "shared-iterator"
+    select: Tuple[str, ...] = ()  # rule codes or prefixes to apply and report (empty: all)
+    ignore: Tuple[str, ...] = ()  # rule codes or prefixes never applied nor reported
+
+    def wants(self, code: str) -> bool:
+        """Whether a rule is selected and not ignored (prefixes count: "QM3" is every QM3xx)."""
+        selected = not self.select or any(code.startswith(prefix) for prefix in self.select)
+        return selected and not any(code.startswith(prefix) for prefix in self.ignore)
 
 
 @dataclass
@@ -148,7 +155,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         rule = rule_for(imports.resolve(call.func))
         line, column, end = cheap[id(call)] if cheap is not None else positions.span(call)
         silenced = set().union(*(suppressed.get(n, ()) for n in range(line, end + 1)))
-        if rule.code in silenced or "*" in silenced:  # on any line the call spans
+        if rule.code in silenced or "*" in silenced or not options.wants(rule.code):  # any line the call spans
             analysis.suppressed_calls.add(id(call))  # neither reported nor rewritten
             suppressed_rules.add(rule)
             continue
@@ -189,17 +196,24 @@ def _module_context(module: cst.Module, imports: ImportMap) -> ModuleContext:
     """Module-level names, and the helper functions whose calls a pipeline may go through."""
     module_names = set()
     for stmt in module.body:
-        module_names |= cstutil.name_uses(stmt).stores
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            module_names.add(stmt.name.value)  # its body binds nothing at module level
+        else:
+            module_names |= cstutil.name_uses(stmt).stores
     context = ModuleContext(imports, module_names, input_fns=_input_fns(module))
-    attribute_loads = cstutil.attribute_loads(module)
+    attribute_loads = None
     for stmt in module.body:
         if not isinstance(stmt, cst.FunctionDef):
             continue
-        loads = Counter(cstutil.name_uses(stmt.body).loads)
         reader = helpers.find_reader_helper(stmt, imports)
-        if reader is not None and loads[reader.queue_param] == 1 and _key_unused(reader, loads, attribute_loads):
-            context.reader_helpers[stmt.name.value] = reader
         batcher = helpers.find_batch_helper(stmt, imports)
+        if reader is None and batcher is None:
+            continue
+        loads = Counter(cstutil.name_uses(stmt.body).loads)
+        if reader is not None:
+            attribute_loads = attribute_loads if attribute_loads is not None else cstutil.attribute_loads(module)
+            if loads[reader.queue_param] == 1 and _key_unused(reader, loads, attribute_loads):
+                context.reader_helpers[stmt.name.value] = reader
         if batcher is not None and all(loads[p] == len(batcher.sites) for p in batcher.tensor_params):
             context.batch_helpers[stmt.name.value] = batcher
     return context

@@ -152,10 +152,26 @@ class _BlockRecogniser:
         self.imports = context.imports
         self.names = names
         self.source_of = source_of
-        scope_uses = cstutil.name_uses(scope)
-        self.scope_loads = Counter(scope_uses.loads)
-        self.scope_stores = scope_uses.stores
-        self.uses = [cstutil.name_uses(stmt) for stmt in body]
+        self.scope = scope
+        self._scope_uses = None
+        self._uses = {}
+
+    # Name uses are computed on demand: most blocks hold no producer and need none.
+    @property
+    def scope_loads(self) -> Counter:
+        if self._scope_uses is None:
+            uses = cstutil.name_uses(self.scope)
+            self._scope_uses = (Counter(uses.loads), uses.stores)
+        return self._scope_uses[0]
+
+    @property
+    def scope_stores(self) -> Set[str]:
+        self.scope_loads
+        return self._scope_uses[1]
+
+    @property
+    def uses(self) -> "_LeafUses":
+        return _LeafUses(self)
 
     def run(self) -> BlockResult:
         result = BlockResult()
@@ -436,6 +452,19 @@ class _Broken(Exception):
     def __init__(self, calls, reason: str):
         super().__init__(reason)
         self.calls = calls
+
+
+class _LeafUses:
+    """`uses[i]`: the name uses of leaf i, computed once, when first asked for."""
+
+    def __init__(self, recogniser: "_BlockRecogniser"):
+        self.recogniser = recogniser
+
+    def __getitem__(self, index: int):
+        cache = self.recogniser._uses
+        if index not in cache:
+            cache[index] = cstutil.name_uses(self.recogniser.body[index])
+        return cache[index]
 
 
 def recognise_block(body, scope, context: ModuleContext, names, source_of) -> BlockResult:

@@ -179,3 +179,24 @@ def test_parallel_run_gives_the_same_results_in_the_same_order(tmp_path):
     assert one.exit_code == two.exit_code == 1
     assert one.output == two.output
     assert "tutorial/cifar10_multi_gpu_train.py:79:19: QM401 [fixed]" in two.output
+
+
+def test_select_ignore_and_pyproject_configuration(tmp_path):
+    script = _copy(tmp_path)
+    before = script.read_bytes()
+    ignored = _run(script, "--write", "--ignore", "QM3")
+    assert script.read_bytes() == before  # a pipeline holding an ignored rule's call is left whole
+    assert "QM302" not in ignored.output and "QM101" in ignored.output
+    selected = _run(script, "--check", "--select", "QM302")
+    assert "QM302" in selected.output and "QM101" not in selected.output
+    (tmp_path / "pyproject.toml").write_text('[tool.qmigrate]\nignore = ["QM302"]\ntarget-tf = "1.10"\n')
+    configured = _run(script, "--check")
+    assert "QM302" not in configured.output
+    # The command line's --ignore replaces the configured one; the configured target still holds.
+    assert "batch(batch_size, drop_remainder=True)" in _run(script, "--diff", "--ignore", "QM9").output
+    (tmp_path / "pyproject.toml").write_text('[tool.qmigrate]\ntarget-tf = "1.10"\n')
+    assert "batch(batch_size, drop_remainder=True)" in _run(script, "--diff").output
+    assert "batch_and_drop_remainder" in _run(script, "--diff", "--target-tf", "1.8").output
+    (tmp_path / "pyproject.toml").write_text('[tool.qmigrate]\nno-such-key = 1\n')
+    broken = _run(script, "--check")
+    assert broken.exit_code == 2 and "unknown key [tool.qmigrate] no-such-key" in broken.output
