@@ -17,7 +17,6 @@ from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
 from qmigrate.linking import Linker
-from qmigrate.names import ImportMap
 from qmigrate.rules.findings import PerTowerPipelines, SharedBatchAcrossTowers
 from qmigrate.rules.unsupported import NotebookNotMigrated
 
@@ -74,7 +73,7 @@ def _first_pass(job) -> _FirstPass:
         result = _failed(path, problem, source) if problem else analysis.result()
         return _FirstPass(result, analysis.pipelines, analysis.remaining_queue_calls,
                           any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences),
-                          bool(towers.find_consumers(analysis.module, ImportMap(analysis.module))),
+                          b"device" in source and bool(towers.find_consumers(analysis.module, analysis.imports)),
                           tuple(sorted(analysis.pipeline_functions.items())))
 
     done = _guarded(path, source, work)
@@ -180,7 +179,7 @@ def _link_towers(sources, analyses, results, options, pipeline_functions) -> Non
 
     consumers = {}
     for path, analysis in analyses.items():
-        found = towers.find_consumers(analysis.module, ImportMap(analysis.module))
+        found = towers.find_consumers(analysis.module, analysis.imports)
         if found:
             consumers[path] = found
     if not consumers:

@@ -3,6 +3,7 @@
 `analyse` never raises for a module that parses; its result holds no CST nodes once rendered by
 `FileAnalysis.result()`.
 """
+import ast
 import dataclasses
 import re
 from collections import Counter
@@ -16,7 +17,7 @@ from qmigrate import blocks, cstutil, helpers, synth, towers
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
-from qmigrate.positions import call_positions
+from qmigrate.positions import call_positions, stdlib_tree
 from qmigrate.recognise import Match, ModuleContext, NamePool, recognise_block
 from qmigrate.rules import ALL_RULES, BATCHERS, PRODUCERS, READERS, rule_for
 from qmigrate.rules import queue_runners
@@ -69,6 +70,7 @@ class FileAnalysis:
     findings: List[Tuple[type, cst.CSTNode, bool]] = field(default_factory=list)  # (rule, node, fixed)
     positions: object = None  # _Positions of the module as parsed
     suppressed_calls: Set[int] = field(default_factory=set)  # id(call) of `# qmigrate: ignore` lines
+    imports: Optional[ImportMap] = None
 
     def add_finding(self, rule, node: cst.CSTNode, fixed: bool) -> None:
         self.findings.append((rule, node, fixed))
@@ -144,13 +146,14 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     """
     module = module if module is not None else parse(source)
     edits = edits or towers.TowerEdits()
-    imports = ImportMap(module)
+    tree = stdlib_tree(source)
+    imports = ImportMap(module, tree)  # the stdlib tree is several times faster to walk
     positions = _Positions(module)
-    analysis = FileAnalysis(path, source, module, module, positions=positions)
+    analysis = FileAnalysis(path, source, module, module, positions=positions, imports=imports)
     suppressed = _suppressed_lines(module)
     calls = _queue_calls(module, imports)
     suppressed_rules = set()
-    cheap = call_positions(source, module.encoding, calls, imports, lambda name: rule_for(name) is not None)
+    cheap = call_positions(tree, source, module.encoding, calls, imports, lambda name: rule_for(name) is not None)
     for call in calls:
         rule = rule_for(imports.resolve(call.func))
         line, column, end = cheap[id(call)] if cheap is not None else positions.span(call)
@@ -162,7 +165,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         analysis.occurrences.append((rule, call, line, column))
     if not edits and not _may_hold_pipeline({rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules):
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
-    context = _module_context(module, imports)
+    context = _module_context(module, imports, tree)
     rewriter = _PipelineRewriter(module, context, options.target, analysis, edits)
     new_module = module.visit(rewriter)
     partial = _partly_used_helpers(module, context, rewriter.helper_uses)
@@ -172,7 +175,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
             context.reader_helpers.pop(name, None)
             context.batch_helpers.pop(name, None)
         analysis = FileAnalysis(path, source, module, module, analysis.occurrences, positions=positions,
-                                suppressed_calls=analysis.suppressed_calls)
+                                suppressed_calls=analysis.suppressed_calls, imports=imports)
         rewriter = _PipelineRewriter(module, context, options.target, analysis, edits)
         new_module = module.visit(rewriter)
         for name in partial:
@@ -182,7 +185,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         new_module = _add_file_order_seed(new_module)
     if analysis.pipelines or edits:
         new_module = _ensure_tf_import(new_module, imports, rewriter.tf)
-        new_module = drop_unused_tf_imports(module, new_module, imports)
+        new_module = drop_unused_tf_imports(module, new_module, imports, rewriter.module_loads)
     analysis.new_module = new_module
     return analysis
 
@@ -192,7 +195,7 @@ def _may_hold_pipeline(rules: Set[type]) -> bool:
     return all(rules & set(family) for family in (PRODUCERS, READERS, BATCHERS))
 
 
-def _module_context(module: cst.Module, imports: ImportMap) -> ModuleContext:
+def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.AST]) -> ModuleContext:
     """Module-level names, and the helper functions whose calls a pipeline may go through."""
     module_names = set()
     for stmt in module.body:
@@ -200,7 +203,7 @@ def _module_context(module: cst.Module, imports: ImportMap) -> ModuleContext:
             module_names.add(stmt.name.value)  # its body binds nothing at module level
         else:
             module_names |= cstutil.name_uses(stmt).stores
-    context = ModuleContext(imports, module_names, input_fns=_input_fns(module))
+    context = ModuleContext(imports, module_names, input_fns=_input_fns(module, tree))
     attribute_loads = None
     for stmt in module.body:
         if not isinstance(stmt, cst.FunctionDef):
@@ -219,9 +222,17 @@ def _module_context(module: cst.Module, imports: ImportMap) -> ModuleContext:
     return context
 
 
-def _input_fns(module: cst.Module) -> Set[str]:
-    """Functions Estimators call: named `*input_fn`, or passed as `input_fn=`."""
+def _input_fns(module: cst.Module, tree: Optional[ast.AST]) -> Set[str]:
+    """Functions Estimators call: named `*input_fn`, or passed as `input_fn=` (from the stdlib tree
+    when there is one: the same answer, faster)."""
     names = set()
+    if tree is not None:
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.endswith("input_fn"):
+                names.add(node.name)
+            elif isinstance(node, ast.keyword) and node.arg == "input_fn" and isinstance(node.value, ast.Name):
+                names.add(node.value.id)
+        return names
     for node in cstutil.functions_in(module):
         if node.name.value.endswith("input_fn"):
             names.add(node.name.value)
@@ -273,9 +284,13 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
     return module.with_changes(body=body)
 
 
-def drop_unused_tf_imports(old: cst.Module, new: cst.Module, imports: ImportMap) -> cst.Module:
-    """Remove TensorFlow imports that the rewrite left unused (they served only the queue code)."""
-    before = Counter(cstutil.name_uses(old).loads)
+def drop_unused_tf_imports(old: cst.Module, new: cst.Module, imports: ImportMap,
+                           before: Optional[Counter] = None) -> cst.Module:
+    """Remove TensorFlow imports that the rewrite left unused (they served only the queue code).
+
+    `before`: the old module's name loads, when already counted.
+    """
+    before = before if before is not None else Counter(cstutil.name_uses(old).loads)
     after = Counter(cstutil.name_uses(new).loads)
     dead = {name for name, target in imports.aliases.items()
             if target.split(".")[0] == "tensorflow" and before[name] and not after[name]}
@@ -404,6 +419,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.analysis = analysis
         self.tf = imports.local_name_for("tensorflow") or "tf"
         uses = cstutil.name_uses(module)
+        self.module_loads = Counter(uses.loads)
         self.names = NamePool(set(uses.stores) | set(uses.loads))
         self.iterator_holder = self.names.fresh("input_iterators") if edits.consumers else None
         self.scopes: List[cst.CSTNode] = [module]

@@ -3,6 +3,7 @@
 Cheaper than libcst's QualifiedNameProvider (no scope analysis) and it also follows the
 module-level assignment aliases legacy code loves (`slim = tf.contrib.slim`).
 """
+import ast
 from typing import Dict, Optional
 
 import libcst as cst
@@ -48,11 +49,16 @@ class ImportMap:
     a local name rebound by a plain assignment to a resolvable dotted name counts too.
     """
 
-    def __init__(self, module: cst.Module):
+    def __init__(self, module: Optional[cst.Module] = None, tree: Optional[ast.AST] = None):
+        """From a libcst module, or (faster, same result) from the stdlib parser's tree."""
         self.aliases: Dict[str, str] = {}
-        collector = _ImportCollector(self.aliases)
-        module.visit(collector)
-        for target, value in collector.assignments:
+        if tree is not None:
+            assignments = _ast_imports(tree, self.aliases)
+        else:
+            collector = _ImportCollector(self.aliases)
+            module.visit(collector)
+            assignments = collector.assignments
+        for target, value in assignments:
             resolved = self.resolve_dotted(value)
             if resolved and target not in self.aliases:
                 self.aliases[target] = resolved
@@ -111,3 +117,39 @@ class _ImportCollector(cst.CSTVisitor):
             value = dotted(node.value)
             if value is not None and "." in value:
                 self.assignments.append((node.targets[0].target.value, value))
+
+
+def _ast_dotted(node) -> Optional[str]:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        head = _ast_dotted(node.value)
+        return None if head is None else head + "." + node.attr
+    return None
+
+
+def _ast_imports(tree: ast.AST, aliases: Dict[str, str]):
+    """_ImportCollector's work on a stdlib tree, in the same (source) order; returns the assignments."""
+    assignments = []
+    nodes = sorted((n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom, ast.Assign))),
+                   key=lambda n: (n.lineno, n.col_offset))
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    aliases[alias.asname] = alias.name
+                else:
+                    head = alias.name.split(".")[0]
+                    aliases[head] = head
+        elif isinstance(node, ast.ImportFrom):
+            if node.level or node.module is None:
+                continue
+            for alias in node.names:
+                if alias.name == "*":
+                    continue
+                aliases[alias.asname or alias.name] = node.module + "." + alias.name
+        elif len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = _ast_dotted(node.value)
+            if value is not None and "." in value:
+                assignments.append((node.targets[0].id, value))
+    return assignments

@@ -22,15 +22,21 @@ def _dotted(node: ast.AST) -> Optional[str]:
     return None
 
 
-def call_positions(source: bytes, encoding: str, calls: List[cst.Call], imports: ImportMap,
-                   wanted) -> Optional[Dict[int, Tuple[int, int, int]]]:
+def stdlib_tree(source: bytes) -> Optional[ast.AST]:
+    """The stdlib parser's tree, or None where it disagrees with libcst about parsing the file."""
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def call_positions(tree: Optional[ast.AST], source: bytes, encoding: str, calls: List[cst.Call],
+                   imports: ImportMap, wanted) -> Optional[Dict[int, Tuple[int, int, int]]]:
     """{id(call): (line, 1-based column, last line)} for `calls`, or None when they cannot be paired.
 
     `wanted(canonical_name)` is the predicate that selected `calls` from the libcst tree.
     """
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    if tree is None:
         return None
     found = []
     for node in ast.walk(tree):
