@@ -119,11 +119,12 @@ class _ImportCollector(cst.CSTVisitor):
                 self.assignments.append((node.targets[0].target.value, value))
 
 
-def _ast_dotted(node) -> Optional[str]:
+def ast_dotted(node) -> Optional[str]:
+    """`a.b.c` for a stdlib Name/Attribute chain, else None."""
     if isinstance(node, ast.Name):
         return node.id
     if isinstance(node, ast.Attribute):
-        head = _ast_dotted(node.value)
+        head = ast_dotted(node.value)
         return None if head is None else head + "." + node.attr
     return None
 
@@ -149,7 +150,7 @@ def _ast_imports(tree: ast.AST, aliases: Dict[str, str]):
                     continue
                 aliases[alias.asname or alias.name] = node.module + "." + alias.name
         elif len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            value = _ast_dotted(node.value)
+            value = ast_dotted(node.value)
             if value is not None and "." in value:
                 assignments.append((node.targets[0].id, value))
     return assignments

@@ -10,16 +10,7 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from qmigrate.names import ImportMap, canonical
-
-
-def _dotted(node: ast.AST) -> Optional[str]:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        head = _dotted(node.value)
-        return None if head is None else head + "." + node.attr
-    return None
+from qmigrate.names import ImportMap, ast_dotted, canonical
 
 
 def stdlib_tree(source: bytes) -> Optional[ast.AST]:
@@ -41,7 +32,7 @@ def call_positions(tree: Optional[ast.AST], source: bytes, encoding: str, calls:
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
-            name = _dotted(node.func)
+            name = ast_dotted(node.func)
             resolved = imports.resolve_dotted(name) if name else None
             if resolved and wanted(canonical(resolved)):
                 found.append((node.lineno, node.col_offset, node.end_lineno))

@@ -9,6 +9,50 @@ from qmigrate.names import ImportMap
 from qmigrate.rules.base import Example, Rule, example_source
 
 
+# A training loop with the usual plumbing, and its migration.
+_RUNNERS_BEFORE = example_source("""
+    import tensorflow as tf
+
+    def main(files):
+        queue = tf.train.string_input_producer(files, num_epochs=1)
+        reader = tf.TFRecordReader()
+        _, record = reader.read(queue)
+        records = tf.train.batch([record], batch_size=2)
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+            try:
+                while not coord.should_stop():
+                    sess.run(records)
+            except tf.errors.OutOfRangeError:
+                pass
+            finally:
+                coord.request_stop()
+            coord.join(threads)
+    """)
+
+_RUNNERS_AFTER = example_source("""
+    import tensorflow as tf
+
+    def main(files):
+        dataset = tf.data.Dataset.from_tensor_slices(files)
+        dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
+        dataset = dataset.flat_map(tf.data.TFRecordDataset)
+        dataset = dataset.repeat(1)
+        dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(2))
+        dataset = dataset.prefetch(1)
+        records = dataset.make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            try:
+                while True:
+                    sess.run(records)
+            except tf.errors.OutOfRangeError:
+                pass
+    """)
+
+
 class StartQueueRunners(Rule):
     """`start_queue_runners` (and the `join` of its threads) is removed once no queue is left.
 
@@ -28,50 +72,7 @@ class StartQueueRunners(Rule):
     signature = ("sess", "coord", "daemon", "start", "collection")
     message = "start_queue_runners starts queue-runner threads"
     advice = "remove it once every input pipeline of this program uses tf.data"
-    examples = (
-        Example(
-            before=example_source("""
-            import tensorflow as tf
-
-            def main(files):
-                queue = tf.train.string_input_producer(files, num_epochs=1)
-                reader = tf.TFRecordReader()
-                _, record = reader.read(queue)
-                records = tf.train.batch([record], batch_size=2)
-                with tf.Session() as sess:
-                    sess.run(tf.local_variables_initializer())
-                    coord = tf.train.Coordinator()
-                    threads = tf.train.start_queue_runners(sess=sess, coord=coord)
-                    try:
-                        while not coord.should_stop():
-                            sess.run(records)
-                    except tf.errors.OutOfRangeError:
-                        pass
-                    finally:
-                        coord.request_stop()
-                    coord.join(threads)
-            """),
-            after=example_source("""
-            import tensorflow as tf
-
-            def main(files):
-                dataset = tf.data.Dataset.from_tensor_slices(files)
-                dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
-                dataset = dataset.flat_map(tf.data.TFRecordDataset)
-                dataset = dataset.repeat(1)
-                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(2))
-                dataset = dataset.prefetch(1)
-                records = dataset.make_one_shot_iterator().get_next()
-                with tf.Session() as sess:
-                    sess.run(tf.local_variables_initializer())
-                    try:
-                        while True:
-                            sess.run(records)
-                    except tf.errors.OutOfRangeError:
-                        pass
-            """),
-        ),
-    )
+    examples = (Example(before=_RUNNERS_BEFORE, after=_RUNNERS_AFTER),)
 
 
 class Coordinator(Rule):
@@ -96,49 +97,14 @@ class Coordinator(Rule):
     signature = ("clean_stop_exception_types",)
     message = "Coordinator coordinates queue-runner threads"
     advice = "remove it with start_queue_runners once no queue is left"
+    # The same program, the Coordinator imported from its defining module.
     examples = (
         Example(
-            before=example_source("""
-            import tensorflow as tf
-            from tensorflow.python.training.coordinator import Coordinator
-
-            def main(files):
-                queue = tf.train.string_input_producer(files, num_epochs=1)
-                reader = tf.TFRecordReader()
-                _, record = reader.read(queue)
-                records = tf.train.batch([record], batch_size=2)
-                with tf.Session() as sess:
-                    sess.run(tf.local_variables_initializer())
-                    coord = Coordinator()
-                    threads = tf.train.start_queue_runners(sess=sess, coord=coord)
-                    try:
-                        while not coord.should_stop():
-                            sess.run(records)
-                    except tf.errors.OutOfRangeError:
-                        pass
-                    finally:
-                        coord.request_stop()
-                    coord.join(threads)
-            """),
-            after=example_source("""
-            import tensorflow as tf
-
-            def main(files):
-                dataset = tf.data.Dataset.from_tensor_slices(files)
-                dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
-                dataset = dataset.flat_map(tf.data.TFRecordDataset)
-                dataset = dataset.repeat(1)
-                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(2))
-                dataset = dataset.prefetch(1)
-                records = dataset.make_one_shot_iterator().get_next()
-                with tf.Session() as sess:
-                    sess.run(tf.local_variables_initializer())
-                    try:
-                        while True:
-                            sess.run(records)
-                    except tf.errors.OutOfRangeError:
-                        pass
-            """),
+            before=_RUNNERS_BEFORE.replace(
+                "import tensorflow as tf\n",
+                "import tensorflow as tf\nfrom tensorflow.python.training.coordinator import Coordinator\n",
+            ).replace("tf.train.Coordinator()", "Coordinator()"),
+            after=_RUNNERS_AFTER,
         ),
     )
 

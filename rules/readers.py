@@ -36,25 +36,40 @@ class TFRecordReader(_Reader):
     examples = (
         Example(
             before=example_source("""
-            import tensorflow as tflow
+            import tensorflow as tf
 
-            def inputs(files):
-                queue = tflow.train.string_input_producer(files, num_epochs=3, seed=42)
-                reader = tflow.TFRecordReader()
-                _, record = reader.read(queue)
-                return tflow.train.batch([record], batch_size=32)
+            FEATURES = {'pixels': tf.FixedLenFeature([784], tf.float32), 'label': tf.FixedLenFeature([], tf.int64)}
+
+
+            def mnist_inputs(files, batch_size):
+                with tf.name_scope('input'):
+                    queue = tf.train.string_input_producer(files, shuffle=False)
+                    reader = tf.TFRecordReader()
+                    _, serialized = reader.read(queue)
+                    example = tf.parse_single_example(serialized, FEATURES)
+                    images, labels = tf.train.batch([example['pixels'], example['label']], batch_size=batch_size)
+                return images, labels
             """),
             after=example_source("""
-            import tensorflow as tflow
+            import tensorflow as tf
 
-            def inputs(files):
-                dataset = tflow.data.Dataset.from_tensor_slices(files)
-                dataset = dataset.shuffle(tflow.size(files, out_type=tflow.int64), seed=42)
-                dataset = dataset.flat_map(tflow.data.TFRecordDataset)
-                dataset = dataset.repeat(3)
-                dataset = dataset.apply(tflow.contrib.data.batch_and_drop_remainder(32))
-                dataset = dataset.prefetch(1)
-                return dataset.make_one_shot_iterator().get_next()
+            FEATURES = {'pixels': tf.FixedLenFeature([784], tf.float32), 'label': tf.FixedLenFeature([], tf.int64)}
+
+
+            def mnist_inputs(files, batch_size):
+                with tf.name_scope('input'):
+                    def parse_record(serialized):
+                        example = tf.parse_single_example(serialized, FEATURES)
+                        return example['pixels'], example['label']
+
+                    dataset = tf.data.Dataset.from_tensor_slices(files)
+                    dataset = dataset.flat_map(tf.data.TFRecordDataset)
+                    dataset = dataset.map(parse_record)
+                    dataset = dataset.repeat()
+                    dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+                    dataset = dataset.prefetch(1)
+                    images, labels = dataset.make_one_shot_iterator().get_next()
+                return images, labels
             """),
         ),
     )
