@@ -145,13 +145,14 @@ def _map(function, jobs_list, jobs: int, progress):
         return out
 
 
-def _reanalyse(path, sources, analyses, results, options) -> None:
-    """Analyse a file again in this process, where set-level work can use its tree."""
+def _reanalyse(path, sources, analyses, results, options, module=None, edits=None) -> None:
+    """Analyse a file again in this process, where set-level work can use its tree (and `edits`)."""
     if path not in sources or results[path].status is Status.FAILED:
         return
-    done = _guarded(path, sources[path], lambda: engine.analyse(path, sources[path], options))
+    done = _guarded(path, sources[path], lambda: engine.analyse(path, sources[path], options, module, edits))
     if isinstance(done, FileResult):
         results[path] = done
+        analyses.pop(path, None)
     else:
         analyses[path] = done
 
@@ -206,14 +207,7 @@ def _link_towers(sources, analyses, results, options, pipeline_functions) -> Non
             if reason:
                 failures.append((path, consumer, reason))
     for path, module_edits in edits.items():
-        module = module_of(path)
-        done = _guarded(path, sources[path],
-                        lambda: engine.analyse(path, sources[path], options, module=module, edits=module_edits))
-        if isinstance(done, FileResult):
-            results[path] = done
-            analyses.pop(path, None)
-        else:
-            analyses[path] = done
+        _reanalyse(path, sources, analyses, results, options, module_of(path), module_edits)
     for path, consumer, reason in failures:
         if consumer.prefetch_call is not None and path in analyses:
             analyses[path].reasons[id(consumer.prefetch_call)] = "its tower loop cannot be linked: " + reason

@@ -168,7 +168,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     context = _module_context(module, imports, tree)
     rewriter = _PipelineRewriter(module, context, options.target, analysis, edits)
     new_module = module.visit(rewriter)
-    partial = _partly_used_helpers(module, context, rewriter.helper_uses)
+    partial = _partly_used_helpers(module, rewriter.helper_uses)
     if partial:
         # A helper can only change shape if every call of it was migrated: try again without it.
         for name in partial:
@@ -251,12 +251,12 @@ def _key_unused(reader: helpers.ReaderHelper, loads: Counter, attribute_loads: S
     return isinstance(key, cst.Attribute) and key.attr.value not in attribute_loads
 
 
-def _helper_calls(module: cst.Module, name: str) -> int:
-    return sum(1 for call in cstutil.calls_of(module) if isinstance(call.func, cst.Name) and call.func.value == name)
-
-
-def _partly_used_helpers(module: cst.Module, context: ModuleContext, uses: Counter) -> Set[str]:
-    return {name for name in uses if uses[name] != _helper_calls(module, name)}
+def _partly_used_helpers(module: cst.Module, uses: Counter) -> Set[str]:
+    """Helpers some of whose calls were migrated, but not all."""
+    if not uses:
+        return set()
+    calls = Counter(call.func.value for call in cstutil.calls_of(module) if isinstance(call.func, cst.Name))
+    return {name for name in uses if uses[name] != calls[name]}
 
 
 def _helper_queue_calls(module: cst.Module, name: str) -> List[cst.Call]:
@@ -605,7 +605,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         expression = self.module.code_for_node(small.value)
         if isinstance(small.value, cst.Tuple) and not small.value.lpar:
             expression = "(%s)" % expression  # `lambda a, b: x, y` would be a tuple holding a lambda
-        if expression.replace(" ", "").strip("()") in (",".join(targets), "(%s)" % ",".join(targets), targets[0]):
+        if expression.replace(" ", "").strip("()") in (",".join(targets), targets[0]):
             return leaves[match.batch_index + 1], dataset
         return leaves[match.batch_index + 1], "%s.map(lambda %s: %s)" % (dataset, ", ".join(targets), expression)
 
@@ -616,10 +616,8 @@ class _PipelineRewriter(cst.CSTTransformer):
         comments = [line for line in statements[0].leading_lines if line.comment is not None]
         statements = [statements[0].with_changes(leading_lines=[])] + statements[1:]
         statements.append(self._consume(inner.updated, match))
-        config = self.module.config_for_parsing
-        wrapper = cst.parse_statement("with %s.device('/cpu:0'):\n%spass\n" % (self.tf, config.default_indent), config)
-        wrapper = wrapper.with_changes(body=wrapper.body.with_changes(body=statements),
-                                       leading_lines=list(inner.updated.leading_lines) + comments)
+        wrapper = towers.on_cpu(statements, self.tf, self.module.config_for_parsing,
+                                list(inner.updated.leading_lines) + comments)
         body = blocks.rebuild(loop.body.body, {path: [wrapper]}, set())
         return loop.with_changes(body=loop.body.with_changes(body=body))
 
@@ -712,10 +710,5 @@ def _ensure_tf_import(module: cst.Module, imports: ImportMap, tf: str) -> cst.Mo
     if imports.local_name_for("tensorflow"):
         return module
     body = list(module.body)
-    position = 0
-    for index, stmt in enumerate(body):
-        small = cstutil.single_small(stmt)
-        if isinstance(small, (cst.Import, cst.ImportFrom)):
-            position = index + 1
-    body.insert(position, cst.parse_statement("import tensorflow as %s\n" % tf))
+    body.insert(_after_imports(body), cst.parse_statement("import tensorflow as %s\n" % tf))
     return module.with_changes(body=body)

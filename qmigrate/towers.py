@@ -237,7 +237,10 @@ def tower_input(consumer: TowerConsumer, target: cst.BaseExpression, leading, tf
     """
     call = with_keywords(consumer.source_call, keywords)
     assign = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(target)], call)])
-    indent = config.default_indent
-    wrapper = cst.parse_statement("with %s.device('/cpu:0'):\n%spass\n" % (tf, indent), config)
-    wrapper = wrapper.with_changes(body=wrapper.body.with_changes(body=[assign]))
-    return wrapper.with_changes(leading_lines=list(leading) + list(comments))
+    return on_cpu([assign], tf, config, list(leading) + list(comments))
+
+
+def on_cpu(statements, tf: str, config, leading) -> cst.With:
+    """`with tf.device('/cpu:0'):` around the statements, with `leading` lines above it."""
+    wrapper = cst.parse_statement("with %s.device('/cpu:0'):\n%spass\n" % (tf, config.default_indent), config)
+    return wrapper.with_changes(body=wrapper.body.with_changes(body=list(statements)), leading_lines=list(leading))
