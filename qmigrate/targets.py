@@ -1,25 +1,80 @@
-"""What each target TensorFlow version offers the synthesiser (from ../shared/tf-api-matrix.md)."""
+"""What each target TensorFlow version offers the synthesiser, read from the symbol tables that
+scripts/dump_tf_symbols.py generated from the real wheels (qmigrate/data/tf-<version>.txt).
+
+Nothing here is typed in by hand: a choice of API follows from whether the target has the symbol
+or the parameter, so a new target is one more generated table.
+"""
+import functools
+import os
 from dataclasses import dataclass
-from typing import Dict
+from typing import Dict, Optional, Tuple
+
+DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+VERSIONS = ("1.8", "1.10", "1.12", "1.13", "1.15", "2")
+DEFAULT_TARGET = "1.8"
+
+
+class SymbolTable:
+    """The public names of one TensorFlow wheel, with the parameter names of its callables."""
+
+    def __init__(self, text: str):
+        self.params: Dict[str, Optional[Tuple[str, ...]]] = {}
+        for line in text.splitlines():
+            if not line or line.startswith("#"):
+                continue
+            name, paren, rest = line.partition("(")
+            self.params[name] = tuple(p for p in rest.rstrip(")").split(",") if p) if paren else None
+
+    def has(self, name: str) -> bool:
+        return name in self.params
+
+    def accepts(self, name: str, param: str) -> bool:
+        return param in (self.params.get(name) or ())
+
+
+@functools.lru_cache(maxsize=None)
+def symbol_table(version: str) -> SymbolTable:
+    with open(os.path.join(DATA_DIR, "tf-%s.txt" % version), encoding="utf-8") as handle:
+        return SymbolTable(handle.read())
 
 
 @dataclass(frozen=True)
 class Target:
+    """One TensorFlow version. Only the version is stored (it travels to worker processes);
+    the properties read the version's symbol table."""
+
     version: str
-    drop_remainder_kwarg: bool  # Dataset.batch(drop_remainder=) exists (1.10+)
-    compat_v1: bool  # tf.compat.v1 exists (1.13+)
-    iterator_method: bool  # Dataset.make_one_shot_iterator() exists (gone in 2.x)
-    contrib: bool  # tf.contrib exists (gone in 2.x)
-    unbatch: str  # how to unbatch: "contrib" (1.8), "experimental" (1.12), "method" (1.15)
+
+    @property
+    def symbols(self) -> SymbolTable:
+        return symbol_table(self.version)
+
+    @property
+    def drop_remainder_kwarg(self) -> bool:
+        """`Dataset.batch(drop_remainder=)` (1.10+); before it, a contrib transformation."""
+        return self.symbols.accepts("tensorflow.data.Dataset.batch", "drop_remainder")
+
+    @property
+    def iterator_method(self) -> bool:
+        """`dataset.make_one_shot_iterator()` (gone in 2.x: `tf.compat.v1.data.make_one_shot_iterator`)."""
+        return self.symbols.has("tensorflow.data.Dataset.make_one_shot_iterator")
+
+    @property
+    def unbatch(self) -> str:
+        """How to unbatch: "method" (1.15+), "experimental" (1.12+) or "contrib" (1.8)."""
+        if self.symbols.has("tensorflow.data.Dataset.unbatch"):
+            return "method"
+        return "experimental" if self.symbols.has("tensorflow.data.experimental.unbatch") else "contrib"
+
+    @property
+    def read_file(self) -> str:
+        """The function reading a whole file: `tf.read_file` in 1.x, `tf.io.read_file` in 2.x."""
+        return "read_file" if self.symbols.has("tensorflow.read_file") else "io.read_file"
+
+    @property
+    def output_shapes(self) -> str:
+        """How to get a dataset's shapes: "property" (1.x) or "compat" (`tf.compat.v1.data.get_output_shapes`)."""
+        return "property" if self.symbols.has("tensorflow.data.Dataset.output_shapes") else "compat"
 
 
-# version: drop_remainder=, tf.compat.v1, make_one_shot_iterator(), tf.contrib, unbatch
-TARGETS: Dict[str, Target] = {
-    "1.8": Target("1.8", False, False, True, True, "contrib"),
-    "1.10": Target("1.10", True, False, True, True, "contrib"),
-    "1.12": Target("1.12", True, False, True, True, "experimental"),
-    "1.13": Target("1.13", True, True, True, True, "experimental"),
-    "1.15": Target("1.15", True, True, True, True, "method"),
-    "2": Target("2", True, True, False, False, "method"),
-}
-DEFAULT_TARGET = "1.8"
+TARGETS: Dict[str, Target] = {version: Target(version) for version in VERSIONS}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build the TensorFlow virtualenv the behaviour tests run legacy and migrated code in.
-# usage: scripts/make_tf_venv.sh 1.8|1.15   (prints the venv's python path)
+# usage: scripts/make_tf_venv.sh 1.8|1.10|1.12|1.13|1.15   (prints the venv's python path)
+# 1.8 and 1.15 run the behaviour tests; the others serve scripts/dump_tf_symbols.py.
 # Location: $QMIGRATE_VENV_DIR (default ~/.cache/qmigrate)/venv-tf<version>. Idempotent.
 set -euo pipefail
 version="${1:-1.8}"
@@ -8,6 +9,9 @@ root="${QMIGRATE_VENV_DIR:-$HOME/.cache/qmigrate}"
 venv="$root/venv-tf$version"
 case "$version" in
   1.8)  python_version=3.6.15; packages=("tensorflow==1.8.0" "numpy<1.17" "protobuf<3.20") ;;
+  1.10) python_version=3.6.15; packages=("tensorflow==1.10.1" "numpy<1.15" "protobuf<3.20") ;;
+  1.12) python_version=3.6.15; packages=("tensorflow==1.12.3" "numpy<1.17" "protobuf<3.20") ;;
+  1.13) python_version=3.6.15; packages=("tensorflow==1.13.2" "numpy<1.17" "protobuf<3.20") ;;
   1.15) python_version=3.7.16; packages=("tensorflow==1.15.5" "numpy<1.19" "protobuf<3.20") ;;
   *) echo "unknown TensorFlow version $version" >&2; exit 2 ;;
 esac
