@@ -19,7 +19,7 @@ from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
 from qmigrate.positions import call_positions, stdlib_tree
 from qmigrate.recognise import Match, ModuleContext, NamePool, recognise_block
-from qmigrate.rules import ALL_RULES, BATCHERS, PRODUCERS, READERS, rule_for
+from qmigrate.rules import ALL_RULES, BATCHERS, PRODUCERS, READERS, SLICERS, rule_for
 from qmigrate.rules import queue_runners
 from qmigrate.targets import TARGETS, Target
 
@@ -191,7 +191,10 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
 
 
 def _may_hold_pipeline(rules: Set[type]) -> bool:
-    """A pipeline needs a producer, a reader and a batching call in the module."""
+    """A pipeline needs a producer, a reader and a batching call in the module, or a slice
+    producer and a batching call."""
+    if rules & set(SLICERS) and rules & set(BATCHERS):
+        return True
     return all(rules & set(family) for family in (PRODUCERS, READERS, BATCHERS))
 
 
@@ -667,9 +670,9 @@ class _PipelineRewriter(cst.CSTTransformer):
         """The batching statement, its call replaced by the iterator's next element."""
         element = synth.next_element(match.pipeline, self.tf, self.target)
         small = batch_stmt.body[0]
-        if (match.element_kind == "tuple" and isinstance(small, cst.Assign)
-                and not isinstance(small.targets[0].target, (cst.Tuple, cst.List))):
-            element = "list(%s)" % element  # tf.train.batch returned a list
+        unpacked = isinstance(small, cst.Assign) and isinstance(small.targets[0].target, (cst.Tuple, cst.List))
+        if match.element_kind == "tuple" and not unpacked:
+            element = "list(%s)" % element  # tf.train.batch returned a list (returned or kept whole)
         new_value = cst.parse_expression(element, self.module.config_for_parsing)
         return cst.SimpleStatementLine([small.with_changes(value=new_value)])
 

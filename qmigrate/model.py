@@ -3,7 +3,7 @@
 A recogniser fills it from legacy code; the synthesiser writes tf.data from it.
 """
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Optional, Tuple, Union
 
 
 @dataclass(frozen=True)
@@ -12,6 +12,17 @@ class FileSource:
 
     files: str
     num_epochs: Optional[str] = None  # None: forever
+    shuffle: bool = True
+    seed: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class SliceSource:
+    """`slice_input_producer(tensor_list, num_epochs, shuffle, seed)`: one element per row of the
+    tensors, all rows shuffled anew every epoch."""
+
+    tensors: Tuple[str, ...]
+    num_epochs: Optional[str] = None
     shuffle: bool = True
     seed: Optional[str] = None
 
@@ -52,6 +63,8 @@ class Batching:
     shuffle_buffer: Optional[str] = None  # None: no record shuffle (tf.train.batch)
     seed: Optional[str] = None
     allow_smaller_final_batch: bool = False
+    enqueue_many: bool = False  # each input is a batch of examples: unbatched before batching again
+    dynamic_pad: bool = False  # pad variable-length tensors to the longest in the batch
 
 
 @dataclass(frozen=True)
@@ -64,8 +77,8 @@ class Sharding:
 
 @dataclass(frozen=True)
 class Pipeline:
-    source: FileSource
-    reader: RecordReader
+    source: Union[FileSource, SliceSource]
+    reader: Optional[RecordReader]  # None for a SliceSource: its rows are the records
     record_function: Optional[RecordFunction]  # None when the records are batched as read
     batching: Batching
     dataset_name: str = "dataset"

@@ -20,6 +20,8 @@ _PREFIX_ALIASES = (
     ("tensorflow.python.ops.io_ops.", "tensorflow."),
     ("tensorflow.python.ops.data_flow_ops.", "tensorflow."),
     ("tensorflow.train.queue_runner.", "tensorflow.train."),
+    ("tensorflow.python.lib.io.tf_record.", "tensorflow.python_io."),
+    ("tensorflow.io.TFRecord", "tensorflow.python_io.TFRecord"),
     ("tensorflow.contrib.slim.python.slim.data.prefetch_queue.", "tensorflow.contrib.slim.prefetch_queue."),
 )
 

@@ -16,7 +16,7 @@ import libcst as cst
 from qmigrate import blocks, cstutil, helpers, towers
 from qmigrate.model import Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap
-from qmigrate.rules import BATCHERS, PRODUCERS, READERS, rule_for
+from qmigrate.rules import BATCHERS, PRODUCERS, READERS, SLICERS, rule_for
 from qmigrate.rules.base import Unsupported
 
 
@@ -191,8 +191,12 @@ class _BlockRecogniser:
             if found and name:
                 readers[name] = (index,) + found
                 continue
+            slicer = _call_with_rule(value, self.imports, SLICERS)
             try:
-                match = self._read_at(index, target, value, name, producers, readers)
+                if slicer:
+                    match = self._slices_at(index, target, slicer)
+                else:
+                    match = self._read_at(index, target, value, name, producers, readers)
             except _Broken as broken:
                 result.failures.append(Failure(broken.calls, str(broken)))
                 continue
@@ -215,6 +219,24 @@ class _BlockRecogniser:
         if not (isinstance(queue, cst.Name) and queue.value in producers):
             return None
         return self._link_helper(producers[queue.value], helper, index, value, name)
+
+    def _slices_at(self, index: int, target: cst.BaseExpression, slicer) -> Match:
+        """`a, b = slice_input_producer([x, y])` (or `rows = ...` used as `rows[0]`): the rows are the records."""
+        calls = (slicer[1],)
+        if isinstance(target, (cst.Tuple, cst.List)):
+            names = [_target_name(element.value) for element in target.elements]
+            if None in names or any(isinstance(e, cst.StarredElement) for e in target.elements):
+                raise _Broken(calls, "the result of slice_input_producer() is unpacked into something other "
+                              "than plain names")
+            params, value = tuple(names), ", ".join(names)
+        elif isinstance(target, cst.Name):
+            # A list of tensors indexed by the code: the map function gets them as one tuple.
+            params, value = ("*" + target.value,), target.value
+            names = [target.value]
+        else:
+            raise _Broken(calls, "the result of slice_input_producer() is not assigned to names")
+        return self._follow((index,) + slicer, None, index, None, value, set(names), [], calls, removed=(index,),
+                            params=params)
 
     def _reader_helper(self, value) -> Optional[helpers.ReaderHelper]:
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
@@ -256,10 +278,12 @@ class _BlockRecogniser:
                             calls, removed=(reader_index, read_index), reader_index=reader_index)
 
     def _follow(self, producer, reader, read_index, key, value, tainted, record_indices, calls,
-                removed=(), reader_index=None, queue_name=None, helpers_used=()) -> Match:
-        """From the read on: the per-record statements, the batching, the checks, the model."""
+                removed=(), reader_index=None, queue_name=None, helpers_used=(), params=None) -> Match:
+        """From the read on: the per-record statements, the batching, the checks, the model.
+
+        `reader` is None for a slice producer, whose outputs are the records (`params` names them).
+        """
         producer_index, producer_rule, producer_call = producer
-        reader_rule, reader_call, moved_reader_args = reader
         record_indices = list(record_indices)
         batch = in_loop = None
         for index in range(read_index + 1, len(self.body)):
@@ -298,7 +322,7 @@ class _BlockRecogniser:
                 batch_rule = found[0]
                 calls += (batch_call,)
                 bound = batch_rule.bind(batch_call)
-                element_kind, returns = self._element(bound.get("tensors"), calls)
+                element_kind, returns = self._element(bound.get("tensors"), calls, record_indices)
                 batching = batch_rule.model(bound, self.source_of, self.imports.resolve)
                 helper_batch = None
             else:
@@ -309,10 +333,7 @@ class _BlockRecogniser:
             self._check_isolated(producer_index, reader_index, read_index, record_indices, batch_index,
                                  tainted, calls, chain)
             file_source = producer_rule.model(producer_rule.bind(producer_call), self.source_of, self.imports.resolve)
-            if moved_reader_args is None:
-                record_reader = reader_rule.model(reader_rule.bind(reader_call), self.source_of, self.imports.resolve)
-            else:
-                record_reader = reader_rule.model(moved_reader_args, _code, self.imports.resolve)
+            record_reader = self._reader_model(reader)
         except Unsupported as unsupported:
             raise _Broken(calls, str(unsupported))
         if key and record_reader.kind != "whole_file":
@@ -320,18 +341,27 @@ class _BlockRecogniser:
                           % (key, record_reader.kind))
 
         if record_indices or returns != value:
-            params = (key, value) if key else (value,)
+            params = params or ((key, value) if key else (value,))
             function = RecordFunction(self.names.fresh("parse_record"), params, returns)
         else:
             function = None
+        file_name = self._fresh_local("filename", file_source, record_reader) if record_reader else "filename"
         pipeline = Pipeline(file_source, record_reader, function, batching,
-                            dataset_name=self.names.fresh("dataset"),
-                            file_name_param=self._fresh_local("filename", file_source.files, record_reader))
+                            dataset_name=self.names.fresh("dataset"), file_name_param=file_name)
         if in_loop is not None:
             pipeline = dataclasses.replace(pipeline, sharding=Sharding(in_loop.num_towers, in_loop.loop_var))
         return Match((producer_index,) + tuple(removed), read_index, tuple(record_indices), batch_index,
                      pipeline, element_kind, calls, queue_name=queue_name, batch_helper=helper_batch,
                      helpers_used=helpers_used, tower_loop=in_loop)
+
+    def _reader_model(self, reader):
+        """The RecordReader of a (rule, call, arguments moved out of a helper or None), or None."""
+        if reader is None:
+            return None
+        rule, call, moved_arguments = reader
+        if moved_arguments is None:
+            return rule.model(rule.bind(call), self.source_of, self.imports.resolve)
+        return rule.model(moved_arguments, _code, self.imports.resolve)
 
     def _batch_in_tower_loop(self, index: int, tainted: Set[str]):
         """(TowerLoopBatch, inner leaf) when leaf `index` is a tower loop whose only use of the
@@ -397,7 +427,9 @@ class _BlockRecogniser:
                         calls, chain):
         """Prove that moving the chain cannot change what any other code sees."""
         chain = set(chain) | set(record_indices)
-        queues = [producer_target(self.body[producer_index])]
+        queues = []  # a slice producer's outputs are records, checked with the tainted names below
+        if reader_index is not None or producer_index != read_index:
+            queues.append(producer_target(self.body[producer_index]))
         if reader_index is not None:
             queues.append(producer_target(self.body[reader_index]))
         for queue_name in queues:
@@ -425,10 +457,12 @@ class _BlockRecogniser:
                     raise _Broken(calls, "`%s` is reassigned between the queue and the batch, so the moved code "
                                   "would see another value" % sorted(rebound)[0])
 
-    def _element(self, tensors: Optional[cst.BaseExpression], calls) -> Tuple[str, str]:
+    def _element(self, tensors: Optional[cst.BaseExpression], calls, record_indices) -> Tuple[str, str]:
         """The structure get_next() must return, and the map function's return expression."""
         if isinstance(tensors, cst.Dict):
             return "dict", self.source_of(tensors)
+        if isinstance(tensors, cst.Name) and self._parsed_dict(tensors.value, record_indices):
+            return "dict", tensors.value
         if isinstance(tensors, (cst.List, cst.Tuple)) and tensors.elements:
             if any(isinstance(element, cst.StarredElement) for element in tensors.elements):
                 raise _Broken(calls, "the batched tensors are built with *unpacking")
@@ -439,6 +473,15 @@ class _BlockRecogniser:
             return "tuple", ", ".join(sources)
         raise _Broken(calls, "the batched tensors are not a literal list, tuple or dict")
 
+    def _parsed_dict(self, name: str, record_indices) -> bool:
+        """Whether the per-record code binds `name` once, to the dict of parse_single_example."""
+        bindings = [index for index in record_indices if name in self.uses[index].stores]
+        if len(bindings) != 1:
+            return False
+        assign = cstutil.single_assign(self.body[bindings[0]])
+        return (assign is not None and isinstance(assign[0], cst.Name) and isinstance(assign[1], cst.Call)
+                and self.imports.resolve(assign[1].func) in _DICT_PARSERS)
+
     def _fresh_local(self, preferred: str, *texts) -> str:
         """A lambda parameter name that shadows nothing the lambda's body or its scope reads."""
         name, n = preferred, 2
@@ -446,6 +489,9 @@ class _BlockRecogniser:
         while name in taken or any(re.search(r"\b%s\b" % name, str(text)) for text in texts):
             name, n = "%s_%d" % (preferred, n), n + 1
         return name
+
+
+_DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")
 
 
 class _Broken(Exception):

@@ -6,7 +6,7 @@ line and the user's indentation never has to be guessed for continuation lines.
 """
 from typing import List
 
-from qmigrate.model import Pipeline
+from qmigrate.model import Pipeline, SliceSource
 from qmigrate.targets import Target
 
 # Records per shard block. Measured on the CIFAR-10 tutorial's input (4 shards, TF 1.8):
@@ -29,33 +29,26 @@ def dataset_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]
     """The statements that build the pipeline's dataset into `pipeline.dataset_name`."""
     ds = pipeline.dataset_name
     source, reader, batching = pipeline.source, pipeline.reader, pipeline.batching
-    out = ["%s = %s.data.Dataset.from_tensor_slices(%s)" % (ds, tf, source.files)]
+    if isinstance(source, SliceSource):
+        # A tuple even for one tensor: slice_input_producer returned a list, the map function
+        # takes one argument per tensor.
+        tensors = ", ".join(source.tensors) + ("," if len(source.tensors) == 1 else "")
+        out = ["%s = %s.data.Dataset.from_tensor_slices((%s))" % (ds, tf, tensors)]
+        size = "%s.shape(%s, out_type=%s.int64)[0]" % (tf, source.tensors[0], tf)
+    else:
+        out = ["%s = %s.data.Dataset.from_tensor_slices(%s)" % (ds, tf, source.files)]
+        size = "%s.size(%s, out_type=%s.int64)" % (tf, source.files, tf)
 
     def stage(text: str) -> None:
         out.append("%s = %s.%s" % (ds, ds, text))
 
     if source.shuffle:
-        # Like string_input_producer: a new file order every epoch (shuffle sits before repeat).
+        # Like the producers: a new order every epoch (shuffle over all of it, before repeat).
         seed = "seed=%s" % source.seed if source.seed else ""
-        stage("shuffle(%s)" % _call_args("%s.size(%s, out_type=%s.int64)" % (tf, source.files, tf), seed))
+        stage("shuffle(%s)" % _call_args(size, seed))
 
-    param = pipeline.file_name_param
-    if reader.kind == "whole_file":
-        if pipeline.record_function and len(pipeline.record_function.params) == 2:
-            stage("map(lambda %s: (%s, %s.read_file(%s)))" % (param, param, tf, param))
-        else:
-            stage("map(%s.read_file)" % tf)
-    else:
-        dataset_class = "%s.data.%s" % (tf, _READER_DATASETS[reader.kind])
-        # flat_map reads one file after another, in the (shuffled) file order, as a reader does.
-        if not reader.arguments and not reader.skip_lines:
-            stage("flat_map(%s)" % dataset_class)
-        else:
-            args = ", ".join("%s=%s" % kv for kv in reader.arguments)
-            records = "%s(%s)" % (dataset_class, _call_args(param, args))
-            if reader.skip_lines:
-                records += ".skip(%s)" % reader.skip_lines
-            stage("flat_map(lambda %s: %s)" % (param, records))
+    if reader is not None:
+        _read_records(pipeline, tf, target, stage)
 
     if pipeline.sharding:
         # Shard records before the per-record work so no tower repeats it; in blocks, because
@@ -69,6 +62,9 @@ def dataset_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]
     if function is not None:
         threads = "num_parallel_calls=%s" % batching.num_threads if batching.num_threads else ""
         stage("map(%s)" % _call_args(function.name, threads))
+    if batching.enqueue_many:
+        # Each input was a batch of examples (enqueue_many=True): examples are batched anew.
+        stage(_unbatch(tf, target))
 
     if batching.shuffle_buffer:
         # Before repeat: every example once per epoch (a RandomShuffleQueue mixed epochs).
@@ -77,13 +73,7 @@ def dataset_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]
 
     stage("repeat(%s)" % (source.num_epochs or ""))
 
-    if batching.allow_smaller_final_batch:
-        stage("batch(%s)" % batching.batch_size)
-    elif target.drop_remainder_kwarg:
-        stage("batch(%s, drop_remainder=True)" % batching.batch_size)
-    else:
-        # TF 1.8 has no drop_remainder=; this keeps the static batch dimension too.
-        stage("apply(%s.contrib.data.batch_and_drop_remainder(%s))" % (tf, batching.batch_size))
+    stage(_batch(ds, batching, tf, target))
     stage("prefetch(%s)" % pipeline.prefetch)
     if pipeline.shared_iterator_key:
         # Every tower that passes the same dict gets its batches from one iterator, as from a queue.
@@ -91,6 +81,50 @@ def dataset_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]
         out.append("%s = %s.setdefault(%r, %s)" % (
             pipeline.iterator_name, SHARED_ITERATORS, pipeline.shared_iterator_key, _one_shot(ds, tf, target)))
     return out
+
+
+def _read_records(pipeline: Pipeline, tf: str, target: Target, stage) -> None:
+    """The stage turning file names into the records a reader would have read."""
+    reader, param = pipeline.reader, pipeline.file_name_param
+    if reader.kind == "whole_file":
+        if pipeline.record_function and len(pipeline.record_function.params) == 2:
+            stage("map(lambda %s: (%s, %s.%s(%s)))" % (param, param, tf, target.read_file, param))
+        else:
+            stage("map(%s.%s)" % (tf, target.read_file))
+        return
+    dataset_class = "%s.data.%s" % (tf, _READER_DATASETS[reader.kind])
+    # flat_map reads one file after another, in the (shuffled) file order, as a reader does.
+    if not reader.arguments and not reader.skip_lines:
+        stage("flat_map(%s)" % dataset_class)
+        return
+    args = ", ".join("%s=%s" % kv for kv in reader.arguments)
+    records = "%s(%s)" % (dataset_class, _call_args(param, args))
+    if reader.skip_lines:
+        records += ".skip(%s)" % reader.skip_lines
+    stage("flat_map(lambda %s: %s)" % (param, records))
+
+
+def _batch(ds: str, batching, tf: str, target: Target) -> str:
+    """The batching stage. Without allow_smaller_final_batch the remainder is dropped (the queue
+    never gave a partial batch), which also keeps the batch dimension static."""
+    size, drop = batching.batch_size, not batching.allow_smaller_final_batch
+    if batching.dynamic_pad:
+        # Unknown dimensions are padded to the longest in the batch, with 0 or "", as the
+        # PaddingFIFOQueue of dynamic_pad=True did.
+        if target.output_shapes == "property":
+            shapes = "%s.output_shapes" % ds
+        else:
+            shapes = "%s.compat.v1.data.get_output_shapes(%s)" % (tf, ds)
+        if not drop:
+            return "padded_batch(%s, %s)" % (size, shapes)
+        if target.drop_remainder_kwarg:
+            return "padded_batch(%s, %s, drop_remainder=True)" % (size, shapes)
+        return "apply(%s.contrib.data.padded_batch_and_drop_remainder(%s, %s))" % (tf, size, shapes)
+    if not drop:
+        return "batch(%s)" % size
+    if target.drop_remainder_kwarg:
+        return "batch(%s, drop_remainder=True)" % size
+    return "apply(%s.contrib.data.batch_and_drop_remainder(%s))" % (tf, size)
 
 
 def _one_shot(dataset: str, tf: str, target: Target) -> str:

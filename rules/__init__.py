@@ -4,7 +4,7 @@ from typing import Dict, Optional
 from qmigrate.rules.batching import Batch, ShuffleBatch
 from qmigrate.rules.findings import PerTowerPipelines, SharedBatchAcrossTowers
 from qmigrate.rules.prefetch import PrefetchQueue
-from qmigrate.rules.producers import StringInputProducer
+from qmigrate.rules.producers import SliceInputProducer, StringInputProducer
 from qmigrate.rules.queue_runners import Coordinator, StartQueueRunners
 from qmigrate.rules.readers import FixedLengthRecordReader, TextLineReader, TFRecordReader, WholeFileReader
 from qmigrate.rules.unsupported import NotebookNotMigrated, QueueApiNotMigrated
@@ -13,6 +13,7 @@ ALL_RULES = (
     QueueApiNotMigrated,
     NotebookNotMigrated,
     StringInputProducer,
+    SliceInputProducer,
     TFRecordReader,
     FixedLengthRecordReader,
     TextLineReader,
@@ -27,7 +28,8 @@ ALL_RULES = (
 )
 
 _BY_NAME: Dict[str, type] = {name: rule for rule in ALL_RULES for name in rule.names}
-PRODUCERS = (StringInputProducer,)
+PRODUCERS = (StringInputProducer,)  # feed readers
+SLICERS = (SliceInputProducer,)  # their outputs are the records
 READERS = (TFRecordReader, FixedLengthRecordReader, TextLineReader, WholeFileReader)
 BATCHERS = (Batch, ShuffleBatch)
 

@@ -5,13 +5,12 @@ from qmigrate.rules.base import (
 
 
 def _common(args, source: SourceOf, what: str) -> dict:
-    if literal_bool(args.get("enqueue_many"), False, "enqueue_many"):
-        raise Unsupported("it sets enqueue_many=True (each input is already a batch), which needs unbatching")
-    if literal_bool(args.get("dynamic_pad"), False, "dynamic_pad"):
-        raise Unsupported("it sets dynamic_pad=True, which needs padded_batch with explicit shapes")
-    for unsupported in ("shapes", "shared_name"):
-        if not is_none(args.get(unsupported)):
-            raise Unsupported("it sets `%s=`, which qmigrate does not translate yet" % unsupported)
+    if not is_none(args.get("shapes")):
+        raise Unsupported("it sets `shapes=`: the batch's static shapes would come from the map function instead, "
+                          "which may know less; set them with `tensor.set_shape` in the per-record code first")
+    if not is_none(args.get("shared_name")):
+        raise Unsupported("it sets `shared_name=` (a queue shared between sessions), which tf.data has no "
+                          "counterpart for")
     if "batch_size" not in args:
         raise Unsupported("it has no batch_size argument")
     threads = args.get("num_threads")
@@ -20,6 +19,8 @@ def _common(args, source: SourceOf, what: str) -> dict:
         num_threads=None if is_one(threads) else source(threads),
         allow_smaller_final_batch=literal_bool(
             args.get("allow_smaller_final_batch"), False, "allow_smaller_final_batch"),
+        enqueue_many=literal_bool(args.get("enqueue_many"), False, "enqueue_many"),
+        dynamic_pad=literal_bool(args.get("dynamic_pad"), False, "dynamic_pad"),
     )
 
 
@@ -33,10 +34,13 @@ class Batch(Rule):
     Safe. Without `allow_smaller_final_batch=True` the remainder is dropped, as the queue never
     produced a partial batch, and the batch dimension stays static (on 1.8 through
     `tf.contrib.data.batch_and_drop_remainder`). Records keep their order; with several threads
-    the queue's order was already nondeterministic.
+    the queue's order was already nondeterministic. `enqueue_many=True` (each input a batch of
+    examples) becomes an `unbatch` after the per-record code; `dynamic_pad=True` becomes
+    `padded_batch` over the dataset's own shapes, padding with 0 or "" to the longest in the
+    batch as the PaddingFIFOQueue did.
 
     ## Limitations
-    `enqueue_many`, `dynamic_pad` and `shapes` are not rewritten yet.
+    `shapes=` and `shared_name=` are not rewritten.
     """
 
     code = "QM301"
@@ -88,7 +92,53 @@ class Batch(Rule):
                 rows = tf.reshape(tf.decode_raw(value, tf.uint8), [4, 4])
                 return tf.train.batch([rows], batch_size=8, enqueue_many=True)
             """),
-            after=None,
+            after=example_source("""
+            import tensorflow as tf
+
+            def chunks(files):
+                def parse_record(value):
+                    rows = tf.reshape(tf.decode_raw(value, tf.uint8), [4, 4])
+                    return rows
+
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
+                dataset = dataset.flat_map(lambda filename: tf.data.FixedLengthRecordDataset(filename, record_bytes=16))
+                dataset = dataset.map(parse_record)
+                dataset = dataset.apply(tf.contrib.data.unbatch())
+                dataset = dataset.repeat()
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(8))
+                dataset = dataset.prefetch(1)
+                return dataset.make_one_shot_iterator().get_next()
+            """),
+        ),
+        Example(
+            before=example_source("""
+            import tensorflow.compat.v1 as tf1
+
+            def sentences(files):
+                queue = tf1.train.string_input_producer(files, shuffle=False)
+                reader = tf1.TextLineReader()
+                _, line = reader.read(queue)
+                words = tf1.string_split([line]).values
+                return tf1.train.batch([words], batch_size=16, dynamic_pad=True, allow_smaller_final_batch=True)
+            """),
+            after=example_source("""
+            import tensorflow.compat.v1 as tf1
+            import tensorflow as tf
+
+            def sentences(files):
+                def parse_record(line):
+                    words = tf1.string_split([line]).values
+                    return words
+
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.flat_map(tf.data.TextLineDataset)
+                dataset = dataset.map(parse_record)
+                dataset = dataset.repeat()
+                dataset = dataset.padded_batch(16, dataset.output_shapes)
+                dataset = dataset.prefetch(1)
+                return dataset.make_one_shot_iterator().get_next()
+            """),
         ),
     )
 

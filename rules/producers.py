@@ -1,7 +1,7 @@
 """Producers: queues of file names that feed readers."""
 import libcst as cst
 
-from qmigrate.model import FileSource
+from qmigrate.model import FileSource, SliceSource
 from qmigrate.rules.base import (
     Example, Rule, SourceOf, Unsupported, example_source, is_none, literal_bool)
 
@@ -68,6 +68,118 @@ class StringInputProducer(Rule):
         seed = args.get("seed")
         return FileSource(
             files=source(files),
+            num_epochs=None if is_none(epochs) else source(epochs),
+            shuffle=literal_bool(args.get("shuffle"), True, "shuffle"),
+            seed=None if is_none(seed) else source(seed),
+        )
+
+
+class SliceInputProducer(Rule):
+    """`slice_input_producer` becomes `Dataset.from_tensor_slices` over the same tensors, shuffled per epoch.
+
+    ## Why
+    The producer slices the tensors row by row into a queue filled by a runner thread; a dataset
+    of slices gives the same rows without one. Its outputs are the records: the code between it
+    and the batching becomes the map function.
+
+    ## Fix safety
+    Safe. Rows are shuffled over the whole set anew every epoch (`shuffle(number of rows)` before
+    `repeat`), as the producer's per-epoch permutation did; `num_epochs` and `seed` carry over.
+    The random order itself differs from the queue's (another random stream).
+
+    ## Limitations
+    `tensor_list` must be a literal list or tuple; `shuffle=` a literal; `capacity` (the queue's
+    size) has no counterpart and is dropped; `shared_name` is not rewritten.
+    """
+
+    code = "QM102"
+    names = ("tensorflow.train.slice_input_producer",)
+    signature = ("tensor_list", "num_epochs", "shuffle", "seed", "capacity", "shared_name", "name")
+    message = "slice_input_producer queue feeds rows of tensors"
+    advice = "build the rows with tf.data.Dataset.from_tensor_slices((a, b)).shuffle(n).repeat(...)"
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.python.training import input as tf_input
+
+            def image_batches(paths, labels, batch_size):
+                path, label = tf_input.slice_input_producer([paths, labels], num_epochs=2, seed=7)
+                image = tf.image.decode_jpeg(tf.read_file(path), channels=3)
+                image = tf.image.resize_images(image, [64, 64])
+                return tf.train.shuffle_batch([image, label], batch_size, capacity=500, min_after_dequeue=100)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def image_batches(paths, labels, batch_size):
+                def parse_record(path, label):
+                    image = tf.image.decode_jpeg(tf.read_file(path), channels=3)
+                    image = tf.image.resize_images(image, [64, 64])
+                    return image, label
+
+                dataset = tf.data.Dataset.from_tensor_slices((paths, labels))
+                dataset = dataset.shuffle(tf.shape(paths, out_type=tf.int64)[0], seed=7)
+                dataset = dataset.map(parse_record)
+                dataset = dataset.shuffle(500)
+                dataset = dataset.repeat(2)
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+                dataset = dataset.prefetch(1)
+                return list(dataset.make_one_shot_iterator().get_next())
+            """),
+        ),
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+
+            def read_images(image_list, label_list):
+                input_queue = tf.train.slice_input_producer([image_list, label_list], shuffle=False)
+                image = tf.image.decode_png(tf.read_file(input_queue[0]), channels=1)
+                image.set_shape([28, 28, 1])
+                images, labels = tf.train.batch([image, input_queue[1]], batch_size=64, num_threads=4)
+                return images, labels
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def read_images(image_list, label_list):
+                def parse_record(*input_queue):
+                    image = tf.image.decode_png(tf.read_file(input_queue[0]), channels=1)
+                    image.set_shape([28, 28, 1])
+                    return image, input_queue[1]
+
+                dataset = tf.data.Dataset.from_tensor_slices((image_list, label_list))
+                dataset = dataset.map(parse_record, num_parallel_calls=4)
+                dataset = dataset.repeat()
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(64))
+                dataset = dataset.prefetch(1)
+                images, labels = dataset.make_one_shot_iterator().get_next()
+                return images, labels
+            """),
+        ),
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+
+            def rows(tensors):
+                row = tf.train.slice_input_producer(tensors)
+                return tf.train.batch(row, batch_size=4)
+            """),
+        ),
+    )
+
+    @classmethod
+    def model(cls, args, source: SourceOf, resolve) -> SliceSource:
+        tensors = args.get("tensor_list")
+        if not isinstance(tensors, (cst.List, cst.Tuple)) or not tensors.elements:
+            raise Unsupported("its `tensor_list` is not a literal list or tuple, so the rows' structure is unknown")
+        if any(isinstance(element, cst.StarredElement) for element in tensors.elements):
+            raise Unsupported("its `tensor_list` is built with *unpacking")
+        if not is_none(args.get("shared_name")):
+            raise Unsupported("it sets `shared_name`, which has no tf.data counterpart")
+        epochs, seed = args.get("num_epochs"), args.get("seed")
+        return SliceSource(
+            tensors=tuple(source(element.value) for element in tensors.elements),
             num_epochs=None if is_none(epochs) else source(epochs),
             shuffle=literal_bool(args.get("shuffle"), True, "shuffle"),
             seed=None if is_none(seed) else source(seed),

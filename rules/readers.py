@@ -22,10 +22,12 @@ class TFRecordReader(_Reader):
     The reader pulls file names from a queue; the dataset reads them from the file-name dataset.
 
     ## Fix safety
-    Safe: the same records in the same order within each file.
+    Safe: the same records in the same order within each file. `options=TFRecordOptions(ZLIB|GZIP)`
+    becomes `compression_type=`: the only field of the options a reader uses.
 
     ## Limitations
-    `options=` (compressed files) is not rewritten yet; a read whose key is used is not rewritten.
+    Options built away from the reader (a variable) are not read; a read whose key is used is not
+    rewritten.
     """
 
     code = "QM201"
@@ -72,13 +74,78 @@ class TFRecordReader(_Reader):
                 return images, labels
             """),
         ),
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow import python_io as pio
+
+            def inputs(files):
+                queue = tf.train.string_input_producer(files, shuffle=False)
+                reader = tf.TFRecordReader(options=pio.TFRecordOptions(pio.TFRecordCompressionType.GZIP))
+                _, record = reader.read(queue)
+                return tf.train.batch([record], batch_size=8)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def inputs(files):
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.flat_map(lambda filename: tf.data.TFRecordDataset(filename, compression_type="GZIP"))
+                dataset = dataset.repeat()
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(8))
+                dataset = dataset.prefetch(1)
+                return dataset.make_one_shot_iterator().get_next()
+            """),
+        ),
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+
+            OPTIONS = tf.python_io.TFRecordOptions(tf.python_io.TFRecordCompressionType.ZLIB)
+
+            def inputs(files):
+                queue = tf.train.string_input_producer(files, shuffle=False)
+                reader = tf.TFRecordReader(options=OPTIONS)
+                _, record = reader.read(queue)
+                return tf.train.batch([record], batch_size=8)
+            """),
+        ),
     )
 
     @classmethod
     def model(cls, args, source, resolve):
-        if not is_none(args.get("options")):
-            raise Unsupported("it sets `options=` (compression), which qmigrate does not translate yet")
-        return RecordReader(cls.kind)
+        options = args.get("options")
+        if is_none(options):
+            return RecordReader(cls.kind)
+        compression = _compression_type(options, source, resolve)
+        return RecordReader(cls.kind, (("compression_type", compression),) if compression != '""' else ())
+
+
+_OPTIONS = ("tensorflow.python_io.TFRecordOptions", "tensorflow.io.TFRecordOptions")
+_COMPRESSION_ENUMS = ("tensorflow.python_io.TFRecordCompressionType.", "tensorflow.io.TFRecordCompressionType.")
+
+
+def _compression_type(options: cst.BaseExpression, source: SourceOf, resolve) -> str:
+    """The `compression_type` string for TFRecordDataset from `TFRecordOptions(...)`.
+
+    A reader uses only the compression type of its options (the other fields tune writers),
+    so that is all that carries over. Raises Unsupported for options built elsewhere.
+    """
+    if not (isinstance(options, cst.Call) and resolve(options.func) in _OPTIONS):
+        raise Unsupported("its `options=` is not a TFRecordOptions(...) call in place, so the compression "
+                          "type cannot be read; pass compression_type= to tf.data.TFRecordDataset by hand")
+    kind = next((a.value for a in options.args if a.keyword is None or a.keyword.value == "compression_type"), None)
+    if kind is None or is_none(kind):
+        return '""'
+    name = resolve(kind) or ""
+    for prefix in _COMPRESSION_ENUMS:
+        if name.startswith(prefix):
+            member = name[len(prefix):]
+            return '"%s"' % ("" if member == "NONE" else member)
+    if isinstance(kind, cst.SimpleString) and kind.evaluated_value in ("", "ZLIB", "GZIP"):
+        return source(kind)
+    raise Unsupported("its compression type `%s` is not a TFRecordCompressionType member or a literal "
+                      "\"ZLIB\"/\"GZIP\"" % source(kind))
 
 
 class FixedLengthRecordReader(_Reader):
@@ -244,7 +311,7 @@ class WholeFileReader(_Reader):
                 dataset = dataset.repeat()
                 dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(8))
                 dataset = dataset.prefetch(1)
-                return dataset.make_one_shot_iterator().get_next()
+                return list(dataset.make_one_shot_iterator().get_next())
             """),
         ),
     )

@@ -22,7 +22,6 @@ class QueueApiNotMigrated(Rule):
     names = (
         "tensorflow.train.input_producer",
         "tensorflow.train.range_input_producer",
-        "tensorflow.train.slice_input_producer",
         "tensorflow.train.limit_epochs",
         "tensorflow.train.match_filenames_once",
         "tensorflow.train.batch_join",

@@ -81,12 +81,12 @@ def test_write_rewrites_atomically_keeps_mode_and_exits_0_when_all_migrated(tmp_
 
 
 def test_write_exits_1_when_findings_are_left(tmp_path):
-    script = _copy(tmp_path, source=os.path.join(TESTDATA, "single", "diagnosed_enqueue_many.before.py"))
+    script = _copy(tmp_path, source=os.path.join(TESTDATA, "single", "diagnosed_left_alone.before.py"))
     before = script.read_bytes()
     result = _run(script, "--write")
     assert result.exit_code == 1
     assert script.read_bytes() == before
-    assert "not rewritten: it sets enqueue_many=True" in result.output
+    assert "not rewritten: it sets `shapes=`" in result.output
 
 
 def test_write_follows_a_symlink_and_keeps_it(tmp_path):

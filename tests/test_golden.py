@@ -102,7 +102,7 @@ def test_golden_program(before_dir, tmp_path, update_goldens):
     findings = render.findings(results, show_fixed=True).replace(out + os.sep, "") + "\n"
     if update_goldens:
         shutil.rmtree(after_dir, ignore_errors=True)
-        shutil.copytree(out, after_dir, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(out, after_dir, ignore=shutil.ignore_patterns("__pycache__", ".common"))
         with open(os.path.join(os.path.dirname(before_dir), "findings.txt"), "w") as handle:
             handle.write(findings)
     for name in sorted(os.listdir(out)):

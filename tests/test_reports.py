@@ -9,7 +9,7 @@ from conftest import ROOT, TESTDATA
 from qmigrate.cli import main
 
 SCHEMA = os.path.join(ROOT, "tests", "schemas", "sarif-2.1.0-rtm.5.json")
-DIAGNOSED = os.path.join(TESTDATA, "single", "diagnosed_enqueue_many.before.py")
+DIAGNOSED = os.path.join(TESTDATA, "single", "diagnosed_left_alone.before.py")
 
 
 def _report(fmt, *paths):

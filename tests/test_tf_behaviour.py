@@ -44,6 +44,13 @@ CASES = [
      "epoch"),
     ("estimator_input_fn", "make_input_fn", lambda d: dict(files=_files(d, "dict_*"), batch_size=10, num_epochs=2),
      100, "epoch"),
+    ("slices_images", "image_inputs", lambda d: dict(pattern_files=_files(d, "png/*.png"), batch_size=8,
+                                                     num_epochs=2), 74, "epoch"),
+    ("slices_images", "indexed_inputs", lambda d: dict(pattern_files=_files(d, "png/*.png"), batch_size=5,
+                                                       num_epochs=1), 37, "epoch"),
+    ("enqueue_many_planes", "plane_batches", lambda d: dict(data_dir=d, batch_size=40), 960, "epoch"),
+    ("padded_lines", "char_batches", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=7), 90, "epoch"),
+    ("tfrecord_gzip", "compressed_inputs", lambda d: dict(files=_files(d, "gzip_*"), batch_size=4), 60, "epoch"),
     ("comments_scope", "build_input", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 200, ("forever", 50)),
 ]
 
@@ -57,7 +64,7 @@ def _migrated_copy(before, folder):
     return path
 
 
-@pytest.mark.parametrize("name,function,arguments,expected,mode", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("name,function,arguments,expected,mode", CASES, ids=["%s-%s" % c[:2] for c in CASES])
 def test_same_examples_before_and_after(name, function, arguments, expected, mode, data_dir, tmp_path):
     import json
 

@@ -59,6 +59,22 @@ def dict_tfrecords(out):
                 example_id += 1
 
 
+def gzip_tfrecords(out):
+    """The dict records again, GZIP-compressed."""
+    options = tf.python_io.TFRecordOptions(tf.python_io.TFRecordCompressionType.GZIP)
+    example_id = 0
+    for index in range(2):
+        path = os.path.join(out, "gzip_%d.tfrecords" % index)
+        with tf.python_io.TFRecordWriter(path, options=options) as writer:
+            for _ in range(15):
+                example = tf.train.Example(features=tf.train.Features(feature={
+                    "x": tf.train.Feature(float_list=tf.train.FloatList(value=[example_id, 2.0, -2.0])),
+                    "id": tf.train.Feature(int64_list=tf.train.Int64List(value=[example_id])),
+                }))
+                writer.write(example.SerializeToString())
+                example_id += 1
+
+
 def csv_files(out):
     example_id = 0
     for index in range(3):
@@ -137,5 +153,5 @@ if __name__ == "__main__":
     if sys.argv[2:] == ["--learnable-cifar"]:
         learnable_cifar(target)
     else:
-        for make in (cifar, mnist_tfrecords, dict_tfrecords, csv_files, png_files):
+        for make in (cifar, mnist_tfrecords, dict_tfrecords, gzip_tfrecords, csv_files, png_files):
             make(target)

@@ -40,6 +40,14 @@ def describe(structure):
     return "T"
 
 
+def row_bytes(row):
+    """The bytes of one example's tensor; strings by value (an object array's bytes are pointers)."""
+    row = np.asarray(row)
+    if row.dtype == object:
+        return repr(row.tolist()).encode()
+    return np.ascontiguousarray(row).tobytes()
+
+
 def main(path, function, args_json, max_batches, out_path):
     tf.set_random_seed(1)
     module = load(path)
@@ -60,7 +68,7 @@ def main(path, function, args_json, max_batches, out_path):
                 for row in range(len(values[0])):
                     digest = hashlib.sha1()
                     for value in values:
-                        digest.update(np.ascontiguousarray(value[row]).tobytes())
+                        digest.update(row_bytes(value[row]))
                     examples.append(digest.hexdigest()[:16])
         except tf.errors.OutOfRangeError:
             pass

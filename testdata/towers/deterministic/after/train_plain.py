@@ -39,7 +39,7 @@ def inputs(eval_data):
   dataset = dataset.repeat()
   dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(FLAGS.batch_size))
   dataset = dataset.prefetch(1)
-  return dataset.make_one_shot_iterator().get_next()
+  return list(dataset.make_one_shot_iterator().get_next())
 
 
 def inference(images):
