@@ -25,7 +25,8 @@ class Status(enum.Enum):
 class Diagnostic:
     """One finding: where, what (code + message), why, and what to do.
 
-    `fixed` is True when the rewrite of this run removes the construct.
+    `fixed` is True when the rewrite of this run removes the construct. `note` marks information
+    that asks for no change (a queue that is not an input pipeline): never counted as left behind.
     """
 
     path: str
@@ -35,6 +36,7 @@ class Diagnostic:
     message: str
     fixed: bool = False
     safety: Safety = Safety.SAFE
+    note: bool = False
 
     def sort_key(self):
         return (self.path, self.line, self.column, self.code)
@@ -57,5 +59,9 @@ class FileResult:
 
     @property
     def remaining(self) -> Tuple[Diagnostic, ...]:
-        """Findings that this run leaves in the code."""
-        return tuple(d for d in self.diagnostics if not d.fixed)
+        """Findings that this run leaves in the code (notes aside)."""
+        return tuple(d for d in self.diagnostics if not d.fixed and not d.note)
+
+    @property
+    def notes(self) -> Tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.note)

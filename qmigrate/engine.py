@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from qmigrate import blocks, cstutil, helpers, synth, towers
+from qmigrate import blocks, cstutil, helpers, queue_roles, synth, towers
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -21,6 +21,7 @@ from qmigrate.positions import call_positions, stdlib_tree
 from qmigrate.recognise import Match, ModuleContext, NamePool, recognise_block
 from qmigrate.rules import ALL_RULES, BATCHERS, PRODUCERS, READERS, SLICERS, rule_for
 from qmigrate.rules import queue_runners
+from qmigrate.rules.unsupported import NonInputQueue
 from qmigrate.targets import TARGETS, Target
 
 # A file without any of these words cannot hold queue code: skip it before parsing. Names are
@@ -63,6 +64,7 @@ class FileAnalysis:
     module: cst.Module
     new_module: cst.Module
     occurrences: List[Tuple[type, cst.Call, int, int]] = field(default_factory=list)
+    call_names: Dict[int, str] = field(default_factory=dict)  # id(call) -> canonical TF name
     reasons: Dict[int, str] = field(default_factory=dict)  # id(call) -> why it stays
     fixed_calls: Set[int] = field(default_factory=set)
     pipelines: int = 0
@@ -78,17 +80,25 @@ class FileAnalysis:
     @property
     def remaining_queue_calls(self) -> int:
         return sum(1 for rule, call, _, _ in self.occurrences
-                   if id(call) not in self.fixed_calls and rule not in PLUMBING)
+                   if id(call) not in self.fixed_calls and rule not in PLUMBING and not rule.note)
 
     def result(self) -> FileResult:
         diagnostics = []
+        queue_code_left = self.remaining_queue_calls > 0
         for rule, call, line, column in self.occurrences:
             fixed = id(call) in self.fixed_calls
-            message = rule.message
-            if not fixed:
-                reason = self.reasons.get(id(call), _UNLINKED if rule not in PLUMBING else PLUMBING_KEPT)
-                message += "; not rewritten: %s; to do: %s" % (reason, rule.advice)
-            diagnostics.append(Diagnostic(self.path, line, column, rule.code, message, fixed, rule.safety))
+            name = self.call_names.get(id(call))
+            message = rule.message_for(name)
+            if rule.note:
+                if rule in SESSIONS and not queue_code_left:
+                    continue  # a session with nothing left for it to start: nothing to say
+                message += "; %s" % rule.advice_for(name)
+            elif not fixed:
+                reason = (self.reasons.get(id(call)) or rule.reason_for(name)
+                          or (_UNLINKED if rule not in PLUMBING else PLUMBING_KEPT))
+                message += "; not rewritten: %s; to do: %s" % (reason, rule.advice_for(name))
+            diagnostics.append(Diagnostic(self.path, line, column, rule.code, message, fixed, rule.safety,
+                                          rule.note))
         for rule, node, fixed in self.findings:
             line, column = self.positions.start(node)
             message = rule.message if fixed else "%s; to do: %s" % (rule.message, rule.advice)
@@ -99,6 +109,8 @@ class FileAnalysis:
             new_source = None
         if not diagnostics:
             status = Status.CLEAN
+        elif all(d.note for d in diagnostics) and new_source is None:
+            status = Status.CLEAN  # notes ask for no change
         elif new_source is None:
             status = Status.DIAGNOSED
         elif all(d.fixed for d in diagnostics):
@@ -127,6 +139,7 @@ class _Positions:
 
 
 PLUMBING = (queue_runners.StartQueueRunners, queue_runners.Coordinator)
+SESSIONS = (queue_runners.SessionStartsRunners,)
 _UNLINKED = ("it is not part of a producer → reader → batch chain that qmigrate can follow within one "
              "block (pipelines split across functions or modules are not rewritten yet)")
 _HELPER_REASON = ("%s() is also called where its pipeline cannot be migrated, so its signature must stay")
@@ -163,6 +176,8 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
             suppressed_rules.add(rule)
             continue
         analysis.occurrences.append((rule, call, line, column))
+        analysis.call_names[id(call)] = imports.resolve(call.func)
+    _mark_non_input_queues(analysis, options)
     if not edits and not _may_hold_pipeline({rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules):
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     context = _module_context(module, imports, tree)
@@ -188,6 +203,17 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         new_module = drop_unused_tf_imports(module, new_module, imports, rewriter.module_loads)
     analysis.new_module = new_module
     return analysis
+
+
+def _mark_non_input_queues(analysis: FileAnalysis, options: Options) -> None:
+    """Hand-built queues whose elements only go back to Python are notes (QM003), not migrations."""
+    raw = [call for _, call, _, _ in analysis.occurrences if analysis.call_names[id(call)] in queue_roles.RAW_QUEUES]
+    if not raw:
+        return
+    fetched = queue_roles.fetched_only(analysis.module, raw)
+    analysis.occurrences = [(NonInputQueue if id(call) in fetched else rule, call, line, column)
+                            for rule, call, line, column in analysis.occurrences
+                            if id(call) not in fetched or options.wants(NonInputQueue.code)]
 
 
 def _may_hold_pipeline(rules: Set[type]) -> bool:

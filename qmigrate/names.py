@@ -23,6 +23,16 @@ _PREFIX_ALIASES = (
     ("tensorflow.python.lib.io.tf_record.", "tensorflow.python_io."),
     ("tensorflow.io.TFRecord", "tensorflow.python_io.TFRecord"),
     ("tensorflow.contrib.slim.python.slim.data.prefetch_queue.", "tensorflow.contrib.slim.prefetch_queue."),
+    ("tensorflow.contrib.slim.python.slim.data.parallel_reader.", "tensorflow.contrib.slim.parallel_reader."),
+    ("tensorflow.contrib.slim.python.slim.data.dataset_data_provider.",
+     "tensorflow.contrib.slim.dataset_data_provider."),
+    ("tensorflow.contrib.slim.python.slim.queues.", "tensorflow.contrib.slim.queues."),
+    ("tensorflow.contrib.training.python.training.bucket_ops.", "tensorflow.contrib.training."),
+    ("tensorflow.contrib.training.python.training.sampling_ops.", "tensorflow.contrib.training."),
+    ("tensorflow.contrib.training.python.training.sequence_queueing_state_saver.", "tensorflow.contrib.training."),
+    ("tensorflow.python.estimator.inputs.queues.feeding_queue_runner.", "tensorflow.contrib.training."),
+    ("tensorflow.python.training.supervisor.", "tensorflow.train."),
+    ("tensorflow.python.training.monitored_session.", "tensorflow.train."),
 )
 
 

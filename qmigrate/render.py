@@ -45,7 +45,7 @@ def findings(results: List[FileResult], show_fixed: bool) -> str:
         for d in result.diagnostics:
             if d.fixed and not show_fixed:
                 continue
-            mark = " [fixed]" if d.fixed else ""
+            mark = " [fixed]" if d.fixed else " [note]" if d.note else ""
             out.append("%s:%d:%d: %s%s %s" % (d.path, d.line, d.column, d.code, mark, d.message))
     return "\n".join(out)
 
@@ -73,7 +73,7 @@ def as_json(results: List[FileResult]) -> str:
             "error": result.error,
             "diagnostics": [
                 {"line": d.line, "column": d.column, "code": d.code, "message": d.message,
-                 "fixed": d.fixed, "safety": d.safety.name.lower()}
+                 "fixed": d.fixed, "note": d.note, "safety": d.safety.name.lower()}
                 for d in result.diagnostics
             ],
         })
@@ -96,9 +96,9 @@ def github(results: List[FileResult]) -> str:
         if result.status is Status.FAILED:
             out.append("::error file=%s,title=qmigrate::%s" % (path, _escape_data(result.error)))
             continue
-        for d in result.remaining:
-            out.append("::warning file=%s,line=%d,col=%d,title=%s::%s" % (
-                path, d.line, d.column, d.code, _escape_data(d.message)))
+        for d in result.remaining + result.notes:
+            out.append("::%s file=%s,line=%d,col=%d,title=%s::%s" % (
+                "notice" if d.note else "warning", path, d.line, d.column, d.code, _escape_data(d.message)))
     return "\n".join(out)
 
 
@@ -141,7 +141,7 @@ def sarif(results: List[FileResult]) -> str:
         "name": rule.__name__,
         "shortDescription": {"text": rule.summary()},
         "fullDescription": {"text": inspect.getdoc(rule)},
-        "defaultConfiguration": {"level": levels[rule.safety.name.lower()]},
+        "defaultConfiguration": {"level": "note" if rule.note else levels[rule.safety.name.lower()]},
         "properties": {"fixSafety": rule.safety.name.lower()},
     } for rule in sorted(ALL_RULES, key=lambda r: r.code)]
     index = {rule["id"]: position for position, rule in enumerate(rules)}
@@ -151,11 +151,11 @@ def sarif(results: List[FileResult]) -> str:
         if result.status is Status.FAILED:
             notifications.append({"level": "error", "message": {"text": result.error}, "locations": [location]})
             continue
-        for d in result.remaining:
+        for d in result.remaining + result.notes:
             findings.append({
                 "ruleId": d.code,
                 "ruleIndex": index[d.code],
-                "level": levels[d.safety.name.lower()],
+                "level": "note" if d.note else levels[d.safety.name.lower()],
                 "message": {"text": d.message},
                 "locations": [{"physicalLocation": {
                     "artifactLocation": {"uri": _relative(d.path)},

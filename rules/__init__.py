@@ -5,13 +5,14 @@ from qmigrate.rules.batching import Batch, ShuffleBatch
 from qmigrate.rules.findings import PerTowerPipelines, SharedBatchAcrossTowers
 from qmigrate.rules.prefetch import PrefetchQueue
 from qmigrate.rules.producers import SliceInputProducer, StringInputProducer
-from qmigrate.rules.queue_runners import Coordinator, StartQueueRunners
+from qmigrate.rules.queue_runners import Coordinator, SessionStartsRunners, StartQueueRunners
 from qmigrate.rules.readers import FixedLengthRecordReader, TextLineReader, TFRecordReader, WholeFileReader
-from qmigrate.rules.unsupported import NotebookNotMigrated, QueueApiNotMigrated
+from qmigrate.rules.unsupported import NonInputQueue, NotebookNotMigrated, QueueApiNotMigrated
 
 ALL_RULES = (
     QueueApiNotMigrated,
     NotebookNotMigrated,
+    NonInputQueue,
     StringInputProducer,
     SliceInputProducer,
     TFRecordReader,
@@ -23,6 +24,7 @@ ALL_RULES = (
     PrefetchQueue,
     StartQueueRunners,
     Coordinator,
+    SessionStartsRunners,
     SharedBatchAcrossTowers,
     PerTowerPipelines,
 )

@@ -41,6 +41,21 @@ class Rule:
     message: str = ""
     advice: str = ""
     examples: Tuple[Example, ...] = ()
+    note: bool = False  # informational: reported, asks for no change, never fails a check
+
+    @classmethod
+    def message_for(cls, name: Optional[str]) -> str:
+        """The finding's text for one occurrence (by the canonical name it was called through)."""
+        return cls.message
+
+    @classmethod
+    def reason_for(cls, name: Optional[str]) -> Optional[str]:
+        """Why an occurrence is never rewritten, for rules that rewrite nothing; else None."""
+        return None
+
+    @classmethod
+    def advice_for(cls, name: Optional[str]) -> str:
+        return cls.advice
 
     @classmethod
     def summary(cls) -> str:

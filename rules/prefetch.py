@@ -26,10 +26,7 @@ class PrefetchQueue(Rule):
     """
 
     code = "QM401"
-    names = (
-        "tensorflow.contrib.slim.prefetch_queue.prefetch_queue",
-        "tensorflow.contrib.slim.python.slim.data.prefetch_queue.prefetch_queue",
-    )
+    names = ("tensorflow.contrib.slim.prefetch_queue.prefetch_queue",)  # also its private module's spelling
     signature = ("tensors", "capacity", "num_threads", "dynamic_pad", "shared_name", "name")
     message = "slim prefetch_queue feeds towers from a queue"
     advice = "give each tower its own iterator on its own shard of a tf.data pipeline"

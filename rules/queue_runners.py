@@ -6,7 +6,9 @@ import libcst as cst
 
 from qmigrate import cstutil
 from qmigrate.names import ImportMap
+from qmigrate.diagnostics import Safety
 from qmigrate.rules.base import Example, Rule, example_source
+from qmigrate.rules.unsupported import short_name
 
 
 # A training loop with the usual plumbing, and its migration.
@@ -72,7 +74,18 @@ class StartQueueRunners(Rule):
     signature = ("sess", "coord", "daemon", "start", "collection")
     message = "start_queue_runners starts queue-runner threads"
     advice = "remove it once every input pipeline of this program uses tf.data"
-    examples = (Example(before=_RUNNERS_BEFORE, after=_RUNNERS_AFTER),)
+    examples = (
+        Example(before=_RUNNERS_BEFORE, after=_RUNNERS_AFTER),
+        # The same program, start_queue_runners imported from its defining module.
+        Example(
+            before=_RUNNERS_BEFORE.replace(
+                "import tensorflow as tf\n",
+                "import tensorflow as tf\n"
+                "from tensorflow.python.training.queue_runner_impl import start_queue_runners\n",
+            ).replace("tf.train.start_queue_runners(", "start_queue_runners("),
+            after=_RUNNERS_AFTER,
+        ),
+    )
 
 
 class Coordinator(Rule):
@@ -170,6 +183,53 @@ def _should_stop_loop(node: cst.While) -> Optional[str]:
             and isinstance(test.expression.func.value, cst.Name)):
         return test.expression.func.value.value
     return None
+
+
+class SessionStartsRunners(Rule):
+    """A `Supervisor` or `MonitoredSession` that starts the queue runners of the graph by itself.
+
+    ## Why
+    These sessions call `start_queue_runners` implicitly, so a file can hold queue code with no
+    visible runner start. Shown only while queue code is left in the file, so that nobody
+    wonders who feeds it.
+
+    ## Fix safety
+    A note: nothing to change. The session keeps working after migration (tf.data needs no
+    runners), and keeps starting the runners of the queues still left.
+
+    ## Limitations
+    None: the session itself is not queue code.
+    """
+
+    code = "QM503"
+    names = ("tensorflow.train.Supervisor", "tensorflow.train.MonitoredTrainingSession",
+             "tensorflow.train.MonitoredSession", "tensorflow.train.SingularMonitoredSession")
+    safety = Safety.MANUAL
+    note = True
+    message = "this session starts the queue runners of the graph implicitly"
+    advice = ("nothing to change here: it starts the runners of the queue code left in this file, "
+              "and needs none once that code reads from tf.data")
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.python.training import monitored_session
+
+            def train(files, train_op):
+                queue = tf.train.string_input_producer(files)
+                reader = tf.TFRecordReader()
+                key, record = reader.read(queue)
+                keys, records = tf.train.batch([key, record], batch_size=8)
+                with monitored_session.MonitoredTrainingSession() as sess:
+                    while not sess.should_stop():
+                        sess.run(train_op)
+            """),
+        ),
+    )
+
+    @classmethod
+    def message_for(cls, name) -> str:
+        return "%s starts the queue runners of the graph implicitly" % short_name(name)
 
 
 class _PlumbingFinder(cst.CSTVisitor):

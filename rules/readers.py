@@ -78,10 +78,11 @@ class TFRecordReader(_Reader):
             before=example_source("""
             import tensorflow as tf
             from tensorflow import python_io as pio
+            from tensorflow.python.ops.io_ops import TFRecordReader
 
             def inputs(files):
                 queue = tf.train.string_input_producer(files, shuffle=False)
-                reader = tf.TFRecordReader(options=pio.TFRecordOptions(pio.TFRecordCompressionType.GZIP))
+                reader = TFRecordReader(options=pio.TFRecordOptions(pio.TFRecordCompressionType.GZIP))
                 _, record = reader.read(queue)
                 return tf.train.batch([record], batch_size=8)
             """),
@@ -237,10 +238,11 @@ class TextLineReader(_Reader):
             before=example_source("""
             import tensorflow as tf
             from tensorflow import train as T
+            from tensorflow.python.ops.io_ops import TextLineReader
 
             def inputs(files):
                 queue = T.string_input_producer(files, shuffle=False)
-                reader = tf.TextLineReader(skip_header_lines=2)
+                reader = TextLineReader(skip_header_lines=2)
                 _, line = reader.read(queue)
                 return T.batch([line], batch_size=16)
             """),
@@ -287,10 +289,11 @@ class WholeFileReader(_Reader):
         Example(
             before=example_source("""
             import tensorflow as tf
+            from tensorflow import WholeFileReader as Files
 
             def inputs(files):
                 queue = tf.train.string_input_producer(files, shuffle=False)
-                reader = tf.WholeFileReader()
+                reader = Files()
                 name, data = reader.read(queue)
                 image = tf.image.decode_jpeg(data)
                 image = tf.image.resize_images(image, [64, 64])

@@ -1,14 +1,129 @@
-"""Queue APIs that qmigrate recognises but does not rewrite yet: always reported, never silent."""
+"""Queue APIs that qmigrate reports but does not rewrite, each with its own reason and to-do;
+queues that are not input pipelines; notebooks."""
+from typing import Dict, Optional, Tuple
+
 from qmigrate.diagnostics import Safety
 from qmigrate.rules.base import Example, Rule, example_source
 
+_GENERATOR = ("feed it from Python with tf.data.Dataset.from_generator(gen, output_types, output_shapes), "
+              "batch it there, and replace each dequeue with the iterator's get_next()")
+_SLIM_PROVIDER = ("read with tf.data.TFRecordDataset(files) (interleave for parallel reads), decode each "
+                  "record with dataset.map(lambda r: decoder.decode(r, items)), then batch")
+
+# canonical name -> (why it is not rewritten, what to do)
+NOT_MIGRATED: Dict[str, Tuple[str, str]] = {
+    "tensorflow.train.input_producer": (
+        "it queues the rows of a computed tensor with an element shape; rarely used, not modelled",
+        "tf.data.Dataset.from_tensor_slices(tensor).shuffle(n).repeat(num_epochs)"),
+    "tensorflow.train.range_input_producer": (
+        "its integers usually index other tensors inside per-record code qmigrate cannot follow",
+        "tf.data.Dataset.range(limit).shuffle(limit).repeat(num_epochs), indexing in Dataset.map"),
+    "tensorflow.train.limit_epochs": (
+        "it counts epochs in a local variable; the data it guards is not a queue qmigrate can follow",
+        "Dataset.repeat(num_epochs) on the dataset that replaces the tensor"),
+    "tensorflow.train.match_filenames_once": (
+        "its file list is a local variable filled at initialisation, which a one-shot iterator cannot "
+        "capture",
+        "tf.data.Dataset.list_files(pattern, shuffle=False) (sorted from TF 1.9; on 1.8 sort glob.glob(pattern) "
+        "in Python and use from_tensor_slices)"),
+    "tensorflow.IdentityReader": (
+        "it reads the queued work units themselves, which have no file-reading dataset",
+        "use the work units' dataset directly (from_tensor_slices) and map over it"),
+    "tensorflow.LMDBReader": (
+        "tf.data has no LMDB dataset in any TF 1.x",
+        "read the database in Python with the lmdb package and feed tf.data.Dataset.from_generator"),
+    "tensorflow.ReaderBase": (
+        "a custom reader class; what it reads is not known",
+        "write a tf.data source for the format (from_generator, or a dataset of file names plus map)"),
+    "tensorflow.train.batch_join": (
+        "several readers feed one queue (a list of tensor lists); joining them is not modelled yet",
+        "one reading pipeline with Dataset.interleave(read_file, cycle_length=len(tensors_list)), then batch"),
+    "tensorflow.train.shuffle_batch_join": (
+        "several readers feed one shuffling queue (a list of tensor lists); joining them is not modelled yet",
+        "Dataset.interleave(read_file, cycle_length=len(tensors_list)), then shuffle(capacity) and batch"),
+    "tensorflow.train.maybe_batch": (
+        "it drops examples by a computed keep_input, which qmigrate does not model",
+        "Dataset.filter(lambda *x: keep_input(*x)) before batch"),
+    "tensorflow.train.maybe_batch_join": (
+        "several readers and a computed keep_input: not modelled",
+        "Dataset.interleave(...), then filter(keep) and batch"),
+    "tensorflow.train.maybe_shuffle_batch": (
+        "it drops examples by a computed keep_input, which qmigrate does not model",
+        "Dataset.filter(keep) before shuffle(capacity) and batch"),
+    "tensorflow.train.maybe_shuffle_batch_join": (
+        "several readers and a computed keep_input: not modelled",
+        "Dataset.interleave(...), then filter(keep), shuffle(capacity) and batch"),
+    "tensorflow.contrib.training.bucket": (
+        "its buckets are chosen by a computed index; tf.data groups by key differently",
+        "tf.contrib.data.group_by_window(key_func, reduce_func, window_size) (tf.data.experimental from 1.12)"),
+    "tensorflow.contrib.training.bucket_by_sequence_length": (
+        "bucketing by length is a different transformation in tf.data; not rewritten",
+        "tf.contrib.data.bucket_by_sequence_length(length_fn, boundaries, batch_sizes) "
+        "(tf.data.experimental from 1.12)"),
+    "tensorflow.contrib.training.batch_sequences_with_states": (
+        "it keeps per-sequence RNN state in a queue-backed state saver; tf.data has no counterpart",
+        "split sequences into fixed windows with Dataset.window/batch and carry RNN state in the model"),
+    "tensorflow.contrib.training.SequenceQueueingStateSaver": (
+        "it keeps per-sequence RNN state in queues; tf.data has no counterpart",
+        "carry RNN state in the model and feed windows of each sequence from a dataset"),
+    "tensorflow.contrib.training.stratified_sample": (
+        "class-balanced sampling through queues; not modelled",
+        "tf.contrib.data.rejection_resample(class_func, target_dist) (tf.data.experimental from 1.12)"),
+    "tensorflow.contrib.training.rejection_sample": (
+        "rejection sampling through queues; not modelled",
+        "Dataset.filter with a random acceptance test, or tf.contrib.data.rejection_resample"),
+    "tensorflow.FIFOQueue": (
+        "a hand-built queue: what fills it (a QueueRunner, Python threads with feed_dict) is not a chain "
+        "qmigrate rewrites",
+        _GENERATOR),
+    "tensorflow.PaddingFIFOQueue": (
+        "a hand-built padding queue: what fills it is not a chain qmigrate rewrites",
+        "as for FIFOQueue, then Dataset.padded_batch(n, dataset.output_shapes)"),
+    "tensorflow.RandomShuffleQueue": (
+        "a hand-built shuffling queue: what fills it is not a chain qmigrate rewrites",
+        "as for FIFOQueue, then Dataset.shuffle(capacity) before batch"),
+    "tensorflow.PriorityQueue": (
+        "a priority queue orders by a computed key; tf.data has no counterpart",
+        "keep it if it is not an input pipeline; otherwise sort in Python and use from_generator"),
+    "tensorflow.QueueBase": (
+        "a queue built from a handle or a subclass; its role is unknown",
+        "replace it with the tf.data pipeline it feeds, or keep it if it is not input"),
+    "tensorflow.train.QueueRunner": (
+        "it runs the enqueue ops of a hand-built queue; it goes with that queue",
+        "remove it together with the queue once the queue is replaced by a dataset"),
+    "tensorflow.train.add_queue_runner": (
+        "it registers a runner of a hand-built queue; it goes with that queue",
+        "remove it together with the queue once the queue is replaced by a dataset"),
+    "tensorflow.contrib.training.FeedingQueueRunner": (
+        "it feeds a queue from Python (numpy or pandas input functions)",
+        "tf.data.Dataset.from_tensor_slices(arrays) for in-memory data, or from_generator"),
+    "tensorflow.contrib.slim.queues.QueueRunners": (
+        "it starts and stops queue runners around a block, which only goes once no queue is left",
+        "drop the `with` once every pipeline of the graph reads from tf.data"),
+    "tensorflow.contrib.slim.dataset_data_provider.DatasetDataProvider": (
+        "slim's provider reads through parallel_reader's queues and decodes with a slim decoder",
+        _SLIM_PROVIDER),
+    "tensorflow.contrib.slim.parallel_reader.parallel_read": (
+        "several readers fill a common queue", _SLIM_PROVIDER),
+    "tensorflow.contrib.slim.parallel_reader.ParallelReader": (
+        "several readers fill a common queue", _SLIM_PROVIDER),
+    "tensorflow.contrib.slim.parallel_reader.single_pass_read": (
+        "a reader over a producer queue inside slim", _SLIM_PROVIDER),
+}
+
+
+def short_name(name: Optional[str]) -> str:
+    """`tensorflow.train.batch_join` as users write it: `tf.train.batch_join`."""
+    return "tf." + name[len("tensorflow."):] if name and name.startswith("tensorflow.") else str(name)
+
 
 class QueueApiNotMigrated(Rule):
-    """A queue-based TensorFlow API that qmigrate reports but does not rewrite yet.
+    """A queue-based TensorFlow API that qmigrate reports, with its reason, but does not rewrite.
 
     ## Why
     Queue pipelines raise at run time under TF 2 and are deprecated since 1.x; each one left
-    behind is a migration still to do.
+    behind is a migration still to do. The message names the API, why it is not rewritten, and
+    the tf.data construction that replaces it.
 
     ## Fix safety
     Manual: shown, never applied.
@@ -19,32 +134,20 @@ class QueueApiNotMigrated(Rule):
 
     code = "QM001"
     safety = Safety.MANUAL
-    names = (
-        "tensorflow.train.input_producer",
-        "tensorflow.train.range_input_producer",
-        "tensorflow.train.limit_epochs",
-        "tensorflow.train.match_filenames_once",
-        "tensorflow.train.batch_join",
-        "tensorflow.train.shuffle_batch_join",
-        "tensorflow.train.maybe_batch",
-        "tensorflow.train.maybe_batch_join",
-        "tensorflow.train.maybe_shuffle_batch",
-        "tensorflow.train.maybe_shuffle_batch_join",
-        "tensorflow.IdentityReader",
-        "tensorflow.LMDBReader",
-        "tensorflow.FIFOQueue",
-        "tensorflow.PaddingFIFOQueue",
-        "tensorflow.RandomShuffleQueue",
-        "tensorflow.PriorityQueue",
-        "tensorflow.QueueBase",
-        "tensorflow.train.QueueRunner",
-        "tensorflow.train.add_queue_runner",
-        "tensorflow.contrib.slim.python.slim.data.parallel_reader.parallel_read",
-        "tensorflow.contrib.slim.dataset_data_provider.DatasetDataProvider",
-    )
-    message = "queue-based input API is not migrated automatically yet"
-    advice = "rewrite it with tf.data by hand (see `qmigrate --explain QM001`)"
+    names = tuple(NOT_MIGRATED)
+    message = "queue-based input API is not migrated automatically"
+    advice = "rewrite it with tf.data by hand"
     examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+
+            def inputs(file_lists, batch_size):
+                queue = tf.train.string_input_producer(file_lists)
+                examples = [tf.TFRecordReader().read(queue)[1] for _ in range(4)]
+                return tf.train.batch_join([[e] for e in examples], batch_size=batch_size)
+            """),
+        ),
         Example(
             before=example_source("""
             import tensorflow as tf
@@ -56,7 +159,64 @@ class QueueApiNotMigrated(Rule):
                 tf.train.add_queue_runner(tf.train.QueueRunner(queue, [enqueue] * 2))
                 return queue.dequeue()
             """),
-            after=None,
+        ),
+    )
+
+    @classmethod
+    def message_for(cls, name: Optional[str]) -> str:
+        return "%s is a queue-based input API that is not migrated automatically" % short_name(name)
+
+    @classmethod
+    def reason_for(cls, name: Optional[str]) -> Optional[str]:
+        return NOT_MIGRATED[name][0] if name in NOT_MIGRATED else None
+
+    @classmethod
+    def advice_for(cls, name: Optional[str]) -> str:
+        return NOT_MIGRATED[name][1] if name in NOT_MIGRATED else cls.advice
+
+
+class NonInputQueue(Rule):
+    """A hand-built queue whose elements only go back to Python: not an input pipeline, left alone.
+
+    ## Why
+    Queues also serve as work lists between threads, hand-offs between RL actors and learners,
+    and synchronisation tokens between workers. When every dequeue of a queue is fetched by
+    `session.run` (its elements leave the graph), nothing reads it as model input, and tf.data
+    would not replace it.
+
+    ## Fix safety
+    A note: nothing to change, never fails a check.
+
+    ## Limitations
+    A queue whose dequeue feeds graph ops is taken as input and reported by QM001.
+    """
+
+    code = "QM003"
+    safety = Safety.MANUAL
+    note = True
+    message = "this queue is not an input pipeline (every dequeue is fetched by session.run); left as it is"
+    advice = "nothing to migrate"
+    examples = (
+        Example(
+            before=example_source("""
+            import threading
+
+            import tensorflow as tf
+
+            def run_workers(sess, jobs, work):
+                todo = tf.FIFOQueue(100, tf.string, shapes=[])
+                job = tf.placeholder(tf.string)
+                add = todo.enqueue(job)
+                take = todo.dequeue()
+                for item in jobs:
+                    sess.run(add, feed_dict={job: item})
+
+                def worker():
+                    while True:
+                        work(sess.run(take))
+                for _ in range(4):
+                    threading.Thread(target=worker, daemon=True).start()
+            """),
         ),
     )
 

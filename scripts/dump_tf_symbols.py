@@ -27,7 +27,8 @@ import tensorflow as tf  # noqa: E402
 NAMESPACES = (
     "", "train", "train.queue_runner", "data", "data.experimental", "io", "python_io", "errors",
     "compat", "compat.v1", "compat.v1.data", "compat.v1.train", "compat.v1.io", "compat.v1.data.experimental",
-    "contrib.data", "contrib.slim", "contrib.slim.prefetch_queue", "estimator", "distribute",
+    "contrib.data", "contrib.slim", "contrib.slim.prefetch_queue", "contrib.slim.parallel_reader",
+    "contrib.slim.queues", "contrib.slim.dataset_data_provider", "contrib.training", "estimator", "distribute",
 )
 # Classes whose methods are recorded too: emitted code calls methods on them.
 CLASS_NAMESPACES = ("data", "data.experimental", "compat.v1.data", "train", "compat.v1.train")

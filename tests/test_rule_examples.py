@@ -57,3 +57,30 @@ def test_rules_reference_in_docs_is_current():
 
     with open(os.path.join(ROOT, "docs", "rules.md"), encoding="utf-8") as handle:
         assert handle.read() == reference()
+
+
+def _alias_spellings(rule, source: str):
+    """How the example reaches the rule's names, where not as `tf.<the public path>`."""
+    import ast
+
+    from qmigrate.names import ImportMap, ast_dotted, canonical
+
+    tree = ast.parse(source)
+    imports = ImportMap(tree=tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            spelled = ast_dotted(node.func)
+            resolved = imports.resolve_dotted(spelled) if spelled else None
+            if resolved and canonical(resolved) in rule.names and not spelled.startswith("tf."):
+                found.append(spelled)
+    return found
+
+
+@pytest.mark.parametrize("rule", [r for r in ALL_RULES if r.names], ids=lambda r: r.code)
+def test_every_rule_has_an_example_through_an_alias(rule):
+    """Users write `tflow.train.batch`, `from tensorflow.train import shuffle_batch`, `io_ops.X`:
+    each rule shows (and so tests) at least one such spelling."""
+    spellings = [s for example in rule.examples if example.filename.endswith(".py")
+                 for s in _alias_spellings(rule, example.before)]
+    assert spellings, "%s has no example that reaches its API through an alias" % rule.code

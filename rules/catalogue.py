@@ -1,0 +1,63 @@
+"""The master list of TF 1.x queue-based APIs, by canonical name.
+
+Every name here is claimed by exactly one rule: rewritten by its family's rule, or reported by
+QM001 with a reason and what to do (tests/test_coverage.py holds the list to that, and the list
+to the queue-looking symbols of the real TF 1.8 wheel).
+"""
+
+QUEUE_APIS = (
+    # producers
+    "tensorflow.train.string_input_producer",
+    "tensorflow.train.slice_input_producer",
+    "tensorflow.train.input_producer",
+    "tensorflow.train.range_input_producer",
+    "tensorflow.train.limit_epochs",
+    "tensorflow.train.match_filenames_once",
+    # readers
+    "tensorflow.TFRecordReader",
+    "tensorflow.FixedLengthRecordReader",
+    "tensorflow.TextLineReader",
+    "tensorflow.WholeFileReader",
+    "tensorflow.IdentityReader",
+    "tensorflow.LMDBReader",
+    "tensorflow.ReaderBase",
+    # batching
+    "tensorflow.train.batch",
+    "tensorflow.train.shuffle_batch",
+    "tensorflow.train.batch_join",
+    "tensorflow.train.shuffle_batch_join",
+    "tensorflow.train.maybe_batch",
+    "tensorflow.train.maybe_batch_join",
+    "tensorflow.train.maybe_shuffle_batch",
+    "tensorflow.train.maybe_shuffle_batch_join",
+    "tensorflow.contrib.training.bucket",
+    "tensorflow.contrib.training.bucket_by_sequence_length",
+    "tensorflow.contrib.training.batch_sequences_with_states",
+    "tensorflow.contrib.training.SequenceQueueingStateSaver",
+    "tensorflow.contrib.training.stratified_sample",
+    "tensorflow.contrib.training.rejection_sample",
+    # prefetching
+    "tensorflow.contrib.slim.prefetch_queue.prefetch_queue",
+    # raw queues
+    "tensorflow.FIFOQueue",
+    "tensorflow.PaddingFIFOQueue",
+    "tensorflow.RandomShuffleQueue",
+    "tensorflow.PriorityQueue",
+    "tensorflow.QueueBase",
+    # runners
+    "tensorflow.train.QueueRunner",
+    "tensorflow.train.add_queue_runner",
+    "tensorflow.contrib.training.FeedingQueueRunner",
+    "tensorflow.train.start_queue_runners",
+    "tensorflow.train.Coordinator",
+    "tensorflow.contrib.slim.queues.QueueRunners",
+    "tensorflow.train.Supervisor",
+    "tensorflow.train.MonitoredTrainingSession",
+    "tensorflow.train.MonitoredSession",
+    "tensorflow.train.SingularMonitoredSession",
+    # slim's data providers, built on queues
+    "tensorflow.contrib.slim.dataset_data_provider.DatasetDataProvider",
+    "tensorflow.contrib.slim.parallel_reader.parallel_read",
+    "tensorflow.contrib.slim.parallel_reader.ParallelReader",
+    "tensorflow.contrib.slim.parallel_reader.single_pass_read",
+)
