@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from qmigrate import blocks, cstutil, helpers, queue_roles, synth, towers
+from qmigrate import blocks, cstutil, data_findings, helpers, queue_roles, synth, towers
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -38,6 +38,8 @@ SUPPRESS_MARK = "qmigrate: ignore"
 def may_contain_queue_code(source: bytes) -> bool:
     if b"tensorflow" not in source:
         return False
+    if b"placeholder" in source and b"device" in source:
+        return True  # towers fed through placeholders (QM905)
     return any(word.encode() in source for word in PREFILTER_WORDS) or bool(_BATCH_HINT.search(source))
 
 
@@ -69,13 +71,14 @@ class FileAnalysis:
     fixed_calls: Set[int] = field(default_factory=set)
     pipelines: int = 0
     pipeline_functions: Counter = field(default_factory=Counter)  # function name -> pipelines migrated
-    findings: List[Tuple[type, cst.CSTNode, bool]] = field(default_factory=list)  # (rule, node, fixed)
+    findings: List[Tuple[type, cst.CSTNode, bool, str]] = field(default_factory=list)  # (rule, node, fixed, detail)
     positions: object = None  # _Positions of the module as parsed
     suppressed_calls: Set[int] = field(default_factory=set)  # id(call) of `# qmigrate: ignore` lines
     imports: Optional[ImportMap] = None
 
-    def add_finding(self, rule, node: cst.CSTNode, fixed: bool) -> None:
-        self.findings.append((rule, node, fixed))
+    def add_finding(self, rule, node: cst.CSTNode, fixed: bool, detail: str = "") -> None:
+        """A finding about `node`; `detail` (what was seen) is said after the rule's message."""
+        self.findings.append((rule, node, fixed, detail))
 
     @property
     def remaining_queue_calls(self) -> int:
@@ -99,10 +102,13 @@ class FileAnalysis:
                 message += "; not rewritten: %s; to do: %s" % (reason, rule.advice_for(name))
             diagnostics.append(Diagnostic(self.path, line, column, rule.code, message, fixed, rule.safety,
                                           rule.note))
-        for rule, node, fixed in self.findings:
+        for rule, node, fixed, detail in self.findings:
             line, column = self.positions.start(node)
-            message = rule.message if fixed else "%s; to do: %s" % (rule.message, rule.advice)
-            diagnostics.append(Diagnostic(self.path, line, column, rule.code, message, fixed, rule.safety))
+            message = rule.message + (" (%s)" % detail if detail else "")
+            if not fixed:
+                message += "; %s: %s" % ("consider" if rule.note else "to do", rule.advice)
+            diagnostics.append(Diagnostic(self.path, line, column, rule.code, message, fixed, rule.safety,
+                                          rule.note))
         diagnostics.sort(key=Diagnostic.sort_key)
         new_source = self.new_module.bytes if self.new_module is not self.module else None
         if new_source == self.source:
@@ -178,6 +184,8 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         analysis.occurrences.append((rule, call, line, column))
         analysis.call_names[id(call)] = imports.resolve(call.func)
     _mark_non_input_queues(analysis, options)
+    for found in data_findings.find(module, imports, lambda node: positions.start(node)[0], options.wants):
+        analysis.add_finding(found.rule, found.node, False, found.detail)
     if not edits and not _may_hold_pipeline({rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules):
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     context = _module_context(module, imports, tree)

@@ -55,7 +55,7 @@ def fetched_only(module: cst.Module, constructors: List[cst.Call]) -> Set[int]:
     for run in collector.runs:
         for arg in run.args:
             inside_runs.update(cstutil.name_uses(arg.value).loads)
-            fetched_calls.update(id(n) for n in _calls_in(arg.value))
+            fetched_calls.update(id(n) for n in cstutil.calls_of(arg.value))
     loads = Counter(cstutil.name_uses(module).loads)
     verdict: Dict[int, bool] = {}
     for dequeue in collector.dequeues:
@@ -67,14 +67,3 @@ def fetched_only(module: cst.Module, constructors: List[cst.Call]) -> Set[int]:
             bool(names) and all(loads[n] and loads[n] == inside_runs[n] for n in names))
         verdict[queue] = verdict.get(queue, True) and fetched
     return {queue for queue, fetched in verdict.items() if fetched}
-
-
-def _calls_in(node: cst.CSTNode) -> List[cst.Call]:
-    found = []
-
-    class _Calls(cst.CSTVisitor):
-        def visit_Call(self, call: cst.Call) -> None:
-            found.append(call)
-
-    node.visit(_Calls())
-    return found

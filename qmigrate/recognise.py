@@ -202,6 +202,7 @@ class _BlockRecogniser:
                 continue
             if match is not None:
                 result.matches.append(match)
+        _drop_joined(result)
         return result
 
     def _read_at(self, index, target, value, name, producers, readers) -> Optional[Match]:
@@ -492,6 +493,21 @@ class _BlockRecogniser:
 
 
 _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")
+
+
+def _leaves_of(match: Match) -> Set[int]:
+    return set(match.removed_indices) | set(match.record_indices) | {match.read_index, match.batch_index}
+
+
+def _drop_joined(result: BlockResult) -> None:
+    """Pipelines that share a statement (records of two readers batched together) are not
+    separate pipelines: neither is rewritten, each is reported."""
+    joined = [m for m in result.matches if any(o is not m and _leaves_of(o) & _leaves_of(m) for o in result.matches)]
+    for match in joined:
+        result.matches.remove(match)
+        result.failures.append(Failure(match.calls, "records of several readers meet in one statement (one batch of "
+                                       "two reads); tf.data pairs such sources with Dataset.zip, which qmigrate "
+                                       "does not write yet"))
 
 
 class _Broken(Exception):

@@ -2,7 +2,9 @@
 from typing import Dict, Optional
 
 from qmigrate.rules.batching import Batch, ShuffleBatch
-from qmigrate.rules.findings import PerTowerPipelines, SharedBatchAcrossTowers
+from qmigrate.rules.findings import (
+    BatchNotDivisibleAcrossTowers, PerTowerPipelines, PerTowerPlaceholders, ProducersAlignedBySeed,
+    SharedBatchAcrossTowers)
 from qmigrate.rules.prefetch import PrefetchQueue
 from qmigrate.rules.producers import SliceInputProducer, StringInputProducer
 from qmigrate.rules.queue_runners import Coordinator, SessionStartsRunners, StartQueueRunners
@@ -27,6 +29,9 @@ ALL_RULES = (
     SessionStartsRunners,
     SharedBatchAcrossTowers,
     PerTowerPipelines,
+    ProducersAlignedBySeed,
+    BatchNotDivisibleAcrossTowers,
+    PerTowerPlaceholders,
 )
 
 _BY_NAME: Dict[str, type] = {name: rule for rule in ALL_RULES for name in rule.names}

@@ -198,3 +198,119 @@ class PerTowerPipelines(Rule):
             unsafe=True,
         ),
     )
+
+
+class ProducersAlignedBySeed(Rule):
+    """Two input producers that shuffle with the same seed to keep their elements paired.
+
+    ## Why
+    `images = string_input_producer(image_files, seed=1)` beside
+    `labels = string_input_producer(label_files, seed=1)` pairs file i with file i only while
+    both queues draw the same random stream and are dequeued in lockstep: another capacity,
+    another thread count, a different list length, or migrating one of them but not the other,
+    and images meet the wrong labels without any error.
+
+    ## Fix safety
+    Manual: reported, never changed. Both producers are otherwise migrated or reported as usual.
+
+    ## Limitations
+    Seeds are compared as written (the same literal or name); producers in different modules
+    are not compared.
+    """
+
+    code = "QM903"
+    safety = Safety.MANUAL
+    message = "this producer shuffles with the same seed as another to keep their elements paired"
+    advice = ("slice both from one producer (slice_input_producer([a, b])) or, in tf.data, "
+              "Dataset.zip((a, b)) and shuffle once, so the pairing cannot drift")
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+
+            def paired(image_files, label_files):
+                images = tf.train.string_input_producer(image_files, seed=1)
+                labels = tf.train.string_input_producer(label_files, seed=1)
+                image_reader = tf.WholeFileReader()
+                label_reader = tf.TextLineReader()
+                _, image = image_reader.read(images)
+                _, label = label_reader.read(labels)
+                return tf.train.batch([image, label], batch_size=16)
+            """),
+        ),
+    )
+
+
+class BatchNotDivisibleAcrossTowers(Rule):
+    """A batch split across towers with `tf.split` whose size the towers do not divide.
+
+    ## Why
+    `tf.split(images, num_gpus)` needs the batch size to be a multiple of the number of towers:
+    a batch of 100 over 3 towers fails at run time, and with `allow_smaller_final_batch=True`
+    the last, smaller batch can fail where every full one worked.
+
+    ## Fix safety
+    Manual: reported, never changed.
+
+    ## Limitations
+    Sizes are read from literals and module-level constants; flags are not evaluated.
+    """
+
+    code = "QM904"
+    safety = Safety.MANUAL
+    message = "this batch is split across towers that do not divide it"
+    advice = ("make the batch size a multiple of the number of towers, or give each tower its own "
+              "shard of a tf.data pipeline with its own batch")
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+
+            BATCH_SIZE = 100
+            NUM_GPUS = 3
+
+            def tower_inputs(images):
+                batch = tf.train.batch([images], batch_size=BATCH_SIZE, enqueue_many=True)
+                return tf.split(batch, NUM_GPUS)
+            """),
+        ),
+    )
+
+
+class PerTowerPlaceholders(Rule):
+    """Each tower fed through its own placeholder with `feed_dict`: no queue, but no pipeline either.
+
+    ## Why
+    A placeholder per tower (`x = tf.placeholder(...)` inside the tower loop) feeds every step
+    from Python through `feed_dict`, copying each batch through the Python interpreter while the
+    devices wait. A tf.data pipeline sharded per tower overlaps input with compute.
+
+    ## Fix safety
+    A note: nothing is changed.
+
+    ## Limitations
+    Only placeholders created inside a tower loop (`for i in range(n):` with `tf.device`) are shown.
+    """
+
+    code = "QM905"
+    safety = Safety.MANUAL
+    note = True
+    message = "each tower is fed through its own placeholder with feed_dict"
+    advice = ("consider one tf.data pipeline (from_tensor_slices(arrays) or from_generator), "
+              "dataset.shard(num_towers, i) in tower i, and iterator.get_next() in place of the placeholder")
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+
+            def build(num_gpus, model):
+                inputs, losses = [], []
+                for i in range(num_gpus):
+                    with tf.device('/gpu:%d' % i):
+                        images = tf.placeholder(tf.float32, [None, 32, 32, 3])
+                        inputs.append(images)
+                        losses.append(model(images))
+                return inputs, losses
+            """),
+        ),
+    )
