@@ -61,8 +61,13 @@ class Target:
 
     @property
     def unbatch(self) -> str:
-        """How to unbatch: "method" (1.15+), "experimental" (1.12+) or "contrib" (1.8)."""
-        if self.symbols.has("tensorflow.data.Dataset.unbatch"):
+        """How to unbatch: "method" (2.x), "experimental" (1.12+) or "contrib" (1.8).
+
+        TF 1.15 has `Dataset.unbatch()`, but it returns a V2 dataset, which has no
+        make_one_shot_iterator() (measured by the behaviour tests): where iterators are
+        methods, the transformation is applied instead.
+        """
+        if self.symbols.has("tensorflow.data.Dataset.unbatch") and not self.iterator_method:
             return "method"
         return "experimental" if self.symbols.has("tensorflow.data.experimental.unbatch") else "contrib"
 

@@ -1,6 +1,7 @@
-"""Single-function pipelines, before and after migration, drained under real TensorFlow 1.8.
+"""Single-function pipelines, before and after migration, drained under real TensorFlow 1.8 and 1.15.
 
-The after-programs are produced here by running qmigrate on the before-programs. Compared: the
+The after-programs are produced here by running qmigrate on the before-programs, for the version
+they run under (--target-tf 1.8 or 1.15). Compared: the
 structure and static shapes of what the pipeline returns, the batch shapes, and the multiset of
 examples (each example carries a unique id, so a lost, duplicated or altered example shows).
 """
@@ -12,9 +13,17 @@ import pytest
 
 from conftest import TESTDATA
 from qmigrate import api
+from qmigrate.engine import Options
+from qmigrate.targets import TARGETS
 from tfenv import finish, load_json, run_tf, start_tf, tf_python
 
 SINGLE = os.path.join(TESTDATA, "single")
+TF_VERSIONS = ("1.8", "1.15")
+
+
+@pytest.fixture(scope="module", params=TF_VERSIONS, ids=lambda v: "tf" + v)
+def tf_version(request):
+    return request.param
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +64,8 @@ CASES = [
 ]
 
 
-def _migrated_copy(before, folder):
-    [result] = api.migrate([before])
+def _migrated_copy(before, folder, version):
+    [result] = api.migrate([before], Options(target=TARGETS[version]))
     assert result.changed, "qmigrate did not rewrite %s" % before
     path = os.path.join(folder, os.path.basename(before).replace(".before.py", ".after_run.py"))
     with open(path, "wb") as handle:
@@ -65,12 +74,12 @@ def _migrated_copy(before, folder):
 
 
 @pytest.mark.parametrize("name,function,arguments,expected,mode", CASES, ids=["%s-%s" % c[:2] for c in CASES])
-def test_same_examples_before_and_after(name, function, arguments, expected, mode, data_dir, tmp_path):
+def test_same_examples_before_and_after(name, function, arguments, expected, mode, data_dir, tmp_path, tf_version):
     import json
 
-    python = tf_python("1.8")
+    python = tf_python(tf_version)
     before = os.path.join(SINGLE, name + ".before.py")
-    after = _migrated_copy(before, str(tmp_path))
+    after = _migrated_copy(before, str(tmp_path), tf_version)
     args = json.dumps(arguments(data_dir))
     max_batches = 10000 if mode == "epoch" else 20
     if mode != "epoch":
@@ -103,13 +112,13 @@ def test_same_examples_before_and_after(name, function, arguments, expected, mod
             assert sorted(new["examples"][start:start + epoch]) == sorted(distinct)
 
 
-def test_estimator_trains_the_same_from_the_migrated_input_fn(data_dir, tmp_path):
+def test_estimator_trains_the_same_from_the_migrated_input_fn(data_dir, tmp_path, tf_version):
     """The input_fn now returns a Dataset; an Estimator trains and evaluates as before."""
     import json
 
-    python = tf_python("1.8")
+    python = tf_python(tf_version)
     before = os.path.join(SINGLE, "estimator_input_fn.before.py")
-    after = _migrated_copy(before, str(tmp_path))
+    after = _migrated_copy(before, str(tmp_path), tf_version)
     files = json.dumps(_files(data_dir, "dict_*"))
     runs = []
     for label, path in (("before", before), ("after", after)):

@@ -1,4 +1,4 @@
-"""Multi-tower programs trained before and after migration on 4 devices under TensorFlow 1.8.
+"""Multi-tower programs trained before and after migration on 4 devices under TensorFlow 1.8 and 1.15.
 
 The devices are virtual: `device_count={'CPU': 4}` with each `/gpu:N` scope mapped to `/cpu:N`
 (tests/tf/train_towers.py); this machine has no GPU. The after-program is produced here by
@@ -11,6 +11,7 @@ import statistics
 import pytest
 
 from conftest import TESTDATA
+from qmigrate.targets import TARGETS
 from test_golden import assemble_program, migrate_tree
 from tfenv import finish, load_json, run_tf, start_tf, tf_python
 
@@ -27,6 +28,12 @@ ACCURACY_TOLERANCE = 0.05
 LOSS_TOLERANCE = 0.1
 
 
+@pytest.fixture(scope="module", params=("1.8", "1.15"), ids=lambda v: "tf" + v)
+def tf_version(request):
+    """The TensorFlow both programs run under; the migration targets it (--target-tf)."""
+    return request.param
+
+
 @pytest.fixture(scope="module")
 def cifar_data(tmp_path_factory):
     folder = tmp_path_factory.mktemp("cifar")
@@ -34,12 +41,12 @@ def cifar_data(tmp_path_factory):
     return str(folder)
 
 
-def _train_both(scenario, cifar_data, tmp_path, train_module, model_module, **migrate_options):
-    python = tf_python("1.8")
+def _train_both(scenario, cifar_data, tmp_path, tf_version, train_module, model_module, **migrate_options):
+    python = tf_python(tf_version)
     source = os.path.join(TESTDATA, "towers", scenario, "before")
     before = assemble_program(source, str(tmp_path / "before"))
     after = str(tmp_path / "after")
-    migrate_tree(source, after, **migrate_options)
+    migrate_tree(source, after, target=TARGETS[tf_version], **migrate_options)
     runs = {}
     for label, program in (("before", before), ("after", after)):
         out = str(tmp_path / (label + ".json"))
@@ -79,22 +86,23 @@ def assert_trains_like(before, after):
     assert abs(statistics.mean(after["losses"][-20:]) - statistics.mean(before["losses"][-20:])) <= LOSS_TOLERANCE
 
 
-def test_tutorial_layout_trains_equivalently(cifar_data, tmp_path):
-    before, after = _train_both("tutorial", cifar_data, tmp_path, "cifar10_multi_gpu_train", "cifar10")
+def test_tutorial_layout_trains_equivalently(cifar_data, tmp_path, tf_version):
+    before, after = _train_both("tutorial", cifar_data, tmp_path, tf_version, "cifar10_multi_gpu_train", "cifar10")
     assert_each_example_once_per_epoch_and_towers_disjoint(after)
     assert_trains_like(before, after)
 
 
-def test_queue_inside_the_tower_loop_trains_equivalently(cifar_data, tmp_path):
+def test_queue_inside_the_tower_loop_trains_equivalently(cifar_data, tmp_path, tf_version):
     """One shared reader, a shuffle_batch per tower: after, one sharded dataset per tower."""
-    before, after = _train_both("queue_in_loop", cifar_data, tmp_path, "train_tfrecords", "train_tfrecords")
+    before, after = _train_both("queue_in_loop", cifar_data, tmp_path, tf_version, "train_tfrecords",
+                                "train_tfrecords")
     assert_each_example_once_per_epoch_and_towers_disjoint(after)
     assert_trains_like(before, after)
 
 
-def test_shared_batch_bug_is_fixed_only_when_unsafe(cifar_data, tmp_path):
+def test_shared_batch_bug_is_fixed_only_when_unsafe(cifar_data, tmp_path, tf_version):
     """Every tower got the same batch; the --unsafe fix gives each its own shard."""
-    before, after = _train_both("shared_batch", cifar_data, tmp_path, "cifar10_multi_gpu_train", "cifar10",
+    before, after = _train_both("shared_batch", cifar_data, tmp_path, tf_version, "cifar10_multi_gpu_train", "cifar10",
                                 unsafe=True)
     for step in before["ids"]:
         assert all(tower == step[0] for tower in step), "before: the towers should all see the same batch"
@@ -103,9 +111,9 @@ def test_shared_batch_bug_is_fixed_only_when_unsafe(cifar_data, tmp_path):
         assert run["accuracy"] >= MIN_ACCURACY
 
 
-def test_per_tower_pipelines_keep_their_meaning(cifar_data, tmp_path):
+def test_per_tower_pipelines_keep_their_meaning(cifar_data, tmp_path, tf_version):
     """Each tower read the whole data set; migrated without --unsafe it still does."""
-    before, after = _train_both("per_tower", cifar_data, tmp_path, "cifar10_multi_gpu_train", "cifar10")
+    before, after = _train_both("per_tower", cifar_data, tmp_path, tf_version, "cifar10_multi_gpu_train", "cifar10")
     tower_epoch = TRAIN_EXAMPLES // BATCH  # steps for one tower to see the whole data set
     for tower in range(TOWERS):
         seen = [example for step in after["ids"][:tower_epoch] for example in step[tower]]
@@ -113,12 +121,12 @@ def test_per_tower_pipelines_keep_their_meaning(cifar_data, tmp_path):
     assert_trains_like(before, after)
 
 
-def test_deterministic_tier_gives_bitwise_equal_losses(cifar_data, tmp_path):
+def test_deterministic_tier_gives_bitwise_equal_losses(cifar_data, tmp_path, tf_version):
     """One tower, no shuffling or random distortion, op-level seeds: 3 epochs, every loss equal."""
-    python = tf_python("1.8")
+    python = tf_python(tf_version)
     before = os.path.join(TESTDATA, "towers", "deterministic", "before")
     after = str(tmp_path / "after")
-    migrate_tree(before, after)
+    migrate_tree(before, after, target=TARGETS[tf_version])
     runs = {}
     for label, program in (("before", before), ("after", after)):
         out = str(tmp_path / (label + ".json"))
@@ -134,9 +142,9 @@ def test_deterministic_tier_gives_bitwise_equal_losses(cifar_data, tmp_path):
     assert got["after"]["losses"][-1] < got["after"]["losses"][0]
 
 
-def test_tutorial_layout_with_one_shared_iterator(cifar_data, tmp_path):
+def test_tutorial_layout_with_one_shared_iterator(cifar_data, tmp_path, tf_version):
     """--tower-strategy shared-iterator: every tower takes its batches from one iterator."""
-    before, after = _train_both("tutorial", cifar_data, tmp_path, "cifar10_multi_gpu_train", "cifar10",
+    before, after = _train_both("tutorial", cifar_data, tmp_path, tf_version, "cifar10_multi_gpu_train", "cifar10",
                                 tower_strategy="shared-iterator")
     assert_each_example_once_per_epoch_and_towers_disjoint(after)
     assert_trains_like(before, after)
