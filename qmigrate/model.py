@@ -34,11 +34,13 @@ class RecordReader:
     kind: "tfrecord" | "fixed_length" | "text_line" | "whole_file".
     arguments: keyword arguments for the matching Dataset class, as (name, source) pairs.
     skip_lines: TextLineReader's skip_header_lines, applied per file.
+    read_up_to: `reader.read_up_to(queue, n)`: records come in chunks of up to n, within a file.
     """
 
     kind: str
     arguments: Tuple[Tuple[str, str], ...] = ()
     skip_lines: Optional[str] = None
+    read_up_to: Optional[str] = None
 
 
 @dataclass(frozen=True)

@@ -111,13 +111,19 @@ def _contains_call(node: cst.CSTNode, imports: ImportMap, family) -> bool:
     return finder.found
 
 
-def _read_call(value: cst.BaseExpression) -> Optional[Tuple[str, str]]:
-    """(reader variable, queue variable) for `reader.read(queue)`."""
-    if (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
-            and value.func.attr.value == "read" and isinstance(value.func.value, cst.Name)
-            and len(value.args) == 1 and value.args[0].keyword is None
+def _read_call(value: cst.BaseExpression) -> Optional[Tuple[str, str, Optional[cst.BaseExpression]]]:
+    """(reader variable, queue variable, None) for `reader.read(queue)`; for
+    `reader.read_up_to(queue, n)` the last is n."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+            and isinstance(value.func.value, cst.Name) and value.args and value.args[0].keyword is None
             and isinstance(value.args[0].value, cst.Name)):
-        return value.func.value.value, value.args[0].value.value
+        return None
+    method, args = value.func.attr.value, value.args
+    if method == "read" and len(args) == 1:
+        return value.func.value.value, args[0].value.value, None
+    if (method == "read_up_to" and len(args) == 2 and not args[1].star
+            and (args[1].keyword is None or args[1].keyword.value == "num_records")):
+        return value.func.value.value, args[0].value.value, args[1].value
     return None
 
 
@@ -209,7 +215,7 @@ class _BlockRecogniser:
         """The pipeline read at leaf `index` (`k, v = reader.read(q)` or `x = read_helper(q)`), if any."""
         read = _read_call(value)
         if read and read[0] in readers and read[1] in producers:
-            return self._link(producers[read[1]], readers[read[0]], index, target)
+            return self._link(producers[read[1]], readers[read[0]], index, target, read[2])
         helper = self._reader_helper(value)
         if helper is None:
             return None
@@ -264,18 +270,19 @@ class _BlockRecogniser:
             raise _Broken(calls, "the reader's arguments cannot be moved out of %s(): %s"
                           % (helper.function.name.value, error))
         value = self._fresh_local(helper.value_name)
-        reader = (helper.reader_rule, helper.reader_call, moved)
+        reader = (helper.reader_rule, helper.reader_call, moved, None)
         return self._follow(producer, reader, index, None, value, {target}, [index], calls,
                             queue_name=producer_target(self.body[producer[0]]),
                             helpers_used=(helper.function.name.value,))
 
-    def _link(self, producer, reader, read_index: int, read_target: cst.BaseExpression) -> Match:
-        """`key, value = reader.read(queue)` in the block itself."""
+    def _link(self, producer, reader, read_index: int, read_target: cst.BaseExpression,
+              up_to: Optional[cst.BaseExpression]) -> Match:
+        """`key, value = reader.read(queue)` (or `read_up_to(queue, n)`) in the block itself."""
         reader_index, reader_rule, reader_call = reader
         calls = (producer[2], reader_call)
         key, value = self._read_targets(read_target, calls)
         tainted = {value} | ({key} if key else set())
-        return self._follow(producer, (reader_rule, reader_call, None), read_index, key, value, tainted, [],
+        return self._follow(producer, (reader_rule, reader_call, None, up_to), read_index, key, value, tainted, [],
                             calls, removed=(reader_index, read_index), reader_index=reader_index)
 
     def _follow(self, producer, reader, read_index, key, value, tainted, record_indices, calls,
@@ -337,6 +344,8 @@ class _BlockRecogniser:
             record_reader = self._reader_model(reader)
         except Unsupported as unsupported:
             raise _Broken(calls, str(unsupported))
+        if record_reader and record_reader.read_up_to and not batching.enqueue_many:
+            raise _Broken(calls, "it reads chunks with read_up_to() but batches them without enqueue_many=True")
         if key and record_reader.kind != "whole_file":
             raise _Broken(calls, "the per-record code uses the reader's key `%s`, which the %s dataset does not give"
                           % (key, record_reader.kind))
@@ -356,13 +365,20 @@ class _BlockRecogniser:
                      helpers_used=helpers_used, tower_loop=in_loop)
 
     def _reader_model(self, reader):
-        """The RecordReader of a (rule, call, arguments moved out of a helper or None), or None."""
+        """The RecordReader of (rule, call, arguments moved out of a helper or None, read_up_to's
+        count or None), or None."""
         if reader is None:
             return None
-        rule, call, moved_arguments = reader
+        rule, call, moved_arguments, up_to = reader
         if moved_arguments is None:
-            return rule.model(rule.bind(call), self.source_of, self.imports.resolve)
-        return rule.model(moved_arguments, _code, self.imports.resolve)
+            model = rule.model(rule.bind(call), self.source_of, self.imports.resolve)
+        else:
+            model = rule.model(moved_arguments, _code, self.imports.resolve)
+        if up_to is None:
+            return model
+        if model.kind == "whole_file":
+            raise Unsupported("it reads whole files with read_up_to(), whose keys qmigrate does not model")
+        return dataclasses.replace(model, read_up_to=self.source_of(up_to))
 
     def _batch_in_tower_loop(self, index: int, tainted: Set[str]):
         """(TowerLoopBatch, inner leaf) when leaf `index` is a tower loop whose only use of the

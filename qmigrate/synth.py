@@ -94,13 +94,15 @@ def _read_records(pipeline: Pipeline, tf: str, target: Target, stage) -> None:
         return
     dataset_class = "%s.data.%s" % (tf, _READER_DATASETS[reader.kind])
     # flat_map reads one file after another, in the (shuffled) file order, as a reader does.
-    if not reader.arguments and not reader.skip_lines:
+    if not reader.arguments and not reader.skip_lines and not reader.read_up_to:
         stage("flat_map(%s)" % dataset_class)
         return
     args = ", ".join("%s=%s" % kv for kv in reader.arguments)
     records = "%s(%s)" % (dataset_class, _call_args(param, args))
     if reader.skip_lines:
         records += ".skip(%s)" % reader.skip_lines
+    if reader.read_up_to:
+        records += ".batch(%s)" % reader.read_up_to  # read_up_to's chunks never span two files
     stage("flat_map(lambda %s: %s)" % (param, records))
 
 

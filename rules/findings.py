@@ -296,7 +296,7 @@ class PerTowerPlaceholders(Rule):
     safety = Safety.MANUAL
     note = True
     message = "each tower is fed through its own placeholder with feed_dict"
-    advice = ("consider one tf.data pipeline (from_tensor_slices(arrays) or from_generator), "
+    advice = ("one tf.data pipeline (from_tensor_slices(arrays) or from_generator), "
               "dataset.shard(num_towers, i) in tower i, and iterator.get_next() in place of the placeholder")
     examples = (
         Example(

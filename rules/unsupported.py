@@ -78,10 +78,10 @@ NOT_MIGRATED: Dict[str, Tuple[str, str]] = {
         _GENERATOR),
     "tensorflow.PaddingFIFOQueue": (
         "a hand-built padding queue: what fills it is not a chain qmigrate rewrites",
-        "as for FIFOQueue, then Dataset.padded_batch(n, dataset.output_shapes)"),
+        _GENERATOR.replace("batch it there", "pad-batch it there with padded_batch(n, dataset.output_shapes)")),
     "tensorflow.RandomShuffleQueue": (
         "a hand-built shuffling queue: what fills it is not a chain qmigrate rewrites",
-        "as for FIFOQueue, then Dataset.shuffle(capacity) before batch"),
+        _GENERATOR.replace("batch it there", "shuffle(capacity) and batch it there")),
     "tensorflow.PriorityQueue": (
         "a priority queue orders by a computed key; tf.data has no counterpart",
         "keep it if it is not an input pipeline; otherwise sort in Python and use from_generator"),

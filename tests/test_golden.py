@@ -12,6 +12,7 @@ from conftest import TESTDATA
 from qmigrate import api, render
 
 CASES = sorted(glob.glob(os.path.join(TESTDATA, "single", "*.before.py")))
+NOTEBOOKS = sorted(glob.glob(os.path.join(TESTDATA, "single", "*.before.ipynb")))
 
 
 def _migrate(path):
@@ -23,19 +24,19 @@ def _relative_findings(result):
     return render.findings([result], show_fixed=True).replace(os.path.dirname(result.path) + os.sep, "")
 
 
-@pytest.mark.parametrize("before", CASES, ids=lambda p: os.path.basename(p)[: -len(".before.py")])
+@pytest.mark.parametrize("before", CASES + NOTEBOOKS, ids=lambda p: os.path.basename(p).replace(".before", ""))
 def test_golden(before, update_goldens):
-    stem = before[: -len(".before.py")]
+    stem, extension = before.rsplit(".before", 1)
     result = _migrate(before)
     assert result.error is None, result.error
     output = (result.new_source or result.old_source).decode("utf-8")
     findings = _relative_findings(result) + "\n"
     if update_goldens:
-        with open(stem + ".after.py", "w", encoding="utf-8") as handle:
+        with open(stem + ".after" + extension, "w", encoding="utf-8") as handle:
             handle.write(output)
         with open(stem + ".findings.txt", "w", encoding="utf-8") as handle:
             handle.write(findings)
-    with open(stem + ".after.py", encoding="utf-8") as handle:
+    with open(stem + ".after" + extension, encoding="utf-8") as handle:
         assert output == handle.read()
     with open(stem + ".findings.txt", encoding="utf-8") as handle:
         assert findings == handle.read()
@@ -113,3 +114,15 @@ def test_golden_program(before_dir, tmp_path, update_goldens):
         assert findings == handle.read()
     second = api.migrate([out])
     assert not [r.path for r in second if r.changed], "a second run changed the migrated program"
+
+
+def test_every_rule_has_a_golden():
+    """Each rule's finding appears in some golden program's findings (beside its inline examples)."""
+    from qmigrate.rules import ALL_RULES
+
+    findings = ""
+    for path in glob.glob(os.path.join(TESTDATA, "**", "*findings.txt"), recursive=True):
+        with open(path, encoding="utf-8") as handle:
+            findings += handle.read()
+    missing = [rule.code for rule in ALL_RULES if " %s " % rule.code not in findings]
+    assert missing == []

@@ -142,6 +142,7 @@ def _pipelines():
                SliceSource(("a",), None, False)]
     readers = [RecordReader("tfrecord"), RecordReader("tfrecord", (("compression_type", '"GZIP"'),)),
                RecordReader("fixed_length", (("record_bytes", "8"),)), RecordReader("text_line", skip_lines="1"),
+               RecordReader("tfrecord", read_up_to="16"),
                RecordReader("whole_file")]
     functions = [None, RecordFunction("parse_record", ("value",), "value"),
                  RecordFunction("parse_record", ("key", "value"), "key, value")]

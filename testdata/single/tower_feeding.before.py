@@ -1,0 +1,39 @@
+"""Two multi-GPU feeding styles without a shared input pipeline: a batch split across the towers
+(whose sizes do not divide), and a placeholder per tower fed from numpy."""
+import numpy as np
+import tensorflow as tf
+
+BATCH_SIZE = 250
+NUM_GPUS = 4
+
+
+def split_towers(files, model):
+    queue = tf.train.string_input_producer(files)
+    reader = tf.FixedLengthRecordReader(record_bytes=3073)
+    _, record = reader.read(queue)
+    pixels = tf.decode_raw(record, tf.uint8)
+    images, labels = tf.train.shuffle_batch([pixels[1:], pixels[0]], batch_size=BATCH_SIZE, capacity=5000,
+                                            min_after_dequeue=1000)
+    image_splits = tf.split(images, NUM_GPUS)
+    label_splits = tf.split(labels, NUM_GPUS)
+    losses = []
+    for i in range(NUM_GPUS):
+        with tf.device('/gpu:%d' % i):
+            losses.append(model(image_splits[i], label_splits[i]))
+    return losses
+
+
+def placeholder_towers(model, num_gpus=NUM_GPUS):
+    feeds, losses = [], []
+    for i in range(num_gpus):
+        with tf.device('/gpu:%d' % i), tf.name_scope('tower_%d' % i):
+            images = tf.placeholder(tf.float32, [None, 3072])
+            labels = tf.placeholder(tf.int64, [None])
+            feeds.append((images, labels))
+            losses.append(model(images, labels))
+    return feeds, losses
+
+
+def feed_dict_for(feeds, arrays):
+    chunks = zip(np.array_split(arrays[0], len(feeds)), np.array_split(arrays[1], len(feeds)))
+    return {k: v for (images, labels), (x, y) in zip(feeds, chunks) for k, v in ((images, x), (labels, y))}
