@@ -19,7 +19,7 @@ from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
 from qmigrate.positions import call_positions, stdlib_tree
 from qmigrate.recognise import Match, ModuleContext, NamePool, recognise_block
-from qmigrate.rules import ALL_RULES, BATCHERS, PRODUCERS, READERS, SLICERS, rule_for
+from qmigrate.rules import ALL_RULES, BATCHERS, JOINERS, PRODUCERS, READERS, SLICERS, rule_for
 from qmigrate.rules import queue_runners
 from qmigrate.rules.unsupported import NonInputQueue
 from qmigrate.targets import TARGETS, Target
@@ -229,7 +229,7 @@ def _may_hold_pipeline(rules: Set[type]) -> bool:
     producer and a batching call."""
     if rules & set(SLICERS) and rules & set(BATCHERS):
         return True
-    return all(rules & set(family) for family in (PRODUCERS, READERS, BATCHERS))
+    return all(rules & set(family) for family in (PRODUCERS, READERS, BATCHERS + JOINERS))
 
 
 def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.AST]) -> ModuleContext:
@@ -588,8 +588,12 @@ class _PipelineRewriter(cst.CSTTransformer):
             record_leaves = [leaves[i] for i in match.record_indices]
             if match.queue_name is not None:
                 # The reader helper now takes the record where it took the queue.
+                first = record_leaves[0].updated
+                if match.one_of_repeated:  # `x = [read(q) for _ in range(n)]`: one read per record
+                    small = first.body[0]
+                    first = first.with_changes(body=[small.with_changes(value=small.value.elt)])
                 record_leaves[0] = dataclasses.replace(record_leaves[0], updated=cstutil.rename(
-                    record_leaves[0].updated, {match.queue_name: pipeline.record_function.params[-1]}))
+                    first, {match.queue_name: pipeline.record_function.params[-1]}))
             # The function is defined where the read was: `with`s around it already hold it.
             enclosing = {id(w) for w in read.withs}
             body = blocks.regroup(record_leaves, lambda w: id(w) not in enclosing and self._scoping(w))
@@ -597,6 +601,12 @@ class _PipelineRewriter(cst.CSTTransformer):
             blank = [line for line in chain[0].updated.leading_lines if line.comment is None]
             replacements[read.path] = [function.with_changes(leading_lines=blank)]
             removed.update(leaf.path for leaf in record_leaves)
+            # Statements that stay between the function and the new chain start after a blank line.
+            following = next((leaf for leaf in leaves[match.read_index + 1:] if leaf.path not in removed), None)
+            if (following is not None and following is not batch and following.path not in replacements
+                    and not following.updated.leading_lines and following.withs == read.withs):
+                replacements[following.path] = [following.updated.with_changes(
+                    leading_lines=[cst.EmptyLine(indent=False)])]
 
         tf, config = self.tf, self.module.config_for_parsing
         statements = [cst.parse_statement(text, config) for text in synth.dataset_statements(pipeline, tf, self.target)]

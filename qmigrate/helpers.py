@@ -94,6 +94,14 @@ def find_reader_helper(function: cst.FunctionDef, imports: ImportMap) -> Optiona
     return None
 
 
+def returned(function: cst.FunctionDef) -> Optional[cst.BaseExpression]:
+    """The value of a function's last statement when that is `return value`, else None."""
+    if not isinstance(function.body, cst.IndentedBlock) or not function.body.body:
+        return None
+    last = cstutil.single_small(function.body.body[-1])
+    return last.value if isinstance(last, cst.Return) else None
+
+
 def find_batch_helper(function: cst.FunctionDef, imports: ImportMap) -> Optional[BatchHelper]:
     if not isinstance(function.body, cst.IndentedBlock):
         return None

@@ -35,12 +35,14 @@ class RecordReader:
     arguments: keyword arguments for the matching Dataset class, as (name, source) pairs.
     skip_lines: TextLineReader's skip_header_lines, applied per file.
     read_up_to: `reader.read_up_to(queue, n)`: records come in chunks of up to n, within a file.
+    parallel_reads: with several readers on one queue (batch_join), files read this many at a time.
     """
 
     kind: str
     arguments: Tuple[Tuple[str, str], ...] = ()
     skip_lines: Optional[str] = None
     read_up_to: Optional[str] = None
+    parallel_reads: Optional[str] = None  # several readers (batch_join): files read this many at a time
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ import libcst as cst
 
 from qmigrate import blocks, cstutil, helpers, towers
 from qmigrate.model import Pipeline, RecordFunction, Sharding
-from qmigrate.names import ImportMap
-from qmigrate.rules import BATCHERS, PRODUCERS, READERS, SLICERS, rule_for
+from qmigrate.names import ImportMap, dotted
+from qmigrate.rules import BATCHERS, JOINERS, PRODUCERS, READERS, SLICERS, rule_for
 from qmigrate.rules.base import Unsupported
 
 
@@ -41,6 +41,7 @@ class Match:
     batch_helper: Optional["HelperBatch"] = None
     helpers_used: Tuple[str, ...] = ()
     tower_loop: Optional["TowerLoopBatch"] = None  # the batching sits in a tower loop at batch_index
+    one_of_repeated: bool = False  # the read leaf is `x = [read(q) for _ in range(n)]`: keep one call
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,21 @@ def _read_call(value: cst.BaseExpression) -> Optional[Tuple[str, str, Optional[c
             and (args[1].keyword is None or args[1].keyword.value == "num_records")):
         return value.func.value.value, args[0].value.value, args[1].value
     return None
+
+
+def _repeated_call(value) -> Optional[Tuple[cst.Call, cst.BaseExpression]]:
+    """(call, n) for `[call for _ in range(n)]` whose call does not use the loop variable."""
+    if not (isinstance(value, cst.ListComp) and isinstance(value.elt, cst.Call)):
+        return None
+    loop = value.for_in
+    if loop.inner_for_in is not None or loop.ifs or loop.asynchronous or not isinstance(loop.target, cst.Name):
+        return None
+    it = loop.iter
+    if not (isinstance(it, cst.Call) and dotted(it.func) in ("range", "xrange") and len(it.args) == 1):
+        return None
+    if loop.target.value in cstutil.name_uses(value.elt).loads:
+        return None
+    return value.elt, it.args[0].value
 
 
 def _target_name(target: cst.BaseExpression) -> Optional[str]:
@@ -216,6 +232,10 @@ class _BlockRecogniser:
         read = _read_call(value)
         if read and read[0] in readers and read[1] in producers:
             return self._link(producers[read[1]], readers[read[0]], index, target, read[2])
+        readers_count = None
+        joined = _repeated_call(value)
+        if joined is not None:  # `[read_helper(q) for _ in range(n)]`: n readers for batch_join
+            value, readers_count = joined
         helper = self._reader_helper(value)
         if helper is None:
             return None
@@ -225,7 +245,7 @@ class _BlockRecogniser:
             return None
         if not (isinstance(queue, cst.Name) and queue.value in producers):
             return None
-        return self._link_helper(producers[queue.value], helper, index, value, name)
+        return self._link_helper(producers[queue.value], helper, index, value, name, readers_count)
 
     def _slices_at(self, index: int, target: cst.BaseExpression, slicer) -> Match:
         """`a, b = slice_input_producer([x, y])` (or `rows = ...` used as `rows[0]`): the rows are the records."""
@@ -256,8 +276,12 @@ class _BlockRecogniser:
         return None
 
     def _link_helper(self, producer, helper: helpers.ReaderHelper, index: int, call: cst.Call,
-                     target: Optional[str]) -> Match:
-        """`x = read_helper(queue)`: the helper's reader, read in the caller; x is per-record."""
+                     target: Optional[str], readers_count: Optional[cst.BaseExpression] = None) -> Match:
+        """`x = read_helper(queue)`: the helper's reader, read in the caller; x is per-record.
+
+        With `readers_count`, the statement was `x = [read_helper(queue) for _ in range(n)]`: n
+        readers whose records meet in a batch_join; x becomes one record's tuple.
+        """
         calls = (producer[2], helper.reader_call)
         if target is None:
             raise _Broken(calls, "the result of %s() is not assigned to a plain name" % helper.function.name.value)
@@ -271,9 +295,15 @@ class _BlockRecogniser:
                           % (helper.function.name.value, error))
         value = self._fresh_local(helper.value_name)
         reader = (helper.reader_rule, helper.reader_call, moved, None)
+        join = None
+        if readers_count is not None:
+            if not isinstance(helpers.returned(helper.function), (cst.Tuple, cst.List, cst.Dict)):
+                raise _Broken(calls, "%s() does not return a literal tuple, list or dict of tensors, which "
+                              "batch_join needs from each reader" % helper.function.name.value)
+            join = (self.source_of(readers_count), target)
         return self._follow(producer, reader, index, None, value, {target}, [index], calls,
                             queue_name=producer_target(self.body[producer[0]]),
-                            helpers_used=(helper.function.name.value,))
+                            helpers_used=(helper.function.name.value,), join=join)
 
     def _link(self, producer, reader, read_index: int, read_target: cst.BaseExpression,
               up_to: Optional[cst.BaseExpression]) -> Match:
@@ -286,10 +316,11 @@ class _BlockRecogniser:
                             calls, removed=(reader_index, read_index), reader_index=reader_index)
 
     def _follow(self, producer, reader, read_index, key, value, tainted, record_indices, calls,
-                removed=(), reader_index=None, queue_name=None, helpers_used=(), params=None) -> Match:
+                removed=(), reader_index=None, queue_name=None, helpers_used=(), params=None, join=None) -> Match:
         """From the read on: the per-record statements, the batching, the checks, the model.
 
         `reader` is None for a slice producer, whose outputs are the records (`params` names them).
+        `join` is (readers, the list's name) when several readers feed a batch_join.
         """
         producer_index, producer_rule, producer_call = producer
         record_indices = list(record_indices)
@@ -298,7 +329,7 @@ class _BlockRecogniser:
             uses = self.uses[index]
             reads_record = bool(tainted & set(uses.loads))
             value_expr = cstutil.statement_value(self.body[index])
-            found = _call_with_rule(value_expr, self.imports, BATCHERS)
+            found = _call_with_rule(value_expr, self.imports, BATCHERS + JOINERS)
             helper = self._batch_helper(value_expr)
             if (found or helper) and reads_record:
                 batch = (index, found, helper, value_expr)
@@ -326,11 +357,18 @@ class _BlockRecogniser:
         batch_index, found, batch_helper_def, batch_call = batch
         chain = (producer_index, read_index, batch_index) + tuple(removed)
         try:
+            if found and (found[0] in JOINERS) != (join is not None):
+                raise _Broken(calls + (batch_call,), "batch_join needs one list of reader-helper calls "
+                              "(`[read(queue) for _ in range(n)]`) as its tensors_list, and only batch_join "
+                              "takes such a list")
             if found:
                 batch_rule = found[0]
                 calls += (batch_call,)
                 bound = batch_rule.bind(batch_call)
-                element_kind, returns = self._element(bound.get("tensors"), calls, record_indices)
+                if join is not None:
+                    element_kind, returns = self._joined_element(bound.get("tensors_list"), join, calls)
+                else:
+                    element_kind, returns = self._element(bound.get("tensors"), calls, record_indices)
                 batching = batch_rule.model(bound, self.source_of, self.imports.resolve)
                 helper_batch = None
             else:
@@ -344,6 +382,8 @@ class _BlockRecogniser:
             record_reader = self._reader_model(reader)
         except Unsupported as unsupported:
             raise _Broken(calls, str(unsupported))
+        if join is not None:
+            record_reader = dataclasses.replace(record_reader, parallel_reads=join[0])
         if record_reader and record_reader.read_up_to and not batching.enqueue_many:
             raise _Broken(calls, "it reads chunks with read_up_to() but batches them without enqueue_many=True")
         if key and record_reader.kind != "whole_file":
@@ -362,7 +402,7 @@ class _BlockRecogniser:
             pipeline = dataclasses.replace(pipeline, sharding=Sharding(in_loop.num_towers, in_loop.loop_var))
         return Match((producer_index,) + tuple(removed), read_index, tuple(record_indices), batch_index,
                      pipeline, element_kind, calls, queue_name=queue_name, batch_helper=helper_batch,
-                     helpers_used=helpers_used, tower_loop=in_loop)
+                     helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None)
 
     def _reader_model(self, reader):
         """The RecordReader of (rule, call, arguments moved out of a helper or None, read_up_to's
@@ -473,6 +513,13 @@ class _BlockRecogniser:
                 if rebound:
                     raise _Broken(calls, "`%s` is reassigned between the queue and the batch, so the moved code "
                                   "would see another value" % sorted(rebound)[0])
+
+    def _joined_element(self, tensors_list, join, calls) -> Tuple[str, str]:
+        """batch_join's element: one reader's tuple (or dict), the list comprehension's item."""
+        if not (isinstance(tensors_list, cst.Name) and tensors_list.value == join[1]):
+            raise _Broken(calls, "batch_join's tensors_list is not the list of reader-helper calls itself")
+        # A tuple, not a list: tf.data would stack a list returned by the map function into one tensor.
+        return "tuple", "tuple(%s)" % join[1]
 
     def _element(self, tensors: Optional[cst.BaseExpression], calls, record_indices) -> Tuple[str, str]:
         """The structure get_next() must return, and the map function's return expression."""

@@ -93,17 +93,22 @@ def _read_records(pipeline: Pipeline, tf: str, target: Target, stage) -> None:
             stage("map(%s.%s)" % (tf, target.read_file))
         return
     dataset_class = "%s.data.%s" % (tf, _READER_DATASETS[reader.kind])
-    # flat_map reads one file after another, in the (shuffled) file order, as a reader does.
     if not reader.arguments and not reader.skip_lines and not reader.read_up_to:
-        stage("flat_map(%s)" % dataset_class)
-        return
-    args = ", ".join("%s=%s" % kv for kv in reader.arguments)
-    records = "%s(%s)" % (dataset_class, _call_args(param, args))
-    if reader.skip_lines:
-        records += ".skip(%s)" % reader.skip_lines
-    if reader.read_up_to:
-        records += ".batch(%s)" % reader.read_up_to  # read_up_to's chunks never span two files
-    stage("flat_map(lambda %s: %s)" % (param, records))
+        records = dataset_class
+    else:
+        args = ", ".join("%s=%s" % kv for kv in reader.arguments)
+        records = "%s(%s)" % (dataset_class, _call_args(param, args))
+        if reader.skip_lines:
+            records += ".skip(%s)" % reader.skip_lines
+        if reader.read_up_to:
+            records += ".batch(%s)" % reader.read_up_to  # read_up_to's chunks never span two files
+        records = "lambda %s: %s" % (param, records)
+    if reader.parallel_reads:
+        # n readers on one file queue read n files at once, their records mixed: interleave.
+        stage("interleave(%s, cycle_length=%s)" % (records, reader.parallel_reads))
+    else:
+        # flat_map reads one file after another, in the (shuffled) file order, as a reader does.
+        stage("flat_map(%s)" % records)
 
 
 def _batch(ds: str, batching, tf: str, target: Target) -> str:

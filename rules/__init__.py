@@ -1,7 +1,7 @@
 """The rewrite rules, one module per family. `ALL_RULES` is the registry; `rule_for` looks up by name."""
 from typing import Dict, Optional
 
-from qmigrate.rules.batching import Batch, ShuffleBatch
+from qmigrate.rules.batching import Batch, BatchJoin, ShuffleBatch, ShuffleBatchJoin
 from qmigrate.rules.findings import (
     BatchNotDivisibleAcrossTowers, PerTowerPipelines, PerTowerPlaceholders, ProducersAlignedBySeed,
     SharedBatchAcrossTowers)
@@ -23,6 +23,8 @@ ALL_RULES = (
     WholeFileReader,
     Batch,
     ShuffleBatch,
+    BatchJoin,
+    ShuffleBatchJoin,
     PrefetchQueue,
     StartQueueRunners,
     Coordinator,
@@ -39,6 +41,7 @@ PRODUCERS = (StringInputProducer,)  # feed readers
 SLICERS = (SliceInputProducer,)  # their outputs are the records
 READERS = (TFRecordReader, FixedLengthRecordReader, TextLineReader, WholeFileReader)
 BATCHERS = (Batch, ShuffleBatch)
+JOINERS = (BatchJoin, ShuffleBatchJoin)  # several readers' records, batched together
 
 
 def rule_for(canonical_name: Optional[str]):

@@ -215,3 +215,118 @@ class ShuffleBatch(Rule):
             seed=None if is_none(seed) else source(seed),
             **_common(args, source, "shuffle_batch")
         )
+
+
+_JOIN_BEFORE = example_source("""
+    import tensorflow as tf
+
+    def read_my_file_format(filename_queue):
+        reader = tf.TextLineReader(skip_header_lines=1)
+        _, line = reader.read(filename_queue)
+        label, feature = tf.decode_csv(line, record_defaults=[[0], [0.0]])
+        return feature, label
+
+    def input_pipeline(filenames, batch_size, read_threads=4):
+        filename_queue = tf.train.string_input_producer(filenames, shuffle=True)
+        example_list = [read_my_file_format(filename_queue) for _ in range(read_threads)]
+        example_batch, label_batch = tf.train.shuffle_batch_join(
+            example_list, batch_size=batch_size, capacity=1000, min_after_dequeue=500)
+        return example_batch, label_batch
+    """)
+
+
+_JOIN_AFTER = example_source("""
+    import tensorflow as tf
+
+    def read_my_file_format(line):
+        label, feature = tf.decode_csv(line, record_defaults=[[0], [0.0]])
+        return feature, label
+
+    def input_pipeline(filenames, batch_size, read_threads=4):
+        def parse_record(line):
+            example_list = read_my_file_format(line)
+            return tuple(example_list)
+
+        dataset = tf.data.Dataset.from_tensor_slices(filenames)
+        dataset = dataset.shuffle(tf.size(filenames, out_type=tf.int64))
+        dataset = dataset.interleave(lambda filename: tf.data.TextLineDataset(filename).skip(1), cycle_length=read_threads)
+        dataset = dataset.map(parse_record)
+        dataset = dataset.shuffle(1000)
+        dataset = dataset.repeat()
+        dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+        dataset = dataset.prefetch(1)
+        example_batch, label_batch = dataset.make_one_shot_iterator().get_next()
+        return example_batch, label_batch
+    """)
+
+
+class BatchJoin(Rule):
+    """`tf.train.batch_join` over `[read(queue) for _ in range(n)]` reads n files at a time: `interleave`.
+
+    ## Why
+    n readers on one file-name queue, each feeding the same batching queue, read n files at
+    once; `Dataset.interleave(..., cycle_length=n)` does the same without threads. The reader
+    helper is migrated to take the record, as with one reader.
+
+    ## Fix safety
+    Safe. Every record of every file once per epoch, as before; the order in which records of
+    the n files mix was already up to the threads and is now round-robin.
+
+    ## Limitations
+    The list must be a comprehension of one reader-helper call (`[read(q) for _ in range(n)]`)
+    whose helper returns a literal tuple, list or dict; other lists of tensor lists are reported.
+    """
+
+    code = "QM303"
+    names = ("tensorflow.train.batch_join",)
+    signature = ("tensors_list", "batch_size", "capacity", "enqueue_many", "shapes", "dynamic_pad",
+                 "allow_smaller_final_batch", "shared_name", "name")
+    message = "tf.train.batch_join batches the records of several readers with a queue"
+    advice = "read the files with Dataset.interleave(dataset_class, cycle_length=n), then map and batch"
+    examples = (
+        Example(
+            before=_JOIN_BEFORE.replace(
+                "import tensorflow as tf\n",
+                "import tensorflow as tf\nfrom tensorflow.python.training import input as tfi\n",
+            ).replace("tf.train.shuffle_batch_join(\n        example_list, batch_size=batch_size, capacity=1000, "
+                      "min_after_dequeue=500)", "tfi.batch_join(example_list, batch_size=batch_size)"),
+            after=_JOIN_AFTER.replace("    dataset = dataset.shuffle(1000)\n", ""),
+        ),
+    )
+
+    @classmethod
+    def model(cls, args, source, resolve) -> Batching:
+        return Batching(**_common(args, source, "batch_join"))
+
+
+class ShuffleBatchJoin(Rule):
+    """`tf.train.shuffle_batch_join` over `[read(queue) for _ in range(n)]`: `interleave`, then `shuffle`.
+
+    ## Why
+    As `batch_join`, with the RandomShuffleQueue replaced by a shuffle buffer of its capacity.
+
+    ## Fix safety
+    Safe, as `shuffle_batch`: the shuffle sits before `repeat` (every example once per epoch);
+    the seed is kept.
+
+    ## Limitations
+    As `batch_join`.
+    """
+
+    code = "QM304"
+    names = ("tensorflow.train.shuffle_batch_join",)
+    signature = ("tensors_list", "batch_size", "capacity", "min_after_dequeue", "seed", "enqueue_many",
+                 "shapes", "allow_smaller_final_batch", "shared_name", "name")
+    message = "tf.train.shuffle_batch_join shuffles and batches the records of several readers with a queue"
+    advice = "read the files with Dataset.interleave(dataset_class, cycle_length=n), then map, shuffle and batch"
+    examples = (
+        Example(
+            before=_JOIN_BEFORE.replace("tf.train.shuffle_batch_join(", "tfb.shuffle_batch_join(").replace(
+                "import tensorflow as tf\n", "import tensorflow as tf\nfrom tensorflow import train as tfb\n"),
+            after=_JOIN_AFTER,
+        ),
+    )
+
+    @classmethod
+    def model(cls, args, source, resolve) -> Batching:
+        return ShuffleBatch.model(args, source, resolve)

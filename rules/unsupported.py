@@ -35,12 +35,6 @@ NOT_MIGRATED: Dict[str, Tuple[str, str]] = {
     "tensorflow.ReaderBase": (
         "a custom reader class; what it reads is not known",
         "write a tf.data source for the format (from_generator, or a dataset of file names plus map)"),
-    "tensorflow.train.batch_join": (
-        "several readers feed one queue (a list of tensor lists); joining them is not modelled yet",
-        "one reading pipeline with Dataset.interleave(read_file, cycle_length=len(tensors_list)), then batch"),
-    "tensorflow.train.shuffle_batch_join": (
-        "several readers feed one shuffling queue (a list of tensor lists); joining them is not modelled yet",
-        "Dataset.interleave(read_file, cycle_length=len(tensors_list)), then shuffle(capacity) and batch"),
     "tensorflow.train.maybe_batch": (
         "it drops examples by a computed keep_input, which qmigrate does not model",
         "Dataset.filter(lambda *x: keep_input(*x)) before batch"),
@@ -142,10 +136,10 @@ class QueueApiNotMigrated(Rule):
             before=example_source("""
             import tensorflow as tf
 
-            def inputs(file_lists, batch_size):
-                queue = tf.train.string_input_producer(file_lists)
-                examples = [tf.TFRecordReader().read(queue)[1] for _ in range(4)]
-                return tf.train.batch_join([[e] for e in examples], batch_size=batch_size)
+            def inputs(files, keep, batch_size):
+                queue = tf.train.string_input_producer(files)
+                _, record = tf.TFRecordReader().read(queue)
+                return tf.train.maybe_batch([record], keep_input=keep(record), batch_size=batch_size)
             """),
         ),
         Example(
