@@ -86,6 +86,16 @@ class _Scan(cst.CSTVisitor):
             self.tower_loops.append(node)
 
 
+def worth_scanning(source: bytes, queue_names: List[str]) -> bool:
+    """Whether the module can hold any of these findings (a scan costs a walk of the whole tree):
+    two producers, a batch and a split, or a placeholder."""
+    if sum(1 for name in queue_names if name in _PRODUCERS) >= 2:
+        return True
+    if b"split" in source and any(name in _BATCHES for name in queue_names):
+        return True
+    return b"placeholder" in source
+
+
 def find(module: cst.Module, imports: ImportMap, line_of, wants) -> List[Found]:
     """The findings of the module; `line_of(node)` gives a node's line, `wants(code)` filters rules."""
     scan = _Scan(imports)

@@ -184,8 +184,9 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         analysis.occurrences.append((rule, call, line, column))
         analysis.call_names[id(call)] = imports.resolve(call.func)
     _mark_non_input_queues(analysis, options)
-    for found in data_findings.find(module, imports, lambda node: positions.start(node)[0], options.wants):
-        analysis.add_finding(found.rule, found.node, False, found.detail)
+    if data_findings.worth_scanning(source, [analysis.call_names[id(c)] for _, c, _, _ in analysis.occurrences]):
+        for found in data_findings.find(module, imports, lambda node: positions.start(node)[0], options.wants):
+            analysis.add_finding(found.rule, found.node, False, found.detail)
     if not edits and not _may_hold_pipeline({rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules):
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     context = _module_context(module, imports, tree)
