@@ -297,10 +297,11 @@ class _BlockRecogniser:
         reader = (helper.reader_rule, helper.reader_call, moved, None)
         join = None
         if readers_count is not None:
-            if not isinstance(helpers.returned(helper.function), (cst.Tuple, cst.List, cst.Dict)):
+            returned = helpers.returned(helper.function)
+            if not isinstance(returned, (cst.Tuple, cst.List, cst.Dict)):
                 raise _Broken(calls, "%s() does not return a literal tuple, list or dict of tensors, which "
                               "batch_join needs from each reader" % helper.function.name.value)
-            join = (self.source_of(readers_count), target)
+            join = (self.source_of(readers_count), target, "dict" if isinstance(returned, cst.Dict) else "tuple")
         return self._follow(producer, reader, index, None, value, {target}, [index], calls,
                             queue_name=producer_target(self.body[producer[0]]),
                             helpers_used=(helper.function.name.value,), join=join)
@@ -320,7 +321,7 @@ class _BlockRecogniser:
         """From the read on: the per-record statements, the batching, the checks, the model.
 
         `reader` is None for a slice producer, whose outputs are the records (`params` names them).
-        `join` is (readers, the list's name) when several readers feed a batch_join.
+        `join` is (readers, the list's name, "tuple" | "dict") when several readers feed a batch_join.
         """
         producer_index, producer_rule, producer_call = producer
         record_indices = list(record_indices)
@@ -516,10 +517,13 @@ class _BlockRecogniser:
 
     def _joined_element(self, tensors_list, join, calls) -> Tuple[str, str]:
         """batch_join's element: one reader's tuple (or dict), the list comprehension's item."""
-        if not (isinstance(tensors_list, cst.Name) and tensors_list.value == join[1]):
+        _, name, kind = join
+        if not (isinstance(tensors_list, cst.Name) and tensors_list.value == name):
             raise _Broken(calls, "batch_join's tensors_list is not the list of reader-helper calls itself")
+        if kind == "dict":
+            return "dict", name
         # A tuple, not a list: tf.data would stack a list returned by the map function into one tensor.
-        return "tuple", "tuple(%s)" % join[1]
+        return "tuple", "tuple(%s)" % name
 
     def _element(self, tensors: Optional[cst.BaseExpression], calls, record_indices) -> Tuple[str, str]:
         """The structure get_next() must return, and the map function's return expression."""

@@ -60,9 +60,10 @@ CASES = [
     ("enqueue_many_planes", "plane_batches", lambda d: dict(data_dir=d, batch_size=40), 960, "epoch"),
     ("padded_lines", "char_batches", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=7), 90, "epoch"),
     ("read_up_to_chunks", "chunked_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=6), 50, "epoch"),
-    ("join_readers_csv", "input_pipeline", lambda d: dict(filenames=_files(d, "iris_*"), batch_size=8, num_epochs=2),
+    ("join_readers", "input_pipeline", lambda d: dict(filenames=_files(d, "iris_*"), batch_size=8, num_epochs=2),
      180, "epoch"),
-    ("join_readers_csv", "ordered_pipeline", lambda d: dict(filenames=_files(d, "iris_*"), batch_size=8), 90, "epoch"),
+    ("join_readers", "ordered_pipeline", lambda d: dict(filenames=_files(d, "iris_*"), batch_size=8), 90, "epoch"),
+    ("join_readers", "dict_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 50, "epoch"),
     ("tfrecord_gzip", "compressed_inputs", lambda d: dict(files=_files(d, "gzip_*"), batch_size=4), 60, "epoch"),
     ("comments_scope", "build_input", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 200, ("forever", 50)),
 ]

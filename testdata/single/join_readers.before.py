@@ -1,5 +1,5 @@
 """The 'Reading data' guide's pattern: one reader helper, several readers on one file queue, their
-records mixed by (shuffle_)batch_join."""
+records mixed by (shuffle_)batch_join; the helper returning a tuple, or a dict."""
 import tensorflow as tf
 
 
@@ -27,3 +27,16 @@ def ordered_pipeline(filenames, batch_size):
     filename_queue = tf.train.string_input_producer(filenames, num_epochs=1, shuffle=False)
     rows = [read_my_file_format(filename_queue) for _ in range(2)]
     return tf.train.batch_join(rows, batch_size=batch_size, allow_smaller_final_batch=True)
+
+
+def read_example(filename_queue):
+    reader = tf.TFRecordReader()
+    _, serialized = reader.read(filename_queue)
+    features = tf.parse_single_example(serialized, {'x': tf.FixedLenFeature([3], tf.float32)})
+    return {'x': features['x'], 'raw': serialized}
+
+
+def dict_inputs(files, batch_size):
+    queue = tf.train.string_input_producer(files, shuffle=False, num_epochs=1)
+    readers = [read_example(queue) for _ in range(2)]
+    return tf.train.batch_join(readers, batch_size)

@@ -1,5 +1,5 @@
 """The 'Reading data' guide's pattern: one reader helper, several readers on one file queue, their
-records mixed by (shuffle_)batch_join."""
+records mixed by (shuffle_)batch_join; the helper returning a tuple, or a dict."""
 import tensorflow as tf
 
 
@@ -42,3 +42,22 @@ def ordered_pipeline(filenames, batch_size):
     dataset_2 = dataset_2.batch(batch_size)
     dataset_2 = dataset_2.prefetch(1)
     return list(dataset_2.make_one_shot_iterator().get_next())
+
+
+def read_example(serialized):
+    features = tf.parse_single_example(serialized, {'x': tf.FixedLenFeature([3], tf.float32)})
+    return {'x': features['x'], 'raw': serialized}
+
+
+def dict_inputs(files, batch_size):
+    def parse_record_3(serialized):
+        readers = read_example(serialized)
+        return readers
+
+    dataset_3 = tf.data.Dataset.from_tensor_slices(files)
+    dataset_3 = dataset_3.interleave(tf.data.TFRecordDataset, cycle_length=2)
+    dataset_3 = dataset_3.map(parse_record_3)
+    dataset_3 = dataset_3.repeat(1)
+    dataset_3 = dataset_3.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+    dataset_3 = dataset_3.prefetch(1)
+    return dataset_3.make_one_shot_iterator().get_next()
