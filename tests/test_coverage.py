@@ -96,3 +96,37 @@ def test_each_queue_api_is_reported_by_its_rule(name, tmp_path):
         why, to_do = NOT_MIGRATED[name]
         assert why in on_line[0].message and to_do in on_line[0].message
         assert short_name(name) in on_line[0].message
+
+
+SPELLINGS = [
+    ("import tensorflow as tf", "tf.contrib.slim.prefetch_queue.prefetch_queue",
+     "tensorflow.contrib.slim.prefetch_queue.prefetch_queue"),
+    ("import tensorflow as tf\nslim = tf.contrib.slim", "slim.prefetch_queue.prefetch_queue",
+     "tensorflow.contrib.slim.prefetch_queue.prefetch_queue"),
+    ("import tensorflow.contrib.slim as slim", "slim.prefetch_queue.prefetch_queue",
+     "tensorflow.contrib.slim.prefetch_queue.prefetch_queue"),
+    ("from tensorflow.contrib.slim import prefetch_queue", "prefetch_queue.prefetch_queue",
+     "tensorflow.contrib.slim.prefetch_queue.prefetch_queue"),
+    ("from tensorflow.contrib.slim.python.slim.data import prefetch_queue", "prefetch_queue.prefetch_queue",
+     "tensorflow.contrib.slim.prefetch_queue.prefetch_queue"),
+    ("from tensorflow.python.ops import data_flow_ops", "data_flow_ops.FIFOQueue", "tensorflow.FIFOQueue"),
+    ("import tensorflow as tf", "tf.train.queue_runner.QueueRunner", "tensorflow.train.QueueRunner"),
+    ("from tensorflow.python.training import queue_runner", "queue_runner.add_queue_runner",
+     "tensorflow.train.add_queue_runner"),
+    ("import tensorflow.compat.v1 as tf", "tf.train.shuffle_batch_join", "tensorflow.train.shuffle_batch_join"),
+    ("from tensorflow.contrib.slim.python.slim.data import dataset_data_provider as ddp",
+     "ddp.DatasetDataProvider", "tensorflow.contrib.slim.dataset_data_provider.DatasetDataProvider"),
+    ("from tensorflow.python.training import monitored_session", "monitored_session.MonitoredTrainingSession",
+     "tensorflow.train.MonitoredTrainingSession"),
+]
+
+
+@pytest.mark.parametrize("imports,spelled,name", SPELLINGS, ids=[s[1] for s in SPELLINGS])
+def test_every_spelling_reaches_the_rule(imports, spelled, name, tmp_path):
+    """The issue's spellings of prefetch_queue, raw queues and runners all resolve to one API."""
+    source = ("%s\n\nthing = %s(arg)\nkept = tf_input.batch_join(tensors_list, 4)\n" % (imports, spelled)).encode()
+    source = b"from tensorflow.python.training import input as tf_input\n" + source
+    analysis = engine.analyse(str(tmp_path / "example.py"), source, engine.Options())
+    assert analysis.call_names and name in analysis.call_names.values()
+    [rule] = [rule for rule in ALL_RULES if name in rule.names]
+    assert rule.code in {d.code for d in analysis.result().diagnostics}
