@@ -8,12 +8,17 @@ from typing import Optional, Tuple, Union
 
 @dataclass(frozen=True)
 class FileSource:
-    """`string_input_producer(files, num_epochs, shuffle, seed)`: file names, shuffled per epoch."""
+    """`string_input_producer(files, num_epochs, shuffle, seed)`: file names, shuffled per epoch.
+
+    pattern: set when the names came from `match_filenames_once(pattern)` (then `files` is empty):
+    the same MatchingFiles op lists them, in a tensor instead of a local variable.
+    """
 
     files: str
     num_epochs: Optional[str] = None  # None: forever
     shuffle: bool = True
     seed: Optional[str] = None
+    pattern: Optional[str] = None
 
 
 @dataclass(frozen=True)

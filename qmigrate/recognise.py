@@ -18,6 +18,7 @@ from qmigrate.model import Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import BATCHERS, JOINERS, PRODUCERS, READERS, SLICERS, rule_for
 from qmigrate.rules.base import Unsupported
+from qmigrate.rules.producers import MATCH_FILENAMES_ONCE
 
 
 @dataclass
@@ -379,7 +380,14 @@ class _BlockRecogniser:
                 helpers_used += (batch_helper_def.function.name.value,)
             self._check_isolated(producer_index, reader_index, read_index, record_indices, batch_index,
                                  tainted, calls, chain)
-            file_source = producer_rule.model(producer_rule.bind(producer_call), self.source_of, self.imports.resolve)
+            bound_producer = producer_rule.bind(producer_call)
+            matched = self._file_name_match(bound_producer, producer_index, batch_index, calls)
+            if matched is not None:  # match_filenames_once, in the call or one line above
+                call, index = matched
+                bound_producer = dict(bound_producer, string_tensor=call)
+                calls += (call,)
+                removed = tuple(removed) + ((index,) if index is not None else ())
+            file_source = producer_rule.model(bound_producer, self.source_of, self.imports.resolve)
             record_reader = self._reader_model(reader)
         except Unsupported as unsupported:
             raise _Broken(calls, str(unsupported))
@@ -404,6 +412,33 @@ class _BlockRecogniser:
         return Match((producer_index,) + tuple(removed), read_index, tuple(record_indices), batch_index,
                      pipeline, element_kind, calls, queue_name=queue_name, batch_helper=helper_batch,
                      helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None)
+
+    def _file_name_match(self, bound, producer_index: int, batch_index: int, calls):
+        """(the match_filenames_once call, the index of the statement that binds it or None) for a
+        producer whose file names it gives, in place or through a name used only there."""
+        files = bound.get("string_tensor")
+        if isinstance(files, cst.Call) and self.imports.resolve(files.func) == MATCH_FILENAMES_ONCE:
+            return files, None
+        if not isinstance(files, cst.Name):
+            return None
+        for index in range(producer_index - 1, -1, -1):
+            if files.value not in self.uses[index].stores:
+                continue
+            assign = cstutil.single_assign(self.body[index])
+            if not (assign and isinstance(assign[0], cst.Name) and isinstance(assign[1], cst.Call)
+                    and self.imports.resolve(assign[1].func) == MATCH_FILENAMES_ONCE):
+                return None
+            # A one-shot iterator cannot capture the variable itself: only its sole use can go.
+            if self.scope_loads[files.value] != 1:
+                raise _Broken(calls + (assign[1],), "its file names are a match_filenames_once variable that "
+                              "is also used elsewhere, and a one-shot iterator cannot capture a variable")
+            # The pattern is read where the chain now stands: nothing may rebind what it reads.
+            reads = set(self.uses[index].loads)
+            if any(reads & self.uses[later].stores for later in range(index + 1, batch_index)):
+                raise _Broken(calls + (assign[1],), "what the match_filenames_once pattern reads is "
+                              "reassigned before the batch")
+            return assign[1], index
+        return None
 
     def _reader_model(self, reader):
         """The RecordReader of (rule, call, arguments moved out of a helper or None, read_up_to's

@@ -36,8 +36,11 @@ def dataset_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]
         out = ["%s = %s.data.Dataset.from_tensor_slices((%s))" % (ds, tf, tensors)]
         size = "%s.shape(%s, out_type=%s.int64)[0]" % (tf, source.tensors[0], tf)
     else:
-        out = ["%s = %s.data.Dataset.from_tensor_slices(%s)" % (ds, tf, source.files)]
-        size = "%s.size(%s, out_type=%s.int64)" % (tf, source.files, tf)
+        files = source.files
+        if source.pattern is not None:
+            files = "%s.%s(%s)" % (tf, target.matching_files, source.pattern)
+        out = ["%s = %s.data.Dataset.from_tensor_slices(%s)" % (ds, tf, files)]
+        size = "%s.size(%s, out_type=%s.int64)" % (tf, files, tf)
 
     def stage(text: str) -> None:
         out.append("%s = %s.%s" % (ds, ds, text))

@@ -77,6 +77,11 @@ class Target:
         return "read_file" if self.symbols.has("tensorflow.read_file") else "io.read_file"
 
     @property
+    def matching_files(self) -> str:
+        """The op listing the files of a glob: `tf.matching_files` in 1.x, `tf.io.matching_files` in 2.x."""
+        return "matching_files" if self.symbols.has("tensorflow.matching_files") else "io.matching_files"
+
+    @property
     def output_shapes(self) -> str:
         """How to get a dataset's shapes: "property" (1.x) or "compat" (`tf.compat.v1.data.get_output_shapes`)."""
         return "property" if self.symbols.has("tensorflow.data.Dataset.output_shapes") else "compat"

@@ -6,7 +6,7 @@ from qmigrate.rules.findings import (
     BatchNotDivisibleAcrossTowers, PerTowerPipelines, PerTowerPlaceholders, ProducersAlignedBySeed,
     SharedBatchAcrossTowers)
 from qmigrate.rules.prefetch import PrefetchQueue
-from qmigrate.rules.producers import SliceInputProducer, StringInputProducer
+from qmigrate.rules.producers import MatchFilenamesOnce, SliceInputProducer, StringInputProducer
 from qmigrate.rules.queue_runners import Coordinator, SessionStartsRunners, StartQueueRunners
 from qmigrate.rules.readers import FixedLengthRecordReader, TextLineReader, TFRecordReader, WholeFileReader
 from qmigrate.rules.unsupported import NonInputQueue, NotebookNotMigrated, QueueApiNotMigrated
@@ -17,6 +17,7 @@ ALL_RULES = (
     NonInputQueue,
     StringInputProducer,
     SliceInputProducer,
+    MatchFilenamesOnce,
     TFRecordReader,
     FixedLengthRecordReader,
     TextLineReader,

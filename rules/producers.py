@@ -6,6 +6,9 @@ from qmigrate.rules.base import (
     Example, Rule, SourceOf, Unsupported, example_source, is_none, literal_bool)
 
 
+MATCH_FILENAMES_ONCE = "tensorflow.train.match_filenames_once"
+
+
 class StringInputProducer(Rule):
     """`string_input_producer` feeding a reader becomes a shuffled, repeated dataset of file names.
 
@@ -17,9 +20,13 @@ class StringInputProducer(Rule):
     `num_epochs` becomes `repeat(num_epochs)` and `seed` stays the shuffle's seed. The random
     order itself differs from the queue's (another random stream).
 
+    File names from `match_filenames_once(pattern)` (a local variable, which a one-shot iterator
+    cannot capture) come from `tf.matching_files(pattern)`, the op that variable was initialised
+    from: the same names in the same order.
+
     ## Limitations
-    `shuffle=` must be a literal. File names from `match_filenames_once` (a local variable)
-    are not rewritten.
+    `shuffle=` must be a literal. A `match_filenames_once` variable used beyond the producer is
+    not rewritten.
     """
 
     code = "QM101"
@@ -58,16 +65,22 @@ class StringInputProducer(Rule):
         files = args.get("string_tensor")
         if files is None:
             raise Unsupported("it has no file names argument")
-        if isinstance(files, cst.Call) and resolve(files.func) == "tensorflow.train.match_filenames_once":
-            raise Unsupported("its file names come from match_filenames_once, a variable that a one-shot "
-                              "iterator cannot capture")
+        pattern = None
+        if isinstance(files, cst.Call) and resolve(files.func) == MATCH_FILENAMES_ONCE:
+            # A local variable a one-shot iterator cannot capture; the MatchingFiles op it is
+            # initialised from gives the same names in the same order, as a tensor.
+            if len(files.args) != 1 or files.args[0].star or (
+                    files.args[0].keyword is not None and files.args[0].keyword.value != "pattern"):
+                raise Unsupported("its match_filenames_once() call passes more than the pattern")
+            pattern = source(files.args[0].value)
         for unsupported in ("shared_name", "cancel_op"):
             if not is_none(args.get(unsupported)):
                 raise Unsupported("it sets `%s`, which has no tf.data counterpart" % unsupported)
         epochs = args.get("num_epochs")
         seed = args.get("seed")
         return FileSource(
-            files=source(files),
+            files="" if pattern is not None else source(files),
+            pattern=pattern,
             num_epochs=None if is_none(epochs) else source(epochs),
             shuffle=literal_bool(args.get("shuffle"), True, "shuffle"),
             seed=None if is_none(seed) else source(seed),
@@ -184,3 +197,70 @@ class SliceInputProducer(Rule):
             shuffle=literal_bool(args.get("shuffle"), True, "shuffle"),
             seed=None if is_none(seed) else source(seed),
         )
+
+
+class MatchFilenamesOnce(Rule):
+    """`match_filenames_once(pattern)` feeding a migrated producer becomes `tf.matching_files(pattern)`.
+
+    ## Why
+    `match_filenames_once` keeps the matched names in a local variable, which a one-shot iterator
+    cannot capture; the MatchingFiles op that variable was initialised from gives the same names,
+    in the same order, as a tensor.
+
+    ## Fix safety
+    Safe: rewritten only inside a pipeline qmigrate migrates, in the producer's call or through a
+    name the producer alone uses. The pattern is matched when the iterator starts, as the variable
+    was matched when local variables were initialised.
+
+    ## Limitations
+    A variable also used elsewhere (printed, counted, fed to other code) stays, and is reported.
+    """
+
+    code = "QM103"
+    names = (MATCH_FILENAMES_ONCE,)
+    signature = ("pattern", "name")
+    message = "match_filenames_once keeps file names in a local variable for a producer"
+    advice = ("list the files with tf.matching_files(pattern) (tf.io.matching_files in 2.x) where the "
+              "dataset is built; keep the variable only for its other uses")
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.python.training import input as tf_input
+
+            def inputs(pattern, batch_size):
+                # Every shard of the training set.
+                filenames = tf_input.match_filenames_once(pattern)
+                queue = tf.train.string_input_producer(filenames, num_epochs=1)
+                reader = tf.TFRecordReader()
+                _, record = reader.read(queue)
+                return tf.train.batch([record], batch_size=batch_size)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def inputs(pattern, batch_size):
+                # Every shard of the training set.
+                dataset = tf.data.Dataset.from_tensor_slices(tf.matching_files(pattern))
+                dataset = dataset.shuffle(tf.size(tf.matching_files(pattern), out_type=tf.int64))
+                dataset = dataset.flat_map(tf.data.TFRecordDataset)
+                dataset = dataset.repeat(1)
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+                dataset = dataset.prefetch(1)
+                return dataset.make_one_shot_iterator().get_next()
+            """),
+        ),
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+
+            def inputs(pattern, batch_size):
+                filenames = tf.train.match_filenames_once(pattern)
+                queue = tf.train.string_input_producer(filenames)
+                reader = tf.TFRecordReader()
+                _, record = reader.read(queue)
+                tf.summary.scalar('files', tf.size(filenames))
+                return tf.train.batch([record], batch_size=batch_size)
+            """),
+        ),
+    )

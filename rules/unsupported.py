@@ -21,11 +21,6 @@ NOT_MIGRATED: Dict[str, Tuple[str, str]] = {
     "tensorflow.train.limit_epochs": (
         "it counts epochs in a local variable; the data it guards is not a queue qmigrate can follow",
         "Dataset.repeat(num_epochs) on the dataset that replaces the tensor"),
-    "tensorflow.train.match_filenames_once": (
-        "its file list is a local variable filled at initialisation, which a one-shot iterator cannot "
-        "capture",
-        "tf.data.Dataset.list_files(pattern, shuffle=False) (sorted from TF 1.9; on 1.8 sort glob.glob(pattern) "
-        "in Python and use from_tensor_slices)"),
     "tensorflow.IdentityReader": (
         "it reads the queued work units themselves, which have no file-reading dataset",
         "use the work units' dataset directly (from_tensor_slices) and map over it"),

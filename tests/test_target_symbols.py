@@ -138,7 +138,8 @@ def test_every_target_has_a_table_from_its_wheel():
 
 def _pipelines():
     """A pipeline for every combination of the options the synthesiser branches on."""
-    sources = [FileSource("files"), FileSource("files", "3", False, "7"), SliceSource(("a", "b")),
+    sources = [FileSource("files"), FileSource("files", "3", False, "7"), FileSource("", pattern="p"),
+               SliceSource(("a", "b")),
                SliceSource(("a",), None, False)]
     readers = [RecordReader("tfrecord"), RecordReader("tfrecord", (("compression_type", '"GZIP"'),)),
                RecordReader("fixed_length", (("record_bytes", "8"),)), RecordReader("text_line", skip_lines="1"),

@@ -64,6 +64,7 @@ CASES = [
      180, "epoch"),
     ("join_readers", "ordered_pipeline", lambda d: dict(filenames=_files(d, "iris_*"), batch_size=8), 90, "epoch"),
     ("join_readers", "dict_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 50, "epoch"),
+    ("glob_files", "pattern_inputs", lambda d: dict(data_dir=d, batch_size=10), 100, "epoch"),
     ("tfrecord_gzip", "compressed_inputs", lambda d: dict(files=_files(d, "gzip_*"), batch_size=4), 60, "epoch"),
     ("comments_scope", "build_input", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 200, ("forever", 50)),
 ]

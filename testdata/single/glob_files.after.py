@@ -1,0 +1,31 @@
+"""Training files found by a glob pattern when the graph starts (match_filenames_once)."""
+import os
+
+import tensorflow as tf
+
+FEATURES = {'x': tf.FixedLenFeature([3], tf.float32), 'id': tf.FixedLenFeature([], tf.int64)}
+
+
+def pattern_inputs(data_dir, batch_size):
+    pattern = os.path.join(data_dir, 'dict_*.tfrecords')
+    def parse_record(serialized):
+        parsed = tf.parse_single_example(serialized, FEATURES)
+        return parsed['x'], parsed['id']
+
+    dataset = tf.data.Dataset.from_tensor_slices(tf.matching_files(pattern))
+    dataset = dataset.flat_map(tf.data.TFRecordDataset)
+    dataset = dataset.map(parse_record)
+    dataset = dataset.repeat(2)
+    dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+    dataset = dataset.prefetch(1)
+    return list(dataset.make_one_shot_iterator().get_next())
+
+
+def counted_inputs(data_dir, batch_size):
+    """The variable is summarised too: left alone, as a one-shot iterator cannot capture it."""
+    filenames = tf.train.match_filenames_once(os.path.join(data_dir, 'dict_*.tfrecords'))
+    tf.summary.scalar('input_files', tf.size(filenames))
+    filename_queue = tf.train.string_input_producer(filenames)
+    reader = tf.TFRecordReader()
+    _, serialized = reader.read(filename_queue)
+    return tf.train.batch([serialized], batch_size=batch_size)
