@@ -246,7 +246,7 @@ class _BlockRecogniser:
             return None
         if not (isinstance(queue, cst.Name) and queue.value in producers):
             return None
-        return self._link_helper(producers[queue.value], helper, index, value, name, readers_count)
+        return self._link_helper(producers[queue.value], helper, index, value, target, readers_count)
 
     def _slices_at(self, index: int, target: cst.BaseExpression, slicer) -> Match:
         """`a, b = slice_input_producer([x, y])` (or `rows = ...` used as `rows[0]`): the rows are the records."""
@@ -277,15 +277,17 @@ class _BlockRecogniser:
         return None
 
     def _link_helper(self, producer, helper: helpers.ReaderHelper, index: int, call: cst.Call,
-                     target: Optional[str], readers_count: Optional[cst.BaseExpression] = None) -> Match:
-        """`x = read_helper(queue)`: the helper's reader, read in the caller; x is per-record.
+                     target: cst.BaseExpression, readers_count: Optional[cst.BaseExpression] = None) -> Match:
+        """`x = read_helper(queue)` (or `image, label = ...`): the helper's reader, read in the
+        caller; what it returns is per-record.
 
         With `readers_count`, the statement was `x = [read_helper(queue) for _ in range(n)]`: n
         readers whose records meet in a batch_join; x becomes one record's tuple.
         """
         calls = (producer[2], helper.reader_call)
-        if target is None:
-            raise _Broken(calls, "the result of %s() is not assigned to a plain name" % helper.function.name.value)
+        names = towers.target_names(target)
+        if not names or (readers_count is not None and not isinstance(target, cst.Name)):
+            raise _Broken(calls, "the result of %s() is not assigned to plain names" % helper.function.name.value)
         try:
             arguments = helpers.bind_call(helper.function, call)
             moved = {name: helpers.move_expression(node, helper.function, helper.reader_stmt, arguments,
@@ -302,8 +304,8 @@ class _BlockRecogniser:
             if not isinstance(returned, (cst.Tuple, cst.List, cst.Dict)):
                 raise _Broken(calls, "%s() does not return a literal tuple, list or dict of tensors, which "
                               "batch_join needs from each reader" % helper.function.name.value)
-            join = (self.source_of(readers_count), target, "dict" if isinstance(returned, cst.Dict) else "tuple")
-        return self._follow(producer, reader, index, None, value, {target}, [index], calls,
+            join = (self.source_of(readers_count), names[0], "dict" if isinstance(returned, cst.Dict) else "tuple")
+        return self._follow(producer, reader, index, None, value, set(names), [index], calls,
                             queue_name=producer_target(self.body[producer[0]]),
                             helpers_used=(helper.function.name.value,), join=join)
 

@@ -65,6 +65,8 @@ CASES = [
     ("join_readers", "ordered_pipeline", lambda d: dict(filenames=_files(d, "iris_*"), batch_size=8), 90, "epoch"),
     ("join_readers", "dict_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 50, "epoch"),
     ("glob_files", "pattern_inputs", lambda d: dict(data_dir=d, batch_size=10), 100, "epoch"),
+    ("fully_connected_reader", "inputs", lambda d: dict(filenames=_files(d, "mnist_*"), batch_size=20, num_epochs=2),
+     240, "epoch"),
     ("tfrecord_gzip", "compressed_inputs", lambda d: dict(files=_files(d, "gzip_*"), batch_size=4), 60, "epoch"),
     ("comments_scope", "build_input", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 200, ("forever", 50)),
 ]
