@@ -455,10 +455,14 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.helper_uses: Counter = Counter()
         self.target = target
         self.analysis = analysis
-        self.tf = imports.local_name_for("tensorflow") or "tf"
         uses = cstutil.name_uses(module)
         self.module_loads = Counter(uses.loads)
         self.names = NamePool(set(uses.stores) | set(uses.loads))
+        # The name emitted code reaches TensorFlow by. A new import never shadows a name the file
+        # uses: `import tensorflow.compat.v1 as tf` keeps its `tf`, the new code says `tensorflow`.
+        self.tf = imports.local_name_for("tensorflow") or next(
+            (name for name in ("tf", "tensorflow") if name not in self.names.used), None) or self.names.fresh("tf")
+        self.names.used.add(self.tf)
         self.iterator_holder = self.names.fresh("input_iterators") if edits.consumers else None
         self.scopes: List[cst.CSTNode] = [module]
         self.parents: List[cst.CSTNode] = []
@@ -758,5 +762,6 @@ def _ensure_tf_import(module: cst.Module, imports: ImportMap, tf: str) -> cst.Mo
     if imports.local_name_for("tensorflow"):
         return module
     body = list(module.body)
-    body.insert(_after_imports(body), cst.parse_statement("import tensorflow as %s\n" % tf))
+    statement = "import tensorflow\n" if tf == "tensorflow" else "import tensorflow as %s\n" % tf
+    body.insert(_after_imports(body), cst.parse_statement(statement))
     return module.with_changes(body=body)

@@ -126,3 +126,22 @@ def test_every_rule_has_a_golden():
             findings += handle.read()
     missing = [rule.code for rule in ALL_RULES if " %s " % rule.code not in findings]
     assert missing == []
+
+
+def test_a_compat_v1_alias_is_never_shadowed(tmp_path):
+    """`import tensorflow.compat.v1 as tf` keeps its `tf`: new code reaches TF 2 by another name."""
+    from qmigrate.engine import Options
+    from qmigrate.targets import TARGETS
+
+    script = tmp_path / "train.py"
+    script.write_text("import tensorflow.compat.v1 as tf\ntf.disable_eager_execution()\n\n\n"
+                      "def inputs(files):\n"
+                      "    queue = tf.train.string_input_producer(files)\n"
+                      "    reader = tf.TFRecordReader()\n"
+                      "    _, record = reader.read(queue)\n"
+                      "    return tf.train.batch([tf.parse_single_example(record, FEATURES)['x']], batch_size=4)\n")
+    [result] = api.migrate([str(script)], Options(target=TARGETS["2"]))
+    output = result.new_source.decode()
+    assert output.startswith("import tensorflow.compat.v1 as tf\nimport tensorflow\ntf.disable_eager_execution()\n")
+    assert "tensorflow.compat.v1.data.make_one_shot_iterator(dataset)" in output
+    assert "tf.parse_single_example" in output  # the user's own code still goes through compat.v1

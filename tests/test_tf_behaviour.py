@@ -1,7 +1,10 @@
-"""Single-function pipelines, before and after migration, drained under real TensorFlow 1.8 and 1.15.
+"""Single-function pipelines, before and after migration, drained under real TensorFlow 1.8, 1.15
+and 2.21 (graph mode).
 
 The after-programs are produced here by running qmigrate on the before-programs, for the version
-they run under (--target-tf 1.8 or 1.15). Compared: the
+they run under (--target-tf 1.8, 1.15 or 2). Under TF 2 the legacy program is the golden spelled
+as legacy code runs there: `import tensorflow.compat.v1 as tf` and `tf.disable_eager_execution()`.
+Compared: the
 structure and static shapes of what the pipeline returns, the batch shapes, and the multiset of
 examples (each example carries a unique id, so a lost, duplicated or altered example shows).
 """
@@ -18,7 +21,7 @@ from qmigrate.targets import TARGETS
 from tfenv import finish, load_json, run_tf, start_tf, tf_python
 
 SINGLE = os.path.join(TESTDATA, "single")
-TF_VERSIONS = ("1.8", "1.15")
+TF_VERSIONS = ("1.8", "1.15", "2")
 
 
 @pytest.fixture(scope="module", params=TF_VERSIONS, ids=lambda v: "tf" + v)
@@ -72,6 +75,23 @@ CASES = [
 ]
 
 
+def _legacy_copy(before, folder, version):
+    """The legacy program as it runs under `version`: under TF 2, through tf.compat.v1 in graph mode."""
+    if version != "2":
+        return before
+    import re
+
+    with open(before) as handle:
+        text = handle.read()
+    text, count = re.subn(r"^import tensorflow as (\w+)(.*)$",
+                          r"import tensorflow.compat.v1 as \1\2\n\1.disable_eager_execution()", text, 1, re.M)
+    assert count == 1, before
+    path = os.path.join(folder, os.path.basename(before).replace(".before.py", ".legacy.py"))
+    with open(path, "w") as handle:
+        handle.write(text)
+    return path
+
+
 def _migrated_copy(before, folder, version):
     [result] = api.migrate([before], Options(target=TARGETS[version]))
     assert result.changed, "qmigrate did not rewrite %s" % before
@@ -86,7 +106,7 @@ def test_same_examples_before_and_after(name, function, arguments, expected, mod
     import json
 
     python = tf_python(tf_version)
-    before = os.path.join(SINGLE, name + ".before.py")
+    before = _legacy_copy(os.path.join(SINGLE, name + ".before.py"), str(tmp_path), tf_version)
     after = _migrated_copy(before, str(tmp_path), tf_version)
     args = json.dumps(arguments(data_dir))
     max_batches = 10000 if mode == "epoch" else 20
@@ -120,6 +140,7 @@ def test_same_examples_before_and_after(name, function, arguments, expected, mod
             assert sorted(new["examples"][start:start + epoch]) == sorted(distinct)
 
 
+@pytest.mark.parametrize("tf_version", ("1.8", "1.15"), ids=lambda v: "tf" + v)  # 2.16+ has no tf.estimator
 def test_estimator_trains_the_same_from_the_migrated_input_fn(data_dir, tmp_path, tf_version):
     """The input_fn now returns a Dataset; an Estimator trains and evaluates as before."""
     import json

@@ -1,4 +1,5 @@
-"""Build one input function's pipeline and drain it (run under the TF 1.x virtualenv).
+"""Build one input function's pipeline and drain it (run under a TF 1.x virtualenv, or TF 2 in
+graph mode through tf.compat.v1).
 
 usage: run_pipeline.py MODULE_PATH FUNCTION ARGS_JSON MAX_BATCHES OUT_JSON
 Works for queue and tf.data pipelines alike: it starts queue runners, which is a no-op for tf.data.
@@ -14,6 +15,10 @@ import numpy as np
 import tensorflow as tf
 from tensorflow.python.util import nest
 
+if tf.__version__.startswith("2."):
+    tf = tf.compat.v1
+    tf.disable_eager_execution()
+
 
 def load(path):
     spec = importlib.util.spec_from_file_location("pipeline_under_test", path)
@@ -24,8 +29,9 @@ def load(path):
 
 def flatten(structure):
     """(a description of the structure, its tensors in a fixed order); a Dataset gives its next element."""
-    if isinstance(structure, tf.data.Dataset):
-        return flatten(structure.make_one_shot_iterator().get_next())
+    if hasattr(structure, "reduce") and hasattr(structure, "map"):  # a Dataset (V1 or V2)
+        return flatten(tf.data.make_one_shot_iterator(structure).get_next()
+                       if hasattr(tf.data, "make_one_shot_iterator") else structure.make_one_shot_iterator().get_next())
     return describe(structure), nest.flatten(structure)
 
 
