@@ -102,7 +102,10 @@ class SliceInputProducer(Rule):
 
     ## Limitations
     `tensor_list` must be a literal list or tuple; `shuffle=` a literal; `capacity` (the queue's
-    size) has no counterpart and is dropped; `shared_name` is not rewritten.
+    size) has no counterpart and is dropped; `shared_name` is not rewritten. Rows given as numpy
+    arrays become graph constants, as with the producer, and once more for the shuffle's size
+    (`tf.shape` of the first): for arrays of hundreds of MB, feed them through placeholders and
+    an initializable iterator instead.
     """
 
     code = "QM102"

@@ -29,7 +29,7 @@ def load(path):
 
 def flatten(structure):
     """(a description of the structure, its tensors in a fixed order); a Dataset gives its next element."""
-    if hasattr(structure, "reduce") and hasattr(structure, "map"):  # a Dataset (V1 or V2)
+    if any(cls.__name__ in ("Dataset", "DatasetV2") for cls in type(structure).__mro__):  # V1 or V2
         return flatten(tf.data.make_one_shot_iterator(structure).get_next()
                        if hasattr(tf.data, "make_one_shot_iterator") else structure.make_one_shot_iterator().get_next())
     return describe(structure), nest.flatten(structure)
