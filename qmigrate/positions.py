@@ -6,6 +6,7 @@ fraction of that: both trees list calls in source order, so they are paired one 
 the caller falls back to PositionProvider if the two lists ever disagree).
 """
 import ast
+import warnings
 from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
@@ -16,7 +17,10 @@ from qmigrate.names import ImportMap, ast_dotted, canonical
 def stdlib_tree(source: bytes) -> Optional[ast.AST]:
     """The stdlib parser's tree, or None where it disagrees with libcst about parsing the file."""
     try:
-        return ast.parse(source)
+        # The user's code is read, not run: its invalid escapes ("\e") are not ours to warn about.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
 
