@@ -705,8 +705,9 @@ class _PipelineRewriter(cst.CSTTransformer):
 
     def _record_function(self, function, statements) -> cst.FunctionDef:
         config = self.module.config_for_parsing
-        template = cst.parse_statement("def %s(%s):\n    return %s\n" % (
-            function.name, ", ".join(function.params), function.returns), config)
+        shapes = "".join("    %s.set_shape(%s)\n" % pair for pair in function.static_shapes)
+        template = cst.parse_statement("def %s(%s):\n%s    return %s\n" % (
+            function.name, ", ".join(function.params), shapes, function.returns), config)
         if statements:
             # A blank line that separated the first record statement now separates the function.
             first = statements[0]

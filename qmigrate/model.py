@@ -56,11 +56,13 @@ class RecordFunction:
 
     params: the names the code gives the read's key (if used) and value.
     returns: the source of the returned structure (the batching call's tensors).
+    static_shapes: what the batching's `shapes=` declared, set on the returned tensors.
     """
 
     name: str
     params: Tuple[str, ...]
     returns: str
+    static_shapes: Tuple[Tuple[str, str], ...] = ()  # (returned name, shape): batch's shapes=, set here
 
 
 @dataclass(frozen=True)
@@ -74,6 +76,7 @@ class Batching:
     allow_smaller_final_batch: bool = False
     enqueue_many: bool = False  # each input is a batch of examples: unbatched before batching again
     dynamic_pad: bool = False  # pad variable-length tensors to the longest in the batch
+    shapes: Tuple[str, ...] = ()  # `shapes=`: the static shape of each tensor
 
 
 @dataclass(frozen=True)

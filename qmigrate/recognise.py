@@ -401,9 +401,10 @@ class _BlockRecogniser:
             raise _Broken(calls, "the per-record code uses the reader's key `%s`, which the %s dataset does not give"
                           % (key, record_reader.kind))
 
-        if record_indices or returns != value:
+        static_shapes = self._static_shapes(batching, returns, element_kind, calls)
+        if record_indices or returns != value or static_shapes:
             params = params or ((key, value) if key else (value,))
-            function = RecordFunction(self.names.fresh("parse_record"), params, returns)
+            function = RecordFunction(self.names.fresh("parse_record"), params, returns, static_shapes)
         else:
             function = None
         file_name = self._fresh_local("filename", file_source, record_reader) if record_reader else "filename"
@@ -577,6 +578,17 @@ class _BlockRecogniser:
                 return "single", sources[0]
             return "tuple", ", ".join(sources)
         raise _Broken(calls, "the batched tensors are not a literal list, tuple or dict")
+
+    def _static_shapes(self, batching, returns: str, element_kind: str, calls) -> Tuple[Tuple[str, str], ...]:
+        """(name, shape) for each batched tensor whose shape `shapes=` declared: the queue set them
+        on its components; the map function sets them on what it returns."""
+        if not batching.shapes:
+            return ()
+        names = [part.strip() for part in returns.split(",")] if element_kind != "dict" else []
+        if batching.enqueue_many or len(names) != len(batching.shapes) or not all(n.isidentifier() for n in names):
+            raise _Broken(calls, "it sets `shapes=` for tensors that are not plain names (or with enqueue_many); "
+                          "assign each batched tensor to a name first")
+        return tuple(zip(names, batching.shapes))
 
     def _parsed_dict(self, name: str, record_indices) -> bool:
         """Whether the per-record code binds `name` once, to the dict of parse_single_example."""

@@ -1,13 +1,14 @@
-"""Batching: `tf.train.batch` and `tf.train.shuffle_batch`."""
+"""Batching: `tf.train.batch` and `tf.train.shuffle_batch`, and their `_join` forms."""
+from typing import Tuple
+
+import libcst as cst
+
 from qmigrate.model import Batching
 from qmigrate.rules.base import (
     Example, Rule, SourceOf, Unsupported, example_source, is_none, is_one, literal_bool)
 
 
 def _common(args, source: SourceOf, what: str) -> dict:
-    if not is_none(args.get("shapes")):
-        raise Unsupported("it sets `shapes=`: the batch's static shapes would come from the map function instead, "
-                          "which may know less; set them with `tensor.set_shape` in the per-record code first")
     if not is_none(args.get("shared_name")):
         raise Unsupported("it sets `shared_name=` (a queue shared between sessions), which tf.data has no "
                           "counterpart for")
@@ -21,7 +22,17 @@ def _common(args, source: SourceOf, what: str) -> dict:
             args.get("allow_smaller_final_batch"), False, "allow_smaller_final_batch"),
         enqueue_many=literal_bool(args.get("enqueue_many"), False, "enqueue_many"),
         dynamic_pad=literal_bool(args.get("dynamic_pad"), False, "dynamic_pad"),
+        shapes=_shapes(args.get("shapes"), source),
     )
+
+
+def _shapes(shapes, source: SourceOf) -> Tuple[str, ...]:
+    """One shape's source per batched tensor, from a literal list of `shapes=`."""
+    if is_none(shapes):
+        return ()
+    if not isinstance(shapes, (cst.List, cst.Tuple)) or any(isinstance(e, cst.StarredElement) for e in shapes.elements):
+        raise Unsupported("its `shapes=` is computed, so the shape of each tensor cannot be read")
+    return tuple(source(element.value) for element in shapes.elements)
 
 
 class Batch(Rule):
@@ -37,10 +48,12 @@ class Batch(Rule):
     the queue's order was already nondeterministic. `enqueue_many=True` (each input a batch of
     examples) becomes an `unbatch` after the per-record code; `dynamic_pad=True` becomes
     `padded_batch` over the dataset's own shapes, padding with 0 or "" to the longest in the
-    batch as the PaddingFIFOQueue did.
+    batch as the PaddingFIFOQueue did. A literal `shapes=` is set on the tensors the map function
+    returns (`image.set_shape([32, 32, 3])`), where the queue set it on its components.
 
     ## Limitations
-    `shapes=` and `shared_name=` are not rewritten.
+    `shapes=` must be a literal list and the batched tensors plain names (not with
+    `enqueue_many`); `shared_name=` is not rewritten.
     """
 
     code = "QM301"
@@ -157,10 +170,12 @@ class ShuffleBatch(Rule):
     ## Fix safety
     Safe. The shuffle sits before `repeat`, so every example is seen once per epoch; the queue
     mixed neighbouring epochs, which is a looser guarantee. The seed is kept. Partial batches are
-    dropped unless `allow_smaller_final_batch=True`, as before.
+    dropped unless `allow_smaller_final_batch=True`, as before. With `enqueue_many=True` the
+    examples are unbatched before the shuffle, so single examples are shuffled, as in the queue;
+    a literal `shapes=` is set in the map function, as for `batch`.
 
     ## Limitations
-    `enqueue_many`, `shapes` are not rewritten yet.
+    As `batch`: `shapes=` literal, over plain names; `shared_name=` is not rewritten.
     """
 
     code = "QM302"

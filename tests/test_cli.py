@@ -86,7 +86,7 @@ def test_write_exits_1_when_findings_are_left(tmp_path):
     result = _run(script, "--write")
     assert result.exit_code == 1
     assert script.read_bytes() == before
-    assert "not rewritten: it sets `shapes=`" in result.output
+    assert "not rewritten: its `shapes=` is computed" in result.output
 
 
 def test_write_follows_a_symlink_and_keeps_it(tmp_path):

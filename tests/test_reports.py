@@ -35,7 +35,7 @@ def test_sarif_validates_against_the_sarif_2_1_0_schema(tmp_path):
     assert len(run["results"]) == 9
     first = run["results"][0]
     assert first["ruleId"] == "QM101"
-    assert first["locations"][0]["physicalLocation"]["region"] == {"startLine": 6, "startColumn": 13}
+    assert first["locations"][0]["physicalLocation"]["region"] == {"startLine": 9, "startColumn": 13}
     assert run["invocations"][0]["executionSuccessful"] is False
     assert "does not parse" in run["invocations"][0]["toolExecutionNotifications"][0]["message"]["text"]
 
@@ -45,7 +45,7 @@ def test_github_annotations(tmp_path):
     assert code == 2
     lines = output.splitlines()
     shown = os.path.relpath(DIAGNOSED).replace(os.sep, "/")
-    assert lines[0].startswith("::warning file=%s,line=6,col=13,title=QM101::" % shown)
+    assert lines[0].startswith("::warning file=%s,line=9,col=13,title=QM101::" % shown)
     assert any(line.startswith("::error file=") and "broken.py" in line for line in lines)
     assert all("\n" not in line for line in lines)
 

@@ -1,5 +1,8 @@
-"""Left alone and reported: static shapes given to batch, a used reader key, and a queue consumed elsewhere."""
+"""Left alone and reported: static shapes given to batch by a name, a used reader key, and a queue
+consumed elsewhere."""
 import tensorflow as tf
+
+ROW_SHAPES = [[4, 4]]
 
 
 def chunks(files):
@@ -7,7 +10,7 @@ def chunks(files):
     reader = tf.FixedLengthRecordReader(record_bytes=16)
     _, value = reader.read(queue)
     rows = tf.py_func(decode_rows, [value], tf.uint8)
-    return tf.train.batch([rows], batch_size=8, shapes=[[4, 4]])
+    return tf.train.batch([rows], batch_size=8, shapes=ROW_SHAPES)
 
 
 def decode_rows(value):
