@@ -113,19 +113,21 @@ def _contains_call(node: cst.CSTNode, imports: ImportMap, family) -> bool:
     return finder.found
 
 
-def _read_call(value: cst.BaseExpression) -> Optional[Tuple[str, str, Optional[cst.BaseExpression]]]:
-    """(reader variable, queue variable, None) for `reader.read(queue)`; for
+def _read_call(value: cst.BaseExpression):
+    """(reader, queue variable, None) for `reader.read(queue)`, where the reader is a variable's
+    name or the reader's constructor call itself (`tf.TFRecordReader().read(queue)`); for
     `reader.read_up_to(queue, n)` the last is n."""
     if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
-            and isinstance(value.func.value, cst.Name) and value.args and value.args[0].keyword is None
-            and isinstance(value.args[0].value, cst.Name)):
+            and isinstance(value.func.value, (cst.Name, cst.Call)) and value.args
+            and value.args[0].keyword is None and isinstance(value.args[0].value, cst.Name)):
         return None
     method, args = value.func.attr.value, value.args
+    reader = value.func.value.value if isinstance(value.func.value, cst.Name) else value.func.value
     if method == "read" and len(args) == 1:
-        return value.func.value.value, args[0].value.value, None
+        return reader, args[0].value.value, None
     if (method == "read_up_to" and len(args) == 2 and not args[1].star
             and (args[1].keyword is None or args[1].keyword.value == "num_records")):
-        return value.func.value.value, args[0].value.value, args[1].value
+        return reader, args[0].value.value, args[1].value
     return None
 
 
@@ -231,8 +233,13 @@ class _BlockRecogniser:
     def _read_at(self, index, target, value, name, producers, readers) -> Optional[Match]:
         """The pipeline read at leaf `index` (`k, v = reader.read(q)` or `x = read_helper(q)`), if any."""
         read = _read_call(value)
-        if read and read[0] in readers and read[1] in producers:
-            return self._link(producers[read[1]], readers[read[0]], index, target, read[2])
+        if read and read[1] in producers:
+            if isinstance(read[0], cst.Call):  # `tf.TFRecordReader().read(queue)`: made where it reads
+                found = _call_with_rule(read[0], self.imports, READERS)
+                if found:
+                    return self._link(producers[read[1]], (None,) + found, index, target, read[2])
+            elif read[0] in readers:
+                return self._link(producers[read[1]], readers[read[0]], index, target, read[2])
         readers_count = None
         joined = _repeated_call(value)
         if joined is not None:  # `[read_helper(q) for _ in range(n)]`: n readers for batch_join
@@ -316,8 +323,9 @@ class _BlockRecogniser:
         calls = (producer[2], reader_call)
         key, value = self._read_targets(read_target, calls)
         tainted = {value} | ({key} if key else set())
+        removed = (read_index,) if reader_index is None else (reader_index, read_index)
         return self._follow(producer, (reader_rule, reader_call, None, up_to), read_index, key, value, tainted, [],
-                            calls, removed=(reader_index, read_index), reader_index=reader_index)
+                            calls, removed=removed, reader_index=reader_index)
 
     def _follow(self, producer, reader, read_index, key, value, tainted, record_indices, calls,
                 removed=(), reader_index=None, queue_name=None, helpers_used=(), params=None, join=None) -> Match:

@@ -99,6 +99,29 @@ class TFRecordReader(_Reader):
             """),
         ),
         Example(
+            # The reader made and read in one expression.
+            before=example_source("""
+            import tensorflow as tf
+
+            def inputs(files):
+                queue = tf.train.string_input_producer(files, num_epochs=1)
+                _, record = tf.TFRecordReader().read(queue)
+                return tf.train.batch([record], batch_size=8, allow_smaller_final_batch=True)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def inputs(files):
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
+                dataset = dataset.flat_map(tf.data.TFRecordDataset)
+                dataset = dataset.repeat(1)
+                dataset = dataset.batch(8)
+                dataset = dataset.prefetch(1)
+                return dataset.make_one_shot_iterator().get_next()
+            """),
+        ),
+        Example(
             before=example_source("""
             import tensorflow as tf
 
