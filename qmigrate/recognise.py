@@ -402,7 +402,9 @@ class _BlockRecogniser:
         except Unsupported as unsupported:
             raise _Broken(calls, str(unsupported))
         if join is not None:
+            # The n readers' enqueue ops also ran the per-record code n at a time.
             record_reader = dataclasses.replace(record_reader, parallel_reads=join[0])
+            batching = dataclasses.replace(batching, num_threads=batching.num_threads or join[0])
         if record_reader and record_reader.read_up_to and not batching.enqueue_many:
             raise _Broken(calls, "it reads chunks with read_up_to() but batches them without enqueue_many=True")
         if key and record_reader.kind != "whole_file":

@@ -265,7 +265,7 @@ _JOIN_AFTER = example_source("""
         dataset = tf.data.Dataset.from_tensor_slices(filenames)
         dataset = dataset.shuffle(tf.size(filenames, out_type=tf.int64))
         dataset = dataset.interleave(lambda filename: tf.data.TextLineDataset(filename).skip(1), cycle_length=read_threads)
-        dataset = dataset.map(parse_record)
+        dataset = dataset.map(parse_record, num_parallel_calls=read_threads)
         dataset = dataset.shuffle(1000)
         dataset = dataset.repeat()
         dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
@@ -280,8 +280,9 @@ class BatchJoin(Rule):
 
     ## Why
     n readers on one file-name queue, each feeding the same batching queue, read n files at
-    once; `Dataset.interleave(..., cycle_length=n)` does the same without threads. The reader
-    helper is migrated to take the record, as with one reader.
+    once; `Dataset.interleave(..., cycle_length=n)` does the same without threads, and the map
+    runs n records at a time, as the n readers' enqueue ops did. The reader helper is migrated to
+    take the record, as with one reader.
 
     ## Fix safety
     Safe. Every record of every file once per epoch, as before; the order in which records of

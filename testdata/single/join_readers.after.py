@@ -21,7 +21,7 @@ def input_pipeline(filenames, batch_size, num_epochs=None, read_threads=3):
     dataset = tf.data.Dataset.from_tensor_slices(filenames)
     dataset = dataset.shuffle(tf.size(filenames, out_type=tf.int64))
     dataset = dataset.interleave(lambda filename: tf.data.TextLineDataset(filename).skip(1), cycle_length=read_threads)
-    dataset = dataset.map(parse_record)
+    dataset = dataset.map(parse_record, num_parallel_calls=read_threads)
     dataset = dataset.shuffle(capacity)
     dataset = dataset.repeat(num_epochs)
     dataset = dataset.batch(batch_size)
@@ -37,7 +37,7 @@ def ordered_pipeline(filenames, batch_size):
 
     dataset_2 = tf.data.Dataset.from_tensor_slices(filenames)
     dataset_2 = dataset_2.interleave(lambda filename: tf.data.TextLineDataset(filename).skip(1), cycle_length=2)
-    dataset_2 = dataset_2.map(parse_record_2)
+    dataset_2 = dataset_2.map(parse_record_2, num_parallel_calls=2)
     dataset_2 = dataset_2.repeat(1)
     dataset_2 = dataset_2.batch(batch_size)
     dataset_2 = dataset_2.prefetch(1)
@@ -56,7 +56,7 @@ def dict_inputs(files, batch_size):
 
     dataset_3 = tf.data.Dataset.from_tensor_slices(files)
     dataset_3 = dataset_3.interleave(tf.data.TFRecordDataset, cycle_length=2)
-    dataset_3 = dataset_3.map(parse_record_3)
+    dataset_3 = dataset_3.map(parse_record_3, num_parallel_calls=2)
     dataset_3 = dataset_3.repeat(1)
     dataset_3 = dataset_3.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
     dataset_3 = dataset_3.prefetch(1)
