@@ -10,19 +10,17 @@ import libcst as cst
 from qmigrate import blocks, towers
 from qmigrate.cstutil import calls_of
 from qmigrate.names import ImportMap
-from qmigrate.rules.batching import Batch, ShuffleBatch
+from qmigrate.rules import BATCHERS, FILTERERS
 from qmigrate.rules.findings import BatchNotDivisibleAcrossTowers, PerTowerPlaceholders, ProducersAlignedBySeed
 from qmigrate.rules.producers import SliceInputProducer, StringInputProducer
 
 # Producers that shuffle and batching calls, with their parameters in TensorFlow's positional
-# order: the rewriting rules' own signatures, and (leading parameters of) those QM001 reports.
+# order: the rewriting rules' own signatures, and (leading parameters of) the producers QM001 reports.
 _PRODUCERS = dict({name: rule.signature for rule in (StringInputProducer, SliceInputProducer) for name in rule.names},
                   **{"tensorflow.train.input_producer": ("input_tensor", "element_shape", "num_epochs", "shuffle",
                                                          "seed"),
                      "tensorflow.train.range_input_producer": ("limit", "num_epochs", "shuffle", "seed")})
-_BATCHES = dict({name: rule.signature for rule in (Batch, ShuffleBatch) for name in rule.names},
-                **{"tensorflow.train.maybe_batch": ("tensors", "keep_input", "batch_size"),
-                   "tensorflow.train.maybe_shuffle_batch": ("tensors", "batch_size")})
+_BATCHES = {name: rule.signature for rule in BATCHERS + FILTERERS for name in rule.names}
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
 from qmigrate.positions import call_positions, stdlib_tree
 from qmigrate.recognise import Match, ModuleContext, NamePool, recognise_block
-from qmigrate.rules import ALL_RULES, BATCHERS, JOINERS, PRODUCERS, READERS, SLICERS, rule_for
+from qmigrate.rules import ALL_RULES, BATCHERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, rule_for
 from qmigrate.rules import queue_runners
 from qmigrate.rules.unsupported import NonInputQueue
 from qmigrate.targets import TARGETS, Target
@@ -230,7 +230,7 @@ def _may_hold_pipeline(rules: Set[type]) -> bool:
     producer and a batching call."""
     if rules & set(SLICERS) and rules & set(BATCHERS):
         return True
-    return all(rules & set(family) for family in (PRODUCERS, READERS, BATCHERS + JOINERS))
+    return all(rules & set(family) for family in (PRODUCERS, READERS, BATCHERS + JOINERS + FILTERERS))
 
 
 def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.AST]) -> ModuleContext:

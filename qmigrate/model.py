@@ -77,6 +77,7 @@ class Batching:
     enqueue_many: bool = False  # each input is a batch of examples: unbatched before batching again
     dynamic_pad: bool = False  # pad variable-length tensors to the longest in the batch
     shapes: Tuple[str, ...] = ()  # `shapes=`: the static shape of each tensor
+    keep_input: Optional[str] = None  # maybe_batch: a per-record condition; the map function returns it too
 
 
 @dataclass(frozen=True)

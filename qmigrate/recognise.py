@@ -16,7 +16,7 @@ import libcst as cst
 from qmigrate import blocks, cstutil, helpers, towers
 from qmigrate.model import Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
-from qmigrate.rules import BATCHERS, JOINERS, PRODUCERS, READERS, SLICERS, rule_for
+from qmigrate.rules import BATCHERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, rule_for
 from qmigrate.rules.base import Unsupported
 from qmigrate.rules.producers import MATCH_FILENAMES_ONCE
 
@@ -341,7 +341,7 @@ class _BlockRecogniser:
             uses = self.uses[index]
             reads_record = bool(tainted & set(uses.loads))
             value_expr = cstutil.statement_value(self.body[index])
-            found = _call_with_rule(value_expr, self.imports, BATCHERS + JOINERS)
+            found = _call_with_rule(value_expr, self.imports, BATCHERS + JOINERS + FILTERERS)
             helper = self._batch_helper(value_expr)
             if (found or helper) and reads_record:
                 batch = (index, found, helper, value_expr)
@@ -412,6 +412,11 @@ class _BlockRecogniser:
                           % (key, record_reader.kind))
 
         static_shapes = self._static_shapes(batching, returns, element_kind, calls)
+        if batching.keep_input:
+            # maybe_batch's keep_input is computed per record: the map function returns it beside
+            # the element, a filter keeps the records it allows.
+            returns = "(%s), %s" % (returns, batching.keep_input) if element_kind == "tuple" else "%s, %s" % (
+                returns, batching.keep_input)
         if record_indices or returns != value or static_shapes:
             params = params or ((key, value) if key else (value,))
             function = RecordFunction(self.names.fresh("parse_record"), params, returns, static_shapes)

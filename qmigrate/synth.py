@@ -68,6 +68,10 @@ def dataset_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]
     if batching.enqueue_many:
         # Each input was a batch of examples (enqueue_many=True): examples are batched anew.
         stage(_unbatch(tf, target))
+    if batching.keep_input:
+        # maybe_batch enqueued only the records whose keep_input held.
+        stage("filter(lambda element, keep: keep)")
+        stage("map(lambda element, keep: element)")
 
     if batching.shuffle_buffer:
         # Before repeat: every example once per epoch (a RandomShuffleQueue mixed epochs).

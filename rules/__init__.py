@@ -1,7 +1,7 @@
 """The rewrite rules, one module per family. `ALL_RULES` is the registry; `rule_for` looks up by name."""
 from typing import Dict, Optional
 
-from qmigrate.rules.batching import Batch, BatchJoin, ShuffleBatch, ShuffleBatchJoin
+from qmigrate.rules.batching import Batch, BatchJoin, MaybeBatch, MaybeShuffleBatch, ShuffleBatch, ShuffleBatchJoin
 from qmigrate.rules.findings import (
     BatchNotDivisibleAcrossTowers, PerTowerPipelines, PerTowerPlaceholders, ProducersAlignedBySeed,
     SharedBatchAcrossTowers)
@@ -26,6 +26,8 @@ ALL_RULES = (
     ShuffleBatch,
     BatchJoin,
     ShuffleBatchJoin,
+    MaybeBatch,
+    MaybeShuffleBatch,
     PrefetchQueue,
     StartQueueRunners,
     Coordinator,
@@ -43,6 +45,7 @@ SLICERS = (SliceInputProducer,)  # their outputs are the records
 READERS = (TFRecordReader, FixedLengthRecordReader, TextLineReader, WholeFileReader)
 BATCHERS = (Batch, ShuffleBatch)
 JOINERS = (BatchJoin, ShuffleBatchJoin)  # several readers' records, batched together
+FILTERERS = (MaybeBatch, MaybeShuffleBatch)  # records kept by a condition, batched
 
 
 def rule_for(canonical_name: Optional[str]):

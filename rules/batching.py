@@ -1,5 +1,6 @@
 """Batching: `tf.train.batch` and `tf.train.shuffle_batch`, and their `_join` forms."""
-from typing import Tuple
+import dataclasses
+from typing import Optional, Tuple
 
 import libcst as cst
 
@@ -346,3 +347,135 @@ class ShuffleBatchJoin(Rule):
     @classmethod
     def model(cls, args, source, resolve) -> Batching:
         return ShuffleBatch.model(args, source, resolve)
+
+
+def _keep_input(args, source: SourceOf) -> Optional[str]:
+    keep = args.get("keep_input")
+    if keep is None:
+        raise Unsupported("it has no keep_input argument")
+    if isinstance(keep, cst.Name) and keep.value == "True":
+        return None
+    return source(keep)
+
+
+class MaybeBatch(Rule):
+    """`tf.train.maybe_batch` keeps the records whose `keep_input` holds: `filter`, then `batch`.
+
+    ## Why
+    The queue enqueued only kept records; the map function now returns `keep_input` beside each
+    record and a `filter` drops the others before batching.
+
+    ## Fix safety
+    Safe, as `batch`: the same records in the same order, batches of kept records only.
+
+    ## Limitations
+    As `batch`. A vector `keep_input` with `enqueue_many=True` is unbatched with the records.
+    """
+
+    code = "QM305"
+    names = ("tensorflow.train.maybe_batch",)
+    signature = ("tensors", "keep_input", "batch_size", "num_threads", "capacity", "enqueue_many", "shapes",
+                 "dynamic_pad", "allow_smaller_final_batch", "shared_name", "name")
+    message = "tf.train.maybe_batch batches the records it keeps with a queue"
+    advice = "filter a tf.data dataset by the condition, then batch it"
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.python.training import input as tf_input
+
+            def labelled_only(files, batch_size):
+                queue = tf.train.string_input_producer(files, shuffle=False)
+                reader = tf.TFRecordReader()
+                _, record = reader.read(queue)
+                parsed = tf.parse_single_example(record, {'label': tf.FixedLenFeature([], tf.int64)})
+                label = parsed['label']
+                return tf_input.maybe_batch([record, label], tf.greater_equal(label, 0), batch_size)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def labelled_only(files, batch_size):
+                def parse_record(record):
+                    parsed = tf.parse_single_example(record, {'label': tf.FixedLenFeature([], tf.int64)})
+                    label = parsed['label']
+                    return (record, label), tf.greater_equal(label, 0)
+
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.flat_map(tf.data.TFRecordDataset)
+                dataset = dataset.map(parse_record)
+                dataset = dataset.filter(lambda element, keep: keep)
+                dataset = dataset.map(lambda element, keep: element)
+                dataset = dataset.repeat()
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+                dataset = dataset.prefetch(1)
+                return list(dataset.make_one_shot_iterator().get_next())
+            """),
+        ),
+    )
+
+    @classmethod
+    def model(cls, args, source, resolve) -> Batching:
+        return Batching(keep_input=_keep_input(args, source), **_common(args, source, "maybe_batch"))
+
+
+class MaybeShuffleBatch(Rule):
+    """`tf.train.maybe_shuffle_batch`: `filter` by `keep_input`, then `shuffle` and `batch`.
+
+    ## Why
+    As `maybe_batch`, with the RandomShuffleQueue replaced by a shuffle buffer of its capacity.
+
+    ## Fix safety
+    Safe, as `shuffle_batch`: only kept records enter the shuffle buffer, as only they entered
+    the queue.
+
+    ## Limitations
+    As `shuffle_batch`.
+    """
+
+    code = "QM306"
+    names = ("tensorflow.train.maybe_shuffle_batch",)
+    signature = ("tensors", "batch_size", "capacity", "min_after_dequeue", "keep_input", "num_threads", "seed",
+                 "enqueue_many", "shapes", "allow_smaller_final_batch", "shared_name", "name")
+    message = "tf.train.maybe_shuffle_batch shuffles and batches the records it keeps with a queue"
+    advice = "filter a tf.data dataset by the condition, then shuffle and batch it"
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.python.training.input import maybe_shuffle_batch
+
+            def positives(files, batch_size):
+                queue = tf.train.string_input_producer(files)
+                reader = tf.TextLineReader()
+                _, line = reader.read(queue)
+                value = tf.string_to_number(line)
+                return maybe_shuffle_batch([value], batch_size, capacity=100, min_after_dequeue=10,
+                                           keep_input=value > 0)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def positives(files, batch_size):
+                def parse_record(line):
+                    value = tf.string_to_number(line)
+                    return value, value > 0
+
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
+                dataset = dataset.flat_map(tf.data.TextLineDataset)
+                dataset = dataset.map(parse_record)
+                dataset = dataset.filter(lambda element, keep: keep)
+                dataset = dataset.map(lambda element, keep: element)
+                dataset = dataset.shuffle(100)
+                dataset = dataset.repeat()
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+                dataset = dataset.prefetch(1)
+                return dataset.make_one_shot_iterator().get_next()
+            """),
+        ),
+    )
+
+    @classmethod
+    def model(cls, args, source, resolve) -> Batching:
+        return dataclasses.replace(ShuffleBatch.model(args, source, resolve), keep_input=_keep_input(args, source))

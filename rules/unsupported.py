@@ -30,15 +30,9 @@ NOT_MIGRATED: Dict[str, Tuple[str, str]] = {
     "tensorflow.ReaderBase": (
         "a custom reader class; what it reads is not known",
         "write a tf.data source for the format (from_generator, or a dataset of file names plus map)"),
-    "tensorflow.train.maybe_batch": (
-        "it drops examples by a computed keep_input, which qmigrate does not model",
-        "Dataset.filter(lambda *x: keep_input(*x)) before batch"),
     "tensorflow.train.maybe_batch_join": (
         "several readers and a computed keep_input: not modelled",
         "Dataset.interleave(...), then filter(keep) and batch"),
-    "tensorflow.train.maybe_shuffle_batch": (
-        "it drops examples by a computed keep_input, which qmigrate does not model",
-        "Dataset.filter(keep) before shuffle(capacity) and batch"),
     "tensorflow.train.maybe_shuffle_batch_join": (
         "several readers and a computed keep_input: not modelled",
         "Dataset.interleave(...), then filter(keep), shuffle(capacity) and batch"),
@@ -131,10 +125,13 @@ class QueueApiNotMigrated(Rule):
             before=example_source("""
             import tensorflow as tf
 
-            def inputs(files, keep, batch_size):
+            def buckets(files, batch_size):
                 queue = tf.train.string_input_producer(files)
-                _, record = tf.TFRecordReader().read(queue)
-                return tf.train.maybe_batch([record], keep_input=keep(record), batch_size=batch_size)
+                _, line = tf.TextLineReader().read(queue)
+                words = tf.string_split([line]).values
+                _, (batch,) = tf.contrib.training.bucket_by_sequence_length(
+                    tf.size(words), [words], batch_size, [10, 20], dynamic_pad=True)
+                return batch
             """),
         ),
         Example(

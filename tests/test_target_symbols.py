@@ -148,7 +148,8 @@ def _pipelines():
     functions = [None, RecordFunction("parse_record", ("value",), "value"),
                  RecordFunction("parse_record", ("key", "value"), "key, value")]
     batchings = [Batching("32"), Batching("32", "4", "100", "1", True), Batching("8", enqueue_many=True),
-                 Batching("8", dynamic_pad=True), Batching("8", dynamic_pad=True, allow_smaller_final_batch=True)]
+                 Batching("8", dynamic_pad=True), Batching("8", dynamic_pad=True, allow_smaller_final_batch=True),
+                 Batching("8", keep_input="keep")]
     shapes = [{}, {"sharding": Sharding("num_shards", "shard_index")}, {"shared_iterator_key": "tower_input"}]
     for source, reader, function, batching, shape in itertools.product(sources, readers, functions, batchings,
                                                                        shapes):

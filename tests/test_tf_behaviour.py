@@ -71,6 +71,8 @@ CASES = [
     ("fully_connected_reader", "inputs", lambda d: dict(filenames=_files(d, "mnist_*"), batch_size=20, num_epochs=2),
      240, "epoch"),
     ("py_func_shapes", "py_inputs", lambda d: dict(data_dir=d, batch_size=32), 320, "epoch"),
+    ("maybe_keep", "even_ids", lambda d: dict(files=_files(d, "dict_*"), batch_size=4), 25, "epoch"),
+    ("maybe_keep", "shuffled_small_ids", lambda d: dict(files=_files(d, "dict_*"), batch_size=7), 60, "epoch"),
     ("tfrecord_gzip", "compressed_inputs", lambda d: dict(files=_files(d, "gzip_*"), batch_size=4), 60, "epoch"),
     ("comments_scope", "build_input", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 200, ("forever", 50)),
 ]
