@@ -221,7 +221,7 @@ class _BlockRecogniser:
                 if slicer:
                     match = self._slices_at(index, target, slicer)
                 else:
-                    match = self._read_at(index, target, value, name, producers, readers)
+                    match = self._read_at(index, target, value, producers, readers)
             except _Broken as broken:
                 result.failures.append(Failure(broken.calls, str(broken)))
                 continue
@@ -230,7 +230,7 @@ class _BlockRecogniser:
         _drop_joined(result)
         return result
 
-    def _read_at(self, index, target, value, name, producers, readers) -> Optional[Match]:
+    def _read_at(self, index, target, value, producers, readers) -> Optional[Match]:
         """The pipeline read at leaf `index` (`k, v = reader.read(q)` or `x = read_helper(q)`), if any."""
         read = _read_call(value)
         if read and read[1] in producers:
