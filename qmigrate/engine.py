@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from qmigrate import blocks, cstutil, data_findings, helpers, queue_roles, synth, towers
+from qmigrate import blocks, cstutil, data_findings, helpers, queue_roles, range_producers, synth, towers
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -21,6 +21,7 @@ from qmigrate.positions import call_positions, stdlib_tree
 from qmigrate.recognise import Match, ModuleContext, NamePool, recognise_block
 from qmigrate.rules import ALL_RULES, BATCHERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, rule_for
 from qmigrate.rules import queue_runners
+from qmigrate.rules.producers import RangeInputProducer
 from qmigrate.rules.unsupported import NonInputQueue
 from qmigrate.targets import TARGETS, Target
 
@@ -227,8 +228,8 @@ def _mark_non_input_queues(analysis: FileAnalysis, options: Options) -> None:
 
 def _may_hold_pipeline(rules: Set[type]) -> bool:
     """A pipeline needs a producer, a reader and a batching call in the module, or a slice
-    producer and a batching call."""
-    if rules & set(SLICERS) and rules & set(BATCHERS):
+    producer and a batching call; a range producer is rewritten on its own."""
+    if rules & set(SLICERS) and rules & set(BATCHERS) or RangeInputProducer in rules:
         return True
     return all(rules & set(family) for family in (PRODUCERS, READERS, BATCHERS + JOINERS + FILTERERS))
 
@@ -455,6 +456,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.helper_uses: Counter = Counter()
         self.target = target
         self.analysis = analysis
+        self.has_range_producers = any(rule is RangeInputProducer for rule, _, _, _ in analysis.occurrences)
         uses = cstutil.name_uses(module)
         self.module_loads = Counter(uses.loads)
         self.names = NamePool(set(uses.stores) | set(uses.loads))
@@ -536,9 +538,35 @@ class _PipelineRewriter(cst.CSTTransformer):
             self.analysis.pipeline_functions[self._function_name()] += 1
             self.helper_uses.update(match.helpers_used)
         self._apply_tower_edits(leaves, replacements, removed)
+        if self.has_range_producers:
+            self._rewrite_range_producers(leaves, replacements, removed)
         if not replacements and not removed:
             return updated_body
         return blocks.rebuild(updated_body, replacements, removed)
+
+    def _rewrite_range_producers(self, leaves, replacements, removed) -> None:
+        """`i = range_input_producer(...).dequeue()` becomes an iterator over a range dataset."""
+        scope_loads = Counter(cstutil.name_uses(self.scopes[-1]).loads)
+        found, failures = range_producers.find(
+            leaves, self.imports, scope_loads, self.names, self.module.code_for_node,
+            lambda *args: synth.range_statements(*args, tf=self.tf, target=self.target))
+        for call, reason in failures:
+            self.analysis.reasons.setdefault(id(call), reason)
+        config = self.module.config_for_parsing
+        for rewrite in found:
+            leaf = leaves[rewrite.dequeue_index]
+            if id(rewrite.call) in self.analysis.suppressed_calls:
+                self.analysis.reasons.setdefault(id(rewrite.call), "its line says `# qmigrate: ignore`")
+                continue
+            if leaf.path in replacements or leaf.path in removed:
+                continue  # taken by another rewrite of this block
+            statements = [cst.parse_statement(text, config) for text in rewrite.statements]
+            statements[0] = statements[0].with_changes(leading_lines=leaf.updated.leading_lines)
+            replacements[leaf.path] = statements
+            if rewrite.producer_index is not None:
+                removed.add(leaves[rewrite.producer_index].path)
+            self.analysis.fixed_calls.add(id(rewrite.call))
+            self.analysis.pipelines += 1
 
     def _sharded(self, pipeline, sharding: Sharding):
         """The pipeline reading one shard; all shards see files in one order (a shared seed)."""

@@ -159,3 +159,20 @@ def next_element(pipeline: Pipeline, tf: str, target: Target) -> str:
     if pipeline.shared_iterator_key:
         return "%s.get_next()" % pipeline.iterator_name
     return "%s.get_next()" % _one_shot(pipeline.dataset_name, tf, target)
+
+
+def range_statements(limit: str, epochs, shuffle: bool, seed, target_expr: str, ds: str, tf: str,
+                     target: Target) -> List[str]:
+    """`target = range_input_producer(limit, ...).dequeue()` as a dataset of the same range.
+
+    The producer gave int32 and tf.data.Dataset.range gives int64: the limit goes in as int64,
+    the index comes out as int32 again.
+    """
+    size = "%s.cast(%s, %s.int64)" % (tf, limit, tf)
+    out = ["%s = %s.data.Dataset.range(%s)" % (ds, tf, size)]
+    if shuffle:
+        # A new permutation every epoch, as the producer's (shuffle before repeat).
+        out.append("%s = %s.shuffle(%s)" % (ds, ds, _call_args(size, "seed=%s" % seed if seed else "")))
+    out.append("%s = %s.repeat(%s)" % (ds, ds, epochs or ""))
+    out.append("%s = %s.cast(%s.get_next(), %s.int32)" % (target_expr, tf, _one_shot(ds, tf, target), tf))
+    return out

@@ -6,7 +6,7 @@ from qmigrate.rules.findings import (
     BatchNotDivisibleAcrossTowers, PerTowerPipelines, PerTowerPlaceholders, ProducersAlignedBySeed,
     SharedBatchAcrossTowers)
 from qmigrate.rules.prefetch import PrefetchQueue
-from qmigrate.rules.producers import MatchFilenamesOnce, SliceInputProducer, StringInputProducer
+from qmigrate.rules.producers import MatchFilenamesOnce, RangeInputProducer, SliceInputProducer, StringInputProducer
 from qmigrate.rules.queue_runners import Coordinator, SessionStartsRunners, StartQueueRunners
 from qmigrate.rules.readers import FixedLengthRecordReader, TextLineReader, TFRecordReader, WholeFileReader
 from qmigrate.rules.unsupported import NonInputQueue, NotebookNotMigrated, QueueApiNotMigrated
@@ -18,6 +18,7 @@ ALL_RULES = (
     StringInputProducer,
     SliceInputProducer,
     MatchFilenamesOnce,
+    RangeInputProducer,
     TFRecordReader,
     FixedLengthRecordReader,
     TextLineReader,

@@ -267,3 +267,73 @@ class MatchFilenamesOnce(Rule):
             """),
         ),
     )
+
+
+class RangeInputProducer(Rule):
+    """`range_input_producer(limit).dequeue()` becomes an iterator over `Dataset.range(limit)`.
+
+    ## Why
+    The producer queues the indices 0..limit-1, shuffled per epoch by default, and a runner
+    thread refills it; the PTB reader takes one index per step to slice its data. A dataset of
+    the same range gives the same indices without a queue.
+
+    ## Fix safety
+    Safe: the same indices in the same order (`shuffle=False`), or a new permutation every epoch
+    (`shuffle=True`, as the producer, before `repeat`); `num_epochs` and `seed` carry over; the
+    index is int32 as before (tf.data's range is int64).
+
+    ## Limitations
+    Only the producer's `dequeue()`, in place or through a name used once; `dequeue_many` and
+    other uses of the queue are reported.
+    """
+
+    code = "QM104"
+    names = ("tensorflow.train.range_input_producer",)
+    signature = ("limit", "num_epochs", "shuffle", "seed", "capacity", "shared_name", "name")
+    message = "range_input_producer queues step indices"
+    advice = "iterate over tf.data.Dataset.range(limit) (.shuffle(limit) per epoch when it shuffled)"
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+
+            def ptb_producer(data, batch_size, num_steps):
+                epoch_size = (tf.size(data) // batch_size - 1) // num_steps
+                i = tf.train.range_input_producer(epoch_size, shuffle=False).dequeue()
+                x = tf.strided_slice(data, [i * num_steps], [(i + 1) * num_steps])
+                return x
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def ptb_producer(data, batch_size, num_steps):
+                epoch_size = (tf.size(data) // batch_size - 1) // num_steps
+                dataset = tf.data.Dataset.range(tf.cast(epoch_size, tf.int64))
+                dataset = dataset.repeat()
+                i = tf.cast(dataset.make_one_shot_iterator().get_next(), tf.int32)
+                x = tf.strided_slice(data, [i * num_steps], [(i + 1) * num_steps])
+                return x
+            """),
+        ),
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.python.training import input as tf_input
+
+            def shuffled_steps(num_batches, epochs):
+                steps = tf_input.range_input_producer(num_batches, num_epochs=epochs, seed=3)
+                step = steps.dequeue()
+                return step
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def shuffled_steps(num_batches, epochs):
+                dataset = tf.data.Dataset.range(tf.cast(num_batches, tf.int64))
+                dataset = dataset.shuffle(tf.cast(num_batches, tf.int64), seed=3)
+                dataset = dataset.repeat(epochs)
+                step = tf.cast(dataset.make_one_shot_iterator().get_next(), tf.int32)
+                return step
+            """),
+        ),
+    )

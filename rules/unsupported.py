@@ -15,9 +15,6 @@ NOT_MIGRATED: Dict[str, Tuple[str, str]] = {
     "tensorflow.train.input_producer": (
         "it queues the rows of a computed tensor with an element shape; rarely used, not modelled",
         "tf.data.Dataset.from_tensor_slices(tensor).shuffle(n).repeat(num_epochs)"),
-    "tensorflow.train.range_input_producer": (
-        "its integers usually index other tensors inside per-record code qmigrate cannot follow",
-        "tf.data.Dataset.range(limit).shuffle(limit).repeat(num_epochs), indexing in Dataset.map"),
     "tensorflow.train.limit_epochs": (
         "it counts epochs in a local variable; the data it guards is not a queue qmigrate can follow",
         "Dataset.repeat(num_epochs) on the dataset that replaces the tensor"),

@@ -74,6 +74,8 @@ CASES = [
     ("maybe_keep", "even_ids", lambda d: dict(files=_files(d, "dict_*"), batch_size=4), 25, "epoch"),
     ("maybe_keep", "shuffled_small_ids", lambda d: dict(files=_files(d, "dict_*"), batch_size=7), 60, "epoch"),
     ("tfrecord_gzip", "compressed_inputs", lambda d: dict(files=_files(d, "gzip_*"), batch_size=4), 60, "epoch"),
+    ("ptb_producer", "ptb_producer", lambda d: dict(raw_data=list(range(1000)), batch_size=4, num_steps=5), 80,
+     ("forever", 80)),
     ("comments_scope", "build_input", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 200, ("forever", 50)),
 ]
 

@@ -1,0 +1,79 @@
+"""`range_input_producer(limit, ...).dequeue()`: a stream of int32 indices (the PTB reader's step
+counter), rewritten in place as a dataset of the same range. No batching follows it, so it is
+not a pipeline of the model: one statement (or a producer and its one dequeue) becomes a few.
+"""
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Tuple
+
+import libcst as cst
+
+from qmigrate import cstutil
+from qmigrate.recognise import NamePool
+from qmigrate.rules.base import Unsupported, is_none, literal_bool
+from qmigrate.rules.producers import RangeInputProducer
+
+
+@dataclass(frozen=True)
+class RangeDequeue:
+    """Leaf `dequeue_index` takes the next index; `producer_index` (or None) made the queue."""
+
+    producer_index: Optional[int]
+    dequeue_index: int
+    call: cst.Call
+    statements: Tuple[str, ...]  # the replacement of the dequeue leaf, as source
+
+
+def _dequeued_producer(value, imports) -> Optional[cst.Call]:
+    """The range_input_producer call of `range_input_producer(...).dequeue()`."""
+    if (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value == "dequeue" and isinstance(value.func.value, cst.Call)
+            and imports.resolve(value.func.value.func) in RangeInputProducer.names):
+        return value.func.value
+    return None
+
+
+def find(leaves, imports, scope_loads, names: NamePool, source_of: Callable, write) -> Tuple[
+        List[RangeDequeue], List[Tuple[cst.Call, str]]]:
+    """The range producers of a block that can be rewritten, and (call, reason) for the others.
+
+    `write(limit, epochs, shuffle, seed, target, dataset)` returns the replacement statements.
+    """
+    found, failures = [], []
+    producers = {}  # queue name -> (leaf index, call)
+    for index, leaf in enumerate(leaves):
+        assign = cstutil.single_assign(leaf.original)
+        if assign is None:
+            continue
+        target, value = assign
+        if isinstance(value, cst.Call) and imports.resolve(value.func) in RangeInputProducer.names:
+            if isinstance(target, cst.Name):
+                producers[target.value] = (index, value)
+            continue
+        call, producer_index = _dequeued_producer(value, imports), None
+        if (call is None and isinstance(value, cst.Call) and not value.args
+                and isinstance(value.func, cst.Attribute) and value.func.attr.value == "dequeue"
+                and isinstance(value.func.value, cst.Name) and value.func.value.value in producers):
+            queue = value.func.value.value
+            producer_index, call = producers[queue]
+            if scope_loads[queue] != 1:
+                failures.append((call, "the queue `%s` is used beyond its one dequeue()" % queue))
+                continue
+        if call is None:
+            continue
+        try:
+            args = RangeInputProducer.bind(call)
+            if "limit" not in args:
+                raise Unsupported("it has no limit argument")
+            for unsupported in ("shared_name",):
+                if not is_none(args.get(unsupported)):
+                    raise Unsupported("it sets `%s`, which has no tf.data counterpart" % unsupported)
+            epochs, seed = args.get("num_epochs"), args.get("seed")
+            statements = write(source_of(args["limit"]), None if is_none(epochs) else source_of(epochs),
+                               literal_bool(args.get("shuffle"), True, "shuffle"),
+                               None if is_none(seed) else source_of(seed), source_of(target),
+                               names.fresh("dataset"))
+        except Unsupported as error:
+            failures.append((call, str(error)))
+            continue
+        found.append(RangeDequeue(producer_index, index, call, tuple(statements)))
+    return found, failures
