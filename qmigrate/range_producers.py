@@ -58,6 +58,12 @@ def find(leaves, imports, scope_loads, names: NamePool, source_of: Callable, wri
             if scope_loads[queue] != 1:
                 failures.append((call, "the queue `%s` is used beyond its one dequeue()" % queue))
                 continue
+            # The producer's arguments are read where the dequeue stood: nothing between may rebind them.
+            reads = set(cstutil.name_uses(leaves[producer_index].original).loads)
+            if any(reads & cstutil.name_uses(leaves[between].original).stores
+                   for between in range(producer_index + 1, index)):
+                failures.append((call, "what its arguments read is reassigned before the dequeue()"))
+                continue
         if call is None:
             continue
         try:

@@ -336,4 +336,16 @@ class RangeInputProducer(Rule):
                 return step
             """),
         ),
+        Example(
+            # The limit changes between the producer and its dequeue: left as it is.
+            before=example_source("""
+            import tensorflow as tf
+
+            def steps(num_batches):
+                queue = tf.train.range_input_producer(num_batches, shuffle=False)
+                num_batches = num_batches * 2
+                step = queue.dequeue()
+                return step, num_batches
+            """),
+        ),
     )
