@@ -12,14 +12,15 @@ from qmigrate.cstutil import calls_of
 from qmigrate.names import ImportMap
 from qmigrate.rules import BATCHERS, FILTERERS
 from qmigrate.rules.findings import BatchNotDivisibleAcrossTowers, PerTowerPlaceholders, ProducersAlignedBySeed
-from qmigrate.rules.producers import SliceInputProducer, StringInputProducer
+from qmigrate.rules.producers import RangeInputProducer, SliceInputProducer, StringInputProducer
 
 # Producers that shuffle and batching calls, with their parameters in TensorFlow's positional
-# order: the rewriting rules' own signatures, and (leading parameters of) the producers QM001 reports.
-_PRODUCERS = dict({name: rule.signature for rule in (StringInputProducer, SliceInputProducer) for name in rule.names},
+# order: the rewriting rules' own signatures, and (leading parameters of) input_producer, which
+# QM001 reports.
+_PRODUCERS = dict({name: rule.signature for rule in (StringInputProducer, SliceInputProducer, RangeInputProducer)
+                   for name in rule.names},
                   **{"tensorflow.train.input_producer": ("input_tensor", "element_shape", "num_epochs", "shuffle",
-                                                         "seed"),
-                     "tensorflow.train.range_input_producer": ("limit", "num_epochs", "shuffle", "seed")})
+                                                         "seed")})
 _BATCHES = {name: rule.signature for rule in BATCHERS + FILTERERS for name in rule.names}
 
 

@@ -5,6 +5,7 @@
 """
 import ast
 import dataclasses
+import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -546,9 +547,10 @@ class _PipelineRewriter(cst.CSTTransformer):
 
     def _rewrite_range_producers(self, leaves, replacements, removed) -> None:
         """`i = range_input_producer(...).dequeue()` becomes an iterator over a range dataset."""
-        scope_loads = Counter(cstutil.name_uses(self.scopes[-1]).loads)
+        scope = self.scopes[-1]
+        loads = functools.lru_cache(maxsize=None)(lambda: Counter(cstutil.name_uses(scope).loads))
         found, failures = range_producers.find(
-            leaves, self.imports, scope_loads, self.names, self.module.code_for_node,
+            leaves, self.imports, loads, self.names, self.module.code_for_node,
             lambda *args: synth.range_statements(*args, tf=self.tf, target=self.target))
         for call, reason in failures:
             self.analysis.reasons.setdefault(id(call), reason)

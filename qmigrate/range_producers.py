@@ -32,10 +32,11 @@ def _dequeued_producer(value, imports) -> Optional[cst.Call]:
     return None
 
 
-def find(leaves, imports, scope_loads, names: NamePool, source_of: Callable, write) -> Tuple[
+def find(leaves, imports, scope_loads: Callable, names: NamePool, source_of: Callable, write) -> Tuple[
         List[RangeDequeue], List[Tuple[cst.Call, str]]]:
     """The range producers of a block that can be rewritten, and (call, reason) for the others.
 
+    `scope_loads()` counts the name loads of the enclosing scope (asked only for a queue name);
     `write(limit, epochs, shuffle, seed, target, dataset)` returns the replacement statements.
     """
     found, failures = [], []
@@ -55,7 +56,7 @@ def find(leaves, imports, scope_loads, names: NamePool, source_of: Callable, wri
                 and isinstance(value.func.value, cst.Name) and value.func.value.value in producers):
             queue = value.func.value.value
             producer_index, call = producers[queue]
-            if scope_loads[queue] != 1:
+            if scope_loads()[queue] != 1:
                 failures.append((call, "the queue `%s` is used beyond its one dequeue()" % queue))
                 continue
             # The producer's arguments are read where the dequeue stood: nothing between may rebind them.
