@@ -32,12 +32,41 @@ def _dequeued_producer(value, imports) -> Optional[cst.Call]:
     return None
 
 
+def _guards(leaves, index: int, call: cst.Call, imports, source_of: Callable) -> Tuple[str, ...]:
+    """The control inputs guarding what the producer reads: `with tf.control_dependencies([check]):
+    limit = tf.identity(limit)` before it gives ("check",).
+
+    A one-shot iterator captures the limit by value, without its control inputs, so the guard must
+    be put back on the iterator's get_next. Raises Unsupported when a guard's inputs are rebound
+    before the dequeue (their value there would not be the one guarded).
+    """
+    wanted = set(cstutil.name_uses(call).loads)
+    guards = []
+    for earlier in range(index - 1, -1, -1):
+        leaf = leaves[earlier]
+        stored = cstutil.name_uses(leaf.original).stores & wanted
+        if not stored:
+            continue
+        wanted -= stored
+        for with_node in leaf.withs:
+            for item in with_node.items:
+                if (isinstance(item.item, cst.Call) and item.item.args
+                        and imports.resolve(item.item.func) == "tensorflow.control_dependencies"):
+                    inputs = item.item.args[0].value
+                    rebound = set(cstutil.name_uses(inputs).loads)
+                    if any(rebound & cstutil.name_uses(leaves[later].original).stores
+                           for later in range(earlier + 1, index)):
+                        raise Unsupported("the control dependencies guarding its limit are rebound before it")
+                    guards.append(source_of(inputs))
+    return tuple(dict.fromkeys(guards))
+
+
 def find(leaves, imports, scope_loads: Callable, names: NamePool, source_of: Callable, write) -> Tuple[
         List[RangeDequeue], List[Tuple[cst.Call, str]]]:
     """The range producers of a block that can be rewritten, and (call, reason) for the others.
 
     `scope_loads()` counts the name loads of the enclosing scope (asked only for a queue name);
-    `write(limit, epochs, shuffle, seed, target, dataset)` returns the replacement statements.
+    `write(limit, epochs, shuffle, seed, target, dataset, guards)` returns the replacement statements.
     """
     found, failures = [], []
     producers = {}  # queue name -> (leaf index, call)
@@ -75,10 +104,12 @@ def find(leaves, imports, scope_loads: Callable, names: NamePool, source_of: Cal
                 if not is_none(args.get(unsupported)):
                     raise Unsupported("it sets `%s`, which has no tf.data counterpart" % unsupported)
             epochs, seed = args.get("num_epochs"), args.get("seed")
+            guards = _guards(leaves, index if producer_index is None else producer_index, call, imports,
+                             source_of)
             statements = write(source_of(args["limit"]), None if is_none(epochs) else source_of(epochs),
                                literal_bool(args.get("shuffle"), True, "shuffle"),
                                None if is_none(seed) else source_of(seed), source_of(target),
-                               names.fresh("dataset"))
+                               names.fresh("dataset"), guards, names.fresh("iterator") if guards else None)
         except Unsupported as error:
             failures.append((call, str(error)))
             continue

@@ -4,7 +4,7 @@ Everything returned is source text; the engine parses and places it. One stateme
 (`dataset = dataset.map(...)`), the idiom of the tf.data guides of that era, so each stage is one
 line and the user's indentation never has to be guessed for continuation lines.
 """
-from typing import List
+from typing import List, Optional, Tuple
 
 from qmigrate.model import Pipeline, SliceSource
 from qmigrate.targets import Target
@@ -161,12 +161,14 @@ def next_element(pipeline: Pipeline, tf: str, target: Target) -> str:
     return "%s.get_next()" % _one_shot(pipeline.dataset_name, tf, target)
 
 
-def range_statements(limit: str, epochs, shuffle: bool, seed, target_expr: str, ds: str, tf: str,
-                     target: Target) -> List[str]:
+def range_statements(limit: str, epochs, shuffle: bool, seed, target_expr: str, ds: str,
+                     guards: Tuple[str, ...], iterator: Optional[str], tf: str, target: Target) -> List[str]:
     """`target = range_input_producer(limit, ...).dequeue()` as a dataset of the same range.
 
     The producer gave int32 and tf.data.Dataset.range gives int64: the limit goes in as int64,
-    the index comes out as int32 again.
+    the index comes out as int32 again. `guards` are control inputs (source of a list) that
+    guarded the limit: a one-shot iterator captures the limit by value without them, so they
+    guard each get_next instead, and fail with their own message before the range is read.
     """
     size = "%s.cast(%s, %s.int64)" % (tf, limit, tf)
     out = ["%s = %s.data.Dataset.range(%s)" % (ds, tf, size)]
@@ -174,5 +176,10 @@ def range_statements(limit: str, epochs, shuffle: bool, seed, target_expr: str, 
         # A new permutation every epoch, as the producer's (shuffle before repeat).
         out.append("%s = %s.shuffle(%s)" % (ds, ds, _call_args(size, "seed=%s" % seed if seed else "")))
     out.append("%s = %s.repeat(%s)" % (ds, ds, epochs or ""))
-    out.append("%s = %s.cast(%s.get_next(), %s.int32)" % (target_expr, tf, _one_shot(ds, tf, target), tf))
+    if not guards:
+        out.append("%s = %s.cast(%s.get_next(), %s.int32)" % (target_expr, tf, _one_shot(ds, tf, target), tf))
+        return out
+    out.append("%s = %s" % (iterator, _one_shot(ds, tf, target)))
+    guarded = "%s.control_dependencies(%s)" % (tf, " + ".join(guards) if len(guards) > 1 else guards[0])
+    out.append("with %s:\n    %s = %s.cast(%s.get_next(), %s.int32)" % (guarded, target_expr, tf, iterator, tf))
     return out

@@ -167,3 +167,24 @@ def test_estimator_trains_the_same_from_the_migrated_input_fn(data_dir, tmp_path
     assert new["accuracy"] >= 0.8 and old["accuracy"] >= 0.8  # baseline 0.5; measured 0.88 both
     assert abs(new["accuracy"] - old["accuracy"]) <= 0.1
     assert abs(new["loss"] - old["loss"]) <= 0.1 * max(old["loss"], 0.1)
+
+
+def test_guard_on_the_range_limit_still_fails_with_its_message(tmp_path, tf_version):
+    """The PTB reader's `assert_positive(epoch_size, message=...)` guards the range producer under a
+    control dependency. A one-shot iterator captures the limit by value without it, so the rewrite
+    puts the guard on get_next: data too short for one step fails with the user's message, before
+    and after, instead of a bare end of sequence."""
+    import json
+    import subprocess
+
+    python = tf_python(tf_version)
+    before = _legacy_copy(os.path.join(SINGLE, "ptb_producer.before.py"), str(tmp_path), tf_version)
+    after = _migrated_copy(before, str(tmp_path), tf_version)
+    args = json.dumps(dict(raw_data=list(range(10)), batch_size=4, num_steps=5))  # epoch_size == 0
+    for path in (before, after):
+        done = subprocess.run([python, os.path.join(os.path.dirname(__file__), "tf", "run_pipeline.py"), path,
+                               "ptb_producer", args, "3", str(tmp_path / "out.json")],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=300,
+                              env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+        assert done.returncode != 0, path
+        assert "epoch_size == 0, decrease batch_size or num_steps" in done.stderr, (path, done.stderr[-2000:])

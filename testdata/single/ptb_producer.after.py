@@ -22,7 +22,9 @@ def ptb_producer(raw_data, batch_size, num_steps, name=None):
 
     dataset = tf.data.Dataset.range(tf.cast(epoch_size, tf.int64))
     dataset = dataset.repeat()
-    i = tf.cast(dataset.make_one_shot_iterator().get_next(), tf.int32)
+    iterator = dataset.make_one_shot_iterator()
+    with tf.control_dependencies([assertion]):
+      i = tf.cast(iterator.get_next(), tf.int32)
     x = tf.strided_slice(data, [0, i * num_steps],
                          [batch_size, (i + 1) * num_steps])
     x.set_shape([batch_size, num_steps])
