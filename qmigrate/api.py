@@ -5,6 +5,7 @@ This is the one place that turns a per-file error into a `FAILED` result; nothin
 import concurrent.futures
 import contextlib
 import os
+import re
 import signal
 import tempfile
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
 from qmigrate.linking import Linker
+from qmigrate.program import Program
 from qmigrate.rules.findings import PerTowerPipelines, SharedBatchAcrossTowers
 from qmigrate.rules.unsupported import NotebookNotMigrated
 
@@ -50,6 +52,8 @@ class _FirstPass:
     plumbing: bool = False  # has start_queue_runners / Coordinator calls
     consumers: bool = False  # has a loop that may be a tower loop fed by an input call
     pipeline_functions: Tuple[Tuple[str, int], ...] = ()
+    changed_helpers: Tuple[str, ...] = ()  # helpers whose signature the migration changed
+    built: int = 0  # queue calls left that build queues when the program runs
 
 
 def _first_pass(job) -> _FirstPass:
@@ -74,7 +78,8 @@ def _first_pass(job) -> _FirstPass:
         return _FirstPass(result, analysis.pipelines, analysis.remaining_queue_calls,
                           any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences),
                           b"device" in source and bool(towers.find_consumers(analysis.module, analysis.imports)),
-                          tuple(sorted(analysis.pipeline_functions.items())))
+                          tuple(sorted(analysis.pipeline_functions.items())), tuple(analysis.changed_helpers),
+                          analysis.queues_built)
 
     done = _guarded(path, source, work)
     return _FirstPass(done) if isinstance(done, FileResult) else done
@@ -94,24 +99,36 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
     sources = {path: done.result.old_source for path, done in first.items()
                if done.result.old_source is not None and not path.endswith(".ipynb")}
 
-    # Set-level work happens here, on the few files that take part: linking tower loops to their
-    # pipelines across modules, and removing queue runners once no queue is left anywhere.
+    # Set-level work happens here, on the few files that take part: keeping helpers that other
+    # modules call, linking tower loops to their pipelines across modules, and removing queue
+    # runners from each program whose modules build no queue any more.
+    program = Program(files, sources.get)
+    keeps = _helpers_to_keep(first, program)
     analyses: Dict[str, engine.FileAnalysis] = {}
     for path, done in first.items():
-        if done.consumers:
-            _reanalyse(path, sources, analyses, results, options)
+        if done.consumers or path in keeps:
+            _reanalyse(path, sources, analyses, results, options, keeps)
     pipeline_functions = {path: dict(done.pipeline_functions) for path, done in first.items()}
-    _link_towers(sources, analyses, results, options, pipeline_functions)
+    _link_towers(sources, analyses, results, options, pipeline_functions, keeps)
     migrated_any = any(done.pipelines for done in first.values()) or any(a.pipelines for a in analyses.values())
-    queues_left = any(a.remaining_queue_calls for a in analyses.values()) or any(
-        done.remaining for path, done in first.items() if path not in analyses)
-    if migrated_any and not queues_left:
+
+    def builds_queues(path):
+        return analyses[path].queues_built if path in analyses else first[path].built
+
+    def queues_left(path):
+        """Whether the program `path` belongs to still builds queues (all the set's files when the
+        file imports modules dynamically: what it loads is unknown)."""
+        dynamic = re.search(rb"\bimportlib\b|\b__import__\b", sources.get(path) or b"")
+        scope = first if dynamic else program.closure(path)
+        return any(builds_queues(p) for p in scope if p in first)
+
+    if migrated_any:
         for path, done in first.items():
-            if done.plumbing and path not in analyses:
-                _reanalyse(path, sources, analyses, results, options)
+            if done.plumbing and path not in analyses and not queues_left(path):
+                _reanalyse(path, sources, analyses, results, options, keeps)
     for path, analysis in analyses.items():
         try:
-            engine.remove_plumbing(analysis, migrated_any, queues_left)
+            engine.remove_plumbing(analysis, migrated_any, queues_left(path))
             problem = engine.verify(analysis)
         except Exception as error:
             problem = "internal error (%s: %s); file left unchanged" % (type(error).__name__, error)
@@ -145,11 +162,27 @@ def _map(function, jobs_list, jobs: int, progress):
         return out
 
 
-def _reanalyse(path, sources, analyses, results, options, module=None, edits=None) -> None:
+def _helpers_to_keep(first: Dict[str, _FirstPass], program: Program) -> Dict[str, Dict[str, str]]:
+    """path -> {helper: who else calls it} for migrated helpers that other modules of the set refer
+    to: their signature must stay, so the pipelines call a migrated copy instead."""
+    keeps: Dict[str, Dict[str, str]] = {}
+    for path, done in first.items():
+        for name in done.changed_helpers:
+            found = program.references(name, path)
+            if found:
+                places = ["%s:%d" % (os.path.basename(where), line) for where, line in found]
+                more = " and %d more" % (len(places) - 3) if len(places) > 3 else ""
+                keeps.setdefault(path, {})[name] = "its callers in other modules (%s%s)" % (
+                    ", ".join(places[:3]), more)
+    return keeps
+
+
+def _reanalyse(path, sources, analyses, results, options, keeps, module=None, edits=None) -> None:
     """Analyse a file again in this process, where set-level work can use its tree (and `edits`)."""
     if path not in sources or results[path].status is Status.FAILED:
         return
-    done = _guarded(path, sources[path], lambda: engine.analyse(path, sources[path], options, module, edits))
+    done = _guarded(path, sources[path], lambda: engine.analyse(path, sources[path], options, module, edits,
+                                                                keeps.get(path)))
     if isinstance(done, FileResult):
         results[path] = done
         analyses.pop(path, None)
@@ -164,7 +197,7 @@ def _notebook(path: str, source: bytes) -> FileResult:
     return FileResult(path, Status.DIAGNOSED, (finding,), old_source=source)
 
 
-def _link_towers(sources, analyses, results, options, pipeline_functions) -> None:
+def _link_towers(sources, analyses, results, options, pipeline_functions, keeps) -> None:
     """Re-analyse the modules that a tower loop's input chain runs through, with their edits."""
     parsed: Dict[str, cst.Module] = {path: a.module for path, a in analyses.items()}
 
@@ -207,7 +240,7 @@ def _link_towers(sources, analyses, results, options, pipeline_functions) -> Non
             if reason:
                 failures.append((path, consumer, reason))
     for path, module_edits in edits.items():
-        _reanalyse(path, sources, analyses, results, options, module_of(path), module_edits)
+        _reanalyse(path, sources, analyses, results, options, keeps, module_of(path), module_edits)
     for path, consumer, reason in failures:
         if consumer.prefetch_call is not None and path in analyses:
             analyses[path].reasons[id(consumer.prefetch_call)] = "its tower loop cannot be linked: " + reason

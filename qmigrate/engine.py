@@ -77,6 +77,9 @@ class FileAnalysis:
     positions: object = None  # _Positions of the module as parsed
     suppressed_calls: Set[int] = field(default_factory=set)  # id(call) of `# qmigrate: ignore` lines
     imports: Optional[ImportMap] = None
+    changed_helpers: List[str] = field(default_factory=list)  # helpers whose signature the migration changed
+    kept_calls: Set[int] = field(default_factory=set)  # id(call) in helpers kept as they were for other callers
+    todo: Dict[int, str] = field(default_factory=dict)  # id(call) -> what to do, where the rule's advice does not fit
 
     def add_finding(self, rule, node: cst.CSTNode, fixed: bool, detail: str = "") -> None:
         """A finding about `node`; `detail` (what was seen) is said after the rule's message."""
@@ -86,6 +89,14 @@ class FileAnalysis:
     def remaining_queue_calls(self) -> int:
         return sum(1 for rule, call, _, _ in self.occurrences
                    if id(call) not in self.fixed_calls and rule not in PLUMBING and not rule.note)
+
+    @property
+    def queues_built(self) -> int:
+        """Queue calls left that build queues when the program runs: those in helpers kept only for
+        other callers run for those callers, which hold queue code of their own."""
+        return sum(1 for rule, call, _, _ in self.occurrences
+                   if id(call) not in self.fixed_calls and id(call) not in self.kept_calls
+                   and rule not in PLUMBING and not rule.note)
 
     def result(self) -> FileResult:
         diagnostics = []
@@ -101,7 +112,7 @@ class FileAnalysis:
             elif not fixed:
                 reason = (self.reasons.get(id(call)) or rule.reason_for(name)
                           or (_UNLINKED if rule not in PLUMBING else PLUMBING_KEPT))
-                message += "; not rewritten: %s; to do: %s" % (reason, rule.advice_for(name))
+                message += "; not rewritten: %s; to do: %s" % (reason, self.todo.get(id(call)) or rule.advice_for(name))
             diagnostics.append(Diagnostic(self.path, line, column, rule.code, message, fixed, rule.safety,
                                           rule.note))
         for rule, node, fixed, detail in self.findings:
@@ -150,7 +161,10 @@ PLUMBING = (queue_runners.StartQueueRunners, queue_runners.Coordinator)
 SESSIONS = (queue_runners.SessionStartsRunners,)
 _UNLINKED = ("it is not part of a producer → reader → batch chain that qmigrate can follow within one "
              "block (pipelines split across functions or modules are not rewritten yet)")
-_HELPER_REASON = ("%s() is also called where its pipeline cannot be migrated, so its signature must stay")
+_KEPT_TODO = ("migrate those callers (a dataset of records instead of a queue), then delete %s() and call "
+              "%s() everywhere")
+_KEPT_REASON = ("%s() is kept as it was for %s, which pass it a queue or tensors to batch; the migrated "
+                "pipelines call its migrated copy %s()")
 PLUMBING_KEPT = "queue code is left in the migrated files, or none of them had a pipeline to migrate"
 
 
@@ -160,10 +174,11 @@ def parse(source: bytes) -> cst.Module:
 
 
 def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Module] = None,
-            edits: Optional[towers.TowerEdits] = None) -> FileAnalysis:
+            edits: Optional[towers.TowerEdits] = None, keep_helpers: Dict[str, str] = None) -> FileAnalysis:
     """Recognise and rewrite the pipelines of one module (and its part in tower loops, `edits`).
 
-    Raises cst.ParserSyntaxError if it does not parse.
+    `keep_helpers` names helper functions other code calls (name -> why): they stay as they are,
+    and the pipelines call a migrated copy. Raises cst.ParserSyntaxError if it does not parse.
     """
     module = module if module is not None else parse(source)
     edits = edits or towers.TowerEdits()
@@ -192,21 +207,21 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     if not edits and not _may_hold_pipeline({rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules):
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     context = _module_context(module, imports, tree)
-    rewriter = _PipelineRewriter(module, context, options.target, analysis, edits)
+    keep = dict(keep_helpers or {})
+    # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).
+    first = dataclasses.replace(analysis, reasons={}, fixed_calls=set(), findings=list(analysis.findings),
+                                pipeline_functions=Counter(), todo={})
+    rewriter = _PipelineRewriter(module, context, options.target, analysis, edits, keep)
     new_module = module.visit(rewriter)
-    partial = _partly_used_helpers(module, rewriter.helper_uses)
+    partial = _partly_used_helpers(module, rewriter.helper_uses) - set(keep)
     if partial:
-        # A helper can only change shape if every call of it was migrated: try again without it.
-        for name in partial:
-            context.reader_helpers.pop(name, None)
-            context.batch_helpers.pop(name, None)
-        analysis = FileAnalysis(path, source, module, module, analysis.occurrences, positions=positions,
-                                suppressed_calls=analysis.suppressed_calls, imports=imports)
-        rewriter = _PipelineRewriter(module, context, options.target, analysis, edits)
+        # Calls of these helpers that were not migrated still pass a queue: the helpers stay as they
+        # are for them, and the migrated pipelines call a migrated copy. Rewrite again knowing it.
+        keep.update((name, "calls of it in this file that stay as they are") for name in partial)
+        analysis = first
+        rewriter = _PipelineRewriter(module, context, options.target, analysis, edits, keep)
         new_module = module.visit(rewriter)
-        for name in partial:
-            analysis.reasons.update((id(call), _HELPER_REASON % name) for call in _helper_queue_calls(module, name))
-    new_module = _migrate_helpers(new_module, context, rewriter.helper_uses, analysis)
+    new_module = _migrate_helpers(new_module, context, rewriter.helper_uses, analysis, keep)
     if rewriter.file_seed:
         new_module = _add_file_order_seed(new_module)
     if analysis.pipelines or edits:
@@ -292,35 +307,51 @@ def _key_unused(reader: helpers.ReaderHelper, loads: Counter, attribute_loads: S
 
 
 def _partly_used_helpers(module: cst.Module, uses: Counter) -> Set[str]:
-    """Helpers some of whose calls were migrated, but not all."""
+    """Helpers some of whose uses were migrated calls, but not all (a use that is no call, such as
+    `map(read_example, ...)`, is never migrated)."""
     if not uses:
         return set()
-    calls = Counter(call.func.value for call in cstutil.calls_of(module) if isinstance(call.func, cst.Name))
-    return {name for name in uses if uses[name] != calls[name]}
+    loads = Counter(cstutil.name_uses(module).loads)
+    loads.subtract(function.name.value for function in cstutil.functions_in(module))  # a def's own name
+    return {name for name in uses if uses[name] != loads[name]}
 
 
-def _helper_queue_calls(module: cst.Module, name: str) -> List[cst.Call]:
+def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, analysis: FileAnalysis,
+                     keep: Dict[str, str]) -> cst.Module:
+    """Give every helper the migrated pipelines call its new shape (record in, or batch in).
+
+    A helper in `keep` (other code still calls it with a queue or tensors to batch) stays as it
+    is; its migrated copy, under the name the pipelines call, follows it.
+    """
+    body = []
     for stmt in module.body:
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
-            return list(cstutil.calls_of(stmt))
-    return []
-
-
-def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, analysis: FileAnalysis) -> cst.Module:
-    """Give every helper whose calls were all migrated its new shape (record in, or batch in)."""
-    body = list(module.body)
-    for index, stmt in enumerate(body):
+        body.append(stmt)
         if not isinstance(stmt, cst.FunctionDef) or not uses[stmt.name.value]:
             continue
         name = stmt.name.value
         if name in context.reader_helpers:
             helper = context.reader_helpers[name]
-            body[index] = helpers.migrate_reader_helper(stmt, helper)
-            analysis.fixed_calls.add(id(helper.reader_call))
+            migrated = helpers.migrate_reader_helper(stmt, helper)
+            calls = [helper.reader_call]
         elif name in context.batch_helpers:
             helper = context.batch_helpers[name]
-            body[index] = helpers.migrate_batch_helper(stmt, helper)
-            analysis.fixed_calls.update(id(site.call) for site in helper.sites)
+            migrated = helpers.migrate_batch_helper(stmt, helper)
+            calls = [site.call for site in helper.sites]
+        else:
+            continue
+        if name not in keep:
+            body[-1] = migrated
+            analysis.fixed_calls.update(id(call) for call in calls)
+            analysis.changed_helpers.append(name)
+            continue
+        copy_name = context.kept_helpers[name]
+        blank = [line for line in stmt.leading_lines if line.comment is None] or [cst.EmptyLine(indent=False)]
+        body.append(migrated.with_changes(name=cst.Name(copy_name), leading_lines=blank))
+        for call in calls:
+            analysis.fixed_calls.discard(id(call))  # the pipelines' matches counted it: it stays
+            analysis.kept_calls.add(id(call))
+            analysis.reasons[id(call)] = _KEPT_REASON % (name, keep[name], copy_name)
+            analysis.todo[id(call)] = _KEPT_TODO % (name, copy_name)
     return module.with_changes(body=body)
 
 
@@ -439,7 +470,7 @@ class _PipelineRewriter(cst.CSTTransformer):
     """Rewrites every recognised pipeline in place, one root block at a time (all its edits or none)."""
 
     def __init__(self, module: cst.Module, context: ModuleContext, target: Target, analysis: FileAnalysis,
-                 edits: towers.TowerEdits):
+                 edits: towers.TowerEdits, keep: Dict[str, str]):
         self.module = module
         self.context = context
         self.edits = edits
@@ -466,6 +497,8 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.tf = imports.local_name_for("tensorflow") or next(
             (name for name in ("tf", "tensorflow") if name not in self.names.used), None) or self.names.fresh("tf")
         self.names.used.add(self.tf)
+        context.kept_helpers = {name: self.names.fresh(helpers.migrated_name(name, name in context.reader_helpers))
+                                for name in sorted(keep) if name in context.reader_helpers or name in context.batch_helpers}
         self.iterator_holder = self.names.fresh("input_iterators") if edits.consumers else None
         self.scopes: List[cst.CSTNode] = [module]
         self.parents: List[cst.CSTNode] = []
@@ -627,8 +660,11 @@ class _PipelineRewriter(cst.CSTTransformer):
                 if match.one_of_repeated:  # `x = [read(q) for _ in range(n)]`: one read per record
                     small = first.body[0]
                     first = first.with_changes(body=[small.with_changes(value=small.value.elt)])
-                record_leaves[0] = dataclasses.replace(record_leaves[0], updated=cstutil.rename(
-                    first, {match.queue_name: pipeline.record_function.params[-1]}))
+                renames = {match.queue_name: pipeline.record_function.params[-1]}
+                helper = match.helpers_used[0]
+                if helper in self.context.kept_helpers:  # kept for other callers: call its migrated copy
+                    renames[helper] = self.context.kept_helpers[helper]
+                record_leaves[0] = dataclasses.replace(record_leaves[0], updated=cstutil.rename(first, renames))
             # The function is defined where the read was: `with`s around it already hold it.
             enclosing = {id(w) for w in read.withs}
             body = blocks.regroup(record_leaves, lambda w: id(w) not in enclosing and self._scoping(w))
@@ -718,7 +754,11 @@ class _PipelineRewriter(cst.CSTTransformer):
                 name = use.targets[use.helper.tensor_params.index(param)]
                 arg = arg.with_changes(value=cst.Name(name))
             new_args.append(arg)
-        replaced = cstutil.replace_node(batch_stmt, call, call.with_changes(args=new_args))
+        new_call = call.with_changes(args=new_args)
+        copy = self.context.kept_helpers.get(use.helper.function.name.value)
+        if copy is not None:  # kept for other callers: call its migrated copy
+            new_call = new_call.with_changes(func=cst.Name(copy))
+        replaced = cstutil.replace_node(batch_stmt, call, new_call)
         return [assign, replaced.with_changes(leading_lines=[])]
 
     def _scoping(self, with_node: cst.With) -> bool:

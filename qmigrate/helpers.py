@@ -264,6 +264,18 @@ def _reaching_definitions(function: cst.FunctionDef, before: cst.BaseStatement) 
     return values
 
 
+def migrated_name(name: str, reader: bool) -> str:
+    """The name of a helper's migrated copy, when the helper itself must stay: `read_cifar10` →
+    `parse_cifar10`; a batching helper gets `_from_batch`."""
+    if reader:
+        stripped = name.lstrip("_")
+        prefix = name[:len(name) - len(stripped)]
+        if stripped.startswith("read_"):
+            return prefix + "parse_" + stripped[len("read_"):]
+        return name + "_from_record"
+    return name + "_from_batch"
+
+
 def migrate_reader_helper(function: cst.FunctionDef, helper: ReaderHelper) -> cst.FunctionDef:
     """The helper taking the record instead of the queue, without its reader."""
     original = helper.function
@@ -272,8 +284,36 @@ def migrate_reader_helper(function: cst.FunctionDef, helper: ReaderHelper) -> cs
     body = blocks.rebuild(function.body.body, {}, gone)
     params = [p.with_changes(name=cst.Name(helper.value_name)) if p.name.value == helper.queue_param else p
               for p in function.params.params]
+    body = _redocument(body, helper.queue_param, helper.value_name)
     return function.with_changes(params=function.params.with_changes(params=params),
                                  body=function.body.with_changes(body=body))
+
+
+def _redocument(body: List[cst.BaseStatement], old: str, new: str) -> List[cst.BaseStatement]:
+    """The docstring's entry for the queue parameter (`filename_queue: A queue of ...`, with its
+    continuation lines) describes the record parameter that replaced it."""
+    if not body or not isinstance(cstutil.single_small(body[0]), cst.Expr):
+        return body
+    string = cstutil.single_small(body[0]).value
+    if not isinstance(string, cst.SimpleString) or old not in string.value:
+        return body
+    lines = string.value.split("\n")
+    out, skipping, indent = [], False, 0
+    for line in lines:
+        stripped = line.lstrip()
+        if skipping and stripped and len(line) - len(stripped) > indent:
+            continue  # a continuation line of the replaced entry
+        skipping = False
+        if stripped.startswith(old + ":") or stripped.startswith(old + " ("):
+            indent = len(line) - len(stripped)
+            out.append(line[:indent] + "%s: one record read from the files, a scalar string Tensor." % new)
+            skipping = True
+            continue
+        out.append(line)
+    if out == lines:
+        return body
+    new_string = string.with_changes(value="\n".join(out))
+    return [cstutil.replace_node(body[0], string, new_string)] + list(body[1:])
 
 
 def migrate_batch_helper(function: cst.FunctionDef, helper: BatchHelper) -> cst.FunctionDef:

@@ -159,6 +159,9 @@ class ModuleContext:
     input_fns: Set[str] = field(default_factory=set)  # functions an Estimator calls
     reader_helpers: Dict[str, helpers.ReaderHelper] = field(default_factory=dict)
     batch_helpers: Dict[str, helpers.BatchHelper] = field(default_factory=dict)
+    # Helpers kept as they are for callers the migration does not rewrite: old name -> the name of
+    # the migrated copy the pipelines call instead.
+    kept_helpers: Dict[str, str] = field(default_factory=dict)
 
 
 def producer_target(stmt: cst.BaseStatement) -> str:

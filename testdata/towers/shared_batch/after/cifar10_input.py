@@ -23,11 +23,68 @@ NUM_EXAMPLES_PER_EPOCH_FOR_TRAIN = 1280
 NUM_EXAMPLES_PER_EPOCH_FOR_EVAL = 256
 
 
-def read_cifar10(value):
+def read_cifar10(filename_queue):
   """Reads and parses examples from CIFAR10 data files.
 
   Args:
     filename_queue: A queue of strings with the filenames to read from.
+
+  Returns:
+    An object representing a single example, with the following fields:
+      height, width, depth: the image dimensions.
+      key: a scalar string Tensor describing the filename & record number.
+      label: an int32 Tensor with the label in the range 0..9.
+      example_id: an int32 Tensor, the example's id (test instrumentation).
+      uint8image: a [height, width, depth] uint8 Tensor with the image data
+  """
+
+  class CIFAR10Record(object):
+    pass
+  result = CIFAR10Record()
+
+  # Dimensions of the images in the CIFAR-10 dataset.
+  label_bytes = 1  # 2 for CIFAR-100
+  result.height = 32
+  result.width = 32
+  result.depth = 3
+  image_bytes = result.height * result.width * result.depth
+  # Every record consists of a label followed by the image, with a
+  # fixed number of bytes for each.
+  record_bytes = label_bytes + image_bytes
+
+  # Read a record, getting filenames from the filename_queue.  No
+  # header or footer in the CIFAR-10 format, so we leave header_bytes
+  # and footer_bytes at their default of 0.
+  reader = tf.FixedLengthRecordReader(record_bytes=record_bytes)
+  result.key, value = reader.read(filename_queue)
+
+  # Convert from a string to a vector of uint8 that is record_bytes long.
+  record_bytes = tf.decode_raw(value, tf.uint8)
+
+  # The first bytes represent the label, which we convert from uint8->int32.
+  result.label = tf.cast(
+      tf.strided_slice(record_bytes, [0], [label_bytes]), tf.int32)
+
+  id_bytes = tf.cast(tf.strided_slice(record_bytes, [label_bytes], [label_bytes + 3]), tf.int32)
+  result.example_id = id_bytes[0] * 65536 + id_bytes[1] * 256 + id_bytes[2]
+
+  # The remaining bytes after the label represent the image, which we reshape
+  # from [depth * height * width] to [depth, height, width].
+  depth_major = tf.reshape(
+      tf.strided_slice(record_bytes, [label_bytes],
+                       [label_bytes + image_bytes]),
+      [result.depth, result.height, result.width])
+  # Convert from [depth, height, width] to [height, width, depth].
+  result.uint8image = tf.transpose(depth_major, [1, 2, 0])
+
+  return result
+
+
+def parse_cifar10(value):
+  """Reads and parses examples from CIFAR10 data files.
+
+  Args:
+    value: one record read from the files, a scalar string Tensor.
 
   Returns:
     An object representing a single example, with the following fields:
@@ -121,7 +178,7 @@ def distorted_inputs(data_dir, batch_size):
 
     def parse_record(value):
       # Read examples from files in the filename queue.
-      read_input = read_cifar10(value)
+      read_input = parse_cifar10(value)
       reshaped_image = tf.cast(read_input.uint8image, tf.float32)
 
       # Image processing for training the network. Note the many random
@@ -203,7 +260,7 @@ def inputs(eval_data, data_dir, batch_size):
   with tf.name_scope('input'):
     def parse_record_2(value):
       # Read examples from files in the filename queue.
-      read_input = read_cifar10(value)
+      read_input = parse_cifar10(value)
       reshaped_image = tf.cast(read_input.uint8image, tf.float32)
 
       # Image processing for evaluation.

@@ -1,0 +1,121 @@
+"""The files migrated together as one program: which module imports which, and who else refers to
+a function whose signature a migration changes.
+
+Read from the stdlib tree of each file, once; every question is a dict lookup or a walk over the
+files that mention the name asked about, so the cost stays linear in the size of the set.
+"""
+import ast
+import os
+import re
+from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
+
+from qmigrate.positions import stdlib_tree
+
+
+def _suffixes(path: str) -> List[str]:
+    """Module names a file can be imported by: `a/b/c.py` → `c`, `b.c`, `a.b.c` (and the package
+    `a/b` for `a/b/__init__.py`)."""
+    parts = os.path.normpath(path)[:-3].split(os.sep)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    parts = [part for part in parts if part]
+    return [".".join(parts[start:]) for start in range(len(parts) - 1, -1, -1)]
+
+
+class Program:
+    """The modules of one run: `paths`, whose bytes `source_of(path)` gives (None when unreadable)."""
+
+    def __init__(self, paths: Iterable[str], source_of: Callable[[str], Optional[bytes]]):
+        self.paths = [path for path in paths if path.endswith(".py")]
+        self._known = set(self.paths)
+        self._source_of = source_of
+        self._sources: Dict[str, Optional[bytes]] = {}
+        self._by_name: Dict[str, List[str]] = {}
+        for path in self.paths:
+            for name in _suffixes(path):
+                self._by_name.setdefault(name, []).append(path)
+        self._trees: Dict[str, Optional[ast.AST]] = {}
+        self._imports: Dict[str, Set[str]] = {}
+
+    def source(self, path: str) -> Optional[bytes]:
+        if path not in self._sources:
+            self._sources[path] = self._source_of(path) if path in self._known else None
+        return self._sources[path]
+
+    def tree(self, path: str) -> Optional[ast.AST]:
+        if path not in self._trees:
+            source = self.source(path)
+            self._trees[path] = stdlib_tree(source) if source is not None else None
+        return self._trees[path]
+
+    def module_path(self, importer: str, name: str) -> Optional[str]:
+        """The file of the set that `import name` in `importer` loads: beside the importer first."""
+        beside = os.path.normpath(os.path.join(os.path.dirname(importer), name.replace(".", os.sep) + ".py"))
+        candidates = self._by_name.get(name, [])
+        for path in candidates:
+            if os.path.normpath(path) == beside:
+                return path
+        return candidates[0] if candidates else None
+
+    def imports(self, path: str) -> Set[str]:
+        """The paths of the set that `path` imports (directly)."""
+        if path in self._imports:
+            return self._imports[path]
+        found: Set[str] = set()
+        tree = self.tree(path)
+        for node in ast.walk(tree) if tree is not None else ():
+            names: List[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    package = os.path.dirname(path)
+                    for _ in range(node.level - 1):
+                        package = os.path.dirname(package)
+                    relative = os.path.join(package, base.replace(".", os.sep)) if base else package
+                    for alias in node.names:
+                        for candidate in (relative + ".py", os.path.join(relative, alias.name + ".py"),
+                                          os.path.join(relative, "__init__.py")):
+                            if candidate in self._known:
+                                found.add(candidate)
+                    continue
+                names = [base] + ["%s.%s" % (base, alias.name) for alias in node.names]
+            for name in names:
+                target = self.module_path(path, name)
+                if target is not None and target != path:
+                    found.add(target)
+        self._imports[path] = found
+        return found
+
+    def closure(self, path: str) -> Set[str]:
+        """`path` and every file of the set it imports, directly or not."""
+        seen, stack = {path}, [path]
+        while stack:
+            for imported in self.imports(stack.pop()):
+                if imported not in seen:
+                    seen.add(imported)
+                    stack.append(imported)
+        return seen
+
+    def references(self, name: str, defining: str, exclude: Iterable[str] = ()) -> List[Tuple[str, int]]:
+        """(path, line) of every mention of the identifier `name` in files other than `defining`:
+        a call, an attribute (`module.name`), an import of it. Comments and strings do not count."""
+        skip = set(exclude) | {defining}
+        pattern = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+        found = []
+        for path in self.paths:
+            if path in skip:
+                continue
+            source = self.source(path)
+            if source is None or not pattern.search(source):
+                continue
+            tree = self.tree(path)
+            for node in ast.walk(tree) if tree is not None else ():
+                if ((isinstance(node, ast.Name) and node.id == name)
+                        or (isinstance(node, ast.Attribute) and node.attr == name)):
+                    found.append((path, node.lineno))
+                elif isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                        alias.name == name or alias.name.endswith("." + name) for alias in node.names):
+                    found.append((path, node.lineno))
+        return sorted(set(found))
