@@ -87,6 +87,10 @@ def _terminate(signum, frame):
               show_default=True,
               help="How the towers of a multi-GPU loop share a migrated pipeline: an iterator per tower on its own "
                    "shard, or one iterator that every tower takes batches from (like the prefetch queue).")
+@click.option("--seed", type=int, default=None,
+              help="Seed of the file order that the towers' shards share, where the producer had none. "
+                   "Default: one drawn per process, which partitions each epoch among the towers of that "
+                   "process only; give one when several processes read shards of the same files.")
 @click.option("--include", multiple=True, metavar="GLOB",
               help="Only files whose path or name matches (repeatable; files named on the command line always).")
 @click.option("--exclude", multiple=True, metavar="GLOB", help="Skip files whose path or name matches (repeatable).")
@@ -101,8 +105,8 @@ def _terminate(signum, frame):
 @click.option("--color/--no-color", default=None, help="Colour the diff (default: when stdout is a terminal).")
 @click.option("--list-rules", is_flag=True, help="List every rule: code, name, safety, summary.")
 @click.option("--explain", metavar="CODE", help="Show a rule's documentation.")
-def main(paths, mode, output_dir, target_tf, output_format, unsafe, tower_strategy, include, exclude, select, ignore,
-         config_path, jobs, exit_zero, color, list_rules, explain):
+def main(paths, mode, output_dir, target_tf, output_format, unsafe, tower_strategy, seed, include, exclude, select,
+         ignore, config_path, jobs, exit_zero, color, list_rules, explain):
     """Rewrite TensorFlow 1.x queue-based input pipelines into tf.data.
 
     PATHS are files or directories (searched for *.py and *.ipynb, skipping what git ignores).
@@ -132,6 +136,7 @@ def main(paths, mode, output_dir, target_tf, output_format, unsafe, tower_strate
         target=TARGETS[_pick(target_tf, "--target-tf", settings.get("target-tf"))],
         unsafe=unsafe or settings.get("unsafe", False),
         tower_strategy=_pick(tower_strategy, "--tower-strategy", settings.get("tower-strategy")),
+        seed=_pick(seed, "--seed", settings.get("seed")),
         select=_codes(select) or tuple(settings.get("select", ())),
         ignore=_codes(ignore) or tuple(settings.get("ignore", ())))
     include = include or tuple(settings.get("include", ()))

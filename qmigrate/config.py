@@ -1,6 +1,6 @@
 """Settings from `[tool.qmigrate]` in the nearest pyproject.toml (command-line options win).
 
-Keys: target-tf, select, ignore, include, exclude, tower-strategy, unsafe.
+Keys: target-tf, select, ignore, include, exclude, tower-strategy, seed, unsafe.
 """
 import os
 from typing import Any, Dict, Optional
@@ -11,7 +11,7 @@ except ImportError:  # Python < 3.11
     import tomli as tomllib
 
 KEYS = {"target-tf": str, "select": list, "ignore": list, "include": list, "exclude": list,
-        "tower-strategy": str, "unsafe": bool}
+        "tower-strategy": str, "seed": int, "unsafe": bool}
 
 
 class ConfigError(ValueError):

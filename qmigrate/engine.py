@@ -50,6 +50,7 @@ class Options:
     target: Target = TARGETS["1.8"]
     unsafe: bool = False  # also apply fixes whose safety is UNSAFE
     tower_strategy: str = "shard"  # how towers share a pipeline: "shard" | "shared-iterator"
+    seed: Optional[int] = None  # the shards' shared file-order seed (None: drawn once per process)
     select: Tuple[str, ...] = ()  # rule codes or prefixes to apply and report (empty: all)
     ignore: Tuple[str, ...] = ()  # rule codes or prefixes never applied nor reported
 
@@ -211,7 +212,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).
     first = dataclasses.replace(analysis, reasons={}, fixed_calls=set(), findings=list(analysis.findings),
                                 pipeline_functions=Counter(), todo={})
-    rewriter = _PipelineRewriter(module, context, options.target, analysis, edits, keep)
+    rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep)
     new_module = module.visit(rewriter)
     partial = _partly_used_helpers(module, rewriter.helper_uses) - set(keep)
     if partial:
@@ -219,7 +220,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         # are for them, and the migrated pipelines call a migrated copy. Rewrite again knowing it.
         keep.update((name, "calls of it in this file that stay as they are") for name in partial)
         analysis = first
-        rewriter = _PipelineRewriter(module, context, options.target, analysis, edits, keep)
+        rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep)
         new_module = module.visit(rewriter)
     new_module = _migrate_helpers(new_module, context, rewriter.helper_uses, analysis, keep)
     if rewriter.file_seed:
@@ -469,7 +470,7 @@ def _queue_calls(module: cst.Module, imports: ImportMap) -> List[cst.Call]:
 class _PipelineRewriter(cst.CSTTransformer):
     """Rewrites every recognised pipeline in place, one root block at a time (all its edits or none)."""
 
-    def __init__(self, module: cst.Module, context: ModuleContext, target: Target, analysis: FileAnalysis,
+    def __init__(self, module: cst.Module, context: ModuleContext, options: Options, analysis: FileAnalysis,
                  edits: towers.TowerEdits, keep: Dict[str, str]):
         self.module = module
         self.context = context
@@ -486,7 +487,8 @@ class _PipelineRewriter(cst.CSTTransformer):
                     self.consumer_statements[id(stmt)] = consumer
         self.imports = imports = context.imports
         self.helper_uses: Counter = Counter()
-        self.target = target
+        self.target = options.target
+        self.seed = options.seed
         self.analysis = analysis
         self.has_range_producers = any(rule is RangeInputProducer for rule, _, _, _ in analysis.occurrences)
         uses = cstutil.name_uses(module)
@@ -606,7 +608,9 @@ class _PipelineRewriter(cst.CSTTransformer):
     def _sharded(self, pipeline, sharding: Sharding):
         """The pipeline reading one shard; all shards see files in one order (a shared seed)."""
         source = pipeline.source
-        if source.shuffle and source.seed is None:
+        if source.shuffle and source.seed is None and self.seed is not None:
+            source = dataclasses.replace(source, seed=str(self.seed))
+        elif source.shuffle and source.seed is None:
             source = dataclasses.replace(source, seed=FILE_ORDER_SEED)
             self.file_seed = True
         return dataclasses.replace(pipeline, source=source, sharding=sharding)

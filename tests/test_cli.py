@@ -200,3 +200,26 @@ def test_select_ignore_and_pyproject_configuration(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.qmigrate]\nno-such-key = 1\n')
     broken = _run(script, "--check")
     assert broken.exit_code == 2 and "unknown key [tool.qmigrate] no-such-key" in broken.output
+
+
+def test_seed_fixes_the_shards_file_order_across_processes(tmp_path):
+    """Without --seed each process draws the shards' shared file-order seed (shards partition an
+    epoch inside one process); with it, every process shuffles the files the same way."""
+    from test_golden import assemble_program
+
+    before = os.path.join(TESTDATA, "towers", "tutorial", "before")
+    for label, extra in (("drawn", []), ("given", ["--seed", "1234"])):
+        program = assemble_program(before, str(tmp_path / label))
+        done = CliRunner().invoke(main, [program, "--write"] + extra)
+        assert done.exit_code in (0, 1), done.output
+        with open(os.path.join(program, "cifar10_input.py")) as handle:
+            migrated = handle.read()
+        if label == "drawn":
+            assert "_FILE_ORDER_SEED = random.randint(0, 2 ** 31 - 1)" in migrated
+            assert "seed=_FILE_ORDER_SEED)" in migrated
+        else:
+            assert "_FILE_ORDER_SEED" not in migrated and "import random" not in migrated
+            assert "dataset.shuffle(tf.size(filenames, out_type=tf.int64), seed=1234)" in migrated
+    (tmp_path / "pyproject.toml").write_text('[tool.qmigrate]\nseed = "x"\n')
+    broken = CliRunner().invoke(main, [str(tmp_path / "given"), "--config", str(tmp_path / "pyproject.toml")])
+    assert broken.exit_code == 2 and "seed must be a int" in broken.output
