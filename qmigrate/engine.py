@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from qmigrate import blocks, cstutil, data_findings, helpers, queue_roles, range_producers, synth, towers
+from qmigrate import blocks, cstutil, data_findings, helpers, queue_roles, range_producers, synth, towers, wording
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -573,12 +573,26 @@ class _PipelineRewriter(cst.CSTTransformer):
             self.analysis.pipelines += 1
             self.analysis.pipeline_functions[self._function_name()] += 1
             self.helper_uses.update(match.helpers_used)
+        if found.matches:
+            self._reword_messages(leaves, replacements, removed,
+                                  any(m.pipeline.batching.shuffle_buffer for m in found.matches))
         self._apply_tower_edits(leaves, replacements, removed)
         if self.has_range_producers:
             self._rewrite_range_producers(leaves, replacements, removed)
         if not replacements and not removed:
             return updated_body
         return blocks.rebuild(updated_body, replacements, removed)
+
+    @staticmethod
+    def _reword_messages(leaves, replacements, removed, shuffles: bool) -> None:
+        """Messages the block prints about its queue now name the stage that replaced it."""
+        for leaf in leaves:
+            if leaf.path in removed:
+                continue
+            for index, stmt in enumerate(replacements.get(leaf.path, [leaf.updated])):
+                reworded = wording.reword_messages(stmt, shuffles)
+                if reworded is not stmt and not reworded.deep_equals(stmt):
+                    replacements.setdefault(leaf.path, [leaf.updated])[index] = reworded
 
     def _rewrite_range_producers(self, leaves, replacements, removed) -> None:
         """`i = range_input_producer(...).dequeue()` becomes an iterator over a range dataset."""
@@ -648,16 +662,18 @@ class _PipelineRewriter(cst.CSTTransformer):
         batch = leaves[match.batch_index]
         removed.update(leaf.path for leaf in chain)
         # Comments on the queue plumbing describe the pipeline: they go above the new chain.
+        # Those about queues go: the new chain says what it does.
         comments = []
         for leaf in chain:
-            comments += cstutil.comments_in(leaf.updated)
+            comments += wording.moved_comments(leaf.updated)
         if match.batch_helper is None:
-            comments += cstutil.comments_in(batch.updated)
+            comments += wording.moved_comments(batch.updated)
         else:  # the helper's call stays: only the comments above it move up
-            comments += [line for line in batch.updated.leading_lines if line.comment is not None]
+            comments += wording.moved_comments(batch.updated, leading_only=True)
         function = None
         if pipeline.record_function is not None:
-            record_leaves = [leaves[i] for i in match.record_indices]
+            record_leaves = [dataclasses.replace(leaves[i], updated=wording.strip_statement(leaves[i].updated))
+                             for i in match.record_indices]
             if match.queue_name is not None:
                 # The reader helper now takes the record where it took the queue.
                 first = record_leaves[0].updated

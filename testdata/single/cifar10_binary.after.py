@@ -45,10 +45,9 @@ def inputs(data_dir, batch_size, num_epochs=None):
     return image, label
 
   min_queue_examples = int(NUM_EXAMPLES_PER_EPOCH_FOR_TRAIN * 0.4)
-  print('Filling queue with %d CIFAR images before starting to train. '
+  print('Filling shuffle buffer with %d CIFAR images before starting to train. '
         'This will take a few minutes.' % min_queue_examples)
 
-  # Create a queue that produces the filenames to read.
   dataset = tf.data.Dataset.from_tensor_slices(filenames)
   dataset = dataset.shuffle(tf.size(filenames, out_type=tf.int64))
   dataset = dataset.flat_map(lambda filename: tf.data.FixedLengthRecordDataset(filename, record_bytes=record_bytes))

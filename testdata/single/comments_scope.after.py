@@ -16,7 +16,6 @@ def build_input(files, batch_size):
         # NOTE(alice): the producer must stay on the CPU.
         # shuffled file order
         # plain, uncompressed records
-        # queue capacity
         dataset = tf.data.Dataset.from_tensor_slices(files)
         dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
         dataset = dataset.flat_map(tf.data.TFRecordDataset)

@@ -42,8 +42,6 @@ def inputs(filenames, batch_size, num_epochs):
 
   with tf.name_scope('input'):
     def parse_record(serialized_example):
-      # Even when reading in multiple threads, share the filename
-      # queue.
       image, label = read_and_decode(serialized_example)
       return image, label
 

@@ -18,7 +18,7 @@ def distorted_inputs(filenames, batch_size):
             return float_image, label
     with tf.name_scope('data_augmentation'):
         min_queue_examples = int(50000 * 0.4)
-        print('Filling queue with %d CIFAR images before starting to train.' % min_queue_examples)
+        print('Filling shuffle buffer with %d CIFAR images before starting to train.' % min_queue_examples)
 
     dataset = tf.data.Dataset.from_tensor_slices(filenames)
     dataset = dataset.shuffle(tf.size(filenames, out_type=tf.int64))

@@ -177,7 +177,6 @@ def distorted_inputs(data_dir, batch_size):
   with tf.name_scope('data_augmentation'):
 
     def parse_record(value):
-      # Read examples from files in the filename queue.
       read_input = parse_cifar10(value)
       reshaped_image = tf.cast(read_input.uint8image, tf.float32)
 
@@ -212,11 +211,9 @@ def distorted_inputs(data_dir, batch_size):
     min_fraction_of_examples_in_queue = 0.4
     min_queue_examples = int(NUM_EXAMPLES_PER_EPOCH_FOR_TRAIN *
                              min_fraction_of_examples_in_queue)
-    print ('Filling queue with %d CIFAR images before starting to train. '
+    print ('Filling shuffle buffer with %d CIFAR images before starting to train. '
            'This will take a few minutes.' % min_queue_examples)
 
-  # Create a queue that produces the filenames to read.
-  # Generate a batch of images and labels by building up a queue of examples.
   dataset = tf.data.Dataset.from_tensor_slices(filenames)
   dataset = dataset.shuffle(tf.size(filenames, out_type=tf.int64))
   dataset = dataset.flat_map(lambda filename: tf.data.FixedLengthRecordDataset(filename, record_bytes=1 + (32 * 32 * 3)))
@@ -259,7 +256,6 @@ def inputs(eval_data, data_dir, batch_size):
 
   with tf.name_scope('input'):
     def parse_record_2(value):
-      # Read examples from files in the filename queue.
       read_input = parse_cifar10(value)
       reshaped_image = tf.cast(read_input.uint8image, tf.float32)
 
@@ -284,8 +280,6 @@ def inputs(eval_data, data_dir, batch_size):
     min_queue_examples = int(num_examples_per_epoch *
                              min_fraction_of_examples_in_queue)
 
-  # Create a queue that produces the filenames to read.
-  # Generate a batch of images and labels by building up a queue of examples.
   dataset_2 = tf.data.Dataset.from_tensor_slices(filenames)
   dataset_2 = dataset_2.shuffle(tf.size(filenames, out_type=tf.int64))
   dataset_2 = dataset_2.flat_map(lambda filename: tf.data.FixedLengthRecordDataset(filename, record_bytes=1 + (32 * 32 * 3)))

@@ -1,0 +1,28 @@
+"""Words about queues left beside migrated code: comments dropped, messages reworded."""
+import libcst as cst
+
+from qmigrate import wording
+
+
+def _statement(text):
+    return cst.parse_statement(text)
+
+
+def test_messages_name_the_stage_that_replaced_the_queue():
+    stmt = _statement("print('Filling queue with %d images; Queues: %d' % (n, m), queue_size)\n")
+    shuffled = cst.Module([wording.reword_messages(stmt, shuffles=True)]).code
+    assert shuffled == "print('Filling shuffle buffer with %d images; Shuffle buffers: %d' % (n, m), queue_size)\n"
+    plain = cst.Module([wording.reword_messages(stmt, shuffles=False)]).code
+    assert "Filling input pipeline with" in plain
+
+
+def test_strings_outside_messages_are_not_touched():
+    stmt = _statement("name = 'the queue'\n")
+    assert wording.reword_messages(stmt, shuffles=True).deep_equals(stmt)
+
+
+def test_comment_blocks_about_queues_go_whole_and_others_stay():
+    stmt = _statement("# Even when reading in threads, share the filename\n# queue.\n\n"
+                      "# The data is small.\nx = f(a,  # queue capacity\n      b)  # plain records\n")
+    kept = [line.comment.value for line in wording.moved_comments(stmt)]
+    assert kept == ["# The data is small.", "# plain records"]
