@@ -111,3 +111,15 @@ def test_a_helper_also_used_unmigrated_in_its_module_is_kept(tmp_path):
     output = _migrate(tmp_path, {"reader.py": text})["reader.py"].new_source.decode()
     assert "def read_example(filename_queue):" in output and "def parse_example(serialized):" in output
     assert "readers = map(read_example, [])" in output
+
+
+def test_a_second_attempt_keeps_every_finding_and_name(tmp_path):
+    """A helper partly migrated in its own module makes the engine rewrite the module again; the
+    findings and API names of the first look must survive it (they read "QM001 None ..." once)."""
+    text = HELPER + ("\n\ndef check(queue):\n    return read_example(queue)\n\n\n"
+                     "work = tf.FIFOQueue(10, [tf.string])\n"
+                     "item = work.dequeue()\n")
+    result = _migrate(tmp_path, {"reader.py": text})["reader.py"]
+    messages = {d.code: d.message for d in result.diagnostics}
+    assert "QM001" in messages or "QM003" in messages
+    assert all("None" not in message for message in messages.values()), messages
