@@ -258,3 +258,20 @@ def functions_in(node: cst.CSTNode) -> List[cst.FunctionDef]:
     collector = _Functions()
     node.visit(collector)
     return collector.functions
+
+
+class _Nodes(cst.CSTVisitor):
+    def __init__(self, kinds):
+        self.kinds, self.found = kinds, []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, self.kinds):
+            self.found.append(node)
+        return True
+
+
+def nodes_of(root: cst.CSTNode, kinds) -> List[cst.CSTNode]:
+    """Every node of the given class(es) under root, in source order."""
+    collector = _Nodes(kinds)
+    root.visit(collector)
+    return collector.found

@@ -201,6 +201,14 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
             continue
         analysis.occurrences.append((rule, call, line, column))
         analysis.call_names[id(call)] = imports.resolve(call.func)
+    for rule, node, name, reason in _hand_made_runners(module, imports):
+        if options.wants(rule.code):
+            line, column = positions.start(node)
+            analysis.occurrences.append((rule, node, line, column))
+            analysis.call_names[id(node)] = name
+            analysis.reasons[id(node)] = reason
+            analysis.todo[id(node)] = ("replace the queues it fills by a dataset (from_generator for data made in "
+                                       "Python), then remove it")
     _mark_non_input_queues(analysis, options)
     if data_findings.worth_scanning(source, [analysis.call_names[id(c)] for _, c, _, _ in analysis.occurrences]):
         for found in data_findings.find(module, imports, lambda node: positions.start(node)[0], options.wants):
@@ -230,6 +238,30 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         new_module = drop_unused_tf_imports(module, new_module, imports, rewriter.module_loads)
     analysis.new_module = new_module
     return analysis
+
+
+QUEUE_RUNNER_API = "tensorflow.train.add_queue_runner"
+
+
+def _hand_made_runners(module: cst.Module, imports: ImportMap) -> List[Tuple[type, cst.CSTNode, str, str]]:
+    """Queue runners of the module's own making, which no call of a queue API shows: a subclass of
+    `tf.train.QueueRunner`, or a runner put in the QUEUE_RUNNERS collection by hand (a copy of
+    TensorFlow's queue_runner module). Their threads run code tf.data cannot take over."""
+    if b"QueueRunner" not in module.code.encode() and b"QUEUE_RUNNERS" not in module.code.encode():
+        return []
+    rule = rule_for(QUEUE_RUNNER_API)
+    found = []
+    for node in cstutil.nodes_of(module, (cst.ClassDef, cst.Attribute)):
+        if isinstance(node, cst.ClassDef):
+            for base in node.bases:
+                name = imports.resolve(base.value) or ""
+                if name.endswith(".QueueRunner"):
+                    found.append((rule, base.value, name, "`%s` subclasses %s: the threads it runs are its own code, "
+                                  "which tf.data cannot take over" % (node.name.value, name)))
+        elif node.attr.value == "QUEUE_RUNNERS" and (imports.resolve(node) or "").endswith("GraphKeys.QUEUE_RUNNERS"):
+            found.append((rule, node, "tensorflow.GraphKeys.QUEUE_RUNNERS", "it registers queue runners in the QUEUE_RUNNERS collection by hand: a queue "
+                          "runner of this module's own, whose threads tf.data cannot take over"))
+    return found
 
 
 def _mark_non_input_queues(analysis: FileAnalysis, options: Options) -> None:
