@@ -4,17 +4,20 @@ This is the one place that turns a per-file error into a `FAILED` result; nothin
 """
 import concurrent.futures
 import contextlib
+import io
 import os
 import re
 import signal
 import tempfile
+import tokenize
+import traceback
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Sequence, Tuple
 
 import libcst as cst
 
-from qmigrate import engine, towers
-from qmigrate.diagnostics import Diagnostic, FileResult, Status
+from qmigrate import engine, python3_check, towers
+from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
 from qmigrate.linking import Linker
@@ -23,8 +26,16 @@ from qmigrate.rules.findings import PerTowerPipelines, SharedBatchAcrossTowers
 from qmigrate.rules.unsupported import NotebookNotMigrated
 
 
-def _failed(path: str, reason: str, source: bytes = None) -> FileResult:
-    return FileResult(path, Status.FAILED, old_source=source, error=reason)
+def _failed(path: str, reason: str, source: bytes = None, failure: Failure = None,
+            trace: str = None) -> FileResult:
+    return FileResult(path, Status.FAILED, old_source=source, error=reason, failure=failure, traceback=trace)
+
+
+def _internal_error(path: str, error: Exception, source: bytes) -> FileResult:
+    """A bug of ours, reported as such with its traceback (shown by --debug) so it can be filed."""
+    return _failed(path, "internal error in qmigrate (%s: %s); file left unchanged; run with --debug for the "
+                         "traceback and report it" % (type(error).__name__, error),
+                   source, Failure.INTERNAL, traceback.format_exc())
 
 
 def _guarded(path: str, source: bytes, work):
@@ -32,14 +43,43 @@ def _guarded(path: str, source: bytes, work):
     try:
         return work()
     except cst.ParserSyntaxError as error:
-        return _failed(path, "does not parse: line %d: %s" % (error.raw_line, error.message), source)
-    except (UnicodeDecodeError, LookupError, SyntaxError) as error:
-        # SyntaxError here is the encoding detection's ("invalid or missing encoding declaration").
-        return _failed(path, "cannot decode: %s" % (getattr(error, "msg", None) or error), source)
+        python2 = _python2(source)  # `print "x"`: libcst refuses it too, but the user needs to know why
+        if python2:
+            return _failed(path, python2, source, Failure.PYTHON2)
+        return _failed(path, "does not parse: line %d: %s" % (error.raw_line, error.message), source, Failure.SYNTAX)
+    except python3_check.NotPython3 as error:
+        return _failed(path, str(error), source, Failure.PYTHON2 if error.python2 else Failure.SYNTAX)
     except RecursionError:
-        return _failed(path, "nesting too deep to analyse", source)
+        return _failed(path, "nesting too deep to analyse", source, Failure.SYNTAX)
     except Exception as error:  # a bug of ours must not stop the run or lose a file
-        return _failed(path, "internal error (%s: %s); file left unchanged" % (type(error).__name__, error), source)
+        return _internal_error(path, error, source)
+
+
+def _undecodable(source: bytes):
+    """Why Python could not read `source` as text, or None.
+
+    Checked before any analysis, so that a KeyError (a LookupError) or a SyntaxError of ours is
+    never mistaken for the file's encoding trouble.
+    """
+    if b"\0" in source:  # Python refuses NUL bytes in source: binary content (or UTF-16, which it cannot read)
+        return "binary content (NUL bytes)"
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        source.decode(encoding)
+    except SyntaxError as error:  # "invalid or missing encoding declaration"
+        return error.msg
+    except (LookupError, UnicodeDecodeError) as error:
+        return str(error)
+    return None
+
+
+def _python2(source: bytes):
+    """The Python 2 verdict on a file libcst refused, or None when it is not Python 2 syntax."""
+    try:
+        python3_check.check(source)
+    except python3_check.NotPython3 as error:
+        return str(error) if error.python2 else None
+    return None
 
 
 @dataclass(frozen=True)
@@ -63,18 +103,21 @@ def _first_pass(job) -> _FirstPass:
         with open(path, "rb") as handle:
             source = handle.read()
     except OSError as error:
-        return _FirstPass(_failed(path, "cannot read: %s" % (error.strerror or error)))
+        return _FirstPass(_failed(path, "cannot read: %s" % (error.strerror or error), failure=Failure.READ))
     if not engine.may_contain_queue_code(source):
         return _FirstPass(FileResult(path, Status.SKIPPED, old_source=source))
     if path.endswith(".ipynb"):
         if not options.wants(NotebookNotMigrated.code):
             return _FirstPass(FileResult(path, Status.CLEAN, old_source=source))
         return _FirstPass(_notebook(path, source))
+    problem = _undecodable(source)
+    if problem:
+        return _FirstPass(_failed(path, "cannot decode: " + problem, source, Failure.UNDECODABLE))
 
     def work():
         analysis = engine.analyse(path, source, options)
         problem = engine.verify(analysis)
-        result = _failed(path, problem, source) if problem else analysis.result()
+        result = _failed(path, problem, source, Failure.VERIFY) if problem else analysis.result()
         return _FirstPass(result, analysis.pipelines, analysis.remaining_queue_calls,
                           any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences),
                           b"device" in source and bool(towers.find_consumers(analysis.module, analysis.imports)),
@@ -130,9 +173,10 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
         try:
             engine.remove_plumbing(analysis, migrated_any, queues_left(path))
             problem = engine.verify(analysis)
-        except Exception as error:
-            problem = "internal error (%s: %s); file left unchanged" % (type(error).__name__, error)
-        results[path] = _failed(path, problem, analysis.source) if problem else analysis.result()
+        except Exception as error:  # a bug of ours: this file is left unchanged, the others go on
+            results[path] = _internal_error(path, error, analysis.source)
+            continue
+        results[path] = _failed(path, problem, analysis.source, Failure.VERIFY) if problem else analysis.result()
 
     if write:
         for path, result in results.items():
@@ -140,7 +184,8 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
                 try:
                     atomic_write(path, result.new_source)
                 except OSError as error:
-                    results[path] = _failed(path, "cannot write: %s" % (error.strerror or error), result.old_source)
+                    results[path] = _failed(path, "cannot write: %s" % (error.strerror or error), result.old_source,
+                                            Failure.WRITE)
     return [results[path] for path in files]
 
 

@@ -50,14 +50,28 @@ def _settings(config_path, paths) -> dict:
 
 def _pick(given, option: str, configured):
     """The command line's value when it was given, else the configuration's, else the default."""
-    source = click.get_current_context().get_parameter_source(option.lstrip("-").replace("-", "_"))
-    if source is click.core.ParameterSource.COMMANDLINE or configured is None:
+    if _given(option.lstrip("-").replace("-", "_")) or configured is None:
         return given
     return configured
 
 
 def _codes(text) -> tuple:
     return tuple(code.strip().upper() for code in (text or "").split(",") if code.strip())
+
+
+def _write_command(options: Options, target_tf: str) -> str:
+    """The command that applies what this run would rewrite (configuration files apply by themselves)."""
+    command = "qmigrate --write"
+    if options.unsafe:
+        command += " --unsafe"
+    if _given("target_tf") and target_tf != DEFAULT_TARGET:
+        command += " --target-tf " + target_tf
+    return command
+
+
+def _given(parameter: str) -> bool:
+    """Whether the command line gave this parameter (rather than its default)."""
+    return click.get_current_context().get_parameter_source(parameter) is click.core.ParameterSource.COMMANDLINE
 
 
 def _terminate(signum, frame):
@@ -103,10 +117,11 @@ def _terminate(signum, frame):
               help="Processes to analyse files in (default: all cores).")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when queue code is found (errors still exit 2).")
 @click.option("--color/--no-color", default=None, help="Colour the diff (default: when stdout is a terminal).")
+@click.option("--debug", is_flag=True, help="Print the traceback of an internal error (to put in a bug report).")
 @click.option("--list-rules", is_flag=True, help="List every rule: code, name, safety, summary.")
 @click.option("--explain", metavar="CODE", help="Show a rule's documentation.")
 def main(paths, mode, output_dir, target_tf, output_format, unsafe, tower_strategy, seed, include, exclude, select,
-         ignore, config_path, jobs, exit_zero, color, list_rules, explain):
+         ignore, config_path, jobs, exit_zero, color, debug, list_rules, explain):
     """Rewrite TensorFlow 1.x queue-based input pipelines into tf.data.
 
     PATHS are files or directories (searched for *.py and *.ipynb, skipping what git ignores).
@@ -152,14 +167,16 @@ def main(paths, mode, output_dir, target_tf, output_format, unsafe, tower_strate
         results = api.migrate(paths, options, write=(mode == "write" and not output_dir), include=include,
                               exclude=exclude, jobs=jobs, progress=progress)
     copy_problems = output_tree.write_tree(paths, output_dir, results) if output_dir else []
+    show_fixed = mode != "write"  # after a write, what was fixed is gone; before, it is what fails the check
+    command = _write_command(options, target_tf)
     if output_format == "json":
         click.echo(render.as_json(results))
     elif output_format == "sarif":
-        click.echo(render.sarif(results))
+        click.echo(render.sarif(results, show_fixed, command))
     elif output_format == "github":
-        click.echo(render.github(results))
+        click.echo(render.github(results, show_fixed, command))
     elif output_format == "markdown":
-        click.echo(render.markdown(results, wrote=(mode == "write")))
+        click.echo(render.markdown(results, wrote=(mode == "write"), show_fixed=show_fixed, write_command=command))
     else:
         if mode == "diff":
             use_color = sys.stdout.isatty() if color is None else color
@@ -167,10 +184,14 @@ def main(paths, mode, output_dir, target_tf, output_format, unsafe, tower_strate
                 text = render.diff(result, use_color)
                 if text:
                     click.echo(text, nl=False, color=use_color)
-        listing = render.findings(results, show_fixed=(mode != "write"))
+        listing = render.findings(results, show_fixed=show_fixed)
         if listing:
             click.echo(listing, err=(mode == "diff"))
         click.echo(render.summary(results, wrote=(mode == "write")), err=True)
+    if debug:
+        for result in results:
+            if result.traceback:
+                click.echo("%s: internal error in qmigrate:\n%s" % (result.path, result.traceback.rstrip()), err=True)
 
     for problem in copy_problems:
         click.echo(problem, err=True)

@@ -21,6 +21,18 @@ class Status(enum.Enum):
     FAILED = "failed"  # could not read or parse
 
 
+class Failure(enum.Enum):
+    """Why a file FAILED."""
+
+    READ = "read"  # the file could not be read
+    UNDECODABLE = "undecodable"  # binary, or not text in its declared encoding: skipped
+    SYNTAX = "syntax"  # does not parse
+    PYTHON2 = "python2"  # parses as Python 2 only
+    INTERNAL = "internal"  # a bug of qmigrate's (the traceback is kept)
+    VERIFY = "verify"  # the migrated source failed a check: left unchanged
+    WRITE = "write"  # the new source could not be written
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     """One finding: where, what (code + message), why, and what to do.
@@ -52,6 +64,8 @@ class FileResult:
     old_source: Optional[bytes] = field(default=None, repr=False)
     new_source: Optional[bytes] = field(default=None, repr=False)
     error: Optional[str] = None
+    failure: Optional[Failure] = None  # why, when FAILED
+    traceback: Optional[str] = field(default=None, repr=False)  # for an internal error: where it happened
 
     @property
     def changed(self) -> bool:

@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from qmigrate import blocks, cstutil, data_findings, helpers, queue_roles, range_producers, synth, towers, wording
+from qmigrate import blocks, cstutil, data_findings, helpers, python3_check, queue_roles, range_producers, synth, towers, wording
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -179,11 +179,14 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     """Recognise and rewrite the pipelines of one module (and its part in tower loops, `edits`).
 
     `keep_helpers` names helper functions other code calls (name -> why): they stay as they are,
-    and the pipelines call a migrated copy. Raises cst.ParserSyntaxError if it does not parse.
+    and the pipelines call a migrated copy. Raises cst.ParserSyntaxError if it does not parse,
+    python3_check.NotPython3 if only libcst parses it (Python 2 syntax, mostly).
     """
     module = module if module is not None else parse(source)
     edits = edits or towers.TowerEdits()
     tree = stdlib_tree(source)
+    if tree is None:
+        python3_check.check(source)
     imports = ImportMap(module, tree)  # the stdlib tree is several times faster to walk
     positions = _Positions(module)
     analysis = FileAnalysis(path, source, module, module, positions=positions, imports=imports)

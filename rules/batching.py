@@ -73,7 +73,7 @@ class Batch(Rule):
                 queue = tf.train.string_input_producer(files, shuffle=False)
                 reader = tf.TFRecordReader()
                 _, record = reader.read(queue)
-                parsed = tf.parse_singleexample_source(record, {'x': tf.FixedLenFeature([], tf.float32)})
+                parsed = tf.parse_single_example(record, {'x': tf.FixedLenFeature([], tf.float32)})
                 xs = tf_input.batch([parsed['x']], batch_size=10, num_threads=4, allow_smaller_final_batch=True)
                 return xs
             """),
@@ -82,7 +82,7 @@ class Batch(Rule):
 
             def inputs(files):
                 def parse_record(record):
-                    parsed = tf.parse_singleexample_source(record, {'x': tf.FixedLenFeature([], tf.float32)})
+                    parsed = tf.parse_single_example(record, {'x': tf.FixedLenFeature([], tf.float32)})
                     return parsed['x']
 
                 dataset = tf.data.Dataset.from_tensor_slices(files)
@@ -195,7 +195,7 @@ class ShuffleBatch(Rule):
                 queue = tf.train.string_input_producer(files)
                 reader = tf.TFRecordReader()
                 _, record = reader.read(queue)
-                x = tf.parse_singleexample_source(record, {'x': tf.FixedLenFeature([], tf.float32)})['x']
+                x = tf.parse_single_example(record, {'x': tf.FixedLenFeature([], tf.float32)})['x']
                 xs, doubled = shuffle_batch([x, x * 2], batch_size=10, capacity=100, min_after_dequeue=50, seed=3)
                 return xs, doubled
             """),
@@ -204,7 +204,7 @@ class ShuffleBatch(Rule):
 
             def inputs(files):
                 def parse_record(record):
-                    x = tf.parse_singleexample_source(record, {'x': tf.FixedLenFeature([], tf.float32)})['x']
+                    x = tf.parse_single_example(record, {'x': tf.FixedLenFeature([], tf.float32)})['x']
                     return x, x * 2
 
                 dataset = tf.data.Dataset.from_tensor_slices(files)

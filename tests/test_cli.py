@@ -9,7 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import TESTDATA
+from qmigrate import api
 from qmigrate.cli import main
+from qmigrate.diagnostics import Failure, Status
 
 CIFAR = os.path.join(TESTDATA, "single", "cifar10_binary.before.py")
 CLEAN_SOURCE = "import tensorflow as tf\n\nx = tf.constant(1)\n"
@@ -59,12 +61,12 @@ def test_clean_file_exits_0(tmp_path):
 
 def test_unparsable_file_is_reported_exit_2_and_others_still_processed(tmp_path):
     broken = tmp_path / "a_broken.py"
-    broken.write_bytes(b"print 'python 2'\nimport tensorflow as tf\ntf.train.batch([x], 2)\n")
+    broken.write_bytes(b"def broken(:\nimport tensorflow as tf\ntf.train.batch([x], 2)\n")
     script = _copy(tmp_path, "b_train.py")
     result = _run(tmp_path, "--write")
     assert result.exit_code == 2
     assert "%s: error: does not parse" % broken in result.output
-    assert broken.read_bytes() == b"print 'python 2'\nimport tensorflow as tf\ntf.train.batch([x], 2)\n"
+    assert broken.read_bytes() == b"def broken(:\nimport tensorflow as tf\ntf.train.batch([x], 2)\n"
     assert b"tf.data.Dataset" in script.read_bytes()
 
 
@@ -223,3 +225,27 @@ def test_seed_fixes_the_shards_file_order_across_processes(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.qmigrate]\nseed = "x"\n')
     broken = CliRunner().invoke(main, [str(tmp_path / "given"), "--config", str(tmp_path / "pyproject.toml")])
     assert broken.exit_code == 2 and "seed must be a int" in broken.output
+
+
+def test_an_internal_error_keeps_its_traceback_for_debug(tmp_path, monkeypatch):
+    """A bug of ours fails one file (left unchanged), says so, and --debug prints where it happened."""
+    from qmigrate import engine
+
+    script = _copy(tmp_path, "train.py")
+    before = script.read_bytes()
+
+    def broken_analysis(path, source, options, module=None, edits=None, keep_helpers=None):
+        raise KeyError("a planted bug")
+
+    monkeypatch.setattr(engine, "analyse", broken_analysis)
+    [result] = api.migrate([str(script)])
+    assert result.status is Status.FAILED and result.failure is Failure.INTERNAL
+    assert result.error.startswith("internal error in qmigrate (KeyError: 'a planted bug'); file left unchanged")
+    assert "broken_analysis" in result.traceback and "Traceback (most recent call last)" in result.traceback
+    quiet = _run(script, "--write", "-j", "1")
+    assert quiet.exit_code == 2
+    assert "%s: error: internal error in qmigrate (KeyError" % script in quiet.output
+    assert "Traceback" not in quiet.output
+    loud = _run(script, "--write", "-j", "1", "--debug")
+    assert "Traceback (most recent call last)" in loud.output and "in broken_analysis" in loud.output
+    assert script.read_bytes() == before

@@ -1,7 +1,7 @@
 """Hostile inputs through --check, --diff and --write: nothing is lost, one bad file never stops a run.
 
-The corpus is made at test time (permissions, links and loops cannot live in git): Python 2,
-syntax errors, an empty file, a PEP 263 latin-1 file, a UTF-8 BOM, CRLF line endings, tabs, a
+The corpus is made at test time (permissions, links and loops cannot live in git): Python 2
+(a print statement libcst refuses, an `except E, e:` it accepts), syntax errors, an empty file, a PEP 263 latin-1 file, a UTF-8 BOM, CRLF line endings, tabs, a
 5 MB file, nesting deeper than Python allows, symlinks (to a file, to a folder, in a loop,
 dangling), a read-only file, a file without read permission, binary content named .py.
 """
@@ -41,6 +41,9 @@ def make_corpus(root):
         "tabs.py": (_pipeline(indent="\t").encode(), "migrate"),
         "executable.py": (b"#!/usr/bin/env python\n" + _pipeline().encode(), "migrate"),
         "py2.py": (b"print 'python 2'\n" + _pipeline().encode(), "fail"),
+        # libcst parses this one: only the stdlib parser tells it is not Python 3.
+        "py2_except.py": (b"try:\n    import cPickle\nexcept ImportError, error:\n    cPickle = None\n"
+                          + _pipeline().encode(), "fail"),
         "syntax.py": (b"def broken(:\n" + _pipeline().encode(), "fail"),
         "deep.py": (_deep(), "fail"),
         "binary.py": (b"\x00\x01\xfftensorflow.train.batch\x00\xfe" * 100, "fail"),
@@ -111,6 +114,10 @@ def test_hostile_corpus_is_reported_and_nothing_is_lost(mode, tmp_path):
         real = os.path.relpath(os.path.realpath(tmp_path / name), tmp_path)
         if real in before and (what != "migrate" or mode != "--write"):
             assert after[real] == before[real], name  # failed, clean, or not written: byte-identical
+    for name in ("py2.py", "py2_except.py"):
+        assert "%s: error: Python 2 syntax: convert it to Python 3 first" % (tmp_path / name) in result.output
+    assert "%s: error: cannot decode: binary content" % (tmp_path / "binary.py") in result.output
+    assert ", of which 1 skipped as undecodable or binary." in result.output
     if mode == "--write":
         for name, what in expect.items():
             if what == "migrate":
@@ -208,3 +215,24 @@ def test_output_dir_copies_the_corpus_and_leaves_the_source_untouched(tmp_path):
     assert stat.S_IMODE(os.stat(out / "executable.py").st_mode) == 0o755
     assert "inside the source tree" in CliRunner().invoke(main, [str(source), "--output-dir",
                                                                  str(source / "x")]).output
+
+
+@pytest.mark.parametrize("source,verdict", [
+    ("try:\n    pass\nexcept IOError, e:\n    pass\n", "python2"),
+    ("print 'x'\n", "python2"),
+    ("x = 0777\n", "python2"),
+    ("1 = x\n", "not python 3"),  # refused by Python 3, but not for Python 2 syntax
+    ("async = 1\n", None),  # valid Python 3.6: `async` became a keyword in 3.7
+    ("x = 1\n", None),
+])
+def test_python3_check_tells_python_2_from_other_refusals(source, verdict):
+    from qmigrate import python3_check
+
+    try:
+        python3_check.check(source.encode())
+        found = None
+    except python3_check.NotPython3 as error:
+        found = "python2" if error.python2 else "not python 3"
+        assert str(error).startswith("Python 2 syntax: convert it to Python 3 first" if error.python2
+                                     else "does not parse as Python 3: line 1: ")
+    assert found == verdict

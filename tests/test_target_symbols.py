@@ -205,3 +205,111 @@ def test_migrated_programs_use_only_what_the_target_has(version, tmp_path):
                 if gap:
                     gaps["%s of %s" % (os.path.basename(result.path), os.path.basename(str(name)))] = gap
     assert gaps == {}
+
+
+def _dump_namespaces():
+    """The namespaces scripts/dump_tf_symbols.py walked, and those whose classes' members it listed
+    (read from the script: it imports TensorFlow, so it cannot be imported here)."""
+    from conftest import ROOT
+
+    with open(os.path.join(ROOT, "scripts", "dump_tf_symbols.py"), encoding="utf-8") as handle:
+        tree = ast.parse(handle.read())
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            if node.targets[0].id in ("NAMESPACES", "CLASS_NAMESPACES"):
+                found[node.targets[0].id] = set(ast.literal_eval(node.value))
+    return found["NAMESPACES"], found["CLASS_NAMESPACES"]
+
+
+WALKED, CLASSES_WALKED = _dump_namespaces()
+
+# Names the symbol tables cannot hold, on purpose, with the reason. Nothing else is excused.
+EXCUSED_PREFIXES = {
+    "tensorflow.python.": "TensorFlow's private modules, which the examples and goldens reach on purpose "
+                          "(`from tensorflow.python.training import input`): the dump walks public namespaces only",
+}
+# Programs written for a later TensorFlow than the default target: checked against that version.
+WRITTEN_FOR = {
+    "QM301-2": ("1.15", "a program through tf.compat.v1 (TF 1.13 and later)"),
+}
+
+
+def unknown_names(names, version):
+    """The TF names that the version's table shows do not exist.
+
+    Within a namespace the dump walked, or among the members of a class whose members it listed,
+    a name must be in the table. Under a module it did not walk (tf.image, tf.nn, tf.app) or an
+    attribute of another object (tf.GraphKeys.X), the table cannot tell, and the name passes.
+    """
+    table = symbol_table(version)
+    gaps = []
+    for name in sorted(names):
+        if table.has(name) or any(name.startswith(prefix) for prefix in EXCUSED_PREFIXES):
+            continue
+        parts = name.split(".")
+        listed = next(".".join(parts[:k]) for k in range(len(parts) - 1, 0, -1) if table.has(".".join(parts[:k])))
+        namespace = listed[len("tensorflow."):] if listed != "tensorflow" else ""
+        parent = namespace.rpartition(".")[0]
+        is_class_listed = table.params[listed] is not None and parent in CLASSES_WALKED
+        if namespace in WALKED or is_class_listed:
+            gaps.append(name)
+    return gaps
+
+
+def test_the_name_checker_catches_names_no_tensorflow_has():
+    source = ("import tensorflow as tf\n"
+              "x = tf.parse_singleexample_source(r, {'x': tf.FixedLenFeature([], tf.float32)})\n"
+              "y = tf.parse_single_example(r, {'x': tf.FixedLenFeature([], tf.float32)})\n"
+              "d = tf.data.Dataset.from_tensor_slices(files).shuffle_all()\n"
+              "u = tf.contrib.data.unbatch_all()\n"
+              "v = tf.contrib.data.unbatch()\n"
+              "i = tf.image.decode_png(v)\n"  # tf.image is not walked: unknown, not wrong
+              "c = tf.python_io.TFRecordCompressionType.GZIP\n"
+              "t = tf.train.shuffle_batches([x], 2)\n")
+    names = {name for name, _ in references(source)}
+    assert unknown_names(names, "1.8") == [
+        "tensorflow.contrib.data.unbatch_all", "tensorflow.data.Dataset.shuffle_all",
+        "tensorflow.parse_singleexample_source", "tensorflow.train.shuffle_batches"]
+
+
+def _example_and_golden_sources():
+    """(label, source) of every rule example's before and after, and every golden file."""
+    import json
+
+    for rule in ALL_RULES:
+        for index, example in enumerate(rule.examples):
+            if example.filename.endswith(".py"):
+                label = "%s-%d" % (rule.code, index)
+                yield label, example.before
+                if example.after is not None:
+                    yield label, example.after
+    for path in sorted(glob.glob(os.path.join(TESTDATA, "**", "*.py"), recursive=True)):
+        with open(path, encoding="utf-8") as handle:
+            yield os.path.relpath(path, TESTDATA), handle.read()
+    for path in sorted(glob.glob(os.path.join(TESTDATA, "**", "*.ipynb"), recursive=True)):
+        with open(path, encoding="utf-8") as handle:
+            cells = json.load(handle)["cells"]
+        code = "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "code")
+        yield os.path.relpath(path, TESTDATA), code
+
+
+def test_every_tf_name_in_rule_examples_and_goldens_exists():
+    """Examples and goldens show code that could run: no name TensorFlow never had
+    (`tf.parse_singleexample_source` was one), checked against the default target's table."""
+    from qmigrate.targets import DEFAULT_TARGET
+
+    gaps, checked, excused_used, labels = {}, 0, set(), set()
+    for label, source in _example_and_golden_sources():
+        labels.add(label)
+        version = WRITTEN_FOR.get(label, (DEFAULT_TARGET,))[0]
+        names = {name for name, _ in references(source)}
+        checked += len(names)
+        excused_used |= {p for p in EXCUSED_PREFIXES for name in names if name.startswith(p)}
+        gap = unknown_names(names, version)
+        if gap:
+            gaps[label] = gap
+    assert gaps == {}
+    assert checked > 500
+    assert excused_used == set(EXCUSED_PREFIXES), "an excuse no longer needed: remove it"
+    assert set(WRITTEN_FOR) <= labels, "a program listed as written for a later TensorFlow is gone"
