@@ -328,7 +328,7 @@ def _multiset_difference(old: Counter, new: Counter) -> str:
     """How two finite drains differ: examples missing, extra, and seen a different number of times."""
     missing = [k for k in old if k not in new]
     extra = [k for k in new if k not in old]
-    changed = Counter("%d -> %d times" % (old[k], new[k]) for k in old if k in new and old[k] != new[k])
+    changed = Counter((old[k], new[k]) for k in old if k in new and old[k] != new[k])
     parts = ["legacy %d examples (%d distinct), migrated %d (%d distinct)" % (
         sum(old.values()), len(old), sum(new.values()), len(new))]
     for keys, side, words in ((missing, old, "missing from migrated"), (extra, new, "extra in migrated")):
@@ -336,14 +336,11 @@ def _multiset_difference(old: Counter, new: Counter) -> str:
         if occurrences:
             parts.append("%d %s" % (occurrences, words) + (" (%d distinct)" % len(keys) if len(keys) != occurrences
                                                             else ""))
-    fewer = sum(1 for k in old if k in new and new[k] < old[k])
-    more = sum(1 for k in old if k in new and new[k] > old[k])
-    if fewer:
-        parts.append("%d seen fewer times in migrated" % fewer)
-    if more:
-        parts.append("%d duplicated in migrated" % more)
-    if changed:
-        parts.append("counts " + ", ".join("%s: %d" % item for item in sorted(changed.items())))
+    for words, test in (("seen fewer times in migrated", lambda a, b: b < a), ("duplicated in migrated", lambda a, b: b > a)):
+        counts = sorted((pair, n) for pair, n in changed.items() if test(*pair))
+        if counts:
+            parts.append("%d %s (%s)" % (sum(n for _, n in counts), words, ", ".join(
+                "%d: %d times -> %d" % (n, a, b) for (a, b), n in counts[:4]) + (", ..." if len(counts) > 4 else "")))
     return "; ".join(parts)
 
 
@@ -453,9 +450,9 @@ def render_text(report: dict) -> str:
         lines.append("  %-12s %-13s %s" % (check["status"], check["check"], check["detail"]))
     rates = report.get("throughput")
     if rates and rates["legacy"] and rates["migrated"]:
-        lines.append("throughput: legacy %.0f examples/s, migrated %.0f examples/s (%.2fx), median of %d rounds, "
+        lines.append("throughput: legacy %.0f examples/s, migrated %.0f examples/s (%.2fx), median of %d round%s, "
                      "both sides running at once" % (rates["legacy"], rates["migrated"], rates["ratio"],
-                                                     rates["rounds"]))
+                                                     rates["rounds"], "" if rates["rounds"] == 1 else "s"))
     lines.append("result: %s" % report["result"])
     return "\n".join(lines)
 

@@ -156,7 +156,7 @@ def test_dropped_epoch(data_dir, tmp_path):
     assert code == 1, output
     detail = _only_difference(report, "examples")
     assert "legacy 640 examples (320 distinct), migrated 320 (320 distinct)" in detail
-    assert "320 seen fewer times in migrated" in detail and "2 -> 1 times: 320" in detail
+    assert "320 seen fewer times in migrated (320: 2 times -> 1)" in detail
 
 
 def test_shuffle_removed(data_dir, tmp_path):
@@ -263,6 +263,24 @@ def test_help_says_it_runs_the_users_code():
 def test_bad_requests_exit_2(target, args, message):
     result = CliRunner().invoke(main, ["verify", target, "--args", args, "--python", "/bin/sh"])
     assert result.exit_code == 2 and message in result.output
+
+
+def test_multiset_difference_counts_missing_extra_and_duplicated():
+    from collections import Counter
+
+    text = verify._multiset_difference(Counter(a=2, b=1, c=1, d=1), Counter(a=1, b=3, c=1, e=2))
+    assert text == ("legacy 5 examples (4 distinct), migrated 7 (4 distinct); 1 missing from migrated; "
+                    "2 extra in migrated (1 distinct); 1 seen fewer times in migrated (1: 2 times -> 1); "
+                    "1 duplicated in migrated (1: 1 times -> 3)")
+
+
+def test_default_python_is_the_first_on_path_that_imports_tensorflow(tmp_path, monkeypatch):
+    python = tf_python("1.8")
+    plain = tmp_path / "bin"
+    plain.mkdir()
+    (plain / "python").symlink_to(os.path.realpath(shutil.which("python3")))  # no tensorflow here
+    monkeypatch.setenv("PATH", os.pathsep.join([str(plain), os.path.dirname(python), os.environ["PATH"]]))
+    assert verify.find_python() == os.path.join(os.path.dirname(python), "python")
 
 
 def test_order_judgement():
