@@ -227,11 +227,11 @@ def verify_command(target, args, python, batches, towers, target_tf, against, ke
     """
     from qmigrate import verify
 
-    request = verify.Request(path=target, function="", args=args, python=python, batches=batches, towers=towers,
-                             target_tf=target_tf, against=against, keep_random=keep_random, timeout=timeout)
     try:
         path, function = verify.parse_target(target)
     except verify.VerifyError as error:
         raise click.BadParameter(str(error), param_hint="FILE.py:FUNCTION")
-    request = verify.Request(**dict(request.__dict__, path=path, function=function))
+    request = verify.Request(path=path, function=function, args=args, python=python, batches=batches,
+                             towers=towers, target_tf=target_tf, against=against, keep_random=keep_random,
+                             timeout=timeout)
     sys.exit(verify.main_entry(request, output_format))

@@ -264,10 +264,11 @@ class Session(object):
         self.session.close()
 
 
-def drain(tf, np, session, towers, steps, rounds=1, shapes=None):
+def drain(tf, np, session, towers, steps, rounds=1, shapes=None, enough=None):
     """Run every tower `steps` times (all towers in each run); stop at the end of the data.
 
-    Returns (hashes per tower, steps done, ended, [examples/s per round]).
+    Returns (hashes per tower, steps done, ended, [examples/s per round]). With `enough`, stops
+    after 10 batches once the first tower gave that many examples.
     """
     streams = [[] for _ in towers]
     fetches = [t.tensors for t in towers]
@@ -290,6 +291,8 @@ def drain(tf, np, session, towers, steps, rounds=1, shapes=None):
             seen += len(rows)
             if shapes is not None and index == 0:
                 shapes.append([list(np.shape(v)) for v in tower_values])
+        if enough and done >= 10 and len(streams[0]) >= enough:
+            break
         if done % per_round == 0 and spent > 0:
             rates.append(seen / spent)
             spent, seen = 0.0, 0
@@ -344,7 +347,8 @@ def run(spec, out):
             graph, towers = build(tf, module, spec, kwargs, seed=2)
             session = Session(tf, graph, towers)
             try:
-                out["order"] = drain(tf, np, session, towers, spec["order_batches"])[0]
+                out["order"] = drain(tf, np, session, towers, spec["order_batches"],
+                                     enough=spec["order_examples"])[0]
             finally:
                 session.close()
         if spec["probe"]:

@@ -95,12 +95,13 @@ EQUIVALENT = [
 ]
 
 
+@pytest.mark.parametrize("version", ("1.8", "1.15"), ids=lambda v: "tf" + v)
 @pytest.mark.parametrize("name,function,args", EQUIVALENT, ids=[case[0] for case in EQUIVALENT])
-def test_equivalent_migration_passes(name, function, args, data_dir, tmp_path):
+def test_equivalent_migration_passes(name, function, args, version, data_dir, tmp_path):
     legacy = _legacy(tmp_path, name)
     before = sorted(os.listdir(str(legacy.parent)))
-    code, report, output = _verify(tf_python("1.8"), "%s:%s" % (legacy, function), args % {"d": data_dir},
-                                   "--batches", 50)
+    code, report, output = _verify(tf_python(version), "%s:%s" % (legacy, function), args % {"d": data_dir},
+                                   "--batches", 50, "--target-tf", version)
     assert code == 0, output
     assert report["result"] == "equivalent"
     assert _check(report, "examples")["status"] == "same"
@@ -170,7 +171,20 @@ def test_shuffle_removed(data_dir, tmp_path):
                                    % data_dir, "--against", unshuffled)
     assert code == 1, output
     assert _check(report, "examples")["status"] == "same"
-    assert _only_difference(report, "order").startswith("legacy shuffled, migrated in the same order")
+    assert _only_difference(report, "order").startswith("legacy shuffled record by record, migrated in the same order")
+
+
+def test_record_shuffle_removed(data_dir, tmp_path):
+    # The files are still shuffled, the records within them no longer.
+    legacy = _legacy(tmp_path, "cifar10_binary")
+    planted = _planted(tmp_path, os.path.join(SINGLE, "cifar10_binary.after.py"),
+                       ("  dataset = dataset.shuffle(min_queue_examples + 3 * batch_size)\n", ""))
+    code, report, output = _verify(tf_python("1.8"), "%s:inputs" % legacy, "data_dir=%r, batch_size=32, num_epochs=1"
+                                   % data_dir, "--against", planted)
+    assert code == 1, output
+    assert _check(report, "examples")["status"] == "same"
+    assert _only_difference(report, "order").startswith(
+        "legacy shuffled record by record, migrated shuffled in blocks (e.g. files)")
 
 
 CSV_ARGS = "csv_files=sorted(__import__('glob').glob(%r + '/iris_*')), batch_size=%d, seed=7"
@@ -284,14 +298,22 @@ def test_default_python_is_the_first_on_path_that_imports_tensorflow(tmp_path, m
 
 
 def test_order_judgement():
-    ordered = list(range(300))
-    assert verify.shuffled(ordered, ordered) is False
+    ordered = list(range(600))
+    assert verify.order_kind(ordered, ordered) == "same"
     # Threads racing move a few examples by a few places: still the same order.
     raced = list(ordered)
-    for i in range(0, 300, 10):
+    for i in range(0, 600, 10):
         raced[i], raced[i + 3] = raced[i + 3], raced[i]
-    assert verify.shuffled(ordered, raced) is False
-    # Files of 60 examples in another order: shuffled.
-    files = [list(range(start, start + 60)) for start in range(0, 300, 60)]
-    assert verify.shuffled(ordered, sum(files[::-1], [])) is True
-    assert verify.shuffled(ordered[:10], ordered[:10]) is None
+    assert verify.order_kind(ordered, raced) == "same"
+    # Files of 60 examples in another order, records in file order within them: shuffled in blocks.
+    files = [list(range(start, start + 60)) for start in range(0, 600, 60)]
+    assert verify.order_kind(ordered, sum(files[::-1], [])) == "blocks"
+    # Record by record.
+    import random
+
+    shuffled = list(ordered)
+    random.Random(0).shuffle(shuffled)
+    assert verify.order_kind(ordered, shuffled) == "records"
+    # Too short to tell the two apart, or to tell anything.
+    assert verify.order_kind(ordered[:100], shuffled[:100]) == "shuffled"
+    assert verify.order_kind(ordered[:10], ordered[:10]) is None
