@@ -78,7 +78,17 @@ def _terminate(signum, frame):
     raise SystemExit(128 + signum)
 
 
-@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+class _Main(click.Command):
+    """The migration command; `qmigrate verify ...` goes to the verify command instead."""
+
+    def main(self, args=None, prog_name=None, **extra):
+        args = list(sys.argv[1:] if args is None else args)
+        if args[:1] == ["verify"]:
+            return verify_command.main(args[1:], prog_name="%s verify" % (prog_name or "qmigrate"), **extra)
+        return super().main(args, prog_name, **extra)
+
+
+@click.command(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--check", "mode", flag_value="check", default=True,
               help="Report findings as path:line:col: CODE message; write nothing (default).")
@@ -128,6 +138,9 @@ def main(paths, mode, output_dir, target_tf, output_format, unsafe, tower_strate
     Exit status: 0 nothing to migrate;
     1 queue code found (--check/--diff) or left behind (--write); 2 a file could not be read,
     parsed or written (the others are still processed).
+
+    `qmigrate verify FILE.py:FUNCTION ...` runs a legacy input function and its migration under
+    TensorFlow and compares them (see `qmigrate verify --help`). A folder named verify: ./verify.
     """
     from qmigrate import rules_doc
 
@@ -199,3 +212,52 @@ def main(paths, mode, output_dir, target_tf, output_format, unsafe, tower_strate
         sys.exit(EXIT_ERROR)
     found = any(r.remaining for r in results) or (mode != "write" and any(r.changed for r in results))
     sys.exit(EXIT_FOUND if found and not exit_zero else EXIT_CLEAN)
+
+
+@click.command(context_settings={"help_option_names": ["-h", "--help"]})
+@click.argument("target", metavar="FILE.py:FUNCTION")
+@click.option("--args", "args", default="", metavar="KWARGS",
+              help="Keyword arguments for the function, as Python: \"data_dir='/data', batch_size=128\".")
+@click.option("--python", type=click.Path(exists=True, dir_okay=False), metavar="PYTHON",
+              help="Interpreter with TensorFlow to run both sides under (default: the first python on PATH "
+                   "that imports tensorflow).")
+@click.option("--batches", type=click.IntRange(1), default=100, show_default=True,
+              help="Batches to drain from each side (with --towers, shared among the towers).")
+@click.option("--towers", type=click.IntRange(1), default=1, show_default=True,
+              help="Towers: the migrated function is called once per tower (with num_shards, shard_index when "
+                   "it takes them); their examples must be disjoint within an epoch and cover it.")
+@click.option("--target-tf", "target_tf", type=click.Choice(sorted(TARGETS)), default=DEFAULT_TARGET,
+              show_default=True, help="TensorFlow version to migrate for.")
+@click.option("--against", type=click.Path(exists=True, dir_okay=False), metavar="MIGRATED.py",
+              help="Compare with this already-migrated file instead of migrating in memory.")
+@click.option("--keep-random", is_flag=True,
+              help="Leave random augmentation as written: compare structure, shapes, counts and throughput only.")
+@click.option("--timeout", type=click.FloatRange(1), default=600, show_default=True,
+              help="Seconds each side may run.")
+@click.option("--output-format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def verify_command(target, args, python, batches, towers, target_tf, against, keep_random, timeout, output_format):
+    """Run FUNCTION of FILE.py as it is and as migrated, under TensorFlow, and compare what they give.
+
+    THIS RUNS YOUR CODE: FILE.py (and what it imports) is imported and FUNCTION called with --args
+    in two subprocesses of --python, one with the file as it is (queue runners started), one with
+    its migration (computed in memory for the file's folder, written only to a temporary folder;
+    or --against). Each drains --batches batches. Compared: structure, dtypes, static and batch
+    shapes, the examples (a hash of each example's row: missing, extra, repeated), whether the order
+    is shuffled in both, with --towers that the towers split each epoch, and throughput.
+
+    Random augmentation (tf.random_crop, tf.image.random_*, tf.random_uniform/normal, ...) is made
+    deterministic in both processes, with a warning naming what was patched; --keep-random keeps it.
+    Writes none of your files.
+
+    Exit status: 0 equivalent; 1 differences; 2 a side could not be built or run.
+    """
+    from qmigrate import verify
+
+    try:
+        path, function = verify.parse_target(target)
+    except verify.VerifyError as error:
+        raise click.BadParameter(str(error), param_hint="FILE.py:FUNCTION")
+    request = verify.Request(path=path, function=function, args=args, python=python, batches=batches,
+                             towers=towers, target_tf=target_tf, against=against, keep_random=keep_random,
+                             timeout=timeout)
+    sys.exit(verify.main_entry(request, output_format))
