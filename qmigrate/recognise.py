@@ -159,6 +159,9 @@ class ModuleContext:
     input_fns: Set[str] = field(default_factory=set)  # functions an Estimator calls
     reader_helpers: Dict[str, helpers.ReaderHelper] = field(default_factory=dict)
     batch_helpers: Dict[str, helpers.BatchHelper] = field(default_factory=dict)
+    # The module may build sparse tensors (VarLenFeature, string_split, ...), which expand_dims
+    # cannot take: its batches of one stay batch(1).
+    may_be_sparse: bool = True
 
 
 def producer_target(stmt: cst.BaseStatement) -> str:
@@ -423,8 +426,12 @@ class _BlockRecogniser:
         else:
             function = None
         file_name = self._fresh_local("filename", file_source, record_reader) if record_reader else "filename"
+        dense_arity = None
+        if found and join is None and element_kind != "dict" and not self.context.may_be_sparse:
+            dense_arity = len(bound["tensors"].elements)
         pipeline = Pipeline(file_source, record_reader, function, batching,
-                            dataset_name=self.names.fresh("dataset"), file_name_param=file_name)
+                            dataset_name=self.names.fresh("dataset"), file_name_param=file_name,
+                            dense_arity=dense_arity)
         if in_loop is not None:
             pipeline = dataclasses.replace(pipeline, sharding=Sharding(in_loop.num_towers, in_loop.loop_var))
         return Match((producer_index,) + tuple(removed), read_index, tuple(record_indices), batch_index,
