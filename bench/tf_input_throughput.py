@@ -15,21 +15,25 @@ import tensorflow as tf
 TOWERS = 4
 
 
+def tower_batches(cifar10, kind):
+    """Each tower's image batch, built as the program's train script does for KIND."""
+    if kind == "queue":
+        images, labels, ids = cifar10.distorted_inputs()
+        queue = tf.contrib.slim.prefetch_queue.prefetch_queue([images, labels, ids], capacity=2 * TOWERS)
+        return [queue.dequeue()[0] for _ in range(TOWERS)]
+    if kind == "shard":
+        return [cifar10.distorted_inputs(num_shards=TOWERS, shard_index=i)[0] for i in range(TOWERS)]
+    shared = {}
+    return [cifar10.distorted_inputs(shared_iterators=shared)[0] for _ in range(TOWERS)]
+
+
 def main(program, data_dir, kind, steps):
     sys.path.insert(0, program)
     import cifar10
 
     tf.app.flags.FLAGS(["bench", "--data_dir=" + data_dir, "--batch_size=32"])
     with tf.Graph().as_default(), tf.device("/cpu:0"):
-        if kind == "queue":
-            images, labels, ids = cifar10.distorted_inputs()
-            queue = tf.contrib.slim.prefetch_queue.prefetch_queue([images, labels, ids], capacity=2 * TOWERS)
-            batches = [queue.dequeue()[0] for _ in range(TOWERS)]
-        elif kind == "shard":
-            batches = [cifar10.distorted_inputs(num_shards=TOWERS, shard_index=i)[0] for i in range(TOWERS)]
-        else:
-            shared = {}
-            batches = [cifar10.distorted_inputs(shared_iterators=shared)[0] for _ in range(TOWERS)]
+        batches = tower_batches(cifar10, kind)
         fetch = [tf.reduce_sum(b) for b in batches]  # touch every batch without copying it out
         config = tf.ConfigProto(device_count={"CPU": TOWERS})
         with tf.Session(config=config) as sess:

@@ -286,6 +286,10 @@ def _may_hold_pipeline(rules: Set[type]) -> bool:
     return all(rules & set(family) for family in (PRODUCERS, READERS, BATCHERS + JOINERS + FILTERERS))
 
 
+# Names of what builds sparse (or ragged) tensors, in any spelling.
+_SPARSE = re.compile(r"[Ss]parse|VarLen|string_split|strings\.split|[Rr]agged")
+
+
 def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.AST]) -> ModuleContext:
     """Module-level names, and the helper functions whose calls a pipeline may go through."""
     module_names = set()
@@ -294,7 +298,8 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
             module_names.add(stmt.name.value)  # its body binds nothing at module level
         else:
             module_names |= cstutil.name_uses(stmt).stores
-    context = ModuleContext(imports, module_names, input_fns=_input_fns(module, tree))
+    context = ModuleContext(imports, module_names, input_fns=_input_fns(module, tree),
+                            may_be_sparse=bool(_SPARSE.search(module.code)))
     attribute_loads = None
     for stmt in module.body:
         if not isinstance(stmt, cst.FunctionDef):
@@ -600,7 +605,8 @@ class _PipelineRewriter(cst.CSTTransformer):
                 match.pipeline = dataclasses.replace(match.pipeline, shared_iterator_key=self._function_name(),
                                                      iterator_name=self.names.fresh("iterator"))
             elif sharded:
-                match.pipeline = self._sharded(match.pipeline, Sharding(*towers.SHARD_PARAMS))
+                # The towers dequeued from one queue: one shuffle buffer, now split among the shards.
+                match.pipeline = self._sharded(match.pipeline, Sharding(*towers.SHARD_PARAMS, split_buffer=True))
             elif match.tower_loop is not None:
                 match.pipeline = self._sharded(match.pipeline, match.pipeline.sharding)
             self._apply(match, leaves, replacements, removed)

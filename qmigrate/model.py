@@ -71,6 +71,7 @@ class Batching:
 
     batch_size: str
     num_threads: Optional[str] = None  # None: one thread
+    # The queue's min_after_dequeue (its mixing guarantee; capacity when that is a literal 0).
     shuffle_buffer: Optional[str] = None  # None: no record shuffle (tf.train.batch)
     seed: Optional[str] = None
     allow_smaller_final_batch: bool = False
@@ -82,10 +83,15 @@ class Batching:
 
 @dataclass(frozen=True)
 class Sharding:
-    """One shard per tower: `num_shards` towers, this pipeline feeds tower `index`."""
+    """One shard per tower: `num_shards` towers, this pipeline feeds tower `index`.
+
+    split_buffer: the towers took their batches from one shuffle queue (a prefetch queue behind
+    one shuffle_batch), so each shard shuffles with its share of that queue's buffer.
+    """
 
     num_shards: str
     index: str
+    split_buffer: bool = False
 
 
 @dataclass(frozen=True)
@@ -101,3 +107,6 @@ class Pipeline:
     # Towers share one iterator, kept in the dict parameter `shared_iterators` under this key.
     shared_iterator_key: Optional[str] = None
     iterator_name: str = "iterator"
+    # The number of tensors in each element when it is a tuple of them (1: one tensor), known
+    # to be dense; None otherwise (a dict, a computed tuple, possibly sparse).
+    dense_arity: Optional[int] = None

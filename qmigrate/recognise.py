@@ -162,6 +162,9 @@ class ModuleContext:
     # Helpers kept as they are for callers the migration does not rewrite: old name -> the name of
     # the migrated copy the pipelines call instead.
     kept_helpers: Dict[str, str] = field(default_factory=dict)
+    # The module may build sparse tensors (VarLenFeature, string_split, ...), which expand_dims
+    # cannot take: its batches of one stay batch(1).
+    may_be_sparse: bool = True
 
 
 def producer_target(stmt: cst.BaseStatement) -> str:
@@ -426,8 +429,12 @@ class _BlockRecogniser:
         else:
             function = None
         file_name = self._fresh_local("filename", file_source, record_reader) if record_reader else "filename"
+        dense_arity = None
+        if found and join is None and element_kind != "dict" and not self.context.may_be_sparse:
+            dense_arity = len(bound["tensors"].elements)
         pipeline = Pipeline(file_source, record_reader, function, batching,
-                            dataset_name=self.names.fresh("dataset"), file_name_param=file_name)
+                            dataset_name=self.names.fresh("dataset"), file_name_param=file_name,
+                            dense_arity=dense_arity)
         if in_loop is not None:
             pipeline = dataclasses.replace(pipeline, sharding=Sharding(in_loop.num_towers, in_loop.loop_var))
         return Match((producer_index,) + tuple(removed), read_index, tuple(record_indices), batch_index,

@@ -74,13 +74,18 @@ def dataset_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]
         stage("map(lambda element, keep: element)")
 
     if batching.shuffle_buffer:
-        # Before repeat: every example once per epoch (a RandomShuffleQueue mixed epochs).
-        seed = "seed=%s" % batching.seed if batching.seed else ""
-        stage("shuffle(%s)" % _call_args(batching.shuffle_buffer, seed))
+        buffer, comment = batching.shuffle_buffer, ""
+        if pipeline.sharding and pipeline.sharding.split_buffer:
+            # The towers shared one shuffle queue: each shard keeps its share of the buffer, so
+            # memory, the first fill and the span of records mixed stay those of the queue.
+            comment = "# The towers shared one shuffle buffer: each shard keeps its share.\n"
+            buffer = "max(%s // %s, 1)" % (_operand(buffer), _operand(pipeline.sharding.num_shards))
+        stages = _shuffle_and_repeat(ds, buffer, source.num_epochs, batching.seed, tf, target)
+        out.extend([comment + stages[0]] + stages[1:])
+    else:
+        stage("repeat(%s)" % (source.num_epochs or ""))
 
-    stage("repeat(%s)" % (source.num_epochs or ""))
-
-    stage(_batch(ds, batching, tf, target))
+    stage(_batch(ds, batching, tf, target, pipeline.dense_arity))
     stage("prefetch(%s)" % pipeline.prefetch)
     if pipeline.shared_iterator_key:
         # Every tower that passes the same dict gets its batches from one iterator, as from a queue.
@@ -118,10 +123,38 @@ def _read_records(pipeline: Pipeline, tf: str, target: Target, stage) -> None:
         stage("flat_map(%s)" % records)
 
 
-def _batch(ds: str, batching, tf: str, target: Target) -> str:
+def _shuffle_and_repeat(ds: str, buffer: str, epochs, seed, tf: str, target: Target) -> List[str]:
+    """Shuffle within a buffer and repeat, without emptying the buffer at epoch ends.
+
+    Every example once per epoch, as with `shuffle(b).repeat()`, but the next epoch is read into
+    the buffer while this one drains (the fused transformation; TF 2 fuses the plain stages
+    itself), so no epoch starts by waiting for a full buffer, as no RandomShuffleQueue did.
+    """
+    if target.shuffle_and_repeat is None:
+        return ["%s = %s.shuffle(%s)" % (ds, ds, _call_args(buffer, "seed=%s" % seed if seed else "")),
+                "%s = %s.repeat(%s)" % (ds, ds, epochs or "")]
+    module = "contrib.data" if target.shuffle_and_repeat == "contrib" else "data.experimental"
+    args = _call_args(buffer, epochs or "", "seed=%s" % seed if seed else "")
+    return ["%s = %s.apply(%s.%s.shuffle_and_repeat(%s))" % (ds, ds, tf, module, args)]
+
+
+def _operand(source: str) -> str:
+    """`source` as an operand of `//`: parenthesised unless a name, attribute or number."""
+    return source if all(part.isidentifier() or part.isdigit() for part in source.split(".")) else "(%s)" % source
+
+
+def _batch(ds: str, batching, tf: str, target: Target, dense_arity=None) -> str:
     """The batching stage. Without allow_smaller_final_batch the remainder is dropped (the queue
     never gave a partial batch), which also keeps the batch dimension static."""
     size, drop = batching.batch_size, not batching.allow_smaller_final_batch
+    if size == "1" and drop and not batching.dynamic_pad and dense_arity:
+        # A batch of one is each element with a leading dimension of 1: expand_dims is a view,
+        # where batch(1) copies every element (measured on 1.8, 4 MB elements: 640 vs 190-260/s).
+        names = ["tensor"] if dense_arity == 1 else ["tensor_%d" % i for i in range(dense_arity)]
+        names = [name + "_" if name == tf else name for name in names]
+        expanded = ["%s.expand_dims(%s, 0)" % (tf, name) for name in names]
+        body = expanded[0] if dense_arity == 1 else "(%s)" % ", ".join(expanded)
+        return "map(lambda %s: %s)" % (", ".join(names), body)
     if batching.dynamic_pad:
         # Unknown dimensions are padded to the longest in the batch, with 0 or "", as the
         # PaddingFIFOQueue of dynamic_pad=True did.
@@ -173,9 +206,10 @@ def range_statements(limit: str, epochs, shuffle: bool, seed, target_expr: str, 
     size = "%s.cast(%s, %s.int64)" % (tf, limit, tf)
     out = ["%s = %s.data.Dataset.range(%s)" % (ds, tf, size)]
     if shuffle:
-        # A new permutation every epoch, as the producer's (shuffle before repeat).
-        out.append("%s = %s.shuffle(%s)" % (ds, ds, _call_args(size, "seed=%s" % seed if seed else "")))
-    out.append("%s = %s.repeat(%s)" % (ds, ds, epochs or ""))
+        # A new permutation every epoch, as the producer's, the next one drawn while this one drains.
+        out.extend(_shuffle_and_repeat(ds, size, epochs, seed, tf, target))
+    else:
+        out.append("%s = %s.repeat(%s)" % (ds, ds, epochs or ""))
     if not guards:
         out.append("%s = %s.cast(%s.get_next(), %s.int32)" % (target_expr, tf, _one_shot(ds, tf, target), tf))
         return out

@@ -72,6 +72,20 @@ class Target:
         return "experimental" if self.symbols.has("tensorflow.data.experimental.unbatch") else "contrib"
 
     @property
+    def shuffle_and_repeat(self) -> Optional[str]:
+        """The fused shuffle-and-repeat: "contrib" (1.8), "experimental" (1.12+), or None (2.x).
+
+        `shuffle(b).repeat()` empties the buffer at every epoch end and refills it before the next
+        element; the fused transformation keeps reading the next epoch into the buffer (measured
+        on 1.8: no stall, every example still once per epoch). TF 2 deprecates it because its
+        static optimisations fuse `shuffle(b).repeat()` themselves (measured on 2.21: no stall,
+        the same order as the fused op), so 2.x gets the plain stages.
+        """
+        if not self.iterator_method:
+            return None
+        return "experimental" if self.symbols.has("tensorflow.data.experimental.shuffle_and_repeat") else "contrib"
+
+    @property
     def read_file(self) -> str:
         """The function reading a whole file: `tf.read_file` in 1.x, `tf.io.read_file` in 2.x."""
         return "read_file" if self.symbols.has("tensorflow.read_file") else "io.read_file"

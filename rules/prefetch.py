@@ -20,6 +20,11 @@ class PrefetchQueue(Rule):
     With `--tower-strategy shared-iterator` the towers instead take batches from one iterator
     (the input function gains `shared_iterators=None`), which is the queue's meaning exactly.
 
+    A `shuffle_batch` behind the queue was one shuffle buffer for all towers: each shard keeps
+    `min_after_dequeue // num_shards` of it (same memory and first fill). Each iterator
+    prefetches one batch where the queue held `capacity` batches for all towers; a deeper
+    prefetch measured no faster (see bench/epoch_stall_bench.py).
+
     ## Limitations
     The tower loop must be `for i in range(n)` with a `tf.device` inside, and the input must come
     from a function in the files migrated together whose pipeline qmigrate migrates.

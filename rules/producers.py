@@ -137,8 +137,7 @@ class SliceInputProducer(Rule):
                 dataset = tf.data.Dataset.from_tensor_slices((paths, labels))
                 dataset = dataset.shuffle(tf.shape(paths, out_type=tf.int64)[0], seed=7)
                 dataset = dataset.map(parse_record)
-                dataset = dataset.shuffle(500)
-                dataset = dataset.repeat(2)
+                dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(100, 2))
                 dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
                 dataset = dataset.prefetch(1)
                 return list(dataset.make_one_shot_iterator().get_next())
@@ -279,7 +278,8 @@ class RangeInputProducer(Rule):
 
     ## Fix safety
     Safe: the same indices in the same order (`shuffle=False`), or a new permutation every epoch
-    (`shuffle=True`, as the producer, before `repeat`); `num_epochs` and `seed` carry over; the
+    (`shuffle=True`, as the producer: `shuffle_and_repeat` over the whole range, which draws the
+    next permutation while this one drains); `num_epochs` and `seed` carry over; the
     index is int32 as before (tf.data's range is int64).
 
     ## Limitations
@@ -330,8 +330,7 @@ class RangeInputProducer(Rule):
 
             def shuffled_steps(num_batches, epochs):
                 dataset = tf.data.Dataset.range(tf.cast(num_batches, tf.int64))
-                dataset = dataset.shuffle(tf.cast(num_batches, tf.int64), seed=3)
-                dataset = dataset.repeat(epochs)
+                dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(tf.cast(num_batches, tf.int64), epochs, seed=3))
                 step = tf.cast(dataset.make_one_shot_iterator().get_next(), tf.int32)
                 return step
             """),

@@ -149,8 +149,10 @@ def _pipelines():
                  RecordFunction("parse_record", ("key", "value"), "key, value")]
     batchings = [Batching("32"), Batching("32", "4", "100", "1", True), Batching("8", enqueue_many=True),
                  Batching("8", dynamic_pad=True), Batching("8", dynamic_pad=True, allow_smaller_final_batch=True),
-                 Batching("8", keep_input="keep")]
-    shapes = [{}, {"sharding": Sharding("num_shards", "shard_index")}, {"shared_iterator_key": "tower_input"}]
+                 Batching("8", keep_input="keep"), Batching("1"), Batching("1", shuffle_buffer="10")]
+    shapes = [{}, {"sharding": Sharding("num_shards", "shard_index")}, {"shared_iterator_key": "tower_input"},
+              {"sharding": Sharding("num_shards", "shard_index", split_buffer=True)}, {"dense_arity": 1},
+              {"dense_arity": 2}]
     for source, reader, function, batching, shape in itertools.product(sources, readers, functions, batchings,
                                                                        shapes):
         if isinstance(source, SliceSource):

@@ -76,6 +76,9 @@ CASES = [
     ("tfrecord_gzip", "compressed_inputs", lambda d: dict(files=_files(d, "gzip_*"), batch_size=4), 60, "epoch"),
     ("ptb_producer", "ptb_producer", lambda d: dict(raw_data=list(range(1000)), batch_size=4, num_steps=5), 80,
      ("forever", 80)),
+    # rows() reshapes each batch of one back to a row: the runner sees its 3073 values as examples.
+    ("batch_of_one", "rows", lambda d: dict(files=_files(d, "data_batch_*"), num_epochs=2), 640 * 3073, "epoch"),
+    ("batch_of_one", "rows_with_labels", lambda d: dict(files=_files(d, "data_batch_*")), 320, "epoch"),
     ("comments_scope", "build_input", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 200, ("forever", 50)),
 ]
 
@@ -139,7 +142,8 @@ def test_same_examples_before_and_after(name, function, arguments, expected, mod
         assert len(old["examples"]) == expected
         distinct = set(new["examples"])
         assert set(old["examples"]) <= distinct
-        # The migrated pipeline shuffles within epochs: each run of `epoch` examples is one epoch.
+        # The migrated pipeline shuffles within epochs (shuffle_and_repeat, or TF 2's fused
+        # shuffle-then-repeat, keep epoch ends): each run of `epoch` examples is one epoch.
         assert len(distinct) == epoch
         for start in range(0, len(new["examples"]) - epoch + 1, epoch):
             assert sorted(new["examples"][start:start + epoch]) == sorted(distinct)

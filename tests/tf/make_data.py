@@ -1,7 +1,7 @@
 """Write small synthetic data sets for the behaviour tests (run under the TF 1.x virtualenv).
 
 Every example carries a unique id so that tests can tell exactly which examples came out.
-usage: make_data.py OUT_DIR
+usage: make_data.py OUT_DIR [--learnable-cifar [RECORDS_PER_FILE]]
 """
 import os
 import sys
@@ -150,8 +150,9 @@ def _as_tfrecords(data, path, record_bytes=3073):
 if __name__ == "__main__":
     target = sys.argv[1]
     os.makedirs(target, exist_ok=True)
-    if sys.argv[2:] == ["--learnable-cifar"]:
-        learnable_cifar(target)
+    if sys.argv[2:3] == ["--learnable-cifar"]:
+        # An optional count of records per file: bench/epoch_stall_bench.py wants longer epochs.
+        learnable_cifar(target, *[int(n) for n in sys.argv[3:4]])
     else:
         for make in (cifar, mnist_tfrecords, dict_tfrecords, gzip_tfrecords, csv_files, png_files):
             make(target)

@@ -226,8 +226,8 @@ def distorted_inputs(data_dir, batch_size, num_shards=1, shard_index=0):
   dataset = dataset.shard(num_shards, shard_index)
   dataset = dataset.apply(tf.contrib.data.unbatch())
   dataset = dataset.map(parse_record, num_parallel_calls=4)
-  dataset = dataset.shuffle(min_queue_examples + 3 * batch_size)
-  dataset = dataset.repeat()
+  # The towers shared one shuffle buffer: each shard keeps its share.
+  dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(max(min_queue_examples // num_shards, 1)))
   dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
   dataset = dataset.prefetch(1)
   images, label_batch, ids = dataset.make_one_shot_iterator().get_next()
