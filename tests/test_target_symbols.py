@@ -205,3 +205,20 @@ def test_migrated_programs_use_only_what_the_target_has(version, tmp_path):
                 if gap:
                     gaps["%s of %s" % (os.path.basename(result.path), os.path.basename(str(name)))] = gap
     assert gaps == {}
+
+
+def test_the_tables_say_which_names_a_version_lacks():
+    """`missing` judges names under the namespaces walked completely, and only those."""
+    for version in VERSIONS:
+        table = symbol_table(version)
+        assert {"tensorflow", "tensorflow.image", "tensorflow.nn", "tensorflow.data"} <= table.walked, version
+        assert table.missing("tensorflow.image.per_image_whitening"), version  # gone since 1.0
+        assert not table.missing("tensorflow.image.per_image_standardization"), version
+        assert not table.missing("tensorflow.python.ops.image_ops.anything"), version  # not walked
+        assert not table.missing("tensorflow.data.Dataset.not_a_method_judged"), version  # a class
+    assert symbol_table("1.8").missing("tensorflow.compat.v1.data.make_one_shot_iterator")
+    assert not symbol_table("1.15").missing("tensorflow.compat.v1.data.make_one_shot_iterator")
+    assert not symbol_table("1.8").missing("tensorflow.contrib.layers.conv2d")  # contrib is not walked
+    assert symbol_table("2").missing("tensorflow.contrib.layers.conv2d")  # no contrib at all
+    assert symbol_table("2").missing("tensorflow.placeholder")
+    assert not symbol_table("2").missing("tensorflow.compat.v1.placeholder")
