@@ -24,7 +24,10 @@ class SymbolTable:
     def __init__(self, text: str):
         self.params: Dict[str, Optional[Tuple[str, ...]]] = {}
         self.walked: FrozenSet[str] = frozenset()
+        self.wheel = ""  # the wheel's version, from the first header line (`# tensorflow 1.8.0, ...`)
         for line in text.splitlines():
+            if line.startswith("# tensorflow ") and not self.wheel:
+                self.wheel = line[len("# tensorflow "):].split(",")[0].strip()
             if line.startswith("# walked:"):
                 self.walked = frozenset(n.strip() for n in line[len("# walked:"):].split(",") if n.strip())
             if not line or line.startswith("#"):
@@ -41,15 +44,21 @@ class SymbolTable:
     def missing(self, name: str) -> bool:
         """Whether a dotted name (`tensorflow.image.per_image_whitening`) cannot exist in this wheel:
         some prefix is a walked namespace and the next component is not in it. What lies beyond a
-        class, a function or a namespace not walked (`tensorflow.contrib.layers`) is not judged."""
+        class, a function or a namespace not walked (`tensorflow.contrib.layers`) is not judged,
+        nor are private names (`tensorflow.__version__`), which the tables leave out."""
+        return self.first_missing(name) is not None
+
+    def first_missing(self, name: str) -> Optional[str]:
+        """The shortest prefix of `name` this wheel lacks (`tensorflow.contrib` for
+        `tensorflow.contrib.layers.conv2d` in 2.x), or None when `name` is not judged missing."""
         parts = name.split(".")
         for end in range(1, len(parts)):
             prefix = ".".join(parts[:end])
-            if prefix not in self.walked:
-                return False
+            if prefix not in self.walked or parts[end].startswith("_"):
+                return None
             if prefix + "." + parts[end] not in self.params:
-                return True
-        return False
+                return prefix + "." + parts[end]
+        return None
 
 
 @functools.lru_cache(maxsize=None)
