@@ -13,9 +13,10 @@ import libcst as cst
 
 from qmigrate.names import ImportMap, ast_dotted, canonical, dotted
 from qmigrate.rules import rule_for
+from qmigrate.rules.target_api import ApiNotInTarget
 from qmigrate.targets import SymbolTable, Target
 
-# Names TensorFlow 1.0 renamed, with what replaced them (same arguments or a documented rename);
+# Names TensorFlow renamed (in 1.0, and initialize_*_variables in 1.x), with what replaced them;
 # offered only where the replacement exists in the target.
 RENAMED = {
     "tensorflow.image.per_image_whitening": "tensorflow.image.per_image_standardization",
@@ -38,7 +39,7 @@ RENAMED = {
 
 def applies(occurrences, edits, wants) -> bool:
     """Looked for in modules with queue code (notes aside) or tower edits, when QM906 is wanted."""
-    return wants("QM906") and (bool(edits) or any(not rule.note for rule, _, _, _ in occurrences))
+    return wants(ApiNotInTarget.code) and (bool(edits) or any(not rule.note for rule, _, _, _ in occurrences))
 
 
 def find(module: cst.Module, imports: ImportMap, target: Target,
