@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from qmigrate import blocks, cstutil, data_findings, helpers, python3_check, queue_roles, range_producers, synth, towers, wording
+from qmigrate import api_check, blocks, cstutil, data_findings, helpers, python3_check, queue_roles, range_producers, synth, towers, wording
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -23,6 +23,7 @@ from qmigrate.recognise import Match, ModuleContext, NamePool, recognise_block
 from qmigrate.rules import ALL_RULES, BATCHERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, rule_for
 from qmigrate.rules import queue_runners
 from qmigrate.rules.producers import RangeInputProducer
+from qmigrate.rules.target_api import ApiNotInTarget
 from qmigrate.rules.unsupported import NonInputQueue
 from qmigrate.targets import TARGETS, Target
 
@@ -216,6 +217,11 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     if data_findings.worth_scanning(source, [analysis.call_names[id(c)] for _, c, _, _ in analysis.occurrences]):
         for found in data_findings.find(module, imports, lambda node: positions.start(node)[0], options.wants):
             analysis.add_finding(found.rule, found.node, False, found.detail)
+    if api_check.applies(analysis.occurrences, edits, options.wants):
+        for node, detail in api_check.find(module, imports, options.target, tree):
+            silenced = suppressed.get(positions.start(node)[0], ()) if suppressed else ()
+            if ApiNotInTarget.code not in silenced and "*" not in silenced:
+                analysis.add_finding(ApiNotInTarget, node, False, detail)
     if not edits and not _may_hold_pipeline({rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules):
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     context = _module_context(module, imports, tree)

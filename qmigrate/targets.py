@@ -7,7 +7,7 @@ or the parameter, so a new target is one more generated table.
 import functools
 import os
 from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
+from typing import Dict, FrozenSet, Optional, Tuple
 
 DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 VERSIONS = ("1.8", "1.10", "1.12", "1.13", "1.15", "2")
@@ -15,11 +15,21 @@ DEFAULT_TARGET = "1.8"
 
 
 class SymbolTable:
-    """The public names of one TensorFlow wheel, with the parameter names of its callables."""
+    """The public names of one TensorFlow wheel, with the parameter names of its callables.
+
+    `walked` holds the namespaces whose every public attribute the table lists (its
+    `# walked: a, b` header line): only names under them can be judged missing.
+    """
 
     def __init__(self, text: str):
         self.params: Dict[str, Optional[Tuple[str, ...]]] = {}
+        self.walked: FrozenSet[str] = frozenset()
+        self.wheel = ""  # the wheel's version, from the first header line (`# tensorflow 1.8.0, ...`)
         for line in text.splitlines():
+            if line.startswith("# tensorflow ") and not self.wheel:
+                self.wheel = line[len("# tensorflow "):].split(",")[0].strip()
+            if line.startswith("# walked:"):
+                self.walked = frozenset(n.strip() for n in line[len("# walked:"):].split(",") if n.strip())
             if not line or line.startswith("#"):
                 continue
             name, paren, rest = line.partition("(")
@@ -30,6 +40,27 @@ class SymbolTable:
 
     def accepts(self, name: str, param: str) -> bool:
         return param in (self.params.get(name) or ())
+
+    def missing(self, name: str) -> bool:
+        """Whether a dotted name (`tensorflow.image.per_image_whitening`) cannot exist in this wheel:
+        some prefix is a walked namespace and the next component is not in it. What lies beyond a
+        class, a function or a namespace not walked (`tensorflow.contrib.layers`) is not judged,
+        nor are private names (`tensorflow.__version__`), which the tables leave out."""
+        return self.first_missing(name) is not None
+
+    def first_missing(self, name: str) -> Optional[str]:
+        """The shortest prefix of `name` this wheel lacks (`tensorflow.contrib` for
+        `tensorflow.contrib.layers.conv2d` in 2.x), or None when `name` is not judged missing."""
+        parts = name.split(".")
+        for end in range(1, len(parts)):
+            prefix = ".".join(parts[:end])
+            if parts[end].startswith("_"):
+                return None
+            if prefix not in self.walked:
+                continue  # a class, or a namespace not walked; one below it may be (tf.contrib.data)
+            if prefix + "." + parts[end] not in self.params:
+                return prefix + "." + parts[end]
+        return None
 
 
 @functools.lru_cache(maxsize=None)

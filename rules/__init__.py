@@ -9,6 +9,7 @@ from qmigrate.rules.prefetch import PrefetchQueue
 from qmigrate.rules.producers import MatchFilenamesOnce, RangeInputProducer, SliceInputProducer, StringInputProducer
 from qmigrate.rules.queue_runners import Coordinator, SessionStartsRunners, StartQueueRunners
 from qmigrate.rules.readers import FixedLengthRecordReader, TextLineReader, TFRecordReader, WholeFileReader
+from qmigrate.rules.target_api import ApiNotInTarget
 from qmigrate.rules.unsupported import NonInputQueue, NotebookNotMigrated, QueueApiNotMigrated
 
 ALL_RULES = (
@@ -38,6 +39,7 @@ ALL_RULES = (
     ProducersAlignedBySeed,
     BatchNotDivisibleAcrossTowers,
     PerTowerPlaceholders,
+    ApiNotInTarget,
 )
 
 _BY_NAME: Dict[str, type] = {name: rule for rule in ALL_RULES for name in rule.names}
