@@ -8,7 +8,7 @@ import os
 import signal
 import tempfile
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence
 
 import libcst as cst
 
@@ -16,7 +16,11 @@ from qmigrate import engine, towers
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
-from qmigrate.linking import Linker
+from qmigrate.linking import Linker, LinkPlan
+from qmigrate.names import ImportMap
+from qmigrate.positions import stdlib_tree
+from qmigrate.rules import rule_for
+from qmigrate.summary import ConsumerSummary, ModuleSummary, digest, summarise, summarise_source
 from qmigrate.rules.findings import PerTowerPipelines, SharedBatchAcrossTowers
 from qmigrate.rules.unsupported import NotebookNotMigrated
 
@@ -41,43 +45,86 @@ def _guarded(path: str, source: bytes, work):
 
 
 @dataclass(frozen=True)
-class _FirstPass:
-    """What a worker learnt about one file: its result, final unless set-level work needs the file."""
+class _Job:
+    """One file for a worker. The first pass has no digest; later passes redo a file with what
+    set-level work asks of it, and check that its bytes are those the first pass read."""
+
+    path: str
+    options: Options
+    plan: Optional[LinkPlan] = None  # what linking tower loops asks of this module
+    drop_plumbing: bool = False  # no queue is left in the set and some pipeline was migrated
+    digest: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class _Done:
+    """What a worker learnt about one file: its result, and what set-level work needs to know."""
 
     result: FileResult
+    readable: bool = False  # a Python file that was read: a module a link may reach
     pipelines: int = 0
     remaining: int = 0  # queue calls left (plumbing aside)
     plumbing: bool = False  # has start_queue_runners / Coordinator calls
-    consumers: bool = False  # has a loop that may be a tower loop fed by an input call
-    pipeline_functions: Tuple[Tuple[str, int], ...] = ()
+    summary: Optional[ModuleSummary] = None  # for linking; None when skipped or failed
 
 
-def _first_pass(job) -> _FirstPass:
-    """Read, prefilter, parse, analyse and verify one file (in a worker process). Never raises."""
-    path, options = job
+def _run(job: _Job) -> _Done:
+    """Read and (first pass) prefilter one file, then analyse, link-edit and verify it. Never raises."""
+    path, options = job.path, job.options
     try:
         with open(path, "rb") as handle:
             source = handle.read()
     except OSError as error:
-        return _FirstPass(_failed(path, "cannot read: %s" % (error.strerror or error)))
-    if not engine.may_contain_queue_code(source):
-        return _FirstPass(FileResult(path, Status.SKIPPED, old_source=source))
-    if path.endswith(".ipynb"):
-        if not options.wants(NotebookNotMigrated.code):
-            return _FirstPass(FileResult(path, Status.CLEAN, old_source=source))
-        return _FirstPass(_notebook(path, source))
+        return _Done(_failed(path, "cannot read: %s" % (error.strerror or error)))
+    python = not path.endswith(".ipynb")
+    if job.digest is None:
+        if not engine.may_contain_queue_code(source):
+            # Nothing travels back but the verdict: the linker reads such a file only if it must.
+            return _Done(FileResult(path, Status.SKIPPED), readable=python)
+        if not python:
+            if not options.wants(NotebookNotMigrated.code):
+                return _Done(FileResult(path, Status.CLEAN, old_source=source))
+            return _Done(_notebook(path, source))
+    elif digest(source) != job.digest:
+        return _Done(_failed(path, "it changed while qmigrate ran; left unchanged", source), readable=True)
 
     def work():
-        analysis = engine.analyse(path, source, options)
+        analysis, consumers = _analyse(path, source, options, job.plan)
+        if job.drop_plumbing:
+            engine.remove_plumbing(analysis, True, False)
         problem = engine.verify(analysis)
-        result = _failed(path, problem, source) if problem else analysis.result()
-        return _FirstPass(result, analysis.pipelines, analysis.remaining_queue_calls,
-                          any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences),
-                          b"device" in source and bool(towers.find_consumers(analysis.module, analysis.imports)),
-                          tuple(sorted(analysis.pipeline_functions.items())))
+        if problem:
+            return _Done(_failed(path, problem, source), readable=True)
+        summary = None
+        if job.digest is None:
+            if consumers is None and b"device" in source:
+                consumers = towers.find_consumers(analysis.module, analysis.imports)
+            found = [ConsumerSummary(index, c.function, c.callee, c.kind, c.prefetch_call is not None)
+                     for index, c in enumerate(consumers or ())]
+            summary = summarise(path, source, analysis.tree, analysis.imports, analysis.pipeline_functions, found,
+                                lambda name: rule_for(name) is not None)
+        return _Done(analysis.result(), True, analysis.pipelines, analysis.remaining_queue_calls,
+                     any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences), summary)
 
     done = _guarded(path, source, work)
-    return _FirstPass(done) if isinstance(done, FileResult) else done
+    return _Done(done, readable=True) if isinstance(done, FileResult) else done
+
+
+def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan]):
+    """(analysis, the module's tower consumers or None if not looked for), with the plan applied."""
+    if plan is None:
+        return engine.analyse(path, source, options), None
+    module = engine.parse(source)
+    consumers = towers.find_consumers(module, ImportMap(module, stdlib_tree(source)))
+    edits = towers.TowerEdits(set(plan.shard_functions), dict(plan.passthrough),
+                              [consumers[index] for index in plan.consumers], plan.strategy)
+    analysis = engine.analyse(path, source, options, module, edits)
+    for index, reason in plan.reasons.items():
+        analysis.reasons[id(consumers[index].prefetch_call)] = reason
+    for index, code in plan.findings:
+        rule = SharedBatchAcrossTowers if code == SharedBatchAcrossTowers.code else PerTowerPipelines
+        analysis.add_finding(rule, consumers[index].source_call, fixed=options.unsafe)
+    return analysis, consumers
 
 
 def migrate(paths: Iterable[str], options: Options = Options(), write: bool = False,
@@ -86,36 +133,33 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
     """Analyse every file (in `jobs` processes); with `write`, replace the changed ones atomically.
 
     Results come in the order files were found. `progress(n)` is called as files complete.
-    Never raises per file.
+    Never raises per file. Every file is analysed once; the few that set-level work changes
+    (tower loops linked to their pipelines across modules, queue runners no queue needs any
+    more) are analysed again with what it asks of them, in the workers too.
     """
     files = discover(paths, include, exclude)
-    first = dict(zip(files, _map(_first_pass, [(path, options) for path in files], jobs, progress)))
-    results: Dict[str, FileResult] = {path: done.result for path, done in first.items()}
-    sources = {path: done.result.old_source for path, done in first.items()
-               if done.result.old_source is not None and not path.endswith(".ipynb")}
+    with _Pool(jobs) as pool:
+        first = dict(zip(files, pool.map(_run, [_Job(path, options) for path in files], progress)))
+        results: Dict[str, FileResult] = {path: done.result for path, done in first.items()}
+        plans, summaries = _link(files, first, options, pool)
+        digests = {path: summary.digest for path, summary in summaries.items() if summary is not None}
+        relinked: Dict[str, _Done] = {}
+        for path, done in zip(plans, pool.map(_run, [_Job(path, options, plan, digest=digests[path])
+                                                     for path, plan in plans.items()])):
+            results[path] = done.result
+            if done.result.status is not Status.FAILED:
+                relinked[path] = done
 
-    # Set-level work happens here, on the few files that take part: linking tower loops to their
-    # pipelines across modules, and removing queue runners once no queue is left anywhere.
-    analyses: Dict[str, engine.FileAnalysis] = {}
-    for path, done in first.items():
-        if done.consumers:
-            _reanalyse(path, sources, analyses, results, options)
-    pipeline_functions = {path: dict(done.pipeline_functions) for path, done in first.items()}
-    _link_towers(sources, analyses, results, options, pipeline_functions)
-    migrated_any = any(done.pipelines for done in first.values()) or any(a.pipelines for a in analyses.values())
-    queues_left = any(a.remaining_queue_calls for a in analyses.values()) or any(
-        done.remaining for path, done in first.items() if path not in analyses)
-    if migrated_any and not queues_left:
-        for path, done in first.items():
-            if done.plumbing and path not in analyses:
-                _reanalyse(path, sources, analyses, results, options)
-    for path, analysis in analyses.items():
-        try:
-            engine.remove_plumbing(analysis, migrated_any, queues_left)
-            problem = engine.verify(analysis)
-        except Exception as error:
-            problem = "internal error (%s: %s); file left unchanged" % (type(error).__name__, error)
-        results[path] = _failed(path, problem, analysis.source) if problem else analysis.result()
+        # Queue runners go once no queue is left in the files migrated together.
+        migrated_any = any(done.pipelines for done in first.values()) or any(d.pipelines for d in relinked.values())
+        queues_left = any(relinked[path].remaining if path in relinked else done.remaining
+                          for path, done in first.items())
+        if migrated_any and not queues_left:
+            plumbing = [path for path, done in first.items()
+                        if done.plumbing and results[path].status is not Status.FAILED]
+            jobs_list = [_Job(path, options, plans.get(path), True, digests[path]) for path in plumbing]
+            for path, done in zip(plumbing, pool.map(_run, jobs_list)):
+                results[path] = done.result
 
     if write:
         for path, result in results.items():
@@ -127,34 +171,45 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
     return [results[path] for path in files]
 
 
-def _map(function, jobs_list, jobs: int, progress):
-    """function over the list, in order; in a process pool when jobs > 1."""
-    if jobs <= 1 or len(jobs_list) < 2:
+class _Pool:
+    """function over a list, in order: in one process pool kept for the whole run when jobs > 1."""
+
+    def __init__(self, jobs: int):
+        self.jobs = jobs
+        self._executor = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self._executor is not None:
+            self._executor.shutdown()
+
+    def map(self, function, jobs_list, progress=None) -> list:
         out = []
-        for item in jobs_list:
-            out.append(function(item))
-            if progress:
-                progress(1)
-        return out
-    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-        out = []
-        for done in pool.map(function, jobs_list, chunksize=max(1, min(32, len(jobs_list) // (jobs * 8) or 1))):
+        if self.jobs <= 1 or len(jobs_list) < 2:
+            for item in jobs_list:
+                out.append(function(item))
+                if progress:
+                    progress(1)
+            return out
+        if self._executor is None:
+            self._executor = concurrent.futures.ProcessPoolExecutor(max_workers=self.jobs)
+        chunksize = max(1, min(32, len(jobs_list) // (self.jobs * 8) or 1))
+        for done in self._executor.map(function, jobs_list, chunksize=chunksize):
             out.append(done)
             if progress:
                 progress(1)
         return out
 
 
-def _reanalyse(path, sources, analyses, results, options, module=None, edits=None) -> None:
-    """Analyse a file again in this process, where set-level work can use its tree (and `edits`)."""
-    if path not in sources or results[path].status is Status.FAILED:
-        return
-    done = _guarded(path, sources[path], lambda: engine.analyse(path, sources[path], options, module, edits))
-    if isinstance(done, FileResult):
-        results[path] = done
-        analyses.pop(path, None)
-    else:
-        analyses[path] = done
+def _summarise_file(path: str) -> Optional[ModuleSummary]:
+    """The summary of a file the prefilter skipped, which a link has reached (None: unusable)."""
+    try:
+        with open(path, "rb") as handle:
+            return summarise_source(path, handle.read())
+    except Exception:  # unreadable or unparsable: links stop there, as at any module outside the set
+        return None
 
 
 def _notebook(path: str, source: bytes) -> FileResult:
@@ -164,57 +219,56 @@ def _notebook(path: str, source: bytes) -> FileResult:
     return FileResult(path, Status.DIAGNOSED, (finding,), old_source=source)
 
 
-def _link_towers(sources, analyses, results, options, pipeline_functions) -> None:
-    """Re-analyse the modules that a tower loop's input chain runs through, with their edits."""
-    parsed: Dict[str, cst.Module] = {path: a.module for path, a in analyses.items()}
+def _link(files: List[str], first: Dict[str, _Done], options: Options, pool: _Pool):
+    """(what linking each tower loop to its pipeline asks of every module on the way, by path;
+    the summaries of the modules of the set by path, None for those that cannot take part).
 
-    def module_of(path):
-        if path not in parsed:
-            parsed[path] = None  # not in the set, unreadable or unparsable: links stop there
-            if path in sources and results[path].status is not Status.FAILED:
-                try:
-                    parsed[path] = engine.parse(sources[path])
-                except Exception:
-                    pass
-        return parsed[path]
-
-    consumers = {}
-    for path, analysis in analyses.items():
-        found = towers.find_consumers(analysis.module, analysis.imports)
-        if found:
-            consumers[path] = found
+    Runs on summaries. A module the prefilter skipped is summarised (in the pool) only when a
+    link reaches it; the link is then made again with it, until no link reaches further.
+    """
+    summaries: Dict[str, Optional[ModuleSummary]] = {
+        path: done.summary for path, done in first.items() if done.readable and done.result.status is not Status.SKIPPED}
+    consumers = [(path, summary.consumers) for path, summary in summaries.items() if summary and summary.consumers]
     if not consumers:
-        return
-    linker = Linker(list(sources), module_of, lambda p: pipeline_functions.get(p, {}))
-    edits: Dict[str, towers.TowerEdits] = {}
+        return {}, summaries
+    paths = [path for path in files if first[path].readable]
+    while True:
+        linker = Linker(paths, summaries)
+        plans = _plans(linker, consumers, options)
+        if not linker.missing:
+            return plans, summaries
+        missing = sorted(linker.missing)
+        summaries.update(zip(missing, pool.map(_summarise_file, missing)))
+
+
+def _plans(linker: Linker, consumers, options: Options) -> Dict[str, LinkPlan]:
+    plans: Dict[str, LinkPlan] = {}
     findings, failures = [], []
-    for path, found in consumers.items():
+    for path, found in consumers:
         for consumer in found:
             chain, reason = linker.chain(path, consumer)
             if chain is None:
                 failures.append((path, consumer, reason))
                 continue
-            code = {"prefetch": "QM401", "shared": "QM901", "per_tower": "QM902"}[consumer.kind]
+            code = {"prefetch": "QM401", "shared": SharedBatchAcrossTowers.code,
+                    "per_tower": PerTowerPipelines.code}[consumer.kind]
             if not options.wants(code):
                 continue
             if consumer.kind != "prefetch":
-                findings.append((path, consumer))
+                findings.append((path, consumer, code))
                 if not options.unsafe:
                     continue
             # The unsafe fixes for shared batches and per-tower pipelines always shard.
             strategy = options.tower_strategy if consumer.kind == "prefetch" else "shard"
-            reason = linker.add_edits(edits, path, consumer, chain, strategy)
+            reason = linker.add_edits(plans, path, consumer, chain, strategy)
             if reason:
                 failures.append((path, consumer, reason))
-    for path, module_edits in edits.items():
-        _reanalyse(path, sources, analyses, results, options, module_of(path), module_edits)
     for path, consumer, reason in failures:
-        if consumer.prefetch_call is not None and path in analyses:
-            analyses[path].reasons[id(consumer.prefetch_call)] = "its tower loop cannot be linked: " + reason
-    for path, consumer in findings:
-        if path in analyses:
-            rule = SharedBatchAcrossTowers if consumer.kind == "shared" else PerTowerPipelines
-            analyses[path].add_finding(rule, consumer.source_call, fixed=options.unsafe)
+        if consumer.prefetch:
+            plans.setdefault(path, LinkPlan()).reasons[consumer.index] = "its tower loop cannot be linked: " + reason
+    for path, consumer, code in findings:
+        plans.setdefault(path, LinkPlan()).findings.append((consumer.index, code))
+    return plans
 
 
 def atomic_write(path: str, data: bytes) -> None:

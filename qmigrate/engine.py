@@ -72,11 +72,12 @@ class FileAnalysis:
     reasons: Dict[int, str] = field(default_factory=dict)  # id(call) -> why it stays
     fixed_calls: Set[int] = field(default_factory=set)
     pipelines: int = 0
-    pipeline_functions: Counter = field(default_factory=Counter)  # function name -> pipelines migrated
+    pipeline_functions: Counter = field(default_factory=Counter)  # `f` / `Class.method` / "" -> pipelines migrated
     findings: List[Tuple[type, cst.CSTNode, bool, str]] = field(default_factory=list)  # (rule, node, fixed, detail)
     positions: object = None  # _Positions of the module as parsed
     suppressed_calls: Set[int] = field(default_factory=set)  # id(call) of `# qmigrate: ignore` lines
     imports: Optional[ImportMap] = None
+    tree: Optional[ast.AST] = None  # the stdlib parser's tree (None where it rejects the file)
 
     def add_finding(self, rule, node: cst.CSTNode, fixed: bool, detail: str = "") -> None:
         """A finding about `node`; `detail` (what was seen) is said after the rule's message."""
@@ -170,7 +171,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     tree = stdlib_tree(source)
     imports = ImportMap(module, tree)  # the stdlib tree is several times faster to walk
     positions = _Positions(module)
-    analysis = FileAnalysis(path, source, module, module, positions=positions, imports=imports)
+    analysis = FileAnalysis(path, source, module, module, positions=positions, imports=imports, tree=tree)
     suppressed = _suppressed_lines(module)
     calls = _queue_calls(module, imports)
     suppressed_rules = set()
@@ -201,7 +202,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
             context.reader_helpers.pop(name, None)
             context.batch_helpers.pop(name, None)
         analysis = FileAnalysis(path, source, module, module, analysis.occurrences, positions=positions,
-                                suppressed_calls=analysis.suppressed_calls, imports=imports)
+                                suppressed_calls=analysis.suppressed_calls, imports=imports, tree=tree)
         rewriter = _PipelineRewriter(module, context, options.target, analysis, edits)
         new_module = module.visit(rewriter)
         for name in partial:
@@ -487,6 +488,16 @@ class _PipelineRewriter(cst.CSTTransformer):
         scope = self.scopes[-1]
         return scope.name.value if isinstance(scope, cst.FunctionDef) and len(self.scopes) == 2 else ""
 
+    def _qualified_name(self) -> str:
+        """`f` in a top-level function, `C.m` in a method of a top-level class, else ""."""
+        defs = [node for node in self.parents if isinstance(node, (cst.FunctionDef, cst.ClassDef))]
+        kinds = tuple(type(node) for node in defs)
+        if kinds == (cst.FunctionDef,):
+            return defs[0].name.value
+        if kinds == (cst.ClassDef, cst.FunctionDef):
+            return "%s.%s" % (defs[0].name.value, defs[1].name.value)
+        return ""
+
     def leave_FunctionDef(self, original_node, updated_node):
         name = original_node.name.value
         if len(self.scopes) == 2 and (name in self.edits.shard_functions or name in self.edits.passthrough):
@@ -536,7 +547,7 @@ class _PipelineRewriter(cst.CSTTransformer):
             self._apply(match, leaves, replacements, removed)
             self.analysis.fixed_calls.update(id(call) for call in match.calls)
             self.analysis.pipelines += 1
-            self.analysis.pipeline_functions[self._function_name()] += 1
+            self.analysis.pipeline_functions[self._qualified_name()] += 1
             self.helper_uses.update(match.helpers_used)
         self._apply_tower_edits(leaves, replacements, removed)
         if self.has_range_producers:
