@@ -54,6 +54,9 @@ class _Job:
     plan: Optional[LinkPlan] = None  # what linking tower loops asks of this module
     drop_plumbing: bool = False  # no queue is left in the set and some pipeline was migrated
     digest: Optional[str] = None
+    # Whether queue runners go is known only once every relinked file is done: such a file also
+    # gives its result without them, unless the answer is already known to be no.
+    also_without_plumbing: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,7 @@ class _Done:
     remaining: int = 0  # queue calls left (plumbing aside)
     plumbing: bool = False  # has start_queue_runners / Coordinator calls
     summary: Optional[ModuleSummary] = None  # for linking; None when skipped or failed
+    without_plumbing: Optional[FileResult] = None  # the result had its queue runners gone
 
 
 def _run(job: _Job) -> _Done:
@@ -95,7 +99,11 @@ def _run(job: _Job) -> _Done:
         problem = engine.verify(analysis)
         if problem:
             return _Done(_failed(path, problem, source), readable=True)
-        summary = None
+        plumbing = any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences)
+        result, summary, without = analysis.result(), None, None
+        pipelines, remaining = analysis.pipelines, analysis.remaining_queue_calls
+        if job.also_without_plumbing and plumbing:
+            without = _without_plumbing(analysis)
         if job.digest is None:
             if consumers is None and b"device" in source:
                 consumers = towers.find_consumers(analysis.module, analysis.imports)
@@ -103,11 +111,20 @@ def _run(job: _Job) -> _Done:
                      for index, c in enumerate(consumers or ())]
             summary = summarise(path, source, analysis.tree, analysis.imports, analysis.pipeline_functions, found,
                                 lambda name: rule_for(name) is not None)
-        return _Done(analysis.result(), True, analysis.pipelines, analysis.remaining_queue_calls,
-                     any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences), summary)
+        return _Done(result, True, pipelines, remaining, plumbing, summary, without)
 
     done = _guarded(path, source, work)
     return _Done(done, readable=True) if isinstance(done, FileResult) else done
+
+
+def _without_plumbing(analysis: engine.FileAnalysis) -> Optional[FileResult]:
+    """The result once queue runners go (None if that fails: a third pass then says why)."""
+    try:
+        engine.remove_plumbing(analysis, True, False)
+        problem = engine.verify(analysis)
+    except Exception:
+        return None
+    return _failed(analysis.path, problem, analysis.source) if problem else analysis.result()
 
 
 def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan]):
@@ -144,7 +161,9 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
         plans, summaries = _link(files, first, options, pool)
         digests = {path: summary.digest for path, summary in summaries.items() if summary is not None}
         relinked: Dict[str, _Done] = {}
-        for path, done in zip(plans, pool.map(_run, [_Job(path, options, plan, digest=digests[path])
+        queues_elsewhere = any(done.remaining for path, done in first.items() if path not in plans)
+        for path, done in zip(plans, pool.map(_run, [_Job(path, options, plan, digest=digests[path],
+                                                          also_without_plumbing=not queues_elsewhere)
                                                      for path, plan in plans.items()])):
             results[path] = done.result
             if done.result.status is not Status.FAILED:
@@ -155,8 +174,12 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
         queues_left = any(relinked[path].remaining if path in relinked else done.remaining
                           for path, done in first.items())
         if migrated_any and not queues_left:
-            plumbing = [path for path, done in first.items()
-                        if done.plumbing and results[path].status is not Status.FAILED]
+            plumbing = []
+            for path, done in first.items():
+                if path in relinked and relinked[path].without_plumbing is not None:
+                    results[path] = relinked[path].without_plumbing
+                elif done.plumbing and results[path].status is not Status.FAILED:
+                    plumbing.append(path)
             jobs_list = [_Job(path, options, plans.get(path), True, digests[path]) for path in plumbing]
             for path, done in zip(plumbing, pool.map(_run, jobs_list)):
                 results[path] = done.result
