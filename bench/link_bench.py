@@ -17,11 +17,13 @@ import json
 import os
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from tree_bench import FILLER, ORDINARY, measure, tf2_python  # noqa: E402  (a sibling script)
+from tree_bench import FILLER, ORDINARY, tf2_python  # noqa: E402  (a sibling script)
 
 MODULE = '''"""Training module {n}: legacy TF 1.x queue input and multi-GPU towers (generated for timing)."""
 from __future__ import division
@@ -266,17 +268,34 @@ def make_tree(folder, files, legacy_percent):
     return legacy
 
 
+_MEASURE = ("import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, "
+            "stderr=subprocess.DEVNULL); usage = resource.getrusage(resource.RUSAGE_CHILDREN); "
+            "print(usage.ru_utime + usage.ru_stime, usage.ru_maxrss)")
+
+
+def measure(command):
+    """(wall seconds, CPU seconds of all its processes, peak resident MB of the largest one).
+
+    CPU seconds are what a run costs even on a machine others share; wall seconds what it takes.
+    """
+    start = time.time()
+    out = subprocess.run([sys.executable, "-c", _MEASURE] + command, stdout=subprocess.PIPE,
+                         universal_newlines=True).stdout
+    wall = time.time() - start
+    cpu, peak = out.split()
+    return wall, float(cpu), int(peak) / 1024.0
+
+
 def run_qmigrate(folder, jobs):
-    seconds, peak = measure([sys.executable, "-m", "qmigrate", folder, "--check", "-j", str(jobs)])
-    return seconds, peak
+    return measure([sys.executable, "-m", "qmigrate", folder, "--check", "-j", str(jobs)])
 
 
 def run_tf_upgrade(tf2, folder):
     out = folder + "_upgraded"
-    seconds, peak = measure([tf2, "-m", "tensorflow.tools.compatibility.tf_upgrade_v2_main", "--intree", folder,
-                             "--outtree", out, "--reportfile", out + ".txt"])
+    measured = measure([tf2, "-m", "tensorflow.tools.compatibility.tf_upgrade_v2_main", "--intree", folder,
+                        "--outtree", out, "--reportfile", out + ".txt"])
     shutil.rmtree(out, ignore_errors=True)
-    return seconds, peak
+    return measured
 
 
 def count_py(folder):
@@ -299,14 +318,16 @@ def main():
         for size in [int(s) for s in options.sizes.split(",")]:
             folder = os.path.join(work, "towers_%d" % size)
             make_tree(folder, size, 100)
-            seconds, peak = run_qmigrate(folder, options.jobs)
+            seconds, cpu, peak = run_qmigrate(folder, options.jobs)
             report["scaling"].append({"files": size, "seconds": round(seconds, 2),
                                       "ms_per_file": round(1000 * seconds / size, 1),
+                                      "cpu_ms_per_file": round(1000 * cpu / size, 1),
                                       "peak_mb_per_process": round(peak, 1)})
             print(json.dumps(report["scaling"][-1]), file=sys.stderr)
             shutil.rmtree(folder)
-        per_file = [row["ms_per_file"] for row in report["scaling"]]
-        report["per_file_spread"] = round(max(per_file) / min(per_file), 2)
+        for key in ("ms_per_file", "cpu_ms_per_file"):
+            per_file = [row[key] for row in report["scaling"]]
+            report["spread_" + key] = round(max(per_file) / min(per_file), 2)
         if not options.skip_trees:
             for name, files, percent in (("ordinary_5_percent_legacy", options.tree_files, 5),
                                          ("all_legacy", options.all_legacy_files, 100)):
@@ -315,14 +336,17 @@ def main():
                 files = count_py(folder)  # the packages' __init__.py count as files too
                 row = {"files": files, "legacy_files": legacy}
                 for jobs in (1, 2):
-                    seconds, peak = run_qmigrate(folder, jobs)
+                    seconds, cpu, peak = run_qmigrate(folder, jobs)
                     row["qmigrate_j%d" % jobs] = {"files_per_second": round(files / seconds, 1),
+                                                  "files_per_cpu_second": round(files / cpu, 1),
                                                   "peak_mb_per_process": round(peak, 1)}
                 if tf2:
-                    seconds, peak = run_tf_upgrade(tf2, folder)
-                    row["tf_upgrade_v2"] = {"files_per_second": round(files / seconds, 1), "peak_mb": round(peak, 1)}
-                    row["qmigrate_j2_over_tf_upgrade_v2"] = round(
-                        row["qmigrate_j2"]["files_per_second"] / row["tf_upgrade_v2"]["files_per_second"], 1)
+                    seconds, cpu, peak = run_tf_upgrade(tf2, folder)
+                    row["tf_upgrade_v2"] = {"files_per_second": round(files / seconds, 1),
+                                            "files_per_cpu_second": round(files / cpu, 1), "peak_mb": round(peak, 1)}
+                    for key in ("files_per_second", "files_per_cpu_second"):
+                        row["qmigrate_j2_over_tf_upgrade_v2_" + key] = round(
+                            row["qmigrate_j2"][key] / row["tf_upgrade_v2"][key], 1)
                 report[name] = row
                 print(json.dumps({name: row}), file=sys.stderr)
                 shutil.rmtree(folder)

@@ -65,6 +65,7 @@ class _Done:
 
     result: FileResult
     readable: bool = False  # a Python file that was read: a module a link may reach
+    analysed: bool = False  # the analysis ran to the end (the counts below are its own)
     pipelines: int = 0
     remaining: int = 0  # queue calls left (plumbing aside)
     plumbing: bool = False  # has start_queue_runners / Coordinator calls
@@ -96,12 +97,13 @@ def _run(job: _Job) -> _Done:
         analysis, consumers = _analyse(path, source, options, job.plan)
         if job.drop_plumbing:
             engine.remove_plumbing(analysis, True, False)
-        problem = engine.verify(analysis)
-        if problem:
-            return _Done(_failed(path, problem, source), readable=True)
         plumbing = any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences)
+        stats = dict(readable=True, analysed=True, pipelines=analysis.pipelines,
+                     remaining=analysis.remaining_queue_calls, plumbing=plumbing)
+        problem = engine.verify(analysis)
+        if problem:  # the file stays as it is; what its analysis found still counts for the set
+            return _Done(_failed(path, problem, source), **stats)
         result, summary, without = analysis.result(), None, None
-        pipelines, remaining = analysis.pipelines, analysis.remaining_queue_calls
         if job.also_without_plumbing and plumbing:
             without = _without_plumbing(analysis)
         if job.digest is None:
@@ -111,7 +113,7 @@ def _run(job: _Job) -> _Done:
                      for index, c in enumerate(consumers or ())]
             summary = summarise(path, source, analysis.tree, analysis.imports, analysis.pipeline_functions, found,
                                 lambda name: rule_for(name) is not None)
-        return _Done(result, True, pipelines, remaining, plumbing, summary, without)
+        return _Done(result, summary=summary, without_plumbing=without, **stats)
 
     done = _guarded(path, source, work)
     return _Done(done, readable=True) if isinstance(done, FileResult) else done
@@ -166,7 +168,7 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
                                                           also_without_plumbing=not queues_elsewhere)
                                                      for path, plan in plans.items()])):
             results[path] = done.result
-            if done.result.status is not Status.FAILED:
+            if done.analysed:
                 relinked[path] = done
 
         # Queue runners go once no queue is left in the files migrated together.
