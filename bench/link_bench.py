@@ -1,7 +1,7 @@
 """Benchmark: is a whole run linear in the number of files, on trees of multi-GPU tower modules?
 
 usage: python bench/link_bench.py [--sizes 10,100,1000] [--jobs 1] [--tree-files 2000]
-                                  [--all-legacy-files 200] [--tf2-python PATH] [--skip-trees]
+                                  [--all-legacy-files 200] [--tf2-python PATH] [--skip-trees] [--link-only]
 
 Generates legacy training modules (~260 lines each: a reader helper, a batching helper, an input
 function that feeds `shuffle_batch`, a model, and a tower loop that wraps the input in slim's
@@ -10,7 +10,9 @@ the previous module through an imported wrapper, so linking crosses files. Measu
 - `qmigrate --check` on 10, 100 and 1,000 such modules: seconds per file must stay flat;
 - a 2,000-file tree of ordinary code with 5 % such modules, and a tree where every file is one,
   against TensorFlow 2.21's `tf_upgrade_v2` on the same trees (when a TF 2 python is found);
-and the peak resident memory of the largest process of each run. Prints JSON.
+and the peak resident memory of the largest process of each run (wall and CPU seconds: CPU
+seconds hold on a machine others share). `--link-only` times the link step alone on summaries
+of 10 to 1,000 modules. Prints JSON.
 """
 import argparse
 import json
@@ -302,6 +304,43 @@ def count_py(folder):
     return sum(1 for _, _, names in os.walk(folder) for name in names if name.endswith(".py"))
 
 
+def link_step(sizes):
+    """Seconds per file of the link step alone (in this process, on summaries), per tree size.
+
+    The summaries are those the workers would make (the stdlib parse of each module), with the
+    pipeline count and tower consumer the first pass finds in these modules filled in.
+    """
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    from qmigrate import api
+    from qmigrate.engine import Options
+    from qmigrate.linking import Linker
+    from qmigrate.summary import ConsumerSummary, summarise
+    from qmigrate.names import ImportMap
+    import ast
+
+    rows = []
+    for size in sizes:
+        rng = random.Random(size)
+        paths, summaries = [], {}
+        for index in range(size):
+            path = os.path.join("tree", package_of(index), "mod_%04d.py" % index)
+            source = tower_module(index, rng).encode()
+            tree = ast.parse(source)
+            callee = ("peer_inputs_%d" if index % 4 == 3 else "training_inputs_%d") % index
+            summaries[path] = summarise(path, source, tree, ImportMap(tree=tree), {"training_inputs_%d" % index: 1},
+                                        [ConsumerSummary(0, "train_%d" % index, callee, "prefetch", True)])
+            paths.append(path)
+        consumers = [(path, summary.consumers) for path, summary in summaries.items()]
+        started = time.process_time()
+        plans = api._plans(Linker(paths, summaries), consumers, Options())
+        seconds = time.process_time() - started
+        linked = sum(1 for plan in plans.values() if plan.consumers)
+        rows.append({"files": size, "link_cpu_ms_per_file": round(1000 * seconds / size, 3),
+                     "tower_loops_linked": linked})
+        print(json.dumps(rows[-1]), file=sys.stderr)
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="10,100,1000")
@@ -310,7 +349,12 @@ def main():
     parser.add_argument("--all-legacy-files", type=int, default=200)
     parser.add_argument("--tf2-python")
     parser.add_argument("--skip-trees", action="store_true", help="only the scaling runs")
+    parser.add_argument("--link-only", action="store_true",
+                        help="only the link step, in this process, on summaries of 10 to 1,000 modules")
     options = parser.parse_args()
+    if options.link_only:
+        print(json.dumps({"link_step": link_step([10, 100, 1000])}, indent=2))
+        return
     tf2 = tf2_python(options.tf2_python)
     work = tempfile.mkdtemp(prefix="qmigrate-link-")
     report = {"machine": "%d cores" % os.cpu_count(), "jobs": options.jobs, "scaling": []}
