@@ -12,7 +12,7 @@ import tempfile
 import tokenize
 import traceback
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -20,7 +20,11 @@ from qmigrate import engine, python3_check, towers
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
-from qmigrate.linking import Linker
+from qmigrate.linking import Linker, LinkPlan
+from qmigrate.names import ImportMap
+from qmigrate.positions import stdlib_tree
+from qmigrate.rules import rule_for
+from qmigrate.summary import ConsumerSummary, ModuleSummary, digest, summarise, summarise_source
 from qmigrate.program import Program
 from qmigrate.rules.findings import PerTowerPipelines, SharedBatchAcrossTowers
 from qmigrate.rules.unsupported import NotebookNotMigrated
@@ -83,49 +87,113 @@ def _python2(source: bytes):
 
 
 @dataclass(frozen=True)
-class _FirstPass:
-    """What a worker learnt about one file: its result, final unless set-level work needs the file."""
+class _Job:
+    """One file for a worker. The first pass has no digest; later passes redo a file with what
+    set-level work asks of it, and check that its bytes are those the first pass read."""
+
+    path: str
+    options: Options
+    plan: Optional[LinkPlan] = None  # what linking tower loops asks of this module
+    drop_plumbing: bool = False  # no queue is left in the set and some pipeline was migrated
+    digest: Optional[str] = None
+    # Whether queue runners go is known only once every relinked file is done: such a file also
+    # gives its result without them, unless the answer is already known to be no.
+    also_without_plumbing: bool = False
+    keep: Tuple[Tuple[str, str], ...] = ()  # helpers other modules call: (name, who), kept as they are
+
+
+@dataclass(frozen=True)
+class _Done:
+    """What a worker learnt about one file: its result, and what set-level work needs to know."""
 
     result: FileResult
+    readable: bool = False  # a Python file that was read: a module a link may reach
+    analysed: bool = False  # the analysis ran to the end (the counts below are its own)
     pipelines: int = 0
     remaining: int = 0  # queue calls left (plumbing aside)
     plumbing: bool = False  # has start_queue_runners / Coordinator calls
-    consumers: bool = False  # has a loop that may be a tower loop fed by an input call
-    pipeline_functions: Tuple[Tuple[str, int], ...] = ()
+    summary: Optional[ModuleSummary] = None  # for linking; None when skipped or failed
+    without_plumbing: Optional[FileResult] = None  # the result had its queue runners gone
     changed_helpers: Tuple[str, ...] = ()  # helpers whose signature the migration changed
     built: int = 0  # queue calls left that build queues when the program runs
 
 
-def _first_pass(job) -> _FirstPass:
-    """Read, prefilter, parse, analyse and verify one file (in a worker process). Never raises."""
-    path, options = job
+def _run(job: _Job) -> _Done:
+    """Read and (first pass) prefilter one file, then analyse, link-edit and verify it. Never raises."""
+    path, options = job.path, job.options
     try:
         with open(path, "rb") as handle:
             source = handle.read()
     except OSError as error:
-        return _FirstPass(_failed(path, "cannot read: %s" % (error.strerror or error), failure=Failure.READ))
-    if not engine.may_contain_queue_code(source):
-        return _FirstPass(FileResult(path, Status.SKIPPED, old_source=source))
-    if path.endswith(".ipynb"):
-        if not options.wants(NotebookNotMigrated.code):
-            return _FirstPass(FileResult(path, Status.CLEAN, old_source=source))
-        return _FirstPass(_notebook(path, source))
+        return _Done(_failed(path, "cannot read: %s" % (error.strerror or error), failure=Failure.READ))
+    python = not path.endswith(".ipynb")
+    if job.digest is None:
+        if not engine.may_contain_queue_code(source):
+            # Nothing travels back but the verdict: the linker reads such a file only if it must.
+            return _Done(FileResult(path, Status.SKIPPED), readable=python)
+        if not python:
+            if not options.wants(NotebookNotMigrated.code):
+                return _Done(FileResult(path, Status.CLEAN, old_source=source))
+            return _Done(_notebook(path, source))
+    elif digest(source) != job.digest:
+        return _Done(_failed(path, "it changed while qmigrate ran; left unchanged", source), readable=True)
     problem = _undecodable(source)
     if problem:
-        return _FirstPass(_failed(path, "cannot decode: " + problem, source, Failure.UNDECODABLE))
+        return _Done(_failed(path, "cannot decode: " + problem, source, Failure.UNDECODABLE))
 
     def work():
-        analysis = engine.analyse(path, source, options)
+        analysis, consumers = _analyse(path, source, options, job.plan, dict(job.keep))
+        if job.drop_plumbing:
+            engine.remove_plumbing(analysis, True, False)
+        plumbing = any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences)
+        stats = dict(readable=True, analysed=True, pipelines=analysis.pipelines,
+                     remaining=analysis.remaining_queue_calls, plumbing=plumbing,
+                     changed_helpers=tuple(analysis.changed_helpers), built=analysis.queues_built)
         problem = engine.verify(analysis)
-        result = _failed(path, problem, source, Failure.VERIFY) if problem else analysis.result()
-        return _FirstPass(result, analysis.pipelines, analysis.remaining_queue_calls,
-                          any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences),
-                          b"device" in source and bool(towers.find_consumers(analysis.module, analysis.imports)),
-                          tuple(sorted(analysis.pipeline_functions.items())), tuple(analysis.changed_helpers),
-                          analysis.queues_built)
+        if problem:  # the file stays as it is; what its analysis found still counts for the set
+            return _Done(_failed(path, problem, source, Failure.VERIFY), **stats)
+        result, summary, without = analysis.result(), None, None
+        if job.also_without_plumbing and plumbing:
+            without = _without_plumbing(analysis)
+        if job.digest is None:
+            if consumers is None and b"device" in source:
+                consumers = towers.find_consumers(analysis.module, analysis.imports)
+            found = [ConsumerSummary(index, c.function, c.callee, c.kind, c.prefetch_call is not None)
+                     for index, c in enumerate(consumers or ())]
+            summary = summarise(path, source, analysis.tree, analysis.imports, analysis.pipeline_functions, found,
+                                lambda name: rule_for(name) is not None)
+        return _Done(result, summary=summary, without_plumbing=without, **stats)
 
     done = _guarded(path, source, work)
-    return _FirstPass(done) if isinstance(done, FileResult) else done
+    return _Done(done, readable=True) if isinstance(done, FileResult) else done
+
+
+def _without_plumbing(analysis: engine.FileAnalysis) -> Optional[FileResult]:
+    """The result once queue runners go (None if that fails: a third pass then says why)."""
+    try:
+        engine.remove_plumbing(analysis, True, False)
+        problem = engine.verify(analysis)
+    except Exception:
+        return None
+    return _failed(analysis.path, problem, analysis.source) if problem else analysis.result()
+
+
+def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan], keep: Dict[str, str]):
+    """(analysis, the module's tower consumers or None if not looked for), with the plan applied
+    and the helpers in `keep` kept as they are."""
+    if plan is None:
+        return engine.analyse(path, source, options, keep_helpers=keep), None
+    module = engine.parse(source)
+    consumers = towers.find_consumers(module, ImportMap(module, stdlib_tree(source)))
+    edits = towers.TowerEdits(set(plan.shard_functions), dict(plan.passthrough),
+                              [consumers[index] for index in plan.consumers], plan.strategy)
+    analysis = engine.analyse(path, source, options, module, edits, keep)
+    for index, reason in plan.reasons.items():
+        analysis.reasons[id(consumers[index].prefetch_call)] = reason
+    for index, code in plan.findings:
+        rule = SharedBatchAcrossTowers if code == SharedBatchAcrossTowers.code else PerTowerPipelines
+        analysis.add_finding(rule, consumers[index].source_call, fixed=options.unsafe)
+    return analysis, consumers
 
 
 def migrate(paths: Iterable[str], options: Options = Options(), write: bool = False,
@@ -134,49 +202,59 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
     """Analyse every file (in `jobs` processes); with `write`, replace the changed ones atomically.
 
     Results come in the order files were found. `progress(n)` is called as files complete.
-    Never raises per file.
+    Never raises per file. Every file is analysed once; the few that set-level work changes
+    (tower loops linked to their pipelines across modules, queue runners no queue needs any
+    more) are analysed again with what it asks of them, in the workers too.
     """
     files = discover(paths, include, exclude)
-    first = dict(zip(files, _map(_first_pass, [(path, options) for path in files], jobs, progress)))
-    results: Dict[str, FileResult] = {path: done.result for path, done in first.items()}
-    sources = {path: done.result.old_source for path, done in first.items()
-               if done.result.old_source is not None and not path.endswith(".ipynb")}
+    with _Pool(jobs) as pool:
+        first = dict(zip(files, pool.map(_run, [_Job(path, options) for path in files], progress)))
+        results: Dict[str, FileResult] = {path: done.result for path, done in first.items()}
+        plans, summaries = _link(files, first, options, pool)
+        digests = {path: summary.digest for path, summary in summaries.items() if summary is not None}
+        relinked: Dict[str, _Done] = {}
 
-    # Set-level work happens here, on the few files that take part: keeping helpers that other
-    # modules call, linking tower loops to their pipelines across modules, and removing queue
-    # runners from each program whose modules build no queue any more.
-    program = Program(files, sources.get)
-    keeps = _helpers_to_keep(first, program)
-    analyses: Dict[str, engine.FileAnalysis] = {}
-    for path, done in first.items():
-        if done.consumers or path in keeps:
-            _reanalyse(path, sources, analyses, results, options, keeps)
-    pipeline_functions = {path: dict(done.pipeline_functions) for path, done in first.items()}
-    _link_towers(sources, analyses, results, options, pipeline_functions, keeps)
-    migrated_any = any(done.pipelines for done in first.values()) or any(a.pipelines for a in analyses.values())
+        # Helpers other modules still call keep their signature: their modules are analysed again
+        # knowing it (with their link plan, if any).
+        program = Program(files, _read_python)
+        keeps = _helpers_to_keep(first, program)
+        again = list(plans) + [path for path in keeps if path not in plans]
+        for path, done in zip(again, pool.map(_run, [
+                _Job(path, options, plans.get(path), digest=digests.get(path),
+                     also_without_plumbing=True, keep=tuple(sorted(keeps.get(path, {}).items())))
+                for path in again])):
+            results[path] = done.result
+            if done.analysed:
+                relinked[path] = done
 
-    def builds_queues(path):
-        return analyses[path].queues_built if path in analyses else first[path].built
+        # Queue runners go from each program that builds no queue any more: the script and every
+        # module of the set it imports, directly or not.
+        migrated_any = any(done.pipelines for done in first.values()) or any(d.pipelines for d in relinked.values())
 
-    def queues_left(path):
-        """Whether the program `path` belongs to still builds queues (all the set's files when the
-        file imports modules dynamically: what it loads is unknown)."""
-        dynamic = re.search(rb"\bimportlib\b|\b__import__\b", sources.get(path) or b"")
-        scope = first if dynamic else program.closure(path)
-        return any(builds_queues(p) for p in scope if p in first)
+        def builds_queues(path):
+            return relinked[path].built if path in relinked else first[path].built
 
-    if migrated_any:
-        for path, done in first.items():
-            if done.plumbing and path not in analyses and not queues_left(path):
-                _reanalyse(path, sources, analyses, results, options, keeps)
-    for path, analysis in analyses.items():
-        try:
-            engine.remove_plumbing(analysis, migrated_any, queues_left(path))
-            problem = engine.verify(analysis)
-        except Exception as error:  # a bug of ours: this file is left unchanged, the others go on
-            results[path] = _internal_error(path, error, analysis.source)
-            continue
-        results[path] = _failed(path, problem, analysis.source, Failure.VERIFY) if problem else analysis.result()
+        def queues_left(path):
+            """Whether the program of `path` still builds queues (every file of the set counts when
+            it imports modules dynamically: what it loads is unknown)."""
+            dynamic = re.search(rb"\bimportlib\b|\b__import__\b", program.source(path) or b"")
+            scope = first if dynamic else program.closure(path)
+            return any(builds_queues(p) for p in scope if p in first)
+
+        if migrated_any:
+            plumbing = []
+            for path, done in first.items():
+                has_plumbing = relinked[path].plumbing if path in relinked else done.plumbing
+                if not has_plumbing or results[path].status is Status.FAILED or queues_left(path):
+                    continue
+                if path in relinked and relinked[path].without_plumbing is not None:
+                    results[path] = relinked[path].without_plumbing
+                else:
+                    plumbing.append(path)
+            jobs_list = [_Job(path, options, plans.get(path), True, digests.get(path),
+                              keep=tuple(sorted(keeps.get(path, {}).items()))) for path in plumbing]
+            for path, done in zip(plumbing, pool.map(_run, jobs_list)):
+                results[path] = done.result
 
     if write:
         for path, result in results.items():
@@ -189,25 +267,48 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
     return [results[path] for path in files]
 
 
-def _map(function, jobs_list, jobs: int, progress):
-    """function over the list, in order; in a process pool when jobs > 1."""
-    if jobs <= 1 or len(jobs_list) < 2:
+class _Pool:
+    """function over a list, in order: in one process pool kept for the whole run when jobs > 1."""
+
+    def __init__(self, jobs: int):
+        self.jobs = jobs
+        self._executor = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self._executor is not None:
+            self._executor.shutdown()
+
+    def map(self, function, jobs_list, progress=None) -> list:
         out = []
-        for item in jobs_list:
-            out.append(function(item))
-            if progress:
-                progress(1)
-        return out
-    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as pool:
-        out = []
-        for done in pool.map(function, jobs_list, chunksize=max(1, min(32, len(jobs_list) // (jobs * 8) or 1))):
+        if self.jobs <= 1 or len(jobs_list) < 2:
+            for item in jobs_list:
+                out.append(function(item))
+                if progress:
+                    progress(1)
+            return out
+        if self._executor is None:
+            self._executor = concurrent.futures.ProcessPoolExecutor(max_workers=self.jobs)
+        chunksize = max(1, min(32, len(jobs_list) // (self.jobs * 8) or 1))
+        for done in self._executor.map(function, jobs_list, chunksize=chunksize):
             out.append(done)
             if progress:
                 progress(1)
         return out
 
 
-def _helpers_to_keep(first: Dict[str, _FirstPass], program: Program) -> Dict[str, Dict[str, str]]:
+def _read_python(path: str) -> Optional[bytes]:
+    """A file's bytes, for set-level questions about modules the workers did not send back."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dict[str, str]]:
     """path -> {helper: who else calls it} for migrated helpers that other modules of the set refer
     to: their signature must stay, so the pipelines call a migrated copy instead."""
     keeps: Dict[str, Dict[str, str]] = {}
@@ -222,17 +323,13 @@ def _helpers_to_keep(first: Dict[str, _FirstPass], program: Program) -> Dict[str
     return keeps
 
 
-def _reanalyse(path, sources, analyses, results, options, keeps, module=None, edits=None) -> None:
-    """Analyse a file again in this process, where set-level work can use its tree (and `edits`)."""
-    if path not in sources or results[path].status is Status.FAILED:
-        return
-    done = _guarded(path, sources[path], lambda: engine.analyse(path, sources[path], options, module, edits,
-                                                                keeps.get(path)))
-    if isinstance(done, FileResult):
-        results[path] = done
-        analyses.pop(path, None)
-    else:
-        analyses[path] = done
+def _summarise_file(path: str) -> Optional[ModuleSummary]:
+    """The summary of a file the prefilter skipped, which a link has reached (None: unusable)."""
+    try:
+        with open(path, "rb") as handle:
+            return summarise_source(path, handle.read())
+    except Exception:  # unreadable or unparsable: links stop there, as at any module outside the set
+        return None
 
 
 def _notebook(path: str, source: bytes) -> FileResult:
@@ -242,57 +339,56 @@ def _notebook(path: str, source: bytes) -> FileResult:
     return FileResult(path, Status.DIAGNOSED, (finding,), old_source=source)
 
 
-def _link_towers(sources, analyses, results, options, pipeline_functions, keeps) -> None:
-    """Re-analyse the modules that a tower loop's input chain runs through, with their edits."""
-    parsed: Dict[str, cst.Module] = {path: a.module for path, a in analyses.items()}
+def _link(files: List[str], first: Dict[str, _Done], options: Options, pool: _Pool):
+    """(what linking each tower loop to its pipeline asks of every module on the way, by path;
+    the summaries of the modules of the set by path, None for those that cannot take part).
 
-    def module_of(path):
-        if path not in parsed:
-            parsed[path] = None  # not in the set, unreadable or unparsable: links stop there
-            if path in sources and results[path].status is not Status.FAILED:
-                try:
-                    parsed[path] = engine.parse(sources[path])
-                except Exception:
-                    pass
-        return parsed[path]
-
-    consumers = {}
-    for path, analysis in analyses.items():
-        found = towers.find_consumers(analysis.module, analysis.imports)
-        if found:
-            consumers[path] = found
+    Runs on summaries. A module the prefilter skipped is summarised (in the pool) only when a
+    link reaches it; the link is then made again with it, until no link reaches further.
+    """
+    summaries: Dict[str, Optional[ModuleSummary]] = {
+        path: done.summary for path, done in first.items() if done.readable and done.result.status is not Status.SKIPPED}
+    consumers = [(path, summary.consumers) for path, summary in summaries.items() if summary and summary.consumers]
     if not consumers:
-        return
-    linker = Linker(list(sources), module_of, lambda p: pipeline_functions.get(p, {}))
-    edits: Dict[str, towers.TowerEdits] = {}
+        return {}, summaries
+    paths = [path for path in files if first[path].readable]
+    while True:
+        linker = Linker(paths, summaries)
+        plans = _plans(linker, consumers, options)
+        if not linker.missing:
+            return plans, summaries
+        missing = sorted(linker.missing)
+        summaries.update(zip(missing, pool.map(_summarise_file, missing)))
+
+
+def _plans(linker: Linker, consumers, options: Options) -> Dict[str, LinkPlan]:
+    plans: Dict[str, LinkPlan] = {}
     findings, failures = [], []
-    for path, found in consumers.items():
+    for path, found in consumers:
         for consumer in found:
             chain, reason = linker.chain(path, consumer)
             if chain is None:
                 failures.append((path, consumer, reason))
                 continue
-            code = {"prefetch": "QM401", "shared": "QM901", "per_tower": "QM902"}[consumer.kind]
+            code = {"prefetch": "QM401", "shared": SharedBatchAcrossTowers.code,
+                    "per_tower": PerTowerPipelines.code}[consumer.kind]
             if not options.wants(code):
                 continue
             if consumer.kind != "prefetch":
-                findings.append((path, consumer))
+                findings.append((path, consumer, code))
                 if not options.unsafe:
                     continue
             # The unsafe fixes for shared batches and per-tower pipelines always shard.
             strategy = options.tower_strategy if consumer.kind == "prefetch" else "shard"
-            reason = linker.add_edits(edits, path, consumer, chain, strategy)
+            reason = linker.add_edits(plans, path, consumer, chain, strategy)
             if reason:
                 failures.append((path, consumer, reason))
-    for path, module_edits in edits.items():
-        _reanalyse(path, sources, analyses, results, options, keeps, module_of(path), module_edits)
     for path, consumer, reason in failures:
-        if consumer.prefetch_call is not None and path in analyses:
-            analyses[path].reasons[id(consumer.prefetch_call)] = "its tower loop cannot be linked: " + reason
-    for path, consumer in findings:
-        if path in analyses:
-            rule = SharedBatchAcrossTowers if consumer.kind == "shared" else PerTowerPipelines
-            analyses[path].add_finding(rule, consumer.source_call, fixed=options.unsafe)
+        if consumer.prefetch:
+            plans.setdefault(path, LinkPlan()).reasons[consumer.index] = "its tower loop cannot be linked: " + reason
+    for path, consumer, code in findings:
+        plans.setdefault(path, LinkPlan()).findings.append((consumer.index, code))
+    return plans
 
 
 def atomic_write(path: str, data: bytes) -> None:

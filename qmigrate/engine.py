@@ -74,7 +74,7 @@ class FileAnalysis:
     reasons: Dict[int, str] = field(default_factory=dict)  # id(call) -> why it stays
     fixed_calls: Set[int] = field(default_factory=set)
     pipelines: int = 0
-    pipeline_functions: Counter = field(default_factory=Counter)  # function name -> pipelines migrated
+    pipeline_functions: Counter = field(default_factory=Counter)  # `f` / `Class.method` / "" -> pipelines migrated
     findings: List[Tuple[type, cst.CSTNode, bool, str]] = field(default_factory=list)  # (rule, node, fixed, detail)
     positions: object = None  # _Positions of the module as parsed
     suppressed_calls: Set[int] = field(default_factory=set)  # id(call) of `# qmigrate: ignore` lines
@@ -82,6 +82,7 @@ class FileAnalysis:
     changed_helpers: List[str] = field(default_factory=list)  # helpers whose signature the migration changed
     kept_calls: Set[int] = field(default_factory=set)  # id(call) in helpers kept as they were for other callers
     todo: Dict[int, str] = field(default_factory=dict)  # id(call) -> what to do, where the rule's advice does not fit
+    tree: Optional[ast.AST] = None  # the stdlib parser's tree (None where it rejects the file)
 
     def add_finding(self, rule, node: cst.CSTNode, fixed: bool, detail: str = "") -> None:
         """A finding about `node`; `detail` (what was seen) is said after the rule's message."""
@@ -190,8 +191,8 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         python3_check.check(source)
     imports = ImportMap(module, tree)  # the stdlib tree is several times faster to walk
     positions = _Positions(module)
-    analysis = FileAnalysis(path, source, module, module, positions=positions, imports=imports)
-    suppressed = _suppressed_lines(module)
+    analysis = FileAnalysis(path, source, module, module, positions=positions, imports=imports, tree=tree)
+    suppressed = _suppressed_lines(module) if SUPPRESS_MARK.encode() in source else {}
     calls = _queue_calls(module, imports)
     suppressed_rules = set()
     cheap = call_positions(tree, source, module.encoding, calls, imports, lambda name: rule_for(name) is not None)
@@ -231,7 +232,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
                                 pipeline_functions=Counter(), todo={})
     rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep)
     new_module = module.visit(rewriter)
-    partial = _partly_used_helpers(module, rewriter.helper_uses) - set(keep)
+    partial = _partly_used_helpers(module, rewriter.helper_uses, tree) - set(keep)
     if partial:
         # Calls of these helpers that were not migrated still pass a queue: the helpers stay as they
         # are for them, and the migrated pipelines call a migrated copy. Rewrite again knowing it.
@@ -316,7 +317,7 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
             continue
         loads = Counter(cstutil.name_uses(stmt.body).loads)
         if reader is not None:
-            attribute_loads = attribute_loads if attribute_loads is not None else cstutil.attribute_loads(module)
+            attribute_loads = attribute_loads if attribute_loads is not None else _attribute_loads(module, tree)
             if loads[reader.queue_param] == 1 and _key_unused(reader, loads, attribute_loads):
                 context.reader_helpers[stmt.name.value] = reader
         if batcher is not None and all(loads[p] == len(batcher.sites) for p in batcher.tensor_params):
@@ -353,14 +354,41 @@ def _key_unused(reader: helpers.ReaderHelper, loads: Counter, attribute_loads: S
     return isinstance(key, cst.Attribute) and key.attr.value not in attribute_loads
 
 
-def _partly_used_helpers(module: cst.Module, uses: Counter) -> Set[str]:
+def _partly_used_helpers(module: cst.Module, uses: Counter, tree: Optional[ast.AST]) -> Set[str]:
     """Helpers some of whose uses were migrated calls, but not all (a use that is no call, such as
     `map(read_example, ...)`, is never migrated)."""
     if not uses:
         return set()
-    loads = Counter(cstutil.name_uses(module).loads)
-    loads.subtract(function.name.value for function in cstutil.functions_in(module))  # a def's own name
+    if tree is not None:  # the same count, from the stdlib tree: several times faster to walk
+        loads = Counter(node.id for node in ast.walk(tree) if isinstance(node, ast.Name)
+                        and isinstance(node.ctx, ast.Load))
+    else:
+        loads = Counter(cstutil.name_uses(module).loads)
+        loads.subtract(function.name.value for function in cstutil.functions_in(module))  # a def's own name
     return {name for name in uses if uses[name] != loads[name]}
+
+
+def _attribute_loads(module: cst.Module, tree: Optional[ast.AST]) -> Set[str]:
+    """cstutil.attribute_loads(module), from the stdlib tree when there is one: attribute names
+    read anywhere, those assigned to by `=` (directly or unpacked) aside. libcst also sees the
+    dotted module names of imports as attributes (`import a.b.c` reads `b` and `c`)."""
+    if tree is None:
+        return cstutil.attribute_loads(module)
+    stored, imported = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported.update(part for alias in node.names for part in alias.name.split(".")[1:])
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            imported.update(node.module.split(".")[1:])
+        elif isinstance(node, ast.Assign):
+            targets = list(node.targets)
+            while targets:
+                target = targets.pop()
+                if isinstance(target, (ast.Tuple, ast.List)):
+                    targets += [e.value if isinstance(e, ast.Starred) else e for e in target.elts]
+                elif isinstance(target, ast.Attribute):
+                    stored.add(id(target))
+    return imported | {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute) and id(node) not in stored}
 
 
 def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, analysis: FileAnalysis,
@@ -568,6 +596,16 @@ class _PipelineRewriter(cst.CSTTransformer):
         scope = self.scopes[-1]
         return scope.name.value if isinstance(scope, cst.FunctionDef) and len(self.scopes) == 2 else ""
 
+    def _qualified_name(self) -> str:
+        """`f` in a top-level function, `C.m` in a method of a top-level class, else ""."""
+        defs = [node for node in self.parents if isinstance(node, (cst.FunctionDef, cst.ClassDef))]
+        kinds = tuple(type(node) for node in defs)
+        if kinds == (cst.FunctionDef,):
+            return defs[0].name.value
+        if kinds == (cst.ClassDef, cst.FunctionDef):
+            return "%s.%s" % (defs[0].name.value, defs[1].name.value)
+        return ""
+
     def leave_FunctionDef(self, original_node, updated_node):
         name = original_node.name.value
         if len(self.scopes) == 2 and (name in self.edits.shard_functions or name in self.edits.passthrough):
@@ -618,7 +656,7 @@ class _PipelineRewriter(cst.CSTTransformer):
             self._apply(match, leaves, replacements, removed)
             self.analysis.fixed_calls.update(id(call) for call in match.calls)
             self.analysis.pipelines += 1
-            self.analysis.pipeline_functions[self._function_name()] += 1
+            self.analysis.pipeline_functions[self._qualified_name()] += 1
             self.helper_uses.update(match.helpers_used)
         if found.matches:
             self._reword_messages(leaves, replacements, removed,

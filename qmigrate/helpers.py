@@ -196,15 +196,18 @@ class _Substitute(cst.CSTTransformer):
 
 
 def move_expression(expr: cst.BaseExpression, function: cst.FunctionDef, before: cst.BaseStatement,
-                    arguments: Dict[str, cst.BaseExpression], module_names: set, depth: int = 0) -> cst.BaseExpression:
+                    arguments: Dict[str, cst.BaseExpression], module_names: set, depth: int = 0,
+                    definitions: Optional[Dict[str, cst.BaseExpression]] = None) -> cst.BaseExpression:
     """`expr`, written in `function`, rewritten for its caller's scope.
 
     Parameters become the call's arguments; locals their single assignment made before `before`;
-    module-level names stay. NotMovable when any name has no such meaning.
+    module-level names stay. NotMovable when any name has no such meaning. `definitions`: those
+    reaching `before` (reaching_definitions), when the caller moves several expressions.
     """
     if depth > 20:
         raise NotMovable("its definitions are too deeply nested")
-    definitions = _reaching_definitions(function, before)
+    if definitions is None:
+        definitions = reaching_definitions(function, before)
     params = {p.name.value for p in _params(function)}
 
     def replace(node):
@@ -212,7 +215,7 @@ def move_expression(expr: cst.BaseExpression, function: cst.FunctionDef, before:
             key = dotted(node)
             if key in definitions:
                 return _parenthesised(move_expression(definitions[key], function, before, arguments, module_names,
-                                                      depth + 1))
+                                                      depth + 1, definitions))
             return None
         if not isinstance(node, cst.Name):
             return None
@@ -223,7 +226,7 @@ def move_expression(expr: cst.BaseExpression, function: cst.FunctionDef, before:
             return _parenthesised(arguments[name])
         if name in definitions:
             return _parenthesised(move_expression(definitions[name], function, before, arguments, module_names,
-                                                  depth + 1))
+                                                  depth + 1, definitions))
         if name in module_names or name in _BUILTINS:
             return None
         raise NotMovable("`%s` is computed inside %s" % (name, function.name.value))
@@ -241,7 +244,7 @@ def _parenthesised(expr: cst.BaseExpression) -> cst.BaseExpression:
     return expr.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
-def _reaching_definitions(function: cst.FunctionDef, before: cst.BaseStatement) -> Dict[str, cst.BaseExpression]:
+def reaching_definitions(function: cst.FunctionDef, before: cst.BaseStatement) -> Dict[str, cst.BaseExpression]:
     """Names (and `obj.attr`) whose value at `before` is fixed by one plain assignment earlier on.
 
     Straight-line code only: a name also stored by a compound statement (loop, if, try) before

@@ -3,50 +3,89 @@
 `train.py` calls `cifar10.distorted_inputs()`, which calls `cifar10_input.distorted_inputs(...)`,
 whose pipeline was migrated: the pipeline function takes a shard, the functions in between pass
 it on, and the tower loop asks each tower's shard. Anything that cannot be followed is reported.
+
+Linking reads module summaries only (summary.py), never a tree: each name is resolved once, module
+names go to paths through a dict, and "does this call lead to a pipeline" is memoised, so a run
+costs time in proportion to the calls in the modules it reaches.
 """
 import os
-from typing import Callable, Dict, List, Optional, Tuple
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Set, Tuple
 
-import libcst as cst
-
-from qmigrate import cstutil, towers
-from qmigrate.names import ImportMap, dotted
+from qmigrate.names import ImportMap
+from qmigrate.summary import ConsumerSummary, FunctionSummary, ModuleSummary, functions_by_name
 
 MAX_DEPTH = 6
 
 Function = Tuple[str, str]  # (path, top-level function name)
 
 
+@dataclass
+class LinkPlan:
+    """What linking asks of one module: picklable, applied by a worker that parses it again.
+
+    Consumers are named by their index in `towers.find_consumers` of the module.
+    """
+
+    strategy: str = "shard"
+    shard_functions: Set[str] = field(default_factory=set)  # pipeline functions that take a shard
+    passthrough: Dict[str, str] = field(default_factory=dict)  # function -> callee it passes the shard on to
+    consumers: List[int] = field(default_factory=list)  # tower inputs moved into the towers
+    reasons: Dict[int, str] = field(default_factory=dict)  # prefetch consumer -> why its loop stays
+    findings: List[Tuple[int, str]] = field(default_factory=list)  # (consumer, rule code) to report
+
+    @property
+    def edits(self) -> bool:
+        return bool(self.shard_functions or self.passthrough or self.consumers)
+
+
 class Linker:
-    """`modules(path)` gives a parsed module of the set (or None); `pipelines(path)` its pipeline functions."""
+    """Links over `summaries` (path -> summary; None: the file cannot take part).
 
-    def __init__(self, paths: List[str], module_of: Callable[[str], Optional[cst.Module]],
-                 pipelines_of: Callable[[str], Dict[str, int]]):
-        self.paths = paths
-        self.module_of = module_of
-        self.pipelines_of = pipelines_of
+    `paths`: every readable Python file of the set, in the order found; a module name resolves to
+    the file beside the importer, else to the first whose path ends like the module's. A path the
+    link reaches that has no entry in `summaries` is collected in `missing` (and treated as absent):
+    the caller summarises those and links again.
+    """
 
-    def chain(self, path: str, consumer: towers.TowerConsumer):
+    def __init__(self, paths: List[str], summaries: Dict[str, Optional[ModuleSummary]]):
+        self.summaries = summaries
+        self.missing: Set[str] = set()
+        self._by_path: Dict[str, str] = {}
+        self._by_tail: Dict[str, str] = {}
+        for path in paths:
+            normal = os.path.normpath(path)
+            self._by_path.setdefault(normal, path)
+            parts = normal.split(os.sep)
+            for start in range(1, len(parts)):
+                self._by_tail.setdefault(os.sep.join(parts[start:]), path)
+        self._modules: Dict[str, Optional[Tuple[ImportMap, Dict[str, FunctionSummary]]]] = {}
+        self._resolved: Dict[Tuple[str, str], Optional[Function]] = {}
+        self._reaches: Dict[Tuple[Function, int], bool] = {}
+
+    def chain(self, path: str, consumer: ConsumerSummary):
         """(links from the consumer's call to the pipeline function, None) or (None, why not)."""
         return self._chain(path, consumer.callee)
 
     @staticmethod
-    def add_edits(edits: Dict[str, towers.TowerEdits], path: str, consumer: towers.TowerConsumer, chain,
+    def add_edits(plans: Dict[str, LinkPlan], path: str, consumer: ConsumerSummary, chain,
                   strategy: str) -> Optional[str]:
         """Record what linking `consumer` to its pipeline asks of each module on the way.
 
         Returns why not (nothing recorded) when a module on the way already serves another strategy.
         """
         paths = [path] + [link_path for (link_path, _), _ in chain]
-        if any(p in edits and edits[p].strategy != strategy for p in paths):
+        if any(p in plans and plans[p].edits and plans[p].strategy != strategy for p in paths):
             return "its input is shared with towers that use another strategy"
         for p in paths:
-            edits.setdefault(p, towers.TowerEdits(strategy=strategy))
-        edits[path].consumers.append(consumer)
+            plan = plans.setdefault(p, LinkPlan(strategy=strategy))
+            if not plan.edits:
+                plan.strategy = strategy
+        plans[path].consumers.append(consumer.index)
         for (link_path, function), callee in chain[:-1]:
-            edits[link_path].passthrough[function] = callee
+            plans[link_path].passthrough[function] = callee
         (last_path, last_function), _ = chain[-1]
-        edits[last_path].shard_functions.add(last_function)
+        plans[last_path].shard_functions.add(last_function)
         return None
 
     def _chain(self, path: str, callee: str):
@@ -55,7 +94,7 @@ class Linker:
         current = self.resolve(path, callee)
         while current is not None and len(chain) < MAX_DEPTH:
             function_path, function = current
-            count = self.pipelines_of(function_path).get(function, 0)
+            count = self._function(*current).pipelines
             if count == 1:
                 chain.append((current, None))
                 return chain, None
@@ -73,49 +112,58 @@ class Linker:
         return None, "the call chain from `%s` is too deep" % callee
 
     def _single_inner_call(self, path: str, function: str) -> Optional[str]:
-        definition = self._function(path, function)
-        if definition is None:
-            return None
-        inner = [dotted(call.func) for call in cstutil.calls_of(definition.body)]
-        linked = [name for name in inner if name and self._leads_to_pipeline(path, name)]
+        linked = [name for name in self._function(path, function).calls if self._leads_to_pipeline(path, name)]
         return linked[0] if len(linked) == 1 else None
 
     def _leads_to_pipeline(self, path: str, callee: str, depth: int = 0) -> bool:
         target = self.resolve(path, callee)
         if target is None or depth > MAX_DEPTH:
             return False
-        if self.pipelines_of(target[0]).get(target[1], 0):
-            return True
-        definition = self._function(*target)
-        return any(self._leads_to_pipeline(target[0], dotted(call.func), depth + 1)
-                   for call in cstutil.calls_of(definition.body) if dotted(call.func))
+        key = (target, depth)
+        if key not in self._reaches:
+            function = self._function(*target)
+            self._reaches[key] = bool(function.pipelines) or any(
+                self._leads_to_pipeline(target[0], name, depth + 1) for name in function.calls)
+        return self._reaches[key]
 
     def resolve(self, path: str, callee: str) -> Optional[Function]:
         """The (path, function) a dotted call name in `path` refers to, within the set."""
-        module = self.module_of(path)
+        key = (path, callee)
+        if key not in self._resolved:
+            self._resolved[key] = self._resolve(path, callee)
+        return self._resolved[key]
+
+    def _resolve(self, path: str, callee: str) -> Optional[Function]:
+        module = self._module(path)
         if module is None:
             return None
         if "." not in callee:
-            return (path, callee) if self._function(path, callee) is not None else None
+            return (path, callee) if callee in module[1] else None
         head, _, rest = callee.rpartition(".")
-        module_name = ImportMap(module).resolve_dotted(head)
+        module_name = module[0].resolve_dotted(head)
         if module_name is None or "." in rest:
             return None
         target = self._module_path(path, module_name)
-        if target is None or self._function(target, rest) is None:
+        if target is None:
             return None
-        return target, rest
+        found = self._module(target)
+        return (target, rest) if found is not None and rest in found[1] else None
 
     def _module_path(self, importer: str, module_name: str) -> Optional[str]:
         relative = module_name.replace(".", os.sep) + ".py"
         beside = os.path.normpath(os.path.join(os.path.dirname(importer), relative))
-        candidates = [p for p in self.paths if os.path.normpath(p) == beside]
-        candidates += [p for p in self.paths if os.path.normpath(p).endswith(os.sep + relative)]
-        return candidates[0] if candidates else None
+        return self._by_path.get(beside) or self._by_tail.get(relative)
 
-    def _function(self, path: str, name: str) -> Optional[cst.FunctionDef]:
-        module = self.module_of(path)
-        for stmt in module.body if module is not None else ():
-            if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name:
-                return stmt
-        return None
+    def _module(self, path: str):
+        """(import map, top-level functions by name) of a module of the set, or None."""
+        if path not in self._modules:
+            if path not in self.summaries:
+                self.missing.add(path)
+                return None  # not cached: known once summarised
+            summary = self.summaries[path]
+            self._modules[path] = None if summary is None else (
+                ImportMap.from_aliases(summary.imports), functions_by_name(summary))
+        return self._modules[path]
+
+    def _function(self, path: str, name: str) -> FunctionSummary:
+        return self._module(path)[1][name]

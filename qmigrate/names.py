@@ -75,6 +75,13 @@ class ImportMap:
             if resolved and target not in self.aliases:
                 self.aliases[target] = resolved
 
+    @classmethod
+    def from_aliases(cls, aliases) -> "ImportMap":
+        """The map of a module whose aliases were collected before (e.g. in a summary)."""
+        imports = cls.__new__(cls)
+        imports.aliases = dict(aliases)
+        return imports
+
     def resolve_dotted(self, name: str) -> Optional[str]:
         head, _, rest = name.partition(".")
         base = self.aliases.get(head)

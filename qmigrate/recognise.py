@@ -303,8 +303,9 @@ class _BlockRecogniser:
             raise _Broken(calls, "the result of %s() is not assigned to plain names" % helper.function.name.value)
         try:
             arguments = helpers.bind_call(helper.function, call)
+            definitions = helpers.reaching_definitions(helper.function, helper.reader_stmt)
             moved = {name: helpers.move_expression(node, helper.function, helper.reader_stmt, arguments,
-                                                   self.context.module_names)
+                                                   self.context.module_names, definitions=definitions)
                      for name, node in helper.reader_rule.bind(helper.reader_call).items()}
         except (helpers.NotMovable, Unsupported) as error:
             raise _Broken(calls, "the reader's arguments cannot be moved out of %s(): %s"
@@ -516,8 +517,9 @@ class _BlockRecogniser:
                               "is unknown" % (name, helper.flag))
             site = helper.sites[0] if truth else helper.sites[1]
         try:
+            definitions = helpers.reaching_definitions(helper.function, helper.removable[0])
             moved = {param: helpers.move_expression(node, helper.function, helper.removable[0], arguments,
-                                                    self.context.module_names)
+                                                    self.context.module_names, definitions=definitions)
                      for param, node in site.rule.bind(site.call).items() if param != "tensors"}
             batching = site.rule.model(moved, _code, self.imports.resolve)
         except helpers.NotMovable as error:

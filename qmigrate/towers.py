@@ -5,6 +5,7 @@ The classic layout builds the batch once, wraps it in slim's `prefetch_queue`, a
 input function itself for its own shard (`num_shards=num_gpus, shard_index=i`), under a CPU device
 scope, where the dequeue was: per-device iterators, every example on exactly one tower per epoch.
 """
+import bisect
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
@@ -43,16 +44,51 @@ class TowerConsumer:
 
 
 def find_consumers(module: cst.Module, imports: ImportMap) -> List[TowerConsumer]:
+    """Every tower loop's input in the module, in a deterministic order (statements, top-down)."""
     found: List[TowerConsumer] = []
     for function, body in _roots(module):
         leaves = blocks.flatten(body, body)
-        loads = Counter(cstutil.name_uses(cst.IndentedBlock(body=body)).loads)
+        uses = _LeafLoads(leaves, lambda: Counter(cstutil.name_uses(cst.IndentedBlock(body=body)).loads))
         for index, leaf in enumerate(leaves):
-            consumer = _consumer_at(leaves, index, imports, function, module, loads)
+            consumer = _consumer_at(leaves, index, imports, function, module, uses)
             if consumer is not None:
                 found.append(consumer)
             found += _per_tower_calls(leaf.original, imports, function, module)
     return found
+
+
+class _LeafLoads:
+    """Which names each leaf of a block reads, counted once per block (on first need), with the
+    sorted positions of the leaves (and of the `for` leaves) reading each name: "the first later
+    leaf that reads x" is a binary search, not a walk over the block."""
+
+    def __init__(self, leaves, block_loads):
+        self._leaves = leaves
+        self._block_loads = block_loads
+        self._readers = None
+        self._total = None
+
+    @property
+    def total(self) -> Counter:
+        """Name -> reads in the whole block (with-headers included)."""
+        if self._total is None:
+            self._total = self._block_loads()
+        return self._total
+
+    def first_reader(self, names, after: int, loops_only: bool = False) -> Optional[int]:
+        """The first leaf after position `after` (a `for` loop, with `loops_only`) reading one of `names`."""
+        if self._readers is None:
+            self._readers = ({}, {})
+            for position, leaf in enumerate(self._leaves):
+                is_loop = isinstance(leaf.original, cst.For)
+                for name in set(cstutil.name_uses(leaf.original).loads):
+                    self._readers[0].setdefault(name, []).append(position)
+                    if is_loop:
+                        self._readers[1].setdefault(name, []).append(position)
+        readers = self._readers[1 if loops_only else 0]
+        found = [positions[at] for positions in (readers.get(name, ()) for name in names)
+                 for at in (bisect.bisect_right(positions, after),) if at < len(positions)]
+        return min(found) if found else None
 
 
 def _per_tower_calls(loop, imports: ImportMap, function: str, module: cst.Module) -> List[TowerConsumer]:
@@ -80,7 +116,7 @@ def _roots(module: cst.Module):
 
 
 def _consumer_at(leaves, index, imports: ImportMap, function: str, module: cst.Module,
-                 loads: Counter) -> Optional[TowerConsumer]:
+                 uses: _LeafLoads) -> Optional[TowerConsumer]:
     assign = cstutil.single_assign(leaves[index].original)
     if assign is None or not isinstance(assign[1], cst.Call):
         return None
@@ -93,41 +129,40 @@ def _consumer_at(leaves, index, imports: ImportMap, function: str, module: cst.M
         return None
     prefetch_stmt = prefetch_call = None
     consumed = set(names)
-    for later in leaves[index + 1:]:
-        later_assign = cstutil.single_assign(later.original)
+    # The first statement reading the input either wraps it in a prefetch queue or consumes it.
+    first = uses.first_reader(names, index)
+    if first is not None:
+        later_assign = cstutil.single_assign(leaves[first].original)
         if (later_assign and isinstance(later_assign[1], cst.Call)
                 and imports.resolve(later_assign[1].func) == PREFETCH_QUEUE
                 and isinstance(later_assign[0], cst.Name)):
             tensors = later_assign[1].args[0].value if later_assign[1].args else None
             if isinstance(tensors, (cst.List, cst.Tuple)) and target_names(tensors) == names:
-                prefetch_stmt, prefetch_call = later.original, later_assign[1]
+                prefetch_stmt, prefetch_call = leaves[first].original, later_assign[1]
                 consumed = {later_assign[0].value}
-                break
-        if set(cstutil.name_uses(later.original).loads) & consumed:
-            break
-    for later in leaves[index + 1:]:
-        loop = later.original
-        if not isinstance(loop, cst.For) or not set(cstutil.name_uses(loop).loads) & consumed:
-            continue
-        loop_var, towers = tower_range(loop, imports)
-        if loop_var is None or not places_devices(loop, imports):
+    at = uses.first_reader(consumed, index, loops_only=True)
+    if at is None:
+        return None
+    loop = leaves[at].original
+    loads = uses.total
+    loop_var, towers = tower_range(loop, imports)
+    if loop_var is None or not places_devices(loop, imports):
+        return None
+    # Moving the input into the towers is only sound if nothing else reads what it gave.
+    loop_loads = Counter(cstutil.name_uses(loop).loads)
+    if any(loads[name] != loop_loads[name] for name in consumed if prefetch_stmt is None) or (
+            prefetch_stmt is not None and any(loads[name] != 1 for name in names)):
+        return None
+    if prefetch_stmt is not None:
+        dequeue = _dequeue_in(loop, next(iter(consumed)))
+        if dequeue is None or loads[next(iter(consumed))] != 1:
             return None
-        # Moving the input into the towers is only sound if nothing else reads what it gave.
-        loop_loads = Counter(cstutil.name_uses(loop).loads)
-        if any(loads[name] != loop_loads[name] for name in consumed if prefetch_stmt is None) or (
-                prefetch_stmt is not None and any(loads[name] != 1 for name in names)):
-            return None
-        if prefetch_stmt is not None:
-            dequeue = _dequeue_in(loop, next(iter(consumed)))
-            if dequeue is None or loads[next(iter(consumed))] != 1:
-                return None
-            return TowerConsumer(function, leaves[index].original, call, callee, prefetch_stmt, prefetch_call,
-                                 loop, loop_var, module.code_for_node(towers), dequeue)
-        use = next(leaf.original for leaf in blocks.flatten(loop.body.body, loop.body.body)
-                   if set(cstutil.name_uses(leaf.original).loads) & consumed)
-        return TowerConsumer(function, leaves[index].original, call, callee, None, None, loop, loop_var,
-                             module.code_for_node(towers), None, kind="shared", use_stmt=use)
-    return None
+        return TowerConsumer(function, leaves[index].original, call, callee, prefetch_stmt, prefetch_call,
+                             loop, loop_var, module.code_for_node(towers), dequeue)
+    use = next(leaf.original for leaf in blocks.flatten(loop.body.body, loop.body.body)
+               if set(cstutil.name_uses(leaf.original).loads) & consumed)
+    return TowerConsumer(function, leaves[index].original, call, callee, None, None, loop, loop_var,
+                         module.code_for_node(towers), None, kind="shared", use_stmt=use)
 
 
 def target_names(target) -> Tuple[str, ...]:

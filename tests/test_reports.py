@@ -232,7 +232,7 @@ def test_markdown_shows_per_file_counts_and_the_diff_collapsed(tmp_path):
     output = render.markdown(results, wrote=False)
     assert "| `%s` | 3 | 0 | 0 |" % relative["a.py"] in output
     assert "| `%s` | 0 | 9 | 0 |" % relative["b.py"] in output
-    assert "<details><summary>Diff: 1 file would be rewritten (+16 −9 lines)</summary>" in output
+    assert "<details><summary>Diff: 1 file would be rewritten (+15 −9 lines)</summary>" in output
     assert "+    dataset = dataset.map(parse_record)" in output and output.rstrip().endswith("</details>")
     assert "truncated" not in output
     cut = render.markdown(results, wrote=False, diff_limit=400)

@@ -1,0 +1,100 @@
+"""Linking across modules works on summaries and costs a bounded amount of work per file.
+
+Counts calls, not seconds: a regression that re-parses a module or rebuilds its import map per
+name resolved fails here on any machine. Speed itself is measured by bench/link_bench.py.
+"""
+import collections
+import os
+import sys
+
+import libcst as cst
+import pytest
+
+from conftest import ROOT
+from qmigrate import api, names, towers
+from qmigrate.diagnostics import Status
+from qmigrate.linking import Linker
+from qmigrate.names import ImportMap
+from qmigrate.positions import stdlib_tree
+from qmigrate.summary import summarise, summarise_source
+
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import link_bench  # noqa: E402  (the benchmark's generator of tower modules)
+
+
+@pytest.fixture
+def counts(monkeypatch):
+    """How often the run parses a module, builds an import map, and looks for tower loops."""
+    seen = collections.Counter()
+
+    def counting(key, function):
+        def counted(*args, **kwargs):
+            seen[key] += 1
+            return function(*args, **kwargs)
+        return counted
+
+    monkeypatch.setattr(cst, "parse_module", counting("parse", cst.parse_module))
+    monkeypatch.setattr(names.ImportMap, "__init__", counting("import map", names.ImportMap.__init__))
+    monkeypatch.setattr(towers, "find_consumers", counting("tower search", towers.find_consumers))
+    return seen
+
+
+def test_tower_modules_cost_a_bounded_number_of_passes_per_file(counts, tmp_path):
+    files = 8
+    link_bench.make_tree(str(tmp_path), files, 100)  # every 4th module's towers read the previous module's input
+    results = {os.path.basename(r.path): r for r in api.migrate([str(tmp_path)])}
+    modules = [r for name, r in sorted(results.items()) if name != "__init__.py"]
+    assert [r.status for r in modules] == [Status.MIGRATED] * files, [r.diagnostics for r in modules]
+    # Three analyses at most (first pass; again with the link's edits; again without queue
+    # runners once no queue is left), each one parse plus one to verify the output. Before
+    # summaries, linking one module built ~80 import maps.
+    assert counts["parse"] <= 6 * files
+    assert counts["import map"] <= 9 * files
+    assert counts["tower search"] <= 3 * files
+    # The link across files: the wrapper passes each tower's shard on to the other module.
+    assert ("return peer.training_inputs_6(data_dir, batch_size, num_shards=num_shards, shard_index=shard_index)"
+            in results["mod_0007.py"].new_source.decode())
+    assert ("def training_inputs_6(data_dir, batch_size, num_shards=1, shard_index=0):"
+            in results["mod_0006.py"].new_source.decode())
+
+
+SOURCE = b'''import tensorflow as tf
+from data import inputs as data_inputs
+
+
+class Model(object):
+    def build(self, files):
+        return tf.train.batch([files], 4), helper()
+
+
+def train(a, b=1):
+    x = data_inputs.load(a)
+    return x
+'''
+
+
+def test_summary_records_methods_under_their_class():
+    tree = stdlib_tree(SOURCE)
+    summary = summarise("m.py", SOURCE, tree, ImportMap(tree=tree), {"Model.build": 1, "train": 0},
+                        is_queue_api=lambda name: name == "tensorflow.train.batch")
+    [model] = summary.classes
+    [build] = model.methods
+    assert (model.name, build.name, build.pipelines) == ("Model", "build", 1)
+    assert build.builds == ("tensorflow.train.batch",)
+    assert build.returns == (("tf.train.batch()", "helper()"),)  # as written
+    [train] = summary.functions
+    assert (train.params, train.calls, train.returns, train.pipelines) == (("a", "b"), ("data_inputs.load",),
+                                                                          (("x",),), 0)
+    assert dict(summary.imports)["data_inputs"] == "data.inputs"
+    assert summarise_source("bad.py", b"def (:\n") is None
+
+
+def test_module_names_resolve_beside_the_importer_first(tmp_path):
+    paths = [os.path.join("a", "data", "inputs.py"), os.path.join("b", "data", "inputs.py"),
+             os.path.join("b", "train.py")]
+    summaries = {path: summarise_source(path, b"def load(x):\n    return x\n") for path in paths[:2]}
+    summaries[paths[2]] = summarise_source(paths[2], b"from data import inputs\n")
+    linker = Linker(paths, summaries)
+    assert linker.resolve(paths[2], "inputs.load") == (paths[1], "load")
+    assert linker.resolve(os.path.join("c", "x.py"), "inputs.load") is None  # not summarised: missing
+    assert linker.missing == {os.path.join("c", "x.py")}
