@@ -53,8 +53,10 @@ class HandBuiltQueue:
     tensors: cst.BaseExpression
     batching: Optional[Batching]
     stage: Optional[Batching]
-    record_statements: Tuple[str, ...]
+    record_statements: Optional[Tuple[str, ...]]  # None: they cannot be written, `records_refused` says why
     calls: Tuple[cst.Call, ...]
+    capacity: str
+    records_refused: str = ""
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,43 @@ class BlockQueues:
 
     def by_dequeue(self, index: int) -> Optional[HandBuiltQueue]:
         return next((q for q in self.accepted.values() if q.dequeue_index == index), None)
+
+    def of_batches(self, index: int, body: Sequence[cst.BaseStatement], scope_loads) -> Optional[HandBuiltQueue]:
+        """The FIFOQueue that holds the batches statement `index` makes, dequeued whole: a prefetch stage.
+
+        The batch's names must be enqueued as they are (`q.enqueue([images, labels])` after
+        `images, labels = batch(...)`, or `q.enqueue(batch)` after `batch = batch(...)`) and used
+        nowhere else, so the dequeue gives back what the batching gave.
+        """
+        assign = cstutil.single_assign(body[index])
+        if assign is None:
+            return None
+        target = assign[0]
+        names = [e.value for e in target.elements] if isinstance(target, (cst.Tuple, cst.List)) else [target]
+        if not all(isinstance(n, cst.Name) for n in names):
+            return None
+        names = [n.value for n in names]
+        for queue in self.accepted.values():
+            if queue.enqueue_index <= index or queue.batching is not None or queue.stage.shuffle_buffer:
+                continue
+            enqueued = queue.tensors
+            if isinstance(enqueued, cst.Name) and isinstance(target, cst.Name):
+                given = [enqueued.value]
+            elif isinstance(enqueued, (cst.List, cst.Tuple)) and isinstance(target, (cst.Tuple, cst.List)):
+                given = [e.value.value if isinstance(e.value, cst.Name) else None for e in enqueued.elements]
+            else:
+                continue
+            if given == names and all(scope_loads[n] == _loads_after(body, queue, n) + 1 for n in names):
+                return queue
+        return None
+
+
+def _loads_after(body, queue: HandBuiltQueue, name: str) -> int:
+    """Loads of `name` after the queue's dequeue when the dequeue rebinds it (they read the
+    dequeued value, not the batch), else 0."""
+    if name not in cstutil.name_uses(body[queue.dequeue_index]).stores:
+        return 0
+    return sum(cstutil.name_uses(stmt).loads.count(name) for stmt in body[queue.dequeue_index + 1:])
 
 
 class _Refused(Exception):
@@ -159,6 +198,7 @@ class _QueueReader:
         self.kind = imports.resolve(call.func)
         self.calls: List[cst.Call] = [call]
         self.enqueue_index: Optional[int] = None
+        self.records_refused = ""
 
     def read(self) -> HandBuiltQueue:
         kind, name = self.kind, self.name
@@ -214,7 +254,8 @@ class _QueueReader:
         batching, stage, records = self._lower(dequeue_call, dequeue_target, args, threads, many, shapes, tensors)
         self._check_not_rebound(args, dequeue_call, dequeue_index)
         return HandBuiltQueue(name, (self.index,) + tuple(runner_indices), enqueue_index, dequeue_index, tensors,
-                              batching, stage, records, tuple(self.calls))
+                              batching, stage, records, tuple(self.calls), self.source_of(args["capacity"]),
+                              self.records_refused)
 
     def _runner(self, stmt, record=False) -> Optional[Tuple[cst.Call, cst.BaseExpression, object]]:
         """(QueueRunner call, its enqueue ops, how it is registered) for `add_queue_runner(QueueRunner(q, ops))`
@@ -291,7 +332,8 @@ class _QueueReader:
         return None if count == "1" else count
 
     def _tensors(self, call: cst.Call, args) -> Tuple[cst.BaseExpression, bool]:
-        """What one enqueue op puts in, as the batching's tensors (a list for a single tensor), and
+        """What one enqueue op puts in (a name may be one tensor or a list of them: the recogniser
+        takes literal lists, tuples and dicts, and a name only where it knows what it holds), and
         whether it is enqueue_many."""
         bound = _bind(call, ("vals", "name"), "its enqueue")
         if "vals" not in bound:
@@ -302,8 +344,6 @@ class _QueueReader:
                 raise _Refused("a queue with `names=` is filled with something other than a dict")
         elif isinstance(vals, cst.Dict):
             raise _Refused("it enqueues a dict into a queue without `names=`")
-        elif not isinstance(vals, (cst.List, cst.Tuple)):
-            vals = cst.List([cst.Element(vals)])  # one tensor: the dequeue gives it back as itself
         many = call.func.attr.value == "enqueue_many"
         return vals, many
 
@@ -358,12 +398,19 @@ class _QueueReader:
         if target is None:
             raise _Refused("its records are returned one at a time (`return queue.dequeue()`); the batching that "
                            "follows is in another function")
-        return None, batching, self._records(target, tensors, shapes)
+        try:
+            return None, batching, self._records(target, tensors, shapes, not _is_none(args.get("names")))
+        except _Refused as refused:  # it may still hold whole batches (a prefetch stage)
+            self.records_refused = str(refused)
+            return None, batching, None
 
-    def _records(self, target, tensors, shapes) -> Tuple[str, ...]:
+    def _records(self, target, tensors, shapes, named) -> Tuple[str, ...]:
         """`image_d, label_d = image, label` for `image_d, label_d = queue.dequeue()`, and the static shapes
         the queue gave its components, set where it set them."""
         if isinstance(tensors, cst.Name):  # a dict of parse_single_example, into a queue with names=
+            if not named:
+                raise _Refused("it enqueues `%s`, which may be one tensor or a list of them; write the list out"
+                               % tensors.value)
             if shapes or not isinstance(target, cst.Name):
                 raise _Refused("its dequeue of a dict is unpacked, or sets shapes on components qmigrate "
                                "cannot name")

@@ -358,6 +358,8 @@ class _BlockRecogniser:
                 if queue.batching is not None:  # dequeue_many / dequeue_up_to: the batching
                     batch, queue_batch = (index, None, None, None), queue
                     break
+                if queue.record_statements is None:
+                    raise _Broken(calls + queue.calls, queue.records_refused)
                 record_indices.append(index)  # dequeue(): the records again, one at a time
                 rewritten[index] = queue.record_statements
                 tainted |= uses.stores
@@ -392,6 +394,11 @@ class _BlockRecogniser:
         for queue in through:
             calls += queue.calls
             removed = tuple(removed) + queue.plumbing + (queue.enqueue_index,)
+        prefetched = self.queues.of_batches(batch_index, self.body, self.scope_loads) if found and not in_loop else None
+        if prefetched is not None:  # a FIFOQueue of whole batches: the batches are read from its dequeue
+            calls += prefetched.calls
+            removed = tuple(removed) + prefetched.plumbing + (prefetched.enqueue_index, batch_index)
+            batch_index = prefetched.dequeue_index
         chain = (producer_index, read_index, batch_index) + tuple(removed)
         try:
             if found and (found[0] in JOINERS) != (join is not None):
@@ -457,7 +464,8 @@ class _BlockRecogniser:
             function = None
         file_name = self._fresh_local("filename", file_source, record_reader) if record_reader else "filename"
         pipeline = Pipeline(file_source, record_reader, function, batching,
-                            dataset_name=self.names.fresh("dataset"), file_name_param=file_name)
+                            dataset_name=self.names.fresh("dataset"), file_name_param=file_name,
+                            prefetch=prefetched.capacity if prefetched else "1")
         if in_loop is not None:
             pipeline = dataclasses.replace(pipeline, sharding=Sharding(in_loop.num_towers, in_loop.loop_var))
         return Match((producer_index,) + tuple(removed), read_index, tuple(record_indices), batch_index,

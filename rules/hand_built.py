@@ -44,10 +44,11 @@ class HandBuiltQueue(Rule):
     (`num_parallel_calls` = the number of enqueue ops), a `RandomShuffleQueue` becomes
     `shuffle(capacity)` as `shuffle_batch` does (seed kept), `dequeue_many(n)` becomes a batch
     that drops the remainder (the queue never gave a partial batch), `dequeue_up_to(n)` one that
-    keeps it, a `PaddingFIFOQueue` pads (`padded_batch` over its shapes, set on the records),
-    `enqueue_many` unbatches, and `names=` keeps dict elements. A `dequeue()` gives records one at
-    a time: a `tf.train.batch` after it is the batching, and the queue's shuffle joins it (a chain
-    of queues becomes one dataset). The runner and its registration go with the queue.
+    keeps it, a `PaddingFIFOQueue` pads (`padded_batch` over its shapes, set on the records), and
+    `names=` keeps dict elements. A `dequeue()` gives records one at a time: a `tf.train.batch`
+    after it is the batching, and the queue's shuffle joins it; a FIFOQueue that holds the whole
+    batches of a `tf.train.batch` and is dequeued whole is `prefetch(capacity)` (a chain of
+    queues becomes one dataset). The runner and its registration go with the queue.
 
     ## Fix safety
     Safe, as `shuffle_batch`: the shuffle sits before `repeat`, so every example is seen once per
@@ -56,10 +57,12 @@ class HandBuiltQueue(Rule):
     ## Limitations
     The constructor, enqueue, runner and dequeue must lie in one block with the producer → reader
     chain whose records are enqueued, the queue and its enqueue op used for nothing else, one
-    enqueue op, a literal `shapes=`, no `shared_name=`. A QueueRunner subclass, a runner started
-    by hand (`create_threads`), a queue fed from Python, and records shuffled twice (a
-    RandomShuffleQueue then `shuffle_batch`) are reported with the reason. A queue whose every
-    dequeue goes back to Python is not input (QM003).
+    enqueue op, a literal `shapes=` (set on plain names), no `shared_name=`, and what is enqueued a
+    literal list, tuple or dict. A QueueRunner subclass, a runner started by hand
+    (`create_threads`), a queue fed from Python, records shuffled twice (a RandomShuffleQueue then
+    `shuffle_batch`), `enqueue_many` with `shapes=` (the shapes of single examples, which the map
+    cannot set) and several enqueue ops (several readers) are reported with the reason. A queue
+    whose every dequeue goes back to Python is not input (QM003).
     """
 
     code = "QM307"

@@ -80,6 +80,8 @@ CASES = [
      "epoch"),
     ("handbuilt_chain", "chained", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
     ("handbuilt_chain", "shuffled_chain", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 100, "epoch"),
+    ("handbuilt_chain", "prefetched_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 50,
+     "epoch"),
     ("handbuilt_padding", "padded_lines", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=10), 90,
      "epoch"),
     ("ptb_producer", "ptb_producer", lambda d: dict(raw_data=list(range(1000)), batch_size=4, num_steps=5), 80,

@@ -35,3 +35,17 @@ def shuffled_chain(files, batch_size):
     parsed = tf.parse_single_example(example_serialized, _FEATURES)
     xs, ids = tf.train.batch([parsed['x'], parsed['id']], batch_size=batch_size)
     return xs, ids
+
+
+def prefetched_batches(files, batch_size):
+    filename_queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+    reader = tf.TFRecordReader()
+    _, value = reader.read(filename_queue)
+    parsed = tf.parse_single_example(value, _FEATURES)
+    xs, ids = tf.train.batch([parsed['x'], parsed['id']], batch_size=batch_size)
+    # Whole batches wait here, so the model never waits for the batching.
+    batch_queue = tf.FIFOQueue(capacity=4, dtypes=[tf.float32, tf.int64], shapes=[[batch_size, 3], [batch_size]])
+    enqueue_batch = batch_queue.enqueue([xs, ids])
+    tf.train.add_queue_runner(tf.train.QueueRunner(batch_queue, [enqueue_batch] * 2))
+    xs, ids = batch_queue.dequeue()
+    return xs, ids
