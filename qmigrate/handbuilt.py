@@ -229,14 +229,19 @@ class _QueueReader:
             elif runner is None and self._runner(stmt) is not None:
                 runner = self._runner(stmt, record=True)
                 runner_indices.append(index)
+            elif isinstance(stmt, (cst.For, cst.While)):
+                raise _Refused("it is filled or drained in a loop (several readers' enqueue ops), which qmigrate "
+                               "does not follow yet")
             else:
                 raise _Refused("`%s` is used by `%s`, which a dataset has no counterpart for (one enqueue op, "
                                "one QueueRunner and one dequeue are followed)"
                                % (name, _short(self.source_of(stmt))))
         if enqueue is None:
-            raise _Refused("it has no enqueue op in the same block")
+            raise _Refused("it has no enqueue op in the same block (it is built in an if/else arm, or filled in "
+                           "another function)")
         if dequeue is None:
-            raise _Refused("it is not dequeued in the same block")
+            raise _Refused("it is not dequeued in the same block (its dequeue is in an if/else arm or another "
+                           "function)")
         if runner is None:
             raise _Refused("no tf.train.QueueRunner in the same block runs its enqueue op (it may be fed from Python "
                            "with feed_dict, or run by hand)")

@@ -6,22 +6,24 @@ from qmigrate.rules.unsupported import short_name
 
 _GENERATOR = ("feed it from Python with tf.data.Dataset.from_generator(gen, output_types, output_shapes), "
               "batch it there, and replace each dequeue with the iterator's get_next()")
+# Why a queue constructor stays where no block of the file holds the chain that would fill it.
+_UNFED = ("what fills it is not the record of a producer → reader chain in the same block of this file (records "
+          "read in another function or module, tensors fed from Python, or a queue that is not input)")
 _WITH_QUEUE = "remove it together with the queue once the queue is replaced by a dataset"
 
 # canonical name -> (what it is, why it stays when no pipeline took it, what to do)
 _NAMES = {
     "tensorflow.FIFOQueue": (
         "a hand-built queue",
-        "a hand-built queue: what fills it (a QueueRunner, Python threads with feed_dict) is not a chain "
-        "qmigrate rewrites",
+_UNFED,
         _GENERATOR),
     "tensorflow.PaddingFIFOQueue": (
         "a hand-built padding queue",
-        "a hand-built padding queue: what fills it is not a chain qmigrate rewrites",
+_UNFED,
         _GENERATOR.replace("batch it there", "pad-batch it there with padded_batch(n, dataset.output_shapes)")),
     "tensorflow.RandomShuffleQueue": (
         "a hand-built shuffling queue",
-        "a hand-built shuffling queue: what fills it is not a chain qmigrate rewrites",
+_UNFED,
         _GENERATOR.replace("batch it there", "shuffle(capacity) and batch it there")),
     "tensorflow.train.QueueRunner": (
         "a runner of the enqueue ops of a hand-built queue",

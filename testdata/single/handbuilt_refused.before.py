@@ -50,3 +50,14 @@ def by_priority(files, batch_size):
     enqueue = queue.enqueue([priority, value])
     tf.train.add_queue_runner(tf.train.QueueRunner(queue, [enqueue]))
     return queue.dequeue_many(batch_size)
+
+
+def shuffled_twice(files, batch_size):
+    filename_queue = tf.train.string_input_producer(files)
+    _, value = tf.TFRecordReader().read(filename_queue)
+    examples = tf.RandomShuffleQueue(capacity=100, min_after_dequeue=50, dtypes=[tf.string], shapes=[[]])
+    enqueue = examples.enqueue([value])
+    tf.train.add_queue_runner(tf.train.QueueRunner(examples, [enqueue] * 2))
+    example = examples.dequeue()
+    length = tf.strings.length(example)
+    return tf.train.shuffle_batch([example, length], batch_size, capacity=200, min_after_dequeue=100)
