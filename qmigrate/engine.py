@@ -246,11 +246,13 @@ def _mark_non_input_queues(analysis: FileAnalysis, options: Options) -> None:
 
 
 def _may_hold_pipeline(rules: Set[type]) -> bool:
-    """A pipeline needs a producer, a reader and a batching call in the module, or a slice
-    producer and a batching call; a range producer is rewritten on its own."""
-    if rules & set(SLICERS) and rules & set(BATCHERS) or RangeInputProducer in rules:
+    """A pipeline needs a producer, a reader and a batching call (or a hand-built queue, whose
+    dequeue may batch) in the module, or a slice producer and a batching call (or such a queue);
+    a range producer is rewritten on its own."""
+    if rules & set(SLICERS) and rules & {*BATCHERS, HandBuiltQueue} or RangeInputProducer in rules:
         return True
-    return all(rules & set(family) for family in (PRODUCERS, READERS, BATCHERS + JOINERS + FILTERERS + (HandBuiltQueue,)))
+    batchers = BATCHERS + JOINERS + FILTERERS + (HandBuiltQueue,)
+    return all(rules & set(family) for family in (PRODUCERS, READERS, batchers))
 
 
 def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.AST]) -> ModuleContext:
