@@ -14,7 +14,8 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from qmigrate import api_check, blocks, cstutil, data_findings, helpers, python3_check, queue_roles, range_producers, synth, towers, wording
+from qmigrate import (api_check, blocks, cstutil, data_findings, handbuilt, helpers, python3_check, queue_roles,
+                      range_producers, synth, towers, wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -22,6 +23,7 @@ from qmigrate.positions import call_positions, stdlib_tree
 from qmigrate.recognise import Match, ModuleContext, NamePool, recognise_block
 from qmigrate.rules import ALL_RULES, BATCHERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, rule_for
 from qmigrate.rules import queue_runners
+from qmigrate.rules.hand_built import HandBuiltQueue
 from qmigrate.rules.producers import RangeInputProducer
 from qmigrate.rules.target_api import ApiNotInTarget
 from qmigrate.rules.unsupported import NonInputQueue
@@ -286,11 +288,13 @@ def _mark_non_input_queues(analysis: FileAnalysis, options: Options) -> None:
 
 
 def _may_hold_pipeline(rules: Set[type]) -> bool:
-    """A pipeline needs a producer, a reader and a batching call in the module, or a slice
-    producer and a batching call; a range producer is rewritten on its own."""
-    if rules & set(SLICERS) and rules & set(BATCHERS) or RangeInputProducer in rules:
+    """A pipeline needs a producer, a reader and a batching call (or a hand-built queue, whose
+    dequeue may batch) in the module, or a slice producer and a batching call (or such a queue);
+    a range producer is rewritten on its own."""
+    if rules & set(SLICERS) and rules & {*BATCHERS, HandBuiltQueue} or RangeInputProducer in rules:
         return True
-    return all(rules & set(family) for family in (PRODUCERS, READERS, BATCHERS + JOINERS + FILTERERS))
+    batchers = BATCHERS + JOINERS + FILTERERS + (HandBuiltQueue,)
+    return all(rules & set(family) for family in (PRODUCERS, READERS, batchers))
 
 
 # Names of what builds sparse (or ragged) tensors, in any spelling.
@@ -565,6 +569,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.seed = options.seed
         self.analysis = analysis
         self.has_range_producers = any(rule is RangeInputProducer for rule, _, _, _ in analysis.occurrences)
+        self.has_queues = any(rule is HandBuiltQueue for rule, _, _, _ in analysis.occurrences)
         uses = cstutil.name_uses(module)
         self.module_loads = Counter(uses.loads)
         self.names = NamePool(set(uses.stores) | set(uses.loads))
@@ -632,11 +637,16 @@ class _PipelineRewriter(cst.CSTTransformer):
 
     def _rewrite_root(self, original_body, updated_body):
         leaves = blocks.flatten(original_body, updated_body)
-        found = recognise_block([leaf.original for leaf in leaves], self.scopes[-1], self.context, self.names,
-                                self.module.code_for_node)
+        originals = [leaf.original for leaf in leaves]
+        queues = handbuilt.find(originals, self.scopes[-1], self.imports, self.module.code_for_node) \
+            if self.has_queues else None
+        found = recognise_block(originals, self.scopes[-1], self.context, self.names, self.module.code_for_node,
+                                queues)
         for failure in found.failures:
             for call in failure.calls:
                 self.analysis.reasons.setdefault(id(call), failure.reason)
+        for call, reason in handbuilt.reasons(queues) if queues else ():
+            self.analysis.reasons.setdefault(id(call), reason)
         for match in [m for m in found.matches if any(id(c) in self.analysis.suppressed_calls for c in m.calls)]:
             found.matches.remove(match)  # a `# qmigrate: ignore` on any of its lines keeps the whole pipeline
             for call in match.calls:
@@ -759,6 +769,13 @@ class _PipelineRewriter(cst.CSTTransformer):
         if pipeline.record_function is not None:
             record_leaves = [dataclasses.replace(leaves[i], updated=wording.strip_statement(leaves[i].updated))
                              for i in match.record_indices]
+            if match.record_statements:  # a hand-built queue's dequeue(): the records under their new names
+                expanded, config = [], self.module.config_for_parsing
+                for index, leaf in zip(match.record_indices, record_leaves):
+                    texts = match.record_statements.get(index)
+                    expanded += [leaf] if texts is None else [
+                        dataclasses.replace(leaf, updated=cst.parse_statement(text + "\n", config)) for text in texts]
+                record_leaves = expanded
             if match.queue_name is not None:
                 # The reader helper now takes the record where it took the queue.
                 first = record_leaves[0].updated

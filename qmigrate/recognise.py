@@ -13,7 +13,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import blocks, cstutil, helpers, towers
+from qmigrate import blocks, cstutil, handbuilt, helpers, towers
 from qmigrate.model import Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import BATCHERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, rule_for
@@ -43,6 +43,8 @@ class Match:
     helpers_used: Tuple[str, ...] = ()
     tower_loop: Optional["TowerLoopBatch"] = None  # the batching sits in a tower loop at batch_index
     one_of_repeated: bool = False  # the read leaf is `x = [read(q) for _ in range(n)]`: keep one call
+    # Record leaves written anew (a hand-built queue's `dequeue()`): leaf index -> statements' source.
+    record_statements: Dict[int, Tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -177,8 +179,9 @@ def _code(node: cst.CSTNode) -> str:
 
 class _BlockRecogniser:
     def __init__(self, body: Sequence[cst.BaseStatement], scope: cst.CSTNode, context: ModuleContext,
-                 names: NamePool, source_of: Callable[[cst.CSTNode], str]):
+                 names: NamePool, source_of: Callable[[cst.CSTNode], str], queues=None):
         self.body = body
+        self.queues = queues or handbuilt.BlockQueues()
         self.context = context
         self.imports = context.imports
         self.names = names
@@ -343,10 +346,28 @@ class _BlockRecogniser:
         """
         producer_index, producer_rule, producer_call = producer
         record_indices = list(record_indices)
-        batch = in_loop = None
+        batch = in_loop = queue_batch = None
+        through, rewritten = [], {}  # hand-built queues the records go through; record leaves written anew
         for index in range(read_index + 1, len(self.body)):
             uses = self.uses[index]
             reads_record = bool(tainted & set(uses.loads))
+            if reads_record and index in self.queues.refused:
+                refused = self.queues.refused[index]
+                raise _Broken(calls + refused.calls, refused.reason)
+            if reads_record and index in self.queues.accepted:  # the records go into a hand-built queue
+                through.append(self.queues.accepted[index])
+                continue
+            queue = self.queues.by_dequeue(index)
+            if queue is not None and queue in through:
+                if queue.batching is not None:  # dequeue_many / dequeue_up_to: the batching
+                    batch, queue_batch = (index, None, None, None), queue
+                    break
+                if queue.record_statements is None:
+                    raise _Broken(calls + queue.calls, queue.records_refused)
+                record_indices.append(index)  # dequeue(): the records again, one at a time
+                rewritten[index] = queue.record_statements
+                tainted |= uses.stores
+                continue
             value_expr = cstutil.statement_value(self.body[index])
             found = _call_with_rule(value_expr, self.imports, BATCHERS + JOINERS + FILTERERS)
             helper = self._batch_helper(value_expr)
@@ -374,13 +395,24 @@ class _BlockRecogniser:
         if batch is None:
             raise _Broken(calls, "its records are not batched by tf.train.batch/shuffle_batch in the same block")
         batch_index, found, batch_helper_def, batch_call = batch
+        for queue in through:
+            calls += queue.calls
+            removed = tuple(removed) + queue.plumbing + (queue.enqueue_index,)
+        prefetched = self.queues.of_batches(batch_index, self.body, self.scope_loads) if found and not in_loop else None
+        if prefetched is not None:  # a FIFOQueue of whole batches: the batches are read from its dequeue
+            calls += prefetched.calls
+            removed = tuple(removed) + prefetched.plumbing + (prefetched.enqueue_index, batch_index)
+            batch_index = prefetched.dequeue_index
         chain = (producer_index, read_index, batch_index) + tuple(removed)
         try:
             if found and (found[0] in JOINERS) != (join is not None):
                 raise _Broken(calls + (batch_call,), "batch_join needs one list of reader-helper calls "
                               "(`[read(queue) for _ in range(n)]`) as its tensors_list, and only batch_join "
                               "takes such a list")
-            if found:
+            if queue_batch is not None:
+                element_kind, returns = self._element(queue_batch.tensors, calls, record_indices)
+                batching, helper_batch = queue_batch.batching, None
+            elif found:
                 batch_rule = found[0]
                 calls += (batch_call,)
                 bound = batch_rule.bind(batch_call)
@@ -395,6 +427,11 @@ class _BlockRecogniser:
                     batch_helper_def, batch_call, calls)
                 calls += helper_calls
                 helpers_used += (batch_helper_def.function.name.value,)
+            for queue in through:
+                try:
+                    batching = handbuilt.merge(queue.stage, batching)
+                except ValueError as error:
+                    raise _Broken(calls, str(error))
             self._check_isolated(producer_index, reader_index, read_index, record_indices, batch_index,
                                  tainted, calls, chain)
             bound_producer = producer_rule.bind(producer_call)
@@ -435,12 +472,14 @@ class _BlockRecogniser:
             dense_arity = len(bound["tensors"].elements)
         pipeline = Pipeline(file_source, record_reader, function, batching,
                             dataset_name=self.names.fresh("dataset"), file_name_param=file_name,
-                            dense_arity=dense_arity)
+                            dense_arity=dense_arity,
+                            prefetch=prefetched.capacity if prefetched else "1")
         if in_loop is not None:
             pipeline = dataclasses.replace(pipeline, sharding=Sharding(in_loop.num_towers, in_loop.loop_var))
         return Match((producer_index,) + tuple(removed), read_index, tuple(record_indices), batch_index,
                      pipeline, element_kind, calls, queue_name=queue_name, batch_helper=helper_batch,
-                     helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None)
+                     helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None,
+                     record_statements=rewritten)
 
     def _file_name_match(self, bound, producer_index: int, batch_index: int, calls):
         """(the match_filenames_once call, the index of the statement that binds it or None) for a
@@ -611,7 +650,7 @@ class _BlockRecogniser:
         on its components; the map function sets them on what it returns."""
         if not batching.shapes:
             return ()
-        names = [part.strip() for part in returns.split(",")] if element_kind != "dict" else []
+        names = [part.strip() for part in returns.split(",")] if element_kind != "dict" else _dict_values(returns)
         if batching.enqueue_many or len(names) != len(batching.shapes) or not all(n.isidentifier() for n in names):
             raise _Broken(calls, "it sets `shapes=` for tensors that are not plain names (or with enqueue_many); "
                           "assign each batched tensor to a name first")
@@ -633,6 +672,17 @@ class _BlockRecogniser:
         while name in taken or any(re.search(r"\b%s\b" % name, str(text)) for text in texts):
             name, n = "%s_%d" % (preferred, n), n + 1
         return name
+
+
+def _dict_values(returns: str) -> List[str]:
+    """The values of a literal dict with literal string keys, in the order of sorted keys (the order
+    in which TensorFlow flattens a dict of tensors and reads its `shapes=`); [] for anything else."""
+    node = cst.parse_expression(returns)
+    if not isinstance(node, cst.Dict) or not all(
+            isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) for e in node.elements):
+        return []
+    pairs = sorted((e.key.evaluated_value, _code(e.value)) for e in node.elements)
+    return [value for _, value in pairs]
 
 
 _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")
@@ -672,6 +722,7 @@ class _LeafUses:
         return cache[index]
 
 
-def recognise_block(body, scope, context: ModuleContext, names, source_of) -> BlockResult:
-    """All pipelines whose chain lies in `body` (a list of statements of `scope`)."""
-    return _BlockRecogniser(body, scope, context, names, source_of).run()
+def recognise_block(body, scope, context: ModuleContext, names, source_of, queues=None) -> BlockResult:
+    """All pipelines whose chain lies in `body` (a list of statements of `scope`); `queues`: the
+    block's hand-built queues (handbuilt.find), which records may go through."""
+    return _BlockRecogniser(body, scope, context, names, source_of, queues).run()

@@ -28,12 +28,12 @@ def coverage_table() -> str:
         rule = rule_for(name)
         if name in NOT_MIGRATED:
             what = "reported: %s; to do: %s" % NOT_MIGRATED[name]
-            if name in RAW_QUEUES:
-                what += ". A queue whose every dequeue goes back to Python is a QM003 note instead"
         elif rule.note:
             what = "note: %s" % rule.advice
         else:
             what = "%s Where it cannot be, reported with the reason." % rule.summary()
+        if name in RAW_QUEUES:
+            what += ". A queue whose every dequeue goes back to Python is a QM003 note instead"
         rows.append("| `%s` | %s | %s |" % (short_name(name), rule.code, what.replace("|", "\\|")))
     return "\n".join(rows)
 

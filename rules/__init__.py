@@ -2,6 +2,7 @@
 from typing import Dict, Optional
 
 from qmigrate.rules.batching import Batch, BatchJoin, MaybeBatch, MaybeShuffleBatch, ShuffleBatch, ShuffleBatchJoin
+from qmigrate.rules.hand_built import HandBuiltQueue
 from qmigrate.rules.findings import (
     BatchNotDivisibleAcrossTowers, PerTowerPipelines, PerTowerPlaceholders, ProducersAlignedBySeed,
     SharedBatchAcrossTowers)
@@ -30,6 +31,7 @@ ALL_RULES = (
     ShuffleBatchJoin,
     MaybeBatch,
     MaybeShuffleBatch,
+    HandBuiltQueue,
     PrefetchQueue,
     StartQueueRunners,
     Coordinator,

@@ -36,7 +36,7 @@ def _shapes(shapes, source: SourceOf) -> Tuple[str, ...]:
     return tuple(source(element.value) for element in shapes.elements)
 
 
-def _shuffle_buffer(args, source: SourceOf) -> str:
+def shuffle_buffer(args, source: SourceOf) -> str:
     """The shuffle buffer: `min_after_dequeue`, what the queue kept to mix every dequeue with.
 
     (TF's own deprecation notice: `Dataset.shuffle(min_after_dequeue)`.) With a literal 0 the
@@ -286,7 +286,7 @@ class ShuffleBatch(Rule):
             raise Unsupported("it has no capacity argument")
         seed = args.get("seed")
         return Batching(
-            shuffle_buffer=_shuffle_buffer(args, source),
+            shuffle_buffer=shuffle_buffer(args, source),
             seed=None if is_none(seed) else source(seed),
             **_common(args, source, "shuffle_batch")
         )

@@ -5,8 +5,6 @@ from typing import Dict, Optional, Tuple
 from qmigrate.diagnostics import Safety
 from qmigrate.rules.base import Example, Rule, example_source
 
-_GENERATOR = ("feed it from Python with tf.data.Dataset.from_generator(gen, output_types, output_shapes), "
-              "batch it there, and replace each dequeue with the iterator's get_next()")
 _SLIM_PROVIDER = ("read with tf.data.TFRecordDataset(files) (interleave for parallel reads), decode each "
                   "record with dataset.map(lambda r: decoder.decode(r, items)), then batch")
 
@@ -52,28 +50,12 @@ NOT_MIGRATED: Dict[str, Tuple[str, str]] = {
     "tensorflow.contrib.training.rejection_sample": (
         "rejection sampling through queues; not modelled",
         "Dataset.filter with a random acceptance test, or tf.contrib.data.rejection_resample"),
-    "tensorflow.FIFOQueue": (
-        "a hand-built queue: what fills it (a QueueRunner, Python threads with feed_dict) is not a chain "
-        "qmigrate rewrites",
-        _GENERATOR),
-    "tensorflow.PaddingFIFOQueue": (
-        "a hand-built padding queue: what fills it is not a chain qmigrate rewrites",
-        _GENERATOR.replace("batch it there", "pad-batch it there with padded_batch(n, dataset.output_shapes)")),
-    "tensorflow.RandomShuffleQueue": (
-        "a hand-built shuffling queue: what fills it is not a chain qmigrate rewrites",
-        _GENERATOR.replace("batch it there", "shuffle(capacity) and batch it there")),
     "tensorflow.PriorityQueue": (
         "a priority queue orders by a computed key; tf.data has no counterpart",
         "keep it if it is not an input pipeline; otherwise sort in Python and use from_generator"),
     "tensorflow.QueueBase": (
         "a queue built from a handle or a subclass; its role is unknown",
         "replace it with the tf.data pipeline it feeds, or keep it if it is not input"),
-    "tensorflow.train.QueueRunner": (
-        "it runs the enqueue ops of a hand-built queue; it goes with that queue",
-        "remove it together with the queue once the queue is replaced by a dataset"),
-    "tensorflow.train.add_queue_runner": (
-        "it registers a runner of a hand-built queue; it goes with that queue",
-        "remove it together with the queue once the queue is replaced by a dataset"),
     "tensorflow.contrib.training.FeedingQueueRunner": (
         "it feeds a queue from Python (numpy or pandas input functions)",
         "tf.data.Dataset.from_tensor_slices(arrays) for in-memory data, or from_generator"),
@@ -134,13 +116,10 @@ class QueueApiNotMigrated(Rule):
         Example(
             before=example_source("""
             import tensorflow as tf
-            from tensorflow.python.ops import data_flow_ops
+            from tensorflow.python.training import input as tf_input
 
-            def staged(images, labels):
-                queue = data_flow_ops.FIFOQueue(capacity=8, dtypes=[tf.float32, tf.int32])
-                enqueue = queue.enqueue([images, labels])
-                tf.train.add_queue_runner(tf.train.QueueRunner(queue, [enqueue] * 2))
-                return queue.dequeue()
+            def twice(values):
+                return tf_input.limit_epochs(tf.constant(values), num_epochs=2)
             """),
         ),
     )

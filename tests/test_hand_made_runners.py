@@ -14,7 +14,7 @@ def test_a_queue_runner_subclass_is_reported_where_it_subclasses(tmp_path):
                               "class Feeder(qr.QueueRunner):\n    def _run(self, sess, enqueue_op, coord=None):\n"
                               "        pass\n")
     [finding] = result.diagnostics
-    assert (finding.line, finding.code, finding.fixed, finding.note) == (4, "QM001", False, False)
+    assert (finding.line, finding.code, finding.fixed, finding.note) == (4, "QM307", False, False)
     assert "`Feeder` subclasses" in finding.message and "from_generator" in finding.message
     assert result.remaining
 

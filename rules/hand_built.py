@@ -1,0 +1,136 @@
+"""Hand-built queues (`FIFOQueue`, `RandomShuffleQueue`, `PaddingFIFOQueue`) filled by queue runners."""
+from typing import Optional
+
+from qmigrate.rules.base import Example, Rule, example_source
+from qmigrate.rules.unsupported import short_name
+
+_GENERATOR = ("feed it from Python with tf.data.Dataset.from_generator(gen, output_types, output_shapes), "
+              "batch it there, and replace each dequeue with the iterator's get_next()")
+# Why a queue constructor stays where no block of the file holds the chain that would fill it.
+_UNFED = ("what fills it is not the record of a producer → reader chain in the same block of this file (records "
+          "read in another function or module, tensors fed from Python, or a queue that is not input)")
+_WITH_QUEUE = "remove it together with the queue once the queue is replaced by a dataset"
+
+# canonical name -> (what it is, why it stays when no pipeline took it, what to do)
+_NAMES = {
+    "tensorflow.FIFOQueue": (
+        "a hand-built queue",
+_UNFED,
+        _GENERATOR),
+    "tensorflow.PaddingFIFOQueue": (
+        "a hand-built padding queue",
+_UNFED,
+        _GENERATOR.replace("batch it there", "pad-batch it there with padded_batch(n, dataset.output_shapes)")),
+    "tensorflow.RandomShuffleQueue": (
+        "a hand-built shuffling queue",
+_UNFED,
+        _GENERATOR.replace("batch it there", "shuffle(capacity) and batch it there")),
+    "tensorflow.train.QueueRunner": (
+        "a runner of the enqueue ops of a hand-built queue",
+        "it runs the enqueue ops of a hand-built queue; it goes with that queue",
+        _WITH_QUEUE),
+    "tensorflow.train.add_queue_runner": (
+        "the registration of a runner of a hand-built queue",
+        "it registers a runner of a hand-built queue; it goes with that queue",
+        _WITH_QUEUE),
+}
+
+
+class HandBuiltQueue(Rule):
+    """A hand-built queue filled by queue runners with the records of a reader is a dataset stage.
+
+    ## Why
+    A queue, its enqueue op run by `[enqueue] * n` threads of a `QueueRunner` registered with
+    `add_queue_runner`, and its dequeue is `shuffle_batch` (or `batch`) spelled by hand, and
+    migrates like it: the per-record code that fed the enqueue goes into `map`
+    (`num_parallel_calls` = the number of enqueue ops), a `RandomShuffleQueue` becomes
+    a shuffle buffer of `min_after_dequeue` as `shuffle_batch` has (seed kept), `dequeue_many(n)` becomes a batch
+    that drops the remainder (the queue never gave a partial batch), `dequeue_up_to(n)` one that
+    keeps it, a `PaddingFIFOQueue` pads (`padded_batch` over its shapes, set on the records), and
+    `names=` keeps dict elements. A `dequeue()` gives records one at a time: a `tf.train.batch`
+    after it is the batching, and the queue's shuffle joins it; a FIFOQueue that holds the whole
+    batches of a `tf.train.batch` and is dequeued whole is `prefetch(capacity)` (a chain of
+    queues becomes one dataset). The runner and its registration go with the queue.
+
+    ## Fix safety
+    Safe, as `shuffle_batch`: the shuffle sits before `repeat`, so every example is seen once per
+    epoch where the queue mixed neighbouring epochs; partial batches only with `dequeue_up_to`.
+
+    ## Limitations
+    The constructor, enqueue, runner and dequeue must lie in one block with the producer → reader
+    chain whose records are enqueued, the queue and its enqueue op used for nothing else, one
+    enqueue op, a literal `shapes=` (set on plain names), no `shared_name=`, and what is enqueued a
+    literal list, tuple or dict. A QueueRunner subclass, a runner started by hand
+    (`create_threads`), a queue fed from Python, records shuffled twice (a RandomShuffleQueue then
+    `shuffle_batch`), `enqueue_many` with `shapes=` (the shapes of single examples, which the map
+    cannot set) and several enqueue ops (several readers) are reported with the reason. A queue
+    whose every dequeue goes back to Python is not input (QM003).
+    """
+
+    code = "QM307"
+    names = tuple(_NAMES)
+    message = "a hand-built queue filled by queue runners"
+    advice = "replace the queue, its runner and its dequeue with tf.data stages"
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.python.ops import data_flow_ops
+
+            def inputs(files, batch_size):
+                file_queue = tf.train.string_input_producer(files, num_epochs=1)
+                _, record = tf.TFRecordReader().read(file_queue)
+                x = tf.parse_single_example(record, {'x': tf.FixedLenFeature([3], tf.float32)})['x']
+                queue = data_flow_ops.RandomShuffleQueue(capacity=100, min_after_dequeue=50, dtypes=[tf.float32],
+                                                         shapes=[[3]], seed=7)
+                enqueue = queue.enqueue([x])
+                tf.train.queue_runner.add_queue_runner(tf.train.QueueRunner(queue, [enqueue] * 4))
+                xs = queue.dequeue_many(batch_size)
+                return xs
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def inputs(files, batch_size):
+                def parse_record(record):
+                    x = tf.parse_single_example(record, {'x': tf.FixedLenFeature([3], tf.float32)})['x']
+                    x.set_shape([3])
+                    return x
+
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
+                dataset = dataset.flat_map(tf.data.TFRecordDataset)
+                dataset = dataset.map(parse_record, num_parallel_calls=4)
+                dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(50, 1, seed=7))
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+                dataset = dataset.prefetch(1)
+                xs = dataset.make_one_shot_iterator().get_next()
+                return xs
+            """),
+        ),
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.python.ops import data_flow_ops
+
+            def staged(images, labels):
+                queue = data_flow_ops.FIFOQueue(capacity=8, dtypes=[tf.float32, tf.int32])
+                enqueue = queue.enqueue([images, labels])
+                tf.train.add_queue_runner(tf.train.QueueRunner(queue, [enqueue] * 2))
+                return queue.dequeue()
+            """),
+        ),
+    )
+
+    @classmethod
+    def message_for(cls, name: Optional[str]) -> str:
+        what = _NAMES[name][0] if name in _NAMES else "a hand-built queue"
+        return "%s is %s" % (short_name(name), what)
+
+    @classmethod
+    def reason_for(cls, name: Optional[str]) -> Optional[str]:
+        return _NAMES[name][1] if name in _NAMES else None
+
+    @classmethod
+    def advice_for(cls, name: Optional[str]) -> str:
+        return _NAMES[name][2] if name in _NAMES else cls.advice
