@@ -349,6 +349,7 @@ def main():
     parser.add_argument("--all-legacy-files", type=int, default=200)
     parser.add_argument("--tf2-python")
     parser.add_argument("--skip-trees", action="store_true", help="only the scaling runs")
+    parser.add_argument("--trees", default="ordinary_5_percent_legacy,all_legacy", help="which trees to measure")
     parser.add_argument("--link-only", action="store_true",
                         help="only the link step, in this process, on summaries of 10 to 1,000 modules")
     options = parser.parse_args()
@@ -359,7 +360,7 @@ def main():
     work = tempfile.mkdtemp(prefix="qmigrate-link-")
     report = {"machine": "%d cores" % os.cpu_count(), "jobs": options.jobs, "scaling": []}
     try:
-        for size in [int(s) for s in options.sizes.split(",")]:
+        for size in [int(s) for s in options.sizes.split(",") if s]:
             folder = os.path.join(work, "towers_%d" % size)
             make_tree(folder, size, 100)
             seconds, cpu, peak = run_qmigrate(folder, options.jobs)
@@ -371,10 +372,13 @@ def main():
             shutil.rmtree(folder)
         for key in ("ms_per_file", "cpu_ms_per_file"):
             per_file = [row[key] for row in report["scaling"]]
-            report["spread_" + key] = round(max(per_file) / min(per_file), 2)
+            if per_file:
+                report["spread_" + key] = round(max(per_file) / min(per_file), 2)
         if not options.skip_trees:
             for name, files, percent in (("ordinary_5_percent_legacy", options.tree_files, 5),
                                          ("all_legacy", options.all_legacy_files, 100)):
+                if name not in options.trees.split(","):
+                    continue
                 folder = os.path.join(work, name)
                 legacy = make_tree(folder, files, percent)
                 files = count_py(folder)  # the packages' __init__.py count as files too
