@@ -208,6 +208,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     if not edits and not _may_hold_pipeline({rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules):
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     context = _module_context(module, imports, tree)
+    context.line_of = lambda node: positions.start(node)[0]
     keep = dict(keep_helpers or {})
     # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).
     first = dataclasses.replace(analysis, reasons={}, fixed_calls=set(), findings=list(analysis.findings),

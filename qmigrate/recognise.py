@@ -162,6 +162,8 @@ class ModuleContext:
     # Helpers kept as they are for callers the migration does not rewrite: old name -> the name of
     # the migrated copy the pipelines call instead.
     kept_helpers: Dict[str, str] = field(default_factory=dict)
+    # The line a statement of the module starts on, for reasons that name a line (None: unknown).
+    line_of: Optional[Callable[[cst.CSTNode], int]] = None
 
 
 def producer_target(stmt: cst.BaseStatement) -> str:
@@ -273,8 +275,13 @@ class _BlockRecogniser:
             names = [target.value]
         else:
             raise _Broken(calls, "the result of slice_input_producer() is not assigned to names")
+        structures = {}
+        rows = slicer[0].bind(slicer[1]).get("tensor_list")
+        if isinstance(target, cst.Name) and isinstance(rows, (cst.List, cst.Tuple)):
+            # The name holds the producer's whole output list: one tensor per sliced tensor.
+            structures[target.value] = ("sliced", len(rows.elements))
         return self._follow((index,) + slicer, None, index, None, value, set(names), [], calls, removed=(index,),
-                            params=params)
+                            params=params, structures=structures)
 
     def _reader_helper(self, value) -> Optional[helpers.ReaderHelper]:
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
@@ -331,11 +338,13 @@ class _BlockRecogniser:
                             calls, removed=removed, reader_index=reader_index)
 
     def _follow(self, producer, reader, read_index, key, value, tainted, record_indices, calls,
-                removed=(), reader_index=None, queue_name=None, helpers_used=(), params=None, join=None) -> Match:
+                removed=(), reader_index=None, queue_name=None, helpers_used=(), params=None, join=None,
+                structures=None) -> Match:
         """From the read on: the per-record statements, the batching, the checks, the model.
 
         `reader` is None for a slice producer, whose outputs are the records (`params` names them).
         `join` is (readers, the list's name, "tuple" | "dict") when several readers feed a batch_join.
+        `structures` maps a record name the chain itself bound to what it holds (see `_element`).
         """
         producer_index, producer_rule, producer_call = producer
         record_indices = list(record_indices)
@@ -383,7 +392,8 @@ class _BlockRecogniser:
                 if join is not None:
                     element_kind, returns = self._joined_element(bound.get("tensors_list"), join, calls)
                 else:
-                    element_kind, returns = self._element(bound.get("tensors"), calls, record_indices)
+                    element_kind, returns = self._element(bound.get("tensors"), calls, record_indices,
+                                                          structures or {})
                 batching = batch_rule.model(bound, self.source_of, self.imports.resolve)
                 helper_batch = None
             else:
@@ -430,7 +440,8 @@ class _BlockRecogniser:
                             dataset_name=self.names.fresh("dataset"), file_name_param=file_name)
         if in_loop is not None:
             pipeline = dataclasses.replace(pipeline, sharding=Sharding(in_loop.num_towers, in_loop.loop_var))
-        return Match((producer_index,) + tuple(removed), read_index, tuple(record_indices), batch_index,
+        # A slice producer is its own read: listed once, or its comments would move twice.
+        return Match(tuple(dict.fromkeys((producer_index,) + tuple(removed))), read_index, tuple(record_indices), batch_index,
                      pipeline, element_kind, calls, queue_name=queue_name, batch_helper=helper_batch,
                      helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None)
 
@@ -581,12 +592,18 @@ class _BlockRecogniser:
         # A tuple, not a list: tf.data would stack a list returned by the map function into one tensor.
         return "tuple", "tuple(%s)" % name
 
-    def _element(self, tensors: Optional[cst.BaseExpression], calls, record_indices) -> Tuple[str, str]:
-        """The structure get_next() must return, and the map function's return expression."""
+    def _element(self, tensors: Optional[cst.BaseExpression], calls, record_indices,
+                 structures) -> Tuple[str, str]:
+        """The structure get_next() must return, and the map function's return expression.
+
+        tf.train.batch gives back a dict for a dict, the tensor itself for a list of one, and a list
+        otherwise; `_consume` turns a "tuple" element into a list where the batch is kept whole.
+        The map function returns a tuple where the code had a list: tf.data would stack a list.
+        """
         if isinstance(tensors, cst.Dict):
             return "dict", self.source_of(tensors)
-        if isinstance(tensors, cst.Name) and self._parsed_dict(tensors.value, record_indices):
-            return "dict", tensors.value
+        if isinstance(tensors, cst.Name):
+            return self._named_element(tensors.value, calls, record_indices, structures)
         if isinstance(tensors, (cst.List, cst.Tuple)) and tensors.elements:
             if any(isinstance(element, cst.StarredElement) for element in tensors.elements):
                 raise _Broken(calls, "the batched tensors are built with *unpacking")
@@ -596,6 +613,53 @@ class _BlockRecogniser:
                 return "single", sources[0]
             return "tuple", ", ".join(sources)
         raise _Broken(calls, "the batched tensors are not a literal list, tuple or dict")
+
+    def _named_element(self, name: str, calls, record_indices, structures) -> Tuple[str, str]:
+        """The element when the batched tensors are a name: a structure the chain or the per-record
+        code bound it to, provably; anything else is refused (its structure decides what batch returns)."""
+        if self._parsed_dict(name, record_indices):
+            return "dict", name
+        bindings = [index for index in record_indices if name in self.uses[index].stores]
+        if name in structures and not bindings:
+            kind, count = structures[name]
+        elif len(bindings) == 1:
+            kind, count = self._bound_structure(name, bindings[0], record_indices, calls)
+        else:
+            raise _Broken(calls, "the batched tensors are the name `%s`, %s" % (
+                name, "bound more than once by the per-record code" if bindings else
+                "whose structure (list, tuple or dict) qmigrate cannot see from here"))
+        if kind == "dict":
+            return "dict", name
+        if count == 0:
+            raise _Broken(calls, "the batched tensors `%s` are an empty list" % name)
+        if count == 1:
+            return "single", "%s[0]" % name
+        # A slice producer's outputs arrive as one tuple parameter already.
+        return "tuple", name if kind == "sliced" else "tuple(%s)" % name
+
+    def _bound_structure(self, name: str, binding: int, record_indices, calls) -> Tuple[str, int]:
+        """("dict", 0) or ("list", n) for `name = {...}` / `dict(...)` / `[a, b]` / `(a, b)` in the
+        per-record code. A list or tuple must not be touched after (an append would change its length)."""
+        assign = cstutil.single_assign(self.body[binding])
+        line = self._line_of(binding)
+        value = assign[1] if assign is not None and isinstance(assign[0], cst.Name) else None
+        if isinstance(value, cst.Dict) or (isinstance(value, cst.Call) and dotted(value.func) == "dict"
+                                           and "dict" not in self.context.module_names):
+            return "dict", 0
+        if isinstance(value, (cst.List, cst.Tuple)):
+            if any(isinstance(element, cst.StarredElement) for element in value.elements):
+                raise _Broken(calls, "the batched list `%s` (line %d) is built with *unpacking" % (name, line))
+            later = [index for index in record_indices if index > binding and name in self.uses[index].loads]
+            if later:
+                raise _Broken(calls, "the batched list `%s` (line %d) is used again at line %d, which may change "
+                              "its length" % (name, line, self._line_of(later[0])))
+            return "list", len(value.elements)
+        raise _Broken(calls, "the batched tensors are the name `%s`, bound at line %d to something other than a "
+                      "literal list, tuple or dict, so the structure tf.train.batch would give back is unknown"
+                      % (name, line))
+
+    def _line_of(self, index: int) -> int:
+        return self.context.line_of(self.body[index]) if self.context.line_of else 0
 
     def _static_shapes(self, batching, returns: str, element_kind: str, calls) -> Tuple[Tuple[str, str], ...]:
         """(name, shape) for each batched tensor whose shape `shapes=` declared: the queue set them

@@ -54,7 +54,10 @@ class Batch(Rule):
 
     ## Limitations
     `shapes=` must be a literal list and the batched tensors plain names (not with
-    `enqueue_many`); `shared_name=` is not rewritten.
+    `enqueue_many`); `shared_name=` is not rewritten. The batched tensors may be a name when its
+    structure is known: a slice producer's whole output, or a literal list, tuple or dict (or a
+    parsed example) bound once by the per-record code and, for a list, not used again before the
+    batch; the batch comes back as a dict, a list, or the tensor itself for a list of one.
     """
 
     code = "QM301"
