@@ -191,7 +191,11 @@ class _BlockRecogniser:
     def scope_loads(self) -> Counter:
         if self._scope_uses is None:
             uses = cstutil.name_uses(self.scope)
-            self._scope_uses = (Counter(uses.loads), uses.stores)
+            loads = Counter(uses.loads)
+            if isinstance(self.scope, cst.FunctionDef):
+                # The function's own name, as the def statement spells it, is no use of a local.
+                loads[self.scope.name.value] -= 1
+            self._scope_uses = (loads, uses.stores)
         return self._scope_uses[0]
 
     @property
@@ -564,7 +568,7 @@ class _BlockRecogniser:
         for index in chain:
             inside.update(self.uses[index].loads)
         for name in sorted(tainted):
-            if self.scope_loads[name] > inside[name]:
+            if self.scope_loads[name] > inside[name] + self._earlier_loads(name, chain):
                 raise _Broken(calls, "the per-record tensor `%s` is also used outside the record path" % name)
         for index in record_indices:
             escaped = self.uses[index].mutated - tainted
@@ -581,6 +585,25 @@ class _BlockRecogniser:
                 if rebound:
                     raise _Broken(calls, "`%s` is reassigned between the queue and the batch, so the moved code "
                                   "would see another value" % sorted(rebound)[0])
+
+    def _earlier_loads(self, name: str, chain) -> int:
+        """Loads of `name` that read an earlier binding than the record path's (a parameter the
+        record tensor reuses the name of): those before the chain first binds it, when the block is
+        the function's own straight-line body and the loading statement defers nothing (a nested
+        function or lambda could read the name later)."""
+        first = min((index for index in chain if name in self.uses[index].stores), default=None)
+        if first is None or not self._straight_body:
+            return 0
+        return sum(self.uses[index].loads.count(name) for index in range(first)
+                   if index not in chain and not _defers(self.body[index]))
+
+    @property
+    def _straight_body(self) -> bool:
+        """Whether the block is the scope function's own body (no loop runs it twice)."""
+        if not isinstance(self.scope, cst.FunctionDef) or not self.body:
+            return False
+        top = self.scope.body.body if isinstance(self.scope.body, cst.IndentedBlock) else ()
+        return any(leaf.original is self.body[0] for leaf in blocks.flatten(top, top))
 
     def _joined_element(self, tensors_list, join, calls) -> Tuple[str, str]:
         """batch_join's element: one reader's tuple (or dict), the list comprehension's item."""
@@ -688,6 +711,24 @@ class _BlockRecogniser:
         while name in taken or any(re.search(r"\b%s\b" % name, str(text)) for text in texts):
             name, n = "%s_%d" % (preferred, n), n + 1
         return name
+
+
+class _Deferring(cst.CSTVisitor):
+    def __init__(self):
+        self.found = False
+
+    def visit_FunctionDef(self, node) -> bool:
+        self.found = True
+        return False
+
+    visit_Lambda = visit_ClassDef = visit_FunctionDef
+
+
+def _defers(stmt: cst.CSTNode) -> bool:
+    """Whether the statement holds code that runs later (a def, a class, a lambda)."""
+    finder = _Deferring()
+    stmt.visit(finder)
+    return finder.found
 
 
 _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")
