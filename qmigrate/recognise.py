@@ -100,17 +100,12 @@ def _call_with_rule(expr: Optional[cst.BaseExpression], imports: ImportMap, fami
 
 class _CallFinder(cst.CSTVisitor):
     def __init__(self, imports: ImportMap, family):
-        self.imports, self.family, self.found = imports, family, False
+        self.imports, self.family, self.found, self.calls = imports, family, False, []
 
     def visit_Call(self, node: cst.Call) -> None:
         if rule_for(self.imports.resolve(node.func)) in self.family:
             self.found = True
-
-
-def _contains_call(node: cst.CSTNode, imports: ImportMap, family) -> bool:
-    finder = _CallFinder(imports, family)
-    node.visit(finder)
-    return finder.found
+            self.calls.append(node)
 
 
 def _read_call(value: cst.BaseExpression):
@@ -370,9 +365,10 @@ class _BlockRecogniser:
                 in_loop = loop
                 break
             if reads_record:
-                if _contains_call(self.body[index], self.imports, BATCHERS):
-                    raise _Broken(calls, "the batching call is part of a larger statement; assign its result "
-                                  "to names first")
+                finder = _CallFinder(self.imports, BATCHERS)
+                self.body[index].visit(finder)
+                if finder.found:  # the batching calls there are told the same reason
+                    raise _Broken(calls + tuple(finder.calls), self._nested_batch_reason(index))
                 if uses.control:
                     raise _Broken(calls, "the per-record code contains `%s`" % sorted(uses.control)[0])
                 record_indices.append(index)
@@ -569,6 +565,11 @@ class _BlockRecogniser:
             inside.update(self.uses[index].loads)
         for name in sorted(tainted):
             if self.scope_loads[name] > inside[name] + self._earlier_loads(name, chain):
+                header = self._with_header_using(name)
+                if header is not None:
+                    raise _Broken(calls, "the per-record tensor `%s` is used in the header of the `with` at line %d "
+                                  "(such as tf.control_dependencies), which qmigrate does not move into the map "
+                                  "function yet" % (name, header))
                 raise _Broken(calls, "the per-record tensor `%s` is also used outside the record path" % name)
         for index in record_indices:
             escaped = self.uses[index].mutated - tainted
@@ -585,6 +586,34 @@ class _BlockRecogniser:
                 if rebound:
                     raise _Broken(calls, "`%s` is reassigned between the queue and the batch, so the moved code "
                                   "would see another value" % sorted(rebound)[0])
+
+    def _nested_batch_reason(self, index: int) -> str:
+        """Why a statement holding the batching call is not followed, by what the statement is."""
+        stmt = self.body[index]
+        line = self._line_of(index)
+        if isinstance(stmt, cst.If):
+            return ("the batching is inside an if/else (line %d): each branch would need its own batch "
+                    "of one dataset, which qmigrate does not write yet" % line)
+        if isinstance(stmt, (cst.For, cst.While)):
+            return "the batching is inside a loop (line %d) that is not a tower loop" % line
+        if isinstance(stmt, cst.Try):
+            return "the batching is inside a try statement (line %d)" % line
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            return "the batching is inside a nested function or class (line %d)" % line
+        return ("the batching call is nested in a larger expression (line %d); assign its result to names first"
+                % line)
+
+    def _with_header_using(self, name: str) -> Optional[int]:
+        """The line of a `with` in the scope whose header reads `name`, if any."""
+        finder = _WithHeaders()
+        self.scope.visit(finder)
+        for node in finder.found:
+            loads = set()
+            for item in node.items:
+                loads |= set(cstutil.name_uses(item.item).loads)
+            if name in loads:
+                return self.context.line_of(node) if self.context.line_of else 0
+        return None
 
     def _earlier_loads(self, name: str, chain) -> int:
         """Loads of `name` that read an earlier binding than the record path's (a parameter the
@@ -711,6 +740,14 @@ class _BlockRecogniser:
         while name in taken or any(re.search(r"\b%s\b" % name, str(text)) for text in texts):
             name, n = "%s_%d" % (preferred, n), n + 1
         return name
+
+
+class _WithHeaders(cst.CSTVisitor):
+    def __init__(self):
+        self.found: List[cst.With] = []
+
+    def visit_With(self, node: cst.With) -> None:
+        self.found.append(node)
 
 
 class _Deferring(cst.CSTVisitor):

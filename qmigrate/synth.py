@@ -48,7 +48,10 @@ def dataset_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]
     if source.shuffle:
         # Like the producers: a new order every epoch (shuffle over all of it, before repeat).
         seed = "seed=%s" % source.seed if source.seed else ""
-        stage("shuffle(%s)" % _call_args(size, seed))
+        if source.shuffle is True:
+            stage("shuffle(%s)" % _call_args(size, seed))
+        else:  # the producer's own Python test of its `shuffle` argument, made here
+            out.append("if %s:\n    %s = %s.shuffle(%s)" % (source.shuffle, ds, ds, _call_args(size, seed)))
 
     if reader is not None:
         _read_records(pipeline, tf, target, stage)

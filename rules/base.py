@@ -2,7 +2,7 @@
 import inspect
 import textwrap
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -86,6 +86,26 @@ def literal_bool(node: Optional[cst.BaseExpression], default: bool, what: str) -
     if isinstance(node, cst.Name) and node.value in ("True", "False"):
         return node.value == "True"
     raise Unsupported("`%s` is computed at run time; qmigrate needs a literal True or False" % what)
+
+
+def bool_or_condition(node: Optional[cst.BaseExpression], default: bool, what: str,
+                      source: Callable[[cst.CSTNode], str]) -> Union[bool, str]:
+    """A True/False literal's value, or the source of a plain name or attribute (`shuffle`,
+    `self.shuffle`) the caller turns into a Python `if`: the producers themselves test their
+    `shuffle` argument with a Python `if`, so that is the same test, made once, as before."""
+    if node is None or (isinstance(node, cst.Name) and node.value in ("True", "False")):
+        return literal_bool(node, default, what)
+    if isinstance(node, (cst.Name, cst.Attribute)) and dotted_plain(node):
+        return source(node)
+    raise Unsupported("`%s` is computed at run time by an expression; qmigrate needs a literal True or "
+                      "False, or a plain name" % what)
+
+
+def dotted_plain(node: cst.BaseExpression) -> bool:
+    """Whether the node is `a` or `a.b.c`: names only, no call, no subscript."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
 
 
 def is_none(node: Optional[cst.BaseExpression]) -> bool:

@@ -1,0 +1,40 @@
+"""A shuffle flag passed down from the caller, and two shapes still left alone with their reason:
+a batch in each arm of an if/else, and a record tensor read in a with-header."""
+import tensorflow as tf
+
+_FEATURES = {
+    'x': tf.FixedLenFeature([3], tf.float32),
+    'id': tf.FixedLenFeature([], tf.int64),
+}
+
+
+def flagged_inputs(files, batch_size, shuffle=True):
+    # The producer tests `shuffle` itself, in Python: the migrated code tests it the same way.
+    filename_queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=shuffle)
+    reader = tf.TFRecordReader()
+    _, serialized = reader.read(filename_queue)
+    parsed = tf.parse_single_example(serialized, _FEATURES)
+    return tf.train.batch([parsed['x'], parsed['id']], batch_size=batch_size, allow_smaller_final_batch=True)
+
+
+def branch_inputs(files, batch_size, shuffle):
+    filename_queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=shuffle)
+    reader = tf.TFRecordReader()
+    _, serialized = reader.read(filename_queue)
+    parsed = tf.parse_single_example(serialized, _FEATURES)
+    if shuffle:
+        ids = tf.train.shuffle_batch([parsed['id']], batch_size, capacity=50, min_after_dequeue=10)
+    else:
+        ids = tf.train.batch([parsed['id']], batch_size)
+    return ids
+
+
+def checked_inputs(files, batch_size):
+    filename_queue = tf.train.string_input_producer(files, num_epochs=1)
+    reader = tf.TFRecordReader()
+    _, serialized = reader.read(filename_queue)
+    parsed = tf.parse_single_example(serialized, _FEATURES)
+    positive = tf.assert_non_negative(parsed['id'])
+    with tf.control_dependencies([positive]):
+        ids = tf.identity(parsed['id'])
+    return tf.train.batch([ids], batch_size)
