@@ -701,13 +701,19 @@ class _PipelineRewriter(cst.CSTTransformer):
                     leading_lines=[cst.EmptyLine(indent=False)])]
 
         tf, config = self.tf, self.module.config_for_parsing
-        statements = [cst.parse_statement(text, config) for text in synth.dataset_statements(pipeline, tf, self.target)]
+        if match.branch_batchings:  # the arms' tails go into the `if` below
+            texts = synth.head_statements(pipeline, tf, self.target)
+        else:
+            texts = synth.dataset_statements(pipeline, tf, self.target)
+        statements = [cst.parse_statement(text, config) for text in texts]
         leading = [line for line in batch.updated.leading_lines if line.comment is None]
         if function is not None and not leading:
             leading = [cst.EmptyLine(indent=False)]  # a blank line after the nested function
         statements[0] = statements[0].with_changes(leading_lines=leading + comments)
         returned = self._returned_as_dataset(leaves, match)
-        if match.tower_loop is not None:
+        if match.branch_batchings:
+            replacements[batch.path] = statements + [self._in_branches(batch.updated, match)]
+        elif match.tower_loop is not None:
             replacements[batch.path] = [self._in_tower_loop(batch.updated, match, statements)]
         elif returned is not None:
             return_leaf, expression = returned
@@ -747,6 +753,18 @@ class _PipelineRewriter(cst.CSTTransformer):
         if expression.replace(" ", "").strip("()") in (",".join(targets), targets[0]):
             return leaves[match.batch_index + 1], dataset
         return leaves[match.batch_index + 1], "%s.map(lambda %s: %s)" % (dataset, ", ".join(targets), expression)
+
+    def _in_branches(self, branch: cst.If, match: Match) -> cst.If:
+        """The if/else, each arm batching the one dataset its own way and taking its next element."""
+        config = self.module.config_for_parsing
+        arms = []
+        for block, batching in ((branch.body, match.pipeline.batching), (branch.orelse.body, match.branch_batchings[0])):
+            pipeline = dataclasses.replace(match.pipeline, batching=batching)
+            tail = [cst.parse_statement(text, config) for text in synth.tail_statements(pipeline, self.tf, self.target)]
+            consume = self._consume(block.body[0], dataclasses.replace(match, pipeline=pipeline))
+            tail[0] = tail[0].with_changes(leading_lines=block.body[0].leading_lines)
+            arms.append(block.with_changes(body=tail + [consume]))
+        return branch.with_changes(body=arms[0], orelse=branch.orelse.with_changes(body=arms[1]))
 
     def _in_tower_loop(self, loop: cst.For, match: Match, statements) -> cst.For:
         """The tower loop with its batching replaced by this tower's shard of the dataset, on the CPU."""

@@ -43,6 +43,9 @@ class Match:
     helpers_used: Tuple[str, ...] = ()
     tower_loop: Optional["TowerLoopBatch"] = None  # the batching sits in a tower loop at batch_index
     one_of_repeated: bool = False  # the read leaf is `x = [read(q) for _ in range(n)]`: keep one call
+    # The leaf at batch_index is `if c: <batch> else: <batch>`: the else arm's batching (the if
+    # arm's is the pipeline's). One dataset is built before the `if`; each arm gets its own tail.
+    branch_batchings: Tuple = ()
 
 
 @dataclass(frozen=True)
@@ -348,6 +351,7 @@ class _BlockRecogniser:
         producer_index, producer_rule, producer_call = producer
         record_indices = list(record_indices)
         batch = in_loop = None
+        arms = ()  # the other arms' (batching rule and call, call) when each branch batches
         for index in range(read_index + 1, len(self.body)):
             uses = self.uses[index]
             reads_record = bool(tainted & set(uses.loads))
@@ -356,6 +360,11 @@ class _BlockRecogniser:
             helper = self._batch_helper(value_expr)
             if (found or helper) and reads_record:
                 batch = (index, found, helper, value_expr)
+                break
+            branches = self._batch_in_branches(index, tainted) if reads_record else None
+            if branches is not None:
+                found, arms = branches[0], branches[1:]
+                batch = (index, found, None, found[1])
                 break
             tower = self._batch_in_tower_loop(index, tainted) if reads_record else None
             if tower is not None:
@@ -396,6 +405,9 @@ class _BlockRecogniser:
                                                           structures or {})
                 batching = batch_rule.model(bound, self.source_of, self.imports.resolve)
                 helper_batch = None
+                branch_batchings = tuple(self._arm_batching(arm, element_kind, returns, batching, calls,
+                                                            record_indices, structures or {}) for arm in arms)
+                calls += tuple(call for (_, call) in arms)
             else:
                 batching, element_kind, returns, helper_batch, helper_calls = self._helper_batching(
                     batch_helper_def, batch_call, calls)
@@ -443,7 +455,8 @@ class _BlockRecogniser:
         # A slice producer is its own read: listed once, or its comments would move twice.
         return Match(tuple(dict.fromkeys((producer_index,) + tuple(removed))), read_index, tuple(record_indices), batch_index,
                      pipeline, element_kind, calls, queue_name=queue_name, batch_helper=helper_batch,
-                     helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None)
+                     helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None,
+                     branch_batchings=branch_batchings if found else ())
 
     def _file_name_match(self, bound, producer_index: int, batch_index: int, calls):
         """(the match_filenames_once call, the index of the statement that binds it or None) for a
@@ -586,6 +599,47 @@ class _BlockRecogniser:
                 if rebound:
                     raise _Broken(calls, "`%s` is reassigned between the queue and the batch, so the moved code "
                                   "would see another value" % sorted(rebound)[0])
+
+    def _batch_in_branches(self, index: int, tainted: Set[str]):
+        """((rule, call) of the if arm, (rule, call) of the else arm) for
+        `if c: x = <batch>(...) else: x = <batch>(...)` (or a `return` in each): one statement an arm,
+        the same targets; else None."""
+        stmt = self.body[index]
+        if not (isinstance(stmt, cst.If) and isinstance(stmt.orelse, cst.Else)):
+            return None
+        if tainted & set(cstutil.name_uses(stmt.test).loads):
+            return None  # a condition on the record itself stays where it is, and so does the batch
+        arms, targets = [], set()
+        for block in (stmt.body, stmt.orelse.body):
+            if not (isinstance(block, cst.IndentedBlock) and len(block.body) == 1):
+                return None
+            small = cstutil.single_small(block.body[0])
+            if isinstance(small, cst.Return) and small.value is not None:
+                targets.add("return")
+            elif isinstance(small, cst.Assign) and len(small.targets) == 1:
+                targets.add(_code(small.targets[0].target))
+            else:
+                return None
+            found = _call_with_rule(small.value, self.imports, BATCHERS)
+            if not found:
+                return None
+            arms.append(found)
+        return tuple(arms) if len(targets) == 1 else None
+
+    def _arm_batching(self, arm, element_kind, returns, first, calls, record_indices, structures):
+        """The else arm's batching; it must take the same tensors, and need the same map function
+        and per-record stages, as the if arm's, since both arms batch one dataset."""
+        rule, call = arm
+        bound = rule.bind(call)
+        line = self.context.line_of(call) if self.context.line_of else 0
+        if self._element(bound.get("tensors"), calls + (call,), record_indices, structures) != (element_kind, returns):
+            raise _Broken(calls + (call,), "the branches of the if/else batch different tensors (line %d)" % line)
+        batching = rule.model(bound, self.source_of, self.imports.resolve)
+        for what in ("num_threads", "enqueue_many", "keep_input", "shapes"):
+            if getattr(batching, what) != getattr(first, what):
+                raise _Broken(calls + (call,), "the branches of the if/else batch with different `%s` (line %d), "
+                              "which the dataset they share would need to differ before the branch" % (what, line))
+        return batching
 
     def _nested_batch_reason(self, index: int) -> str:
         """Why a statement holding the batching call is not followed, by what the statement is."""

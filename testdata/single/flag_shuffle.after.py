@@ -1,5 +1,5 @@
-"""A shuffle flag passed down from the caller, and two shapes still left alone with their reason:
-a batch in each arm of an if/else, and a record tensor read in a with-header."""
+"""A shuffle flag passed down from the caller, a batch in each arm of an if/else (one dataset, a tail
+per arm), and a shape still left alone with its reason: a record tensor read in a with-header."""
 import tensorflow as tf
 
 _FEATURES = {
@@ -26,15 +26,48 @@ def flagged_inputs(files, batch_size, shuffle=True):
 
 
 def branch_inputs(files, batch_size, shuffle):
-    filename_queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=shuffle)
-    reader = tf.TFRecordReader()
-    _, serialized = reader.read(filename_queue)
-    parsed = tf.parse_single_example(serialized, _FEATURES)
+    def parse_record_2(serialized):
+        parsed = tf.parse_single_example(serialized, _FEATURES)
+        return parsed['id']
+
+    dataset_2 = tf.data.Dataset.from_tensor_slices(files)
     if shuffle:
-        ids = tf.train.shuffle_batch([parsed['id']], batch_size, capacity=50, min_after_dequeue=10)
+        dataset_2 = dataset_2.shuffle(tf.size(files, out_type=tf.int64))
+    dataset_2 = dataset_2.flat_map(tf.data.TFRecordDataset)
+    dataset_2 = dataset_2.map(parse_record_2)
+    if shuffle:
+        dataset_2 = dataset_2.shuffle(50)
+        dataset_2 = dataset_2.repeat(1)
+        dataset_2 = dataset_2.batch(batch_size)
+        dataset_2 = dataset_2.prefetch(1)
+        ids = dataset_2.make_one_shot_iterator().get_next()
     else:
-        ids = tf.train.batch([parsed['id']], batch_size)
+        dataset_2 = dataset_2.repeat(1)
+        dataset_2 = dataset_2.batch(batch_size)
+        dataset_2 = dataset_2.prefetch(1)
+        ids = dataset_2.make_one_shot_iterator().get_next()
     return ids
+
+
+def returned_inputs(files, batch_size, training):
+    def parse_record_3(serialized):
+        parsed = tf.parse_single_example(serialized, _FEATURES)
+        return {'id': parsed['id']}
+
+    dataset_3 = tf.data.Dataset.from_tensor_slices(files)
+    dataset_3 = dataset_3.flat_map(tf.data.TFRecordDataset)
+    dataset_3 = dataset_3.map(parse_record_3)
+    if training:
+        dataset_3 = dataset_3.shuffle(40)
+        dataset_3 = dataset_3.repeat(1)
+        dataset_3 = dataset_3.batch(batch_size)
+        dataset_3 = dataset_3.prefetch(1)
+        return dataset_3.make_one_shot_iterator().get_next()
+    else:
+        dataset_3 = dataset_3.repeat(1)
+        dataset_3 = dataset_3.batch(batch_size)
+        dataset_3 = dataset_3.prefetch(1)
+        return dataset_3.make_one_shot_iterator().get_next()
 
 
 def checked_inputs(files, batch_size):

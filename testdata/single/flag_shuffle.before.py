@@ -1,5 +1,5 @@
-"""A shuffle flag passed down from the caller, and two shapes still left alone with their reason:
-a batch in each arm of an if/else, and a record tensor read in a with-header."""
+"""A shuffle flag passed down from the caller, a batch in each arm of an if/else (one dataset, a tail
+per arm), and a shape still left alone with its reason: a record tensor read in a with-header."""
 import tensorflow as tf
 
 _FEATURES = {
@@ -23,10 +23,23 @@ def branch_inputs(files, batch_size, shuffle):
     _, serialized = reader.read(filename_queue)
     parsed = tf.parse_single_example(serialized, _FEATURES)
     if shuffle:
-        ids = tf.train.shuffle_batch([parsed['id']], batch_size, capacity=50, min_after_dequeue=10)
+        ids = tf.train.shuffle_batch([parsed['id']], batch_size, capacity=50, min_after_dequeue=10,
+                                     allow_smaller_final_batch=True)
     else:
-        ids = tf.train.batch([parsed['id']], batch_size)
+        ids = tf.train.batch([parsed['id']], batch_size, allow_smaller_final_batch=True)
     return ids
+
+
+def returned_inputs(files, batch_size, training):
+    filename_queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+    reader = tf.TFRecordReader()
+    _, serialized = reader.read(filename_queue)
+    parsed = tf.parse_single_example(serialized, _FEATURES)
+    if training:
+        return tf.train.shuffle_batch({'id': parsed['id']}, batch_size, capacity=40, min_after_dequeue=4,
+                                      allow_smaller_final_batch=True)
+    else:
+        return tf.train.batch({'id': parsed['id']}, batch_size, allow_smaller_final_batch=True)
 
 
 def checked_inputs(files, batch_size):
