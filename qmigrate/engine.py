@@ -265,6 +265,7 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
     for stmt in module.body:
         if not isinstance(stmt, cst.FunctionDef):
             continue
+        context.functions[stmt.name.value] = stmt
         reader = helpers.find_reader_helper(stmt, imports)
         batcher = helpers.find_batch_helper(stmt, imports)
         if reader is None and batcher is None:
@@ -667,7 +668,9 @@ class _PipelineRewriter(cst.CSTTransformer):
         comments = []
         for leaf in chain:
             comments += wording.moved_comments(leaf.updated)
-        if match.batch_helper is None:
+        if match.branch_batchings:
+            pass  # the if/else stays, with its comments
+        elif match.batch_helper is None:
             comments += wording.moved_comments(batch.updated)
         else:  # the helper's call stays: only the comments above it move up
             comments += wording.moved_comments(batch.updated, leading_only=True)

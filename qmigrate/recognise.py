@@ -160,6 +160,7 @@ class ModuleContext:
     # Helpers kept as they are for callers the migration does not rewrite: old name -> the name of
     # the migrated copy the pipelines call instead.
     kept_helpers: Dict[str, str] = field(default_factory=dict)
+    functions: Dict[str, cst.FunctionDef] = field(default_factory=dict)  # the module's top-level functions
     # The line a statement of the module starts on, for reasons that name a line (None: unknown).
     line_of: Optional[Callable[[cst.CSTNode], int]] = None
 
@@ -396,7 +397,7 @@ class _BlockRecogniser:
                               "takes such a list")
             if found:
                 batch_rule = found[0]
-                calls += (batch_call,)
+                calls += (batch_call,) + tuple(call for (_, call) in arms)
                 bound = batch_rule.bind(batch_call)
                 if join is not None:
                     element_kind, returns = self._joined_element(bound.get("tensors_list"), join, calls)
@@ -407,7 +408,6 @@ class _BlockRecogniser:
                 helper_batch = None
                 branch_batchings = tuple(self._arm_batching(arm, element_kind, returns, batching, calls,
                                                             record_indices, structures or {}) for arm in arms)
-                calls += tuple(call for (_, call) in arms)
             else:
                 batching, element_kind, returns, helper_batch, helper_calls = self._helper_batching(
                     batch_helper_def, batch_call, calls)
@@ -577,7 +577,8 @@ class _BlockRecogniser:
         for index in chain:
             inside.update(self.uses[index].loads)
         for name in sorted(tainted):
-            if self.scope_loads[name] > inside[name] + self._earlier_loads(name, chain):
+            if self.scope_loads[name] > (inside[name] + self._earlier_loads(name, chain)
+                                         + self._later_loads(name, batch_index)):
                 header = self._with_header_using(name)
                 if header is not None:
                     raise _Broken(calls, "the per-record tensor `%s` is used in the header of the `with` at line %d "
@@ -680,6 +681,13 @@ class _BlockRecogniser:
         return sum(self.uses[index].loads.count(name) for index in range(first)
                    if index not in chain and not _defers(self.body[index]))
 
+    def _later_loads(self, name: str, batch_index: int) -> int:
+        """Loads of `name` after a batching statement that rebinds it to the batch (`features =
+        tf.train.batch(features, ...)`): they read the batch, in a straight-line body."""
+        if name not in self.uses[batch_index].stores or not self._straight_body:
+            return 0
+        return sum(self.uses[index].loads.count(name) for index in range(batch_index + 1, len(self.body)))
+
     @property
     def _straight_body(self) -> bool:
         """Whether the block is the scope function's own body (no loop runs it twice)."""
@@ -749,8 +757,7 @@ class _BlockRecogniser:
         assign = cstutil.single_assign(self.body[binding])
         line = self._line_of(binding)
         value = assign[1] if assign is not None and isinstance(assign[0], cst.Name) else None
-        if isinstance(value, cst.Dict) or (isinstance(value, cst.Call) and dotted(value.func) == "dict"
-                                           and "dict" not in self.context.module_names):
+        if _makes_dict(value, self.context.module_names) or self._returns_dict(value):
             return "dict", 0
         if isinstance(value, (cst.List, cst.Tuple)):
             if any(isinstance(element, cst.StarredElement) for element in value.elements):
@@ -763,6 +770,33 @@ class _BlockRecogniser:
         raise _Broken(calls, "the batched tensors are the name `%s`, bound at line %d to something other than a "
                       "literal list, tuple or dict, so the structure tf.train.batch would give back is unknown"
                       % (name, line))
+
+    def _returns_dict(self, value) -> bool:
+        """Whether `value` calls a function of this module that returns a dict on every path: each
+        `return` gives a dict literal, `dict(...)`, or a local only ever bound to one of those."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
+                and value.func.value not in self.scope_stores):
+            return False
+        function = self.context.functions.get(value.func.value)
+        if function is None or not isinstance(function.body, cst.IndentedBlock):
+            return False
+        finder = _Returns()
+        function.body.visit(finder)
+        if finder.yields or not finder.returns:
+            return False
+        last = function.body.body[-1]
+        if not isinstance(cstutil.single_small(last), cst.Return):
+            return False  # falling off the end returns None
+        names = self.context.module_names
+        for returned in finder.returns:
+            if _makes_dict(returned, names):
+                continue
+            if not isinstance(returned, cst.Name):
+                return False
+            bindings = finder.bindings.get(returned.value, [])
+            if not bindings or not all(_makes_dict(bound, names) for bound in bindings):
+                return False
+        return True
 
     def _line_of(self, index: int) -> int:
         return self.context.line_of(self.body[index]) if self.context.line_of else 0
@@ -794,6 +828,54 @@ class _BlockRecogniser:
         while name in taken or any(re.search(r"\b%s\b" % name, str(text)) for text in texts):
             name, n = "%s_%d" % (preferred, n), n + 1
         return name
+
+
+def _makes_dict(value, module_names) -> bool:
+    """A dict literal, or a call of the builtin dict (not shadowed at module level)."""
+    return isinstance(value, cst.Dict) or (isinstance(value, cst.Call) and dotted(value.func) == "dict"
+                                           and "dict" not in module_names)
+
+
+class _Returns(cst.CSTVisitor):
+    """A function body's return values and what its names are bound to (nested functions skipped);
+    a name bound any other way (a loop, a with, an augmented assignment) gets None, never a dict."""
+
+    def __init__(self):
+        self.returns, self.yields, self.bindings = [], False, {}
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    visit_ClassDef = visit_Lambda = visit_FunctionDef
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.returns.append(node.value)
+
+    def visit_Yield(self, node) -> None:
+        self.yields = True
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind(target.target, node.value)
+
+    def _bind(self, target, value) -> None:
+        if isinstance(target, cst.Name):
+            self.bindings.setdefault(target.value, []).append(value)
+        else:
+            for name in cstutil.name_uses(target).stores | set(cstutil.name_uses(target).loads):
+                self.bindings.setdefault(name, []).append(None)
+
+    def visit_AugAssign(self, node) -> None:
+        self._bind(node.target, None)
+
+    def visit_AnnAssign(self, node) -> None:
+        self._bind(node.target, node.value)
+
+    def visit_For(self, node) -> None:
+        self._bind(node.target, None)
+
+    def visit_AsName(self, node) -> None:
+        self._bind(node.name, None)
 
 
 class _WithHeaders(cst.CSTVisitor):

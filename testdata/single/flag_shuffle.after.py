@@ -70,6 +70,43 @@ def returned_inputs(files, batch_size, training):
         return dataset_3.make_one_shot_iterator().get_next()
 
 
+_COLUMNS = ['sepal_length', 'sepal_width', 'petal_length', 'petal_width', 'species']
+
+
+def parse_columns(lines):
+    """A dict of columns, built by a helper the pipeline calls per chunk of lines."""
+    columns = tf.decode_csv(tf.expand_dims(lines, -1), record_defaults=[[0.0]] * 4 + [[0]])
+    features = dict(zip(_COLUMNS, columns))
+    features.pop('sepal_width')
+    return features
+
+
+def column_inputs(csv_files, batch_size, shuffle=True):
+    def parse_record_4(lines):
+        features = parse_columns(lines)
+        return features
+
+    dataset_4 = tf.data.Dataset.from_tensor_slices(csv_files)
+    if shuffle:
+        dataset_4 = dataset_4.shuffle(tf.size(csv_files, out_type=tf.int64))
+    dataset_4 = dataset_4.flat_map(lambda filename: tf.data.TextLineDataset(filename).skip(1).batch(batch_size))
+    dataset_4 = dataset_4.map(parse_record_4)
+    dataset_4 = dataset_4.apply(tf.contrib.data.unbatch())
+    # Batches of columns; shuffled ones when asked.
+    if shuffle:
+        dataset_4 = dataset_4.shuffle(50)
+        dataset_4 = dataset_4.repeat(1)
+        dataset_4 = dataset_4.batch(batch_size)
+        dataset_4 = dataset_4.prefetch(1)
+        features = dataset_4.make_one_shot_iterator().get_next()
+    else:
+        dataset_4 = dataset_4.repeat(1)
+        dataset_4 = dataset_4.batch(batch_size)
+        dataset_4 = dataset_4.prefetch(1)
+        features = dataset_4.make_one_shot_iterator().get_next()
+    return features, features.pop('species')
+
+
 def checked_inputs(files, batch_size):
     filename_queue = tf.train.string_input_producer(files, num_epochs=1)
     reader = tf.TFRecordReader()

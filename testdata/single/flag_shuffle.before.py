@@ -42,6 +42,31 @@ def returned_inputs(files, batch_size, training):
         return tf.train.batch({'id': parsed['id']}, batch_size, allow_smaller_final_batch=True)
 
 
+_COLUMNS = ['sepal_length', 'sepal_width', 'petal_length', 'petal_width', 'species']
+
+
+def parse_columns(lines):
+    """A dict of columns, built by a helper the pipeline calls per chunk of lines."""
+    columns = tf.decode_csv(tf.expand_dims(lines, -1), record_defaults=[[0.0]] * 4 + [[0]])
+    features = dict(zip(_COLUMNS, columns))
+    features.pop('sepal_width')
+    return features
+
+
+def column_inputs(csv_files, batch_size, shuffle=True):
+    filename_queue = tf.train.string_input_producer(csv_files, num_epochs=1, shuffle=shuffle)
+    reader = tf.TextLineReader(skip_header_lines=1)
+    _, lines = reader.read_up_to(filename_queue, num_records=batch_size)
+    features = parse_columns(lines)
+    # Batches of columns; shuffled ones when asked.
+    if shuffle:
+        features = tf.train.shuffle_batch(features, batch_size, capacity=50, min_after_dequeue=10,
+                                          enqueue_many=True, allow_smaller_final_batch=True)
+    else:
+        features = tf.train.batch(features, batch_size, enqueue_many=True, allow_smaller_final_batch=True)
+    return features, features.pop('species')
+
+
 def checked_inputs(files, batch_size):
     filename_queue = tf.train.string_input_producer(files, num_epochs=1)
     reader = tf.TFRecordReader()
