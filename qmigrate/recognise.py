@@ -686,6 +686,8 @@ class _BlockRecogniser:
         tf.train.batch(features, ...)`): they read the batch, in a straight-line body."""
         if name not in self.uses[batch_index].stores or not self._straight_body:
             return 0
+        if not isinstance(self.body[batch_index], (cst.SimpleStatementLine, cst.If)):
+            return 0  # a loop may bind nothing: later loads could still read the record
         return sum(self.uses[index].loads.count(name) for index in range(batch_index + 1, len(self.body)))
 
     @property

@@ -90,22 +90,16 @@ def literal_bool(node: Optional[cst.BaseExpression], default: bool, what: str) -
 
 def bool_or_condition(node: Optional[cst.BaseExpression], default: bool, what: str,
                       source: Callable[[cst.CSTNode], str]) -> Union[bool, str]:
-    """A True/False literal's value, or the source of a plain name or attribute (`shuffle`,
-    `self.shuffle`) the caller turns into a Python `if`: the producers themselves test their
-    `shuffle` argument with a Python `if`, so that is the same test, made once, as before."""
+    """A True/False literal's value, or the source of a plain name (`shuffle`) the caller turns
+    into a Python `if`: the producers themselves test their `shuffle` argument with a Python `if`,
+    so that is the same test, made once, as before. (The recogniser proves the name is not
+    rebound before the new test; an attribute could change unseen, so it is refused.)"""
     if node is None or (isinstance(node, cst.Name) and node.value in ("True", "False")):
         return literal_bool(node, default, what)
-    if isinstance(node, (cst.Name, cst.Attribute)) and dotted_plain(node):
+    if isinstance(node, cst.Name):
         return source(node)
     raise Unsupported("`%s` is computed at run time by an expression; qmigrate needs a literal True or "
                       "False, or a plain name" % what)
-
-
-def dotted_plain(node: cst.BaseExpression) -> bool:
-    """Whether the node is `a` or `a.b.c`: names only, no call, no subscript."""
-    while isinstance(node, cst.Attribute):
-        node = node.value
-    return isinstance(node, cst.Name)
 
 
 def is_none(node: Optional[cst.BaseExpression]) -> bool:

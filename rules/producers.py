@@ -25,9 +25,9 @@ class StringInputProducer(Rule):
     from: the same names in the same order.
 
     ## Limitations
-    `shuffle=` must be a literal or a plain name (`shuffle`, `self.shuffle`), which becomes a Python
-    `if` around the shuffle, the test the producer made itself. A `match_filenames_once` variable
-    used beyond the producer is not rewritten.
+    `shuffle=` must be a literal or a plain name (`shuffle`, not `self.shuffle`), which becomes
+    a Python `if` around the shuffle, the test the producer made itself. A `match_filenames_once`
+    variable used beyond the producer is not rewritten.
     """
 
     code = "QM101"
