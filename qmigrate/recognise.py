@@ -863,9 +863,12 @@ class _Returns(cst.CSTVisitor):
     def _bind(self, target, value) -> None:
         if isinstance(target, cst.Name):
             self.bindings.setdefault(target.value, []).append(value)
-        else:
-            for name in cstutil.name_uses(target).stores | set(cstutil.name_uses(target).loads):
-                self.bindings.setdefault(name, []).append(None)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind(element.value, None)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value, None)
+        # `d[k] = v` / `d.x = v` store into an object and rebind no name: a dict stays a dict.
 
     def visit_AugAssign(self, node) -> None:
         self._bind(node.target, None)

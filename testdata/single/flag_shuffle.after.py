@@ -78,6 +78,8 @@ def parse_columns(lines):
     columns = tf.decode_csv(tf.expand_dims(lines, -1), record_defaults=[[0.0]] * 4 + [[0]])
     features = dict(zip(_COLUMNS, columns))
     features.pop('sepal_width')
+    for name in list(features):
+        features[name] = tf.identity(features[name], name=name)
     return features
 
 
