@@ -118,3 +118,31 @@ def checked_inputs(files, batch_size):
     with tf.control_dependencies([positive]):
         ids = tf.identity(parsed['id'])
     return tf.train.batch([ids], batch_size)
+
+
+def uneven_branches(files, batch_size, shuffle):
+    """Left alone: the arms batch different tensors, so no one map function serves both."""
+    filename_queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+    reader = tf.TFRecordReader()
+    _, serialized = reader.read(filename_queue)
+    parsed = tf.parse_single_example(serialized, _FEATURES)
+    if shuffle:
+        batch = tf.train.shuffle_batch([parsed['x']], batch_size, capacity=50, min_after_dequeue=10)
+    else:
+        batch = tf.train.batch([parsed['id']], batch_size)
+    return batch
+
+
+def maybe_columns(lines, as_dict):
+    if as_dict:
+        return parse_columns(lines)
+    return [lines]
+
+
+def unknown_structure(csv_files, batch_size):
+    """Left alone: the helper returns a dict on one path and a list on the other."""
+    filename_queue = tf.train.string_input_producer(csv_files, num_epochs=1, shuffle=False)
+    reader = tf.TextLineReader(skip_header_lines=1)
+    _, line = reader.read(filename_queue)
+    example = maybe_columns(line, True)
+    return tf.train.batch(example, batch_size)
