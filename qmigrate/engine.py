@@ -228,6 +228,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     if not edits and not _may_hold_pipeline({rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules):
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     context = _module_context(module, imports, tree)
+    context.line_of = lambda node: positions.start(node)[0]
     keep = dict(keep_helpers or {})
     # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).
     first = dataclasses.replace(analysis, reasons={}, fixed_calls=set(), findings=list(analysis.findings),
@@ -315,6 +316,7 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
     for stmt in module.body:
         if not isinstance(stmt, cst.FunctionDef):
             continue
+        context.functions[stmt.name.value] = stmt
         reader = helpers.find_reader_helper(stmt, imports)
         batcher = helpers.find_batch_helper(stmt, imports)
         if reader is None and batcher is None:
@@ -761,7 +763,9 @@ class _PipelineRewriter(cst.CSTTransformer):
         comments = []
         for leaf in chain:
             comments += wording.moved_comments(leaf.updated)
-        if match.batch_helper is None:
+        if match.branch_batchings:
+            pass  # the if/else stays, with its comments
+        elif match.batch_helper is None:
             comments += wording.moved_comments(batch.updated)
         else:  # the helper's call stays: only the comments above it move up
             comments += wording.moved_comments(batch.updated, leading_only=True)
@@ -802,13 +806,19 @@ class _PipelineRewriter(cst.CSTTransformer):
                     leading_lines=[cst.EmptyLine(indent=False)])]
 
         tf, config = self.tf, self.module.config_for_parsing
-        statements = [cst.parse_statement(text, config) for text in synth.dataset_statements(pipeline, tf, self.target)]
+        if match.branch_batchings:  # the arms' tails go into the `if` below
+            texts = synth.head_statements(pipeline, tf, self.target)
+        else:
+            texts = synth.dataset_statements(pipeline, tf, self.target)
+        statements = [cst.parse_statement(text, config) for text in texts]
         leading = [line for line in batch.updated.leading_lines if line.comment is None]
         if function is not None and not leading:
             leading = [cst.EmptyLine(indent=False)]  # a blank line after the nested function
         statements[0] = statements[0].with_changes(leading_lines=leading + comments)
         returned = self._returned_as_dataset(leaves, match)
-        if match.tower_loop is not None:
+        if match.branch_batchings:
+            replacements[batch.path] = statements + [self._in_branches(batch.updated, match)]
+        elif match.tower_loop is not None:
             replacements[batch.path] = [self._in_tower_loop(batch.updated, match, statements)]
         elif returned is not None:
             return_leaf, expression = returned
@@ -848,6 +858,18 @@ class _PipelineRewriter(cst.CSTTransformer):
         if expression.replace(" ", "").strip("()") in (",".join(targets), targets[0]):
             return leaves[match.batch_index + 1], dataset
         return leaves[match.batch_index + 1], "%s.map(lambda %s: %s)" % (dataset, ", ".join(targets), expression)
+
+    def _in_branches(self, branch: cst.If, match: Match) -> cst.If:
+        """The if/else, each arm batching the one dataset its own way and taking its next element."""
+        config = self.module.config_for_parsing
+        arms = []
+        for block, batching in ((branch.body, match.pipeline.batching), (branch.orelse.body, match.branch_batchings[0])):
+            pipeline = dataclasses.replace(match.pipeline, batching=batching)
+            tail = [cst.parse_statement(text, config) for text in synth.tail_statements(pipeline, self.tf, self.target)]
+            consume = self._consume(block.body[0], dataclasses.replace(match, pipeline=pipeline))
+            tail[0] = tail[0].with_changes(leading_lines=block.body[0].leading_lines)
+            arms.append(block.with_changes(body=tail + [consume]))
+        return branch.with_changes(body=arms[0], orelse=branch.orelse.with_changes(body=arms[1]))
 
     def _in_tower_loop(self, loop: cst.For, match: Match, statements) -> cst.For:
         """The tower loop with its batching replaced by this tower's shard of the dataset, on the CPU."""

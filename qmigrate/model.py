@@ -16,7 +16,7 @@ class FileSource:
 
     files: str
     num_epochs: Optional[str] = None  # None: forever
-    shuffle: bool = True
+    shuffle: Union[bool, str] = True  # a str: the source of a Python condition (a parameter's name)
     seed: Optional[str] = None
     pattern: Optional[str] = None
 
@@ -28,7 +28,7 @@ class SliceSource:
 
     tensors: Tuple[str, ...]
     num_epochs: Optional[str] = None
-    shuffle: bool = True
+    shuffle: Union[bool, str] = True  # as FileSource.shuffle
     seed: Optional[str] = None
 
 

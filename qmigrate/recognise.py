@@ -45,6 +45,9 @@ class Match:
     one_of_repeated: bool = False  # the read leaf is `x = [read(q) for _ in range(n)]`: keep one call
     # Record leaves written anew (a hand-built queue's `dequeue()`): leaf index -> statements' source.
     record_statements: Dict[int, Tuple[str, ...]] = field(default_factory=dict)
+    # The leaf at batch_index is `if c: <batch> else: <batch>`: the else arm's batching (the if
+    # arm's is the pipeline's). One dataset is built before the `if`; each arm gets its own tail.
+    branch_batchings: Tuple = ()
 
 
 @dataclass(frozen=True)
@@ -102,17 +105,12 @@ def _call_with_rule(expr: Optional[cst.BaseExpression], imports: ImportMap, fami
 
 class _CallFinder(cst.CSTVisitor):
     def __init__(self, imports: ImportMap, family):
-        self.imports, self.family, self.found = imports, family, False
+        self.imports, self.family, self.found, self.calls = imports, family, False, []
 
     def visit_Call(self, node: cst.Call) -> None:
         if rule_for(self.imports.resolve(node.func)) in self.family:
             self.found = True
-
-
-def _contains_call(node: cst.CSTNode, imports: ImportMap, family) -> bool:
-    finder = _CallFinder(imports, family)
-    node.visit(finder)
-    return finder.found
+            self.calls.append(node)
 
 
 def _read_call(value: cst.BaseExpression):
@@ -167,6 +165,9 @@ class ModuleContext:
     # The module may build sparse tensors (VarLenFeature, string_split, ...), which expand_dims
     # cannot take: its batches of one stay batch(1).
     may_be_sparse: bool = True
+    functions: Dict[str, cst.FunctionDef] = field(default_factory=dict)  # the module's top-level functions
+    # The line a statement of the module starts on, for reasons that name a line (None: unknown).
+    line_of: Optional[Callable[[cst.CSTNode], int]] = None
 
 
 def producer_target(stmt: cst.BaseStatement) -> str:
@@ -195,7 +196,11 @@ class _BlockRecogniser:
     def scope_loads(self) -> Counter:
         if self._scope_uses is None:
             uses = cstutil.name_uses(self.scope)
-            self._scope_uses = (Counter(uses.loads), uses.stores)
+            loads = Counter(uses.loads)
+            if isinstance(self.scope, cst.FunctionDef):
+                # The function's own name, as the def statement spells it, is no use of a local.
+                loads[self.scope.name.value] -= 1
+            self._scope_uses = (loads, uses.stores)
         return self._scope_uses[0]
 
     @property
@@ -279,8 +284,13 @@ class _BlockRecogniser:
             names = [target.value]
         else:
             raise _Broken(calls, "the result of slice_input_producer() is not assigned to names")
+        structures = {}
+        rows = slicer[0].bind(slicer[1]).get("tensor_list")
+        if isinstance(target, cst.Name) and isinstance(rows, (cst.List, cst.Tuple)):
+            # The name holds the producer's whole output list: one tensor per sliced tensor.
+            structures[target.value] = ("sliced", len(rows.elements))
         return self._follow((index,) + slicer, None, index, None, value, set(names), [], calls, removed=(index,),
-                            params=params)
+                            params=params, structures=structures)
 
     def _reader_helper(self, value) -> Optional[helpers.ReaderHelper]:
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
@@ -338,16 +348,19 @@ class _BlockRecogniser:
                             calls, removed=removed, reader_index=reader_index)
 
     def _follow(self, producer, reader, read_index, key, value, tainted, record_indices, calls,
-                removed=(), reader_index=None, queue_name=None, helpers_used=(), params=None, join=None) -> Match:
+                removed=(), reader_index=None, queue_name=None, helpers_used=(), params=None, join=None,
+                structures=None) -> Match:
         """From the read on: the per-record statements, the batching, the checks, the model.
 
         `reader` is None for a slice producer, whose outputs are the records (`params` names them).
         `join` is (readers, the list's name, "tuple" | "dict") when several readers feed a batch_join.
+        `structures` maps a record name the chain itself bound to what it holds (see `_element`).
         """
         producer_index, producer_rule, producer_call = producer
         record_indices = list(record_indices)
         batch = in_loop = queue_batch = None
         through, rewritten = [], {}  # hand-built queues the records go through; record leaves written anew
+        arms = ()  # the other arms' (batching rule and call, call) when each branch batches
         for index in range(read_index + 1, len(self.body)):
             uses = self.uses[index]
             reads_record = bool(tainted & set(uses.loads))
@@ -374,6 +387,11 @@ class _BlockRecogniser:
             if (found or helper) and reads_record:
                 batch = (index, found, helper, value_expr)
                 break
+            branches = self._batch_in_branches(index, tainted) if reads_record else None
+            if branches is not None:
+                found, arms = branches[0], branches[1:]
+                batch = (index, found, None, found[1])
+                break
             tower = self._batch_in_tower_loop(index, tainted) if reads_record else None
             if tower is not None:
                 loop, inner = tower
@@ -382,9 +400,10 @@ class _BlockRecogniser:
                 in_loop = loop
                 break
             if reads_record:
-                if _contains_call(self.body[index], self.imports, BATCHERS):
-                    raise _Broken(calls, "the batching call is part of a larger statement; assign its result "
-                                  "to names first")
+                finder = _CallFinder(self.imports, BATCHERS)
+                self.body[index].visit(finder)
+                if finder.found:  # the batching calls there are told the same reason
+                    raise _Broken(calls + tuple(finder.calls), self._nested_batch_reason(index))
                 if uses.control:
                     raise _Broken(calls, "the per-record code contains `%s`" % sorted(uses.control)[0])
                 record_indices.append(index)
@@ -410,18 +429,21 @@ class _BlockRecogniser:
                               "(`[read(queue) for _ in range(n)]`) as its tensors_list, and only batch_join "
                               "takes such a list")
             if queue_batch is not None:
-                element_kind, returns = self._element(queue_batch.tensors, calls, record_indices)
+                element_kind, returns = self._element(queue_batch.tensors, calls, record_indices, structures or {})
                 batching, helper_batch = queue_batch.batching, None
             elif found:
                 batch_rule = found[0]
-                calls += (batch_call,)
+                calls += (batch_call,) + tuple(call for (_, call) in arms)
                 bound = batch_rule.bind(batch_call)
                 if join is not None:
                     element_kind, returns = self._joined_element(bound.get("tensors_list"), join, calls)
                 else:
-                    element_kind, returns = self._element(bound.get("tensors"), calls, record_indices)
+                    element_kind, returns = self._element(bound.get("tensors"), calls, record_indices,
+                                                          structures or {})
                 batching = batch_rule.model(bound, self.source_of, self.imports.resolve)
                 helper_batch = None
+                branch_batchings = tuple(self._arm_batching(arm, element_kind, returns, batching, calls,
+                                                            record_indices, structures or {}) for arm in arms)
             else:
                 batching, element_kind, returns, helper_batch, helper_calls = self._helper_batching(
                     batch_helper_def, batch_call, calls)
@@ -468,7 +490,8 @@ class _BlockRecogniser:
             function = None
         file_name = self._fresh_local("filename", file_source, record_reader) if record_reader else "filename"
         dense_arity = None
-        if found and join is None and element_kind != "dict" and not self.context.may_be_sparse:
+        if (found and join is None and element_kind != "dict" and not self.context.may_be_sparse
+                and isinstance(bound.get("tensors"), (cst.List, cst.Tuple)) and not arms):
             dense_arity = len(bound["tensors"].elements)
         pipeline = Pipeline(file_source, record_reader, function, batching,
                             dataset_name=self.names.fresh("dataset"), file_name_param=file_name,
@@ -476,10 +499,12 @@ class _BlockRecogniser:
                             prefetch=prefetched.capacity if prefetched else "1")
         if in_loop is not None:
             pipeline = dataclasses.replace(pipeline, sharding=Sharding(in_loop.num_towers, in_loop.loop_var))
-        return Match((producer_index,) + tuple(removed), read_index, tuple(record_indices), batch_index,
+        # A slice producer is its own read: listed once, or its comments would move twice.
+        return Match(tuple(dict.fromkeys((producer_index,) + tuple(removed))), read_index, tuple(record_indices), batch_index,
                      pipeline, element_kind, calls, queue_name=queue_name, batch_helper=helper_batch,
                      helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None,
-                     record_statements=rewritten)
+                     record_statements=rewritten,
+                     branch_batchings=branch_batchings if found else ())
 
     def _file_name_match(self, bound, producer_index: int, batch_index: int, calls):
         """(the match_filenames_once call, the index of the statement that binds it or None) for a
@@ -601,7 +626,13 @@ class _BlockRecogniser:
         for index in chain:
             inside.update(self.uses[index].loads)
         for name in sorted(tainted):
-            if self.scope_loads[name] > inside[name]:
+            if self.scope_loads[name] > (inside[name] + self._earlier_loads(name, chain)
+                                         + self._later_loads(name, batch_index)):
+                header = self._with_header_using(name)
+                if header is not None:
+                    raise _Broken(calls, "the per-record tensor `%s` is used in the header of the `with` at line %d "
+                                  "(such as tf.control_dependencies), which qmigrate does not move into the map "
+                                  "function yet" % (name, header))
                 raise _Broken(calls, "the per-record tensor `%s` is also used outside the record path" % name)
         for index in record_indices:
             escaped = self.uses[index].mutated - tainted
@@ -619,6 +650,103 @@ class _BlockRecogniser:
                     raise _Broken(calls, "`%s` is reassigned between the queue and the batch, so the moved code "
                                   "would see another value" % sorted(rebound)[0])
 
+    def _batch_in_branches(self, index: int, tainted: Set[str]):
+        """((rule, call) of the if arm, (rule, call) of the else arm) for
+        `if c: x = <batch>(...) else: x = <batch>(...)` (or a `return` in each): one statement an arm,
+        the same targets; else None."""
+        stmt = self.body[index]
+        if not (isinstance(stmt, cst.If) and isinstance(stmt.orelse, cst.Else)):
+            return None
+        if tainted & set(cstutil.name_uses(stmt.test).loads):
+            return None  # a condition on the record itself stays where it is, and so does the batch
+        arms, targets = [], set()
+        for block in (stmt.body, stmt.orelse.body):
+            if not (isinstance(block, cst.IndentedBlock) and len(block.body) == 1):
+                return None
+            small = cstutil.single_small(block.body[0])
+            if isinstance(small, cst.Return) and small.value is not None:
+                targets.add("return")
+            elif isinstance(small, cst.Assign) and len(small.targets) == 1:
+                targets.add(_code(small.targets[0].target))
+            else:
+                return None
+            found = _call_with_rule(small.value, self.imports, BATCHERS)
+            if not found:
+                return None
+            arms.append(found)
+        return tuple(arms) if len(targets) == 1 else None
+
+    def _arm_batching(self, arm, element_kind, returns, first, calls, record_indices, structures):
+        """The else arm's batching; it must take the same tensors, and need the same map function
+        and per-record stages, as the if arm's, since both arms batch one dataset."""
+        rule, call = arm
+        bound = rule.bind(call)
+        line = self.context.line_of(call) if self.context.line_of else 0
+        if self._element(bound.get("tensors"), calls + (call,), record_indices, structures) != (element_kind, returns):
+            raise _Broken(calls + (call,), "the branches of the if/else batch different tensors (line %d)" % line)
+        batching = rule.model(bound, self.source_of, self.imports.resolve)
+        for what in ("num_threads", "enqueue_many", "keep_input", "shapes"):
+            if getattr(batching, what) != getattr(first, what):
+                raise _Broken(calls + (call,), "the branches of the if/else batch with different `%s` (line %d), "
+                              "which the dataset they share would need to differ before the branch" % (what, line))
+        return batching
+
+    def _nested_batch_reason(self, index: int) -> str:
+        """Why a statement holding the batching call is not followed, by what the statement is."""
+        stmt = self.body[index]
+        line = self._line_of(index)
+        if isinstance(stmt, cst.If):
+            return ("the batching is inside an if/else (line %d): each branch would need its own batch "
+                    "of one dataset, which qmigrate does not write yet" % line)
+        if isinstance(stmt, (cst.For, cst.While)):
+            return "the batching is inside a loop (line %d) that is not a tower loop" % line
+        if isinstance(stmt, cst.Try):
+            return "the batching is inside a try statement (line %d)" % line
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            return "the batching is inside a nested function or class (line %d)" % line
+        return ("the batching call is nested in a larger expression (line %d); assign its result to names first"
+                % line)
+
+    def _with_header_using(self, name: str) -> Optional[int]:
+        """The line of a `with` in the scope whose header reads `name`, if any."""
+        finder = _WithHeaders()
+        self.scope.visit(finder)
+        for node in finder.found:
+            loads = set()
+            for item in node.items:
+                loads |= set(cstutil.name_uses(item.item).loads)
+            if name in loads:
+                return self.context.line_of(node) if self.context.line_of else 0
+        return None
+
+    def _earlier_loads(self, name: str, chain) -> int:
+        """Loads of `name` that read an earlier binding than the record path's (a parameter the
+        record tensor reuses the name of): those before the chain first binds it, when the block is
+        the function's own straight-line body and the loading statement defers nothing (a nested
+        function or lambda could read the name later)."""
+        first = min((index for index in chain if name in self.uses[index].stores), default=None)
+        if first is None or not self._straight_body:
+            return 0
+        return sum(self.uses[index].loads.count(name) for index in range(first)
+                   if index not in chain and not _defers(self.body[index]))
+
+    def _later_loads(self, name: str, batch_index: int) -> int:
+        """Loads of `name` after a batching statement that rebinds it to the batch (`features =
+        tf.train.batch(features, ...)`): they read the batch, in a straight-line body."""
+        if name not in self.uses[batch_index].stores or not self._straight_body:
+            return 0
+        if not isinstance(self.body[batch_index], (cst.SimpleStatementLine, cst.If)):
+            return 0  # a loop may bind nothing: later loads could still read the record
+        return sum(self.uses[index].loads.count(name) for index in range(batch_index + 1, len(self.body)))
+
+    @property
+    def _straight_body(self) -> bool:
+        """Whether the block is the scope function's own body (no loop runs it twice)."""
+        if not isinstance(self.scope, cst.FunctionDef) or not self.body:
+            return False
+        top = self.scope.body.body if isinstance(self.scope.body, cst.IndentedBlock) else ()
+        return any(leaf.original is self.body[0] for leaf in blocks.flatten(top, top))
+
     def _joined_element(self, tensors_list, join, calls) -> Tuple[str, str]:
         """batch_join's element: one reader's tuple (or dict), the list comprehension's item."""
         _, name, kind = join
@@ -629,12 +757,18 @@ class _BlockRecogniser:
         # A tuple, not a list: tf.data would stack a list returned by the map function into one tensor.
         return "tuple", "tuple(%s)" % name
 
-    def _element(self, tensors: Optional[cst.BaseExpression], calls, record_indices) -> Tuple[str, str]:
-        """The structure get_next() must return, and the map function's return expression."""
+    def _element(self, tensors: Optional[cst.BaseExpression], calls, record_indices,
+                 structures) -> Tuple[str, str]:
+        """The structure get_next() must return, and the map function's return expression.
+
+        tf.train.batch gives back a dict for a dict, the tensor itself for a list of one, and a list
+        otherwise; `_consume` turns a "tuple" element into a list where the batch is kept whole.
+        The map function returns a tuple where the code had a list: tf.data would stack a list.
+        """
         if isinstance(tensors, cst.Dict):
             return "dict", self.source_of(tensors)
-        if isinstance(tensors, cst.Name) and self._parsed_dict(tensors.value, record_indices):
-            return "dict", tensors.value
+        if isinstance(tensors, cst.Name):
+            return self._named_element(tensors.value, calls, record_indices, structures)
         if isinstance(tensors, (cst.List, cst.Tuple)) and tensors.elements:
             if any(isinstance(element, cst.StarredElement) for element in tensors.elements):
                 raise _Broken(calls, "the batched tensors are built with *unpacking")
@@ -644,6 +778,79 @@ class _BlockRecogniser:
                 return "single", sources[0]
             return "tuple", ", ".join(sources)
         raise _Broken(calls, "the batched tensors are not a literal list, tuple or dict")
+
+    def _named_element(self, name: str, calls, record_indices, structures) -> Tuple[str, str]:
+        """The element when the batched tensors are a name: a structure the chain or the per-record
+        code bound it to, provably; anything else is refused (its structure decides what batch returns)."""
+        if self._parsed_dict(name, record_indices):
+            return "dict", name
+        bindings = [index for index in record_indices if name in self.uses[index].stores]
+        if name in structures and not bindings:
+            kind, count = structures[name]
+        elif len(bindings) == 1:
+            kind, count = self._bound_structure(name, bindings[0], record_indices, calls)
+        else:
+            raise _Broken(calls, "the batched tensors are the name `%s`, %s" % (
+                name, "bound more than once by the per-record code" if bindings else
+                "whose structure (list, tuple or dict) qmigrate cannot see from here"))
+        if kind == "dict":
+            return "dict", name
+        if count == 0:
+            raise _Broken(calls, "the batched tensors `%s` are an empty list" % name)
+        if count == 1:
+            return "single", "%s[0]" % name
+        # A slice producer's outputs arrive as one tuple parameter already.
+        return "tuple", name if kind == "sliced" else "tuple(%s)" % name
+
+    def _bound_structure(self, name: str, binding: int, record_indices, calls) -> Tuple[str, int]:
+        """("dict", 0) or ("list", n) for `name = {...}` / `dict(...)` / `[a, b]` / `(a, b)` in the
+        per-record code. A list or tuple must not be touched after (an append would change its length)."""
+        assign = cstutil.single_assign(self.body[binding])
+        line = self._line_of(binding)
+        value = assign[1] if assign is not None and isinstance(assign[0], cst.Name) else None
+        if _makes_dict(value, self.context.module_names) or self._returns_dict(value):
+            return "dict", 0
+        if isinstance(value, (cst.List, cst.Tuple)):
+            if any(isinstance(element, cst.StarredElement) for element in value.elements):
+                raise _Broken(calls, "the batched list `%s` (line %d) is built with *unpacking" % (name, line))
+            later = [index for index in record_indices if index > binding and name in self.uses[index].loads]
+            if later:
+                raise _Broken(calls, "the batched list `%s` (line %d) is used again at line %d, which may change "
+                              "its length" % (name, line, self._line_of(later[0])))
+            return "list", len(value.elements)
+        raise _Broken(calls, "the batched tensors are the name `%s`, bound at line %d to something other than a "
+                      "literal list, tuple or dict, so the structure tf.train.batch would give back is unknown"
+                      % (name, line))
+
+    def _returns_dict(self, value) -> bool:
+        """Whether `value` calls a function of this module that returns a dict on every path: each
+        `return` gives a dict literal, `dict(...)`, or a local only ever bound to one of those."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
+                and value.func.value not in self.scope_stores):
+            return False
+        function = self.context.functions.get(value.func.value)
+        if function is None or not isinstance(function.body, cst.IndentedBlock):
+            return False
+        finder = _Returns()
+        function.body.visit(finder)
+        if finder.yields or not finder.returns:
+            return False
+        last = function.body.body[-1]
+        if not isinstance(cstutil.single_small(last), cst.Return):
+            return False  # falling off the end returns None
+        names = self.context.module_names
+        for returned in finder.returns:
+            if _makes_dict(returned, names):
+                continue
+            if not isinstance(returned, cst.Name):
+                return False
+            bindings = finder.bindings.get(returned.value, [])
+            if not bindings or not all(_makes_dict(bound, names) for bound in bindings):
+                return False
+        return True
+
+    def _line_of(self, index: int) -> int:
+        return self.context.line_of(self.body[index]) if self.context.line_of else 0
 
     def _static_shapes(self, batching, returns: str, element_kind: str, calls) -> Tuple[Tuple[str, str], ...]:
         """(name, shape) for each batched tensor whose shape `shapes=` declared: the queue set them
@@ -683,6 +890,81 @@ def _dict_values(returns: str) -> List[str]:
         return []
     pairs = sorted((e.key.evaluated_value, _code(e.value)) for e in node.elements)
     return [value for _, value in pairs]
+def _makes_dict(value, module_names) -> bool:
+    """A dict literal, or a call of the builtin dict (not shadowed at module level)."""
+    return isinstance(value, cst.Dict) or (isinstance(value, cst.Call) and dotted(value.func) == "dict"
+                                           and "dict" not in module_names)
+
+
+class _Returns(cst.CSTVisitor):
+    """A function body's return values and what its names are bound to (nested functions skipped);
+    a name bound any other way (a loop, a with, an augmented assignment) gets None, never a dict."""
+
+    def __init__(self):
+        self.returns, self.yields, self.bindings = [], False, {}
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    visit_ClassDef = visit_Lambda = visit_FunctionDef
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.returns.append(node.value)
+
+    def visit_Yield(self, node) -> None:
+        self.yields = True
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._bind(target.target, node.value)
+
+    def _bind(self, target, value) -> None:
+        if isinstance(target, cst.Name):
+            self.bindings.setdefault(target.value, []).append(value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind(element.value, None)
+        elif isinstance(target, cst.StarredElement):
+            self._bind(target.value, None)
+        # `d[k] = v` / `d.x = v` store into an object and rebind no name: a dict stays a dict.
+
+    def visit_AugAssign(self, node) -> None:
+        self._bind(node.target, None)
+
+    def visit_AnnAssign(self, node) -> None:
+        self._bind(node.target, node.value)
+
+    def visit_For(self, node) -> None:
+        self._bind(node.target, None)
+
+    def visit_AsName(self, node) -> None:
+        self._bind(node.name, None)
+
+
+class _WithHeaders(cst.CSTVisitor):
+    def __init__(self):
+        self.found: List[cst.With] = []
+
+    def visit_With(self, node: cst.With) -> None:
+        self.found.append(node)
+
+
+class _Deferring(cst.CSTVisitor):
+    def __init__(self):
+        self.found = False
+
+    def visit_FunctionDef(self, node) -> bool:
+        self.found = True
+        return False
+
+    visit_Lambda = visit_ClassDef = visit_FunctionDef
+
+
+def _defers(stmt: cst.CSTNode) -> bool:
+    """Whether the statement holds code that runs later (a def, a class, a lambda)."""
+    finder = _Deferring()
+    stmt.visit(finder)
+    return finder.found
 
 
 _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")

@@ -27,6 +27,11 @@ def _call_args(*parts: str) -> str:
 
 def dataset_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
     """The statements that build the pipeline's dataset into `pipeline.dataset_name`."""
+    return head_statements(pipeline, tf, target) + tail_statements(pipeline, tf, target)
+
+
+def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
+    """The stages up to the per-record work: source, file shuffle, read, shard, map."""
     ds = pipeline.dataset_name
     source, reader, batching = pipeline.source, pipeline.reader, pipeline.batching
     if isinstance(source, SliceSource):
@@ -48,7 +53,10 @@ def dataset_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]
     if source.shuffle:
         # Like the producers: a new order every epoch (shuffle over all of it, before repeat).
         seed = "seed=%s" % source.seed if source.seed else ""
-        stage("shuffle(%s)" % _call_args(size, seed))
+        if source.shuffle is True:
+            stage("shuffle(%s)" % _call_args(size, seed))
+        else:  # the producer's own Python test of its `shuffle` argument, made here
+            out.append("if %s:\n    %s = %s.shuffle(%s)" % (source.shuffle, ds, ds, _call_args(size, seed)))
 
     if reader is not None:
         _read_records(pipeline, tf, target, stage)
@@ -72,6 +80,17 @@ def dataset_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]
         # maybe_batch enqueued only the records whose keep_input held.
         stage("filter(lambda element, keep: keep)")
         stage("map(lambda element, keep: element)")
+    return out
+
+
+def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
+    """The stages after the per-record work: shuffle buffer, repeat, batch, prefetch (and the
+    shared iterator). Branches that batch one dataset differently each get their own tail."""
+    ds, source, batching = pipeline.dataset_name, pipeline.source, pipeline.batching
+    out = []
+
+    def stage(text: str) -> None:
+        out.append("%s = %s.%s" % (ds, ds, text))
 
     if batching.shuffle_buffer:
         buffer, comment = batching.shuffle_buffer, ""

@@ -2,7 +2,7 @@
 import inspect
 import textwrap
 from dataclasses import dataclass
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, Optional, Tuple, Union
 
 import libcst as cst
 
@@ -86,6 +86,20 @@ def literal_bool(node: Optional[cst.BaseExpression], default: bool, what: str) -
     if isinstance(node, cst.Name) and node.value in ("True", "False"):
         return node.value == "True"
     raise Unsupported("`%s` is computed at run time; qmigrate needs a literal True or False" % what)
+
+
+def bool_or_condition(node: Optional[cst.BaseExpression], default: bool, what: str,
+                      source: Callable[[cst.CSTNode], str]) -> Union[bool, str]:
+    """A True/False literal's value, or the source of a plain name (`shuffle`) the caller turns
+    into a Python `if`: the producers themselves test their `shuffle` argument with a Python `if`,
+    so that is the same test, made once, as before. (The recogniser proves the name is not
+    rebound before the new test; an attribute could change unseen, so it is refused.)"""
+    if node is None or (isinstance(node, cst.Name) and node.value in ("True", "False")):
+        return literal_bool(node, default, what)
+    if isinstance(node, cst.Name):
+        return source(node)
+    raise Unsupported("`%s` is computed at run time by an expression; qmigrate needs a literal True or "
+                      "False, or a plain name" % what)
 
 
 def is_none(node: Optional[cst.BaseExpression]) -> bool:

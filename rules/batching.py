@@ -70,7 +70,14 @@ class Batch(Rule):
 
     ## Limitations
     `shapes=` must be a literal list and the batched tensors plain names (not with
-    `enqueue_many`); `shared_name=` is not rewritten. A batch of one stays `batch` for a dict, for
+    `enqueue_many`); `shared_name=` is not rewritten. The batched tensors may be a name when its
+    structure is known: a slice producer's whole output, or a literal list, tuple or dict (or a
+    parsed example) bound once by the per-record code and, for a list, not used again before the
+    batch; the batch comes back as a dict, a list, or the tensor itself for a list of one.
+    A batch in each arm of an `if`/`else` (one statement an arm, the same targets or a `return`)
+    shares one dataset built before the `if`; each arm gets its own shuffle, repeat, batch and
+    iterator, under the same Python condition. Both arms must batch the same tensors with the same
+    `num_threads`, `enqueue_many`, `keep_input` and `shapes=`. A batch of one stays `batch` for a dict, for
     `allow_smaller_final_batch` or `dynamic_pad`, and in a module that may build sparse tensors
     (`expand_dims` takes no SparseTensor).
     """

@@ -3,7 +3,7 @@ import libcst as cst
 
 from qmigrate.model import FileSource, SliceSource
 from qmigrate.rules.base import (
-    Example, Rule, SourceOf, Unsupported, example_source, is_none, literal_bool)
+    Example, Rule, SourceOf, Unsupported, bool_or_condition, example_source, is_none, literal_bool)
 
 
 MATCH_FILENAMES_ONCE = "tensorflow.train.match_filenames_once"
@@ -25,8 +25,9 @@ class StringInputProducer(Rule):
     from: the same names in the same order.
 
     ## Limitations
-    `shuffle=` must be a literal. A `match_filenames_once` variable used beyond the producer is
-    not rewritten.
+    `shuffle=` must be a literal or a plain name (`shuffle`, not `self.shuffle`), which becomes
+    a Python `if` around the shuffle, the test the producer made itself. A `match_filenames_once`
+    variable used beyond the producer is not rewritten.
     """
 
     code = "QM101"
@@ -82,7 +83,7 @@ class StringInputProducer(Rule):
             files="" if pattern is not None else source(files),
             pattern=pattern,
             num_epochs=None if is_none(epochs) else source(epochs),
-            shuffle=literal_bool(args.get("shuffle"), True, "shuffle"),
+            shuffle=bool_or_condition(args.get("shuffle"), True, "shuffle", source),
             seed=None if is_none(seed) else source(seed),
         )
 
@@ -101,7 +102,7 @@ class SliceInputProducer(Rule):
     The random order itself differs from the queue's (another random stream).
 
     ## Limitations
-    `tensor_list` must be a literal list or tuple; `shuffle=` a literal; `capacity` (the queue's
+    `tensor_list` must be a literal list or tuple; `shuffle=` a literal or a plain name; `capacity` (the queue's
     size) has no counterpart and is dropped; `shared_name` is not rewritten. Rows given as numpy
     arrays become graph constants, as with the producer, and once more for the shuffle's size
     (`tf.shape` of the first): for arrays of hundreds of MB, feed them through placeholders and
@@ -196,7 +197,7 @@ class SliceInputProducer(Rule):
         return SliceSource(
             tensors=tuple(source(element.value) for element in tensors.elements),
             num_epochs=None if is_none(epochs) else source(epochs),
-            shuffle=literal_bool(args.get("shuffle"), True, "shuffle"),
+            shuffle=bool_or_condition(args.get("shuffle"), True, "shuffle", source),
             seed=None if is_none(seed) else source(seed),
         )
 

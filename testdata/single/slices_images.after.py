@@ -16,7 +16,6 @@ class LabelledImages(object):
             return image, label
 
         # Rows of (path, label), shuffled every epoch.
-        # Rows of (path, label), shuffled every epoch.
         dataset = tf.data.Dataset.from_tensor_slices((self.paths, self.labels))
         dataset = dataset.shuffle(tf.shape(self.paths, out_type=tf.int64)[0], seed=3)
         dataset = dataset.map(parse_record, num_parallel_calls=2)
