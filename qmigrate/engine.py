@@ -208,21 +208,24 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     if not edits and not _may_hold_pipeline({rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules):
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     context = _module_context(module, imports, tree)
-    keep = dict(keep_helpers or {})
+    keep = _keep_forwarded(keep_helpers or {}, context)
     # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).
     first = dataclasses.replace(analysis, reasons={}, fixed_calls=set(), findings=list(analysis.findings),
                                 pipeline_functions=Counter(), todo={})
     rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep)
     new_module = module.visit(rewriter)
-    partial = _partly_used_helpers(module, rewriter.helper_uses) - set(keep)
+    uses = _forwarded_uses(rewriter.helper_uses, context)
+    partial = _partly_used_helpers(module, uses) - set(keep)
     if partial:
         # Calls of these helpers that were not migrated still pass a queue: the helpers stay as they
         # are for them, and the migrated pipelines call a migrated copy. Rewrite again knowing it.
         keep.update((name, "calls of it in this file that stay as they are") for name in partial)
+        keep = _keep_forwarded(keep, context)
         analysis = first
         rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep)
         new_module = module.visit(rewriter)
-    new_module = _migrate_helpers(new_module, context, rewriter.helper_uses, analysis, keep)
+        uses = _forwarded_uses(rewriter.helper_uses, context)
+    new_module = _migrate_helpers(new_module, context, uses, analysis, keep)
     if rewriter.file_seed:
         new_module = _add_file_order_seed(new_module)
     if analysis.pipelines or edits:
@@ -275,7 +278,60 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
                 context.reader_helpers[stmt.name.value] = reader
         if batcher is not None and all(loads[p] == len(batcher.sites) for p in batcher.tensor_params):
             context.batch_helpers[stmt.name.value] = batcher
+    _add_forwarding_helpers(module, context)
     return context
+
+
+def _add_forwarding_helpers(module: cst.Module, context: ModuleContext) -> None:
+    """Functions that pass their queue parameter on to a reader helper, and use it for nothing
+    else, read through it: followed to any depth (each found one may be forwarded to in turn)."""
+    functions = [stmt for stmt in module.body if isinstance(stmt, cst.FunctionDef)
+                 and stmt.name.value not in context.reader_helpers and stmt.name.value not in context.batch_helpers]
+    found = True
+    while found:
+        found = False
+        for function in functions:
+            name = function.name.value
+            if name in context.reader_helpers:
+                continue
+            helper = helpers.find_forwarding_helper(function, context.reader_helpers)
+            if helper is not None and Counter(cstutil.name_uses(function.body).loads)[helper.queue_param] == 1:
+                context.reader_helpers[name] = helper
+                found = True
+
+
+def _forwarded_uses(uses: Counter, context: ModuleContext) -> Counter:
+    """The helper uses of the migrated pipelines, with the call each migrated forwarding helper
+    makes of the helper it forwards to (that call is migrated with it, once however often it is
+    called)."""
+    expanded = Counter(uses)
+    done = set()
+    pending = [name for name in uses if uses[name]]
+    while pending:
+        name = pending.pop()
+        helper = context.reader_helpers.get(name)
+        if name in done or helper is None or helper.via is None:
+            continue
+        done.add(name)
+        inner = helper.via[0].name
+        expanded[inner] += 1
+        pending.append(inner)
+    return expanded
+
+
+def _keep_forwarded(keep: Dict[str, str], context: ModuleContext) -> Dict[str, str]:
+    """`keep`, with the helpers that a kept forwarding helper passes its queue to: kept as it is,
+    it still calls them with a queue."""
+    keep = dict(keep)
+    pending = list(keep)
+    while pending:
+        helper = context.reader_helpers.get(pending.pop())
+        if helper is None or helper.via is None or helper.via[0].name in keep:
+            continue
+        inner = helper.via[0].name
+        keep[inner] = "%s() (itself kept as it was)" % helper.name
+        pending.append(inner)
+    return keep
 
 
 def _input_fns(module: cst.Module, tree: Optional[ast.AST]) -> Set[str]:
@@ -330,7 +386,12 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
         if not isinstance(stmt, cst.FunctionDef) or not uses[stmt.name.value]:
             continue
         name = stmt.name.value
-        if name in context.reader_helpers:
+        if name in context.reader_helpers and context.reader_helpers[name].via is not None:
+            helper = context.reader_helpers[name]
+            callee = helper.via[0].name
+            migrated = helpers.migrate_forwarding_helper(stmt, helper, context.kept_helpers.get(callee, callee))
+            calls = []  # the reader is the innermost helper's: it is counted there
+        elif name in context.reader_helpers:
             helper = context.reader_helpers[name]
             migrated = helpers.migrate_reader_helper(stmt, helper)
             calls = [helper.reader_call]

@@ -2,6 +2,9 @@
 
 - A *reader helper* `read_cifar10(filename_queue)` makes a reader, reads the queue it was given,
   and returns what it parsed. Migrated, it takes the record instead of the queue.
+- A *forwarding reader helper* `read_and_preprocess(filename_queue, size)` passes its queue on to
+  a reader helper (or to another forwarding one) and works on what that returns. Migrated, it
+  takes the record and passes the record on.
 - A *batching helper* `_generate_image_and_label_batch(image, label, ..., shuffle)` batches the
   tensors it was given (in one statement, or in an `if flag:`/`else:` pair) and post-processes the
   batch. Migrated, it takes the batch instead: its batching statements go to each caller's chain.
@@ -29,13 +32,24 @@ class NotMovable(Exception):
 
 @dataclass(frozen=True)
 class ReaderHelper:
+    """A function that reads the queue it is given, itself or through the helper it passes it to.
+
+    A forwarding helper (`via` set) has the innermost helper's reader rule and call; its
+    `reader_stmt` and `read_stmt` are both the statement that calls the helper in `via`.
+    """
+
     function: cst.FunctionDef
     queue_param: str
-    value_name: str
+    value_name: str  # the record parameter's name once migrated
     reader_rule: type
     reader_call: cst.Call
     reader_stmt: cst.BaseStatement
     read_stmt: cst.BaseStatement
+    via: Optional[Tuple["ReaderHelper", cst.Call]] = None  # the helper it passes the queue to, and that call
+
+    @property
+    def name(self) -> str:
+        return self.function.name.value
 
 
 @dataclass(frozen=True)
@@ -92,6 +106,79 @@ def find_reader_helper(function: cst.FunctionDef, imports: ImportMap) -> Optiona
             return ReaderHelper(function, value.args[0].value.value, target.elements[1].value.value,
                                 rule, call, reader_stmt, leaf.original)
     return None
+
+
+def find_forwarding_helper(function: cst.FunctionDef, reader_helpers: Dict[str, ReaderHelper]
+                           ) -> Optional[ReaderHelper]:
+    """`function` when a statement of its body (straight-line, `with`s opened) is
+    `x = helper(..., queue_param, ...)` for a reader helper of `reader_helpers`: it reads its
+    queue parameter through that helper. The caller checks the parameter has no other use."""
+    if not isinstance(function.body, cst.IndentedBlock):
+        return None
+    params = {p.name.value for p in _params(function)}
+    for leaf in blocks.flatten(function.body.body, function.body.body):
+        assign = cstutil.single_assign(leaf.original)
+        value = assign[1] if assign is not None else None
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+            continue
+        inner = reader_helpers.get(value.func.value)
+        if inner is None or inner.function is function:
+            continue
+        try:
+            queue = bind_call(inner.function, value).get(inner.queue_param)
+        except NotMovable:
+            continue
+        if isinstance(queue, cst.Name) and queue.value in params:
+            return ReaderHelper(function, queue.value, _record_param(function, inner.value_name), inner.reader_rule,
+                                inner.reader_call, leaf.original, leaf.original, via=(inner, value))
+    return None
+
+
+def _record_param(function: cst.FunctionDef, preferred: str) -> str:
+    """A name for the record parameter that no name of the function (read or bound) already has."""
+    uses = cstutil.name_uses(function)
+    taken = set(uses.loads) | set(uses.stores) | {p.name.value for p in _params(function)}
+    name, n = preferred, 2
+    while name in taken:
+        name, n = "%s_%d" % (preferred, n), n + 1
+    return name
+
+
+def innermost(helper: ReaderHelper) -> ReaderHelper:
+    """The helper that makes the reader, at the end of a chain of forwarding helpers."""
+    while helper.via is not None:
+        helper = helper.via[0]
+    return helper
+
+
+def chain_names(helper: ReaderHelper) -> List[str]:
+    """The helper and those it forwards to, outermost first."""
+    names = [helper.name]
+    while helper.via is not None:
+        helper = helper.via[0]
+        names.append(helper.name)
+    return names
+
+
+def reader_arguments(helper: ReaderHelper, call: cst.Call, module_names: set,
+                     shadowed: frozenset = frozenset()) -> Dict[str, cst.BaseExpression]:
+    """The reader constructor's arguments (by parameter) written for the scope that makes `call`
+    of `helper`, through every forwarding helper between. `shadowed`: names the calling scope binds,
+    which a module-level name read by the helper must not be. NotMovable (or the rule's Unsupported)
+    when an argument has no meaning there."""
+    arguments = bind_call(helper.function, call)
+    if helper.via is None:
+        bound = helper.reader_rule.bind(helper.reader_call)
+    else:
+        inner, inner_call = helper.via
+        bound = reader_arguments(inner, inner_call, module_names, frozenset(_bound_names(helper.function)))
+    return {name: move_expression(node, helper.function, helper.reader_stmt, arguments, module_names,
+                                  shadowed=shadowed)
+            for name, node in bound.items()}
+
+
+def _bound_names(function: cst.FunctionDef) -> set:
+    return set(cstutil.name_uses(function.body).stores) | {p.name.value for p in _params(function)}
 
 
 def returned(function: cst.FunctionDef) -> Optional[cst.BaseExpression]:
@@ -196,11 +283,13 @@ class _Substitute(cst.CSTTransformer):
 
 
 def move_expression(expr: cst.BaseExpression, function: cst.FunctionDef, before: cst.BaseStatement,
-                    arguments: Dict[str, cst.BaseExpression], module_names: set, depth: int = 0) -> cst.BaseExpression:
+                    arguments: Dict[str, cst.BaseExpression], module_names: set, depth: int = 0,
+                    shadowed: frozenset = frozenset()) -> cst.BaseExpression:
     """`expr`, written in `function`, rewritten for its caller's scope.
 
     Parameters become the call's arguments; locals their single assignment made before `before`;
-    module-level names stay. NotMovable when any name has no such meaning.
+    module-level names stay, unless the caller binds them too (`shadowed`). NotMovable when any
+    name has no such meaning.
     """
     if depth > 20:
         raise NotMovable("its definitions are too deeply nested")
@@ -212,7 +301,7 @@ def move_expression(expr: cst.BaseExpression, function: cst.FunctionDef, before:
             key = dotted(node)
             if key in definitions:
                 return _parenthesised(move_expression(definitions[key], function, before, arguments, module_names,
-                                                      depth + 1))
+                                                      depth + 1, shadowed))
             return None
         if not isinstance(node, cst.Name):
             return None
@@ -223,7 +312,10 @@ def move_expression(expr: cst.BaseExpression, function: cst.FunctionDef, before:
             return _parenthesised(arguments[name])
         if name in definitions:
             return _parenthesised(move_expression(definitions[name], function, before, arguments, module_names,
-                                                  depth + 1))
+                                                  depth + 1, shadowed))
+        if name in shadowed:
+            raise NotMovable("`%s` names a module-level value in %s and another value where it is called"
+                             % (name, function.name.value))
         if name in module_names or name in _BUILTINS:
             return None
         raise NotMovable("`%s` is computed inside %s" % (name, function.name.value))
@@ -282,6 +374,22 @@ def migrate_reader_helper(function: cst.FunctionDef, helper: ReaderHelper) -> cs
     gone = {leaf.path for leaf in blocks.flatten(original.body.body, original.body.body)
             if leaf.original is helper.reader_stmt or leaf.original is helper.read_stmt}
     body = blocks.rebuild(function.body.body, {}, gone)
+    params = [p.with_changes(name=cst.Name(helper.value_name)) if p.name.value == helper.queue_param else p
+              for p in function.params.params]
+    body = _redocument(body, helper.queue_param, helper.value_name)
+    return function.with_changes(params=function.params.with_changes(params=params),
+                                 body=function.body.with_changes(body=body))
+
+
+def migrate_forwarding_helper(function: cst.FunctionDef, helper: ReaderHelper, callee: str) -> cst.FunctionDef:
+    """The forwarding helper taking the record instead of the queue, passing the record on (to
+    `callee`: the helper it called, or that helper's migrated copy)."""
+    original = helper.function
+    renames = {helper.queue_param: helper.value_name, helper.via[0].name: callee}
+    replacements = {leaf.path: [cstutil.rename(leaf.updated, renames)]
+                    for leaf in blocks.flatten(original.body.body, function.body.body)
+                    if leaf.original is helper.read_stmt}
+    body = blocks.rebuild(function.body.body, replacements, set())
     params = [p.with_changes(name=cst.Name(helper.value_name)) if p.name.value == helper.queue_param else p
               for p in function.params.params]
     body = _redocument(body, helper.queue_param, helper.value_name)

@@ -299,13 +299,11 @@ class _BlockRecogniser:
         if not names or (readers_count is not None and not isinstance(target, cst.Name)):
             raise _Broken(calls, "the result of %s() is not assigned to plain names" % helper.function.name.value)
         try:
-            arguments = helpers.bind_call(helper.function, call)
-            moved = {name: helpers.move_expression(node, helper.function, helper.reader_stmt, arguments,
-                                                   self.context.module_names)
-                     for name, node in helper.reader_rule.bind(helper.reader_call).items()}
+            # Through every helper the queue is passed on to, up to the one that makes the reader.
+            moved = helpers.reader_arguments(helper, call, self.context.module_names, self._caller_bound())
         except (helpers.NotMovable, Unsupported) as error:
             raise _Broken(calls, "the reader's arguments cannot be moved out of %s(): %s"
-                          % (helper.function.name.value, error))
+                          % ("() into ".join(reversed(helpers.chain_names(helper))), error))
         value = self._fresh_local(helper.value_name)
         reader = (helper.reader_rule, helper.reader_call, moved, None)
         join = None
@@ -318,6 +316,16 @@ class _BlockRecogniser:
         return self._follow(producer, reader, index, None, value, set(names), [index], calls,
                             queue_name=producer_target(self.body[producer[0]]),
                             helpers_used=(helper.function.name.value,), join=join)
+
+    def _caller_bound(self) -> frozenset:
+        """Names the calling function binds (its locals and parameters): a module-level name a
+        helper reads means something else there."""
+        if not isinstance(self.scope, cst.FunctionDef):
+            return frozenset()
+        params = self.scope.params
+        named = list(params.posonly_params) + list(params.params) + list(params.kwonly_params) + [
+            p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+        return frozenset(self.scope_stores | {p.name.value for p in named})
 
     def _link(self, producer, reader, read_index: int, read_target: cst.BaseExpression,
               up_to: Optional[cst.BaseExpression]) -> Match:

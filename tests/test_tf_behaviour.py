@@ -76,6 +76,8 @@ CASES = [
     ("tfrecord_gzip", "compressed_inputs", lambda d: dict(files=_files(d, "gzip_*"), batch_size=4), 60, "epoch"),
     ("ptb_producer", "ptb_producer", lambda d: dict(raw_data=list(range(1000)), batch_size=4, num_steps=5), 80,
      ("forever", 80)),
+    ("nested_reader_helpers", "train_inputs", lambda d: dict(files=_files(d, "data_batch_*"), batch_size=32), 320,
+     "epoch"),
     ("comments_scope", "build_input", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 200, ("forever", 50)),
 ]
 
