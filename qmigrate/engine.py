@@ -270,6 +270,9 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
         reader = helpers.find_reader_helper(stmt, imports)
         batcher = helpers.find_batch_helper(stmt, imports)
         if reader is None and batcher is None:
+            source = helpers.find_record_source(stmt, imports)
+            if source is not None:
+                context.record_sources[stmt.name.value] = source
             continue
         loads = Counter(cstutil.name_uses(stmt.body).loads)
         if reader is not None:
@@ -285,8 +288,8 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
 def _add_forwarding_helpers(module: cst.Module, context: ModuleContext) -> None:
     """Functions that pass their queue parameter on to a reader helper, and use it for nothing
     else, read through it: followed to any depth (each found one may be forwarded to in turn)."""
-    functions = [stmt for stmt in module.body if isinstance(stmt, cst.FunctionDef)
-                 and stmt.name.value not in context.reader_helpers and stmt.name.value not in context.batch_helpers]
+    taken = set(context.reader_helpers) | set(context.batch_helpers) | set(context.record_sources)
+    functions = [stmt for stmt in module.body if isinstance(stmt, cst.FunctionDef) and stmt.name.value not in taken]
     found = True
     while found:
         found = False
@@ -395,6 +398,10 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
             helper = context.reader_helpers[name]
             migrated = helpers.migrate_reader_helper(stmt, helper)
             calls = [helper.reader_call]
+        elif name in context.record_sources:
+            helper = context.record_sources[name]
+            migrated = helpers.migrate_record_source(stmt, helper)
+            calls = [helper.producer_call, helper.reader_call]
         elif name in context.batch_helpers:
             helper = context.batch_helpers[name]
             migrated = helpers.migrate_batch_helper(stmt, helper)
@@ -560,8 +567,9 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.tf = imports.local_name_for("tensorflow") or next(
             (name for name in ("tf", "tensorflow") if name not in self.names.used), None) or self.names.fresh("tf")
         self.names.used.add(self.tf)
-        context.kept_helpers = {name: self.names.fresh(helpers.migrated_name(name, name in context.reader_helpers))
-                                for name in sorted(keep) if name in context.reader_helpers or name in context.batch_helpers}
+        readers = set(context.reader_helpers) | set(context.record_sources)
+        context.kept_helpers = {name: self.names.fresh(helpers.migrated_name(name, name in readers))
+                                for name in sorted(keep) if name in readers or name in context.batch_helpers}
         self.iterator_holder = self.names.fresh("input_iterators") if edits.consumers else None
         self.scopes: List[cst.CSTNode] = [module]
         self.parents: List[cst.CSTNode] = []
@@ -746,6 +754,12 @@ class _PipelineRewriter(cst.CSTTransformer):
                 if helper in self.context.kept_helpers:  # kept for other callers: call its migrated copy
                     renames[helper] = self.context.kept_helpers[helper]
                 record_leaves[0] = dataclasses.replace(record_leaves[0], updated=cstutil.rename(first, renames))
+            elif match.record_call is not None:
+                # A record-source helper now takes the record (its producer and reader are the dataset's).
+                first = record_leaves[0].updated
+                small = first.body[0]
+                record_leaves[0] = dataclasses.replace(record_leaves[0], updated=first.with_changes(
+                    body=[small.with_changes(value=match.record_call)]))
             # The function is defined where the read was: `with`s around it already hold it.
             enclosing = {id(w) for w in read.withs}
             body = blocks.regroup(record_leaves, lambda w: id(w) not in enclosing and self._scoping(w))

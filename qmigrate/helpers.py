@@ -5,6 +5,9 @@
 - A *forwarding reader helper* `read_and_preprocess(filename_queue, size)` passes its queue on to
   a reader helper (or to another forwarding one) and works on what that returns. Migrated, it
   takes the record and passes the record on.
+- A *record-source helper* `load_examples(files, kind)` makes the producer and the reader itself,
+  and returns what it parsed from one record; its caller batches. Migrated, it takes the record
+  (and the parameters its per-record code reads); the producer and reader go to the caller.
 - A *batching helper* `_generate_image_and_label_batch(image, label, ..., shuffle)` batches the
   tensors it was given (in one statement, or in an `if flag:`/`else:` pair) and post-processes the
   batch. Migrated, it takes the batch instead: its batching statements go to each caller's chain.
@@ -20,7 +23,7 @@ import libcst as cst
 
 from qmigrate import blocks, cstutil
 from qmigrate.names import ImportMap, dotted
-from qmigrate.rules import BATCHERS, READERS, rule_for
+from qmigrate.rules import BATCHERS, PRODUCERS, READERS, rule_for
 
 
 _BUILTINS = frozenset(dir(builtins))
@@ -46,6 +49,25 @@ class ReaderHelper:
     reader_stmt: cst.BaseStatement
     read_stmt: cst.BaseStatement
     via: Optional[Tuple["ReaderHelper", cst.Call]] = None  # the helper it passes the queue to, and that call
+
+    @property
+    def name(self) -> str:
+        return self.function.name.value
+
+
+@dataclass(frozen=True)
+class RecordSource:
+    """A function whose first statements make a producer, a reader and read one record; the rest
+    of its body parses that record and returns what it parsed."""
+
+    function: cst.FunctionDef
+    value_name: str  # the record's name, the migrated function's first parameter
+    producer_rule: type
+    producer_call: cst.Call
+    reader_rule: type
+    reader_call: cst.Call
+    removable: Tuple[cst.BaseStatement, ...]  # producer, reader (unless made in the read) and read
+    dropped_params: Tuple[str, ...]  # parameters only the producer and reader read
 
     @property
     def name(self) -> str:
@@ -106,6 +128,136 @@ def find_reader_helper(function: cst.FunctionDef, imports: ImportMap) -> Optiona
             return ReaderHelper(function, value.args[0].value.value, target.elements[1].value.value,
                                 rule, call, reader_stmt, leaf.original)
     return None
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    small = cstutil.single_small(stmt)
+    return isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+def find_record_source(function: cst.FunctionDef, imports: ImportMap) -> Optional[RecordSource]:
+    """`function` when its body (after a docstring) starts `q = <producer>(...)`, `r = <Reader>(...)`,
+    `_, v = r.read(q)` (or `_, v = <Reader>(...).read(q)`) and ends `return <value>`, holding no
+    other return, yield or loop control, and reading neither q nor r again."""
+    if not isinstance(function.body, cst.IndentedBlock):
+        return None
+    body = list(function.body.body)
+    if body and _is_docstring(body[0]):
+        body = body[1:]
+    if len(body) < 3 or not isinstance(cstutil.single_small(body[-1]), cst.Return):
+        return None
+    first = cstutil.single_assign(body[0])
+    producer_rule = _call_rule(first[1], imports, PRODUCERS) if first else None
+    if not (producer_rule and isinstance(first[0], cst.Name)):
+        return None
+    queue = first[0].value
+    second = cstutil.single_assign(body[1])
+    reader_rule = _call_rule(second[1], imports, READERS) if second else None
+    if reader_rule and isinstance(second[0], cst.Name):
+        reader_name, reader_call, read_stmt = second[0].value, second[1], body[2]
+    else:
+        reader_name, reader_call, read_stmt = None, None, body[1]
+    read = cstutil.single_assign(read_stmt)
+    if read is None:
+        return None
+    target, value = read
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "read"
+            and len(value.args) == 1 and value.args[0].keyword is None and not value.args[0].star
+            and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == queue):
+        return None
+    made = value.func.value
+    if reader_name is None:  # `tf.TFRecordReader().read(q)`
+        reader_rule = _call_rule(made, imports, READERS)
+        if reader_rule is None:
+            return None
+        reader_call = made
+    elif not (isinstance(made, cst.Name) and made.value == reader_name):
+        return None
+    if not (isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2
+            and all(isinstance(e.value, cst.Name) for e in target.elements)):
+        return None
+    key, record = (e.value.value for e in target.elements)
+    removable = tuple(body[:2] if reader_name is not None else body[:1]) + (read_stmt,)
+    rest = cst.IndentedBlock(body=[stmt for stmt in body if stmt not in removable])
+    uses = cstutil.name_uses(rest)
+    if uses.control - {"return"} or _count_returns(rest) != 1:
+        return None
+    if {queue, reader_name} & set(uses.loads) or (key != "_" and key in uses.loads) or record == key:
+        return None
+    # Parameters the producer and reader read, and nothing else, leave with them.
+    plumbing = set(cstutil.name_uses(cst.IndentedBlock(body=list(removable))).loads)
+    params = _params(function)
+    if function.params.star_arg is not cst.MaybeSentinel.DEFAULT or function.params.kwonly_params or \
+            function.params.star_kwarg is not None or function.params.posonly_params:
+        return None
+    dropped = tuple(p.name.value for p in params if p.name.value in plumbing and p.name.value not in uses.loads)
+    if record in {p.name.value for p in params}:
+        return None
+    return RecordSource(function, record, producer_rule, first[1], reader_rule, reader_call, removable, dropped)
+
+
+class _Returns(cst.CSTVisitor):
+    def __init__(self):
+        self.count = 0
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False  # a nested function's returns are its own
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def visit_Return(self, node) -> None:
+        self.count += 1
+
+
+def _count_returns(node: cst.CSTNode) -> int:
+    visitor = _Returns()
+    node.visit(visitor)
+    return visitor.count
+
+
+def source_arguments(source: RecordSource, call: cst.Call, module_names: set, shadowed: frozenset = frozenset()):
+    """(producer's arguments, reader's arguments), by parameter, written for the calling scope."""
+    arguments = bind_call(source.function, call)
+    before = source.removable[0]
+
+    def moved(rule, node):
+        return {name: move_expression(value, source.function, before, arguments, module_names, shadowed=shadowed)
+                for name, value in rule.bind(node).items()}
+
+    return moved(source.producer_rule, source.producer_call), moved(source.reader_rule, source.reader_call)
+
+
+def source_call(source: RecordSource, call: cst.Call, record: str, callee: str) -> cst.Call:
+    """The caller's call of the migrated source: the record first, then the arguments of the
+    parameters it keeps, each as it was passed (positional ones keep their order)."""
+    params = [p.name.value for p in _params(source.function)]
+    args = [cst.Arg(cst.Name(record))]
+    for position, arg in enumerate(call.args):
+        param = arg.keyword.value if arg.keyword is not None else params[position]
+        if param not in source.dropped_params:
+            args.append(arg)
+    if args[-1].comma is not cst.MaybeSentinel.DEFAULT and len(args) > 1:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return call.with_changes(func=cst.Name(callee), args=args)
+
+
+def migrate_record_source(function: cst.FunctionDef, source: RecordSource) -> cst.FunctionDef:
+    """The source taking the record (and the parameters its parsing reads), without producer and reader."""
+    original = source.function
+    gone = {leaf.path for leaf in blocks.flatten(original.body.body, original.body.body)
+            if leaf.original in source.removable}
+    body = blocks.rebuild(function.body.body, {}, gone)
+    kept = [p for p in function.params.params if p.name.value not in source.dropped_params]
+    record = cst.Param(cst.Name(source.value_name))
+    params = [record] + kept
+    if len(params) > 1:
+        record = record.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        params = [record] + kept
+    params[-1] = params[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    body = _redocument(body, "", source.value_name, source.dropped_params)  # no queue parameter to replace
+    return function.with_changes(params=function.params.with_changes(params=params),
+                                 body=function.body.with_changes(body=body))
 
 
 def find_forwarding_helper(function: cst.FunctionDef, reader_helpers: Dict[str, ReaderHelper]
@@ -397,24 +549,30 @@ def migrate_forwarding_helper(function: cst.FunctionDef, helper: ReaderHelper, c
                                  body=function.body.with_changes(body=body))
 
 
-def _redocument(body: List[cst.BaseStatement], old: str, new: str) -> List[cst.BaseStatement]:
+def _redocument(body: List[cst.BaseStatement], old: str, new: str,
+                drop: Tuple[str, ...] = ()) -> List[cst.BaseStatement]:
     """The docstring's entry for the queue parameter (`filename_queue: A queue of ...`, with its
-    continuation lines) describes the record parameter that replaced it."""
+    continuation lines) describes the record parameter that replaced it; the entries of the
+    parameters in `drop` (gone with the producer) go."""
     if not body or not isinstance(cstutil.single_small(body[0]), cst.Expr):
         return body
     string = cstutil.single_small(body[0]).value
-    if not isinstance(string, cst.SimpleString) or old not in string.value:
+    names = tuple(n for n in (old,) + drop if n)
+    if not isinstance(string, cst.SimpleString) or not any(n in string.value for n in names):
         return body
     lines = string.value.split("\n")
-    out, skipping, indent = [], False, 0
+    out, skipping, indent, described = [], False, 0, False
     for line in lines:
         stripped = line.lstrip()
         if skipping and stripped and len(line) - len(stripped) > indent:
             continue  # a continuation line of the replaced entry
         skipping = False
-        if stripped.startswith(old + ":") or stripped.startswith(old + " ("):
+        entry = next((n for n in names if stripped.startswith(n + ":") or stripped.startswith(n + " (")), None)
+        if entry is not None:
             indent = len(line) - len(stripped)
-            out.append(line[:indent] + "%s: one record read from the files, a scalar string Tensor." % new)
+            if not described:
+                out.append(line[:indent] + "%s: one record read from the files, a scalar string Tensor." % new)
+                described = True
             skipping = True
             continue
         out.append(line)

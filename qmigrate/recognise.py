@@ -43,6 +43,7 @@ class Match:
     helpers_used: Tuple[str, ...] = ()
     tower_loop: Optional["TowerLoopBatch"] = None  # the batching sits in a tower loop at batch_index
     one_of_repeated: bool = False  # the read leaf is `x = [read(q) for _ in range(n)]`: keep one call
+    record_call: Optional[cst.Call] = None  # with a record-source helper: its call, given the record
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,7 @@ class ModuleContext:
     input_fns: Set[str] = field(default_factory=set)  # functions an Estimator calls
     reader_helpers: Dict[str, helpers.ReaderHelper] = field(default_factory=dict)
     batch_helpers: Dict[str, helpers.BatchHelper] = field(default_factory=dict)
+    record_sources: Dict[str, helpers.RecordSource] = field(default_factory=dict)
     # Helpers kept as they are for callers the migration does not rewrite: old name -> the name of
     # the migrated copy the pipelines call instead.
     kept_helpers: Dict[str, str] = field(default_factory=dict)
@@ -248,6 +250,9 @@ class _BlockRecogniser:
         if joined is not None:  # `[read_helper(q) for _ in range(n)]`: n readers for batch_join
             value, readers_count = joined
         helper = self._reader_helper(value)
+        if helper is None and readers_count is None and isinstance(value, cst.Call) and isinstance(
+                value.func, cst.Name) and value.func.value in self.context.record_sources:
+            return self._link_source(self.context.record_sources[value.func.value], index, value, target)
         if helper is None:
             return None
         try:
@@ -317,6 +322,27 @@ class _BlockRecogniser:
                             queue_name=producer_target(self.body[producer[0]]),
                             helpers_used=(helper.function.name.value,), join=join)
 
+    def _link_source(self, source: helpers.RecordSource, index: int, call: cst.Call,
+                     target: cst.BaseExpression) -> Match:
+        """`x = source(files, ...)`: a helper that makes its own producer and reader and returns what
+        it parsed from one record. Its producer and reader become the dataset's; the call, given
+        the record, is the first per-record statement."""
+        calls = (source.producer_call, source.reader_call)
+        names = towers.target_names(target)
+        if not names:
+            raise _Broken(calls, "the result of %s() is not assigned to plain names" % source.name)
+        try:
+            produced, read = helpers.source_arguments(source, call, self.context.module_names, self._caller_bound())
+        except (helpers.NotMovable, Unsupported) as error:
+            raise _Broken(calls, "the producer's and reader's arguments cannot be moved out of %s(): %s"
+                          % (source.name, error))
+        value = self._fresh_local(source.value_name)
+        new_call = helpers.source_call(source, call, value, self.context.kept_helpers.get(source.name, source.name))
+        producer = (index, source.producer_rule, source.producer_call)
+        return self._follow(producer, (source.reader_rule, source.reader_call, read, None), index, None, value,
+                            set(names), [index], calls, helpers_used=(source.name,), bound_producer=produced,
+                            record_call=new_call)
+
     def _caller_bound(self) -> frozenset:
         """Names the calling function binds (its locals and parameters): a module-level name a
         helper reads means something else there."""
@@ -339,11 +365,13 @@ class _BlockRecogniser:
                             calls, removed=removed, reader_index=reader_index)
 
     def _follow(self, producer, reader, read_index, key, value, tainted, record_indices, calls,
-                removed=(), reader_index=None, queue_name=None, helpers_used=(), params=None, join=None) -> Match:
+                removed=(), reader_index=None, queue_name=None, helpers_used=(), params=None, join=None,
+                bound_producer=None, record_call=None) -> Match:
         """From the read on: the per-record statements, the batching, the checks, the model.
 
         `reader` is None for a slice producer, whose outputs are the records (`params` names them).
         `join` is (readers, the list's name, "tuple" | "dict") when several readers feed a batch_join.
+        `bound_producer`: the producer's arguments moved out of a record-source helper.
         """
         producer_index, producer_rule, producer_call = producer
         record_indices = list(record_indices)
@@ -401,7 +429,8 @@ class _BlockRecogniser:
                 helpers_used += (batch_helper_def.function.name.value,)
             self._check_isolated(producer_index, reader_index, read_index, record_indices, batch_index,
                                  tainted, calls, chain)
-            bound_producer = producer_rule.bind(producer_call)
+            if bound_producer is None:
+                bound_producer = producer_rule.bind(producer_call)
             matched = self._file_name_match(bound_producer, producer_index, batch_index, calls)
             if matched is not None:  # match_filenames_once, in the call or one line above
                 call, index = matched
@@ -440,7 +469,8 @@ class _BlockRecogniser:
             pipeline = dataclasses.replace(pipeline, sharding=Sharding(in_loop.num_towers, in_loop.loop_var))
         return Match((producer_index,) + tuple(removed), read_index, tuple(record_indices), batch_index,
                      pipeline, element_kind, calls, queue_name=queue_name, batch_helper=helper_batch,
-                     helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None)
+                     helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None,
+                     record_call=record_call)
 
     def _file_name_match(self, bound, producer_index: int, batch_index: int, calls):
         """(the match_filenames_once call, the index of the statement that binds it or None) for a
