@@ -103,6 +103,18 @@ def _call_rule(expr, imports: ImportMap, family):
     return None
 
 
+def without_op_name(value):
+    """`value` without a `name=` keyword argument when it is a call of a `.read`/`.read_up_to`
+    method: the name only names the read op, which the migration removes with the reader."""
+    if (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value in ("read", "read_up_to")):
+        args = [arg for arg in value.args if not (arg.keyword is not None and arg.keyword.value == "name")]
+        if len(args) != len(value.args) and args:
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            return value.with_changes(args=args)
+    return value
+
+
 def find_reader_helper(function: cst.FunctionDef, imports: ImportMap) -> Optional[ReaderHelper]:
     param_names = [p.name.value for p in _params(function)]
     if not isinstance(function.body, cst.IndentedBlock):
@@ -118,6 +130,7 @@ def find_reader_helper(function: cst.FunctionDef, imports: ImportMap) -> Optiona
         if rule and isinstance(target, cst.Name):
             readers[target.value] = (rule, value, leaf.original)
             continue
+        value = without_op_name(value)
         if (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "read"
                 and isinstance(value.func.value, cst.Name) and value.func.value.value in readers
                 and len(value.args) == 1 and isinstance(value.args[0].value, cst.Name)
@@ -161,6 +174,7 @@ def find_record_source(function: cst.FunctionDef, imports: ImportMap) -> Optiona
     if read is None:
         return None
     target, value = read
+    value = without_op_name(value)
     if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "read"
             and len(value.args) == 1 and value.args[0].keyword is None and not value.args[0].star
             and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == queue):

@@ -117,7 +117,9 @@ def _contains_call(node: cst.CSTNode, imports: ImportMap, family) -> bool:
 def _read_call(value: cst.BaseExpression):
     """(reader, queue variable, None) for `reader.read(queue)`, where the reader is a variable's
     name or the reader's constructor call itself (`tf.TFRecordReader().read(queue)`); for
-    `reader.read_up_to(queue, n)` the last is n."""
+    `reader.read_up_to(queue, n)` the last is n. A `name=` argument only names the read op, which
+    goes with the reader."""
+    value = helpers.without_op_name(value)
     if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
             and isinstance(value.func.value, (cst.Name, cst.Call)) and value.args
             and value.args[0].keyword is None and isinstance(value.args[0].value, cst.Name)):

@@ -79,6 +79,8 @@ CASES = [
     ("nested_reader_helpers", "train_inputs", lambda d: dict(files=_files(d, "data_batch_*"), batch_size=32), 320,
      "epoch"),
     ("record_source_helper", "scaled_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
+    ("named_read_ops", "helper_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 50, "epoch"),
+    ("named_read_ops", "named_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 50, "epoch"),
     ("comments_scope", "build_input", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 200, ("forever", 50)),
 ]
 
