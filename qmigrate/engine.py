@@ -730,6 +730,13 @@ class _PipelineRewriter(cst.CSTTransformer):
         read = leaves[match.read_index]
         batch = leaves[match.batch_index]
         removed.update(leaf.path for leaf in chain)
+        if match.producer_branches is not None:
+            # The producer was made in if/elif arms: they stay, each naming its files for the dataset.
+            branches = chain[0]
+            removed.discard(branches.path)
+            replacements[branches.path] = [match.producer_branches.with_changes(
+                leading_lines=branches.updated.leading_lines)]
+            chain = chain[1:]
         # Comments on the queue plumbing describe the pipeline: they go above the new chain.
         # Those about queues go: the new chain says what it does.
         comments = []
@@ -765,6 +772,8 @@ class _PipelineRewriter(cst.CSTTransformer):
             body = blocks.regroup(record_leaves, lambda w: id(w) not in enclosing and self._scoping(w))
             function = self._record_function(pipeline.record_function, body)
             blank = [line for line in chain[0].updated.leading_lines if line.comment is None]
+            if match.producer_branches is not None and not blank:
+                blank = [cst.EmptyLine(indent=False)]  # after the if/elif that names the files
             replacements[read.path] = [function.with_changes(leading_lines=blank)]
             removed.update(leaf.path for leaf in record_leaves)
             # Statements that stay between the function and the new chain start after a blank line.

@@ -44,6 +44,7 @@ class Match:
     tower_loop: Optional["TowerLoopBatch"] = None  # the batching sits in a tower loop at batch_index
     one_of_repeated: bool = False  # the read leaf is `x = [read(q) for _ in range(n)]`: keep one call
     record_call: Optional[cst.Call] = None  # with a record-source helper: its call, given the record
+    producer_branches: Optional[cst.If] = None  # producer made in if/elif arms: the arms, naming the files
 
 
 @dataclass(frozen=True)
@@ -169,6 +170,8 @@ class ModuleContext:
 
 
 def producer_target(stmt: cst.BaseStatement) -> str:
+    if isinstance(stmt, cst.If):  # a producer made in if/elif arms: each arm binds the same name
+        stmt = stmt.body.body[0]
     return cstutil.single_assign(stmt)[0].value
 
 
@@ -209,8 +212,20 @@ class _BlockRecogniser:
         result = BlockResult()
         producers: Dict[str, Tuple[int, type, cst.Call]] = {}
         readers: Dict[str, Tuple[int, type, cst.Call]] = {}
+        branched: Dict[int, Tuple[cst.If, Tuple[cst.Call, ...], cst.Call]] = {}  # if/elif producers
         for index, stmt in enumerate(self.body):
             assign = cstutil.single_assign(stmt)
+            if isinstance(stmt, cst.If):
+                try:
+                    found = self._branched_producer(stmt)
+                except _Broken as broken:
+                    result.failures.append(Failure(broken.calls, str(broken)))
+                    continue
+                if found is not None:
+                    name, rule, call, arms, rewritten = found
+                    producers[name] = (index, rule, call)
+                    branched[index] = (rewritten, arms, call)
+                continue
             if assign is None:
                 continue
             target, value = assign
@@ -230,12 +245,63 @@ class _BlockRecogniser:
                 else:
                     match = self._read_at(index, target, value, producers, readers)
             except _Broken as broken:
-                result.failures.append(Failure(broken.calls, str(broken)))
+                calls = tuple(broken.calls)
+                for _, arms, call in branched.values():  # the arms' calls stand for the producer
+                    if any(c is call for c in calls):
+                        calls += arms
+                result.failures.append(Failure(calls, str(broken)))
                 continue
             if match is not None:
+                if match.removed_indices[0] in branched:
+                    match.producer_branches, arms, _ = branched[match.removed_indices[0]]
+                    match.calls = tuple(match.calls) + tuple(arms)
                 result.matches.append(match)
         _drop_joined(result)
         return result
+
+    def _branched_producer(self, stmt: cst.If):
+        """(queue name, rule, call, every arm's call, the if with each arm naming its files) for
+        `if a: q = producer(x, ...)` / `elif b: q = producer(y, ...)` (/ `else: ...`) whose arms
+        differ only in the file names; the call is the producer over a fresh name for them."""
+        arms, node = [], stmt
+        while node is not None:
+            body = node.body
+            if not (isinstance(body, cst.IndentedBlock) and len(body.body) == 1):
+                return None
+            assign = cstutil.single_assign(body.body[0])
+            found = _call_with_rule(assign[1], self.imports, PRODUCERS) if assign else None
+            if not (found and isinstance(assign[0], cst.Name)):
+                return None
+            arms.append((assign[0].value, found[0], found[1], body.body[0]))
+            node = node.orelse if isinstance(node, cst.If) else None  # an `else:` arm is the last
+        if len(arms) < 2 or len({(name, rule) for name, rule, _, _ in arms}) != 1:
+            return None
+        name, rule, call, _ = arms[0]
+        try:
+            bounds = [rule.bind(arm_call) for _, _, arm_call, _ in arms]
+        except Unsupported:
+            return None
+        if any("string_tensor" not in bound for bound in bounds):
+            return None
+        others = [{k: _code(v) for k, v in bound.items() if k != "string_tensor"} for bound in bounds]
+        differ = sorted({k for other in others for k in set(other) | set(others[0])
+                         if other.get(k) != others[0].get(k)})
+        if differ:
+            raise _Broken(tuple(arm_call for _, _, arm_call, _ in arms),
+                          "its producer is made in if/elif arms that differ in `%s=`, not only in the file names; "
+                          "one tf.data pipeline per arm would be needed" % differ[0])
+        arm_calls = tuple(arm_call for _, _, arm_call, _ in arms)
+        if any(self.imports.resolve(c.func) == MATCH_FILENAMES_ONCE for bound in bounds
+               for c in cstutil.calls_of(bound["string_tensor"])):
+            raise _Broken(arm_calls, "its producer is made in if/elif arms over match_filenames_once, a variable "
+                          "that a one-shot iterator cannot capture once it is named in the arms")
+        files = self.names.fresh("filenames")
+        arm_files = {id(arm_stmt): cst.parse_statement("%s = %s\n" % (files, _code(bound["string_tensor"])))
+                     .with_changes(leading_lines=arm_stmt.leading_lines)
+                     for (_, _, _, arm_stmt), bound in zip(arms, bounds)}
+        rewritten = stmt.visit(_ReplaceByIdentity(arm_files))
+        call = cstutil.replace_node(call, bounds[0]["string_tensor"], cst.Name(files))
+        return name, rule, call, arm_calls, rewritten
 
     def _read_at(self, index, target, value, producers, readers) -> Optional[Match]:
         """The pipeline read at leaf `index` (`k, v = reader.read(q)` or `x = read_helper(q)`), if any."""
@@ -682,6 +748,14 @@ def _drop_joined(result: BlockResult) -> None:
         result.failures.append(Failure(match.calls, "records of several readers meet in one statement (one batch of "
                                        "two reads); tf.data pairs such sources with Dataset.zip, which qmigrate "
                                        "does not write yet"))
+
+
+class _ReplaceByIdentity(cst.CSTTransformer):
+    def __init__(self, replacements):
+        self.replacements = replacements  # id(original node) -> its replacement
+
+    def on_leave(self, original_node, updated_node):
+        return self.replacements.get(id(original_node), updated_node)
 
 
 class _Broken(Exception):

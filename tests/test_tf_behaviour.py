@@ -81,6 +81,8 @@ CASES = [
     ("record_source_helper", "scaled_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
     ("named_read_ops", "helper_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 50, "epoch"),
     ("named_read_ops", "named_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 50, "epoch"),
+    ("producer_in_branches", "inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
+    ("producer_in_branches", "inputs", lambda d: dict(files=_files(d, "dict_*")[0], batch_size=5), 50, "epoch"),
     ("comments_scope", "build_input", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 200, ("forever", 50)),
 ]
 
