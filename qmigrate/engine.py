@@ -225,6 +225,8 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep)
         new_module = module.visit(rewriter)
         uses = _forwarded_uses(rewriter.helper_uses, context)
+    for call, reason in rewriter.fallback_reasons.items():
+        analysis.reasons.setdefault(call, reason)
     new_module = _migrate_helpers(new_module, context, uses, analysis, keep)
     if rewriter.file_seed:
         new_module = _add_file_order_seed(new_module)
@@ -573,6 +575,9 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.iterator_holder = self.names.fresh("input_iterators") if edits.consumers else None
         self.scopes: List[cst.CSTNode] = [module]
         self.parents: List[cst.CSTNode] = []
+        # Why a record-source helper's own chain stops (it returns the record instead of batching):
+        # said only when no caller of it has a better reason.
+        self.fallback_reasons: Dict[int, str] = {}
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.parents.append(node)
@@ -619,9 +624,12 @@ class _PipelineRewriter(cst.CSTTransformer):
         leaves = blocks.flatten(original_body, updated_body)
         found = recognise_block([leaf.original for leaf in leaves], self.scopes[-1], self.context, self.names,
                                 self.module.code_for_node)
+        scope = self.scopes[-1]
+        source = self.context.record_sources.get(scope.name.value) if isinstance(scope, cst.FunctionDef) else None
+        reasons = self.fallback_reasons if source is not None and source.function is scope else self.analysis.reasons
         for failure in found.failures:
             for call in failure.calls:
-                self.analysis.reasons.setdefault(id(call), failure.reason)
+                reasons.setdefault(id(call), failure.reason)
         for match in [m for m in found.matches if any(id(c) in self.analysis.suppressed_calls for c in m.calls)]:
             found.matches.remove(match)  # a `# qmigrate: ignore` on any of its lines keeps the whole pipeline
             for call in match.calls:

@@ -84,3 +84,14 @@ def test_the_forwarded_reader_arguments_reach_the_dataset(tmp_path):
     output = _migrate(tmp_path, FORWARD.replace("    RECORD_BYTES = 4\n", "")).new_source.decode()
     assert "FixedLengthRecordDataset(filename, record_bytes=RECORD_BYTES)" in output
     assert "def decode(value):\n    raw = read_record(value)" in output
+
+
+def test_a_record_source_whose_caller_is_not_followed_says_why_the_caller_stops(tmp_path):
+    """The source's own chain stops at its `return` by design; what the user must change is in the
+    caller (here a batch built inside a larger statement)."""
+    text = SOURCE.replace("    return tf.train.batch([x], batch_size=4)\n",
+                          "    return [tf.train.batch([x], batch_size=4)]\n")
+    result = _migrate(tmp_path, text)
+    assert result.new_source is None
+    producer = [d for d in result.diagnostics if d.code == "QM101"]
+    assert producer and "part of a larger statement" in producer[0].message, producer
