@@ -229,21 +229,26 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     context = _module_context(module, imports, tree)
     context.line_of = lambda node: positions.start(node)[0]
-    keep = dict(keep_helpers or {})
+    keep = _keep_forwarded(keep_helpers or {}, context)
     # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).
     first = dataclasses.replace(analysis, reasons={}, fixed_calls=set(), findings=list(analysis.findings),
                                 pipeline_functions=Counter(), todo={})
     rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep)
     new_module = module.visit(rewriter)
-    partial = _partly_used_helpers(module, rewriter.helper_uses, tree) - set(keep)
+    uses = _forwarded_uses(rewriter.helper_uses, context)
+    partial = _partly_used_helpers(module, uses, tree) - set(keep)
     if partial:
         # Calls of these helpers that were not migrated still pass a queue: the helpers stay as they
         # are for them, and the migrated pipelines call a migrated copy. Rewrite again knowing it.
         keep.update((name, "calls of it in this file that stay as they are") for name in partial)
+        keep = _keep_forwarded(keep, context)
         analysis = first
         rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep)
         new_module = module.visit(rewriter)
-    new_module = _migrate_helpers(new_module, context, rewriter.helper_uses, analysis, keep)
+        uses = _forwarded_uses(rewriter.helper_uses, context)
+    for call, reason in rewriter.fallback_reasons.items():
+        analysis.reasons.setdefault(call, reason)
+    new_module = _migrate_helpers(new_module, context, uses, analysis, keep)
     if rewriter.file_seed:
         new_module = _add_file_order_seed(new_module)
     if analysis.pipelines or edits:
@@ -320,6 +325,9 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
         reader = helpers.find_reader_helper(stmt, imports)
         batcher = helpers.find_batch_helper(stmt, imports)
         if reader is None and batcher is None:
+            source = helpers.find_record_source(stmt, imports)
+            if source is not None:
+                context.record_sources[stmt.name.value] = source
             continue
         loads = Counter(cstutil.name_uses(stmt.body).loads)
         if reader is not None:
@@ -328,7 +336,60 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
                 context.reader_helpers[stmt.name.value] = reader
         if batcher is not None and all(loads[p] == len(batcher.sites) for p in batcher.tensor_params):
             context.batch_helpers[stmt.name.value] = batcher
+    _add_forwarding_helpers(module, context)
     return context
+
+
+def _add_forwarding_helpers(module: cst.Module, context: ModuleContext) -> None:
+    """Functions that pass their queue parameter on to a reader helper, and use it for nothing
+    else, read through it: followed to any depth (each found one may be forwarded to in turn)."""
+    taken = set(context.reader_helpers) | set(context.batch_helpers) | set(context.record_sources)
+    functions = [stmt for stmt in module.body if isinstance(stmt, cst.FunctionDef) and stmt.name.value not in taken]
+    found = True
+    while found:
+        found = False
+        for function in functions:
+            name = function.name.value
+            if name in context.reader_helpers:
+                continue
+            helper = helpers.find_forwarding_helper(function, context.reader_helpers)
+            if helper is not None and Counter(cstutil.name_uses(function.body).loads)[helper.queue_param] == 1:
+                context.reader_helpers[name] = helper
+                found = True
+
+
+def _forwarded_uses(uses: Counter, context: ModuleContext) -> Counter:
+    """The helper uses of the migrated pipelines, with the call each migrated forwarding helper
+    makes of the helper it forwards to (that call is migrated with it, once however often it is
+    called)."""
+    expanded = Counter(uses)
+    done = set()
+    pending = [name for name in uses if uses[name]]
+    while pending:
+        name = pending.pop()
+        helper = context.reader_helpers.get(name)
+        if name in done or helper is None or helper.via is None:
+            continue
+        done.add(name)
+        inner = helper.via[0].name
+        expanded[inner] += 1
+        pending.append(inner)
+    return expanded
+
+
+def _keep_forwarded(keep: Dict[str, str], context: ModuleContext) -> Dict[str, str]:
+    """`keep`, with the helpers that a kept forwarding helper passes its queue to: kept as it is,
+    it still calls them with a queue."""
+    keep = dict(keep)
+    pending = list(keep)
+    while pending:
+        helper = context.reader_helpers.get(pending.pop())
+        if helper is None or helper.via is None or helper.via[0].name in keep:
+            continue
+        inner = helper.via[0].name
+        keep[inner] = "%s() (itself kept as it was)" % helper.name
+        pending.append(inner)
+    return keep
 
 
 def _input_fns(module: cst.Module, tree: Optional[ast.AST]) -> Set[str]:
@@ -410,10 +471,19 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
         if not isinstance(stmt, cst.FunctionDef) or not uses[stmt.name.value]:
             continue
         name = stmt.name.value
-        if name in context.reader_helpers:
+        if name in context.reader_helpers and context.reader_helpers[name].via is not None:
+            helper = context.reader_helpers[name]
+            callee = helper.via[0].name
+            migrated = helpers.migrate_forwarding_helper(stmt, helper, context.kept_helpers.get(callee, callee))
+            calls = []  # the reader is the innermost helper's: it is counted there
+        elif name in context.reader_helpers:
             helper = context.reader_helpers[name]
             migrated = helpers.migrate_reader_helper(stmt, helper)
             calls = [helper.reader_call]
+        elif name in context.record_sources:
+            helper = context.record_sources[name]
+            migrated = helpers.migrate_record_source(stmt, helper)
+            calls = [helper.producer_call, helper.reader_call]
         elif name in context.batch_helpers:
             helper = context.batch_helpers[name]
             migrated = helpers.migrate_batch_helper(stmt, helper)
@@ -580,11 +650,15 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.tf = imports.local_name_for("tensorflow") or next(
             (name for name in ("tf", "tensorflow") if name not in self.names.used), None) or self.names.fresh("tf")
         self.names.used.add(self.tf)
-        context.kept_helpers = {name: self.names.fresh(helpers.migrated_name(name, name in context.reader_helpers))
-                                for name in sorted(keep) if name in context.reader_helpers or name in context.batch_helpers}
+        readers = set(context.reader_helpers) | set(context.record_sources)
+        context.kept_helpers = {name: self.names.fresh(helpers.migrated_name(name, name in readers))
+                                for name in sorted(keep) if name in readers or name in context.batch_helpers}
         self.iterator_holder = self.names.fresh("input_iterators") if edits.consumers else None
         self.scopes: List[cst.CSTNode] = [module]
         self.parents: List[cst.CSTNode] = []
+        # Why a record-source helper's own chain stops (it returns the record instead of batching):
+        # said only when no caller of it has a better reason.
+        self.fallback_reasons: Dict[int, str] = {}
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.parents.append(node)
@@ -644,11 +718,14 @@ class _PipelineRewriter(cst.CSTTransformer):
             if self.has_queues else None
         found = recognise_block(originals, self.scopes[-1], self.context, self.names, self.module.code_for_node,
                                 queues)
+        scope = self.scopes[-1]
+        source = self.context.record_sources.get(scope.name.value) if isinstance(scope, cst.FunctionDef) else None
+        reasons = self.fallback_reasons if source is not None and source.function is scope else self.analysis.reasons
         for failure in found.failures:
             for call in failure.calls:
-                self.analysis.reasons.setdefault(id(call), failure.reason)
+                reasons.setdefault(id(call), failure.reason)
         for call, reason in handbuilt.reasons(queues) if queues else ():
-            self.analysis.reasons.setdefault(id(call), reason)
+            reasons.setdefault(id(call), reason)
         for match in [m for m in found.matches if any(id(c) in self.analysis.suppressed_calls for c in m.calls)]:
             found.matches.remove(match)  # a `# qmigrate: ignore` on any of its lines keeps the whole pipeline
             for call in match.calls:
@@ -758,6 +835,13 @@ class _PipelineRewriter(cst.CSTTransformer):
         read = leaves[match.read_index]
         batch = leaves[match.batch_index]
         removed.update(leaf.path for leaf in chain)
+        if match.producer_branches is not None:
+            # The producer was made in if/elif arms: they stay, each naming its files for the dataset.
+            branches = chain[0]
+            removed.discard(branches.path)
+            replacements[branches.path] = [match.producer_branches.with_changes(
+                leading_lines=branches.updated.leading_lines)]
+            chain = chain[1:]
         # Comments on the queue plumbing describe the pipeline: they go above the new chain.
         # Those about queues go: the new chain says what it does.
         comments = []
@@ -791,11 +875,19 @@ class _PipelineRewriter(cst.CSTTransformer):
                 if helper in self.context.kept_helpers:  # kept for other callers: call its migrated copy
                     renames[helper] = self.context.kept_helpers[helper]
                 record_leaves[0] = dataclasses.replace(record_leaves[0], updated=cstutil.rename(first, renames))
+            elif match.record_call is not None:
+                # A record-source helper now takes the record (its producer and reader are the dataset's).
+                first = record_leaves[0].updated
+                small = first.body[0]
+                record_leaves[0] = dataclasses.replace(record_leaves[0], updated=first.with_changes(
+                    body=[small.with_changes(value=match.record_call)]))
             # The function is defined where the read was: `with`s around it already hold it.
             enclosing = {id(w) for w in read.withs}
             body = blocks.regroup(record_leaves, lambda w: id(w) not in enclosing and self._scoping(w))
             function = self._record_function(pipeline.record_function, body)
             blank = [line for line in chain[0].updated.leading_lines if line.comment is None]
+            if match.producer_branches is not None and not blank:
+                blank = [cst.EmptyLine(indent=False)]  # after the if/elif that names the files
             replacements[read.path] = [function.with_changes(leading_lines=blank)]
             removed.update(leaf.path for leaf in record_leaves)
             # Statements that stay between the function and the new chain start after a blank line.

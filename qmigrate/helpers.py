@@ -2,6 +2,12 @@
 
 - A *reader helper* `read_cifar10(filename_queue)` makes a reader, reads the queue it was given,
   and returns what it parsed. Migrated, it takes the record instead of the queue.
+- A *forwarding reader helper* `read_and_preprocess(filename_queue, size)` passes its queue on to
+  a reader helper (or to another forwarding one) and works on what that returns. Migrated, it
+  takes the record and passes the record on.
+- A *record-source helper* `load_examples(files, kind)` makes the producer and the reader itself,
+  and returns what it parsed from one record; its caller batches. Migrated, it takes the record
+  (and the parameters its per-record code reads); the producer and reader go to the caller.
 - A *batching helper* `_generate_image_and_label_batch(image, label, ..., shuffle)` batches the
   tensors it was given (in one statement, or in an `if flag:`/`else:` pair) and post-processes the
   batch. Migrated, it takes the batch instead: its batching statements go to each caller's chain.
@@ -17,7 +23,7 @@ import libcst as cst
 
 from qmigrate import blocks, cstutil
 from qmigrate.names import ImportMap, dotted
-from qmigrate.rules import BATCHERS, READERS, rule_for
+from qmigrate.rules import BATCHERS, PRODUCERS, READERS, rule_for
 
 
 _BUILTINS = frozenset(dir(builtins))
@@ -29,13 +35,43 @@ class NotMovable(Exception):
 
 @dataclass(frozen=True)
 class ReaderHelper:
+    """A function that reads the queue it is given, itself or through the helper it passes it to.
+
+    A forwarding helper (`via` set) has the innermost helper's reader rule and call; its
+    `reader_stmt` and `read_stmt` are both the statement that calls the helper in `via`.
+    """
+
     function: cst.FunctionDef
     queue_param: str
-    value_name: str
+    value_name: str  # the record parameter's name once migrated
     reader_rule: type
     reader_call: cst.Call
     reader_stmt: cst.BaseStatement
     read_stmt: cst.BaseStatement
+    via: Optional[Tuple["ReaderHelper", cst.Call]] = None  # the helper it passes the queue to, and that call
+
+    @property
+    def name(self) -> str:
+        return self.function.name.value
+
+
+@dataclass(frozen=True)
+class RecordSource:
+    """A function whose first statements make a producer, a reader and read one record; the rest
+    of its body parses that record and returns what it parsed."""
+
+    function: cst.FunctionDef
+    value_name: str  # the record's name, the migrated function's first parameter
+    producer_rule: type
+    producer_call: cst.Call
+    reader_rule: type
+    reader_call: cst.Call
+    removable: Tuple[cst.BaseStatement, ...]  # producer, reader (unless made in the read) and read
+    dropped_params: Tuple[str, ...]  # parameters only the producer and reader read
+
+    @property
+    def name(self) -> str:
+        return self.function.name.value
 
 
 @dataclass(frozen=True)
@@ -67,6 +103,18 @@ def _call_rule(expr, imports: ImportMap, family):
     return None
 
 
+def without_op_name(value):
+    """`value` without a `name=` keyword argument when it is a call of a `.read`/`.read_up_to`
+    method: the name only names the read op, which the migration removes with the reader."""
+    if (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value in ("read", "read_up_to")):
+        args = [arg for arg in value.args if not (arg.keyword is not None and arg.keyword.value == "name")]
+        if len(args) != len(value.args) and args:
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            return value.with_changes(args=args)
+    return value
+
+
 def find_reader_helper(function: cst.FunctionDef, imports: ImportMap) -> Optional[ReaderHelper]:
     param_names = [p.name.value for p in _params(function)]
     if not isinstance(function.body, cst.IndentedBlock):
@@ -82,6 +130,7 @@ def find_reader_helper(function: cst.FunctionDef, imports: ImportMap) -> Optiona
         if rule and isinstance(target, cst.Name):
             readers[target.value] = (rule, value, leaf.original)
             continue
+        value = without_op_name(value)
         if (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "read"
                 and isinstance(value.func.value, cst.Name) and value.func.value.value in readers
                 and len(value.args) == 1 and isinstance(value.args[0].value, cst.Name)
@@ -92,6 +141,210 @@ def find_reader_helper(function: cst.FunctionDef, imports: ImportMap) -> Optiona
             return ReaderHelper(function, value.args[0].value.value, target.elements[1].value.value,
                                 rule, call, reader_stmt, leaf.original)
     return None
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    small = cstutil.single_small(stmt)
+    return isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+def find_record_source(function: cst.FunctionDef, imports: ImportMap) -> Optional[RecordSource]:
+    """`function` when its body (after a docstring) starts `q = <producer>(...)`, `r = <Reader>(...)`,
+    `_, v = r.read(q)` (or `_, v = <Reader>(...).read(q)`) and ends `return <value>`, holding no
+    other return, yield or loop control, and reading neither q nor r again."""
+    if not isinstance(function.body, cst.IndentedBlock):
+        return None
+    body = list(function.body.body)
+    if body and _is_docstring(body[0]):
+        body = body[1:]
+    if len(body) < 3 or not isinstance(cstutil.single_small(body[-1]), cst.Return):
+        return None
+    first = cstutil.single_assign(body[0])
+    producer_rule = _call_rule(first[1], imports, PRODUCERS) if first else None
+    if not (producer_rule and isinstance(first[0], cst.Name)):
+        return None
+    queue = first[0].value
+    second = cstutil.single_assign(body[1])
+    reader_rule = _call_rule(second[1], imports, READERS) if second else None
+    if reader_rule and isinstance(second[0], cst.Name):
+        reader_name, reader_call, read_stmt = second[0].value, second[1], body[2]
+    else:
+        reader_name, reader_call, read_stmt = None, None, body[1]
+    read = cstutil.single_assign(read_stmt)
+    if read is None:
+        return None
+    target, value = read
+    value = without_op_name(value)
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "read"
+            and len(value.args) == 1 and value.args[0].keyword is None and not value.args[0].star
+            and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == queue):
+        return None
+    made = value.func.value
+    if reader_name is None:  # `tf.TFRecordReader().read(q)`
+        reader_rule = _call_rule(made, imports, READERS)
+        if reader_rule is None:
+            return None
+        reader_call = made
+    elif not (isinstance(made, cst.Name) and made.value == reader_name):
+        return None
+    if not (isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2
+            and all(isinstance(e.value, cst.Name) for e in target.elements)):
+        return None
+    key, record = (e.value.value for e in target.elements)
+    removable = tuple(body[:2] if reader_name is not None else body[:1]) + (read_stmt,)
+    rest = cst.IndentedBlock(body=[stmt for stmt in body if stmt not in removable])
+    uses = cstutil.name_uses(rest)
+    if uses.control - {"return"} or _count_returns(rest) != 1:
+        return None
+    if {queue, reader_name} & set(uses.loads) or (key != "_" and key in uses.loads) or record == key:
+        return None
+    # Parameters the producer and reader read, and nothing else, leave with them.
+    plumbing = set(cstutil.name_uses(cst.IndentedBlock(body=list(removable))).loads)
+    params = _params(function)
+    if function.params.star_arg is not cst.MaybeSentinel.DEFAULT or function.params.kwonly_params or \
+            function.params.star_kwarg is not None or function.params.posonly_params:
+        return None
+    dropped = tuple(p.name.value for p in params if p.name.value in plumbing and p.name.value not in uses.loads)
+    if record in {p.name.value for p in params}:
+        return None
+    return RecordSource(function, record, producer_rule, first[1], reader_rule, reader_call, removable, dropped)
+
+
+class _Returns(cst.CSTVisitor):
+    def __init__(self):
+        self.count = 0
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False  # a nested function's returns are its own
+
+    def visit_Lambda(self, node) -> bool:
+        return False
+
+    def visit_Return(self, node) -> None:
+        self.count += 1
+
+
+def _count_returns(node: cst.CSTNode) -> int:
+    visitor = _Returns()
+    node.visit(visitor)
+    return visitor.count
+
+
+def source_arguments(source: RecordSource, call: cst.Call, module_names: set, shadowed: frozenset = frozenset()):
+    """(producer's arguments, reader's arguments), by parameter, written for the calling scope."""
+    arguments = bind_call(source.function, call)
+    before = source.removable[0]
+
+    def moved(rule, node):
+        return {name: move_expression(value, source.function, before, arguments, module_names, shadowed=shadowed)
+                for name, value in rule.bind(node).items()}
+
+    return moved(source.producer_rule, source.producer_call), moved(source.reader_rule, source.reader_call)
+
+
+def source_call(source: RecordSource, call: cst.Call, record: str, callee: str) -> cst.Call:
+    """The caller's call of the migrated source: the record first, then the arguments of the
+    parameters it keeps, each as it was passed (positional ones keep their order)."""
+    params = [p.name.value for p in _params(source.function)]
+    args = [cst.Arg(cst.Name(record))]
+    for position, arg in enumerate(call.args):
+        param = arg.keyword.value if arg.keyword is not None else params[position]
+        if param not in source.dropped_params:
+            args.append(arg)
+    if args[-1].comma is not cst.MaybeSentinel.DEFAULT and len(args) > 1:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return call.with_changes(func=cst.Name(callee), args=args)
+
+
+def migrate_record_source(function: cst.FunctionDef, source: RecordSource) -> cst.FunctionDef:
+    """The source taking the record (and the parameters its parsing reads), without producer and reader."""
+    original = source.function
+    gone = {leaf.path for leaf in blocks.flatten(original.body.body, original.body.body)
+            if leaf.original in source.removable}
+    body = blocks.rebuild(function.body.body, {}, gone)
+    kept = [p for p in function.params.params if p.name.value not in source.dropped_params]
+    record = cst.Param(cst.Name(source.value_name))
+    params = [record] + kept
+    if len(params) > 1:
+        record = record.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        params = [record] + kept
+    params[-1] = params[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    body = _redocument(body, "", source.value_name, source.dropped_params)  # no queue parameter to replace
+    return function.with_changes(params=function.params.with_changes(params=params),
+                                 body=function.body.with_changes(body=body))
+
+
+def find_forwarding_helper(function: cst.FunctionDef, reader_helpers: Dict[str, ReaderHelper]
+                           ) -> Optional[ReaderHelper]:
+    """`function` when a statement of its body (straight-line, `with`s opened) is
+    `x = helper(..., queue_param, ...)` for a reader helper of `reader_helpers`: it reads its
+    queue parameter through that helper. The caller checks the parameter has no other use."""
+    if not isinstance(function.body, cst.IndentedBlock):
+        return None
+    params = {p.name.value for p in _params(function)}
+    for leaf in blocks.flatten(function.body.body, function.body.body):
+        assign = cstutil.single_assign(leaf.original)
+        value = assign[1] if assign is not None else None
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+            continue
+        inner = reader_helpers.get(value.func.value)
+        if inner is None or inner.function is function:
+            continue
+        try:
+            queue = bind_call(inner.function, value).get(inner.queue_param)
+        except NotMovable:
+            continue
+        if isinstance(queue, cst.Name) and queue.value in params:
+            return ReaderHelper(function, queue.value, _record_param(function, inner.value_name), inner.reader_rule,
+                                inner.reader_call, leaf.original, leaf.original, via=(inner, value))
+    return None
+
+
+def _record_param(function: cst.FunctionDef, preferred: str) -> str:
+    """A name for the record parameter that no name of the function (read or bound) already has."""
+    uses = cstutil.name_uses(function)
+    taken = set(uses.loads) | set(uses.stores) | {p.name.value for p in _params(function)}
+    name, n = preferred, 2
+    while name in taken:
+        name, n = "%s_%d" % (preferred, n), n + 1
+    return name
+
+
+def innermost(helper: ReaderHelper) -> ReaderHelper:
+    """The helper that makes the reader, at the end of a chain of forwarding helpers."""
+    while helper.via is not None:
+        helper = helper.via[0]
+    return helper
+
+
+def chain_names(helper: ReaderHelper) -> List[str]:
+    """The helper and those it forwards to, outermost first."""
+    names = [helper.name]
+    while helper.via is not None:
+        helper = helper.via[0]
+        names.append(helper.name)
+    return names
+
+
+def reader_arguments(helper: ReaderHelper, call: cst.Call, module_names: set,
+                     shadowed: frozenset = frozenset()) -> Dict[str, cst.BaseExpression]:
+    """The reader constructor's arguments (by parameter) written for the scope that makes `call`
+    of `helper`, through every forwarding helper between. `shadowed`: names the calling scope binds,
+    which a module-level name read by the helper must not be. NotMovable (or the rule's Unsupported)
+    when an argument has no meaning there."""
+    arguments = bind_call(helper.function, call)
+    if helper.via is None:
+        bound = helper.reader_rule.bind(helper.reader_call)
+    else:
+        inner, inner_call = helper.via
+        bound = reader_arguments(inner, inner_call, module_names, frozenset(_bound_names(helper.function)))
+    return {name: move_expression(node, helper.function, helper.reader_stmt, arguments, module_names,
+                                  shadowed=shadowed)
+            for name, node in bound.items()}
+
+
+def _bound_names(function: cst.FunctionDef) -> set:
+    return set(cstutil.name_uses(function.body).stores) | {p.name.value for p in _params(function)}
 
 
 def returned(function: cst.FunctionDef) -> Optional[cst.BaseExpression]:
@@ -197,12 +450,14 @@ class _Substitute(cst.CSTTransformer):
 
 def move_expression(expr: cst.BaseExpression, function: cst.FunctionDef, before: cst.BaseStatement,
                     arguments: Dict[str, cst.BaseExpression], module_names: set, depth: int = 0,
-                    definitions: Optional[Dict[str, cst.BaseExpression]] = None) -> cst.BaseExpression:
+                    definitions: Optional[Dict[str, cst.BaseExpression]] = None,
+                    shadowed: frozenset = frozenset()) -> cst.BaseExpression:
     """`expr`, written in `function`, rewritten for its caller's scope.
 
     Parameters become the call's arguments; locals their single assignment made before `before`;
-    module-level names stay. NotMovable when any name has no such meaning. `definitions`: those
-    reaching `before` (reaching_definitions), when the caller moves several expressions.
+    module-level names stay, unless the caller binds them too (`shadowed`). NotMovable when any
+    name has no such meaning. `definitions`: those reaching `before` (reaching_definitions), when
+    the caller moves several expressions.
     """
     if depth > 20:
         raise NotMovable("its definitions are too deeply nested")
@@ -215,7 +470,7 @@ def move_expression(expr: cst.BaseExpression, function: cst.FunctionDef, before:
             key = dotted(node)
             if key in definitions:
                 return _parenthesised(move_expression(definitions[key], function, before, arguments, module_names,
-                                                      depth + 1, definitions))
+                                                      depth + 1, definitions, shadowed))
             return None
         if not isinstance(node, cst.Name):
             return None
@@ -226,7 +481,10 @@ def move_expression(expr: cst.BaseExpression, function: cst.FunctionDef, before:
             return _parenthesised(arguments[name])
         if name in definitions:
             return _parenthesised(move_expression(definitions[name], function, before, arguments, module_names,
-                                                  depth + 1, definitions))
+                                                  depth + 1, definitions, shadowed))
+        if name in shadowed:
+            raise NotMovable("`%s` names a module-level value in %s and another value where it is called"
+                             % (name, function.name.value))
         if name in module_names or name in _BUILTINS:
             return None
         raise NotMovable("`%s` is computed inside %s" % (name, function.name.value))
@@ -292,24 +550,46 @@ def migrate_reader_helper(function: cst.FunctionDef, helper: ReaderHelper) -> cs
                                  body=function.body.with_changes(body=body))
 
 
-def _redocument(body: List[cst.BaseStatement], old: str, new: str) -> List[cst.BaseStatement]:
+def migrate_forwarding_helper(function: cst.FunctionDef, helper: ReaderHelper, callee: str) -> cst.FunctionDef:
+    """The forwarding helper taking the record instead of the queue, passing the record on (to
+    `callee`: the helper it called, or that helper's migrated copy)."""
+    original = helper.function
+    renames = {helper.queue_param: helper.value_name, helper.via[0].name: callee}
+    replacements = {leaf.path: [cstutil.rename(leaf.updated, renames)]
+                    for leaf in blocks.flatten(original.body.body, function.body.body)
+                    if leaf.original is helper.read_stmt}
+    body = blocks.rebuild(function.body.body, replacements, set())
+    params = [p.with_changes(name=cst.Name(helper.value_name)) if p.name.value == helper.queue_param else p
+              for p in function.params.params]
+    body = _redocument(body, helper.queue_param, helper.value_name)
+    return function.with_changes(params=function.params.with_changes(params=params),
+                                 body=function.body.with_changes(body=body))
+
+
+def _redocument(body: List[cst.BaseStatement], old: str, new: str,
+                drop: Tuple[str, ...] = ()) -> List[cst.BaseStatement]:
     """The docstring's entry for the queue parameter (`filename_queue: A queue of ...`, with its
-    continuation lines) describes the record parameter that replaced it."""
+    continuation lines) describes the record parameter that replaced it; the entries of the
+    parameters in `drop` (gone with the producer) go."""
     if not body or not isinstance(cstutil.single_small(body[0]), cst.Expr):
         return body
     string = cstutil.single_small(body[0]).value
-    if not isinstance(string, cst.SimpleString) or old not in string.value:
+    names = tuple(n for n in (old,) + drop if n)
+    if not isinstance(string, cst.SimpleString) or not any(n in string.value for n in names):
         return body
     lines = string.value.split("\n")
-    out, skipping, indent = [], False, 0
+    out, skipping, indent, described = [], False, 0, False
     for line in lines:
         stripped = line.lstrip()
         if skipping and stripped and len(line) - len(stripped) > indent:
             continue  # a continuation line of the replaced entry
         skipping = False
-        if stripped.startswith(old + ":") or stripped.startswith(old + " ("):
+        entry = next((n for n in names if stripped.startswith(n + ":") or stripped.startswith(n + " (")), None)
+        if entry is not None:
             indent = len(line) - len(stripped)
-            out.append(line[:indent] + "%s: one record read from the files, a scalar string Tensor." % new)
+            if not described:
+                out.append(line[:indent] + "%s: one record read from the files, a scalar string Tensor." % new)
+                described = True
             skipping = True
             continue
         out.append(line)

@@ -100,7 +100,9 @@ class Program:
 
     def references(self, name: str, defining: str, exclude: Iterable[str] = ()) -> List[Tuple[str, int]]:
         """(path, line) of every mention of the identifier `name` in files other than `defining`:
-        a call, an attribute (`module.name`), an import of it. Comments and strings do not count."""
+        a call, an attribute (`module.name`), an import of it. Comments and strings do not count, nor
+        do plain names in a file that defines its own top-level function or class of that name and
+        imports none (they mean its own)."""
         skip = set(exclude) | {defining}
         pattern = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
         found = []
@@ -111,11 +113,27 @@ class Program:
             if source is None or not pattern.search(source):
                 continue
             tree = self.tree(path)
+            own = tree is not None and _defines_own(tree, name)
             for node in ast.walk(tree) if tree is not None else ():
-                if ((isinstance(node, ast.Name) and node.id == name)
+                if ((isinstance(node, ast.Name) and node.id == name and not own)
                         or (isinstance(node, ast.Attribute) and node.attr == name)):
                     found.append((path, node.lineno))
                 elif isinstance(node, (ast.Import, ast.ImportFrom)) and any(
                         alias.name == name or alias.name.endswith("." + name) for alias in node.names):
                     found.append((path, node.lineno))
         return sorted(set(found))
+
+
+def _defines_own(tree: ast.Module, name: str) -> bool:
+    """Whether a module defines `name` at top level (def or class) and no import can rebind it."""
+    defines = any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name
+                  for node in tree.body)
+    if not defines:
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                if alias.name == "*" or bound == name:
+                    return False
+    return True

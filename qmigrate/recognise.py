@@ -48,6 +48,8 @@ class Match:
     # The leaf at batch_index is `if c: <batch> else: <batch>`: the else arm's batching (the if
     # arm's is the pipeline's). One dataset is built before the `if`; each arm gets its own tail.
     branch_batchings: Tuple = ()
+    record_call: Optional[cst.Call] = None  # with a record-source helper: its call, given the record
+    producer_branches: Optional[cst.If] = None  # producer made in if/elif arms: the arms, naming the files
 
 
 @dataclass(frozen=True)
@@ -116,7 +118,9 @@ class _CallFinder(cst.CSTVisitor):
 def _read_call(value: cst.BaseExpression):
     """(reader, queue variable, None) for `reader.read(queue)`, where the reader is a variable's
     name or the reader's constructor call itself (`tf.TFRecordReader().read(queue)`); for
-    `reader.read_up_to(queue, n)` the last is n."""
+    `reader.read_up_to(queue, n)` the last is n. A `name=` argument only names the read op, which
+    goes with the reader."""
+    value = helpers.without_op_name(value)
     if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
             and isinstance(value.func.value, (cst.Name, cst.Call)) and value.args
             and value.args[0].keyword is None and isinstance(value.args[0].value, cst.Name)):
@@ -159,6 +163,7 @@ class ModuleContext:
     input_fns: Set[str] = field(default_factory=set)  # functions an Estimator calls
     reader_helpers: Dict[str, helpers.ReaderHelper] = field(default_factory=dict)
     batch_helpers: Dict[str, helpers.BatchHelper] = field(default_factory=dict)
+    record_sources: Dict[str, helpers.RecordSource] = field(default_factory=dict)
     # Helpers kept as they are for callers the migration does not rewrite: old name -> the name of
     # the migrated copy the pipelines call instead.
     kept_helpers: Dict[str, str] = field(default_factory=dict)
@@ -171,6 +176,8 @@ class ModuleContext:
 
 
 def producer_target(stmt: cst.BaseStatement) -> str:
+    if isinstance(stmt, cst.If):  # a producer made in if/elif arms: each arm binds the same name
+        stmt = stmt.body.body[0]
     return cstutil.single_assign(stmt)[0].value
 
 
@@ -216,8 +223,20 @@ class _BlockRecogniser:
         result = BlockResult()
         producers: Dict[str, Tuple[int, type, cst.Call]] = {}
         readers: Dict[str, Tuple[int, type, cst.Call]] = {}
+        branched: Dict[int, Tuple[cst.If, Tuple[cst.Call, ...], cst.Call]] = {}  # if/elif producers
         for index, stmt in enumerate(self.body):
             assign = cstutil.single_assign(stmt)
+            if isinstance(stmt, cst.If):
+                try:
+                    found = self._branched_producer(stmt)
+                except _Broken as broken:
+                    result.failures.append(Failure(broken.calls, str(broken)))
+                    continue
+                if found is not None:
+                    name, rule, call, arms, rewritten = found
+                    producers[name] = (index, rule, call)
+                    branched[index] = (rewritten, arms, call)
+                continue
             if assign is None:
                 continue
             target, value = assign
@@ -237,12 +256,63 @@ class _BlockRecogniser:
                 else:
                     match = self._read_at(index, target, value, producers, readers)
             except _Broken as broken:
-                result.failures.append(Failure(broken.calls, str(broken)))
+                calls = tuple(broken.calls)
+                for _, arms, call in branched.values():  # the arms' calls stand for the producer
+                    if any(c is call for c in calls):
+                        calls += arms
+                result.failures.append(Failure(calls, str(broken)))
                 continue
             if match is not None:
+                if match.removed_indices[0] in branched:
+                    match.producer_branches, arms, _ = branched[match.removed_indices[0]]
+                    match.calls = tuple(match.calls) + tuple(arms)
                 result.matches.append(match)
         _drop_joined(result)
         return result
+
+    def _branched_producer(self, stmt: cst.If):
+        """(queue name, rule, call, every arm's call, the if with each arm naming its files) for
+        `if a: q = producer(x, ...)` / `elif b: q = producer(y, ...)` (/ `else: ...`) whose arms
+        differ only in the file names; the call is the producer over a fresh name for them."""
+        arms, node = [], stmt
+        while node is not None:
+            body = node.body
+            if not (isinstance(body, cst.IndentedBlock) and len(body.body) == 1):
+                return None
+            assign = cstutil.single_assign(body.body[0])
+            found = _call_with_rule(assign[1], self.imports, PRODUCERS) if assign else None
+            if not (found and isinstance(assign[0], cst.Name)):
+                return None
+            arms.append((assign[0].value, found[0], found[1], body.body[0]))
+            node = node.orelse if isinstance(node, cst.If) else None  # an `else:` arm is the last
+        if len(arms) < 2 or len({(name, rule) for name, rule, _, _ in arms}) != 1:
+            return None
+        name, rule, call, _ = arms[0]
+        try:
+            bounds = [rule.bind(arm_call) for _, _, arm_call, _ in arms]
+        except Unsupported:
+            return None
+        if any("string_tensor" not in bound for bound in bounds):
+            return None
+        others = [{k: _code(v) for k, v in bound.items() if k != "string_tensor"} for bound in bounds]
+        differ = sorted({k for other in others for k in set(other) | set(others[0])
+                         if other.get(k) != others[0].get(k)})
+        if differ:
+            raise _Broken(tuple(arm_call for _, _, arm_call, _ in arms),
+                          "its producer is made in if/elif arms that differ in `%s=`, not only in the file names; "
+                          "one tf.data pipeline per arm would be needed" % differ[0])
+        arm_calls = tuple(arm_call for _, _, arm_call, _ in arms)
+        if any(self.imports.resolve(c.func) == MATCH_FILENAMES_ONCE for bound in bounds
+               for c in cstutil.calls_of(bound["string_tensor"])):
+            raise _Broken(arm_calls, "its producer is made in if/elif arms over match_filenames_once, a variable "
+                          "that a one-shot iterator cannot capture once it is named in the arms")
+        files = self.names.fresh("filenames")
+        arm_files = {id(arm_stmt): cst.parse_statement("%s = %s\n" % (files, _code(bound["string_tensor"])))
+                     .with_changes(leading_lines=arm_stmt.leading_lines)
+                     for (_, _, _, arm_stmt), bound in zip(arms, bounds)}
+        rewritten = stmt.visit(_ReplaceByIdentity(arm_files))
+        call = cstutil.replace_node(call, bounds[0]["string_tensor"], cst.Name(files))
+        return name, rule, call, arm_calls, rewritten
 
     def _read_at(self, index, target, value, producers, readers) -> Optional[Match]:
         """The pipeline read at leaf `index` (`k, v = reader.read(q)` or `x = read_helper(q)`), if any."""
@@ -259,6 +329,9 @@ class _BlockRecogniser:
         if joined is not None:  # `[read_helper(q) for _ in range(n)]`: n readers for batch_join
             value, readers_count = joined
         helper = self._reader_helper(value)
+        if helper is None and readers_count is None and isinstance(value, cst.Call) and isinstance(
+                value.func, cst.Name) and value.func.value in self.context.record_sources:
+            return self._link_source(self.context.record_sources[value.func.value], index, value, target)
         if helper is None:
             return None
         try:
@@ -315,14 +388,11 @@ class _BlockRecogniser:
         if not names or (readers_count is not None and not isinstance(target, cst.Name)):
             raise _Broken(calls, "the result of %s() is not assigned to plain names" % helper.function.name.value)
         try:
-            arguments = helpers.bind_call(helper.function, call)
-            definitions = helpers.reaching_definitions(helper.function, helper.reader_stmt)
-            moved = {name: helpers.move_expression(node, helper.function, helper.reader_stmt, arguments,
-                                                   self.context.module_names, definitions=definitions)
-                     for name, node in helper.reader_rule.bind(helper.reader_call).items()}
+            # Through every helper the queue is passed on to, up to the one that makes the reader.
+            moved = helpers.reader_arguments(helper, call, self.context.module_names, self._caller_bound())
         except (helpers.NotMovable, Unsupported) as error:
             raise _Broken(calls, "the reader's arguments cannot be moved out of %s(): %s"
-                          % (helper.function.name.value, error))
+                          % ("() into ".join(reversed(helpers.chain_names(helper))), error))
         value = self._fresh_local(helper.value_name)
         reader = (helper.reader_rule, helper.reader_call, moved, None)
         join = None
@@ -335,6 +405,37 @@ class _BlockRecogniser:
         return self._follow(producer, reader, index, None, value, set(names), [index], calls,
                             queue_name=producer_target(self.body[producer[0]]),
                             helpers_used=(helper.function.name.value,), join=join)
+
+    def _link_source(self, source: helpers.RecordSource, index: int, call: cst.Call,
+                     target: cst.BaseExpression) -> Match:
+        """`x = source(files, ...)`: a helper that makes its own producer and reader and returns what
+        it parsed from one record. Its producer and reader become the dataset's; the call, given
+        the record, is the first per-record statement."""
+        calls = (source.producer_call, source.reader_call)
+        names = towers.target_names(target)
+        if not names:
+            raise _Broken(calls, "the result of %s() is not assigned to plain names" % source.name)
+        try:
+            produced, read = helpers.source_arguments(source, call, self.context.module_names, self._caller_bound())
+        except (helpers.NotMovable, Unsupported) as error:
+            raise _Broken(calls, "the producer's and reader's arguments cannot be moved out of %s(): %s"
+                          % (source.name, error))
+        value = self._fresh_local(source.value_name)
+        new_call = helpers.source_call(source, call, value, self.context.kept_helpers.get(source.name, source.name))
+        producer = (index, source.producer_rule, source.producer_call)
+        return self._follow(producer, (source.reader_rule, source.reader_call, read, None), index, None, value,
+                            set(names), [index], calls, helpers_used=(source.name,), bound_producer=produced,
+                            record_call=new_call)
+
+    def _caller_bound(self) -> frozenset:
+        """Names the calling function binds (its locals and parameters): a module-level name a
+        helper reads means something else there."""
+        if not isinstance(self.scope, cst.FunctionDef):
+            return frozenset()
+        params = self.scope.params
+        named = list(params.posonly_params) + list(params.params) + list(params.kwonly_params) + [
+            p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+        return frozenset(self.scope_stores | {p.name.value for p in named})
 
     def _link(self, producer, reader, read_index: int, read_target: cst.BaseExpression,
               up_to: Optional[cst.BaseExpression]) -> Match:
@@ -349,12 +450,13 @@ class _BlockRecogniser:
 
     def _follow(self, producer, reader, read_index, key, value, tainted, record_indices, calls,
                 removed=(), reader_index=None, queue_name=None, helpers_used=(), params=None, join=None,
-                structures=None) -> Match:
+                structures=None, bound_producer=None, record_call=None) -> Match:
         """From the read on: the per-record statements, the batching, the checks, the model.
 
         `reader` is None for a slice producer, whose outputs are the records (`params` names them).
         `join` is (readers, the list's name, "tuple" | "dict") when several readers feed a batch_join.
         `structures` maps a record name the chain itself bound to what it holds (see `_element`).
+        `bound_producer`: the producer's arguments moved out of a record-source helper.
         """
         producer_index, producer_rule, producer_call = producer
         record_indices = list(record_indices)
@@ -456,7 +558,8 @@ class _BlockRecogniser:
                     raise _Broken(calls, str(error))
             self._check_isolated(producer_index, reader_index, read_index, record_indices, batch_index,
                                  tainted, calls, chain)
-            bound_producer = producer_rule.bind(producer_call)
+            if bound_producer is None:
+                bound_producer = producer_rule.bind(producer_call)
             matched = self._file_name_match(bound_producer, producer_index, batch_index, calls)
             if matched is not None:  # match_filenames_once, in the call or one line above
                 call, index = matched
@@ -504,7 +607,8 @@ class _BlockRecogniser:
                      pipeline, element_kind, calls, queue_name=queue_name, batch_helper=helper_batch,
                      helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None,
                      record_statements=rewritten,
-                     branch_batchings=branch_batchings if found else ())
+                     branch_batchings=branch_batchings if found else (),
+                     record_call=record_call)
 
     def _file_name_match(self, bound, producer_index: int, batch_index: int, calls):
         """(the match_filenames_once call, the index of the statement that binds it or None) for a
@@ -983,6 +1087,14 @@ def _drop_joined(result: BlockResult) -> None:
         result.failures.append(Failure(match.calls, "records of several readers meet in one statement (one batch of "
                                        "two reads); tf.data pairs such sources with Dataset.zip, which qmigrate "
                                        "does not write yet"))
+
+
+class _ReplaceByIdentity(cst.CSTTransformer):
+    def __init__(self, replacements):
+        self.replacements = replacements  # id(original node) -> its replacement
+
+    def on_leave(self, original_node, updated_node):
+        return self.replacements.get(id(original_node), updated_node)
 
 
 class _Broken(Exception):

@@ -123,3 +123,52 @@ def test_a_second_attempt_keeps_every_finding_and_name(tmp_path):
     messages = {d.code: d.message for d in result.diagnostics}
     assert "QM307" in messages or "QM003" in messages
     assert all("None" not in message for message in messages.values()), messages
+
+
+def test_a_module_defining_its_own_helper_of_that_name_is_no_caller(tmp_path):
+    """Two copies of one reader module (a single- and a multi-GPU variant, say): each calls its own
+    `read_example`, so neither copy's helper is kept for the other."""
+    results = _migrate(tmp_path, {"reader.py": HELPER, "reader_copy.py": HELPER})
+    for name in ("reader.py", "reader_copy.py"):
+        output = results[name].new_source.decode()
+        assert "def read_example(serialized):" in output and "parse_example" not in output, name
+        assert all(d.fixed for d in results[name].diagnostics), name
+
+
+def test_a_module_importing_the_name_over_its_own_still_counts(tmp_path):
+    caller = HELPER + "\nfrom reader import read_example\n\n\ndef check(queue):\n    return read_example(queue)\n"
+    results = _migrate(tmp_path, {"reader.py": HELPER, "check_reader.py": caller})
+    assert "def read_example(filename_queue):" in results["reader.py"].new_source.decode()
+
+
+FORWARDING = HELPER.replace('''def inputs(files, batch_size):
+    queue = tf.train.string_input_producer(files)
+    x = read_example(queue)''', '''def scaled_example(filename_queue, scale):
+    x = read_example(filename_queue)
+    return x * scale
+
+
+def inputs(files, batch_size):
+    queue = tf.train.string_input_producer(files)
+    x = scaled_example(queue, 2.0)''')
+
+
+def test_a_forwarding_helper_another_module_calls_keeps_the_helpers_it_calls(tmp_path):
+    """scaled_example() passes its queue to read_example(); kept for another module, it still
+    does, so read_example() stays too, and the pipeline calls a copy of each."""
+    caller = "import reader\n\n\ndef check(queue):\n    return reader.scaled_example(queue, 1.0)\n"
+    results = _migrate(tmp_path, {"reader.py": FORWARDING, "check_reader.py": caller})
+    output = results["reader.py"].new_source.decode()
+    assert "def scaled_example(filename_queue, scale):\n    x = read_example(filename_queue)" in output
+    assert "def read_example(filename_queue):" in output
+    assert "def parse_example(serialized):" in output
+    assert "def scaled_example_from_record(serialized, scale):\n    x = parse_example(serialized)" in output
+    assert "x = scaled_example_from_record(serialized, 2.0)" in output and "tf.train.batch" not in output
+    kept = [d for d in results["reader.py"].diagnostics if not d.fixed]
+    assert kept and "scaled_example() (itself kept as it was)" in kept[0].message
+
+
+def test_a_forwarding_helper_nobody_else_calls_changes_in_place(tmp_path):
+    output = _migrate(tmp_path, {"reader.py": FORWARDING})["reader.py"].new_source.decode()
+    assert "def scaled_example(serialized, scale):\n    x = read_example(serialized)" in output
+    assert "def read_example(serialized):" in output and "from_record" not in output

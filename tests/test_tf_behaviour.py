@@ -116,6 +116,13 @@ CASES = [
     # rows() reshapes each batch of one back to a row: the runner sees its 3073 values as examples.
     ("batch_of_one", "rows", lambda d: dict(files=_files(d, "data_batch_*"), num_epochs=2), 640 * 3073, "epoch"),
     ("batch_of_one", "rows_with_labels", lambda d: dict(files=_files(d, "data_batch_*")), 320, "epoch"),
+    ("nested_reader_helpers", "train_inputs", lambda d: dict(files=_files(d, "data_batch_*"), batch_size=32), 320,
+     "epoch"),
+    ("record_source_helper", "scaled_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
+    ("named_read_ops", "helper_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 50, "epoch"),
+    ("named_read_ops", "named_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 50, "epoch"),
+    ("producer_in_branches", "inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
+    ("producer_in_branches", "inputs", lambda d: dict(files=_files(d, "dict_*")[0], batch_size=5), 50, "epoch"),
     ("comments_scope", "build_input", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 200, ("forever", 50)),
 ]
 

@@ -1,0 +1,56 @@
+"""The file queue is made in if/elif arms that differ only in the file names (one file or a list);
+the reader and the batching follow. Migrated, the arms stay and name the files for the dataset.
+Arms that differ in anything else (here the number of epochs), or that name match_filenames_once
+variables, are left as they are."""
+import tensorflow as tf
+
+
+def _parse(serialized):
+  features = tf.parse_single_example(serialized, features={
+      'x': tf.FixedLenFeature([3], tf.float32),
+      'id': tf.FixedLenFeature([], tf.int64)})
+  return features['x'], features['id']
+
+
+def inputs(files, batch_size):
+  # One file or several.
+  if not isinstance(files, list):
+    filenames = [files]
+  elif len(files) > 1:
+    filenames = files
+  else:
+    filenames = files[:1]
+
+  def parse_record(serialized):
+    x, example_id = _parse(serialized)
+    return x, example_id
+
+  dataset = tf.data.Dataset.from_tensor_slices(filenames)
+  dataset = dataset.flat_map(tf.data.TFRecordDataset)
+  dataset = dataset.map(parse_record)
+  dataset = dataset.repeat(2)
+  dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+  dataset = dataset.prefetch(1)
+  return list(dataset.make_one_shot_iterator().get_next())
+
+
+def mixed_inputs(files, batch_size, train):
+  if train:
+    filename_queue = tf.train.string_input_producer(files)
+  else:
+    filename_queue = tf.train.string_input_producer(files, num_epochs=1)
+  reader = tf.TFRecordReader()
+  _, serialized = reader.read(filename_queue)
+  x, example_id = _parse(serialized)
+  return tf.train.batch([x, example_id], batch_size=batch_size)
+
+
+def pattern_inputs(pattern, patterns, batch_size):
+  if pattern:
+    filename_queue = tf.train.string_input_producer(tf.train.match_filenames_once(pattern))
+  else:
+    filename_queue = tf.train.string_input_producer(tf.train.match_filenames_once(patterns))
+  reader = tf.TFRecordReader()
+  _, serialized = reader.read(filename_queue)
+  x, example_id = _parse(serialized)
+  return tf.train.batch([x, example_id], batch_size=batch_size)

@@ -1,0 +1,97 @@
+"""Helpers a pipeline reads through: forwarding helpers (the queue passed on, any depth) and
+record-source helpers (producer and reader made inside, the record parsed and returned)."""
+from qmigrate import api
+
+
+def _migrate(tmp_path, text):
+    path = tmp_path / "pipeline.py"
+    path.write_text(text)
+    [result] = api.migrate([str(path)])
+    return result
+
+
+SOURCE = '''import tensorflow as tf
+
+
+def load(kind, files, size):
+    queue = tf.train.string_input_producer(files, shuffle=False)
+    _, value = tf.TFRecordReader().read(queue)
+    x = tf.parse_single_example(value, {kind: tf.FixedLenFeature([size], tf.float32)})[kind]
+    return x
+
+
+def inputs(files):
+    x = load('x', files, 3)
+    return tf.train.batch([x], batch_size=4)
+'''
+
+
+def test_a_record_source_keeps_the_parameters_its_parsing_reads_in_their_order(tmp_path):
+    output = _migrate(tmp_path, SOURCE).new_source.decode()
+    assert "def load(value, kind, size):" in output
+    assert "x = load(value, 'x', 3)" in output
+    assert "TFRecordDataset" in output and "string_input_producer" not in output
+
+
+def test_a_record_source_whose_queue_is_read_again_is_not_followed(tmp_path):
+    text = SOURCE.replace("    return x\n", "    tf.summary.scalar('left', queue.size())\n    return x\n")
+    result = _migrate(tmp_path, text)
+    assert result.new_source is None
+
+
+FORWARD = '''import tensorflow as tf
+
+RECORD_BYTES = 8
+
+
+def read_record(filename_queue):
+    reader = tf.FixedLengthRecordReader(record_bytes=RECORD_BYTES)
+    _, value = reader.read(filename_queue)
+    return tf.decode_raw(value, tf.uint8)
+
+
+def decode(filename_queue):
+    RECORD_BYTES = 4
+    raw = read_record(filename_queue)
+    return tf.cast(raw, tf.float32) * RECORD_BYTES
+
+
+def inputs(files):
+    queue = tf.train.string_input_producer(files)
+    x = decode(queue)
+    return tf.train.batch([x], batch_size=4)
+'''
+
+
+def test_a_module_name_the_forwarding_helper_rebinds_stops_the_move(tmp_path):
+    """The reader's record size is the module's RECORD_BYTES; moved through decode(), which binds
+    its own RECORD_BYTES, it would mean 4: the pipeline stays, and says why."""
+    result = _migrate(tmp_path, FORWARD)
+    assert result.new_source is None
+    reader = [d for d in result.diagnostics if d.code == "QM202"]
+    assert reader and "`RECORD_BYTES` names a module-level value in read_record" in reader[0].message
+    assert "read_record() into decode()" in reader[0].message
+
+
+def test_a_module_name_the_calling_function_rebinds_stops_the_move(tmp_path):
+    text = FORWARD.replace("    RECORD_BYTES = 4\n", "").replace(
+        "    queue = tf.train", "    RECORD_BYTES = 2\n    queue = tf.train")
+    result = _migrate(tmp_path, text)
+    assert result.new_source is None
+
+
+def test_the_forwarded_reader_arguments_reach_the_dataset(tmp_path):
+    output = _migrate(tmp_path, FORWARD.replace("    RECORD_BYTES = 4\n", "")).new_source.decode()
+    assert "FixedLengthRecordDataset(filename, record_bytes=RECORD_BYTES)" in output
+    assert "def decode(value):\n    raw = read_record(value)" in output
+
+
+def test_a_record_source_whose_caller_is_not_followed_says_why_the_caller_stops(tmp_path):
+    """The source's own chain stops at its `return` by design; what the user must change is in the
+    caller (here a batch built inside a larger statement)."""
+    text = SOURCE.replace("    return tf.train.batch([x], batch_size=4)\n",
+                          "    return [tf.train.batch([x], batch_size=4)]\n")
+    result = _migrate(tmp_path, text)
+    assert result.new_source is None
+    producer = [d for d in result.diagnostics if d.code == "QM101"]
+    assert producer and "nested in a larger expression" in producer[0].message, producer
