@@ -107,8 +107,14 @@ def _patched(label, original, replacement, used):
     return patched
 
 
+def _shuffle_once(buffer_size, count=None, seed=None):
+    """shuffle_and_repeat without the repeat: the transformation a one-epoch read applies."""
+    return lambda dataset: dataset.shuffle(buffer_size, seed=seed)
+
+
 class _NoRepeat(object):
-    """Dataset.repeat made a no-op while it is active: a pipeline then gives exactly one epoch."""
+    """Dataset.repeat made a no-op while it is active, and shuffle_and_repeat a shuffle (the
+    fused stage qmigrate emits for shuffled pipelines): a pipeline then gives exactly one epoch."""
 
     def __enter__(self):
         from tensorflow.python.data.ops import dataset_ops
@@ -117,13 +123,22 @@ class _NoRepeat(object):
         for name in ("DatasetV2", "Dataset", "DatasetV1"):
             cls = getattr(dataset_ops, name, None)
             if cls is not None and "repeat" in vars(cls):
-                self.saved.append((cls, vars(cls)["repeat"]))
+                self.saved.append((cls, "repeat", vars(cls)["repeat"]))
                 cls.repeat = lambda self, count=None: self
+        import tensorflow
+
+        for path in ("contrib.data", "data.experimental"):
+            module = tensorflow
+            for part in path.split("."):
+                module = getattr(module, part, None) if module is not None else None
+            if module is not None and hasattr(module, "shuffle_and_repeat"):
+                self.saved.append((module, "shuffle_and_repeat", module.shuffle_and_repeat))
+                module.shuffle_and_repeat = _shuffle_once
         return self
 
     def __exit__(self, *exc):
-        for cls, original in self.saved:
-            cls.repeat = original
+        for owner, name, original in self.saved:
+            setattr(owner, name, original)
 
 
 # ---- building and draining ----------------------------------------------------------------------

@@ -151,7 +151,7 @@ def test_text_report(data_dir, tmp_path):
 def test_dropped_epoch(data_dir, tmp_path):
     legacy = _legacy(tmp_path, "cifar10_binary")
     planted = _planted(tmp_path, os.path.join(SINGLE, "cifar10_binary.after.py"),
-                       ("dataset.repeat(num_epochs)", "dataset.repeat(1)"))
+                       ("shuffle_and_repeat(min_queue_examples, num_epochs)", "shuffle_and_repeat(min_queue_examples, 1)"))
     code, report, output = _verify(tf_python("1.8"), "%s:inputs" % legacy, "data_dir=%r, batch_size=32, num_epochs=2"
                                    % data_dir, "--against", planted)
     assert code == 1, output
@@ -165,8 +165,10 @@ def test_shuffle_removed(data_dir, tmp_path):
     text = open(os.path.join(SINGLE, "cifar10_binary.after.py")).read()
     unshuffled = tmp_path / "cifar10_binary.py"
     kept = [line for line in text.splitlines(True) if "dataset.shuffle(" not in line]
-    assert len(kept) == len(text.splitlines(True)) - 2  # the file shuffle and the record shuffle
-    unshuffled.write_text("".join(kept))
+    assert len(kept) == len(text.splitlines(True)) - 1  # the file shuffle
+    record_shuffle = "dataset.apply(tf.contrib.data.shuffle_and_repeat(min_queue_examples, num_epochs))"
+    assert record_shuffle in text
+    unshuffled.write_text("".join(kept).replace(record_shuffle, "dataset.repeat(num_epochs)"))
     code, report, output = _verify(tf_python("1.8"), "%s:inputs" % legacy, "data_dir=%r, batch_size=32, num_epochs=1"
                                    % data_dir, "--against", unshuffled)
     assert code == 1, output
@@ -178,7 +180,8 @@ def test_record_shuffle_removed(data_dir, tmp_path):
     # The files are still shuffled, the records within them no longer.
     legacy = _legacy(tmp_path, "cifar10_binary")
     planted = _planted(tmp_path, os.path.join(SINGLE, "cifar10_binary.after.py"),
-                       ("  dataset = dataset.shuffle(min_queue_examples + 3 * batch_size)\n", ""))
+                       ("dataset.apply(tf.contrib.data.shuffle_and_repeat(min_queue_examples, num_epochs))",
+                        "dataset.repeat(num_epochs)"))
     code, report, output = _verify(tf_python("1.8"), "%s:inputs" % legacy, "data_dir=%r, batch_size=32, num_epochs=1"
                                    % data_dir, "--against", planted)
     assert code == 1, output
