@@ -8,11 +8,11 @@ Linking reads module summaries only (summary.py), never a tree: each name is res
 names go to paths through a dict, and "does this call lead to a pipeline" is memoised, so a run
 costs time in proportion to the calls in the modules it reaches.
 """
-import os
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from qmigrate.names import ImportMap
+from qmigrate.program import ModuleIndex
 from qmigrate.summary import ConsumerSummary, FunctionSummary, ModuleSummary, functions_by_name
 
 MAX_DEPTH = 6
@@ -51,14 +51,7 @@ class Linker:
     def __init__(self, paths: List[str], summaries: Dict[str, Optional[ModuleSummary]]):
         self.summaries = summaries
         self.missing: Set[str] = set()
-        self._by_path: Dict[str, str] = {}
-        self._by_tail: Dict[str, str] = {}
-        for path in paths:
-            normal = os.path.normpath(path)
-            self._by_path.setdefault(normal, path)
-            parts = normal.split(os.sep)
-            for start in range(1, len(parts)):
-                self._by_tail.setdefault(os.sep.join(parts[start:]), path)
+        self._index = ModuleIndex(paths)
         self._modules: Dict[str, Optional[Tuple[ImportMap, Dict[str, FunctionSummary]]]] = {}
         self._resolved: Dict[Tuple[str, str], Optional[Function]] = {}
         self._reaches: Dict[Tuple[Function, int], bool] = {}
@@ -143,16 +136,12 @@ class Linker:
         module_name = module[0].resolve_dotted(head)
         if module_name is None or "." in rest:
             return None
-        target = self._module_path(path, module_name)
+        target = self._index.module_file(path, module_name)
         if target is None:
             return None
         found = self._module(target)
         return (target, rest) if found is not None and rest in found[1] else None
 
-    def _module_path(self, importer: str, module_name: str) -> Optional[str]:
-        relative = module_name.replace(".", os.sep) + ".py"
-        beside = os.path.normpath(os.path.join(os.path.dirname(importer), relative))
-        return self._by_path.get(beside) or self._by_tail.get(relative)
 
     def _module(self, path: str):
         """(import map, top-level functions by name) of a module of the set, or None."""

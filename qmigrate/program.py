@@ -12,14 +12,24 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 from qmigrate.positions import stdlib_tree
 
 
-def _suffixes(path: str) -> List[str]:
-    """Module names a file can be imported by: `a/b/c.py` → `c`, `b.c`, `a.b.c` (and the package
-    `a/b` for `a/b/__init__.py`)."""
-    parts = os.path.normpath(path)[:-3].split(os.sep)
-    if parts[-1] == "__init__":
-        parts = parts[:-1]
-    parts = [part for part in parts if part]
-    return [".".join(parts[start:]) for start in range(len(parts) - 1, -1, -1)]
+class ModuleIndex:
+    """Which file of the set `import name` loads: the one beside the importer, else the first (in
+    the order given) whose path ends like the module's. One dict lookup a question."""
+
+    def __init__(self, paths: Iterable[str]):
+        self._by_path: Dict[str, str] = {}
+        self._by_tail: Dict[str, str] = {}
+        for path in paths:
+            normal = os.path.normpath(path)
+            self._by_path.setdefault(normal, path)
+            parts = normal.split(os.sep)
+            for start in range(1, len(parts)):
+                self._by_tail.setdefault(os.sep.join(parts[start:]), path)
+
+    def module_file(self, importer: str, module_name: str) -> Optional[str]:
+        relative = module_name.replace(".", os.sep) + ".py"
+        beside = os.path.normpath(os.path.join(os.path.dirname(importer), relative))
+        return self._by_path.get(beside) or self._by_tail.get(relative)
 
 
 class Program:
@@ -30,10 +40,7 @@ class Program:
         self._known = set(self.paths)
         self._source_of = source_of
         self._sources: Dict[str, Optional[bytes]] = {}
-        self._by_name: Dict[str, List[str]] = {}
-        for path in self.paths:
-            for name in _suffixes(path):
-                self._by_name.setdefault(name, []).append(path)
+        self._index = ModuleIndex(self.paths)
         self._trees: Dict[str, Optional[ast.AST]] = {}
         self._imports: Dict[str, Set[str]] = {}
 
@@ -49,13 +56,9 @@ class Program:
         return self._trees[path]
 
     def module_path(self, importer: str, name: str) -> Optional[str]:
-        """The file of the set that `import name` in `importer` loads: beside the importer first."""
-        beside = os.path.normpath(os.path.join(os.path.dirname(importer), name.replace(".", os.sep) + ".py"))
-        candidates = self._by_name.get(name, [])
-        for path in candidates:
-            if os.path.normpath(path) == beside:
-                return path
-        return candidates[0] if candidates else None
+        """The file of the set that `import name` in `importer` loads (a module, else a package's
+        `__init__.py`): beside the importer first."""
+        return self._index.module_file(importer, name) or self._index.module_file(importer, name + ".__init__")
 
     def imports(self, path: str) -> Set[str]:
         """The paths of the set that `path` imports (directly)."""
