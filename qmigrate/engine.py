@@ -208,7 +208,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
             continue
         analysis.occurrences.append((rule, call, line, column))
         analysis.call_names[id(call)] = imports.resolve(call.func)
-    for rule, node, name, reason in _hand_made_runners(module, imports):
+    for rule, node, name, reason in _hand_made_runners(module, source, imports):
         if options.wants(rule.code):
             line, column = positions.start(node)
             analysis.occurrences.append((rule, node, line, column))
@@ -261,11 +261,12 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
 QUEUE_RUNNER_API = "tensorflow.train.add_queue_runner"
 
 
-def _hand_made_runners(module: cst.Module, imports: ImportMap) -> List[Tuple[type, cst.CSTNode, str, str]]:
+def _hand_made_runners(module: cst.Module, source: bytes,
+                       imports: ImportMap) -> List[Tuple[type, cst.CSTNode, str, str]]:
     """Queue runners of the module's own making, which no call of a queue API shows: a subclass of
     `tf.train.QueueRunner`, or a runner put in the QUEUE_RUNNERS collection by hand (a copy of
     TensorFlow's queue_runner module). Their threads run code tf.data cannot take over."""
-    if b"QueueRunner" not in module.code.encode() and b"QUEUE_RUNNERS" not in module.code.encode():
+    if b"QueueRunner" not in source and b"QUEUE_RUNNERS" not in source:
         return []
     rule = rule_for(QUEUE_RUNNER_API)
     found = []

@@ -64,20 +64,23 @@ def _reword(text: str, buffer: str) -> str:
     return _QUEUE_WORD.sub(replace, text)
 
 
+def _prints(call: cst.Call) -> bool:
+    """Whether a call prints or logs (`print`, `logging.info`, `tf.logging.warning`, ...)."""
+    func = call.func
+    name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
+    return name in _MESSAGE_CALLS
+
+
 class _Messages(cst.CSTTransformer):
     def __init__(self, buffer: str):
         self.buffer = buffer
         self.depth = 0
 
     def visit_Call(self, node: cst.Call) -> None:
-        func = node.func
-        name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
-        self.depth += name in _MESSAGE_CALLS
+        self.depth += _prints(node)
 
     def leave_Call(self, original_node, updated_node):
-        func = original_node.func
-        name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else ""
-        self.depth -= name in _MESSAGE_CALLS
+        self.depth -= _prints(original_node)
         return updated_node
 
     def leave_SimpleString(self, original_node, updated_node):
