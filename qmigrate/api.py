@@ -11,12 +11,13 @@ import signal
 import tempfile
 import tokenize
 import traceback
+import dataclasses
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from qmigrate import engine, python3_check, towers
+from qmigrate import engine, python3_check, towers, untraced_towers
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -26,7 +27,7 @@ from qmigrate.positions import stdlib_tree
 from qmigrate.rules import rule_for
 from qmigrate.summary import ConsumerSummary, ModuleSummary, digest, summarise, summarise_source
 from qmigrate.program import Program
-from qmigrate.rules.findings import PerTowerPipelines, SharedBatchAcrossTowers
+from qmigrate.rules.findings import PerTowerPipelines, SharedBatchAcrossTowers, UntracedTowerInput
 from qmigrate.rules.unsupported import NotebookNotMigrated
 
 
@@ -256,6 +257,8 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
             for path, done in zip(plumbing, pool.map(_run, jobs_list)):
                 results[path] = done.result
 
+        _note_untraced_towers(results, plans, options, pool)
+
     if write:
         for path, result in results.items():
             if result.changed:
@@ -265,6 +268,39 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
                     results[path] = _failed(path, "cannot write: %s" % (error.strerror or error), result.old_source,
                                             Failure.WRITE)
     return [results[path] for path in files]
+
+
+def _note_untraced_towers(results: Dict[str, FileResult], plans, options: Options, pool) -> None:
+    """A note on every tower loop of a module with no queue code of its own (and no link reaching
+    it), when the run leaves queue-based input behind: those towers may read that input through
+    code qmigrate does not follow, and will need one shard each once it is migrated."""
+    if not options.wants(UntracedTowerInput.code):
+        return
+    left = sorted((d for result in results.values() for d in result.remaining), key=Diagnostic.sort_key)
+    if not left:
+        return
+    candidates = [path for path, result in results.items()
+                  if result.status in (Status.SKIPPED, Status.CLEAN) and path not in plans and path.endswith(".py")]
+    for path, loops in zip(candidates, pool.map(_tower_loops, candidates)):
+        if not loops:
+            continue
+        # The first call left, by its path from the module's folder: the same in every checkout.
+        where = "%s:%d (%s)" % (os.path.relpath(left[0].path, os.path.dirname(path)), left[0].line, left[0].code)
+        notes = tuple(Diagnostic(path, line, column, UntracedTowerInput.code,
+                                 UntracedTowerInput.message_at(header, where, len(left)),
+                                 safety=UntracedTowerInput.safety, note=True)
+                      for line, column, header in loops)
+        result = results[path]
+        results[path] = dataclasses.replace(result, diagnostics=tuple(sorted(
+            result.diagnostics + notes, key=Diagnostic.sort_key)))
+
+
+def _tower_loops(path: str):
+    """The device-placing loops of one file (in a worker): [] when it cannot be read."""
+    source = _read_python(path)
+    if source is None or b"device" not in source:
+        return []
+    return untraced_towers.tower_loops(source, UntracedTowerInput.code)
 
 
 class _Pool:

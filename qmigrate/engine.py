@@ -588,9 +588,13 @@ def verify(analysis: FileAnalysis) -> Optional[str]:
 
 
 def _suppressed_lines(module: cst.Module) -> Dict[int, Set[str]]:
+    return suppressed_lines_of(module.code)
+
+
+def suppressed_lines_of(text: str) -> Dict[int, Set[str]]:
     """Line → codes silenced by `# qmigrate: ignore[QM301,QM302]` (bare: all codes)."""
     out: Dict[int, Set[str]] = {}
-    for number, line in enumerate(module.code.splitlines(), 1):
+    for number, line in enumerate(text.splitlines(), 1):
         at = line.find("#")
         if at < 0 or SUPPRESS_MARK not in line[at:]:
             continue

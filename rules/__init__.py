@@ -5,7 +5,7 @@ from qmigrate.rules.batching import Batch, BatchJoin, MaybeBatch, MaybeShuffleBa
 from qmigrate.rules.hand_built import HandBuiltQueue
 from qmigrate.rules.findings import (
     BatchNotDivisibleAcrossTowers, PerTowerPipelines, PerTowerPlaceholders, ProducersAlignedBySeed,
-    SharedBatchAcrossTowers)
+    SharedBatchAcrossTowers, UntracedTowerInput)
 from qmigrate.rules.prefetch import PrefetchQueue
 from qmigrate.rules.producers import MatchFilenamesOnce, RangeInputProducer, SliceInputProducer, StringInputProducer
 from qmigrate.rules.queue_runners import Coordinator, SessionStartsRunners, StartQueueRunners
@@ -41,6 +41,7 @@ ALL_RULES = (
     ProducersAlignedBySeed,
     BatchNotDivisibleAcrossTowers,
     PerTowerPlaceholders,
+    UntracedTowerInput,
     ApiNotInTarget,
 )
 

@@ -14,13 +14,15 @@ class Example:
     """`before` through the tool gives `after` (None: left unchanged); the rule always reports it.
 
     `unsafe`: run with --unsafe. The rule's finding counts as fixed when there is an `after` and
-    the rule is safe or the example runs with --unsafe.
+    the rule is safe or the example runs with --unsafe. `companions` are migrated in the same run
+    (rules about what one module means for another); only `before` is checked against `after`.
     """
 
     before: str
     after: Optional[str] = None
     unsafe: bool = False
     filename: str = "example.py"
+    companions: Tuple[Tuple[str, str], ...] = ()  # other files of the same run: (filename, source)
 
 
 class Unsupported(Exception):

@@ -314,3 +314,74 @@ class PerTowerPlaceholders(Rule):
             """),
         ),
     )
+
+
+class UntracedTowerInput(Rule):
+    """A tower loop whose input qmigrate cannot trace, in a run that leaves queue-based input behind.
+
+    ## Why
+    A module with no queue code of its own may build the towers that consume a queue:
+    `for i in range(num_gpus): with tf.device('/gpu:%d' % i): loss = self.graph_def(gpu_id=i)`, or
+    `self.build_tower(self.images[i], ...)` over per-tower batches made elsewhere. qmigrate links a
+    tower loop to its pipeline only through direct calls of input functions, so such a loop is
+    reached by no link; when the queue it reads is migrated by hand, nothing else would say that
+    each tower must get its own iterator over its own shard.
+
+    ## Fix safety
+    A note: nothing in this module changes. It is reported only while some file of the same run
+    still has queue code that qmigrate left (the message names the first), and only for modules
+    with no queue code of their own (those get their own findings) that no tower link reached.
+
+    ## Limitations
+    The loop is recognised by its shape alone: a `with ....device(...)` in its body naming the
+    device by the loop variable (`'/gpu:%d' % i`, `devices[i]`, not `v.device`), and variables
+    shared between iterations (`reuse=`, `reuse_variables()`) or a scope named "tower". Device
+    loops that only move or reduce tensors are not towers. What the towers read is not followed,
+    which is the point.
+    """
+
+    code = "QM907"
+    safety = Safety.MANUAL
+    note = True
+    message = "a tower loop whose input qmigrate cannot trace, while queue-based input is left in this run"
+    advice = ("when that input is migrated, give each tower its own iterator over its own shard "
+              "(`dataset.shard(num_towers, index)`), or every tower trains on the same examples")
+    examples = (
+        Example(
+            filename="trainer.py",
+            before=example_source("""
+            import tensorflow as tf
+
+            def tower_losses(model, num_gpus):
+                losses = []
+                for gpu in range(num_gpus):
+                    with tf.device('/gpu:%d' % gpu), tf.variable_scope('model', reuse=gpu > 0):
+                        losses.append(model.loss(gpu_id=gpu))
+                return losses
+            """),
+            companions=(("feeder.py", example_source("""
+            import tensorflow as tf
+
+            class Feeder(object):
+                def __init__(self, sess):
+                    self.images = tf.placeholder(tf.float32, [None, 28, 28])
+                    self.queue = tf.FIFOQueue(64, [tf.float32], shapes=[[28, 28]])
+                    self.enqueue = self.queue.enqueue_many([self.images])
+                    self.sess = sess
+
+                def feed(self, batches):
+                    for batch in batches:
+                        self.sess.run(self.enqueue, feed_dict={self.images: batch})
+
+                def dequeue(self, batch_size):
+                    return self.queue.dequeue_many(batch_size)
+            """)),),
+        ),
+    )
+
+    @classmethod
+    def message_at(cls, header: str, where: str, count: int) -> str:
+        """The note for one loop, naming the first queue call left in the run."""
+        others = " and %d more" % (count - 1) if count > 1 else ""
+        return ("`%s`: a tower loop whose input qmigrate cannot trace, while queue-based input is left "
+                "in this run (%s%s); %s" % (header, where, others, cls.advice))

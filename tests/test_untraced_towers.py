@@ -1,0 +1,88 @@
+"""QM907: tower loops no link reaches get a note while the run leaves queue-based input behind."""
+import textwrap
+
+from qmigrate import api
+from qmigrate.engine import Options
+from qmigrate.untraced_towers import tower_loops
+
+TOWERS = textwrap.dedent("""
+    import tensorflow as tf
+
+    def build(model, images, num_gpus):
+        losses = []
+        for i in range(num_gpus):
+            with tf.device('/gpu:%d' % i), tf.variable_scope(tf.get_variable_scope(), reuse=i > 0):
+                losses.append(model(images[i]))
+        return losses
+    """)
+
+# Device loops that only move tensors: placed by an attribute of the loop variable, or no replica.
+NOT_TOWERS = textwrap.dedent("""
+    import tensorflow as tf
+
+    def reduce(grads_and_vars, devices, tensors):
+        out = []
+        for g, v in grads_and_vars:
+            with tf.device(v.device), tf.variable_scope('x', reuse=True):
+                out.append(tf.identity(g))
+        for d in devices:
+            with tf.device(d):
+                out.append(tf.add_n(tensors))
+        return out
+    """)
+
+LEFT_QUEUE = textwrap.dedent("""
+    import tensorflow as tf
+
+    def feed(sess, images, batches):
+        queue = tf.FIFOQueue(8, [tf.float32])
+        enqueue = queue.enqueue_many([images])
+        for batch in batches:
+            sess.run(enqueue, feed_dict={images: batch})
+        return queue.dequeue_many(4)
+    """)
+
+MIGRATED_QUEUE = textwrap.dedent("""
+    import tensorflow as tf
+
+    def inputs(files):
+        queue = tf.train.string_input_producer(files)
+        reader = tf.TFRecordReader()
+        _, record = reader.read(queue)
+        return tf.train.batch([record], batch_size=8)
+    """)
+
+
+def _run(tmp_path, files, **options):
+    paths = []
+    for name, source in files.items():
+        (tmp_path / name).write_text(source)
+        paths.append(str(tmp_path / name))
+    return {r.path.rsplit("/", 1)[1]: r for r in api.migrate(paths, Options(**options))}
+
+
+def test_tower_loops_are_found_by_shape():
+    assert [(line, header) for line, _, header in tower_loops(TOWERS.encode(), "QM907")] == [
+        (6, "for i in range(num_gpus)")]
+    assert tower_loops(NOT_TOWERS.encode(), "QM907") == []
+    silenced = TOWERS.replace("range(num_gpus):", "range(num_gpus):  # qmigrate: ignore[QM907]")
+    assert tower_loops(silenced.encode(), "QM907") == []
+
+
+def test_a_note_names_the_queue_code_left_in_the_run(tmp_path):
+    results = _run(tmp_path, {"towers.py": TOWERS, "feed.py": LEFT_QUEUE})
+    [note] = results["towers.py"].diagnostics
+    assert (note.code, note.line, note.note) == ("QM907", 6, True)
+    assert "feed.py:5 (QM307)" in note.message
+    assert results["towers.py"].remaining == ()  # a note never fails a check
+
+
+def test_no_note_once_the_queue_code_is_migrated(tmp_path):
+    results = _run(tmp_path, {"towers.py": TOWERS, "data.py": MIGRATED_QUEUE})
+    assert results["data.py"].changed
+    assert results["towers.py"].diagnostics == ()
+
+
+def test_the_note_can_be_deselected(tmp_path):
+    results = _run(tmp_path, {"towers.py": TOWERS, "feed.py": LEFT_QUEUE}, ignore=("QM907",))
+    assert results["towers.py"].diagnostics == ()
