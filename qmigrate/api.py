@@ -159,7 +159,7 @@ def _run(job: _Job) -> _Done:
         if job.digest is None:
             if consumers is None and b"device" in source:
                 consumers = towers.find_consumers(analysis.module, analysis.imports)
-            found = [ConsumerSummary(index, c.function, c.callee, c.kind, c.prefetch_call is not None)
+            found = [ConsumerSummary(index, c.function, c.callee, c.kind, c.prefetch_call is not None, bool(c.loop_var))
                      for index, c in enumerate(consumers or ())]
             summary = summarise(path, source, analysis.tree, analysis.imports, analysis.pipeline_functions, found,
                                 lambda name: rule_for(name) is not None)
@@ -191,9 +191,10 @@ def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan
     analysis = engine.analyse(path, source, options, module, edits, keep)
     for index, reason in plan.reasons.items():
         analysis.reasons[id(consumers[index].prefetch_call)] = reason
-    for index, code in plan.findings:
+    for index, code, indexed in plan.findings:
         rule = SharedBatchAcrossTowers if code == SharedBatchAcrossTowers.code else PerTowerPipelines
-        analysis.add_finding(rule, consumers[index].source_call, fixed=options.unsafe)
+        analysis.add_finding(rule, consumers[index].source_call, fixed=options.unsafe and indexed,
+                             detail="" if indexed else UNINDEXED)
     return analysis, consumers
 
 
@@ -397,6 +398,11 @@ def _link(files: List[str], first: Dict[str, _Done], options: Options, pool: _Po
         summaries.update(zip(missing, pool.map(_summarise_file, missing)))
 
 
+# Why a `for device in devices:` tower loop is reported but never sharded.
+UNINDEXED = ("its towers have no index to shard by (`for device in devices:`); "
+             "loop with `for index, device in enumerate(devices):` and run qmigrate again")
+
+
 def _plans(linker: Linker, consumers, options: Options) -> Dict[str, LinkPlan]:
     plans: Dict[str, LinkPlan] = {}
     findings, failures = [], []
@@ -412,8 +418,11 @@ def _plans(linker: Linker, consumers, options: Options) -> Dict[str, LinkPlan]:
                 continue
             if consumer.kind != "prefetch":
                 findings.append((path, consumer, code))
-                if not options.unsafe:
+                if not options.unsafe or not consumer.indexed:
                     continue
+            elif not consumer.indexed:
+                failures.append((path, consumer, UNINDEXED))
+                continue
             # The unsafe fixes for shared batches and per-tower pipelines always shard.
             strategy = options.tower_strategy if consumer.kind == "prefetch" else "shard"
             reason = linker.add_edits(plans, path, consumer, chain, strategy)
@@ -423,7 +432,7 @@ def _plans(linker: Linker, consumers, options: Options) -> Dict[str, LinkPlan]:
         if consumer.prefetch:
             plans.setdefault(path, LinkPlan()).reasons[consumer.index] = "its tower loop cannot be linked: " + reason
     for path, consumer, code in findings:
-        plans.setdefault(path, LinkPlan()).findings.append((consumer.index, code))
+        plans.setdefault(path, LinkPlan()).findings.append((consumer.index, code, consumer.indexed))
     return plans
 
 

@@ -32,7 +32,8 @@ class LinkPlan:
     passthrough: Dict[str, str] = field(default_factory=dict)  # function -> callee it passes the shard on to
     consumers: List[int] = field(default_factory=list)  # tower inputs moved into the towers
     reasons: Dict[int, str] = field(default_factory=dict)  # prefetch consumer -> why its loop stays
-    findings: List[Tuple[int, str]] = field(default_factory=list)  # (consumer, rule code) to report
+    # (consumer, rule code, whether --unsafe can shard its loop) to report
+    findings: List[Tuple[int, str, bool]] = field(default_factory=list)
 
     @property
     def edits(self) -> bool:

@@ -43,6 +43,7 @@ class ConsumerSummary:
     callee: str  # the input call as written, e.g. "cifar10.distorted_inputs"
     kind: str  # "prefetch" | "shared" | "per_tower"
     prefetch: bool  # it dequeues from a prefetch_queue (a reason can be attached to that call)
+    indexed: bool = True  # the loop has a tower index to shard by (not `for device in devices:`)
 
 
 @dataclass(frozen=True)

@@ -36,8 +36,8 @@ class TowerConsumer:
     prefetch_stmt: Optional[cst.BaseStatement]
     prefetch_call: Optional[cst.Call]
     loop: cst.For
-    loop_var: str
-    num_towers: str  # source of the range() argument
+    loop_var: str  # the tower's index ("" for `for device in devices:`, which cannot be sharded)
+    num_towers: str  # source of the number of towers (the range() argument, `len(devices)`)
     dequeue_stmt: Optional[cst.BaseStatement]  # "prefetch": the dequeue line in the loop
     kind: str = "prefetch"
     use_stmt: Optional[cst.BaseStatement] = None  # "shared": the loop's first line that uses x
@@ -96,6 +96,8 @@ def _per_tower_calls(loop, imports: ImportMap, function: str, module: cst.Module
     if not isinstance(loop, cst.For) or not isinstance(loop.body, cst.IndentedBlock):
         return []
     loop_var, towers = tower_range(loop, imports)
+    if loop_var is None:
+        loop_var, towers = unindexed_devices(loop, imports)
     if loop_var is None or not places_devices(loop, imports):
         return []
     found = []
@@ -146,6 +148,8 @@ def _consumer_at(leaves, index, imports: ImportMap, function: str, module: cst.M
     loop = leaves[at].original
     loads = uses.total
     loop_var, towers = tower_range(loop, imports)
+    if loop_var is None:
+        loop_var, towers = unindexed_devices(loop, imports)
     if loop_var is None or not places_devices(loop, imports):
         return None
     # Moving the input into the towers is only sound if nothing else reads what it gave.
@@ -174,11 +178,30 @@ def target_names(target) -> Tuple[str, ...]:
 
 
 def tower_range(loop: cst.For, imports: ImportMap):
-    """(loop variable, the number of towers) for `for i in range(n):` / `xrange(n)`."""
+    """(the tower's index variable, the number of towers) for `for i in range(n):` / `xrange(n)`,
+    and for `for i, device in enumerate(devices):` (n is then `len(devices)`)."""
     it = loop.iter
-    if (isinstance(loop.target, cst.Name) and isinstance(it, cst.Call) and len(it.args) == 1
-            and (dotted(it.func) in _RANGES or imports.resolve(it.func) in _RANGES)):
+    if not (isinstance(it, cst.Call) and len(it.args) == 1 and it.args[0].keyword is None and not it.args[0].star):
+        return None, None
+    if isinstance(loop.target, cst.Name) and (dotted(it.func) in _RANGES or imports.resolve(it.func) in _RANGES):
         return loop.target.value, it.args[0].value
+    target = loop.target
+    if (dotted(it.func) == "enumerate" and imports.resolve(it.func) in (None, "enumerate", "builtins.enumerate")
+            and isinstance(target, cst.Tuple) and len(target.elements) == 2
+            and isinstance(target.elements[0].value, cst.Name)):
+        return target.elements[0].value.value, cst.Call(cst.Name("len"), [cst.Arg(it.args[0].value)])
+    return None, None
+
+
+def unindexed_devices(loop: cst.For, imports: ImportMap):
+    """("", the number of towers) for `for device in devices:` whose body runs under
+    `tf.device(device)`: a tower loop with no index to shard by (None, None otherwise)."""
+    if not isinstance(loop.target, cst.Name) or not isinstance(loop.body, cst.IndentedBlock):
+        return None, None
+    for call in cstutil.calls_of(loop.body):
+        if (imports.resolve(call.func) == "tensorflow.device" and call.args
+                and loop.target.value in cstutil.name_uses(call.args[0].value).loads):
+            return "", cst.Call(cst.Name("len"), [cst.Arg(loop.iter)])
     return None, None
 
 

@@ -26,8 +26,10 @@ class PrefetchQueue(Rule):
     prefetch measured no faster (see bench/epoch_stall_bench.py).
 
     ## Limitations
-    The tower loop must be `for i in range(n)` with a `tf.device` inside, and the input must come
-    from a function in the files migrated together whose pipeline qmigrate migrates.
+    The tower loop must be `for i in range(n)` (or `xrange`) or `for i, device in
+    enumerate(devices)` with a `tf.device` inside, and the input must come from a function in the
+    files migrated together whose pipeline qmigrate migrates. `for device in devices:` has no
+    index to shard by: it is reported with that reason.
     """
 
     code = "QM401"

@@ -31,7 +31,7 @@ SCENARIOS = sorted(os.path.basename(os.path.dirname(d))
 
 
 def test_scenarios_with_test_modules_exist():
-    assert SCENARIOS == ["per_tower", "shared_batch", "tutorial"]
+    assert SCENARIOS == ["device_list", "per_tower", "shared_batch", "tutorial"]
 
 
 @pytest.mark.parametrize("tf_version", ("1.8", "1.15"), ids=lambda v: "tf" + v)
