@@ -722,7 +722,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         queues = handbuilt.find(originals, self.scopes[-1], self.imports, self.module.code_for_node) \
             if self.has_queues else None
         found = recognise_block(originals, self.scopes[-1], self.context, self.names, self.module.code_for_node,
-                                queues)
+                                queues, [leaf.withs for leaf in leaves])
         scope = self.scopes[-1]
         source = self.context.record_sources.get(scope.name.value) if isinstance(scope, cst.FunctionDef) else None
         reasons = self.fallback_reasons if source is not None and source.function is scope else self.analysis.reasons

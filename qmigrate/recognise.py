@@ -187,8 +187,9 @@ def _code(node: cst.CSTNode) -> str:
 
 class _BlockRecogniser:
     def __init__(self, body: Sequence[cst.BaseStatement], scope: cst.CSTNode, context: ModuleContext,
-                 names: NamePool, source_of: Callable[[cst.CSTNode], str], queues=None):
+                 names: NamePool, source_of: Callable[[cst.CSTNode], str], queues=None, withs=None):
         self.body = body
+        self.withs = withs or [()] * len(body)  # the `with`s enclosing each leaf, outermost first
         self.queues = queues or handbuilt.BlockQueues()
         self.context = context
         self.imports = context.imports
@@ -729,6 +730,9 @@ class _BlockRecogniser:
         inside = Counter()
         for index in chain:
             inside.update(self.uses[index].loads)
+        for with_node in self._moved_withs(record_indices, read_index, chain):
+            for item in with_node.items:  # `with tf.control_dependencies([check]):` goes into the map function
+                inside.update(cstutil.name_uses(item.item).loads)
         for name in sorted(tainted):
             if self.scope_loads[name] > (inside[name] + self._earlier_loads(name, chain)
                                          + self._later_loads(name, batch_index)):
@@ -810,6 +814,14 @@ class _BlockRecogniser:
             return "the batching is inside a nested function or class (line %d)" % line
         return ("the batching call is nested in a larger expression (line %d); assign its result to names first"
                 % line)
+
+    def _moved_withs(self, record_indices, read_index: int, chain) -> List[cst.With]:
+        """The `with`s that move into the map function with the per-record code: those around
+        record leaves but not around the read, holding nothing but leaves of the chain."""
+        stays = {id(w) for w in self.withs[read_index]}
+        around = {id(w): w for index in record_indices for w in self.withs[index] if id(w) not in stays}
+        return [w for key, w in around.items()
+                if all(index in chain for index, withs in enumerate(self.withs) if any(id(o) == key for o in withs))]
 
     def _with_header_using(self, name: str) -> Optional[int]:
         """The line of a `with` in the scope whose header reads `name`, if any."""
@@ -1116,7 +1128,8 @@ class _LeafUses:
         return cache[index]
 
 
-def recognise_block(body, scope, context: ModuleContext, names, source_of, queues=None) -> BlockResult:
+def recognise_block(body, scope, context: ModuleContext, names, source_of, queues=None, withs=None) -> BlockResult:
     """All pipelines whose chain lies in `body` (a list of statements of `scope`); `queues`: the
-    block's hand-built queues (handbuilt.find), which records may go through."""
-    return _BlockRecogniser(body, scope, context, names, source_of, queues).run()
+    block's hand-built queues (handbuilt.find), which records may go through; `withs`: the `with`
+    statements around each statement of `body` (blocks.Leaf.withs)."""
+    return _BlockRecogniser(body, scope, context, names, source_of, queues, withs).run()

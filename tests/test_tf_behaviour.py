@@ -71,6 +71,7 @@ CASES = [
     ("fully_connected_reader", "inputs", lambda d: dict(filenames=_files(d, "mnist_*"), batch_size=20, num_epochs=2),
      240, "epoch"),
     ("py_func_shapes", "py_inputs", lambda d: dict(data_dir=d, batch_size=32), 320, "epoch"),
+    ("record_guards", "guarded_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
     ("maybe_keep", "even_ids", lambda d: dict(files=_files(d, "dict_*"), batch_size=4), 25, "epoch"),
     ("maybe_keep", "shuffled_small_ids", lambda d: dict(files=_files(d, "dict_*"), batch_size=7), 60, "epoch"),
     ("tfrecord_gzip", "compressed_inputs", lambda d: dict(files=_files(d, "gzip_*"), batch_size=4), 60, "epoch"),
@@ -236,3 +237,22 @@ def test_guard_on_the_range_limit_still_fails_with_its_message(tmp_path, tf_vers
                               env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
         assert done.returncode != 0, path
         assert "epoch_size == 0, decrease batch_size or num_steps" in done.stderr, (path, done.stderr[-2000:])
+
+
+def test_per_record_guards_still_fail_with_their_message(data_dir, tmp_path):
+    """Asserts under a control dependency in the per-record code move into the map function with
+    it: a record that breaks one fails the migrated pipeline with the user's message too (TF 1.8)."""
+    import json
+    import subprocess
+
+    python = tf_python("1.8")
+    before = _legacy_copy(os.path.join(SINGLE, "record_guards.before.py"), str(tmp_path), "1.8")
+    after = _migrated_copy(before, str(tmp_path), "1.8")
+    args = json.dumps(dict(files=_files(data_dir, "dict_*"), batch_size=8, max_id=3))
+    for path in (before, after):
+        done = subprocess.run([python, os.path.join(os.path.dirname(__file__), "tf", "run_pipeline.py"), path,
+                               "guarded_inputs", args, "10", str(tmp_path / "out.json")],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=300,
+                              env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+        assert done.returncode != 0, path
+        assert "example id out of range" in done.stderr, (path, done.stderr[-2000:])
