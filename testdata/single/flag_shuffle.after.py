@@ -107,14 +107,21 @@ def column_inputs(csv_files, batch_size, shuffle=True):
 
 
 def checked_inputs(files, batch_size):
-    filename_queue = tf.train.string_input_producer(files, num_epochs=1)
-    reader = tf.TFRecordReader()
-    _, serialized = reader.read(filename_queue)
-    parsed = tf.parse_single_example(serialized, _FEATURES)
-    positive = tf.assert_non_negative(parsed['id'])
-    with tf.control_dependencies([positive]):
-        ids = tf.identity(parsed['id'])
-    return tf.train.batch([ids], batch_size)
+    def parse_record_5(serialized):
+        parsed = tf.parse_single_example(serialized, _FEATURES)
+        positive = tf.assert_non_negative(parsed['id'])
+        with tf.control_dependencies([positive]):
+            ids = tf.identity(parsed['id'])
+        return ids
+
+    dataset_5 = tf.data.Dataset.from_tensor_slices(files)
+    dataset_5 = dataset_5.shuffle(tf.size(files, out_type=tf.int64))
+    dataset_5 = dataset_5.flat_map(tf.data.TFRecordDataset)
+    dataset_5 = dataset_5.map(parse_record_5)
+    dataset_5 = dataset_5.repeat(1)
+    dataset_5 = dataset_5.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+    dataset_5 = dataset_5.prefetch(1)
+    return dataset_5.make_one_shot_iterator().get_next()
 
 
 def uneven_branches(files, batch_size, shuffle):
