@@ -7,7 +7,8 @@ from qmigrate.rules.findings import (
     BatchNotDivisibleAcrossTowers, PerTowerPipelines, PerTowerPlaceholders, ProducersAlignedBySeed,
     SharedBatchAcrossTowers, UntracedTowerInput)
 from qmigrate.rules.prefetch import PrefetchQueue
-from qmigrate.rules.producers import MatchFilenamesOnce, RangeInputProducer, SliceInputProducer, StringInputProducer
+from qmigrate.rules.producers import (
+    InputProducer, MatchFilenamesOnce, RangeInputProducer, SliceInputProducer, StringInputProducer)
 from qmigrate.rules.queue_runners import Coordinator, SessionStartsRunners, StartQueueRunners
 from qmigrate.rules.readers import FixedLengthRecordReader, TextLineReader, TFRecordReader, WholeFileReader
 from qmigrate.rules.target_api import ApiNotInTarget
@@ -18,6 +19,7 @@ ALL_RULES = (
     NotebookNotMigrated,
     NonInputQueue,
     StringInputProducer,
+    InputProducer,
     SliceInputProducer,
     MatchFilenamesOnce,
     RangeInputProducer,
@@ -46,7 +48,7 @@ ALL_RULES = (
 )
 
 _BY_NAME: Dict[str, type] = {name: rule for rule in ALL_RULES for name in rule.names}
-PRODUCERS = (StringInputProducer,)  # feed readers
+PRODUCERS = (StringInputProducer, InputProducer)  # feed readers
 SLICERS = (SliceInputProducer,)  # their outputs are the records
 READERS = (TFRecordReader, FixedLengthRecordReader, TextLineReader, WholeFileReader)
 BATCHERS = (Batch, ShuffleBatch)

@@ -88,6 +88,93 @@ class StringInputProducer(Rule):
         )
 
 
+class InputProducer(Rule):
+    """`input_producer` of file names feeding a reader: `string_input_producer` under its general name.
+
+    ## Why
+    `tf.train.input_producer(tensor, ...)` queues the rows of a tensor; `string_input_producer`
+    is that call for file names. Code that reads files through it (`reader.read(path_queue)`)
+    is the same pipeline and migrates the same way.
+
+    ## Fix safety
+    Safe, as for `string_input_producer` (QM101): the rows are file names, shuffled every epoch
+    unless `shuffle=False`, repeated `num_epochs` times. `capacity` and `summary_name` (the
+    queue's fill-level summary) concern the queue only and go with it.
+
+    ## Limitations
+    Only as the queue of a reader, with no `element_shape` (the rows are then the elements of a
+    list of file names); any other use is reported with the reason.
+    """
+
+    code = "QM105"
+    names = ("tensorflow.train.input_producer",)
+    signature = ("input_tensor", "element_shape", "num_epochs", "shuffle", "seed", "capacity", "shared_name",
+                 "summary_name", "name", "cancel_op")
+    message = "input_producer queue feeds a reader"
+    advice = ("build the rows with tf.data.Dataset.from_tensor_slices(tensor).shuffle(n).repeat(num_epochs) "
+              "(and read file names with the matching dataset)")
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+
+            def examples(path, training):
+                reader = tf.TFRecordReader()
+                path_queue = tf.train.input_producer([path], num_epochs=None if training else 1,
+                                                     shuffle=training, capacity=16)
+                _, serialized = reader.read(path_queue)
+                return tf.train.batch([serialized], batch_size=4)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def examples(path, training):
+                dataset = tf.data.Dataset.from_tensor_slices([path])
+                if training:
+                    dataset = dataset.shuffle(tf.size([path], out_type=tf.int64))
+                dataset = dataset.flat_map(tf.data.TFRecordDataset)
+                dataset = dataset.repeat(None if training else 1)
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(4))
+                dataset = dataset.prefetch(1)
+                return dataset.make_one_shot_iterator().get_next()
+            """),
+        ),
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.python.training import input as tf_input
+
+            def lines(files):
+                queue = tf_input.input_producer(files, shuffle=False, summary_name='files')
+                _, line = tf.TextLineReader().read(queue)
+                return tf.train.batch([line], batch_size=8)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def lines(files):
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.flat_map(tf.data.TextLineDataset)
+                dataset = dataset.repeat()
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(8))
+                dataset = dataset.prefetch(1)
+                return dataset.make_one_shot_iterator().get_next()
+            """),
+        ),
+    )
+
+    @classmethod
+    def model(cls, args, source: SourceOf, resolve) -> FileSource:
+        if not is_none(args.get("element_shape")):
+            raise Unsupported("it sets `element_shape`: its rows are not a list of file names")
+        renamed = {"string_tensor" if key == "input_tensor" else key: value for key, value in args.items()
+                   if key not in ("element_shape", "summary_name")}
+        if isinstance(renamed.get("string_tensor"), cst.Call) and \
+                resolve(renamed["string_tensor"].func) == MATCH_FILENAMES_ONCE:
+            raise Unsupported("its rows come from match_filenames_once(), which it does not take as file names")
+        return StringInputProducer.model(renamed, source, resolve)
+
+
 class SliceInputProducer(Rule):
     """`slice_input_producer` becomes `Dataset.from_tensor_slices` over the same tensors, shuffled per epoch.
 

@@ -10,9 +10,6 @@ _SLIM_PROVIDER = ("read with tf.data.TFRecordDataset(files) (interleave for para
 
 # canonical name -> (why it is not rewritten, what to do)
 NOT_MIGRATED: Dict[str, Tuple[str, str]] = {
-    "tensorflow.train.input_producer": (
-        "it queues the rows of a computed tensor with an element shape; rarely used, not modelled",
-        "tf.data.Dataset.from_tensor_slices(tensor).shuffle(n).repeat(num_epochs)"),
     "tensorflow.train.limit_epochs": (
         "it counts epochs in a local variable; the data it guards is not a queue qmigrate can follow",
         "Dataset.repeat(num_epochs) on the dataset that replaces the tensor"),

@@ -72,6 +72,8 @@ CASES = [
      240, "epoch"),
     ("py_func_shapes", "py_inputs", lambda d: dict(data_dir=d, batch_size=32), 320, "epoch"),
     ("record_guards", "guarded_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
+    ("input_producer_files", "evaluation_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50,
+     "epoch"),
     ("maybe_keep", "even_ids", lambda d: dict(files=_files(d, "dict_*"), batch_size=4), 25, "epoch"),
     ("maybe_keep", "shuffled_small_ids", lambda d: dict(files=_files(d, "dict_*"), batch_size=7), 60, "epoch"),
     ("tfrecord_gzip", "compressed_inputs", lambda d: dict(files=_files(d, "gzip_*"), batch_size=4), 60, "epoch"),
