@@ -21,7 +21,8 @@ from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
 from qmigrate.positions import call_positions, stdlib_tree
 from qmigrate.recognise import Match, ModuleContext, NamePool, recognise_block
-from qmigrate.rules import ALL_RULES, BATCHERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, rule_for
+from qmigrate.rules import (
+    ALL_RULES, BATCHERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, rule_for)
 from qmigrate.rules import queue_runners
 from qmigrate.rules.hand_built import HandBuiltQueue
 from qmigrate.rules.producers import RangeInputProducer
@@ -301,6 +302,8 @@ def _may_hold_pipeline(rules: Set[type]) -> bool:
     if rules & set(SLICERS) and rules & {*BATCHERS, HandBuiltQueue} or RangeInputProducer in rules:
         return True
     batchers = BATCHERS + JOINERS + FILTERERS + (HandBuiltQueue,)
+    if rules & {*SLIM_PROVIDERS, *SLIM_READS} and rules & set(batchers):
+        return True  # slim: its provider or parallel read is the producer and the reader
     return all(rules & set(family) for family in (PRODUCERS, READERS, batchers))
 
 
@@ -731,6 +734,10 @@ class _PipelineRewriter(cst.CSTTransformer):
             found.matches.remove(match)  # a `# qmigrate: ignore` on any of its lines keeps the whole pipeline
             for call in match.calls:
                 self.analysis.reasons.setdefault(id(call), "a line of its pipeline says `# qmigrate: ignore`")
+        for match in [m for m in found.matches if synth.cannot_write(m.pipeline, self.target)]:
+            found.matches.remove(match)  # it needs what the target lacks (slim's file listing in TF 2)
+            for call in match.calls:
+                self.analysis.reasons.setdefault(id(call), synth.cannot_write(match.pipeline, self.target))
         replacements: Dict[blocks.Path, List[cst.BaseStatement]] = {}
         removed: Set[blocks.Path] = set()
         sharded = self._function_name() in self.edits.shard_functions

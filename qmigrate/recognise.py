@@ -13,12 +13,14 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import blocks, cstutil, handbuilt, helpers, towers
+from qmigrate import blocks, cstutil, handbuilt, helpers, slim_provider, towers
 from qmigrate.model import Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
-from qmigrate.rules import BATCHERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, rule_for
+from qmigrate.rules import (
+    BATCHERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, rule_for)
 from qmigrate.rules.base import Unsupported
 from qmigrate.rules.producers import MATCH_FILENAMES_ONCE
+from qmigrate.rules.slim_provider import ReaderModel
 
 
 @dataclass
@@ -197,6 +199,8 @@ class _BlockRecogniser:
         self.scope = scope
         self._scope_uses = None
         self._uses = {}
+        self.providers: Dict[str, Tuple[int, type, cst.Call]] = {}  # slim providers of the block, by name
+        self.providers_read: Set[str] = set()
 
     # Name uses are computed on demand: most blocks hold no producer and need none.
     @property
@@ -249,10 +253,17 @@ class _BlockRecogniser:
             if found and name:
                 readers[name] = (index,) + found
                 continue
+            found = _call_with_rule(value, self.imports, SLIM_PROVIDERS)
+            if found and name:
+                self.providers[name] = (index,) + found
+                continue
             slicer = _call_with_rule(value, self.imports, SLICERS)
+            slim_read = _call_with_rule(value, self.imports, SLIM_READS)
             try:
                 if slicer:
                     match = self._slices_at(index, target, slicer)
+                elif slim_read:
+                    match = self._slim_read_at(index, target, slim_read)
                 else:
                     match = self._read_at(index, target, value, producers, readers)
             except _Broken as broken:
@@ -267,6 +278,9 @@ class _BlockRecogniser:
                     match.producer_branches, arms, _ = branched[match.removed_indices[0]]
                     match.calls = tuple(match.calls) + tuple(arms)
                 result.matches.append(match)
+        for name in sorted(set(self.providers) - self.providers_read):
+            index, _, call = self.providers[name]
+            result.failures.append(Failure((call,), self._unread_provider(name, index)))
         _drop_joined(result)
         return result
 
@@ -316,6 +330,9 @@ class _BlockRecogniser:
 
     def _read_at(self, index, target, value, producers, readers) -> Optional[Match]:
         """The pipeline read at leaf `index` (`k, v = reader.read(q)` or `x = read_helper(q)`), if any."""
+        got = slim_provider.provider_get(value, self.providers)
+        if got is not None:
+            return self._link_provider(got[0], index, target, got[1])
         read = _read_call(value)
         if read and read[1] in producers:
             if isinstance(read[0], cst.Call):  # `tf.TFRecordReader().read(queue)`: made where it reads
@@ -426,6 +443,65 @@ class _BlockRecogniser:
         return self._follow(producer, (source.reader_rule, source.reader_call, read, None), index, None, value,
                             set(names), [index], calls, helpers_used=(source.name,), bound_producer=produced,
                             record_call=new_call)
+
+    def _link_provider(self, name: str, index: int, target: cst.BaseExpression, get_call: cst.Call) -> Match:
+        """`x = provider.get(items)`: slim's provider is the file source and the reader, and the
+        get, decoding with the dataset's own decoder, the first per-record statement."""
+        self.providers_read.add(name)
+        provider_index, rule, call = provider = self.providers[name]
+        calls = (call,)
+        try:
+            bound = rule.bind(call)
+        except Unsupported as error:
+            raise _Broken(calls, str(error))
+        if bound.get("dataset") is None:
+            raise _Broken(calls, "it has no dataset argument")
+        if not towers.target_names(target):
+            raise _Broken(calls, "the result of %s.get() is not assigned to plain names" % name)
+        value = self._fresh_local("serialized")
+        match = self._follow(provider, (ReaderModel(rule), call, bound, None), index, None, value,
+                             set(towers.target_names(target)), [index], calls, bound_producer=bound)
+        try:  # checked once the chain is known, so that its batching is told the reason too
+            slim_provider.DatasetProof(self.scope, self.imports, self.context.functions,
+                                       self.context.line_of).check(bound["dataset"])
+            items = slim_provider.get_items(get_call, bound.get("record_key"))
+        except Unsupported as error:
+            raise _Broken(match.calls, str(error))
+        match.record_statements[index] = (
+            slim_provider.decode_statement(self.body[index], get_call, bound["dataset"], items, value),)
+        return self._name_files(match)
+
+    def _slim_read_at(self, index: int, target: cst.BaseExpression, found) -> Match:
+        """`key, value = parallel_read(files, tf.TFRecordReader, ...)` (or single_pass_read): a
+        file-name producer and a reader in one call."""
+        rule, call = found
+        calls = (call,)
+        key, value = self._read_targets(target, calls)
+        try:
+            bound = rule.bind(call)
+        except Unsupported as error:
+            raise _Broken(calls, str(error))
+        tainted = {value} | ({key} if key else set())
+        match = self._follow((index, rule, call), (ReaderModel(rule), call, bound, None), index, key, value, tainted,
+                             [], calls, removed=(index,), bound_producer=bound)
+        return self._name_files(match)
+
+    def _name_files(self, match: Match) -> Match:
+        """A slim source's files get a name of their own: slim listed them once, in Python."""
+        source = dataclasses.replace(match.pipeline.source, files=self.names.fresh("data_files"))
+        match.pipeline = dataclasses.replace(match.pipeline, source=source)
+        return match
+
+    def _unread_provider(self, name: str, index: int) -> str:
+        """Why a provider of the block is not followed: where it is used instead of one get()."""
+        later = [i for i in range(index + 1, len(self.body)) if name in self.uses[i].loads]
+        if not later:
+            return slim_provider.unread_reason(name)
+        stmt, line = self.body[later[0]], self._line_of(later[0])
+        if isinstance(stmt, cst.If):
+            return ("the provider `%s` is read in the arms of an if/else (line %d): each arm would need its own "
+                    "decoding of one dataset, which qmigrate does not write yet" % (name, line))
+        return "%s; first used at line %d" % (slim_provider.unread_reason(name), line)
 
     def _caller_bound(self) -> frozenset:
         """Names the calling function binds (its locals and parameters): a module-level name a

@@ -1,0 +1,75 @@
+"""slim's DatasetDataProvider, parallel_read and single_pass_read, before and after migration,
+drained under real TensorFlow 1.8 and 1.15 (slim lives in tf.contrib: there is no TF 2 run).
+
+Compared as in test_tf_behaviour.py: the structure and static shapes of what the pipeline
+returns, the batch shapes, and the multiset of examples (each carries a unique id).
+"""
+import json
+import os
+from collections import Counter
+
+import pytest
+
+from conftest import TESTDATA
+from qmigrate import api
+from qmigrate.engine import Options
+from qmigrate.targets import TARGETS
+from tfenv import finish, load_json, run_tf, start_tf, tf_python
+
+BEFORE = os.path.join(TESTDATA, "single", "slim_provider.before.py")
+TRAIN, EVAL = 4 * 24, 3 * 10  # examples per epoch, as make_slim_data.py writes them
+
+# function, arguments (given the data folder), examples expected, mode: "epoch" drains a finite
+# pipeline; ("forever", n) takes the first batches of one that repeats n examples.
+CASES = [
+    ("train_inputs", lambda d: dict(data_dir=d, batch_size=8), 20 * 8, ("forever", TRAIN)),
+    ("eval_inputs", lambda d: dict(data_dir=d, batch_size=8), EVAL, "epoch"),
+    ("example_ids", lambda d: dict(data_dir=d, batch_size=6), 20 * 6, ("forever", TRAIN)),
+    ("one_pass", lambda d: dict(data_dir=d, batch_size=7), EVAL, "epoch"),
+]
+
+
+@pytest.fixture(scope="module")
+def slim_data(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("slimdata")
+    run_tf(tf_python("1.8"), "make_slim_data.py", folder)
+    return str(folder)
+
+
+@pytest.mark.parametrize("version", ("1.8", "1.15"), ids=lambda v: "tf" + v)
+@pytest.mark.parametrize("function,arguments,expected,mode", CASES, ids=[c[0] for c in CASES])
+def test_slim_pipeline_gives_the_same_examples(function, arguments, expected, mode, version, slim_data, tmp_path):
+    python = tf_python(version)
+    [result] = api.migrate([BEFORE], Options(target=TARGETS[version]))
+    assert result.changed
+    after = tmp_path / "slim_provider.after_run.py"
+    after.write_bytes(result.new_source)
+    args = json.dumps(arguments(slim_data))
+    max_batches = 10000 if mode == "epoch" else 20
+    runs = {}
+    for label, path in (("before", BEFORE), ("after", str(after))):
+        out = str(tmp_path / (label + ".json"))
+        runs[label] = (start_tf(python, "run_pipeline.py", path, function, args, max_batches, out), out)
+    got = {}
+    for label, (process, out) in runs.items():
+        finish(process)
+        got[label] = load_json(out)
+    old, new = got["before"], got["after"]
+
+    assert new["kind"] == old["kind"]
+    assert new["static_shapes"] == old["static_shapes"]
+    assert len(old["examples"]) == len(new["examples"]) == expected
+    if mode == "epoch":
+        assert new["batch_shapes"] == old["batch_shapes"]
+        assert Counter(new["examples"]) == Counter(old["examples"])
+        assert len(set(new["examples"])) == expected  # every example once
+    else:
+        epoch = mode[1]
+        # The common queue spans epochs, so its first batches need not hold every example; every
+        # example it gave must be one the migrated pipeline gives, and each run of `epoch`
+        # examples of the migrated pipeline is one whole epoch.
+        distinct = set(new["examples"])
+        assert set(old["examples"]) <= distinct
+        assert len(distinct) == epoch
+        for start in range(0, len(new["examples"]) - epoch + 1, epoch):
+            assert sorted(new["examples"][start:start + epoch]) == sorted(distinct)
