@@ -201,6 +201,7 @@ class _BlockRecogniser:
         self._uses = {}
         self.providers: Dict[str, Tuple[int, type, cst.Call]] = {}  # slim providers of the block, by name
         self.providers_read: Set[str] = set()
+        self.provider_gets: Dict[str, int] = {}  # a provider read in if/else arms is used once per get
 
     # Name uses are computed on demand: most blocks hold no producer and need none.
     @property
@@ -230,6 +231,12 @@ class _BlockRecogniser:
         branched: Dict[int, Tuple[cst.If, Tuple[cst.Call, ...], cst.Call]] = {}  # if/elif producers
         for index, stmt in enumerate(self.body):
             assign = cstutil.single_assign(stmt)
+            if isinstance(stmt, cst.If) and slim_provider.gets_in(stmt, self.providers):
+                try:  # `if c: x = provider.get(a) else: x = provider.get(b)`: the if decodes
+                    result.matches.append(self._provider_read(index))
+                except _Broken as broken:
+                    result.failures.append(Failure(broken.calls, str(broken)))
+                continue
             if isinstance(stmt, cst.If):
                 try:
                     found = self._branched_producer(stmt)
@@ -280,7 +287,10 @@ class _BlockRecogniser:
                 result.matches.append(match)
         for name in sorted(set(self.providers) - self.providers_read):
             index, _, call = self.providers[name]
-            result.failures.append(Failure((call,), self._unread_provider(name, index)))
+            finder = _CallFinder(self.imports, BATCHERS)  # the batching that follows is told why too
+            for stmt in self.body[index + 1:]:
+                stmt.visit(finder)
+            result.failures.append(Failure((call,) + tuple(finder.calls[:1]), self._unread_provider(name, index)))
         _drop_joined(result)
         return result
 
@@ -330,9 +340,8 @@ class _BlockRecogniser:
 
     def _read_at(self, index, target, value, producers, readers) -> Optional[Match]:
         """The pipeline read at leaf `index` (`k, v = reader.read(q)` or `x = read_helper(q)`), if any."""
-        got = slim_provider.provider_get(value, self.providers)
-        if got is not None:
-            return self._link_provider(got[0], index, target, got[1])
+        if slim_provider.gets_in(value, self.providers):
+            return self._provider_read(index)
         read = _read_call(value)
         if read and read[1] in producers:
             if isinstance(read[0], cst.Call):  # `tf.TFRecordReader().read(queue)`: made where it reads
@@ -444,9 +453,31 @@ class _BlockRecogniser:
                             set(names), [index], calls, helpers_used=(source.name,), bound_producer=produced,
                             record_call=new_call)
 
-    def _link_provider(self, name: str, index: int, target: cst.BaseExpression, get_call: cst.Call) -> Match:
-        """`x = provider.get(items)`: slim's provider is the file source and the reader, and the
-        get, decoding with the dataset's own decoder, the first per-record statement."""
+    def _provider_read(self, index: int) -> Match:
+        """A statement that gets items of one provider (`[a, b] = provider.get([...])`,
+        `a = provider.get([...])[0]`, or an if/else whose arms do): the whole statement, each get
+        decoding, is the first per-record statement (an if's test is Python's, made once when the
+        map function is traced)."""
+        stmt = self.body[index]
+        gets = slim_provider.gets_in(stmt, self.providers)
+        names = sorted({name for name, _ in gets})
+        calls = tuple(self.providers[name][2] for name in names)
+        if len(names) != 1:
+            raise _Broken(calls, "the statement at line %d reads several providers" % self._line_of(index))
+        others = [c for c in cstutil.calls_of(stmt) if rule_for(self.imports.resolve(c.func)) is not None]
+        if others or self.uses[index].control:  # all of the statement moves into the map function
+            raise _Broken(calls + tuple(others), "the statement at line %d that reads the provider also %s" % (
+                self._line_of(index), "calls queue APIs" if others else
+                "contains `%s`" % sorted(self.uses[index].control)[0]))
+        if not self.uses[index].stores:
+            raise _Broken(calls, "the items the provider gets at line %d are not assigned to names"
+                          % self._line_of(index))
+        return self._link_provider(names[0], index, set(self.uses[index].stores), [call for _, call in gets])
+
+    def _link_provider(self, name: str, index: int, tainted: Set[str], get_calls: List[cst.Call]) -> Match:
+        """`x = provider.get(items)` (or an if/else of such gets): slim's provider is the file source
+        and the reader, and the gets, decoding with the dataset's own decoder, the first per-record
+        statement."""
         self.providers_read.add(name)
         provider_index, rule, call = provider = self.providers[name]
         calls = (call,)
@@ -456,19 +487,19 @@ class _BlockRecogniser:
             raise _Broken(calls, str(error))
         if bound.get("dataset") is None:
             raise _Broken(calls, "it has no dataset argument")
-        if not towers.target_names(target):
-            raise _Broken(calls, "the result of %s.get() is not assigned to plain names" % name)
         value = self._fresh_local("serialized")
-        match = self._follow(provider, (ReaderModel(rule), call, bound, None), index, None, value,
-                             set(towers.target_names(target)), [index], calls, bound_producer=bound)
+        self.provider_gets[name] = len(get_calls)
+        match = self._follow(provider, (ReaderModel(rule), call, bound, None), index, None, value, tainted, [index],
+                             calls, bound_producer=bound)
         try:  # checked once the chain is known, so that its batching is told the reason too
             slim_provider.DatasetProof(self.scope, self.imports, self.context.functions,
                                        self.context.line_of).check(bound["dataset"])
-            items = slim_provider.get_items(get_call, bound.get("record_key"))
+            for get_call in get_calls:
+                slim_provider.get_items(get_call, bound.get("record_key"))
         except Unsupported as error:
             raise _Broken(match.calls, str(error))
         match.record_statements[index] = (
-            slim_provider.decode_statement(self.body[index], get_call, bound["dataset"], items, value),)
+            slim_provider.decode_statement(self.body[index], get_calls, bound["dataset"], value),)
         return self._name_files(match)
 
     def _slim_read_at(self, index: int, target: cst.BaseExpression, found) -> Match:
@@ -800,7 +831,7 @@ class _BlockRecogniser:
         if reader_index is not None:
             queues.append(producer_target(self.body[reader_index]))
         for queue_name in queues:
-            if self.scope_loads[queue_name] != 1:
+            if self.scope_loads[queue_name] != self.provider_gets.get(queue_name, 1):
                 raise _Broken(calls, "`%s` is used beyond reader.read(), by code qmigrate cannot rewrite" % queue_name)
         inside = Counter()
         for index in chain:

@@ -158,8 +158,10 @@ class DatasetProof:
             if isinstance(returned, cst.Name):
                 returned = self._single_value(helper, returned.value, "the slim dataset it returns,")
             if not (isinstance(returned, cst.Call) and self.resolve(returned.func) == DATASET):
-                raise Unsupported("%s() (line %d) returns something other than a slim Dataset(...) it makes"
-                                  % (callee, self.line_of(helper)))
+                made = cst.Module([]).code_for_node(returned.func if isinstance(returned, cst.Call) else returned)
+                raise Unsupported("its slim dataset comes from %s() (line %d), which returns what `%s` makes, not a "
+                                  "slim Dataset(...) of its own, so the reader class and decoder cannot be seen here"
+                                  % (callee, self.line_of(helper), made))
             self._check_dataset_call(returned, helper)
 
     def _argument(self, call: cst.Call, position: int, keyword: str) -> Optional[cst.BaseExpression]:
@@ -206,7 +208,7 @@ class DatasetProof:
                     "(slim's Tensor, Image and BoundingBox are)"))
 
 
-def get_items(call: cst.Call, record_key: Optional[cst.BaseExpression]) -> cst.BaseExpression:
+def get_items(call: cst.Call, record_key: Optional[cst.BaseExpression]) -> None:
     """The `items` of `provider.get(items)`: a literal list of literal strings, none of them the
     record key (a TFRecordDataset gives no `file:record` keys). Unsupported otherwise."""
     if len(call.args) != 1 or call.args[0].star or (call.args[0].keyword and call.args[0].keyword.value != "items"):
@@ -224,10 +226,9 @@ def get_items(call: cst.Call, record_key: Optional[cst.BaseExpression]) -> cst.B
         if element.value.evaluated_value == key:
             raise Unsupported("its get() asks for the record key `%s`, the reader's `file:record` key, which a "
                               "TFRecordDataset does not give" % key)
-    return items
 
 
-def provider_get(value, providers: Dict[str, Tuple]) -> Optional[Tuple[str, cst.Call]]:
+def _provider_get(value, providers: Dict[str, Tuple]) -> Optional[Tuple[str, cst.Call]]:
     """(provider name, the get call) for `provider.get(items)` on a provider of the block."""
     if (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "get"
             and isinstance(value.func.value, cst.Name) and value.func.value.value in providers):
@@ -235,13 +236,41 @@ def provider_get(value, providers: Dict[str, Tuple]) -> Optional[Tuple[str, cst.
     return None
 
 
-def decode_statement(stmt: cst.BaseStatement, get_call: cst.Call, dataset: cst.BaseExpression,
-                     items: cst.BaseExpression, record: str) -> str:
-    """The `get` statement written for the map function: `provider.get(items)` becomes
+class _Gets(cst.CSTVisitor):
+    def __init__(self, providers):
+        self.providers, self.found = providers, []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        got = _provider_get(node, self.providers)
+        if got is not None:
+            self.found.append(got)
+
+
+def gets_in(stmt: cst.CSTNode, providers: Dict[str, Tuple]) -> List[Tuple[str, cst.Call]]:
+    """Every `provider.get(...)` in a statement, on providers of the block."""
+    if not providers:
+        return []
+    finder = _Gets(providers)
+    stmt.visit(finder)
+    return finder.found
+
+
+class _ReplaceCalls(cst.CSTTransformer):
+    def __init__(self, replacements: Dict[int, cst.BaseExpression]):
+        self.replacements = replacements  # id(original call) -> its replacement
+
+    def leave_Call(self, original_node, updated_node):
+        return self.replacements.get(id(original_node), updated_node)
+
+
+def decode_statement(stmt: cst.BaseStatement, get_calls: List[cst.Call], dataset: cst.BaseExpression,
+                     record: str) -> str:
+    """The statement written for the map function: each `provider.get(items)` becomes
     `dataset.decoder.decode(record, items)`, the provider's own decoding (both give a list)."""
     code = cst.Module([]).code_for_node
-    decode = cst.parse_expression("%s.decoder.decode(%s, %s)" % (code(dataset), record, code(items)))
-    new = cstutil.replace_node(stmt, get_call, decode).with_changes(leading_lines=())
+    decodes = {id(call): cst.parse_expression("%s.decoder.decode(%s, %s)" % (
+        code(dataset), record, code(call.args[0].value))) for call in get_calls}
+    new = stmt.visit(_ReplaceCalls(decodes)).with_changes(leading_lines=())
     return code(new).rstrip("\n")
 
 

@@ -87,8 +87,14 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
 
     if reader is not None and reader.record_shuffle:
         # slim's common RandomShuffleQueue mixed the records of all readers before decoding, and
-        # kept filling across epoch ends: shuffle and repeat here, before the map.
-        out.extend(_shuffle_and_repeat(ds, reader.record_shuffle, source.num_epochs, source.seed, tf, target))
+        # kept filling across epoch ends: shuffle and repeat here, before the map. With a computed
+        # `shuffle=`, slim made a FIFOQueue when it was false: then only the repeat.
+        stages = _shuffle_and_repeat(ds, reader.record_shuffle, source.num_epochs, source.seed, tf, target)
+        if source.shuffle is True:
+            out.extend(stages)
+        else:
+            out.append("if %s:\n%s\nelse:\n    %s = %s.repeat(%s)" % (
+                source.shuffle, "\n".join("    " + line for line in stages), ds, ds, source.num_epochs or ""))
 
     function = pipeline.record_function
     if function is not None:

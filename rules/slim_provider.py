@@ -23,6 +23,34 @@ def _optional(args, name: str, source: SourceOf) -> Optional[str]:
     return None if is_none(node) else source(node)
 
 
+class _Plain(cst.CSTVisitor):
+    """Whether an expression reads only names and literals (no attribute, call or subscript)."""
+
+    def __init__(self):
+        self.plain = True
+
+    def on_visit(self, node) -> bool:
+        if isinstance(node, (cst.Attribute, cst.Call, cst.Subscript, cst.Lambda, cst.Await, cst.NamedExpr)):
+            self.plain = False
+        return self.plain
+
+
+def _shuffle(args, source: SourceOf):
+    """slim's `shuffle=`: True/False, or the source of a condition on names and literals
+    (`split_name == 'train'`), which the rewrite tests with a Python `if`, as slim did. The
+    recogniser proves those names are not rebound before the new test; an attribute or a call
+    could change unseen, so it is refused."""
+    node = args.get("shuffle")
+    if node is None or (isinstance(node, cst.Name) and node.value in ("True", "False")):
+        return literal_bool(node, True, "shuffle")
+    plain = _Plain()
+    node.visit(plain)
+    if not plain.plain:
+        raise Unsupported("`shuffle=` is computed with an attribute, call or subscript, which could change "
+                          "before the rewritten test; bind it to a name first")
+    return source(node.with_changes(lpar=[], rpar=[]) if hasattr(node, "lpar") else node)
+
+
 def _no_reader_kwargs(args) -> None:
     if not is_none(args.get("reader_kwargs")):
         raise Unsupported("it passes `reader_kwargs=` to the reader class, which qmigrate does not carry over "
@@ -70,6 +98,11 @@ class DatasetDataProvider(Rule):
     message = "slim DatasetDataProvider reads through parallel readers and a common queue"
     advice = ("read dataset.data_sources with tf.data.TFRecordDataset (interleave for num_readers), decode each "
               "record with dataset.map(lambda r: dataset.decoder.decode(r, items)), then batch")
+    @classmethod
+    def reason_for(cls, name):
+        return ("the provider is not assigned to a name and read by `get()` in the block that batches its records "
+                "(here it is returned, passed on or built in an expression)")
+
     examples = (
         Example(
             before=example_source("""
@@ -133,14 +166,13 @@ class DatasetDataProvider(Rule):
             raise Unsupported("it has no dataset argument")
         return FileSource(files="", data_sources="%s.data_sources" % source(dataset),
                           num_epochs=_optional(args, "num_epochs", source),
-                          shuffle=literal_bool(args.get("shuffle"), True, "shuffle"),
-                          seed=_optional(args, "seed", source))
+                          shuffle=_shuffle(args, source), seed=_optional(args, "seed", source))
 
     @classmethod
     def reader_model(cls, args, source: SourceOf, resolve) -> RecordReader:
         _no_reader_kwargs(args)
         readers = _optional(args, "num_readers", source) or "1"
-        shuffle = literal_bool(args.get("shuffle"), True, "shuffle")
+        shuffle = _shuffle(args, source)
         return RecordReader("tfrecord", parallel_reads=None if readers == "1" else readers,
                             record_shuffle=(_optional(args, "common_queue_min", source) or "128") if shuffle else None)
 
@@ -168,6 +200,11 @@ class ParallelRead(Rule):
     signature = ("data_sources", "reader_class", "num_epochs", "num_readers", "reader_kwargs", "shuffle", "dtypes",
                  "capacity", "min_after_dequeue", "seed", "scope")
     message = "slim parallel_read reads with several readers into a common queue"
+
+    @classmethod
+    def reason_for(cls, name):
+        return "its result is not unpacked into `key, value` in the block that batches the records"
+
     advice = ("read the files with tf.data.TFRecordDataset, interleaved over num_readers files, shuffle and repeat, "
               "then map the per-record code")
     examples = (
@@ -223,15 +260,14 @@ class ParallelRead(Rule):
         if not is_none(args.get("dtypes")):
             raise Unsupported("it sets `dtypes=` of the common queue")
         return FileSource(files="", data_sources=source(files), num_epochs=_optional(args, "num_epochs", source),
-                          shuffle=literal_bool(args.get("shuffle"), True, "shuffle"),
-                          seed=_optional(args, "seed", source))
+                          shuffle=_shuffle(args, source), seed=_optional(args, "seed", source))
 
     @classmethod
     def reader_model(cls, args, source: SourceOf, resolve) -> RecordReader:
         _tfrecord_class(args, resolve)
         _no_reader_kwargs(args)
         readers = _optional(args, "num_readers", source) or "4"
-        shuffle = literal_bool(args.get("shuffle"), True, "shuffle")
+        shuffle = _shuffle(args, source)
         return RecordReader("tfrecord", parallel_reads=None if readers == "1" else readers,
                             record_shuffle=(_optional(args, "min_after_dequeue", source) or "128") if shuffle else None)
 
@@ -254,6 +290,8 @@ class SinglePassRead(Rule):
     names = (SINGLE_PASS_READ,)
     signature = ("data_sources", "reader_class", "reader_kwargs", "scope")
     message = "slim single_pass_read reads through a file-name queue"
+    reason_for = ParallelRead.reason_for
+
     advice = "read the files once with tf.data.TFRecordDataset and map the per-record code"
     examples = (
         Example(

@@ -19,13 +19,19 @@ from tfenv import finish, load_json, run_tf, start_tf, tf_python
 BEFORE = os.path.join(TESTDATA, "single", "slim_provider.before.py")
 TRAIN, EVAL = 4 * 24, 3 * 10  # examples per epoch, as make_slim_data.py writes them
 
-# function, arguments (given the data folder), examples expected, mode: "epoch" drains a finite
-# pipeline; ("forever", n) takes the first batches of one that repeats n examples.
+# function, arguments (given the data folder), examples expected, mode: ("epochs", k) drains a
+# finite pipeline of k epochs; ("forever", n) takes the first batches of one that repeats n examples.
 CASES = [
     ("train_inputs", lambda d: dict(data_dir=d, batch_size=8), 20 * 8, ("forever", TRAIN)),
-    ("eval_inputs", lambda d: dict(data_dir=d, batch_size=8), EVAL, "epoch"),
+    ("eval_inputs", lambda d: dict(data_dir=d, batch_size=8), EVAL, ("epochs", 1)),
     ("example_ids", lambda d: dict(data_dir=d, batch_size=6), 20 * 6, ("forever", TRAIN)),
-    ("one_pass", lambda d: dict(data_dir=d, batch_size=7), EVAL, "epoch"),
+    ("one_pass", lambda d: dict(data_dir=d, batch_size=7), EVAL, ("epochs", 1)),
+    # slim's shuffling common queue spans the epochs; migrated, each epoch is whole.
+    ("split_inputs", lambda d: dict(data_dir=d, split_name="train", batch_size=8, num_epochs=2), 2 * TRAIN,
+     ("epochs", 2)),
+    ("split_inputs", lambda d: dict(data_dir=d, split_name="eval", batch_size=8, fine_labels=True, num_epochs=1),
+     EVAL, ("epochs", 1)),
+    ("split_inputs", lambda d: dict(data_dir=d, split_name="train", batch_size=5), 20 * 5, ("forever", TRAIN)),
 ]
 
 
@@ -37,7 +43,7 @@ def slim_data(tmp_path_factory):
 
 
 @pytest.mark.parametrize("version", ("1.8", "1.15"), ids=lambda v: "tf" + v)
-@pytest.mark.parametrize("function,arguments,expected,mode", CASES, ids=[c[0] for c in CASES])
+@pytest.mark.parametrize("function,arguments,expected,mode", CASES, ids=["%s-%d" % (c[0], i) for i, c in enumerate(CASES)])
 def test_slim_pipeline_gives_the_same_examples(function, arguments, expected, mode, version, slim_data, tmp_path):
     python = tf_python(version)
     [result] = api.migrate([BEFORE], Options(target=TARGETS[version]))
@@ -45,7 +51,7 @@ def test_slim_pipeline_gives_the_same_examples(function, arguments, expected, mo
     after = tmp_path / "slim_provider.after_run.py"
     after.write_bytes(result.new_source)
     args = json.dumps(arguments(slim_data))
-    max_batches = 10000 if mode == "epoch" else 20
+    max_batches = 10000 if mode[0] == "epochs" else 20
     runs = {}
     for label, path in (("before", BEFORE), ("after", str(after))):
         out = str(tmp_path / (label + ".json"))
@@ -59,10 +65,10 @@ def test_slim_pipeline_gives_the_same_examples(function, arguments, expected, mo
     assert new["kind"] == old["kind"]
     assert new["static_shapes"] == old["static_shapes"]
     assert len(old["examples"]) == len(new["examples"]) == expected
-    if mode == "epoch":
+    if mode[0] == "epochs":
         assert new["batch_shapes"] == old["batch_shapes"]
         assert Counter(new["examples"]) == Counter(old["examples"])
-        assert len(set(new["examples"])) == expected  # every example once
+        assert set(Counter(new["examples"]).values()) == {mode[1]}  # every example once an epoch
     else:
         epoch = mode[1]
         # The common queue spans epochs, so its first batches need not hold every example; every

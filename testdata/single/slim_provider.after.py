@@ -99,3 +99,36 @@ def one_pass(data_dir, batch_size):
     dataset_5 = dataset_5.batch(batch_size)
     dataset_5 = dataset_5.prefetch(1)
     return dataset_5.make_one_shot_iterator().get_next()
+
+
+def split_inputs(data_dir, split_name, batch_size, fine_labels=False, num_epochs=None):
+    """Either split, shuffled only for training; which label item is read is a Python choice."""
+    dataset = get_split(data_dir, split_name, 96)
+    def parse_record_5(serialized):
+        if fine_labels:
+            [image, label] = dataset.decoder.decode(serialized, ['image', 'id'])
+        else:
+            [image, label] = dataset.decoder.decode(serialized, ['image', 'label'])
+
+        image = tf.to_float(image)
+        if split_name == 'train':
+            image = tf.image.flip_up_down(image)
+        else:
+            image = tf.image.per_image_standardization(image)
+        return image, label
+
+    data_files_5 = tf.contrib.slim.parallel_reader.get_data_files(dataset.data_sources)
+    dataset_6 = tf.data.Dataset.from_tensor_slices(data_files_5)
+    if split_name == 'train':
+        dataset_6 = dataset_6.shuffle(tf.size(data_files_5, out_type=tf.int64))
+    dataset_6 = dataset_6.interleave(tf.data.TFRecordDataset, cycle_length=2)
+    if split_name == 'train':
+        dataset_6 = dataset_6.apply(tf.contrib.data.shuffle_and_repeat(batch_size, num_epochs))
+    else:
+        dataset_6 = dataset_6.repeat(num_epochs)
+    dataset_6 = dataset_6.map(parse_record_5)
+    dataset_6 = dataset_6.batch(batch_size)
+    dataset_6 = dataset_6.prefetch(1)
+    images, labels = dataset_6.make_one_shot_iterator().get_next()
+    tf.logging.info('%d examples in %s', dataset.num_samples, split_name)
+    return images, labels

@@ -74,3 +74,25 @@ def one_pass(data_dir, batch_size):
     _, serialized = slim.parallel_reader.single_pass_read(data_dir + '/eval-*.tfrecord', tf.TFRecordReader)
     features = tf.parse_single_example(serialized, {'image/id': tf.FixedLenFeature([], tf.int64)})
     return tf.train.batch([features['image/id']], batch_size, allow_smaller_final_batch=True)
+
+
+def split_inputs(data_dir, split_name, batch_size, fine_labels=False, num_epochs=None):
+    """Either split, shuffled only for training; which label item is read is a Python choice."""
+    dataset = get_split(data_dir, split_name, 96)
+    provider = slim.dataset_data_provider.DatasetDataProvider(
+        dataset, num_readers=2, common_queue_capacity=2 * batch_size, common_queue_min=batch_size,
+        shuffle=(split_name == 'train'), num_epochs=num_epochs)
+    if fine_labels:
+        [image, label] = provider.get(['image', 'id'])
+    else:
+        [image, label] = provider.get(['image', 'label'])
+
+    image = tf.to_float(image)
+    if split_name == 'train':
+        image = tf.image.flip_up_down(image)
+    else:
+        image = tf.image.per_image_standardization(image)
+
+    images, labels = tf.train.batch([image, label], batch_size=batch_size, allow_smaller_final_batch=True)
+    tf.logging.info('%d examples in %s', dataset.num_samples, split_name)
+    return images, labels
