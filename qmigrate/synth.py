@@ -89,11 +89,15 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         # slim's common RandomShuffleQueue mixed the records of all readers before decoding, and
         # kept filling across epoch ends: shuffle and repeat here, before the map. With a computed
         # `shuffle=`, slim made a FIFOQueue when it was false: then only the repeat.
-        stages = _shuffle_and_repeat(ds, reader.record_shuffle, source.num_epochs, source.seed, tf, target)
+        buffer, comment = reader.record_shuffle, ""
+        if pipeline.sharding and pipeline.sharding.split_buffer:
+            comment = "# The towers shared one common queue: each shard keeps its share.\n"
+            buffer = "max(%s // %s, 1)" % (_operand(buffer), _operand(pipeline.sharding.num_shards))
+        stages = _shuffle_and_repeat(ds, buffer, source.num_epochs, source.seed, tf, target)
         if source.shuffle is True:
-            out.extend(stages)
+            out.extend([comment + stages[0]] + stages[1:])
         else:
-            out.append("if %s:\n%s\nelse:\n    %s = %s.repeat(%s)" % (
+            out.append(comment + "if %s:\n%s\nelse:\n    %s = %s.repeat(%s)" % (
                 source.shuffle, "\n".join("    " + line for line in stages), ds, ds, source.num_epochs or ""))
 
     function = pipeline.record_function

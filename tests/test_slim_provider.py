@@ -79,3 +79,34 @@ def test_slim_pipeline_gives_the_same_examples(function, arguments, expected, mo
         assert len(distinct) == epoch
         for start in range(0, len(new["examples"]) - epoch + 1, epoch):
             assert sorted(new["examples"][start:start + epoch]) == sorted(distinct)
+
+
+@pytest.mark.parametrize("version", ("1.8",), ids=lambda v: "tf" + v)
+def test_clone_shards_split_one_epoch_of_the_provider(version, slim_data, tmp_path):
+    """The clones dequeued one provider's batches from a prefetch queue; migrated, each clone reads
+    its shard: over the shards, one epoch holds every example the provider gave, each once."""
+    python = tf_python(version)
+    before = os.path.join(TESTDATA, "single", "slim_provider_clones.before.py")
+    # One file-order seed for the shards, which run here in processes of their own (a program's
+    # clones share the one it draws at import).
+    [result] = api.migrate([before], Options(target=TARGETS[version], seed=11))
+    assert b"num_shards" in result.new_source
+    after = tmp_path / "slim_provider_clones.after_run.py"
+    after.write_bytes(result.new_source)
+    runs = {"before": (before, dict(data_dir=slim_data, batch_size=8, num_epochs=1))}
+    for index in range(2):
+        runs["shard%d" % index] = (str(after), dict(data_dir=slim_data, batch_size=8, num_epochs=1, num_shards=2,
+                                                    shard_index=index))
+    started = {}
+    for label, (path, args) in runs.items():
+        out = str(tmp_path / (label + ".json"))
+        started[label] = (start_tf(python, "run_pipeline.py", path, "clone_inputs", json.dumps(args), 10000, out), out)
+    got = {}
+    for label, (process, out) in started.items():
+        finish(process)
+        got[label] = load_json(out)
+    shards = [got["shard0"]["examples"], got["shard1"]["examples"]]
+    assert got["shard0"]["static_shapes"] == got["before"]["static_shapes"]
+    assert len(got["before"]["examples"]) == TRAIN
+    assert not set(shards[0]) & set(shards[1])
+    assert Counter(shards[0] + shards[1]) == Counter(got["before"]["examples"])
