@@ -230,6 +230,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     context = _module_context(module, imports, tree)
     context.line_of = lambda node: positions.start(node)[0]
+    context.unsafe = options.unsafe
     keep = _keep_forwarded(keep_helpers or {}, context)
     # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).
     first = dataclasses.replace(analysis, reasons={}, fixed_calls=set(), findings=list(analysis.findings),
@@ -728,6 +729,8 @@ class _PipelineRewriter(cst.CSTTransformer):
         for failure in found.failures:
             for call in failure.calls:
                 reasons.setdefault(id(call), failure.reason)
+            if failure.finding is not None:
+                self.analysis.add_finding(failure.finding[0], failure.finding[1], False)
         for call, reason in handbuilt.reasons(queues) if queues else ():
             reasons.setdefault(id(call), reason)
         for match in [m for m in found.matches if any(id(c) in self.analysis.suppressed_calls for c in m.calls)]:
@@ -752,6 +755,8 @@ class _PipelineRewriter(cst.CSTTransformer):
                 match.pipeline = self._sharded(match.pipeline, match.pipeline.sharding)
             self._apply(match, leaves, replacements, removed)
             self.analysis.fixed_calls.update(id(call) for call in match.calls)
+            if match.finding is not None:
+                self.analysis.add_finding(match.finding[0], match.finding[1], True)
             self.analysis.pipelines += 1
             self.analysis.pipeline_functions[self._qualified_name()] += 1
             self.helper_uses.update(match.helpers_used)

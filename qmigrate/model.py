@@ -22,6 +22,7 @@ class FileSource:
     seed: Optional[str] = None
     pattern: Optional[str] = None
     data_sources: Optional[str] = None
+    reader_check: Optional[str] = None  # a slim dataset whose reader class is checked when the pipeline is built
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from qmigrate.rules import (
     BATCHERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, rule_for)
 from qmigrate.rules.base import Unsupported
 from qmigrate.rules.producers import MATCH_FILENAMES_ONCE
-from qmigrate.rules.slim_provider import ReaderModel
+from qmigrate.rules.slim_provider import ReaderModel, UnseenSlimDataset
 
 
 @dataclass
@@ -52,6 +52,7 @@ class Match:
     branch_batchings: Tuple = ()
     record_call: Optional[cst.Call] = None  # with a record-source helper: its call, given the record
     producer_branches: Optional[cst.If] = None  # producer made in if/elif arms: the arms, naming the files
+    finding: Optional[Tuple[type, cst.CSTNode]] = None  # an unsafe fix's finding, reported as applied
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,7 @@ class Failure:
 
     calls: Tuple[cst.Call, ...]
     reason: str
+    finding: Optional[Tuple[type, cst.CSTNode]] = None  # a finding to report beside the reason
 
 
 @dataclass
@@ -175,6 +177,7 @@ class ModuleContext:
     functions: Dict[str, cst.FunctionDef] = field(default_factory=dict)  # the module's top-level functions
     # The line a statement of the module starts on, for reasons that name a line (None: unknown).
     line_of: Optional[Callable[[cst.CSTNode], int]] = None
+    unsafe: bool = False  # unsafe fixes are applied (--unsafe)
 
 
 def producer_target(stmt: cst.BaseStatement) -> str:
@@ -235,13 +238,13 @@ class _BlockRecogniser:
                 try:  # `if c: x = provider.get(a) else: x = provider.get(b)`: the if decodes
                     result.matches.append(self._provider_read(index))
                 except _Broken as broken:
-                    result.failures.append(Failure(broken.calls, str(broken)))
+                    result.failures.append(Failure(broken.calls, str(broken), broken.finding))
                 continue
             if isinstance(stmt, cst.If):
                 try:
                     found = self._branched_producer(stmt)
                 except _Broken as broken:
-                    result.failures.append(Failure(broken.calls, str(broken)))
+                    result.failures.append(Failure(broken.calls, str(broken), broken.finding))
                     continue
                 if found is not None:
                     name, rule, call, arms, rewritten = found
@@ -278,7 +281,7 @@ class _BlockRecogniser:
                 for _, arms, call in branched.values():  # the arms' calls stand for the producer
                     if any(c is call for c in calls):
                         calls += arms
-                result.failures.append(Failure(calls, str(broken)))
+                result.failures.append(Failure(calls, str(broken), broken.finding))
                 continue
             if match is not None:
                 if match.removed_indices[0] in branched:
@@ -492,10 +495,18 @@ class _BlockRecogniser:
         match = self._follow(provider, (ReaderModel(rule), call, bound, None), index, None, value, tainted, [index],
                              calls, bound_producer=bound)
         try:  # checked once the chain is known, so that its batching is told the reason too
-            slim_provider.DatasetProof(self.scope, self.imports, self.context.functions,
-                                       self.context.line_of).check(bound["dataset"])
             for get_call in get_calls:
                 slim_provider.get_items(get_call, bound.get("record_key"))
+            slim_provider.DatasetProof(self.scope, self.imports, self.context.functions,
+                                       self.context.line_of).check(bound["dataset"])
+        except slim_provider.Unseen as error:
+            # Unsafe: the rewrite checks the reader class when the pipeline is built, not the decoder.
+            if not self.context.unsafe:
+                raise _Broken(match.calls, "%s; `--unsafe` migrates it with a check of its reader class"
+                              % error, finding=(UnseenSlimDataset, call))
+            source = dataclasses.replace(match.pipeline.source, reader_check=self.source_of(bound["dataset"]))
+            match.pipeline = dataclasses.replace(match.pipeline, source=source)
+            match.finding = (UnseenSlimDataset, call)
         except Unsupported as error:
             raise _Broken(match.calls, str(error))
         match.record_statements[index] = (
@@ -1205,9 +1216,10 @@ class _ReplaceByIdentity(cst.CSTTransformer):
 
 
 class _Broken(Exception):
-    def __init__(self, calls, reason: str):
+    def __init__(self, calls, reason: str, finding=None):
         super().__init__(reason)
         self.calls = calls
+        self.finding = finding
 
 
 class _LeafUses:

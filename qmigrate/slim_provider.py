@@ -27,6 +27,11 @@ TFRECORD_READER = "tensorflow.TFRecordReader"
 DATA_FILES = "tensorflow.contrib.slim.parallel_reader.get_data_files"
 
 
+class Unseen(Unsupported):
+    """The slim Dataset is not visible here (a parameter, another module, a computed value): its
+    reader class can still be checked when the pipeline is built, its decoder cannot."""
+
+
 def slim_name(name: Optional[str]) -> Optional[str]:
     """`tensorflow.contrib.slim.python.slim.data.dataset.Dataset` as `tensorflow.contrib.slim.dataset.Dataset`."""
     if name and name.startswith(_SLIM_DATA):
@@ -115,7 +120,7 @@ class DatasetProof:
         a slim Dataset that reads TFRecords and decodes with slim's own handlers; else Unsupported."""
         if not isinstance(dataset, cst.Name):
             raise Unsupported("its slim dataset `%s` is not a plain name, so its reader class and decoder cannot be "
-                              "seen" % cst.Module([]).code_for_node(dataset))
+                              "seen; bind it to a name first" % cst.Module([]).code_for_node(dataset))
         if not isinstance(self.scope, cst.FunctionDef):
             raise Unsupported("it is not in a function, where qmigrate looks for how its slim dataset is made")
         value = self._single_value(self.scope, dataset.value, "its slim dataset")
@@ -124,12 +129,11 @@ class DatasetProof:
     def _single_value(self, function: cst.FunctionDef, name: str, what: str) -> cst.BaseExpression:
         """The value `name` is bound to once in `function`, or Unsupported saying why not."""
         if name in _params(function):
-            raise Unsupported("%s `%s` is a parameter of %s(), so its reader class and decoder cannot be seen "
-                              "here; build the tf.data pipeline where the slim Dataset is made"
+            raise Unseen("%s `%s` is a parameter of %s(), so its reader class and decoder cannot be seen here"
                               % (what, name, function.name.value))
         values = _bindings(function).values.get(name, [])
         if len(values) != 1 or values[0] is None:
-            raise Unsupported("%s `%s` is %s in %s()" % (
+            raise Unseen("%s `%s` is %s in %s()" % (
                 what, name, "not bound" if not values else "bound more than once or not by a plain assignment",
                 function.name.value))
         return values[0]
@@ -138,7 +142,7 @@ class DatasetProof:
         """`value` (bound to `name` in `function`) is slim.dataset.Dataset(...) or a call of a function
         of this module that returns one on every path."""
         if not isinstance(value, cst.Call):
-            raise Unsupported("its slim dataset `%s` (line %d) is not made by a call qmigrate can follow"
+            raise Unseen("its slim dataset `%s` (line %d) is not made by a call qmigrate can follow"
                               % (name, self.line_of(value)))
         if self.resolve(value.func) == DATASET:
             self._check_dataset_call(value, function)
@@ -146,7 +150,7 @@ class DatasetProof:
         callee = value.func.value if isinstance(value.func, cst.Name) else None
         helper = self.functions.get(callee) if callee and callee not in _bindings(function).values else None
         if helper is None:
-            raise Unsupported("its slim dataset `%s` comes from `%s(...)` (line %d), which qmigrate cannot follow to "
+            raise Unseen("its slim dataset `%s` comes from `%s(...)` (line %d), which qmigrate cannot follow to "
                               "the slim Dataset(...) that names its reader class and decoder"
                               % (name, cst.Module([]).code_for_node(value.func), self.line_of(value)))
         returns = _bindings(helper).returns
@@ -159,7 +163,7 @@ class DatasetProof:
                 returned = self._single_value(helper, returned.value, "the slim dataset it returns,")
             if not (isinstance(returned, cst.Call) and self.resolve(returned.func) == DATASET):
                 made = cst.Module([]).code_for_node(returned.func if isinstance(returned, cst.Call) else returned)
-                raise Unsupported("its slim dataset comes from %s() (line %d), which returns what `%s` makes, not a "
+                raise Unseen("its slim dataset comes from %s() (line %d), which returns what `%s` makes, not a "
                                   "slim Dataset(...) of its own, so the reader class and decoder cannot be seen here"
                                   % (callee, self.line_of(helper), made))
             self._check_dataset_call(returned, helper)

@@ -57,6 +57,11 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         if source.pattern is not None:
             files = "%s.%s(%s)" % (tf, target.matching_files, source.pattern)
         out = []
+        if getattr(source, "reader_check", None):
+            # The slim dataset was not seen: its records are read as TFRecords only if it says so.
+            out.append("if %s.reader is not %s.TFRecordReader:\n    raise ValueError('migrated for slim datasets of "
+                       "TFRecord files; this one reads with %%r' %% (%s.reader,))"
+                       % (source.reader_check, tf, source.reader_check))
         if source.data_sources is not None:
             # slim listed its data sources in Python, globbing patterns, before its producer.
             out.append("%s = %s.contrib.slim.parallel_reader.get_data_files(%s)" % (files, tf, source.data_sources))

@@ -10,7 +10,7 @@ from qmigrate.rules.prefetch import PrefetchQueue
 from qmigrate.rules.producers import MatchFilenamesOnce, RangeInputProducer, SliceInputProducer, StringInputProducer
 from qmigrate.rules.queue_runners import Coordinator, SessionStartsRunners, StartQueueRunners
 from qmigrate.rules.readers import FixedLengthRecordReader, TextLineReader, TFRecordReader, WholeFileReader
-from qmigrate.rules.slim_provider import DatasetDataProvider, ParallelRead, SinglePassRead
+from qmigrate.rules.slim_provider import DatasetDataProvider, ParallelRead, SinglePassRead, UnseenSlimDataset
 from qmigrate.rules.target_api import ApiNotInTarget
 from qmigrate.rules.unsupported import NonInputQueue, NotebookNotMigrated, QueueApiNotMigrated
 
@@ -25,6 +25,7 @@ ALL_RULES = (
     DatasetDataProvider,
     ParallelRead,
     SinglePassRead,
+    UnseenSlimDataset,
     TFRecordReader,
     FixedLengthRecordReader,
     TextLineReader,

@@ -9,6 +9,7 @@ from typing import Optional
 
 import libcst as cst
 
+from qmigrate.diagnostics import Safety
 from qmigrate.model import FileSource, RecordReader
 from qmigrate.rules.base import Example, Rule, SourceOf, Unsupported, example_source, is_none, literal_bool
 
@@ -348,3 +349,76 @@ class ReaderModel:
 
     def model(self, args, source: SourceOf, resolve) -> RecordReader:
         return self.rule.reader_model(args, source, resolve)
+
+
+class UnseenSlimDataset(Rule):
+    """A slim provider whose Dataset is made where qmigrate cannot see it (a parameter, another module).
+
+    ## Why
+    The provider reads with the dataset's reader class and decodes with its decoder; qmigrate
+    writes a TFRecordDataset and calls the same decoder in Dataset.map only when it sees that the
+    reader is tf.TFRecordReader and the item handlers are slim's own.
+
+    ## Fix safety
+    Unsafe (applied with `--unsafe`): the migrated code checks `dataset.reader is tf.TFRecordReader`
+    when it builds the pipeline and raises ValueError otherwise, where the provider read any format.
+    The decoder is not checked: slim's `LookupTensor` handler builds a table a one-shot iterator
+    cannot capture (the iterator fails when it is made), and item handlers of your own run inside
+    Dataset.map, where Python side effects happen once, when the function is traced.
+
+    ## Limitations
+    Only for providers whose other arguments and chain qmigrate rewrites (QM105).
+    """
+
+    code = "QM108"
+    safety = Safety.UNSAFE
+    message = "the slim dataset of this provider is made where qmigrate cannot see its reader class and decoder"
+    advice = ("`qmigrate --unsafe` migrates it, checking the reader class when the pipeline is built; or make the "
+              "slim Dataset in the function that reads it")
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.contrib import slim
+
+
+            def inputs(dataset, batch_size):
+                provider = slim.dataset_data_provider.DatasetDataProvider(dataset, shuffle=False)
+                image, label = provider.get(['image', 'label'])
+                return tf.train.batch([image, label], batch_size=batch_size)
+            """),
+        ),
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.contrib import slim
+
+
+            def inputs(dataset, batch_size):
+                provider = slim.dataset_data_provider.DatasetDataProvider(dataset, shuffle=False)
+                image, label = provider.get(['image', 'label'])
+                return tf.train.batch([image, label], batch_size=batch_size)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+
+            def inputs(dataset, batch_size):
+                def parse_record(serialized):
+                    image, label = dataset.decoder.decode(serialized, ['image', 'label'])
+                    return image, label
+
+                if dataset.reader is not tf.TFRecordReader:
+                    raise ValueError('migrated for slim datasets of TFRecord files; this one reads with %r' % (dataset.reader,))
+                data_files = tf.contrib.slim.parallel_reader.get_data_files(dataset.data_sources)
+                dataset_2 = tf.data.Dataset.from_tensor_slices(data_files)
+                dataset_2 = dataset_2.flat_map(tf.data.TFRecordDataset)
+                dataset_2 = dataset_2.map(parse_record)
+                dataset_2 = dataset_2.repeat()
+                dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+                dataset_2 = dataset_2.prefetch(1)
+                return list(dataset_2.make_one_shot_iterator().get_next())
+            """),
+            unsafe=True,
+        ),
+    )

@@ -32,6 +32,8 @@ CASES = [
     ("split_inputs", lambda d: dict(data_dir=d, split_name="eval", batch_size=8, fine_labels=True, num_epochs=1),
      EVAL, ("epochs", 1)),
     ("split_inputs", lambda d: dict(data_dir=d, split_name="train", batch_size=5), 20 * 5, ("forever", TRAIN)),
+    # --unsafe: a dataset made by the caller, its reader class checked when the pipeline is built
+    ("eval_given", lambda d: dict(data_dir=d, batch_size=8), 20 * 8, ("forever", EVAL)),
 ]
 
 
@@ -46,7 +48,7 @@ def slim_data(tmp_path_factory):
 @pytest.mark.parametrize("function,arguments,expected,mode", CASES, ids=["%s-%d" % (c[0], i) for i, c in enumerate(CASES)])
 def test_slim_pipeline_gives_the_same_examples(function, arguments, expected, mode, version, slim_data, tmp_path):
     python = tf_python(version)
-    [result] = api.migrate([BEFORE], Options(target=TARGETS[version]))
+    [result] = api.migrate([BEFORE], Options(target=TARGETS[version], unsafe=True))
     assert result.changed
     after = tmp_path / "slim_provider.after_run.py"
     after.write_bytes(result.new_source)
@@ -110,3 +112,21 @@ def test_clone_shards_split_one_epoch_of_the_provider(version, slim_data, tmp_pa
     assert len(got["before"]["examples"]) == TRAIN
     assert not set(shards[0]) & set(shards[1])
     assert Counter(shards[0] + shards[1]) == Counter(got["before"]["examples"])
+
+
+def test_a_dataset_not_seen_is_refused_when_it_reads_another_format(slim_data, tmp_path):
+    """--unsafe migrated given_inputs() for TFRecord datasets: handed a TextLineReader dataset,
+    the migrated code says so when it builds the pipeline, instead of decoding lines as examples."""
+    [result] = api.migrate([BEFORE], Options(unsafe=True))
+    (tmp_path / "migrated.py").write_bytes(result.new_source)
+    (tmp_path / "lines.py").write_text(
+        "import tensorflow as tf\n"
+        "import migrated\n"
+        "def line_batches(data_dir, batch_size):\n"
+        "    dataset = migrated.get_split(data_dir, 'eval', 30)\n"
+        "    dataset.reader = tf.TextLineReader\n"
+        "    return migrated.given_inputs(dataset, batch_size)\n")
+    args = json.dumps(dict(data_dir=slim_data, batch_size=4))
+    with pytest.raises(AssertionError, match="migrated for slim datasets of TFRecord files; this one reads with"):
+        run_tf(tf_python("1.8"), "run_pipeline.py", str(tmp_path / "lines.py"), "line_batches", args, 1,
+               str(tmp_path / "out.json"), env={"PYTHONPATH": str(tmp_path)})

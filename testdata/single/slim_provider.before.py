@@ -96,3 +96,14 @@ def split_inputs(data_dir, split_name, batch_size, fine_labels=False, num_epochs
     images, labels = tf.train.batch([image, label], batch_size=batch_size, allow_smaller_final_batch=True)
     tf.logging.info('%d examples in %s', dataset.num_samples, split_name)
     return images, labels
+
+
+def given_inputs(dataset, batch_size):
+    """Batches of whatever slim dataset the caller made (its reader and decoder are not seen here)."""
+    provider = slim.dataset_data_provider.DatasetDataProvider(dataset, num_readers=2, shuffle=False)
+    image, example_id = provider.get(['image', 'id'])
+    return tf.train.batch([image, example_id], batch_size=batch_size, allow_smaller_final_batch=True)
+
+
+def eval_given(data_dir, batch_size):
+    return given_inputs(get_split(data_dir, 'eval', 30), batch_size)
