@@ -52,6 +52,29 @@ def _shuffle(args, source: SourceOf):
     return source(node.with_changes(lpar=[], rpar=[]) if hasattr(node, "lpar") else node)
 
 
+class _Fractional(cst.CSTVisitor):
+    def __init__(self):
+        self.found = False
+
+    def visit_Divide(self, node) -> None:
+        self.found = True
+
+    def visit_Float(self, node) -> None:
+        self.found = True
+
+
+def _buffer(args, name: str, default: str, source: SourceOf) -> str:
+    """The common queue's min_after_dequeue as a shuffle buffer. The queue took its int() (a
+    Python 2 `n / 2` is a float in Python 3), where Dataset.shuffle raises on a float (measured on
+    TF 1.8: "Expected int64, got 32.0"), so a value that may be one is wrapped in int()."""
+    node = args.get(name)
+    if is_none(node):
+        return default
+    fractional = _Fractional()
+    node.visit(fractional)
+    return "int(%s)" % source(node) if fractional.found else source(node)
+
+
 def _no_reader_kwargs(args) -> None:
     if not is_none(args.get("reader_kwargs")):
         raise Unsupported("it passes `reader_kwargs=` to the reader class, which qmigrate does not carry over "
@@ -175,7 +198,7 @@ class DatasetDataProvider(Rule):
         readers = _optional(args, "num_readers", source) or "1"
         shuffle = _shuffle(args, source)
         return RecordReader("tfrecord", parallel_reads=None if readers == "1" else readers,
-                            record_shuffle=(_optional(args, "common_queue_min", source) or "128") if shuffle else None)
+                            record_shuffle=_buffer(args, "common_queue_min", "128", source) if shuffle else None)
 
 
 class ParallelRead(Rule):
@@ -270,7 +293,7 @@ class ParallelRead(Rule):
         readers = _optional(args, "num_readers", source) or "4"
         shuffle = _shuffle(args, source)
         return RecordReader("tfrecord", parallel_reads=None if readers == "1" else readers,
-                            record_shuffle=(_optional(args, "min_after_dequeue", source) or "128") if shuffle else None)
+                            record_shuffle=_buffer(args, "min_after_dequeue", "128", source) if shuffle else None)
 
 
 class SinglePassRead(Rule):

@@ -123,7 +123,7 @@ def split_inputs(data_dir, split_name, batch_size, fine_labels=False, num_epochs
         dataset_6 = dataset_6.shuffle(tf.size(data_files_5, out_type=tf.int64))
     dataset_6 = dataset_6.interleave(tf.data.TFRecordDataset, cycle_length=2)
     if split_name == 'train':
-        dataset_6 = dataset_6.apply(tf.contrib.data.shuffle_and_repeat(batch_size, num_epochs))
+        dataset_6 = dataset_6.apply(tf.contrib.data.shuffle_and_repeat(int(batch_size / 2), num_epochs))
     else:
         dataset_6 = dataset_6.repeat(num_epochs)
     dataset_6 = dataset_6.map(parse_record_5)

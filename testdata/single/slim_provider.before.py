@@ -80,7 +80,7 @@ def split_inputs(data_dir, split_name, batch_size, fine_labels=False, num_epochs
     """Either split, shuffled only for training; which label item is read is a Python choice."""
     dataset = get_split(data_dir, split_name, 96)
     provider = slim.dataset_data_provider.DatasetDataProvider(
-        dataset, num_readers=2, common_queue_capacity=2 * batch_size, common_queue_min=batch_size,
+        dataset, num_readers=2, common_queue_capacity=2 * batch_size, common_queue_min=batch_size / 2,
         shuffle=(split_name == 'train'), num_epochs=num_epochs)
     if fine_labels:
         [image, label] = provider.get(['image', 'id'])
