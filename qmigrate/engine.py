@@ -644,6 +644,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.helper_uses: Counter = Counter()
         self.target = options.target
         self.seed = options.seed
+        self.wants = options.wants
         self.analysis = analysis
         self.has_range_producers = any(rule is RangeInputProducer for rule, _, _, _ in analysis.occurrences)
         self.has_queues = any(rule is HandBuiltQueue for rule, _, _, _ in analysis.occurrences)
@@ -729,7 +730,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         for failure in found.failures:
             for call in failure.calls:
                 reasons.setdefault(id(call), failure.reason)
-            if failure.finding is not None:
+            if failure.finding is not None and self.wants(failure.finding[0].code):
                 self.analysis.add_finding(failure.finding[0], failure.finding[1], False)
         for call, reason in handbuilt.reasons(queues) if queues else ():
             reasons.setdefault(id(call), reason)
@@ -737,6 +738,11 @@ class _PipelineRewriter(cst.CSTTransformer):
             found.matches.remove(match)  # a `# qmigrate: ignore` on any of its lines keeps the whole pipeline
             for call in match.calls:
                 self.analysis.reasons.setdefault(id(call), "a line of its pipeline says `# qmigrate: ignore`")
+        for match in [m for m in found.matches if m.finding is not None and not self.wants(m.finding[0].code)]:
+            found.matches.remove(match)  # an unsafe fix whose rule is ignored is not applied
+            for call in match.calls:
+                self.analysis.reasons.setdefault(
+                    id(call), "its rewrite is the unsafe fix of %s, an ignored rule" % match.finding[0].code)
         for match in [m for m in found.matches if synth.cannot_write(m.pipeline, self.target)]:
             found.matches.remove(match)  # it needs what the target lacks (slim's file listing in TF 2)
             for call in match.calls:

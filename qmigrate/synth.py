@@ -57,7 +57,7 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         if source.pattern is not None:
             files = "%s.%s(%s)" % (tf, target.matching_files, source.pattern)
         out = []
-        if getattr(source, "reader_check", None):
+        if source.reader_check:
             # The slim dataset was not seen: its records are read as TFRecords only if it says so.
             out.append("if %s.reader is not %s.TFRecordReader:\n    raise ValueError('migrated for slim datasets of "
                        "TFRecord files; this one reads with %%r' %% (%s.reader,))"
