@@ -45,7 +45,8 @@ def slim_data(tmp_path_factory):
 
 
 @pytest.mark.parametrize("version", ("1.8", "1.15"), ids=lambda v: "tf" + v)
-@pytest.mark.parametrize("function,arguments,expected,mode", CASES, ids=["%s-%d" % (c[0], i) for i, c in enumerate(CASES)])
+@pytest.mark.parametrize("function,arguments,expected,mode", CASES,
+                         ids=["%s-%d" % (case[0], index) for index, case in enumerate(CASES)])
 def test_slim_pipeline_gives_the_same_examples(function, arguments, expected, mode, version, slim_data, tmp_path):
     python = tf_python(version)
     [result] = api.migrate([BEFORE], Options(target=TARGETS[version], unsafe=True))
