@@ -4,8 +4,9 @@ The provider reads `dataset.data_sources` with `dataset.reader` and decodes each
 `dataset.decoder.decode(record, items)` (TF 1.8's dataset_data_provider.py). The rewrite calls
 the same decoder in a map function; it is written only when the Dataset is built where this
 module shows it, with `reader=tf.TFRecordReader` and a TFExampleDecoder whose item handlers are
-slim's own and need nothing a one-shot iterator cannot capture. Everything else raises
-Unsupported with the construct and its line.
+slim's own and need nothing a one-shot iterator cannot capture. A Dataset made out of sight
+raises Unseen (the unsafe fix checks its reader class at run time); anything else seen to differ
+raises Unsupported with the construct and its line.
 """
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -24,7 +25,6 @@ _HANDLERS = "tensorflow.contrib.slim.tfexample_decoder."
 # ItemHandlerCallback and custom ItemHandlers run code qmigrate cannot see.
 SAFE_HANDLERS = ("Tensor", "Image", "BoundingBox")
 TFRECORD_READER = "tensorflow.TFRecordReader"
-DATA_FILES = "tensorflow.contrib.slim.parallel_reader.get_data_files"
 
 
 class Unseen(Unsupported):
@@ -117,7 +117,8 @@ class DatasetProof:
 
     def check(self, dataset: cst.BaseExpression) -> None:
         """Returns when the provider's `dataset` argument is a name bound once in the function to
-        a slim Dataset that reads TFRecords and decodes with slim's own handlers; else Unsupported."""
+        a slim Dataset that reads TFRecords and decodes with slim's own handlers; raises Unseen
+        when that Dataset is made out of sight, Unsupported when it is seen to differ."""
         if not isinstance(dataset, cst.Name):
             raise Unsupported("its slim dataset `%s` is not a plain name, so its reader class and decoder cannot be "
                               "seen; bind it to a name first" % cst.Module([]).code_for_node(dataset))
@@ -127,7 +128,7 @@ class DatasetProof:
         self._dataset_made_by(value, self.scope, dataset.value)
 
     def _single_value(self, function: cst.FunctionDef, name: str, what: str) -> cst.BaseExpression:
-        """The value `name` is bound to once in `function`, or Unsupported saying why not."""
+        """The value `name` is bound to once in `function`, or Unseen saying why not."""
         if name in _params(function):
             raise Unseen("%s `%s` is a parameter of %s(), so its reader class and decoder cannot be seen here"
                               % (what, name, function.name.value))
