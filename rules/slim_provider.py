@@ -115,7 +115,7 @@ class DatasetDataProvider(Rule):
     a computed `shuffle=`, `get()` of the record key, a provider used beyond one `get()`.
     """
 
-    code = "QM105"
+    code = "QM106"
     names = (PROVIDER,)
     signature = ("dataset", "num_readers", "reader_kwargs", "shuffle", "num_epochs", "common_queue_capacity",
                  "common_queue_min", "record_key", "seed", "scope")
@@ -219,7 +219,7 @@ class ParallelRead(Rule):
     `shuffle`; a key that the code uses (a TFRecordDataset gives no keys).
     """
 
-    code = "QM106"
+    code = "QM107"
     names = (PARALLEL_READ,)
     signature = ("data_sources", "reader_class", "num_epochs", "num_readers", "reader_kwargs", "shuffle", "dtypes",
                  "capacity", "min_after_dequeue", "seed", "scope")
@@ -310,7 +310,7 @@ class SinglePassRead(Rule):
     Only `tf.TFRecordReader` named in the call, without `reader_kwargs`; a key that the code uses.
     """
 
-    code = "QM107"
+    code = "QM108"
     names = (SINGLE_PASS_READ,)
     signature = ("data_sources", "reader_class", "reader_kwargs", "scope")
     message = "slim single_pass_read reads through a file-name queue"
@@ -390,10 +390,10 @@ class UnseenSlimDataset(Rule):
     Dataset.map, where Python side effects happen once, when the function is traced.
 
     ## Limitations
-    Only for providers whose other arguments and chain qmigrate rewrites (QM105).
+    Only for providers whose other arguments and chain qmigrate rewrites (QM106).
     """
 
-    code = "QM108"
+    code = "QM109"
     safety = Safety.UNSAFE
     message = "the slim dataset of this provider is made where qmigrate cannot see its reader class and decoder"
     advice = ("`qmigrate --unsafe` migrates it, checking the reader class when the pipeline is built; or make the "
