@@ -21,7 +21,8 @@ from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
 from qmigrate.positions import call_positions, stdlib_tree
 from qmigrate.recognise import Match, ModuleContext, NamePool, recognise_block
-from qmigrate.rules import ALL_RULES, BATCHERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, rule_for
+from qmigrate.rules import (
+    ALL_RULES, BATCHERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, rule_for)
 from qmigrate.rules import queue_runners
 from qmigrate.rules.hand_built import HandBuiltQueue
 from qmigrate.rules.producers import RangeInputProducer
@@ -229,6 +230,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     context = _module_context(module, imports, tree)
     context.line_of = lambda node: positions.start(node)[0]
+    context.unsafe = options.unsafe
     keep = _keep_forwarded(keep_helpers or {}, context)
     # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).
     first = dataclasses.replace(analysis, reasons={}, fixed_calls=set(), findings=list(analysis.findings),
@@ -301,6 +303,8 @@ def _may_hold_pipeline(rules: Set[type]) -> bool:
     if rules & set(SLICERS) and rules & {*BATCHERS, HandBuiltQueue} or RangeInputProducer in rules:
         return True
     batchers = BATCHERS + JOINERS + FILTERERS + (HandBuiltQueue,)
+    if rules & {*SLIM_PROVIDERS, *SLIM_READS} and rules & set(batchers):
+        return True  # slim: its provider or parallel read is the producer and the reader
     return all(rules & set(family) for family in (PRODUCERS, READERS, batchers))
 
 
@@ -644,6 +648,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.helper_uses: Counter = Counter()
         self.target = options.target
         self.seed = options.seed
+        self.wants = options.wants
         self.analysis = analysis
         self.has_range_producers = any(rule is RangeInputProducer for rule, _, _, _ in analysis.occurrences)
         self.has_queues = any(rule is HandBuiltQueue for rule, _, _, _ in analysis.occurrences)
@@ -729,12 +734,23 @@ class _PipelineRewriter(cst.CSTTransformer):
         for failure in found.failures:
             for call in failure.calls:
                 reasons.setdefault(id(call), failure.reason)
+            if failure.finding is not None and self.wants(failure.finding[0].code):
+                self.analysis.add_finding(failure.finding[0], failure.finding[1], False)
         for call, reason in handbuilt.reasons(queues) if queues else ():
             reasons.setdefault(id(call), reason)
         for match in [m for m in found.matches if any(id(c) in self.analysis.suppressed_calls for c in m.calls)]:
             found.matches.remove(match)  # a `# qmigrate: ignore` on any of its lines keeps the whole pipeline
             for call in match.calls:
                 self.analysis.reasons.setdefault(id(call), "a line of its pipeline says `# qmigrate: ignore`")
+        for match in [m for m in found.matches if m.finding is not None and not self.wants(m.finding[0].code)]:
+            found.matches.remove(match)  # an unsafe fix whose rule is ignored is not applied
+            for call in match.calls:
+                self.analysis.reasons.setdefault(
+                    id(call), "its rewrite is the unsafe fix of %s, an ignored rule" % match.finding[0].code)
+        for match in [m for m in found.matches if synth.cannot_write(m.pipeline, self.target)]:
+            found.matches.remove(match)  # it needs what the target lacks (slim's file listing in TF 2)
+            for call in match.calls:
+                self.analysis.reasons.setdefault(id(call), synth.cannot_write(match.pipeline, self.target))
         replacements: Dict[blocks.Path, List[cst.BaseStatement]] = {}
         removed: Set[blocks.Path] = set()
         sharded = self._function_name() in self.edits.shard_functions
@@ -749,6 +765,8 @@ class _PipelineRewriter(cst.CSTTransformer):
                 match.pipeline = self._sharded(match.pipeline, match.pipeline.sharding)
             self._apply(match, leaves, replacements, removed)
             self.analysis.fixed_calls.update(id(call) for call in match.calls)
+            if match.finding is not None:
+                self.analysis.add_finding(match.finding[0], match.finding[1], True)
             self.analysis.pipelines += 1
             self.analysis.pipeline_functions[self._qualified_name()] += 1
             self.helper_uses.update(match.helpers_used)

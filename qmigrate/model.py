@@ -12,6 +12,8 @@ class FileSource:
 
     pattern: set when the names came from `match_filenames_once(pattern)` (then `files` is empty):
     the same MatchingFiles op lists them, in a tensor instead of a local variable.
+    data_sources: a slim reader's `data_sources` (files or glob patterns): `files` is then the
+    name the list of them is given, made by slim's own `get_data_files`, as parallel_reader did.
     """
 
     files: str
@@ -19,6 +21,8 @@ class FileSource:
     shuffle: Union[bool, str] = True  # a str: the source of a Python condition (a parameter's name)
     seed: Optional[str] = None
     pattern: Optional[str] = None
+    data_sources: Optional[str] = None
+    reader_check: Optional[str] = None  # a slim dataset whose reader class is checked when the pipeline is built
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,9 @@ class RecordReader:
     skip_lines: TextLineReader's skip_header_lines, applied per file.
     read_up_to: `reader.read_up_to(queue, n)`: records come in chunks of up to n, within a file.
     parallel_reads: with several readers on one queue (batch_join), files read this many at a time.
+    record_shuffle: slim's common queue, a RandomShuffleQueue between the readers and the decoding:
+    records are mixed in a buffer of its min_after_dequeue (seeded like the file order), before
+    the per-record code; the repeat goes with that shuffle, as the queue spans epoch ends.
     """
 
     kind: str
@@ -48,6 +55,7 @@ class RecordReader:
     skip_lines: Optional[str] = None
     read_up_to: Optional[str] = None
     parallel_reads: Optional[str] = None  # several readers (batch_join): files read this many at a time
+    record_shuffle: Optional[str] = None  # slim's common queue: a shuffle buffer of read records
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,14 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import blocks, cstutil, handbuilt, helpers, towers
+from qmigrate import blocks, cstutil, handbuilt, helpers, slim_provider, towers
 from qmigrate.model import Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
-from qmigrate.rules import BATCHERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, rule_for
+from qmigrate.rules import (
+    BATCHERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, rule_for)
 from qmigrate.rules.base import Unsupported
 from qmigrate.rules.producers import MATCH_FILENAMES_ONCE
+from qmigrate.rules.slim_provider import ReaderModel, UnseenSlimDataset
 
 
 @dataclass
@@ -50,6 +52,7 @@ class Match:
     branch_batchings: Tuple = ()
     record_call: Optional[cst.Call] = None  # with a record-source helper: its call, given the record
     producer_branches: Optional[cst.If] = None  # producer made in if/elif arms: the arms, naming the files
+    finding: Optional[Tuple[type, cst.CSTNode]] = None  # an unsafe fix's finding, reported as applied
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,7 @@ class Failure:
 
     calls: Tuple[cst.Call, ...]
     reason: str
+    finding: Optional[Tuple[type, cst.CSTNode]] = None  # a finding to report beside the reason
 
 
 @dataclass
@@ -173,6 +177,7 @@ class ModuleContext:
     functions: Dict[str, cst.FunctionDef] = field(default_factory=dict)  # the module's top-level functions
     # The line a statement of the module starts on, for reasons that name a line (None: unknown).
     line_of: Optional[Callable[[cst.CSTNode], int]] = None
+    unsafe: bool = False  # unsafe fixes are applied (--unsafe)
 
 
 def producer_target(stmt: cst.BaseStatement) -> str:
@@ -198,6 +203,9 @@ class _BlockRecogniser:
         self.scope = scope
         self._scope_uses = None
         self._uses = {}
+        self.providers: Dict[str, Tuple[int, type, cst.Call]] = {}  # slim providers of the block, by name
+        self.providers_read: Set[str] = set()
+        self.provider_gets: Dict[str, int] = {}  # a provider read in if/else arms is used once per get
 
     # Name uses are computed on demand: most blocks hold no producer and need none.
     @property
@@ -227,11 +235,17 @@ class _BlockRecogniser:
         branched: Dict[int, Tuple[cst.If, Tuple[cst.Call, ...], cst.Call]] = {}  # if/elif producers
         for index, stmt in enumerate(self.body):
             assign = cstutil.single_assign(stmt)
+            if isinstance(stmt, cst.If) and slim_provider.gets_in(stmt, self.providers):
+                try:  # `if c: x = provider.get(a) else: x = provider.get(b)`: the if decodes
+                    result.matches.append(self._provider_read(index))
+                except _Broken as broken:
+                    result.failures.append(Failure(broken.calls, str(broken), broken.finding))
+                continue
             if isinstance(stmt, cst.If):
                 try:
                     found = self._branched_producer(stmt)
                 except _Broken as broken:
-                    result.failures.append(Failure(broken.calls, str(broken)))
+                    result.failures.append(Failure(broken.calls, str(broken), broken.finding))
                     continue
                 if found is not None:
                     name, rule, call, arms, rewritten = found
@@ -250,10 +264,17 @@ class _BlockRecogniser:
             if found and name:
                 readers[name] = (index,) + found
                 continue
+            found = _call_with_rule(value, self.imports, SLIM_PROVIDERS)
+            if found and name:
+                self.providers[name] = (index,) + found
+                continue
             slicer = _call_with_rule(value, self.imports, SLICERS)
+            slim_read = _call_with_rule(value, self.imports, SLIM_READS)
             try:
                 if slicer:
                     match = self._slices_at(index, target, slicer)
+                elif slim_read:
+                    match = self._slim_read_at(index, target, slim_read)
                 else:
                     match = self._read_at(index, target, value, producers, readers)
             except _Broken as broken:
@@ -261,13 +282,19 @@ class _BlockRecogniser:
                 for _, arms, call in branched.values():  # the arms' calls stand for the producer
                     if any(c is call for c in calls):
                         calls += arms
-                result.failures.append(Failure(calls, str(broken)))
+                result.failures.append(Failure(calls, str(broken), broken.finding))
                 continue
             if match is not None:
                 if match.removed_indices[0] in branched:
                     match.producer_branches, arms, _ = branched[match.removed_indices[0]]
                     match.calls = tuple(match.calls) + tuple(arms)
                 result.matches.append(match)
+        for name in sorted(set(self.providers) - self.providers_read):
+            index, _, call = self.providers[name]
+            finder = _CallFinder(self.imports, BATCHERS)  # the batching that follows is told why too
+            for stmt in self.body[index + 1:]:
+                stmt.visit(finder)
+            result.failures.append(Failure((call,) + tuple(finder.calls[:1]), self._unread_provider(name, index)))
         _drop_joined(result)
         return result
 
@@ -317,6 +344,8 @@ class _BlockRecogniser:
 
     def _read_at(self, index, target, value, producers, readers) -> Optional[Match]:
         """The pipeline read at leaf `index` (`k, v = reader.read(q)` or `x = read_helper(q)`), if any."""
+        if slim_provider.gets_in(value, self.providers):
+            return self._provider_read(index)
         read = _read_call(value)
         if read and read[1] in producers:
             if isinstance(read[0], cst.Call):  # `tf.TFRecordReader().read(queue)`: made where it reads
@@ -427,6 +456,95 @@ class _BlockRecogniser:
         return self._follow(producer, (source.reader_rule, source.reader_call, read, None), index, None, value,
                             set(names), [index], calls, helpers_used=(source.name,), bound_producer=produced,
                             record_call=new_call)
+
+    def _provider_read(self, index: int) -> Match:
+        """A statement that gets items of one provider (`[a, b] = provider.get([...])`,
+        `a = provider.get([...])[0]`, or an if/else whose arms do): the whole statement, each get
+        decoding, is the first per-record statement (an if's test is Python's, made once when the
+        map function is traced)."""
+        stmt = self.body[index]
+        gets = slim_provider.gets_in(stmt, self.providers)
+        names = sorted({name for name, _ in gets})
+        calls = tuple(self.providers[name][2] for name in names)
+        if len(names) != 1:
+            raise _Broken(calls, "the statement at line %d reads several providers" % self._line_of(index))
+        others = [c for c in cstutil.calls_of(stmt) if rule_for(self.imports.resolve(c.func)) is not None]
+        if others or self.uses[index].control:  # all of the statement moves into the map function
+            raise _Broken(calls + tuple(others), "the statement at line %d that reads the provider also %s" % (
+                self._line_of(index), "calls queue APIs" if others else
+                "contains `%s`" % sorted(self.uses[index].control)[0]))
+        if not self.uses[index].stores:
+            raise _Broken(calls, "the items the provider gets at line %d are not assigned to names"
+                          % self._line_of(index))
+        return self._link_provider(names[0], index, set(self.uses[index].stores), [call for _, call in gets])
+
+    def _link_provider(self, name: str, index: int, tainted: Set[str], get_calls: List[cst.Call]) -> Match:
+        """`x = provider.get(items)` (or an if/else of such gets): slim's provider is the file source
+        and the reader, and the gets, decoding with the dataset's own decoder, the first per-record
+        statement."""
+        self.providers_read.add(name)
+        provider_index, rule, call = provider = self.providers[name]
+        calls = (call,)
+        try:
+            bound = rule.bind(call)
+        except Unsupported as error:
+            raise _Broken(calls, str(error))
+        if bound.get("dataset") is None:
+            raise _Broken(calls, "it has no dataset argument")
+        value = self._fresh_local("serialized")
+        self.provider_gets[name] = len(get_calls)
+        match = self._follow(provider, (ReaderModel(rule), call, bound, None), index, None, value, tainted, [index],
+                             calls, bound_producer=bound)
+        try:  # checked once the chain is known, so that its batching is told the reason too
+            for get_call in get_calls:
+                slim_provider.get_items(get_call, bound.get("record_key"))
+            slim_provider.DatasetProof(self.scope, self.imports, self.context.functions,
+                                       self.context.line_of).check(bound["dataset"])
+        except slim_provider.Unseen as error:
+            # Unsafe: the rewrite checks the reader class when the pipeline is built, not the decoder.
+            if not self.context.unsafe:
+                raise _Broken(match.calls, "%s; `--unsafe` migrates it with a check of its reader class"
+                              % error, finding=(UnseenSlimDataset, call))
+            source = dataclasses.replace(match.pipeline.source, reader_check=self.source_of(bound["dataset"]))
+            match.pipeline = dataclasses.replace(match.pipeline, source=source)
+            match.finding = (UnseenSlimDataset, call)
+        except Unsupported as error:
+            raise _Broken(match.calls, str(error))
+        match.record_statements[index] = (
+            slim_provider.decode_statement(self.body[index], get_calls, bound["dataset"], value),)
+        return self._name_files(match)
+
+    def _slim_read_at(self, index: int, target: cst.BaseExpression, found) -> Match:
+        """`key, value = parallel_read(files, tf.TFRecordReader, ...)` (or single_pass_read): a
+        file-name producer and a reader in one call."""
+        rule, call = found
+        calls = (call,)
+        key, value = self._read_targets(target, calls)
+        try:
+            bound = rule.bind(call)
+        except Unsupported as error:
+            raise _Broken(calls, str(error))
+        tainted = {value} | ({key} if key else set())
+        match = self._follow((index, rule, call), (ReaderModel(rule), call, bound, None), index, key, value, tainted,
+                             [], calls, removed=(index,), bound_producer=bound)
+        return self._name_files(match)
+
+    def _name_files(self, match: Match) -> Match:
+        """A slim source's files get a name of their own: slim listed them once, in Python."""
+        source = dataclasses.replace(match.pipeline.source, files=self.names.fresh("data_files"))
+        match.pipeline = dataclasses.replace(match.pipeline, source=source)
+        return match
+
+    def _unread_provider(self, name: str, index: int) -> str:
+        """Why a provider of the block is not followed: where it is used instead of one get()."""
+        later = [i for i in range(index + 1, len(self.body)) if name in self.uses[i].loads]
+        if not later:
+            return slim_provider.unread_reason(name)
+        stmt, line = self.body[later[0]], self._line_of(later[0])
+        if isinstance(stmt, cst.If):
+            return ("the provider `%s` is read in the arms of an if/else (line %d): each arm would need its own "
+                    "decoding of one dataset, which qmigrate does not write yet" % (name, line))
+        return "%s; first used at line %d" % (slim_provider.unread_reason(name), line)
 
     def _caller_bound(self) -> frozenset:
         """Names the calling function binds (its locals and parameters): a module-level name a
@@ -725,7 +843,7 @@ class _BlockRecogniser:
         if reader_index is not None:
             queues.append(producer_target(self.body[reader_index]))
         for queue_name in queues:
-            if self.scope_loads[queue_name] != 1:
+            if self.scope_loads[queue_name] != self.provider_gets.get(queue_name, 1):
                 raise _Broken(calls, "`%s` is used beyond reader.read(), by code qmigrate cannot rewrite" % queue_name)
         inside = Counter()
         for index in chain:
@@ -1110,9 +1228,10 @@ class _ReplaceByIdentity(cst.CSTTransformer):
 
 
 class _Broken(Exception):
-    def __init__(self, calls, reason: str):
+    def __init__(self, calls, reason: str, finding=None):
         super().__init__(reason)
         self.calls = calls
+        self.finding = finding
 
 
 class _LeafUses:

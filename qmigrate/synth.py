@@ -25,6 +25,18 @@ def _call_args(*parts: str) -> str:
     return ", ".join(p for p in parts if p)
 
 
+_DATA_FILES = "tensorflow.contrib.slim.parallel_reader.get_data_files"
+
+
+def cannot_write(pipeline: Pipeline, target: Target) -> Optional[str]:
+    """Why the pipeline cannot be written for `target`, or None."""
+    source = pipeline.source
+    if getattr(source, "data_sources", None) is not None and not target.symbols.has(_DATA_FILES):
+        return ("slim lists its data sources with get_data_files, which TensorFlow %s does not have (slim went with "
+                "tf.contrib)" % target.version)
+    return None
+
+
 def dataset_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
     """The statements that build the pipeline's dataset into `pipeline.dataset_name`."""
     return head_statements(pipeline, tf, target) + tail_statements(pipeline, tf, target)
@@ -44,7 +56,16 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         files = source.files
         if source.pattern is not None:
             files = "%s.%s(%s)" % (tf, target.matching_files, source.pattern)
-        out = ["%s = %s.data.Dataset.from_tensor_slices(%s)" % (ds, tf, files)]
+        out = []
+        if source.reader_check:
+            # The slim dataset was not seen: its records are read as TFRecords only if it says so.
+            out.append("if %s.reader is not %s.TFRecordReader:\n    raise ValueError('migrated for slim datasets of "
+                       "TFRecord files; this one reads with %%r' %% (%s.reader,))"
+                       % (source.reader_check, tf, source.reader_check))
+        if source.data_sources is not None:
+            # slim listed its data sources in Python, globbing patterns, before its producer.
+            out.append("%s = %s.contrib.slim.parallel_reader.get_data_files(%s)" % (files, tf, source.data_sources))
+        out.append("%s = %s.data.Dataset.from_tensor_slices(%s)" % (ds, tf, files))
         size = "%s.size(%s, out_type=%s.int64)" % (tf, files, tf)
 
     def stage(text: str) -> None:
@@ -69,6 +90,21 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         stage("shard(%s, %s)" % (pipeline.sharding.num_shards, pipeline.sharding.index))
         stage(_unbatch(tf, target))
 
+    if reader is not None and reader.record_shuffle:
+        # slim's common RandomShuffleQueue mixed the records of all readers before decoding, and
+        # kept filling across epoch ends: shuffle and repeat here, before the map. With a computed
+        # `shuffle=`, slim made a FIFOQueue when it was false: then only the repeat.
+        buffer, comment = reader.record_shuffle, ""
+        if pipeline.sharding and pipeline.sharding.split_buffer:
+            comment = "# The towers shared one common queue: each shard keeps its share.\n"
+            buffer = "max(%s // %s, 1)" % (_operand(buffer), _operand(pipeline.sharding.num_shards))
+        stages = _shuffle_and_repeat(ds, buffer, source.num_epochs, source.seed, tf, target)
+        if source.shuffle is True:
+            out.extend([comment + stages[0]] + stages[1:])
+        else:
+            out.append(comment + "if %s:\n%s\nelse:\n    %s = %s.repeat(%s)" % (
+                source.shuffle, "\n".join("    " + line for line in stages), ds, ds, source.num_epochs or ""))
+
     function = pipeline.record_function
     if function is not None:
         threads = "num_parallel_calls=%s" % batching.num_threads if batching.num_threads else ""
@@ -92,7 +128,12 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
     def stage(text: str) -> None:
         out.append("%s = %s.%s" % (ds, ds, text))
 
-    if batching.shuffle_buffer:
+    if pipeline.reader is not None and pipeline.reader.record_shuffle:
+        # Already repeated with slim's record shuffle, before the map: a shuffle_batch only shuffles.
+        if batching.shuffle_buffer:
+            seed = "seed=%s" % batching.seed if batching.seed else ""
+            stage("shuffle(%s)" % _call_args(batching.shuffle_buffer, seed))
+    elif batching.shuffle_buffer:
         buffer, comment = batching.shuffle_buffer, ""
         if pipeline.sharding and pipeline.sharding.split_buffer:
             # The towers shared one shuffle queue: each shard keeps its share of the buffer, so

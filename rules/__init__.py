@@ -11,6 +11,7 @@ from qmigrate.rules.producers import (
     InputProducer, MatchFilenamesOnce, RangeInputProducer, SliceInputProducer, StringInputProducer)
 from qmigrate.rules.queue_runners import Coordinator, SessionStartsRunners, StartQueueRunners
 from qmigrate.rules.readers import FixedLengthRecordReader, TextLineReader, TFRecordReader, WholeFileReader
+from qmigrate.rules.slim_provider import DatasetDataProvider, ParallelRead, SinglePassRead, UnseenSlimDataset
 from qmigrate.rules.target_api import ApiNotInTarget
 from qmigrate.rules.unsupported import NonInputQueue, NotebookNotMigrated, QueueApiNotMigrated
 
@@ -23,6 +24,10 @@ ALL_RULES = (
     SliceInputProducer,
     MatchFilenamesOnce,
     RangeInputProducer,
+    DatasetDataProvider,
+    ParallelRead,
+    SinglePassRead,
+    UnseenSlimDataset,
     TFRecordReader,
     FixedLengthRecordReader,
     TextLineReader,
@@ -54,6 +59,8 @@ READERS = (TFRecordReader, FixedLengthRecordReader, TextLineReader, WholeFileRea
 BATCHERS = (Batch, ShuffleBatch)
 JOINERS = (BatchJoin, ShuffleBatchJoin)  # several readers' records, batched together
 FILTERERS = (MaybeBatch, MaybeShuffleBatch)  # records kept by a condition, batched
+SLIM_PROVIDERS = (DatasetDataProvider,)  # slim: files, readers and decoding, read with `provider.get(items)`
+SLIM_READS = (ParallelRead, SinglePassRead)  # slim: a producer and a reader in one call, `key, value = ...`
 
 
 def rule_for(canonical_name: Optional[str]):

@@ -59,15 +59,8 @@ NOT_MIGRATED: Dict[str, Tuple[str, str]] = {
     "tensorflow.contrib.slim.queues.QueueRunners": (
         "it starts and stops queue runners around a block, which only goes once no queue is left",
         "drop the `with` once every pipeline of the graph reads from tf.data"),
-    "tensorflow.contrib.slim.dataset_data_provider.DatasetDataProvider": (
-        "slim's provider reads through parallel_reader's queues and decodes with a slim decoder",
-        _SLIM_PROVIDER),
-    "tensorflow.contrib.slim.parallel_reader.parallel_read": (
-        "several readers fill a common queue", _SLIM_PROVIDER),
     "tensorflow.contrib.slim.parallel_reader.ParallelReader": (
         "several readers fill a common queue", _SLIM_PROVIDER),
-    "tensorflow.contrib.slim.parallel_reader.single_pass_read": (
-        "a reader over a producer queue inside slim", _SLIM_PROVIDER),
 }
 
 

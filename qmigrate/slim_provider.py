@@ -1,0 +1,286 @@
+"""What a slim DatasetDataProvider reads, proven from the code: its Dataset's reader and decoder.
+
+The provider reads `dataset.data_sources` with `dataset.reader` and decodes each record with
+`dataset.decoder.decode(record, items)` (TF 1.8's dataset_data_provider.py). The rewrite calls
+the same decoder in a map function; it is written only when the Dataset is built where this
+module shows it, with `reader=tf.TFRecordReader` and a TFExampleDecoder whose item handlers are
+slim's own and need nothing a one-shot iterator cannot capture. A Dataset made out of sight
+raises Unseen (the unsafe fix checks its reader class at run time); anything else seen to differ
+raises Unsupported with the construct and its line.
+"""
+from typing import Callable, Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from qmigrate import cstutil
+from qmigrate.names import ImportMap
+from qmigrate.rules.base import Unsupported
+
+_SLIM_DATA = "tensorflow.contrib.slim.python.slim.data."
+DATASET = "tensorflow.contrib.slim.dataset.Dataset"
+DECODER = "tensorflow.contrib.slim.tfexample_decoder.TFExampleDecoder"
+_HANDLERS = "tensorflow.contrib.slim.tfexample_decoder."
+# Handlers that only reshape, decode or stack the parsed features: plain ops, fine in a map
+# function. LookupTensor builds a hash table (a one-shot iterator cannot capture one in TF 1.x),
+# ItemHandlerCallback and custom ItemHandlers run code qmigrate cannot see.
+SAFE_HANDLERS = ("Tensor", "Image", "BoundingBox")
+TFRECORD_READER = "tensorflow.TFRecordReader"
+
+
+class Unseen(Unsupported):
+    """The slim Dataset is not visible here (a parameter, another module, a computed value): its
+    reader class can still be checked when the pipeline is built, its decoder cannot."""
+
+
+def slim_name(name: Optional[str]) -> Optional[str]:
+    """`tensorflow.contrib.slim.python.slim.data.dataset.Dataset` as `tensorflow.contrib.slim.dataset.Dataset`."""
+    if name and name.startswith(_SLIM_DATA):
+        return "tensorflow.contrib.slim." + name[len(_SLIM_DATA):]
+    return name
+
+
+def _stored(target: cst.BaseExpression) -> List[str]:
+    """The names an assignment target binds (not those of `a.b = ` or `a[i] = `)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _stored(element.value)]
+    if isinstance(target, cst.StarredElement):
+        return _stored(target.value)
+    return []
+
+
+class _Bindings(cst.CSTVisitor):
+    """Each name's bindings in one function body (nested functions and classes skipped): the
+    assigned value for `name = value`, None for any other binding (loop, with, import, unpacking)."""
+
+    def __init__(self):
+        self.values: Dict[str, List[Optional[cst.BaseExpression]]] = {}
+        self.returns: List[Optional[cst.BaseExpression]] = []
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    visit_ClassDef = visit_Lambda = visit_FunctionDef
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self.values.setdefault(target.target.value, []).append(node.value)
+            else:
+                for name in _stored(target.target):
+                    self.values.setdefault(name, []).append(None)
+
+    def visit_AugAssign(self, node) -> None:
+        for name in _stored(node.target):
+            self.values.setdefault(name, []).append(None)
+
+    def visit_For(self, node) -> None:
+        for name in _stored(node.target):
+            self.values.setdefault(name, []).append(None)
+
+    def visit_AsName(self, node) -> None:
+        for name in _stored(node.name):
+            self.values.setdefault(name, []).append(None)
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.returns.append(node.value)
+
+
+def _bindings(function: cst.FunctionDef) -> _Bindings:
+    found = _Bindings()
+    function.body.visit(found)
+    return found
+
+
+def _params(function: cst.FunctionDef) -> List[str]:
+    params = function.params
+    named = list(params.posonly_params) + list(params.params) + list(params.kwonly_params) + [
+        p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return [p.name.value for p in named]
+
+
+class DatasetProof:
+    """Proves, for the provider in one function, what its slim Dataset reads and decodes.
+
+    `functions`: the module's top-level functions (a Dataset may be made by one of them);
+    `line_of`: a node's line, for reasons.
+    """
+
+    def __init__(self, scope: cst.CSTNode, imports: ImportMap, functions: Dict[str, cst.FunctionDef],
+                 line_of: Optional[Callable[[cst.CSTNode], int]]):
+        self.scope, self.imports, self.functions = scope, imports, functions
+        self.line_of = line_of or (lambda node: 0)
+
+    def resolve(self, node) -> Optional[str]:
+        return slim_name(self.imports.resolve(node))
+
+    def check(self, dataset: cst.BaseExpression) -> None:
+        """Returns when the provider's `dataset` argument is a name bound once in the function to
+        a slim Dataset that reads TFRecords and decodes with slim's own handlers; raises Unseen
+        when that Dataset is made out of sight, Unsupported when it is seen to differ."""
+        if not isinstance(dataset, cst.Name):
+            raise Unsupported("its slim dataset `%s` is not a plain name, so its reader class and decoder cannot be "
+                              "seen; bind it to a name first" % cst.Module([]).code_for_node(dataset))
+        if not isinstance(self.scope, cst.FunctionDef):
+            raise Unsupported("it is not in a function, where qmigrate looks for how its slim dataset is made")
+        value = self._single_value(self.scope, dataset.value, "its slim dataset")
+        self._dataset_made_by(value, self.scope, dataset.value)
+
+    def _single_value(self, function: cst.FunctionDef, name: str, what: str) -> cst.BaseExpression:
+        """The value `name` is bound to once in `function`, or Unseen saying why not."""
+        if name in _params(function):
+            raise Unseen("%s `%s` is a parameter of %s(), so its reader class and decoder cannot be seen here"
+                              % (what, name, function.name.value))
+        values = _bindings(function).values.get(name, [])
+        if len(values) != 1 or values[0] is None:
+            raise Unseen("%s `%s` is %s in %s()" % (
+                what, name, "not bound" if not values else "bound more than once or not by a plain assignment",
+                function.name.value))
+        return values[0]
+
+    def _dataset_made_by(self, value: cst.BaseExpression, function: cst.FunctionDef, name: str) -> None:
+        """`value` (bound to `name` in `function`) is slim.dataset.Dataset(...) or a call of a function
+        of this module that returns one on every path."""
+        if not isinstance(value, cst.Call):
+            raise Unseen("its slim dataset `%s` (line %d) is not made by a call qmigrate can follow"
+                              % (name, self.line_of(value)))
+        if self.resolve(value.func) == DATASET:
+            self._check_dataset_call(value, function)
+            return
+        callee = value.func.value if isinstance(value.func, cst.Name) else None
+        helper = self.functions.get(callee) if callee and callee not in _bindings(function).values else None
+        if helper is None:
+            raise Unseen("its slim dataset `%s` comes from `%s(...)` (line %d), which qmigrate cannot follow to "
+                              "the slim Dataset(...) that names its reader class and decoder"
+                              % (name, cst.Module([]).code_for_node(value.func), self.line_of(value)))
+        returns = _bindings(helper).returns
+        last = helper.body.body[-1] if isinstance(helper.body, cst.IndentedBlock) and helper.body.body else None
+        if not returns or not isinstance(cstutil.single_small(last), cst.Return):
+            raise Unsupported("%s() (line %d), which makes its slim dataset, does not end by returning it"
+                              % (callee, self.line_of(helper)))
+        for returned in returns:
+            if isinstance(returned, cst.Name):
+                returned = self._single_value(helper, returned.value, "the slim dataset it returns,")
+            if not (isinstance(returned, cst.Call) and self.resolve(returned.func) == DATASET):
+                made = cst.Module([]).code_for_node(returned.func if isinstance(returned, cst.Call) else returned)
+                raise Unseen("its slim dataset comes from %s() (line %d), which returns what `%s` makes, not a "
+                                  "slim Dataset(...) of its own, so the reader class and decoder cannot be seen here"
+                                  % (callee, self.line_of(helper), made))
+            self._check_dataset_call(returned, helper)
+
+    def _argument(self, call: cst.Call, position: int, keyword: str) -> Optional[cst.BaseExpression]:
+        for index, arg in enumerate(call.args):
+            if arg.star:
+                raise Unsupported("its slim Dataset(...) (line %d) passes arguments with * or **"
+                                  % self.line_of(call))
+            if (arg.keyword is None and index == position) or (arg.keyword and arg.keyword.value == keyword):
+                return arg.value
+        return None
+
+    def _local(self, node, function: cst.FunctionDef, what: str):
+        """A name bound once in `function` stands for its value; other nodes for themselves."""
+        if isinstance(node, cst.Name) and node.value in _bindings(function).values:
+            return self._single_value(function, node.value, what)
+        return node
+
+    def _check_dataset_call(self, call: cst.Call, function: cst.FunctionDef) -> None:
+        """Dataset(data_sources, reader, decoder, num_samples, items_to_descriptions, **kwargs)."""
+        line = self.line_of(call)
+        reader = self._local(self._argument(call, 1, "reader"), function, "its reader class")
+        if reader is None or self.resolve(reader) != TFRECORD_READER:
+            raise Unsupported("its slim Dataset (line %d) reads with %s, not tf.TFRecordReader, the only reader "
+                              "class qmigrate reads with a tf.data dataset here" % (
+                                  line, "`%s`" % cst.Module([]).code_for_node(reader) if reader is not None
+                                  else "no reader class"))
+        decoder = self._local(self._argument(call, 2, "decoder"), function, "its decoder")
+        if not (isinstance(decoder, cst.Call) and self.resolve(decoder.func) == DECODER):
+            raise Unsupported("its slim Dataset (line %d) decodes with something other than a TFExampleDecoder made "
+                              "in the same function; qmigrate cannot see what its decode() runs" % line)
+        handlers = self._local(self._argument(decoder, 1, "items_to_handlers"), function, "its item handlers")
+        if not isinstance(handlers, cst.Dict):
+            raise Unsupported("the item handlers of its TFExampleDecoder (line %d) are not a literal dict in the "
+                              "function that makes it" % self.line_of(decoder))
+        for element in handlers.elements:
+            handler = element.value if isinstance(element, cst.DictElement) else None
+            name = self.resolve(handler.func) if isinstance(handler, cst.Call) else None
+            if not (name and name.startswith(_HANDLERS) and name[len(_HANDLERS):] in SAFE_HANDLERS):
+                shown = cst.Module([]).code_for_node(handler.func if isinstance(handler, cst.Call) else element)
+                raise Unsupported("its TFExampleDecoder (line %d) has the item handler `%s`, %s" % (
+                    self.line_of(decoder), shown,
+                    "which builds a lookup table a one-shot iterator cannot capture" if name and name.endswith(
+                        ".LookupTensor") else "whose decoding qmigrate cannot prove safe to run in Dataset.map "
+                    "(slim's Tensor, Image and BoundingBox are)"))
+
+
+def get_items(call: cst.Call, record_key: Optional[cst.BaseExpression]) -> None:
+    """The `items` of `provider.get(items)`: a literal list of literal strings, none of them the
+    record key (a TFRecordDataset gives no `file:record` keys). Unsupported otherwise."""
+    if len(call.args) != 1 or call.args[0].star or (call.args[0].keyword and call.args[0].keyword.value != "items"):
+        raise Unsupported("its get() is not called with one list of items")
+    items = call.args[0].value
+    if not (isinstance(items, (cst.List, cst.Tuple)) and items.elements and all(
+            isinstance(e, cst.Element) and isinstance(e.value, cst.SimpleString) for e in items.elements)):
+        raise Unsupported("its get() is not given a literal list of item names")
+    key = "record_key"
+    if record_key is not None:
+        if not isinstance(record_key, cst.SimpleString):
+            raise Unsupported("its `record_key=` is computed, so which item is the record key is unknown")
+        key = record_key.evaluated_value
+    for element in items.elements:
+        if element.value.evaluated_value == key:
+            raise Unsupported("its get() asks for the record key `%s`, the reader's `file:record` key, which a "
+                              "TFRecordDataset does not give" % key)
+
+
+def _provider_get(value, providers: Dict[str, Tuple]) -> Optional[Tuple[str, cst.Call]]:
+    """(provider name, the get call) for `provider.get(items)` on a provider of the block."""
+    if (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "get"
+            and isinstance(value.func.value, cst.Name) and value.func.value.value in providers):
+        return value.func.value.value, value
+    return None
+
+
+class _Gets(cst.CSTVisitor):
+    def __init__(self, providers):
+        self.providers, self.found = providers, []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        got = _provider_get(node, self.providers)
+        if got is not None:
+            self.found.append(got)
+
+
+def gets_in(stmt: cst.CSTNode, providers: Dict[str, Tuple]) -> List[Tuple[str, cst.Call]]:
+    """Every `provider.get(...)` in a statement, on providers of the block."""
+    if not providers:
+        return []
+    finder = _Gets(providers)
+    stmt.visit(finder)
+    return finder.found
+
+
+class _ReplaceCalls(cst.CSTTransformer):
+    def __init__(self, replacements: Dict[int, cst.BaseExpression]):
+        self.replacements = replacements  # id(original call) -> its replacement
+
+    def leave_Call(self, original_node, updated_node):
+        return self.replacements.get(id(original_node), updated_node)
+
+
+def decode_statement(stmt: cst.BaseStatement, get_calls: List[cst.Call], dataset: cst.BaseExpression,
+                     record: str) -> str:
+    """The statement written for the map function: each `provider.get(items)` becomes
+    `dataset.decoder.decode(record, items)`, the provider's own decoding (both give a list)."""
+    code = cst.Module([]).code_for_node
+    decodes = {id(call): cst.parse_expression("%s.decoder.decode(%s, %s)" % (
+        code(dataset), record, code(call.args[0].value))) for call in get_calls}
+    new = stmt.visit(_ReplaceCalls(decodes)).with_changes(leading_lines=())
+    return code(new).rstrip("\n")
+
+
+def unread_reason(name: str) -> str:
+    return ("the provider `%s` is not read by one `%s.get([...])` whose records are batched in the same block "
+            "(returned, passed on or used otherwise)" % (name, name))
+
+

@@ -1,0 +1,447 @@
+"""slim's readers: `DatasetDataProvider` and `parallel_reader.parallel_read` / `single_pass_read`.
+
+Each is a file-name producer and a reader in one call (TF 1.8's `dataset_data_provider.py` and
+`parallel_reader.py`): `get_data_files(data_sources)`, then `string_input_producer(files,
+num_epochs, shuffle, seed)`, then `num_readers` readers filling a common queue, a
+RandomShuffleQueue(capacity, min_after_dequeue, seed) when shuffling, else a FIFOQueue.
+"""
+from typing import Optional
+
+import libcst as cst
+
+from qmigrate.diagnostics import Safety
+from qmigrate.model import FileSource, RecordReader
+from qmigrate.rules.base import Example, Rule, SourceOf, Unsupported, example_source, is_none, literal_bool
+
+PROVIDER = "tensorflow.contrib.slim.dataset_data_provider.DatasetDataProvider"
+PARALLEL_READ = "tensorflow.contrib.slim.parallel_reader.parallel_read"
+SINGLE_PASS_READ = "tensorflow.contrib.slim.parallel_reader.single_pass_read"
+TFRECORD_READER = "tensorflow.TFRecordReader"
+
+
+def _optional(args, name: str, source: SourceOf) -> Optional[str]:
+    node = args.get(name)
+    return None if is_none(node) else source(node)
+
+
+class _Plain(cst.CSTVisitor):
+    """Whether an expression reads only names and literals (no attribute, call or subscript)."""
+
+    def __init__(self):
+        self.plain = True
+
+    def on_visit(self, node) -> bool:
+        if isinstance(node, (cst.Attribute, cst.Call, cst.Subscript, cst.Lambda, cst.Await, cst.NamedExpr)):
+            self.plain = False
+        return self.plain
+
+
+def _shuffle(args, source: SourceOf):
+    """slim's `shuffle=`: True/False, or the source of a condition on names and literals
+    (`split_name == 'train'`), which the rewrite tests with a Python `if`, as slim did. The
+    recogniser proves those names are not rebound before the new test; an attribute or a call
+    could change unseen, so it is refused."""
+    node = args.get("shuffle")
+    if node is None or (isinstance(node, cst.Name) and node.value in ("True", "False")):
+        return literal_bool(node, True, "shuffle")
+    plain = _Plain()
+    node.visit(plain)
+    if not plain.plain:
+        raise Unsupported("`shuffle=` is computed with an attribute, call or subscript, which could change "
+                          "before the rewritten test; bind it to a name first")
+    return source(node.with_changes(lpar=[], rpar=[]) if hasattr(node, "lpar") else node)
+
+
+class _Fractional(cst.CSTVisitor):
+    def __init__(self):
+        self.found = False
+
+    def visit_Divide(self, node) -> None:
+        self.found = True
+
+    def visit_Float(self, node) -> None:
+        self.found = True
+
+
+def _buffer(args, name: str, default: str, source: SourceOf) -> str:
+    """The common queue's min_after_dequeue as a shuffle buffer. The queue took its int() (a
+    Python 2 `n / 2` is a float in Python 3), where Dataset.shuffle raises on a float (measured on
+    TF 1.8: "Expected int64, got 32.0"), so a value that may be one is wrapped in int()."""
+    node = args.get(name)
+    if is_none(node):
+        return default
+    fractional = _Fractional()
+    node.visit(fractional)
+    return "int(%s)" % source(node) if fractional.found else source(node)
+
+
+def _no_reader_kwargs(args) -> None:
+    if not is_none(args.get("reader_kwargs")):
+        raise Unsupported("it passes `reader_kwargs=` to the reader class, which qmigrate does not carry over "
+                          "to TFRecordDataset")
+
+
+def _tfrecord_class(args, resolve) -> None:
+    """parallel_read's reader class must be tf.TFRecordReader, named in the call."""
+    reader = args.get("reader_class")
+    name = resolve(reader) if reader is not None else None
+    if name != TFRECORD_READER:
+        raise Unsupported("its reader class is %s, not tf.TFRecordReader, the only reader whose records "
+                          "qmigrate reads with a tf.data dataset here" % (
+                              "`%s`" % cst.Module([]).code_for_node(reader) if reader is not None else "missing"))
+
+
+class DatasetDataProvider(Rule):
+    """slim's `DatasetDataProvider(dataset, ...)` + `provider.get(items)` becomes a TFRecordDataset
+    over `dataset.data_sources` whose map decodes with `dataset.decoder`.
+
+    ## Why
+    The provider builds a file-name queue, `num_readers` readers and a common queue (shuffling
+    when `shuffle=True`), all run by queue-runner threads, then decodes every record with the
+    dataset's decoder. tf.data reads the same files and calls the same decoder in its map.
+
+    ## Fix safety
+    Safe when the slim Dataset is built where qmigrate sees it (in the function, or returned by
+    a function of the module) with `reader=tf.TFRecordReader` and a `TFExampleDecoder` whose item
+    handlers are slim's own `Tensor`, `Image` or `BoundingBox`. The files are listed by slim's
+    `get_data_files` as before; with `shuffle=True` (the default) the file order is shuffled every
+    epoch and the records are mixed in a buffer of `common_queue_min` (the common queue's
+    `min_after_dequeue`) that spans epoch ends, seeded with `seed`; `num_readers` files are read at
+    once (`interleave`); `num_epochs` repeats. The random orders differ from the queues'.
+
+    ## Limitations
+    Not rewritten: a dataset whose reader class or decoder is not visible (a parameter, another
+    module, an attribute), another reader class, custom or lookup item handlers, `reader_kwargs`,
+    a computed `shuffle=`, `get()` of the record key, a provider used beyond one `get()`.
+    """
+
+    code = "QM106"
+    names = (PROVIDER,)
+    signature = ("dataset", "num_readers", "reader_kwargs", "shuffle", "num_epochs", "common_queue_capacity",
+                 "common_queue_min", "record_key", "seed", "scope")
+    message = "slim DatasetDataProvider reads through parallel readers and a common queue"
+    advice = ("read dataset.data_sources with tf.data.TFRecordDataset (interleave for num_readers), decode each "
+              "record with dataset.map(lambda r: dataset.decoder.decode(r, items)), then batch")
+    @classmethod
+    def reason_for(cls, name):
+        return ("the provider is not assigned to a name and read by `get()` in the block that batches its records "
+                "(here it is returned, passed on or built in an expression)")
+
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.contrib import slim
+
+
+            def inputs(pattern, batch_size):
+                decoder = slim.tfexample_decoder.TFExampleDecoder(
+                    {'x': tf.FixedLenFeature([4], tf.float32), 'y': tf.FixedLenFeature([], tf.int64)},
+                    {'x': slim.tfexample_decoder.Tensor('x'), 'y': slim.tfexample_decoder.Tensor('y')})
+                dataset = slim.dataset.Dataset(pattern, tf.TFRecordReader, decoder, 1000, {})
+                provider = slim.dataset_data_provider.DatasetDataProvider(dataset, num_readers=2, common_queue_min=64)
+                x, y = provider.get(['x', 'y'])
+                return tf.train.batch([x * 2.0, y], batch_size=batch_size)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+            from tensorflow.contrib import slim
+
+
+            def inputs(pattern, batch_size):
+                decoder = slim.tfexample_decoder.TFExampleDecoder(
+                    {'x': tf.FixedLenFeature([4], tf.float32), 'y': tf.FixedLenFeature([], tf.int64)},
+                    {'x': slim.tfexample_decoder.Tensor('x'), 'y': slim.tfexample_decoder.Tensor('y')})
+                dataset = slim.dataset.Dataset(pattern, tf.TFRecordReader, decoder, 1000, {})
+                def parse_record(serialized):
+                    x, y = dataset.decoder.decode(serialized, ['x', 'y'])
+                    return x * 2.0, y
+
+                data_files = tf.contrib.slim.parallel_reader.get_data_files(dataset.data_sources)
+                dataset_2 = tf.data.Dataset.from_tensor_slices(data_files)
+                dataset_2 = dataset_2.shuffle(tf.size(data_files, out_type=tf.int64))
+                dataset_2 = dataset_2.interleave(tf.data.TFRecordDataset, cycle_length=2)
+                dataset_2 = dataset_2.apply(tf.contrib.data.shuffle_and_repeat(64))
+                dataset_2 = dataset_2.map(parse_record)
+                dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+                dataset_2 = dataset_2.prefetch(1)
+                return list(dataset_2.make_one_shot_iterator().get_next())
+            """),
+        ),
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.contrib import slim
+
+
+            def inputs(dataset, batch_size):
+                provider = slim.dataset_data_provider.DatasetDataProvider(dataset)
+                image, label = provider.get(['image', 'label'])
+                return tf.train.batch([image, label], batch_size=batch_size)
+            """),
+        ),
+    )
+
+    @classmethod
+    def model(cls, args, source: SourceOf, resolve) -> FileSource:
+        """The provider's file source; `files` is left empty for the recogniser to name."""
+        dataset = args.get("dataset")
+        if dataset is None:
+            raise Unsupported("it has no dataset argument")
+        return FileSource(files="", data_sources="%s.data_sources" % source(dataset),
+                          num_epochs=_optional(args, "num_epochs", source),
+                          shuffle=_shuffle(args, source), seed=_optional(args, "seed", source))
+
+    @classmethod
+    def reader_model(cls, args, source: SourceOf, resolve) -> RecordReader:
+        _no_reader_kwargs(args)
+        readers = _optional(args, "num_readers", source) or "1"
+        shuffle = _shuffle(args, source)
+        return RecordReader("tfrecord", parallel_reads=None if readers == "1" else readers,
+                            record_shuffle=_buffer(args, "common_queue_min", "128", source) if shuffle else None)
+
+
+class ParallelRead(Rule):
+    """slim's `key, value = parallel_read(data_sources, tf.TFRecordReader, ...)` becomes a
+    TFRecordDataset over the same files, `interleave`d over `num_readers` of them.
+
+    ## Why
+    `num_readers` readers fill a common queue from a file-name queue, run by queue-runner threads.
+
+    ## Fix safety
+    Safe: the files listed by slim's `get_data_files` as before, shuffled every epoch with
+    `shuffle=True` (the default), the records mixed in a buffer of `min_after_dequeue` that spans
+    epoch ends (seeded with `seed`); `num_readers` (default 4) files read at once; `num_epochs`
+    repeats. The random orders differ from the queues'.
+
+    ## Limitations
+    Only `tf.TFRecordReader` named in the call; no `reader_kwargs`, no `dtypes`, a literal
+    `shuffle`; a key that the code uses (a TFRecordDataset gives no keys).
+    """
+
+    code = "QM107"
+    names = (PARALLEL_READ,)
+    signature = ("data_sources", "reader_class", "num_epochs", "num_readers", "reader_kwargs", "shuffle", "dtypes",
+                 "capacity", "min_after_dequeue", "seed", "scope")
+    message = "slim parallel_read reads with several readers into a common queue"
+
+    @classmethod
+    def reason_for(cls, name):
+        return "its result is not unpacked into `key, value` in the block that batches the records"
+
+    advice = ("read the files with tf.data.TFRecordDataset, interleaved over num_readers files, shuffle and repeat, "
+              "then map the per-record code")
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.contrib.slim.python.slim.data import parallel_reader
+
+
+            def numbers(pattern, batch_size):
+                _, value = parallel_reader.parallel_read(pattern, tf.TFRecordReader, num_readers=3, min_after_dequeue=100)
+                example = tf.parse_single_example(value, {'n': tf.FixedLenFeature([], tf.int64)})
+                return tf.train.batch([example['n']], batch_size)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+
+            def numbers(pattern, batch_size):
+                def parse_record(value):
+                    example = tf.parse_single_example(value, {'n': tf.FixedLenFeature([], tf.int64)})
+                    return example['n']
+
+                data_files = tf.contrib.slim.parallel_reader.get_data_files(pattern)
+                dataset = tf.data.Dataset.from_tensor_slices(data_files)
+                dataset = dataset.shuffle(tf.size(data_files, out_type=tf.int64))
+                dataset = dataset.interleave(tf.data.TFRecordDataset, cycle_length=3)
+                dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(100))
+                dataset = dataset.map(parse_record)
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+                dataset = dataset.prefetch(1)
+                return dataset.make_one_shot_iterator().get_next()
+            """),
+        ),
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.contrib.slim.python.slim.data import parallel_reader
+
+
+            def text_lines(pattern, batch_size):
+                _, line = parallel_reader.parallel_read(pattern, tf.TextLineReader)
+                return tf.train.batch([tf.reshape(line, [])], batch_size)
+            """),
+        ),
+    )
+
+    @classmethod
+    def model(cls, args, source: SourceOf, resolve) -> FileSource:
+        files = args.get("data_sources")
+        if files is None:
+            raise Unsupported("it has no data_sources argument")
+        if not is_none(args.get("dtypes")):
+            raise Unsupported("it sets `dtypes=` of the common queue")
+        return FileSource(files="", data_sources=source(files), num_epochs=_optional(args, "num_epochs", source),
+                          shuffle=_shuffle(args, source), seed=_optional(args, "seed", source))
+
+    @classmethod
+    def reader_model(cls, args, source: SourceOf, resolve) -> RecordReader:
+        _tfrecord_class(args, resolve)
+        _no_reader_kwargs(args)
+        readers = _optional(args, "num_readers", source) or "4"
+        shuffle = _shuffle(args, source)
+        return RecordReader("tfrecord", parallel_reads=None if readers == "1" else readers,
+                            record_shuffle=_buffer(args, "min_after_dequeue", "128", source) if shuffle else None)
+
+
+class SinglePassRead(Rule):
+    """slim's `key, value = single_pass_read(data_sources, tf.TFRecordReader)` becomes one pass of
+    a TFRecordDataset over the same files, in order.
+
+    ## Why
+    A file-name queue of one epoch, unshuffled, and one reader, run by a queue-runner thread.
+
+    ## Fix safety
+    Safe: the files listed by slim's `get_data_files`, read once, in order.
+
+    ## Limitations
+    Only `tf.TFRecordReader` named in the call, without `reader_kwargs`; a key that the code uses.
+    """
+
+    code = "QM108"
+    names = (SINGLE_PASS_READ,)
+    signature = ("data_sources", "reader_class", "reader_kwargs", "scope")
+    message = "slim single_pass_read reads through a file-name queue"
+    reason_for = ParallelRead.reason_for
+
+    advice = "read the files once with tf.data.TFRecordDataset and map the per-record code"
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.contrib.slim.python.slim.data import parallel_reader
+
+
+            def once(files, batch_size):
+                _, value = parallel_reader.single_pass_read(files, tf.TFRecordReader)
+                example = tf.parse_single_example(value, {'n': tf.FixedLenFeature([], tf.int64)})
+                return tf.train.batch([example['n']], batch_size, allow_smaller_final_batch=True)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+
+            def once(files, batch_size):
+                def parse_record(value):
+                    example = tf.parse_single_example(value, {'n': tf.FixedLenFeature([], tf.int64)})
+                    return example['n']
+
+                data_files = tf.contrib.slim.parallel_reader.get_data_files(files)
+                dataset = tf.data.Dataset.from_tensor_slices(data_files)
+                dataset = dataset.flat_map(tf.data.TFRecordDataset)
+                dataset = dataset.map(parse_record)
+                dataset = dataset.repeat(1)
+                dataset = dataset.batch(batch_size)
+                dataset = dataset.prefetch(1)
+                return dataset.make_one_shot_iterator().get_next()
+            """),
+        ),
+    )
+
+    @classmethod
+    def model(cls, args, source: SourceOf, resolve) -> FileSource:
+        files = args.get("data_sources")
+        if files is None:
+            raise Unsupported("it has no data_sources argument")
+        return FileSource(files="", data_sources=source(files), num_epochs="1", shuffle=False)
+
+    @classmethod
+    def reader_model(cls, args, source: SourceOf, resolve) -> RecordReader:
+        _tfrecord_class(args, resolve)
+        _no_reader_kwargs(args)
+        return RecordReader("tfrecord")
+
+
+class ReaderModel:
+    """The recogniser's reader slot for a slim call: `model()` is the rule's `reader_model()`."""
+
+    def __init__(self, rule):
+        self.rule = rule
+
+    def model(self, args, source: SourceOf, resolve) -> RecordReader:
+        return self.rule.reader_model(args, source, resolve)
+
+
+class UnseenSlimDataset(Rule):
+    """A slim provider whose Dataset is made where qmigrate cannot see it (a parameter, another module).
+
+    ## Why
+    The provider reads with the dataset's reader class and decodes with its decoder; qmigrate
+    writes a TFRecordDataset and calls the same decoder in Dataset.map only when it sees that the
+    reader is tf.TFRecordReader and the item handlers are slim's own.
+
+    ## Fix safety
+    Unsafe (applied with `--unsafe`): the migrated code checks `dataset.reader is tf.TFRecordReader`
+    when it builds the pipeline and raises ValueError otherwise, where the provider read any format.
+    The decoder is not checked: slim's `LookupTensor` handler builds a table a one-shot iterator
+    cannot capture (the iterator fails when it is made), and item handlers of your own run inside
+    Dataset.map, where Python side effects happen once, when the function is traced.
+
+    ## Limitations
+    Only for providers whose other arguments and chain qmigrate rewrites (QM106).
+    """
+
+    code = "QM109"
+    safety = Safety.UNSAFE
+    message = "the slim dataset of this provider is made where qmigrate cannot see its reader class and decoder"
+    advice = ("`qmigrate --unsafe` migrates it, checking the reader class when the pipeline is built; or make the "
+              "slim Dataset in the function that reads it")
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.contrib import slim
+
+
+            def inputs(dataset, batch_size):
+                provider = slim.dataset_data_provider.DatasetDataProvider(dataset, shuffle=False)
+                image, label = provider.get(['image', 'label'])
+                return tf.train.batch([image, label], batch_size=batch_size)
+            """),
+        ),
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.contrib import slim
+
+
+            def inputs(dataset, batch_size):
+                provider = slim.dataset_data_provider.DatasetDataProvider(dataset, shuffle=False)
+                image, label = provider.get(['image', 'label'])
+                return tf.train.batch([image, label], batch_size=batch_size)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+
+            def inputs(dataset, batch_size):
+                def parse_record(serialized):
+                    image, label = dataset.decoder.decode(serialized, ['image', 'label'])
+                    return image, label
+
+                if dataset.reader is not tf.TFRecordReader:
+                    raise ValueError('migrated for slim datasets of TFRecord files; this one reads with %r' % (dataset.reader,))
+                data_files = tf.contrib.slim.parallel_reader.get_data_files(dataset.data_sources)
+                dataset_2 = tf.data.Dataset.from_tensor_slices(data_files)
+                dataset_2 = dataset_2.flat_map(tf.data.TFRecordDataset)
+                dataset_2 = dataset_2.map(parse_record)
+                dataset_2 = dataset_2.repeat()
+                dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+                dataset_2 = dataset_2.prefetch(1)
+                return list(dataset_2.make_one_shot_iterator().get_next())
+            """),
+            unsafe=True,
+        ),
+    )

@@ -1,0 +1,133 @@
+"""slim's DatasetDataProvider, parallel_read and single_pass_read, before and after migration,
+drained under real TensorFlow 1.8 and 1.15 (slim lives in tf.contrib: there is no TF 2 run).
+
+Compared as in test_tf_behaviour.py: the structure and static shapes of what the pipeline
+returns, the batch shapes, and the multiset of examples (each carries a unique id).
+"""
+import json
+import os
+from collections import Counter
+
+import pytest
+
+from conftest import TESTDATA
+from qmigrate import api
+from qmigrate.engine import Options
+from qmigrate.targets import TARGETS
+from tfenv import finish, load_json, run_tf, start_tf, tf_python
+
+BEFORE = os.path.join(TESTDATA, "single", "slim_provider.before.py")
+TRAIN, EVAL = 4 * 24, 3 * 10  # examples per epoch, as make_slim_data.py writes them
+
+# function, arguments (given the data folder), examples expected, mode: ("epochs", k) drains a
+# finite pipeline of k epochs; ("forever", n) takes the first batches of one that repeats n examples.
+CASES = [
+    ("train_inputs", lambda d: dict(data_dir=d, batch_size=8), 20 * 8, ("forever", TRAIN)),
+    ("eval_inputs", lambda d: dict(data_dir=d, batch_size=8), EVAL, ("epochs", 1)),
+    ("example_ids", lambda d: dict(data_dir=d, batch_size=6), 20 * 6, ("forever", TRAIN)),
+    ("one_pass", lambda d: dict(data_dir=d, batch_size=7), EVAL, ("epochs", 1)),
+    # slim's shuffling common queue spans the epochs; migrated, each epoch is whole.
+    ("split_inputs", lambda d: dict(data_dir=d, split_name="train", batch_size=8, num_epochs=2), 2 * TRAIN,
+     ("epochs", 2)),
+    ("split_inputs", lambda d: dict(data_dir=d, split_name="eval", batch_size=8, fine_labels=True, num_epochs=1),
+     EVAL, ("epochs", 1)),
+    ("split_inputs", lambda d: dict(data_dir=d, split_name="train", batch_size=5), 20 * 5, ("forever", TRAIN)),
+    # --unsafe: a dataset made by the caller, its reader class checked when the pipeline is built
+    ("eval_given", lambda d: dict(data_dir=d, batch_size=8), 20 * 8, ("forever", EVAL)),
+]
+
+
+@pytest.fixture(scope="module")
+def slim_data(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("slimdata")
+    run_tf(tf_python("1.8"), "make_slim_data.py", folder)
+    return str(folder)
+
+
+@pytest.mark.parametrize("version", ("1.8", "1.15"), ids=lambda v: "tf" + v)
+@pytest.mark.parametrize("function,arguments,expected,mode", CASES,
+                         ids=["%s-%d" % (case[0], index) for index, case in enumerate(CASES)])
+def test_slim_pipeline_gives_the_same_examples(function, arguments, expected, mode, version, slim_data, tmp_path):
+    python = tf_python(version)
+    [result] = api.migrate([BEFORE], Options(target=TARGETS[version], unsafe=True))
+    assert result.changed
+    after = tmp_path / "slim_provider.after_run.py"
+    after.write_bytes(result.new_source)
+    args = json.dumps(arguments(slim_data))
+    max_batches = 10000 if mode[0] == "epochs" else 20
+    runs = {}
+    for label, path in (("before", BEFORE), ("after", str(after))):
+        out = str(tmp_path / (label + ".json"))
+        runs[label] = (start_tf(python, "run_pipeline.py", path, function, args, max_batches, out), out)
+    got = {}
+    for label, (process, out) in runs.items():
+        finish(process)
+        got[label] = load_json(out)
+    old, new = got["before"], got["after"]
+
+    assert new["kind"] == old["kind"]
+    assert new["static_shapes"] == old["static_shapes"]
+    assert len(old["examples"]) == len(new["examples"]) == expected
+    if mode[0] == "epochs":
+        assert new["batch_shapes"] == old["batch_shapes"]
+        assert Counter(new["examples"]) == Counter(old["examples"])
+        assert set(Counter(new["examples"]).values()) == {mode[1]}  # every example once an epoch
+    else:
+        epoch = mode[1]
+        # The common queue spans epochs, so its first batches need not hold every example; every
+        # example it gave must be one the migrated pipeline gives, and each run of `epoch`
+        # examples of the migrated pipeline is one whole epoch.
+        distinct = set(new["examples"])
+        assert set(old["examples"]) <= distinct
+        assert len(distinct) == epoch
+        for start in range(0, len(new["examples"]) - epoch + 1, epoch):
+            assert sorted(new["examples"][start:start + epoch]) == sorted(distinct)
+
+
+@pytest.mark.parametrize("version", ("1.8",), ids=lambda v: "tf" + v)
+def test_clone_shards_split_one_epoch_of_the_provider(version, slim_data, tmp_path):
+    """The clones dequeued one provider's batches from a prefetch queue; migrated, each clone reads
+    its shard: over the shards, one epoch holds every example the provider gave, each once."""
+    python = tf_python(version)
+    before = os.path.join(TESTDATA, "single", "slim_provider_clones.before.py")
+    # One file-order seed for the shards, which run here in processes of their own (a program's
+    # clones share the one it draws at import).
+    [result] = api.migrate([before], Options(target=TARGETS[version], seed=11))
+    assert b"num_shards" in result.new_source
+    after = tmp_path / "slim_provider_clones.after_run.py"
+    after.write_bytes(result.new_source)
+    runs = {"before": (before, dict(data_dir=slim_data, batch_size=8, num_epochs=1))}
+    for index in range(2):
+        runs["shard%d" % index] = (str(after), dict(data_dir=slim_data, batch_size=8, num_epochs=1, num_shards=2,
+                                                    shard_index=index))
+    started = {}
+    for label, (path, args) in runs.items():
+        out = str(tmp_path / (label + ".json"))
+        started[label] = (start_tf(python, "run_pipeline.py", path, "clone_inputs", json.dumps(args), 10000, out), out)
+    got = {}
+    for label, (process, out) in started.items():
+        finish(process)
+        got[label] = load_json(out)
+    shards = [got["shard0"]["examples"], got["shard1"]["examples"]]
+    assert got["shard0"]["static_shapes"] == got["before"]["static_shapes"]
+    assert len(got["before"]["examples"]) == TRAIN
+    assert not set(shards[0]) & set(shards[1])
+    assert Counter(shards[0] + shards[1]) == Counter(got["before"]["examples"])
+
+
+def test_a_dataset_not_seen_is_refused_when_it_reads_another_format(slim_data, tmp_path):
+    """--unsafe migrated given_inputs() for TFRecord datasets: handed a TextLineReader dataset,
+    the migrated code says so when it builds the pipeline, instead of decoding lines as examples."""
+    [result] = api.migrate([BEFORE], Options(unsafe=True))
+    (tmp_path / "migrated.py").write_bytes(result.new_source)
+    (tmp_path / "lines.py").write_text(
+        "import tensorflow as tf\n"
+        "import migrated\n"
+        "def line_batches(data_dir, batch_size):\n"
+        "    dataset = migrated.get_split(data_dir, 'eval', 30)\n"
+        "    dataset.reader = tf.TextLineReader\n"
+        "    return migrated.given_inputs(dataset, batch_size)\n")
+    args = json.dumps(dict(data_dir=slim_data, batch_size=4))
+    with pytest.raises(AssertionError, match="migrated for slim datasets of TFRecord files; this one reads with"):
+        run_tf(tf_python("1.8"), "run_pipeline.py", str(tmp_path / "lines.py"), "line_batches", args, 1,
+               str(tmp_path / "out.json"), env={"PYTHONPATH": str(tmp_path)})
