@@ -14,8 +14,8 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from qmigrate import (api_check, blocks, cstutil, data_findings, handbuilt, helpers, python3_check, queue_roles,
-                      range_producers, synth, towers, wording)
+from qmigrate import (api_check, blocks, class_attrs, cstutil, data_findings, handbuilt, helpers, python3_check,
+                      queue_roles, range_producers, synth, towers, wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -317,7 +317,12 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
         else:
             module_names |= cstutil.name_uses(stmt).stores
     context = ModuleContext(imports, module_names, input_fns=_input_fns(module, tree),
-                            may_be_sparse=bool(_SPARSE.search(module.code)))
+                            may_be_sparse=bool(_SPARSE.search(module.code)), module=module)
+    for stmt in module.body:
+        if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            for method in stmt.body.body:
+                if isinstance(method, cst.FunctionDef):
+                    context.method_classes[id(method)] = stmt
     attribute_loads = None
     for stmt in module.body:
         if not isinstance(stmt, cst.FunctionDef):
@@ -660,6 +665,9 @@ class _PipelineRewriter(cst.CSTTransformer):
         # Why a record-source helper's own chain stops (it returns the record instead of batching):
         # said only when no caller of it has a better reason.
         self.fallback_reasons: Dict[int, str] = {}
+        # id(class) -> bindings of readers and producers on `self` that pipelines of other methods
+        # moved into their chains: removed with the class's rewrite, once nothing reads them.
+        self.attr_bindings: Dict[int, List[class_attrs.Binding]] = {}
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.parents.append(node)
@@ -687,6 +695,10 @@ class _PipelineRewriter(cst.CSTTransformer):
         if kinds == (cst.ClassDef, cst.FunctionDef):
             return "%s.%s" % (defs[0].name.value, defs[1].name.value)
         return ""
+
+    def leave_ClassDef(self, original_node, updated_node):
+        bindings = self.attr_bindings.pop(id(original_node), ())
+        return class_attrs.remove_bindings(updated_node, bindings) if bindings else updated_node
 
     def leave_FunctionDef(self, original_node, updated_node):
         name = original_node.name.value
@@ -744,6 +756,8 @@ class _PipelineRewriter(cst.CSTTransformer):
             elif match.tower_loop is not None:
                 match.pipeline = self._sharded(match.pipeline, match.pipeline.sharding)
             self._apply(match, leaves, replacements, removed)
+            for binding in match.remote_bindings:  # its reader or producer, bound in another method
+                self.attr_bindings.setdefault(id(self.context.method_classes[id(binding.method)]), []).append(binding)
             self.analysis.fixed_calls.update(id(call) for call in match.calls)
             self.analysis.pipelines += 1
             self.analysis.pipeline_functions[self._qualified_name()] += 1
