@@ -135,8 +135,10 @@ def _runs_before(method: cst.FunctionDef, first: cst.BaseStatement, second: cst.
         return False
 
 
-def analyse_class(cls: cst.ClassDef, module: cst.Module, line_of: Callable[[cst.CSTNode], int]) -> ClassAttrs:
-    """The attribute uses of `cls` (a class of `module`)."""
+def analyse_class(cls: cst.ClassDef, module: cst.Module, line_of: Callable[[cst.CSTNode], int],
+                  imported: Set[str] = frozenset()) -> ClassAttrs:
+    """The attribute uses of `cls` (a class of `module`); `imported`: names the module binds by
+    import, whose attributes (`csv.reader`) are no object's."""
     attrs = ClassAttrs(cls, line_of)
     if not isinstance(cls.body, cst.IndentedBlock):
         return attrs
@@ -160,6 +162,8 @@ def analyse_class(cls: cst.ClassDef, module: cst.Module, line_of: Callable[[cst.
             others = analyse_class(other, cst.Module([]), line_of)
             inside |= {id(use.node) for uses in others.uses.values() for use in uses}
     for node in _attributes(module):
+        if isinstance(node.value, cst.Name) and node.value.value in imported:
+            continue
         if id(node) not in inside and node.attr.value not in attrs.foreign:
             attrs.foreign[node.attr.value] = line_of(node)
     return attrs

@@ -201,7 +201,8 @@ class ModuleContext:
         if cls is None or self.module is None:
             return None
         if id(cls) not in self._class_attrs:
-            self._class_attrs[id(cls)] = class_attrs.analyse_class(cls, self.module, self.line_of or (lambda n: 0))
+            self._class_attrs[id(cls)] = class_attrs.analyse_class(cls, self.module, self.line_of or (lambda n: 0),
+                                                                      set(self.imports.aliases))
         attrs = self._class_attrs[id(cls)]
         return attrs if attrs.method_of(function) else None
 
@@ -362,6 +363,8 @@ class _BlockRecogniser:
         if joined is not None:  # `[read_helper(q) for _ in range(n)]`: n readers for batch_join
             value, readers_count = joined
         helper = self._reader_helper(value)
+        if helper is None:
+            self._refuse_method_reader(index, value, producers)
         if helper is None and readers_count is None and isinstance(value, cst.Call) and isinstance(
                 value.func, cst.Name) and value.func.value in self.context.record_sources:
             return self._link_source(self.context.record_sources[value.func.value], index, value, target)
@@ -388,6 +391,23 @@ class _BlockRecogniser:
         except _Broken as broken:  # the rest of the chain is told the same reason
             broken.calls = tuple(broken.calls) + self._chain_calls(index, read, producers, readers)
             raise
+
+    def _refuse_method_reader(self, index: int, value, producers) -> None:
+        """A queue of the block handed to a method of the object (`self.read_data(queue)`): said as
+        such, since reader helpers are followed only as module-level functions."""
+        attrs = self.context.class_attrs(self.scope)
+        if attrs is None or not (isinstance(value, cst.Call) and _on_object(value.func)
+                                 and value.func.value.value == attrs.self_name(self.scope)
+                                 and value.func.attr.value in attrs.methods):
+            return
+        queues = [arg.value.value for arg in value.args if isinstance(arg.value, cst.Name)
+                  and arg.value.value in producers]
+        if queues:
+            reads = (None, queues[0])
+            raise _Broken(self._chain_calls(index, reads, producers, {}),
+                          "its queue `%s` is passed to the method self.%s() (line %d), and qmigrate follows reader "
+                          "helpers that are module-level functions, not methods, yet" % (
+                              queues[0], value.func.attr.value, self._line_of(index)))
 
     def _chain_calls(self, index, read, producers, readers) -> Tuple[cst.Call, ...]:
         """The calls of the chain around a read that is refused early: a producer or reader of the

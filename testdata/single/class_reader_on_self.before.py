@@ -1,7 +1,7 @@
 """A feeder class that makes its reader in __init__ and reads it in another method, storing the
 batch on the object. The reader, bound once and read once, goes with the file queue; the batch
-kept on `self` gets the iterator's next element. A second class binds its reader in two places:
-it is left as it is, with the reason."""
+kept on `self` gets the iterator's next element. A second class binds its reader in two places,
+a third hands its queue to a reading method: both are left as they are, with the reason."""
 import tensorflow as tf
 
 
@@ -44,3 +44,18 @@ class TwiceBound(object):
         queue = tf.train.string_input_producer(self.files)
         _, serialized = self.reader.read(queue)
         return tf.train.batch([serialized], 4)
+
+
+class MethodReader(object):
+    def __init__(self, files):
+        self.files = files
+
+    def read_example(self, filename_queue):
+        reader = tf.TFRecordReader()
+        _, serialized = reader.read(filename_queue)
+        return tf.parse_single_example(serialized, {'id': tf.FixedLenFeature([], tf.int64)})['id']
+
+    def batch(self):
+        queue = tf.train.string_input_producer(self.files)
+        example_id = self.read_example(queue)
+        return tf.train.batch([example_id], 4)
