@@ -17,6 +17,7 @@ Contract:
   not known here. The recogniser only relies on this for readers and queues, whose only legal use
   in the legacy API is the `read()` it rewrites.
 """
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Set
 
@@ -63,6 +64,7 @@ class ClassAttrs:
     escapes: List[str] = field(default_factory=list)  # why some reads cannot be seen (self handed on)
     class_level: Set[str] = field(default_factory=set)  # names bound in the class body itself
     foreign: Dict[str, int] = field(default_factory=dict)  # attr -> line of a `.attr` use outside the class
+    foreign_count: Counter = field(default_factory=Counter)  # attr -> how many such uses
 
     def self_name(self, method: cst.FunctionDef) -> Optional[str]:
         return self.self_names.get(id(method))
@@ -121,6 +123,11 @@ class ClassAttrs:
             raise NotProven("`self.%s` is bound after line %d" % (attr, self.line_of(statement)))
         return binding
 
+    def uses_of(self, attr: str) -> int:
+        """How often `attr` is named as an attribute of this object (its own `self.attr`, and
+        `x.attr` anywhere in the module but on the `self` of an unrelated class)."""
+        return len(self.uses.get(attr, ())) + self.foreign_count[attr]
+
     def method_of(self, function: cst.FunctionDef) -> bool:
         return id(function) in self.self_names
 
@@ -164,8 +171,9 @@ def analyse_class(cls: cst.ClassDef, module: cst.Module, line_of: Callable[[cst.
     for node in _attributes(module):
         if isinstance(node.value, cst.Name) and node.value.value in imported:
             continue
-        if id(node) not in inside and node.attr.value not in attrs.foreign:
-            attrs.foreign[node.attr.value] = line_of(node)
+        if id(node) not in inside:
+            attrs.foreign.setdefault(node.attr.value, line_of(node))
+            attrs.foreign_count[node.attr.value] += 1
     return attrs
 
 

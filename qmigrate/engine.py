@@ -236,7 +236,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep)
     new_module = module.visit(rewriter)
     uses = _forwarded_uses(rewriter.helper_uses, context)
-    partial = _partly_used_helpers(module, uses, tree) - set(keep)
+    partial = _partly_used_helpers(module, uses, tree, context) - set(keep)
     if partial:
         # Calls of these helpers that were not migrated still pass a queue: the helpers stay as they
         # are for them, and the migrated pipelines call a migrated copy. Rewrite again knowing it.
@@ -320,9 +320,7 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
                             may_be_sparse=bool(_SPARSE.search(module.code)), module=module)
     for stmt in module.body:
         if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
-            for method in stmt.body.body:
-                if isinstance(method, cst.FunctionDef):
-                    context.method_classes[id(method)] = stmt
+            _add_method_helpers(stmt, context, module, tree)
     attribute_loads = None
     for stmt in module.body:
         if not isinstance(stmt, cst.FunctionDef):
@@ -344,6 +342,26 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
             context.batch_helpers[stmt.name.value] = batcher
     _add_forwarding_helpers(module, context)
     return context
+
+
+def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, module: cst.Module,
+                        tree: Optional[ast.AST]) -> None:
+    """The class's methods, and those that read the queue they are given (`self.read(queue)`):
+    reader helpers under `Class.method`, when their queue is read once and the key not at all."""
+    names = Counter(method.name.value for method in cls.body.body if isinstance(method, cst.FunctionDef))
+    for method in cls.body.body:
+        if not isinstance(method, cst.FunctionDef):
+            continue
+        context.method_classes[id(method)] = cls
+        params = method.params.params
+        if names[method.name.value] != 1 or method.decorators or len(params) < 2:
+            continue  # a method defined twice, a static or class method (no `self`)
+        reader = helpers.find_reader_helper(method, context.imports)
+        if reader is None or reader.queue_param == params[0].name.value:
+            continue
+        loads = Counter(cstutil.name_uses(method.body).loads)
+        if loads[reader.queue_param] == 1 and _key_unused(reader, loads, _attribute_loads(module, tree)):
+            context.method_helpers["%s.%s" % (cls.name.value, method.name.value)] = reader
 
 
 def _add_forwarding_helpers(module: cst.Module, context: ModuleContext) -> None:
@@ -427,7 +445,8 @@ def _key_unused(reader: helpers.ReaderHelper, loads: Counter, attribute_loads: S
     return isinstance(key, cst.Attribute) and key.attr.value not in attribute_loads
 
 
-def _partly_used_helpers(module: cst.Module, uses: Counter, tree: Optional[ast.AST]) -> Set[str]:
+def _partly_used_helpers(module: cst.Module, uses: Counter, tree: Optional[ast.AST],
+                         context: ModuleContext) -> Set[str]:
     """Helpers some of whose uses were migrated calls, but not all (a use that is no call, such as
     `map(read_example, ...)`, is never migrated)."""
     if not uses:
@@ -438,6 +457,12 @@ def _partly_used_helpers(module: cst.Module, uses: Counter, tree: Optional[ast.A
     else:
         loads = Counter(cstutil.name_uses(module).loads)
         loads.subtract(function.name.value for function in cstutil.functions_in(module))  # a def's own name
+    # A method helper (`Class.method`) is used through attributes of the object (class_attrs).
+    for name in uses:
+        if "." in name:
+            attrs = context.class_attrs(context.method_helpers[name].function)
+            # `self` handed to other code may call the method anywhere: then it is never all migrated.
+            loads[name] = attrs.uses_of(name.rsplit(".", 1)[1]) if attrs is not None and not attrs.escapes else -1
     return {name for name in uses if uses[name] != loads[name]}
 
 
@@ -473,6 +498,8 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
     """
     body = []
     for stmt in module.body:
+        if isinstance(stmt, cst.ClassDef) and any(uses[name] for name in context.method_helpers):
+            stmt = _migrate_method_helpers(stmt, context, uses, analysis, keep)
         body.append(stmt)
         if not isinstance(stmt, cst.FunctionDef) or not uses[stmt.name.value]:
             continue
@@ -510,6 +537,24 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
             analysis.reasons[id(call)] = _KEPT_REASON % (name, keep[name], copy_name)
             analysis.todo[id(call)] = _KEPT_TODO % (name, copy_name)
     return module.with_changes(body=body)
+
+
+def _migrate_method_helpers(cls: cst.ClassDef, context: ModuleContext, uses: Counter, analysis: FileAnalysis,
+                            keep: Dict[str, str]) -> cst.ClassDef:
+    """The class with each reader method the migrated pipelines call taking the record (a method
+    some other code still hands a queue is in `keep`: its pipelines were not migrated either)."""
+    if not isinstance(cls.body, cst.IndentedBlock):
+        return cls
+    body = []
+    for stmt in cls.body.body:
+        name = "%s.%s" % (cls.name.value, stmt.name.value) if isinstance(stmt, cst.FunctionDef) else None
+        helper = context.method_helpers.get(name)
+        if helper is not None and uses[name] and name not in keep:
+            stmt = helpers.migrate_reader_helper(stmt, helper)
+            analysis.fixed_calls.add(id(helper.reader_call))
+            analysis.changed_helpers.append(name)
+        body.append(stmt)
+    return cls.with_changes(body=cls.body.with_changes(body=body))
 
 
 def drop_unused_tf_imports(old: cst.Module, new: cst.Module, imports: ImportMap,
@@ -657,6 +702,7 @@ class _PipelineRewriter(cst.CSTTransformer):
             (name for name in ("tf", "tensorflow") if name not in self.names.used), None) or self.names.fresh("tf")
         self.names.used.add(self.tf)
         readers = set(context.reader_helpers) | set(context.record_sources)
+        context.kept_methods = {name for name in keep if name in context.method_helpers}
         context.kept_helpers = {name: self.names.fresh(helpers.migrated_name(name, name in readers))
                                 for name in sorted(keep) if name in readers or name in context.batch_helpers}
         self.iterator_holder = self.names.fresh("input_iterators") if edits.consumers else None

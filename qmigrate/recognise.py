@@ -193,6 +193,8 @@ class ModuleContext:
     line_of: Optional[Callable[[cst.CSTNode], int]] = None
     module: Optional[cst.Module] = None
     method_classes: Dict[int, cst.ClassDef] = field(default_factory=dict)  # id(method) -> its top-level class
+    method_helpers: Dict[str, helpers.ReaderHelper] = field(default_factory=dict)  # `Class.method` -> reader method
+    kept_methods: Set[str] = field(default_factory=set)  # reader methods other code hands a queue: not followed
     _class_attrs: Dict[int, class_attrs.ClassAttrs] = field(default_factory=dict)
 
     def class_attrs(self, function: cst.CSTNode) -> Optional[class_attrs.ClassAttrs]:
@@ -362,7 +364,10 @@ class _BlockRecogniser:
         joined = _repeated_call(value)
         if joined is not None:  # `[read_helper(q) for _ in range(n)]`: n readers for batch_join
             value, readers_count = joined
-        helper = self._reader_helper(value)
+        helper, name = self._reader_helper(value), None
+        method = self._method_helper(index, value, producers) if helper is None else None
+        if method is not None:  # `self.read(queue)`: called as the function, the object first
+            name, helper, value = method
         if helper is None:
             self._refuse_method_reader(index, value, producers)
         if helper is None and readers_count is None and isinstance(value, cst.Call) and isinstance(
@@ -376,7 +381,33 @@ class _BlockRecogniser:
             return None
         if not (isinstance(queue, cst.Name) and queue.value in producers):
             return None
-        return self._link_helper(producers[queue.value], helper, index, value, target, readers_count)
+        return self._link_helper(producers[queue.value], helper, index, value, target, readers_count, name)
+
+    def _method_helper(self, index: int, value, producers):
+        """(`Class.method`, its ReaderHelper, the call written as a call of the function with the
+        object first) for `self.method(...)`, a reader method of this method's class; None otherwise.
+        _Broken when other code hands that method a queue where its pipeline stays: migrated, the
+        method would take records from every caller."""
+        cls = self.context.method_classes.get(id(self.scope))
+        if cls is None or self.scope.decorators or not self.scope.params.params:
+            return None
+        self_name = self.scope.params.params[0].name.value
+        if not (isinstance(value, cst.Call) and _on_object(value.func) and value.func.value.value == self_name):
+            return None
+        name = "%s.%s" % (cls.name.value, value.func.attr.value)
+        helper = self.context.method_helpers.get(name)
+        if helper is None:
+            return None
+        queues = [arg.value for arg in value.args if isinstance(arg.value, cst.Name) and arg.value.value in producers]
+        if name in self.context.kept_methods:
+            chain = self._chain_calls(index, (None, queues[0].value), producers, {}) if queues else ()
+            raise _Broken(chain + (helper.reader_call,),
+                          "its queue is read by the method self.%s(), which other code of this file also hands a "
+                          "queue where its pipeline stays; migrated, the method would take records from every "
+                          "caller" % value.func.attr.value)
+        call = value.with_changes(func=cst.Name(value.func.attr.value),
+                                  args=[cst.Arg(cst.Name(self_name))] + list(value.args))
+        return name, helper, call
 
     def _read_on_self(self, index, target, read, producers, readers) -> Optional[Match]:
         """`key, value = self.reader.read(queue)` / `reader.read(self.queue)`: a reader or queue kept
@@ -403,11 +434,22 @@ class _BlockRecogniser:
         queues = [arg.value.value for arg in value.args if isinstance(arg.value, cst.Name)
                   and arg.value.value in producers]
         if queues:
-            reads = (None, queues[0])
-            raise _Broken(self._chain_calls(index, reads, producers, {}),
-                          "its queue `%s` is passed to the method self.%s() (line %d), and qmigrate follows reader "
-                          "helpers that are module-level functions, not methods, yet" % (
-                              queues[0], value.func.attr.value, self._line_of(index)))
+            method = value.func.attr.value
+            function = attrs.methods[method]
+            helper = helpers.find_reader_helper(function, self.imports)
+            if helper is None:
+                why = ("which does not read it with a reader of its own (a method that passes the queue on, or "
+                       "reads it with a reader kept on `self`, is not followed yet)")
+            elif Counter(cstutil.name_uses(function.body).loads)[helper.queue_param] != 1:
+                why = "which uses its parameter `%s` beyond reader.read()" % helper.queue_param
+            elif function.decorators:
+                why = "which is decorated (a static or class method has no `self`)"
+            else:
+                why = "which uses the reader's key, or is defined twice in the class"
+            reader = (helper.reader_call,) if helper is not None else ()
+            raise _Broken(self._chain_calls(index, (None, queues[0]), producers, {}) + reader,
+                          "its queue `%s` is passed to the method self.%s() (line %d), %s" % (
+                              queues[0], method, self._line_of(index), why))
 
     def _chain_calls(self, index, read, producers, readers) -> Tuple[cst.Call, ...]:
         """The calls of the chain around a read that is refused early: a producer or reader of the
@@ -587,7 +629,8 @@ class _BlockRecogniser:
         return None
 
     def _link_helper(self, producer, helper: helpers.ReaderHelper, index: int, call: cst.Call,
-                     target: cst.BaseExpression, readers_count: Optional[cst.BaseExpression] = None) -> Match:
+                     target: cst.BaseExpression, readers_count: Optional[cst.BaseExpression] = None,
+                     name: Optional[str] = None) -> Match:
         """`x = read_helper(queue)` (or `image, label = ...`): the helper's reader, read in the
         caller; what it returns is per-record.
 
@@ -615,7 +658,7 @@ class _BlockRecogniser:
             join = (self.source_of(readers_count), names[0], "dict" if isinstance(returned, cst.Dict) else "tuple")
         return self._follow(producer, reader, index, None, value, set(names), [index], calls,
                             queue_name=producer_target(self.body[producer[0]]),
-                            helpers_used=(helper.function.name.value,), join=join)
+                            helpers_used=(name or helper.function.name.value,), join=join)
 
     def _link_source(self, source: helpers.RecordSource, index: int, call: cst.Call,
                      target: cst.BaseExpression) -> Match:

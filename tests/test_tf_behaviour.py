@@ -127,6 +127,7 @@ CASES = [
     ("class_reader_on_self", "feeder_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
     ("class_queue_on_self", "owner_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
     ("class_queue_on_self", "stream_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
+    ("class_reader_method", "source_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
 ]
 
 

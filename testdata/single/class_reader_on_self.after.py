@@ -1,7 +1,8 @@
 """A feeder class that makes its reader in __init__ and reads it in another method, storing the
 batch on the object. The reader, bound once and read once, goes with the file queue; the batch
 kept on `self` gets the iterator's next element. A second class binds its reader in two places,
-a third hands its queue to a reading method: both are left as they are, with the reason."""
+a third hands its queue to a method that also names it in a name scope: both are left as they
+are, with the reason."""
 import tensorflow as tf
 
 
@@ -56,9 +57,10 @@ class MethodReader(object):
         self.files = files
 
     def read_example(self, filename_queue):
-        reader = tf.TFRecordReader()
-        _, serialized = reader.read(filename_queue)
-        return tf.parse_single_example(serialized, {'id': tf.FixedLenFeature([], tf.int64)})['id']
+        with tf.name_scope(None, 'read_example', [filename_queue]):
+            reader = tf.TFRecordReader()
+            _, serialized = reader.read(filename_queue)
+            return tf.parse_single_example(serialized, {'id': tf.FixedLenFeature([], tf.int64)})['id']
 
     def batch(self):
         queue = tf.train.string_input_producer(self.files)
