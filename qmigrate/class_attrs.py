@@ -17,9 +17,10 @@ Contract:
   not known here. The recogniser only relies on this for readers and queues, whose only legal use
   in the legacy API is the `read()` it rewrites.
 """
+import ast
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Set
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -61,10 +62,13 @@ class ClassAttrs:
     methods: Dict[str, cst.FunctionDef] = field(default_factory=dict)
     self_names: Dict[int, str] = field(default_factory=dict)  # id(method) -> its self parameter
     uses: Dict[str, List[_Use]] = field(default_factory=dict)
-    escapes: List[str] = field(default_factory=list)  # why some reads cannot be seen (self handed on)
+    # Why some reads cannot be seen (self handed on): (reason with a %d for the line, node), worded
+    # when asked for (a line costs a position pass over the module).
+    escapes: List[Tuple[str, cst.CSTNode]] = field(default_factory=list)
     class_level: Set[str] = field(default_factory=set)  # names bound in the class body itself
-    foreign: Dict[str, int] = field(default_factory=dict)  # attr -> line of a `.attr` use outside the class
+    foreign: Dict[str, cst.Attribute] = field(default_factory=dict)  # attr -> a `.attr` use outside the class
     foreign_count: Counter = field(default_factory=Counter)  # attr -> how many such uses
+    foreign_lines: Dict[str, int] = field(default_factory=dict)  # attr -> the line of such a use (stdlib tree)
 
     def self_name(self, method: cst.FunctionDef) -> Optional[str]:
         return self.self_names.get(id(method))
@@ -75,12 +79,13 @@ class ClassAttrs:
     def binding(self, attr: str) -> Binding:
         """The attribute's single binding; NotProven (with the reason) otherwise."""
         if self.escapes:
-            raise NotProven(self.escapes[0])
+            reason, node = self.escapes[0]
+            raise NotProven(reason % self.line_of(node))
         if attr in self.class_level:
             raise NotProven("`%s` is also bound in the body of class %s" % (attr, self.cls.name.value))
-        if attr in self.foreign:
-            raise NotProven("`.%s` is also used outside class %s (line %d)" % (attr, self.cls.name.value,
-                                                                               self.foreign[attr]))
+        if self.foreign_count[attr]:
+            line = self.foreign_lines.get(attr) or self.line_of(self.foreign[attr])
+            raise NotProven("`.%s` is also used outside class %s (line %d)" % (attr, self.cls.name.value, line))
         uses = self.uses.get(attr, [])
         binds = [use for use in uses if use.kind == "bind"]
         stores = [use for use in uses if use.kind == "store"]
@@ -142,10 +147,84 @@ def _runs_before(method: cst.FunctionDef, first: cst.BaseStatement, second: cst.
         return False
 
 
-def analyse_class(cls: cst.ClassDef, module: cst.Module, line_of: Callable[[cst.CSTNode], int],
-                  imported: Set[str] = frozenset()) -> ClassAttrs:
-    """The attribute uses of `cls` (a class of `module`); `imported`: names the module binds by
-    import, whose attributes (`csv.reader`) are no object's."""
+class ModuleClasses:
+    """The ClassAttrs of a module's top-level classes, made when first asked for; the module's
+    attributes are walked once for all of them. `imported`: names the module binds by import,
+    whose attributes (`csv.reader`) are no object's."""
+
+    def __init__(self, module: cst.Module, line_of: Callable[[cst.CSTNode], int], imported: Set[str] = frozenset(),
+                 tree: Optional[ast.Module] = None):
+        self.module, self.line_of, self.imported, self.tree = module, line_of, imported, tree
+        self._own: Dict[int, ClassAttrs] = {}  # id(class) -> its own uses
+        self._done: Set[int] = set()  # classes whose uses outside them are counted too
+        self._attributes: Optional[List[cst.Attribute]] = None
+
+    def of(self, cls: cst.ClassDef) -> ClassAttrs:
+        attrs = self._own_uses(cls)
+        if id(cls) in self._done:
+            return attrs
+        self._done.add(id(cls))
+        if self.tree is not None:
+            self._foreign_from_tree(attrs)
+            return attrs
+        inside = _use_ids(attrs)
+        # `self.attr` in the methods of an unrelated class of the module is another object's attribute.
+        related = _related(cls, self.module)
+        for other in self.module.body:
+            if isinstance(other, cst.ClassDef) and other is not cls and other.name.value not in related:
+                inside |= _use_ids(self._own_uses(other))
+        if self._attributes is None:
+            self._attributes = [node for node in _attributes(self.module)
+                                if not (isinstance(node.value, cst.Name) and node.value.value in self.imported)]
+        for node in self._attributes:
+            if id(node) not in inside:
+                attrs.foreign.setdefault(node.attr.value, node)
+                attrs.foreign_count[node.attr.value] += 1
+        return attrs
+
+    def _foreign_from_tree(self, attrs: ClassAttrs) -> None:
+        """The uses outside the class, found on the stdlib tree (several times faster to walk):
+        every `x.attr` of the module but the module imports', and the `self.attr` of the class's
+        own methods and of unrelated classes' (a `self` rebound by a nested function is taken for
+        the method's own, here and in _SelfUses alike)."""
+        related = _related(attrs.cls, self.module)
+        mine: Set[int] = set()
+        for node in self.tree.body:
+            if isinstance(node, ast.ClassDef) and (node.name == attrs.cls.name.value or node.name not in related):
+                for method in node.body:
+                    self_name = _ast_self(method)
+                    for inner in ast.walk(method) if self_name is not None else ():
+                        if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name) \
+                                and inner.value.id == self_name:
+                            mine.add(id(inner))
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Attribute) and id(node) not in mine and not (
+                    isinstance(node.value, ast.Name) and node.value.id in self.imported):
+                attrs.foreign_count[node.attr] += 1
+                attrs.foreign_lines.setdefault(node.attr, node.lineno)
+
+    def _own_uses(self, cls: cst.ClassDef) -> ClassAttrs:
+        if id(cls) not in self._own:
+            self._own[id(cls)] = _own_uses(cls, self.line_of)
+        return self._own[id(cls)]
+
+
+def _ast_self(method) -> Optional[str]:
+    """The `self` parameter of a method on the stdlib tree (None for a static or class method)."""
+    if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    if any(getattr(d, "id", None) in _NOT_METHODS for d in method.decorator_list):
+        return None
+    params = list(getattr(method.args, "posonlyargs", [])) + list(method.args.args)
+    return params[0].arg if params else None
+
+
+def _use_ids(attrs: ClassAttrs) -> Set[int]:
+    return {id(use.node) for uses in attrs.uses.values() for use in uses}
+
+
+def _own_uses(cls: cst.ClassDef, line_of: Callable[[cst.CSTNode], int]) -> ClassAttrs:
+    """The uses of `self.attr` in the class's own methods, and the names its body binds."""
     attrs = ClassAttrs(cls, line_of)
     if not isinstance(cls.body, cst.IndentedBlock):
         return attrs
@@ -161,19 +240,6 @@ def analyse_class(cls: cst.ClassDef, module: cst.Module, line_of: Callable[[cst.
             stmt.body.visit(collector)
         else:
             attrs.class_level |= _class_level_names(stmt)
-    inside = {id(use.node) for uses in attrs.uses.values() for use in uses}
-    # `self.attr` in the methods of an unrelated class of the module is another object's attribute.
-    related = _related(cls, module)
-    for other in module.body:
-        if isinstance(other, cst.ClassDef) and other is not cls and other.name.value not in related:
-            others = analyse_class(other, cst.Module([]), line_of)
-            inside |= {id(use.node) for uses in others.uses.values() for use in uses}
-    for node in _attributes(module):
-        if isinstance(node.value, cst.Name) and node.value.value in imported:
-            continue
-        if id(node) not in inside:
-            attrs.foreign.setdefault(node.attr.value, line_of(node))
-            attrs.foreign_count[node.attr.value] += 1
     return attrs
 
 
@@ -255,7 +321,6 @@ class _SelfUses(cst.CSTVisitor):
 
     def _bare_or_attribute(self, node: cst.Name) -> None:
         parent = self.stack[-2] if len(self.stack) > 1 else None
-        line = self.attrs.line_of(node)
         if isinstance(parent, cst.Attribute) and parent.value is node:
             self._classify(parent)
             return
@@ -266,10 +331,10 @@ class _SelfUses(cst.CSTVisitor):
             return  # super(Class, self): the base class's methods, not this object's attributes
         if isinstance(parent, cst.AssignTarget) or isinstance(parent, (cst.Tuple, cst.List)) and any(
                 isinstance(n, cst.AssignTarget) for n in self.stack[-4:-2]):
-            self.attrs.escapes.append("`%s` is rebound at line %d" % (self.self_name, line))
+            self.attrs.escapes.append(("`%s` is rebound at line %%d" % self.self_name, node))
             return
-        self.attrs.escapes.append("`%s` itself is handed to other code at line %d, which may read or set any "
-                                  "attribute" % (self.self_name, line))
+        self.attrs.escapes.append(("`%s` itself is handed to other code at line %%d, which may read or set any "
+                                   "attribute" % self.self_name, node))
 
     def _classify(self, node: cst.Attribute) -> None:
         attr = node.attr.value

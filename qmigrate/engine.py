@@ -317,10 +317,11 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
         else:
             module_names |= cstutil.name_uses(stmt).stores
     context = ModuleContext(imports, module_names, input_fns=_input_fns(module, tree),
-                            may_be_sparse=bool(_SPARSE.search(module.code)), module=module)
+                            may_be_sparse=bool(_SPARSE.search(module.code)), module=module, tree=tree)
+    attribute_names = functools.lru_cache(maxsize=None)(lambda: _attribute_loads(module, tree))
     for stmt in module.body:
         if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
-            _add_method_helpers(stmt, context, module, tree)
+            _add_method_helpers(stmt, context, attribute_names)
     attribute_loads = None
     for stmt in module.body:
         if not isinstance(stmt, cst.FunctionDef):
@@ -344,10 +345,10 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
     return context
 
 
-def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, module: cst.Module,
-                        tree: Optional[ast.AST]) -> None:
+def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, attribute_names) -> None:
     """The class's methods, and those that read the queue they are given (`self.read(queue)`):
-    reader helpers under `Class.method`, when their queue is read once and the key not at all."""
+    reader helpers under `Class.method`, when their queue is read once and the key not at all.
+    `attribute_names()`: the attribute names the module reads."""
     names = Counter(method.name.value for method in cls.body.body if isinstance(method, cst.FunctionDef))
     for method in cls.body.body:
         if not isinstance(method, cst.FunctionDef):
@@ -360,7 +361,7 @@ def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, module: cst.M
         if reader is None or reader.queue_param == params[0].name.value:
             continue
         loads = Counter(cstutil.name_uses(method.body).loads)
-        if loads[reader.queue_param] == 1 and _key_unused(reader, loads, _attribute_loads(module, tree)):
+        if loads[reader.queue_param] == 1 and _key_unused(reader, loads, attribute_names()):
             context.method_helpers["%s.%s" % (cls.name.value, method.name.value)] = reader
 
 

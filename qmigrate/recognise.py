@@ -192,20 +192,21 @@ class ModuleContext:
     # The line a statement of the module starts on, for reasons that name a line (None: unknown).
     line_of: Optional[Callable[[cst.CSTNode], int]] = None
     module: Optional[cst.Module] = None
+    tree: Optional[object] = None  # the module's stdlib tree, when the stdlib parser takes it
     method_classes: Dict[int, cst.ClassDef] = field(default_factory=dict)  # id(method) -> its top-level class
     method_helpers: Dict[str, helpers.ReaderHelper] = field(default_factory=dict)  # `Class.method` -> reader method
     kept_methods: Set[str] = field(default_factory=set)  # reader methods other code hands a queue: not followed
-    _class_attrs: Dict[int, class_attrs.ClassAttrs] = field(default_factory=dict)
+    _classes: Optional[class_attrs.ModuleClasses] = None
 
     def class_attrs(self, function: cst.CSTNode) -> Optional[class_attrs.ClassAttrs]:
         """The `self.attr` uses of the class `function` is a method of (None: not a method)."""
         cls = self.method_classes.get(id(function))
         if cls is None or self.module is None:
             return None
-        if id(cls) not in self._class_attrs:
-            self._class_attrs[id(cls)] = class_attrs.analyse_class(cls, self.module, self.line_of or (lambda n: 0),
-                                                                      set(self.imports.aliases))
-        attrs = self._class_attrs[id(cls)]
+        if self._classes is None:
+            self._classes = class_attrs.ModuleClasses(self.module, self.line_of or (lambda n: 0),
+                                                      set(self.imports.aliases), self.tree)
+        attrs = self._classes.of(cls)
         return attrs if attrs.method_of(function) else None
 
 
@@ -426,9 +427,11 @@ class _BlockRecogniser:
     def _refuse_method_reader(self, index: int, value, producers) -> None:
         """A queue of the block handed to a method of the object (`self.read_data(queue)`): said as
         such, since reader helpers are followed only as module-level functions."""
+        if not (isinstance(value, cst.Call) and _on_object(value.func) and any(
+                isinstance(arg.value, cst.Name) and arg.value.value in producers for arg in value.args)):
+            return  # the cheap test first: this runs for every assignment of the block
         attrs = self.context.class_attrs(self.scope)
-        if attrs is None or not (isinstance(value, cst.Call) and _on_object(value.func)
-                                 and value.func.value.value == attrs.self_name(self.scope)
+        if attrs is None or not (value.func.value.value == attrs.self_name(self.scope)
                                  and value.func.attr.value in attrs.methods):
             return
         queues = [arg.value.value for arg in value.args if isinstance(arg.value, cst.Name)
