@@ -537,6 +537,12 @@ class _BlockRecogniser:
             on_self.append((binding, what, True))
             return (position,) + found
         self._movable(attrs, binding, calls, what)
+        here = self.scope.name.value
+        if attrs.uses_of(here) > 1:
+            # Two calls would read one queue (or one reader) kept on the object, sharing its records;
+            # two datasets would each read them all.
+            raise _Broken(calls, "its %s `self.%s` is made once for the object, and this file calls %s() in %d "
+                          "places, which would share its records" % (what, attr, here, attrs.uses_of(here)))
         on_self.append((binding, what, False))
         # A reader moved here is made where it reads; a producer stands at the read.
         return (read_index if what == "queue" else None,) + found
