@@ -703,7 +703,7 @@ class _PipelineRewriter(cst.CSTTransformer):
             (name for name in ("tf", "tensorflow") if name not in self.names.used), None) or self.names.fresh("tf")
         self.names.used.add(self.tf)
         readers = set(context.reader_helpers) | set(context.record_sources)
-        context.kept_methods = {name for name in keep if name in context.method_helpers}
+        context.kept_methods = {name: why for name, why in keep.items() if name in context.method_helpers}
         context.kept_helpers = {name: self.names.fresh(helpers.migrated_name(name, name in readers))
                                 for name in sorted(keep) if name in readers or name in context.batch_helpers}
         self.iterator_holder = self.names.fresh("input_iterators") if edits.consumers else None

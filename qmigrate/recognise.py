@@ -195,7 +195,8 @@ class ModuleContext:
     tree: Optional[object] = None  # the module's stdlib tree, when the stdlib parser takes it
     method_classes: Dict[int, cst.ClassDef] = field(default_factory=dict)  # id(method) -> its top-level class
     method_helpers: Dict[str, helpers.ReaderHelper] = field(default_factory=dict)  # `Class.method` -> reader method
-    kept_methods: Set[str] = field(default_factory=set)  # reader methods other code hands a queue: not followed
+    # Reader methods other code may hand a queue (name -> who): they stay, and so do their pipelines.
+    kept_methods: Dict[str, str] = field(default_factory=dict)
     _classes: Optional[class_attrs.ModuleClasses] = None
 
     def class_attrs(self, function: cst.CSTNode) -> Optional[class_attrs.ClassAttrs]:
@@ -403,9 +404,9 @@ class _BlockRecogniser:
         if name in self.context.kept_methods:
             chain = self._chain_calls(index, (None, queues[0].value), producers, {}) if queues else ()
             raise _Broken(chain + (helper.reader_call,),
-                          "its queue is read by the method self.%s(), which other code of this file also hands a "
-                          "queue where its pipeline stays; migrated, the method would take records from every "
-                          "caller" % value.func.attr.value)
+                          "its queue is read by the method self.%s(), which stays as it is for %s (they may hand "
+                          "it a queue); migrated, it would take records from every caller" % (
+                              value.func.attr.value, self.context.kept_methods[name]))
         call = value.with_changes(func=cst.Name(value.func.attr.value),
                                   args=[cst.Arg(cst.Name(self_name))] + list(value.args))
         return name, helper, call

@@ -157,4 +157,15 @@ def test_a_reading_method_also_called_from_outside_the_class_stays(tmp_path):
     text = METHOD + "\n\ndef peek(source, queue):\n    return source.parse(queue)\n"
     result = _migrate(tmp_path, text)
     assert result.new_source is None
-    assert "which other code of this file also hands a queue" in _reasons(result)
+    assert "which stays as it is for calls of it in this file that stay as they are" in _reasons(result)
+
+
+def test_a_reading_method_another_module_calls_stays_with_its_pipelines(tmp_path):
+    (tmp_path / "source.py").write_text(METHOD)
+    (tmp_path / "preview.py").write_text("import tensorflow as tf\nimport source\n\n\n"
+                                         "def preview(files):\n"
+                                         "    queue = tf.train.string_input_producer(files)\n"
+                                         "    return source.Source(files).parse(queue)\n")
+    results = {r.path.rsplit("/", 1)[-1]: r for r in api.migrate([str(tmp_path)])}
+    assert results["source.py"].new_source is None
+    assert "its callers in other modules (preview.py:7)" in _reasons(results["source.py"])
