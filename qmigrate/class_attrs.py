@@ -169,7 +169,7 @@ class ModuleClasses:
             return attrs
         inside = _use_ids(attrs)
         # `self.attr` in the methods of an unrelated class of the module is another object's attribute.
-        related = _related(cls, self.module)
+        related = related_classes(cls, self.module)
         for other in self.module.body:
             if isinstance(other, cst.ClassDef) and other is not cls and other.name.value not in related:
                 inside |= _use_ids(self._own_uses(other))
@@ -187,7 +187,7 @@ class ModuleClasses:
         every `x.attr` of the module but the module imports', and the `self.attr` of the class's
         own methods and of unrelated classes' (a `self` rebound by a nested function is taken for
         the method's own, here and in _SelfUses alike)."""
-        related = _related(attrs.cls, self.module)
+        related = related_classes(attrs.cls, self.module)
         mine: Set[int] = set()
         for node in self.tree.body:
             if isinstance(node, ast.ClassDef) and (node.name == attrs.cls.name.value or node.name not in related):
@@ -243,7 +243,16 @@ def _own_uses(cls: cst.ClassDef, line_of: Callable[[cst.CSTNode], int]) -> Class
     return attrs
 
 
-def _related(cls: cst.ClassDef, module: cst.Module) -> Set[str]:
+def overridden(cls: cst.ClassDef, method: str, module: cst.Module) -> bool:
+    """Whether a class of the module that `cls` inherits from, or that inherits from it, defines
+    `method` too (a call `self.method()` may reach that one)."""
+    related = related_classes(cls, module) - {cls.name.value}
+    return any(isinstance(other, cst.ClassDef) and other.name.value in related and isinstance(
+        other.body, cst.IndentedBlock) and any(isinstance(m, cst.FunctionDef) and m.name.value == method
+                                               for m in other.body.body) for other in module.body)
+
+
+def related_classes(cls: cst.ClassDef, module: cst.Module) -> Set[str]:
     """Names of the module's classes that inherit from `cls` or that it inherits from, at any depth
     (their `self` may be the same object); a class whose bases are not plain names relates to all."""
     classes = {stmt.name.value: stmt for stmt in module.body if isinstance(stmt, cst.ClassDef)}

@@ -321,7 +321,7 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
     attribute_names = functools.lru_cache(maxsize=None)(lambda: _attribute_loads(module, tree))
     for stmt in module.body:
         if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
-            _add_method_helpers(stmt, context, attribute_names)
+            _add_method_helpers(stmt, context, attribute_names, module)
     attribute_loads = None
     for stmt in module.body:
         if not isinstance(stmt, cst.FunctionDef):
@@ -345,10 +345,11 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
     return context
 
 
-def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, attribute_names) -> None:
+def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, attribute_names, module: cst.Module) -> None:
     """The class's methods, and those that read the queue they are given (`self.read(queue)`):
-    reader helpers under `Class.method`, when their queue is read once and the key not at all.
-    `attribute_names()`: the attribute names the module reads."""
+    reader helpers under `Class.method`, when their queue is read once and the key not at all, and
+    no class of the module it inherits from or that inherits from it defines that method too (the
+    call could reach that one). `attribute_names()`: the attribute names the module reads."""
     names = Counter(method.name.value for method in cls.body.body if isinstance(method, cst.FunctionDef))
     for method in cls.body.body:
         if not isinstance(method, cst.FunctionDef):
@@ -361,8 +362,11 @@ def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, attribute_nam
         if reader is None or reader.queue_param == params[0].name.value:
             continue
         loads = Counter(cstutil.name_uses(method.body).loads)
-        if loads[reader.queue_param] == 1 and _key_unused(reader, loads, attribute_names()):
-            context.method_helpers["%s.%s" % (cls.name.value, method.name.value)] = reader
+        if not (loads[reader.queue_param] == 1 and _key_unused(reader, loads, attribute_names())):
+            continue
+        if class_attrs.overridden(cls, method.name.value, module):
+            continue
+        context.method_helpers["%s.%s" % (cls.name.value, method.name.value)] = reader
 
 
 def _add_forwarding_helpers(module: cst.Module, context: ModuleContext) -> None:

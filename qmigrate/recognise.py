@@ -448,6 +448,8 @@ class _BlockRecogniser:
                 why = "which uses its parameter `%s` beyond reader.read()" % helper.queue_param
             elif function.decorators:
                 why = "which is decorated (a static or class method has no `self`)"
+            elif class_attrs.overridden(attrs.cls, method, self.context.module):
+                why = "which a related class of this file defines too, so the call may reach that one"
             else:
                 why = "which uses the reader's key, or is defined twice in the class"
             reader = (helper.reader_call,) if helper is not None else ()

@@ -169,3 +169,12 @@ def test_a_reading_method_another_module_calls_stays_with_its_pipelines(tmp_path
     results = {r.path.rsplit("/", 1)[-1]: r for r in api.migrate([str(tmp_path)])}
     assert results["source.py"].new_source is None
     assert "its callers in other modules (preview.py:7)" in _reasons(results["source.py"])
+
+
+def test_a_reading_method_a_subclass_overrides_is_not_followed(tmp_path):
+    text = METHOD + ("\n\nclass Other(Source):\n    def parse(self, filename_queue):\n"
+                     "        return tf.constant(0, tf.int64)\n")
+    result = _migrate(tmp_path, text)
+    assert result.new_source is None
+    assert "passed to the method self.parse() (line 15), which a related class of this file defines too" \
+        in _reasons(result)
