@@ -24,7 +24,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import blocks, cstutil
+from qmigrate import blocks, cstutil, wording
 from qmigrate.names import dotted
 
 _NOT_METHODS = ("staticmethod", "classmethod")
@@ -387,9 +387,8 @@ class _SelfUses(cst.CSTVisitor):
 def remove_bindings(cls: cst.ClassDef, bindings) -> cst.ClassDef:
     """`cls` (rewritten) without the statements `self.<attr> = ...` of `bindings` whose attribute
     nothing in the class reads any more (a reader or producer whose one read a pipeline took over).
-    Comments above a removed statement stay, on the statement after it (or on a `pass` that keeps
-    an emptied method valid)."""
-    from qmigrate import wording  # wording imports nothing of ours that imports this module
+    Comments above a removed statement stay, on the statement after it (at the end of the method
+    when it was the last, or on a `pass` that keeps an emptied method valid)."""
     body = list(cls.body.body)
     collector = _Targets()
     cls.visit(collector)
@@ -412,12 +411,16 @@ def remove_bindings(cls: cst.ClassDef, bindings) -> cst.ClassDef:
                 comments = wording.moved_comments(leaf.updated, leading_only=True)
                 replacements = {leaf.path: []}
                 after = leaves[index + 1] if index + 1 < len(leaves) else None
-                if comments and after is not None and len(after.path) == len(leaf.path):
+                if comments and after is not None:  # even out of a `with` the removal may empty
                     replacements[after.path] = [cstutil.with_leading(after.updated, comments)]
+                    comments = []
                 new_body = blocks.rebuild(stmt.body.body, replacements, set())
+                footer = list(stmt.body.footer)
                 if not new_body:
                     new_body = [cstutil.with_leading(cst.SimpleStatementLine([cst.Pass()]), comments)]
-                body[position] = stmt.with_changes(body=stmt.body.with_changes(body=new_body))
+                elif comments:  # it was the method's last statement: they close the method
+                    footer = comments + footer
+                body[position] = stmt.with_changes(body=stmt.body.with_changes(body=new_body, footer=footer))
                 break
             break
     return cls.with_changes(body=cls.body.with_changes(body=body))

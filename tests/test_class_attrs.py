@@ -178,3 +178,12 @@ def test_a_reading_method_a_subclass_overrides_is_not_followed(tmp_path):
     assert result.new_source is None
     assert "passed to the method self.parse() (line 15), which a related class of this file defines too" \
         in _reasons(result)
+
+
+def test_a_comment_above_a_removed_binding_stays_even_when_its_with_goes(tmp_path):
+    text = BASE.replace("        self.reader = tf.TFRecordReader()\n",
+                        "        with tf.name_scope('input'):\n            # one reader for every file\n"
+                        "            self.reader = tf.TFRecordReader()\n")
+    output = _migrate(tmp_path, text).new_source.decode()
+    assert "name_scope('input')" not in output
+    assert "        # one reader for every file\n" in output
