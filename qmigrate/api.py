@@ -351,7 +351,8 @@ def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dic
     keeps: Dict[str, Dict[str, str]] = {}
     for path, done in first.items():
         for name in done.changed_helpers:
-            found = program.references(name, path)
+            # A reading method (`Class.method`) is referred to by its own name, as an attribute.
+            found = program.references(name.rsplit(".", 1)[-1], path)
             if found:
                 places = ["%s:%d" % (os.path.basename(where), line) for where, line in found]
                 more = " and %d more" % (len(places) - 3) if len(places) > 3 else ""

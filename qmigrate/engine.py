@@ -14,8 +14,8 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from qmigrate import (api_check, blocks, cstutil, data_findings, handbuilt, helpers, python3_check, queue_roles,
-                      range_producers, synth, towers, wording)
+from qmigrate import (api_check, blocks, class_attrs, cstutil, data_findings, handbuilt, helpers, python3_check,
+                      queue_roles, range_producers, synth, towers, wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -238,7 +238,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep)
     new_module = module.visit(rewriter)
     uses = _forwarded_uses(rewriter.helper_uses, context)
-    partial = _partly_used_helpers(module, uses, tree) - set(keep)
+    partial = _partly_used_helpers(module, uses, tree, context) - set(keep)
     if partial:
         # Calls of these helpers that were not migrated still pass a queue: the helpers stay as they
         # are for them, and the migrated pipelines call a migrated copy. Rewrite again knowing it.
@@ -321,7 +321,11 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
         else:
             module_names |= cstutil.name_uses(stmt).stores
     context = ModuleContext(imports, module_names, input_fns=_input_fns(module, tree),
-                            may_be_sparse=bool(_SPARSE.search(module.code)))
+                            may_be_sparse=bool(_SPARSE.search(module.code)), module=module, tree=tree)
+    attribute_names = functools.lru_cache(maxsize=None)(lambda: _attribute_loads(module, tree))
+    for stmt in module.body:
+        if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            _add_method_helpers(stmt, context, attribute_names, module)
     attribute_loads = None
     for stmt in module.body:
         if not isinstance(stmt, cst.FunctionDef):
@@ -343,6 +347,30 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
             context.batch_helpers[stmt.name.value] = batcher
     _add_forwarding_helpers(module, context)
     return context
+
+
+def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, attribute_names, module: cst.Module) -> None:
+    """The class's methods, and those that read the queue they are given (`self.read(queue)`):
+    reader helpers under `Class.method`, when their queue is read once and the key not at all, and
+    no class of the module it inherits from or that inherits from it defines that method too (the
+    call could reach that one). `attribute_names()`: the attribute names the module reads."""
+    names = Counter(method.name.value for method in cls.body.body if isinstance(method, cst.FunctionDef))
+    for method in cls.body.body:
+        if not isinstance(method, cst.FunctionDef):
+            continue
+        context.method_classes[id(method)] = cls
+        params = method.params.params
+        if names[method.name.value] != 1 or method.decorators or len(params) < 2:
+            continue  # a method defined twice, a static or class method (no `self`)
+        reader = helpers.find_reader_helper(method, context.imports)
+        if reader is None or reader.queue_param == params[0].name.value:
+            continue
+        loads = Counter(cstutil.name_uses(method.body).loads)
+        if not (loads[reader.queue_param] == 1 and _key_unused(reader, loads, attribute_names())):
+            continue
+        if class_attrs.overridden(cls, method.name.value, module):
+            continue
+        context.method_helpers["%s.%s" % (cls.name.value, method.name.value)] = reader
 
 
 def _add_forwarding_helpers(module: cst.Module, context: ModuleContext) -> None:
@@ -426,7 +454,8 @@ def _key_unused(reader: helpers.ReaderHelper, loads: Counter, attribute_loads: S
     return isinstance(key, cst.Attribute) and key.attr.value not in attribute_loads
 
 
-def _partly_used_helpers(module: cst.Module, uses: Counter, tree: Optional[ast.AST]) -> Set[str]:
+def _partly_used_helpers(module: cst.Module, uses: Counter, tree: Optional[ast.AST],
+                         context: ModuleContext) -> Set[str]:
     """Helpers some of whose uses were migrated calls, but not all (a use that is no call, such as
     `map(read_example, ...)`, is never migrated)."""
     if not uses:
@@ -437,6 +466,12 @@ def _partly_used_helpers(module: cst.Module, uses: Counter, tree: Optional[ast.A
     else:
         loads = Counter(cstutil.name_uses(module).loads)
         loads.subtract(function.name.value for function in cstutil.functions_in(module))  # a def's own name
+    # A method helper (`Class.method`) is used through attributes of the object (class_attrs).
+    for name in uses:
+        if "." in name:
+            attrs = context.class_attrs(context.method_helpers[name].function)
+            # `self` handed to other code may call the method anywhere: then it is never all migrated.
+            loads[name] = attrs.uses_of(name.rsplit(".", 1)[1]) if attrs is not None and not attrs.escapes else -1
     return {name for name in uses if uses[name] != loads[name]}
 
 
@@ -472,6 +507,8 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
     """
     body = []
     for stmt in module.body:
+        if isinstance(stmt, cst.ClassDef) and any(uses[name] for name in context.method_helpers):
+            stmt = _migrate_method_helpers(stmt, context, uses, analysis, keep)
         body.append(stmt)
         if not isinstance(stmt, cst.FunctionDef) or not uses[stmt.name.value]:
             continue
@@ -509,6 +546,24 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
             analysis.reasons[id(call)] = _KEPT_REASON % (name, keep[name], copy_name)
             analysis.todo[id(call)] = _KEPT_TODO % (name, copy_name)
     return module.with_changes(body=body)
+
+
+def _migrate_method_helpers(cls: cst.ClassDef, context: ModuleContext, uses: Counter, analysis: FileAnalysis,
+                            keep: Dict[str, str]) -> cst.ClassDef:
+    """The class with each reader method the migrated pipelines call taking the record (a method
+    some other code still hands a queue is in `keep`: its pipelines were not migrated either)."""
+    if not isinstance(cls.body, cst.IndentedBlock):
+        return cls
+    body = []
+    for stmt in cls.body.body:
+        name = "%s.%s" % (cls.name.value, stmt.name.value) if isinstance(stmt, cst.FunctionDef) else None
+        helper = context.method_helpers.get(name)
+        if helper is not None and uses[name] and name not in keep:
+            stmt = helpers.migrate_reader_helper(stmt, helper)
+            analysis.fixed_calls.add(id(helper.reader_call))
+            analysis.changed_helpers.append(name)
+        body.append(stmt)
+    return cls.with_changes(body=cls.body.with_changes(body=body))
 
 
 def drop_unused_tf_imports(old: cst.Module, new: cst.Module, imports: ImportMap,
@@ -661,6 +716,7 @@ class _PipelineRewriter(cst.CSTTransformer):
             (name for name in ("tf", "tensorflow") if name not in self.names.used), None) or self.names.fresh("tf")
         self.names.used.add(self.tf)
         readers = set(context.reader_helpers) | set(context.record_sources)
+        context.kept_methods = {name: why for name, why in keep.items() if name in context.method_helpers}
         context.kept_helpers = {name: self.names.fresh(helpers.migrated_name(name, name in readers))
                                 for name in sorted(keep) if name in readers or name in context.batch_helpers}
         self.iterator_holder = self.names.fresh("input_iterators") if edits.consumers else None
@@ -669,6 +725,9 @@ class _PipelineRewriter(cst.CSTTransformer):
         # Why a record-source helper's own chain stops (it returns the record instead of batching):
         # said only when no caller of it has a better reason.
         self.fallback_reasons: Dict[int, str] = {}
+        # id(class) -> bindings of readers and producers on `self` that pipelines of other methods
+        # moved into their chains: removed with the class's rewrite, once nothing reads them.
+        self.attr_bindings: Dict[int, List[class_attrs.Binding]] = {}
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.parents.append(node)
@@ -696,6 +755,10 @@ class _PipelineRewriter(cst.CSTTransformer):
         if kinds == (cst.ClassDef, cst.FunctionDef):
             return "%s.%s" % (defs[0].name.value, defs[1].name.value)
         return ""
+
+    def leave_ClassDef(self, original_node, updated_node):
+        bindings = self.attr_bindings.pop(id(original_node), ())
+        return class_attrs.remove_bindings(updated_node, bindings) if bindings else updated_node
 
     def leave_FunctionDef(self, original_node, updated_node):
         name = original_node.name.value
@@ -764,6 +827,8 @@ class _PipelineRewriter(cst.CSTTransformer):
             elif match.tower_loop is not None:
                 match.pipeline = self._sharded(match.pipeline, match.pipeline.sharding)
             self._apply(match, leaves, replacements, removed)
+            for binding in match.remote_bindings:  # its reader or producer, bound in another method
+                self.attr_bindings.setdefault(id(self.context.method_classes[id(binding.method)]), []).append(binding)
             self.analysis.fixed_calls.update(id(call) for call in match.calls)
             if match.finding is not None:
                 self.analysis.add_finding(match.finding[0], match.finding[1], True)

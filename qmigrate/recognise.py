@@ -13,7 +13,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import blocks, cstutil, handbuilt, helpers, slim_provider, towers
+from qmigrate import blocks, class_attrs, cstutil, handbuilt, helpers, slim_provider, towers
 from qmigrate.model import Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
@@ -53,6 +53,9 @@ class Match:
     record_call: Optional[cst.Call] = None  # with a record-source helper: its call, given the record
     producer_branches: Optional[cst.If] = None  # producer made in if/elif arms: the arms, naming the files
     finding: Optional[Tuple[type, cst.CSTNode]] = None  # an unsafe fix's finding, reported as applied
+    # Readers or producers bound to `self.<attr>` in another method, their calls moved into this
+    # chain: each binding goes once nothing reads the attribute (class_attrs.Binding).
+    remote_bindings: Tuple = ()
 
 
 @dataclass(frozen=True)
@@ -126,17 +129,25 @@ def _read_call(value: cst.BaseExpression):
     goes with the reader."""
     value = helpers.without_op_name(value)
     if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
-            and isinstance(value.func.value, (cst.Name, cst.Call)) and value.args
-            and value.args[0].keyword is None and isinstance(value.args[0].value, cst.Name)):
+            and (isinstance(value.func.value, (cst.Name, cst.Call)) or _on_object(value.func.value))):
+        return None
+    if not (value.args and value.args[0].keyword is None
+            and (isinstance(value.args[0].value, cst.Name) or _on_object(value.args[0].value))):
         return None
     method, args = value.func.attr.value, value.args
     reader = value.func.value.value if isinstance(value.func.value, cst.Name) else value.func.value
+    queue = dotted(args[0].value)
     if method == "read" and len(args) == 1:
-        return reader, args[0].value.value, None
+        return reader, queue, None
     if (method == "read_up_to" and len(args) == 2 and not args[1].star
             and (args[1].keyword is None or args[1].keyword.value == "num_records")):
-        return reader, args[0].value.value, args[1].value
+        return reader, queue, args[1].value
     return None
+
+
+def _on_object(node) -> bool:
+    """`obj.attr`: an attribute of a plain name (a reader or queue kept on `self`)."""
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
 
 
 def _repeated_call(value) -> Optional[Tuple[cst.Call, cst.BaseExpression]]:
@@ -152,6 +163,13 @@ def _repeated_call(value) -> Optional[Tuple[cst.Call, cst.BaseExpression]]:
     if loop.target.value in cstutil.name_uses(value.elt).loads:
         return None
     return value.elt, it.args[0].value
+
+
+def _param_names(function: cst.FunctionDef) -> Set[str]:
+    params = function.params
+    named = list(params.posonly_params) + list(params.params) + list(params.kwonly_params) + [
+        p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return {p.name.value for p in named}
 
 
 def _target_name(target: cst.BaseExpression) -> Optional[str]:
@@ -178,6 +196,24 @@ class ModuleContext:
     # The line a statement of the module starts on, for reasons that name a line (None: unknown).
     line_of: Optional[Callable[[cst.CSTNode], int]] = None
     unsafe: bool = False  # unsafe fixes are applied (--unsafe)
+    module: Optional[cst.Module] = None
+    tree: Optional[object] = None  # the module's stdlib tree, when the stdlib parser takes it
+    method_classes: Dict[int, cst.ClassDef] = field(default_factory=dict)  # id(method) -> its top-level class
+    method_helpers: Dict[str, helpers.ReaderHelper] = field(default_factory=dict)  # `Class.method` -> reader method
+    # Reader methods other code may hand a queue (name -> who): they stay, and so do their pipelines.
+    kept_methods: Dict[str, str] = field(default_factory=dict)
+    _classes: Optional[class_attrs.ModuleClasses] = None
+
+    def class_attrs(self, function: cst.CSTNode) -> Optional[class_attrs.ClassAttrs]:
+        """The `self.attr` uses of the class `function` is a method of (None: not a method)."""
+        cls = self.method_classes.get(id(function))
+        if cls is None or self.module is None:
+            return None
+        if self._classes is None:
+            self._classes = class_attrs.ModuleClasses(self.module, self.line_of or (lambda n: 0),
+                                                      set(self.imports.aliases), self.tree)
+        attrs = self._classes.of(cls)
+        return attrs if attrs.method_of(function) else None
 
 
 def producer_target(stmt: cst.BaseStatement) -> str:
@@ -347,6 +383,8 @@ class _BlockRecogniser:
         if slim_provider.gets_in(value, self.providers):
             return self._provider_read(index)
         read = _read_call(value)
+        if read and (isinstance(read[0], cst.Attribute) or "." in (read[1] or "")):
+            return self._read_on_self(index, target, read, producers, readers)
         if read and read[1] in producers:
             if isinstance(read[0], cst.Call):  # `tf.TFRecordReader().read(queue)`: made where it reads
                 found = _call_with_rule(read[0], self.imports, READERS)
@@ -358,7 +396,12 @@ class _BlockRecogniser:
         joined = _repeated_call(value)
         if joined is not None:  # `[read_helper(q) for _ in range(n)]`: n readers for batch_join
             value, readers_count = joined
-        helper = self._reader_helper(value)
+        helper, name = self._reader_helper(value), None
+        method = self._method_helper(index, value, producers) if helper is None else None
+        if method is not None:  # `self.read(queue)`: called as the function, the object first
+            name, helper, value = method
+        if helper is None:
+            self._refuse_method_reader(index, value, producers)
         if helper is None and readers_count is None and isinstance(value, cst.Call) and isinstance(
                 value.func, cst.Name) and value.func.value in self.context.record_sources:
             return self._link_source(self.context.record_sources[value.func.value], index, value, target)
@@ -370,7 +413,229 @@ class _BlockRecogniser:
             return None
         if not (isinstance(queue, cst.Name) and queue.value in producers):
             return None
-        return self._link_helper(producers[queue.value], helper, index, value, target, readers_count)
+        return self._link_helper(producers[queue.value], helper, index, value, target, readers_count, name)
+
+    def _method_helper(self, index: int, value, producers):
+        """(`Class.method`, its ReaderHelper, the call written as a call of the function with the
+        object first) for `self.method(...)`, a reader method of this method's class; None otherwise.
+        _Broken when other code hands that method a queue where its pipeline stays: migrated, the
+        method would take records from every caller."""
+        cls = self.context.method_classes.get(id(self.scope))
+        if cls is None or self.scope.decorators or not self.scope.params.params:
+            return None
+        self_name = self.scope.params.params[0].name.value
+        if not (isinstance(value, cst.Call) and _on_object(value.func) and value.func.value.value == self_name):
+            return None
+        name = "%s.%s" % (cls.name.value, value.func.attr.value)
+        helper = self.context.method_helpers.get(name)
+        if helper is None:
+            return None
+        queues = [arg.value for arg in value.args if isinstance(arg.value, cst.Name) and arg.value.value in producers]
+        if name in self.context.kept_methods:
+            chain = self._chain_calls(index, (None, queues[0].value), producers, {}) if queues else ()
+            raise _Broken(chain + (helper.reader_call,),
+                          "its queue is read by the method self.%s(), which stays as it is for %s (they may hand "
+                          "it a queue); migrated, it would take records from every caller" % (
+                              value.func.attr.value, self.context.kept_methods[name]))
+        call = value.with_changes(func=cst.Name(value.func.attr.value),
+                                  args=[cst.Arg(cst.Name(self_name))] + list(value.args))
+        return name, helper, call
+
+    def _read_on_self(self, index, target, read, producers, readers) -> Optional[Match]:
+        """`key, value = self.reader.read(queue)` / `reader.read(self.queue)`: a reader or queue kept
+        on the object, bound once in the class (class_attrs). Bound earlier in this block, its
+        binding is the chain's own statement; bound in another method, its call is moved here (its
+        arguments must mean the same here) and the binding goes once nothing reads the attribute."""
+        attrs = self.context.class_attrs(self.scope)
+        if attrs is None:
+            return None
+        try:
+            return self._read_on_attrs(attrs, index, target, read, producers, readers)
+        except _Broken as broken:  # the rest of the chain is told the same reason
+            broken.calls = tuple(broken.calls) + self._chain_calls(index, read, producers, readers)
+            raise
+
+    def _refuse_method_reader(self, index: int, value, producers) -> None:
+        """A queue of the block handed to a method of the object (`self.read_data(queue)`): said as
+        such, since reader helpers are followed only as module-level functions."""
+        if not (isinstance(value, cst.Call) and _on_object(value.func) and any(
+                isinstance(arg.value, cst.Name) and arg.value.value in producers for arg in value.args)):
+            return  # the cheap test first: this runs for every assignment of the block
+        attrs = self.context.class_attrs(self.scope)
+        if attrs is None or not (value.func.value.value == attrs.self_name(self.scope)
+                                 and value.func.attr.value in attrs.methods):
+            return
+        queues = [arg.value.value for arg in value.args if isinstance(arg.value, cst.Name)
+                  and arg.value.value in producers]
+        if queues:
+            method = value.func.attr.value
+            function = attrs.methods[method]
+            helper = helpers.find_reader_helper(function, self.imports)
+            if helper is None:
+                why = ("which does not read it with a reader of its own (a method that passes the queue on, or "
+                       "reads it with a reader kept on `self`, is not followed yet)")
+            elif Counter(cstutil.name_uses(function.body).loads)[helper.queue_param] != 1:
+                why = "which uses its parameter `%s` beyond reader.read()" % helper.queue_param
+            elif function.decorators:
+                why = "which is decorated (a static or class method has no `self`)"
+            elif class_attrs.overridden(attrs.cls, method, self.context.module):
+                why = "which a related class of this file defines too, so the call may reach that one"
+            else:
+                why = "which uses the reader's key, or is defined twice in the class"
+            reader = (helper.reader_call,) if helper is not None else ()
+            raise _Broken(self._chain_calls(index, (None, queues[0]), producers, {}) + reader,
+                          "its queue `%s` is passed to the method self.%s() (line %d), %s" % (
+                              queues[0], method, self._line_of(index), why))
+
+    def _chain_calls(self, index, read, producers, readers) -> Tuple[cst.Call, ...]:
+        """The calls of the chain around a read that is refused early: a producer or reader of the
+        block it names, and the first batching call that reads what it read (for the reasons only)."""
+        calls = []
+        for found in (producers.get(read[1]), readers.get(read[0]) if isinstance(read[0], str) else None):
+            if found is not None:
+                calls.append(found[2])
+        tainted = set(self.uses[index].stores)
+        for later in range(index + 1, len(self.body)):
+            uses = self.uses[later]
+            if not tainted & set(uses.loads):
+                continue
+            finder = _CallFinder(self.imports, BATCHERS + JOINERS)
+            self.body[later].visit(finder)
+            if finder.found:
+                calls += finder.calls
+                break
+            tainted |= uses.stores
+        return tuple(calls)
+
+    def _read_on_attrs(self, attrs, index, target, read, producers, readers) -> Optional[Match]:
+        reader_node, queue_key, up_to = read
+        self_name = attrs.self_name(self.scope)
+        on_self = []  # (binding, "reader" | "queue", bound in this block)
+        if isinstance(reader_node, cst.Attribute):
+            if dotted(reader_node.value) != self_name:
+                return None
+            reader = self._on_self(attrs, reader_node.attr.value, READERS, index, on_self, "reader")
+        elif isinstance(reader_node, cst.Call):
+            found = _call_with_rule(reader_node, self.imports, READERS)
+            reader = (None,) + found if found else None
+        else:
+            reader = readers.get(reader_node)
+        if reader is None:
+            return None
+        head, _, attr = queue_key.partition(".")
+        if attr:
+            producer = self._on_self(attrs, attr, PRODUCERS, index, on_self, "queue", reader[2]) \
+                if head == self_name else None
+        else:
+            producer = producers.get(queue_key)
+        if producer is None:
+            return None
+        calls = (producer[2], reader[2])
+        key, value = self._read_targets(target, calls)
+        tainted = {value} | ({key} if key else set())
+        removed = (index,) if reader[0] is None else (reader[0], index)
+        match = self._follow(producer, (reader[1], reader[2], None, up_to), index, key, value, tainted, [], calls,
+                             removed=removed, reader_index=reader[0],
+                             on_self={what for _, what, _ in on_self})
+        match.remote_bindings = tuple(binding for binding, _, here in on_self if not here)
+        return match
+
+    def _on_self(self, attrs, attr: str, family, read_index: int, on_self: list, what: str, other_call=None):
+        """(its index in this block, rule, call) for the reader or producer bound once to
+        `self.<attr>`; a binding in another method gets the read's index, its call moved there.
+        None when the attribute is bound to no such call; _Broken when it is but is read elsewhere,
+        bound more than once, or its call cannot be moved here."""
+        others = (other_call,) if other_call is not None else ()
+        try:
+            binding = attrs.binding(attr)
+        except class_attrs.NotProven as error:
+            found = self._attr_calls(attrs, attr, family)
+            if not found:
+                return None
+            raise _Broken(tuple(found) + others, "its %s is kept on `self.%s`, and %s" % (what, attr, error))
+        found = _call_with_rule(binding.value, self.imports, family)
+        if not found:
+            return None
+        calls = (found[1],) + others
+        loads = attrs.loads(attr)
+        if len(loads) != 1:
+            lines = ", ".join(str(attrs.line_of(use.node)) for use in loads)
+            raise _Broken(calls, "its %s `self.%s` is used beyond reader.read() (lines %s), by code qmigrate "
+                          "cannot rewrite" % (what, attr, lines))
+        if binding.method is self.scope:
+            position = next((i for i, stmt in enumerate(self.body[:read_index]) if stmt is binding.statement), None)
+            if position is None:
+                raise _Broken(calls, "its %s `self.%s` is bound in another block of %s() (line %d) than the one "
+                              "that reads it" % (what, attr, self.scope.name.value, attrs.line_of(binding.statement)))
+            on_self.append((binding, what, True))
+            return (position,) + found
+        self._movable(attrs, binding, calls, what)
+        here = self.scope.name.value
+        if attrs.uses_of(here) > 1:
+            # Two calls would read one queue (or one reader) kept on the object, sharing its records;
+            # two datasets would each read them all.
+            raise _Broken(calls, "its %s `self.%s` is made once for the object, and this file calls %s() in %d "
+                          "places, which would share its records" % (what, attr, here, attrs.uses_of(here)))
+        on_self.append((binding, what, False))
+        # A reader moved here is made where it reads; a producer stands at the read.
+        return (read_index if what == "queue" else None,) + found
+
+    def _attr_calls(self, attrs, attr, family) -> List[cst.Call]:
+        """The calls of `family` bound to `self.<attr>` anywhere in the class."""
+        calls = []
+        for use in attrs.uses.get(attr, ()):
+            if use.kind == "bind" and use.statement is not None:
+                assign = cstutil.single_assign(use.statement)
+                found = _call_with_rule(assign[1], self.imports, family) if assign else None
+                if found:
+                    calls.append(found[1])
+        return calls
+
+    def _movable(self, attrs, binding, calls, what) -> None:
+        """The bound call, made in another method, means the same in this one: every name it reads
+        is a module-level name neither method rebinds, or `self.<attr>` bound once in __init__ before
+        (class_attrs.bound_before); and the binding runs before this method reads it."""
+        method, here = binding.method, self.scope
+        line = attrs.line_of(binding.statement)
+        there_self = attrs.self_name(method)
+        if there_self != attrs.self_name(here):
+            raise _Broken(calls, "its %s is bound in %s() under another name for the object" % (what, method.name.value))
+        if here.name.value == "__init__":
+            raise _Broken(calls, "its %s `self.%s` is read in __init__ but bound in %s() (line %d), which runs "
+                          "later if at all" % (what, binding.attr, method.name.value, line))
+        if method.name.value == "__init__":
+            for leaf in blocks.flatten(method.body.body, method.body.body):
+                if leaf.original is binding.statement:
+                    break
+                called = [node.attr.value for node in cstutil.nodes_of(leaf.original, cst.Attribute)
+                          if dotted(node.value) == there_self and node.attr.value in attrs.methods]
+                if called:
+                    raise _Broken(calls, "__init__ calls self.%s() (line %d) before it binds `self.%s`, so which "
+                                  "value a method reads there cannot be proven" % (called[0], attrs.line_of(
+                                      leaf.original), binding.attr))
+        locals_there = cstutil.name_uses(method).stores | _param_names(method)
+        locals_here = self.scope_stores | _param_names(here)
+        value = binding.value
+        attributes = [node for node in cstutil.nodes_of(value, cst.Attribute) if dotted(node.value) == there_self]
+        for node in attributes:
+            try:
+                attrs.bound_before(node.attr.value, method, binding.statement)
+            except class_attrs.NotProven as error:
+                raise _Broken(calls, "its %s is made in %s() (line %d) from `%s.%s`, which cannot be read in %s() "
+                              "with the same value: %s" % (what, method.name.value, line, there_self,
+                                                           node.attr.value, here.name.value, error))
+        loads = Counter(cstutil.name_uses(value).loads)
+        loads[there_self] -= len(attributes)
+        for name in sorted(n for n, count in loads.items() if count > 0):
+            if name == there_self:
+                raise _Broken(calls, "its %s is made in %s() (line %d) from the object itself" % (
+                    what, method.name.value, line))
+            if name in locals_there or name in locals_here or not (name in self.context.module_names
+                                                                   or name in helpers._BUILTINS):
+                raise _Broken(calls, "its %s is made in %s() (line %d) from `%s`, a value of that method "
+                              "which %s() cannot see; keep it on the object (`self.%s = %s`) in __init__ "
+                              "and make the %s from that" % (what, method.name.value, line, name,
+                                                             here.name.value, name, name, what))
 
     def _slices_at(self, index: int, target: cst.BaseExpression, slicer) -> Match:
         """`a, b = slice_input_producer([x, y])` (or `rows = ...` used as `rows[0]`): the rows are the records."""
@@ -406,7 +671,8 @@ class _BlockRecogniser:
         return None
 
     def _link_helper(self, producer, helper: helpers.ReaderHelper, index: int, call: cst.Call,
-                     target: cst.BaseExpression, readers_count: Optional[cst.BaseExpression] = None) -> Match:
+                     target: cst.BaseExpression, readers_count: Optional[cst.BaseExpression] = None,
+                     name: Optional[str] = None) -> Match:
         """`x = read_helper(queue)` (or `image, label = ...`): the helper's reader, read in the
         caller; what it returns is per-record.
 
@@ -434,7 +700,7 @@ class _BlockRecogniser:
             join = (self.source_of(readers_count), names[0], "dict" if isinstance(returned, cst.Dict) else "tuple")
         return self._follow(producer, reader, index, None, value, set(names), [index], calls,
                             queue_name=producer_target(self.body[producer[0]]),
-                            helpers_used=(helper.function.name.value,), join=join)
+                            helpers_used=(name or helper.function.name.value,), join=join)
 
     def _link_source(self, source: helpers.RecordSource, index: int, call: cst.Call,
                      target: cst.BaseExpression) -> Match:
@@ -551,10 +817,7 @@ class _BlockRecogniser:
         helper reads means something else there."""
         if not isinstance(self.scope, cst.FunctionDef):
             return frozenset()
-        params = self.scope.params
-        named = list(params.posonly_params) + list(params.params) + list(params.kwonly_params) + [
-            p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
-        return frozenset(self.scope_stores | {p.name.value for p in named})
+        return frozenset(self.scope_stores | _param_names(self.scope))
 
     def _link(self, producer, reader, read_index: int, read_target: cst.BaseExpression,
               up_to: Optional[cst.BaseExpression]) -> Match:
@@ -569,13 +832,14 @@ class _BlockRecogniser:
 
     def _follow(self, producer, reader, read_index, key, value, tainted, record_indices, calls,
                 removed=(), reader_index=None, queue_name=None, helpers_used=(), params=None, join=None,
-                structures=None, bound_producer=None, record_call=None) -> Match:
+                structures=None, bound_producer=None, record_call=None, on_self=frozenset()) -> Match:
         """From the read on: the per-record statements, the batching, the checks, the model.
 
         `reader` is None for a slice producer, whose outputs are the records (`params` names them).
         `join` is (readers, the list's name, "tuple" | "dict") when several readers feed a batch_join.
         `structures` maps a record name the chain itself bound to what it holds (see `_element`).
         `bound_producer`: the producer's arguments moved out of a record-source helper.
+        `on_self`: which of "reader" and "queue" are attributes of the object, whose uses class_attrs proved.
         """
         producer_index, producer_rule, producer_call = producer
         record_indices = list(record_indices)
@@ -676,7 +940,7 @@ class _BlockRecogniser:
                 except ValueError as error:
                     raise _Broken(calls, str(error))
             self._check_isolated(producer_index, reader_index, read_index, record_indices, batch_index,
-                                 tainted, calls, chain)
+                                 tainted, calls, chain, on_self)
             if bound_producer is None:
                 bound_producer = producer_rule.bind(producer_call)
             matched = self._file_name_match(bound_producer, producer_index, batch_index, calls)
@@ -834,13 +1098,13 @@ class _BlockRecogniser:
         return key, value
 
     def _check_isolated(self, producer_index, reader_index, read_index, record_indices, batch_index, tainted,
-                        calls, chain):
+                        calls, chain, on_self=frozenset()):
         """Prove that moving the chain cannot change what any other code sees."""
         chain = set(chain) | set(record_indices)
         queues = []  # a slice producer's outputs are records, checked with the tainted names below
-        if reader_index is not None or producer_index != read_index:
+        if (reader_index is not None or producer_index != read_index) and "queue" not in on_self:
             queues.append(producer_target(self.body[producer_index]))
-        if reader_index is not None:
+        if reader_index is not None and "reader" not in on_self:
             queues.append(producer_target(self.body[reader_index]))
         for queue_name in queues:
             if self.scope_loads[queue_name] != self.provider_gets.get(queue_name, 1):
