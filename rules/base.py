@@ -118,3 +118,24 @@ SourceOf = Callable[[cst.CSTNode], str]
 def example_source(text: str) -> str:
     """Example source written indented inside a rule class, as the module text it stands for."""
     return textwrap.dedent(text).lstrip("\n")
+
+
+class _Fractional(cst.CSTVisitor):
+    def __init__(self):
+        self.found = False
+
+    def visit_Divide(self, node) -> None:
+        self.found = True
+
+    def visit_Float(self, node) -> None:
+        self.found = True
+
+
+def whole(node: cst.BaseExpression, source: SourceOf) -> str:
+    """A queue size as a dataset buffer size: wrapped in int() when it may be a float (a Python 2
+    `capacity / 2` is one in Python 3). Dataset.shuffle raises on a float (TF 1.8: "Expected
+    int64, got 32.0"). A RandomShuffleQueue took its int(); `shuffle_batch` itself failed on one
+    under TF 1.8 and 1.15 (measured: `queue.size() - min_after_dequeue` mixes int32 and float)."""
+    fractional = _Fractional()
+    node.visit(fractional)
+    return "int(%s)" % source(node) if fractional.found else source(node)

@@ -6,7 +6,7 @@ import libcst as cst
 
 from qmigrate.model import Batching
 from qmigrate.rules.base import (
-    Example, Rule, SourceOf, Unsupported, example_source, is_none, is_one, literal_bool)
+    Example, Rule, SourceOf, Unsupported, example_source, is_none, is_one, literal_bool, whole)
 
 
 def _common(args, source: SourceOf, what: str) -> dict:
@@ -44,8 +44,8 @@ def shuffle_buffer(args, source: SourceOf) -> str:
     """
     keep = args.get("min_after_dequeue")
     if keep is None or (isinstance(keep, cst.Integer) and keep.evaluated_value == 0):
-        return source(args["capacity"])
-    return source(keep)
+        return whole(args["capacity"], source)
+    return whole(keep, source)
 
 
 class Batch(Rule):

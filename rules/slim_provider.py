@@ -11,7 +11,8 @@ import libcst as cst
 
 from qmigrate.diagnostics import Safety
 from qmigrate.model import FileSource, RecordReader
-from qmigrate.rules.base import Example, Rule, SourceOf, Unsupported, example_source, is_none, literal_bool
+from qmigrate.rules.base import (
+    Example, Rule, SourceOf, Unsupported, example_source, is_none, literal_bool, whole)
 
 PROVIDER = "tensorflow.contrib.slim.dataset_data_provider.DatasetDataProvider"
 PARALLEL_READ = "tensorflow.contrib.slim.parallel_reader.parallel_read"
@@ -52,27 +53,12 @@ def _shuffle(args, source: SourceOf):
     return source(node.with_changes(lpar=[], rpar=[]) if hasattr(node, "lpar") else node)
 
 
-class _Fractional(cst.CSTVisitor):
-    def __init__(self):
-        self.found = False
-
-    def visit_Divide(self, node) -> None:
-        self.found = True
-
-    def visit_Float(self, node) -> None:
-        self.found = True
-
-
 def _buffer(args, name: str, default: str, source: SourceOf) -> str:
-    """The common queue's min_after_dequeue as a shuffle buffer. The queue took its int() (a
-    Python 2 `n / 2` is a float in Python 3), where Dataset.shuffle raises on a float (measured on
-    TF 1.8: "Expected int64, got 32.0"), so a value that may be one is wrapped in int()."""
+    """The common queue's min_after_dequeue as a shuffle buffer (a whole number, see base.whole)."""
     node = args.get(name)
     if is_none(node):
         return default
-    fractional = _Fractional()
-    node.visit(fractional)
-    return "int(%s)" % source(node) if fractional.found else source(node)
+    return whole(node, source)
 
 
 def _no_reader_kwargs(args) -> None:
