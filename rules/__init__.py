@@ -7,6 +7,7 @@ from qmigrate.rules.findings import (
     BatchNotDivisibleAcrossTowers, PerTowerPipelines, PerTowerPlaceholders, ProducersAlignedBySeed,
     SharedBatchAcrossTowers)
 from qmigrate.rules.prefetch import PrefetchQueue
+from qmigrate.rules.python_fed import PythonFedQueue
 from qmigrate.rules.producers import MatchFilenamesOnce, RangeInputProducer, SliceInputProducer, StringInputProducer
 from qmigrate.rules.queue_runners import Coordinator, SessionStartsRunners, StartQueueRunners
 from qmigrate.rules.readers import FixedLengthRecordReader, TextLineReader, TFRecordReader, WholeFileReader
@@ -32,6 +33,7 @@ ALL_RULES = (
     MaybeBatch,
     MaybeShuffleBatch,
     HandBuiltQueue,
+    PythonFedQueue,
     PrefetchQueue,
     StartQueueRunners,
     Coordinator,

@@ -1,0 +1,78 @@
+"""Drain a Python-fed input (testdata/python_fed) before or after migration (run under a TF 1.x
+virtualenv, or TF 2 in graph mode through tf.compat.v1).
+
+usage: run_python_fed.py MODULE_PATH CASE OUT_JSON [--drain-past-end]
+Writes {"static_shapes", "batches": [{"ids", "shape", "values"}], "ended"}. With
+--drain-past-end it asks for one batch more than the data holds and records whether the input
+ended with OutOfRangeError (a queue would wait forever there, so only migrated code is asked).
+"""
+import importlib.util
+import json
+import signal
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+if tf.__version__.startswith("2."):
+    tf = tf.compat.v1
+    tf.disable_eager_execution()
+
+# Example lengths of the padding feeder: 48 examples of 1 to 4 frames, 6 batches of 8 padded to
+# 2, 3 or 4 frames.
+LENGTHS = [1 + (index // 8) % 3 + index % 2 for index in range(48)]
+BATCH = 8
+# The shuffled chunks: 256 examples of 4 features, 16 batches of 16.
+EXAMPLES, SHUFFLE_BATCH = 256, 16
+
+
+def load(path):
+    spec = importlib.util.spec_from_file_location("python_fed_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def padding_feeder(module, past_end):
+    feeder = module.DataFeeder(LENGTHS, BATCH)
+    out = {"static_shapes": [feeder.inputs.shape.as_list(), feeder.ids.shape.as_list()], "batches": []}
+    sess = tf.Session()
+    feeder.start_threads(sess)
+    for _ in range(len(LENGTHS) // BATCH + past_end):
+        try:
+            inputs, ids = sess.run([feeder.inputs, feeder.ids])
+        except tf.errors.OutOfRangeError:
+            out["ended"] = True
+            break
+        out["batches"].append({"ids": ids.tolist(), "shape": list(inputs.shape), "values": inputs.tolist()})
+    return out
+
+
+def shuffle_chunks(module, past_end):
+    features = np.arange(EXAMPLES, dtype=np.float32)[:, None] + np.array([0.0, 0.1, 0.2, 0.3], np.float32)
+    ids = np.arange(EXAMPLES, dtype=np.int64)
+    out = {"batches": []}
+
+    def log(values):
+        batch_ids, total = values
+        out["batches"].append({"ids": batch_ids.tolist(), "shape": list(total.shape), "values": total.tolist()})
+
+    try:
+        module.train(features, ids, SHUFFLE_BATCH, EXAMPLES // SHUFFLE_BATCH + past_end, log=log)
+    except tf.errors.OutOfRangeError:
+        out["ended"] = True
+    return out
+
+
+def main():
+    path, case, out_path = sys.argv[1:4]
+    past_end = int("--drain-past-end" in sys.argv[4:])
+    signal.alarm(300)  # a queue that waits forever fails the test instead of hanging it
+    result = {"padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks}[case](load(path), past_end)
+    result.setdefault("ended", False)
+    with open(out_path, "w") as handle:
+        json.dump(result, handle)
+
+
+if __name__ == "__main__":
+    main()
