@@ -37,7 +37,7 @@ _PLACEHOLDER = ("dtype", "shape", "name")
 _THREAD = ("group", "target", "name", "args", "kwargs")
 _DEQUEUES = ("dequeue", "dequeue_many", "dequeue_up_to")
 # Statements about the producer thread that go with it: `t.daemon = True`, `t.start()`, ...
-_THREAD_METHODS = ("start", "join", "setDaemon")
+_THREAD_METHODS = ("start", "join", "setDaemon", "isDaemon", "setName")
 
 
 def worth_scanning(source: bytes) -> bool:
@@ -55,6 +55,7 @@ class Plan:
     removed: Set[int] = field(default_factory=set)  # id(statement)
     replaced: Dict[int, List[str]] = field(default_factory=dict)  # id(statement) -> new statements (source)
     nodes: Dict[int, Callable[[cst.CSTNode], cst.CSTNode]] = field(default_factory=dict)  # id(node) -> rewrite
+    moved: Dict[int, int] = field(default_factory=dict)  # id(statement) -> id(a later statement put before it)
     tf: str = "tf"
 
 
@@ -170,7 +171,8 @@ def _refs(tree: _Tree, root: cst.CSTNode, text: str) -> List[cst.CSTNode]:
 
 def _elements(node, what: str) -> List[cst.BaseExpression]:
     if not isinstance(node, (cst.List, cst.Tuple)) or any(isinstance(e, cst.StarredElement) for e in node.elements):
-        raise _Refused("%s is not a literal list" % what)
+        spelled = "" if node is None else " (`%s`)" % " ".join(cst.Module([]).code_for_node(node).split())
+        raise _Refused("%s%s is not a literal list, so its components cannot be read" % (what, spelled))
     return [e.value for e in node.elements]
 
 
@@ -244,13 +246,10 @@ class _Reader:
         function = tree.function(ctor_stmt)
         queue = tree.text(assign[0])
         cls = tree.class_of(function)
-        if queue.startswith("self."):
-            if cls is None:
-                return None
-            region = cls
-        else:
-            region = function if function is not None else tree.module
-        self.region, self.queue, self.cls, self.ctor_function = region, queue, cls, function
+        if queue.startswith("self.") and cls is None:
+            return None
+        self.queue, self.cls, self.ctor_function = queue, cls, function
+        region = self.region_for(queue)
         body = list(block.body)
         ctor_index = body.index(ctor_stmt)
         refs = [r for r in _refs(tree, region, queue) if r is not assign[0]]
@@ -267,9 +266,18 @@ class _Reader:
         components, vals_text = self._components(bound.get("vals"), body[:body.index(enqueue_stmt)]
                                                  if enqueue_stmt in body else [])
         runs = self._enqueue_runs(enqueue, enqueue_assign[0])
-        self.fed = bool(components) or any(feed is not None for _, feed in runs)
+        elsewhere = [call for call in self._runs_by_name(enqueue) if all(call is not run for run, _ in runs)]
+        self.fed = (bool(components) or any(feed is not None for _, feed in runs) or bool(elsewhere)
+                    or self._mentions_placeholder(bound.get("vals")))
         if not self.fed:
             return None
+        if elsewhere:
+            function = tree.function(elsewhere[0])
+            raise _Refused("its enqueue op is run with a feed_dict %s%s, which gets it from elsewhere (returned or "
+                           "passed in): qmigrate follows an enqueue op within the class or function that builds it, "
+                           "and into the thread that starts there" % (
+                               "in `%s()` " % function.name.value if function is not None else "",
+                               tree.where(elsewhere[0])))
         if enqueue_stmt not in body or body.index(enqueue_stmt) < ctor_index:
             raise _Refused("its enqueue op %s is not built after it in the same block" % tree.where(enqueue_stmt))
         if not components:
@@ -298,7 +306,7 @@ class _Reader:
         # The dequeue, in the block that built the queue.
         dequeue_stmt, dequeue_call = self._dequeue(refs, body, body.index(enqueue_stmt))
         self._check_available(producer, body, body.index(dequeue_stmt))
-        self._check_defined(producer, body, body.index(dequeue_stmt))
+        self._check_defined(producer, body, body.index(dequeue_stmt), plan)
         self._other_uses(refs, enqueue_ref, dequeue_call, plan)
         plan.removed.update({id(ctor_stmt), id(enqueue_stmt)})
         self._drop_placeholders(components, vals_text, body, plan, producer)
@@ -307,6 +315,42 @@ class _Reader:
         plan.producer = producer.name
         plan.detail = self._detail(producer, args)
         return plan
+
+    def region_for(self, text: str) -> cst.CSTNode:
+        """Where a reference means one thing: its class for `self.x`, else the function (or module)
+        that builds the queue."""
+        if text.startswith("self.") and self.cls is not None:
+            return self.cls
+        return self.ctor_function if self.ctor_function is not None else self.tree.module
+
+    def _runs_by_name(self, enqueue: str) -> List[cst.Call]:
+        """`<s>.run(<...>.op, feed_dict)` anywhere in the module, for the enqueue op's last name `op`."""
+        last = enqueue.rsplit(".", 1)[-1]
+        found = []
+        for call in cstutil.calls_of(self.tree.module):
+            if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "run" and call.args
+                    and call.args[0].keyword is None and _is_ref(call.args[0].value)):
+                continue
+            text = self.tree.text(call.args[0].value)
+            if text.startswith("self.") and self.tree.class_of(self.tree.function(call)) is not self.cls:
+                continue  # another class's op of the same name
+            if text.rsplit(".", 1)[-1] == last and (len(call.args) > 1 or any(
+                    a.keyword is not None and a.keyword.value == "feed_dict" for a in call.args)):
+                found.append(call)
+        return found
+
+    def _mentions_placeholder(self, vals) -> bool:
+        """Whether the enqueued values read a reference bound to tf.placeholder (or a list of them)."""
+        if vals is None:
+            return False
+        texts = {self.tree.text(n) for n in cstutil.nodes_of(vals, (cst.Name, cst.Attribute)) if _is_ref(n)}
+        for text in texts:
+            for node in cstutil.nodes_of(self.region_for(text), (cst.Assign,)):
+                if len(node.targets) == 1 and self.tree.text(node.targets[0].target) == text and (
+                        self._is_placeholder(node.value) or any(
+                            self._is_placeholder(e.value) for e in getattr(node.value, "elements", ()))):
+                    return True
+        return False
 
     def _components(self, vals, before) -> Tuple[List[Tuple[str, cst.Call]], Optional[str]]:
         """[(placeholder reference, its tf.placeholder call)] in the enqueue's order, and the text of
@@ -367,7 +411,7 @@ class _Reader:
         class or function), or through a parameter of the function a thread runs. (call, feed_dict)."""
         tree = self.tree
         runs = []
-        for ref in _refs(tree, self.region, enqueue):
+        for ref in _refs(tree, self.region_for(enqueue), enqueue):
             if ref is target:
                 continue
             runs += self._run_of(ref)
@@ -443,15 +487,12 @@ class _Reader:
         small = cstutil.single_small(run_stmt)
         if not (isinstance(small, cst.Expr) and small.value is run_call):
             raise _Refused("the result of its enqueue run %s is used" % tree.where(run_call))
-        function = tree.function(run_call)
-        if function is None:
+        inner = tree.function(run_call)
+        if inner is None:
             raise _Refused("its enqueue op is run outside any function %s" % tree.where(run_call))
+        function, via = self._thread_function(inner, run_call)
         threads = [c for c in cstutil.calls_of(tree.module) if self.imports.resolve(c.func) == "threading.Thread"
                    and self._thread_target(c) is function]
-        if not threads:
-            raise _Refused("`%s()`, which runs its enqueue op %s, is not the target of a threading.Thread in this "
-                           "file (run from the main loop, or a helper of the thread function)"
-                           % (function.name.value, tree.where(run_call)))
         if len(threads) > 1:
             raise _Refused("%d threads run `%s()` (%s): from_generator runs one generator"
                            % (len(threads), function.name.value, ", ".join(tree.where(t) for t in threads)))
@@ -460,8 +501,9 @@ class _Reader:
         if loop is not None:
             raise _Refused("the thread that runs `%s()` is started in a loop %s: several producers fill one queue, "
                            "and from_generator has one" % (function.name.value, tree.where(loop)))
-        if cstutil.nodes_of(function, (cst.Yield,)):
-            raise _Refused("`%s()` is already a generator" % function.name.value)
+        for checked in {id(function): function, id(inner): inner}.values():
+            if cstutil.nodes_of(checked, (cst.Yield,)):
+                raise _Refused("`%s()` is already a generator" % checked.name.value)
         producer = _Producer(function, thread, self.cls is not None and tree.class_of(function) is self.cls)
         bound = _bind(thread, _THREAD, "threading.Thread")
         if set(bound) - {"target", "args", "name"}:
@@ -485,18 +527,21 @@ class _Reader:
         # The session: used for this run only.
         session = run_call.func.value
         session_text = tree.text(session)
-        for ref in _refs(tree, function.body, session_text):
-            if ref is not session:
-                raise _Refused("`%s()` also uses the session %s: the loop does more than feed the queue"
-                               % (function.name.value, tree.where(ref)))
-        for call in cstutil.calls_of(function.body):
-            if call is not run_call and isinstance(call.func, cst.Attribute) and call.func.attr.value == "run":
-                raise _Refused("`%s()` also runs %s: the loop does more than feed the queue"
-                               % (function.name.value, tree.where(call)))
+        for checked in {id(function): function, id(inner): inner}.values():
+            for ref in _refs(tree, checked.body, session_text):
+                if ref is not session:
+                    raise _Refused("`%s()` also uses the session %s: the loop does more than feed the queue"
+                                   % (checked.name.value, tree.where(ref)))
+            for call in cstutil.calls_of(checked.body):
+                if call is not run_call and isinstance(call.func, cst.Attribute) and call.func.attr.value == "run":
+                    raise _Refused("`%s()` also runs %s: the loop does more than feed the queue"
+                                   % (checked.name.value, tree.where(call)))
         if meaning(run_call.args[0].value) != enqueue:
             raise _Refused("the thread is not given the enqueue op %s" % tree.where(thread))
-        value = self._yielded(feed, function, run_stmt, components, vals_text, meaning, producer)
+        value = self._yielded(feed, inner, run_stmt, components, vals_text, meaning, producer)
         plan.replaced[id(run_stmt)] = ["yield %s" % value]
+        if via is not None:  # the thread function's call of the helper that feeds: it yields what the helper yields
+            plan.replaced[id(via)] = ["yield from %s" % tree.source(cstutil.statement_value(via))]
         if producer.removed_feed is not None:
             plan.removed.add(id(producer.removed_feed))
         # Parameters that carried the session, the enqueue op, the placeholders or a coordinator go.
@@ -516,6 +561,45 @@ class _Reader:
         plan.nodes[id(function)] = _drop_params(dropped)
         self._remove_thread(thread, producer, plan)
         return producer
+
+    def _thread_function(self, inner: cst.FunctionDef, run_call: cst.Call):
+        """(the function a threading.Thread runs, the statement of it that calls `inner`, or None
+        when `inner` is that function). One level of helper is followed: `self.helper()` (or
+        `helper()`) called once, as a statement, with no arguments, from the thread's function."""
+        tree = self.tree
+        if any(self._thread_target(c) is inner for c in cstutil.calls_of(tree.module)
+               if self.imports.resolve(c.func) == "threading.Thread"):
+            return inner, None
+        name = inner.name.value
+        method = self.cls is not None and tree.class_of(inner) is self.cls
+        spelled = ("self." if method else "") + name
+        calls = [c for c in cstutil.calls_of(self.cls if method else tree.module)
+                 if tree.text(c.func) == spelled]
+        where = tree.where(run_call)
+        if len(calls) != 1:
+            raise _Refused("`%s()`, which runs its enqueue op %s, is not the target of a threading.Thread in this "
+                           "file, nor called once by one (run from the main loop, or from several places)"
+                           % (name, where))
+        call = calls[0]
+        caller = tree.function(call)
+        stmt = tree.statement(call)
+        small = cstutil.single_small(stmt)
+        if caller is not None and caller.name.value == "run" and self._thread_subclass(tree.class_of(caller)):
+            raise _Refused("`%s` subclasses threading.Thread: its run() %s calls `%s()`, which runs the enqueue op "
+                           "%s; qmigrate does not rewrite a Thread subclass (its start() and run() are its API)"
+                           % (tree.class_of(caller).name.value, tree.where(caller), name, where))
+        if caller is None or not (isinstance(small, cst.Expr) and small.value is call) or call.args or (
+                _plain_params(inner) or [None])[int(method):]:
+            raise _Refused("`%s()`, which runs its enqueue op %s, is not the target of a threading.Thread in this "
+                           "file, nor called on its own, without arguments, by one (%s)" % (name, where, tree.where(call)))
+        if not any(self._thread_target(c) is caller for c in cstutil.calls_of(tree.module)
+                   if self.imports.resolve(c.func) == "threading.Thread"):
+            raise _Refused("`%s()`, which calls `%s()` that runs its enqueue op %s, is not the target of a "
+                           "threading.Thread in this file" % (caller.name.value, name, where))
+        return caller, stmt
+
+    def _thread_subclass(self, cls: Optional[cst.ClassDef]) -> bool:
+        return cls is not None and any(self.imports.resolve(base.value) == "threading.Thread" for base in cls.bases)
 
     def _yielded(self, feed, function, run_stmt, components, vals_text, meaning, producer) -> str:
         """The value the generator yields for `feed_dict`: the fed values in component order."""
@@ -595,11 +679,24 @@ class _Reader:
                                "queue is dequeued (`%s` is bound there more than once, or after the dequeue)"
                                % (tree.where(producer.thread), tree.source(arg), sorted(local)[0]))
 
-    def _check_defined(self, producer: "_Producer", body, dequeue_index: int) -> None:
-        """A thread function nested in the function that builds the queue must exist at the dequeue."""
+    def _check_defined(self, producer: "_Producer", body, dequeue_index: int, plan: Plan) -> None:
+        """A thread function nested in the function that builds the queue must exist at the dequeue:
+        one defined after it moves up to just before the dataset. That changes nothing else when
+        defining it evaluates nothing (no decorators, literal defaults) and its name is not used
+        in between; its body runs only when the dataset is read."""
         function = producer.function
-        if function in body and body.index(function) > dequeue_index:
-            raise _Refused("`%s()` is defined after the dequeue, where the dataset needs it" % function.name.value)
+        if function not in body or body.index(function) < dequeue_index:
+            return
+        name = function.name.value
+        literal = (cst.Integer, cst.Float, cst.SimpleString)
+        defaults_plain = all(p.default is None or isinstance(p.default, literal) or (
+            isinstance(p.default, cst.Name) and p.default.value in ("None", "True", "False"))
+            for p in function.params.params)
+        between = body[dequeue_index + 1:body.index(function)]
+        if function.decorators or not defaults_plain or any(name in cstutil.name_uses(s).loads for s in between):
+            raise _Refused("`%s()` is defined after the dequeue, where the dataset needs it, and cannot move up "
+                           "(decorators, computed defaults, or its name used in between)" % name)
+        plan.moved[id(body[dequeue_index])] = id(function)
 
     def _remove_thread(self, thread: cst.Call, producer: "_Producer", plan: Plan) -> None:
         """The statements that make, start and keep the thread go with it."""
@@ -679,7 +776,7 @@ class _Reader:
         for text in texts:
             stmt = next(s for s in body if cstutil.single_assign(s) and tree.text(cstutil.single_assign(s)[0]) == text)
             feeding = {id(stmt)} | plan.removed | set(plan.replaced)
-            others = [r for r in _refs(tree, self.region, text)
+            others = [r for r in _refs(tree, self.region_for(text), text)
                       if id(tree.statement(r)) not in feeding and tree.statement(r) is not producer.thread_stmt(tree)]
             if not others:
                 plan.removed.add(id(stmt))
@@ -695,8 +792,6 @@ class _Reader:
         bound = _bind(call, ("n", "name") if method != "dequeue" else ("name",), "its " + method)
         if method != "dequeue" and "n" not in bound:
             raise _Refused("its %s has no count" % method)
-        if method == "dequeue" and many:
-            raise _Refused("it is filled with enqueue_many and dequeued one element at a time")
         generator = producer.reference(tree)
         if producer.kept:
             generator = "lambda: %s(%s)" % (generator, ", ".join(tree.source(arg) for _, arg in producer.kept))
@@ -813,20 +908,23 @@ def _drop_params(dropped: Set[str]) -> Callable[[cst.CSTNode], cst.CSTNode]:
 
 def apply(module: cst.Module, plans: List[Plan]) -> cst.Module:
     """The module with every plan's edits made."""
-    removed, replaced, nodes = set(), {}, {}
+    removed, replaced, nodes, moved = set(), {}, {}, {}
     for plan in plans:
         removed |= plan.removed
         replaced.update(plan.replaced)
         nodes.update(plan.nodes)
-    return module.visit(_Apply(removed, replaced, nodes, module.config_for_parsing))
+        moved.update(plan.moved)
+    return module.visit(_Apply(removed, replaced, nodes, moved, module.config_for_parsing))
 
 
 class _Apply(cst.CSTTransformer):
     """Edits by original node; statements are removed and replaced by their block, so the comments
     of a removed statement (those not about queues) move to the next statement that stays."""
 
-    def __init__(self, removed, replaced, nodes, config):
+    def __init__(self, removed, replaced, nodes, moved, config):
         self.removed, self.replaced, self.nodes, self.config = removed, replaced, nodes, config
+        self.moved = moved
+        self.moved_away = set(moved.values())
 
     def on_leave(self, original_node, updated_node):
         if id(original_node) in self.nodes:
@@ -837,13 +935,22 @@ class _Apply(cst.CSTTransformer):
 
     def _block(self, original, updated):
         body, pending = [], []
+        updated_of = {id(old): new for old, new in zip(original.body, updated.body)}
         for old, new in zip(original.body, updated.body):
+            if id(old) in self.moved_away:
+                continue
             if id(old) in self.removed:
                 pending += wording.moved_comments(old)
                 continue
             if id(old) in self.replaced:
                 statements = [cst.parse_statement(text + "\n", self.config) for text in self.replaced[id(old)]]
                 new_lines = list(new.leading_lines)
+                if id(old) in self.moved:  # the generator, moved up to where the dataset is built
+                    statements[0] = statements[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+                    generator = updated_of[self.moved[id(old)]]
+                    if not any(line.comment is None for line in new_lines):
+                        new_lines = [cst.EmptyLine(indent=False)] + new_lines
+                    statements.insert(0, generator)
             else:
                 statements, new_lines = [new], list(new.leading_lines)
             if pending:
@@ -904,7 +1011,8 @@ def _drop_unused_threading(old: cst.Module, new: cst.Module) -> cst.Module:
         small = cstutil.single_small(stmt)
         if (isinstance(small, cst.Import) and len(small.names) == 1 and small.names[0].asname is None
                 and new.code_for_node(small.names[0].name) == "threading"):
-            inherited = stmt.leading_lines  # the next statement takes its place, blank lines and all
+            if not body:
+                inherited = stmt.leading_lines  # the next statement opens the file in its place
             continue
         if inherited is not None:
             stmt, inherited = stmt.with_changes(leading_lines=inherited), None

@@ -55,11 +55,14 @@ class PythonFedQueue(Rule):
     The queue, its placeholders, its enqueue op and its dequeue must be built in one block (a
     dequeue elsewhere would build a dataset, and run the generator, per call); one enqueue op, run
     in exactly one place, by a function that one `threading.Thread` runs (not one per loop
-    iteration: several producers), whose only use of the session is that run, fed a literal dict
-    of exactly the enqueued placeholders (or `dict(zip(placeholders, values))`); what the thread is
-    given must mean the same where the queue is dequeued. Anything else (a loop that runs other
-    ops, a `threading.Thread` subclass, a producer in another module, `names=` queues, the queue
-    used for `size()`) is reported with the construct, its line and the reason.
+    iteration: several producers) or by a helper that function calls once without arguments
+    (it then yields from the helper), whose only use of the session is that run, fed a literal
+    dict of exactly the enqueued placeholders (or `dict(zip(placeholders, values))`, built just
+    before the run); what the thread is given must mean the same where the queue is dequeued; a
+    thread function nested after the dequeue moves up when defining it evaluates nothing. Anything
+    else (a loop that runs other ops, a `threading.Thread` subclass, an enqueue op returned to
+    another function or module, computed `dtypes=`, `names=` queues, the queue used for `size()`)
+    is reported with the construct, its line and the reason.
     """
 
     code = "QM308"

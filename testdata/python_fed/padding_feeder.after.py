@@ -1,5 +1,6 @@
 """A speech-style data feeder: variable-length examples made in Python, padded per batch by a
 PaddingFIFOQueue that a background thread fills through placeholders."""
+
 import numpy as np
 import tensorflow as tf
 

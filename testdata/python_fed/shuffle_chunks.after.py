@@ -1,5 +1,6 @@
 """A training script that shuffles examples kept in numpy arrays: a Python thread pushes them in
 chunks into a RandomShuffleQueue (enqueue_many), the model takes shuffled batches from it."""
+
 import numpy as np
 import tensorflow as tf
 

@@ -3,8 +3,9 @@ virtualenv, or TF 2 in graph mode through tf.compat.v1).
 
 usage: run_python_fed.py MODULE_PATH CASE OUT_JSON [--drain-past-end]
 Writes {"static_shapes", "batches": [{"ids", "shape", "values"}], "ended"}. With
---drain-past-end it asks for one batch more than the data holds and records whether the input
-ended with OutOfRangeError (a queue would wait forever there, so only migrated code is asked).
+--drain-past-end a finite case asks for one batch more than the data holds and records whether
+the input ended with OutOfRangeError (a queue would wait forever there, so only migrated code is
+asked); endless cases (grouped_batches, nested_producer) read their first batches.
 """
 import importlib.util
 import json
@@ -64,11 +65,46 @@ def shuffle_chunks(module, past_end):
     return out
 
 
+def grouped_batches(module, past_end):
+    """An endless feeder: its first batches (three groups)."""
+    sentences = [list(range(index, index + 1 + (index * 5) % 7)) for index in range(40)]
+    coord = tf.train.Coordinator()
+    feeder = module.BatchFeeder(coord, sentences, 4, seed=3)
+    out = {"static_shapes": [feeder.tokens.shape.as_list(), feeder.lengths.shape.as_list()], "batches": []}
+    sess = tf.Session()
+    feeder.start_in_session(sess)
+    for _ in range(12):
+        tokens, lengths = sess.run([feeder.tokens, feeder.lengths])
+        out["batches"].append({"ids": [row[0] for row in tokens.tolist()], "shape": list(tokens.shape),
+                               "values": tokens.tolist(), "lengths": lengths.tolist()})
+    coord.request_stop()
+    return out
+
+
+def nested_producer(module, past_end):
+    """An endless feeder of single examples in chunks: its first 100 examples (three passes and more)."""
+    images = np.arange(30 * 2 * 2, dtype=np.float32).reshape(30, 2, 2)
+    labels = np.arange(30, dtype=np.int64)
+    sess = tf.Session()
+    coord = tf.train.Coordinator()
+    image, label = module.build_input(sess, coord, images, labels, chunk=8, capacity=16)
+    out = {"static_shapes": [image.shape.as_list(), label.shape.as_list()], "batches": []}
+    for _ in range(100):
+        value, ident = sess.run([image, label])
+        out["batches"].append({"ids": [int(ident)], "shape": list(value.shape), "values": value.tolist()})
+    coord.request_stop()
+    return out
+
+
+CASES = {"padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
+         "nested_producer": nested_producer}
+
+
 def main():
     path, case, out_path = sys.argv[1:4]
     past_end = int("--drain-past-end" in sys.argv[4:])
     signal.alarm(300)  # a queue that waits forever fails the test instead of hanging it
-    result = {"padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks}[case](load(path), past_end)
+    result = CASES[case](load(path), past_end)
     result.setdefault("ended", False)
     with open(out_path, "w") as handle:
         json.dump(result, handle)
