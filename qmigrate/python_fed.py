@@ -42,7 +42,7 @@ _THREAD_METHODS = ("start", "join", "setDaemon", "isDaemon", "setName")
 
 def worth_scanning(source: bytes) -> bool:
     """Whether a module may hold a queue fed from a Python thread (plain text, before any work)."""
-    return b"Thread" in source and b"placeholder" in source and b"Queue" in source
+    return b"placeholder" in source and b"Queue" in source
 
 
 @dataclass
@@ -240,27 +240,37 @@ class _Reader:
         tree = self.tree
         ctor_stmt = tree.statement(self.call)
         assign = cstutil.single_assign(ctor_stmt)
-        if assign is None or assign[1] is not self.call or not _is_ref(assign[0]):
-            return None
-        block = tree.block(ctor_stmt)
         function = tree.function(ctor_stmt)
+        self.cls, self.ctor_function = tree.class_of(function), function
+        if assign is None or assign[1] is not self.call or not _is_ref(assign[0]):
+            return self._unclear("its constructor %s is not assigned to a name or a `self.` attribute"
+                                 % tree.where(ctor_stmt))
+        block = tree.block(ctor_stmt)
         queue = tree.text(assign[0])
-        cls = tree.class_of(function)
-        if queue.startswith("self.") and cls is None:
+        if queue.startswith("self.") and self.cls is None:
             return None
-        self.queue, self.cls, self.ctor_function = queue, cls, function
+        self.queue = queue
         region = self.region_for(queue)
         body = list(block.body)
         ctor_index = body.index(ctor_stmt)
         refs = [r for r in _refs(tree, region, queue) if r is not assign[0]]
         enqueues = [(r, c) for r in refs for c in [_method_of(tree, r, ("enqueue", "enqueue_many"))] if c]
         if len(enqueues) != 1:
-            return None  # not one enqueue op: not the shape of a queue fed from Python
+            for _, call in enqueues:  # an enqueue op run with a feed_dict: fed from Python
+                target = cstutil.single_assign(tree.statement(call))
+                if target and _is_ref(target[0]) and self._runs_by_name(tree.text(target[0])):
+                    self.fed = True
+            return self._unclear("`%s` has %s in its %s (%s)" % (
+                queue, "%d enqueue ops" % len(enqueues) if enqueues else "no enqueue op",
+                "class" if region is self.cls else "function",
+                "one per if/else arm, or several producers: qmigrate follows one" if enqueues
+                else "it is filled elsewhere"))
         enqueue_ref, enqueue_call = enqueues[0]
         enqueue_stmt = tree.statement(enqueue_call)
         enqueue_assign = cstutil.single_assign(enqueue_stmt)
         if enqueue_assign is None or enqueue_assign[1] is not enqueue_call or not _is_ref(enqueue_assign[0]):
-            return None
+            return self._unclear("its enqueue op %s is not assigned to a name or a `self.` attribute"
+                                 % tree.where(enqueue_stmt))
         enqueue = tree.text(enqueue_assign[0])
         bound = _bind(enqueue_call, ("vals", "name"), "its enqueue")
         components, vals_text = self._components(bound.get("vals"), body[:body.index(enqueue_stmt)]
@@ -316,6 +326,15 @@ class _Reader:
         plan.detail = self._detail(producer, args)
         return plan
 
+    def _unclear(self, reason: str) -> None:
+        """A queue whose feeding is not followed: refused with `reason` when its class (or
+        function) builds placeholders, the sign of a queue fed from Python; else not ours."""
+        scope = self.cls or self.ctor_function or self.tree.module
+        if self.fed or any(self._is_placeholder(call) for call in cstutil.calls_of(scope)):
+            self.fed = True
+            raise _Refused(reason)
+        return None
+
     def region_for(self, text: str) -> cst.CSTNode:
         """Where a reference means one thing: its class for `self.x`, else the function (or module)
         that builds the queue."""
@@ -346,9 +365,8 @@ class _Reader:
         texts = {self.tree.text(n) for n in cstutil.nodes_of(vals, (cst.Name, cst.Attribute)) if _is_ref(n)}
         for text in texts:
             for node in cstutil.nodes_of(self.region_for(text), (cst.Assign,)):
-                if len(node.targets) == 1 and self.tree.text(node.targets[0].target) == text and (
-                        self._is_placeholder(node.value) or any(
-                            self._is_placeholder(e.value) for e in getattr(node.value, "elements", ()))):
+                if len(node.targets) == 1 and self.tree.text(node.targets[0].target) == text and any(
+                        self._is_placeholder(call) for call in cstutil.calls_of(node.value)):
                     return True
         return False
 
@@ -964,7 +982,7 @@ class _Apply(cst.CSTTransformer):
         return updated.with_changes(body=body)
 
 
-_LEFT = "it is fed from a Python thread, but "
+_LEFT = "it is fed from Python (placeholders, feed_dict, a thread), but "
 _UNSAFE_ONLY = ("it is fed from a Python thread: its rewrite into Dataset.from_generator changes threading "
                 "(QM308), so it is applied only with --unsafe")
 _ANOTHER = ("it is fed from a Python thread, and another pipeline of this file is rewritten in this run: run "
