@@ -34,7 +34,7 @@ _SIGNATURES = {
     _SHUFFLE: ("capacity", "min_after_dequeue", "dtypes", "shapes", "names", "seed", "shared_name", "name"),
 }
 _PLACEHOLDER = ("dtype", "shape", "name")
-_THREAD = ("group", "target", "name", "args", "kwargs")
+_THREAD = ("group", "target", "name", "args", "kwargs", "daemon")
 _DEQUEUES = ("dequeue", "dequeue_many", "dequeue_up_to")
 # Statements about the producer thread that go with it: `t.daemon = True`, `t.start()`, ...
 _THREAD_METHODS = ("start", "join", "setDaemon", "isDaemon", "setName")
@@ -50,13 +50,11 @@ class Plan:
     """The edits of one queue's migration, by original node identity (the nodes are the module's)."""
 
     queue_call: cst.Call
-    producer: str  # the thread function, as the diagnostic names it
     detail: str  # what differs, said in the finding
     removed: Set[int] = field(default_factory=set)  # id(statement)
     replaced: Dict[int, List[str]] = field(default_factory=dict)  # id(statement) -> new statements (source)
     nodes: Dict[int, Callable[[cst.CSTNode], cst.CSTNode]] = field(default_factory=dict)  # id(node) -> rewrite
     moved: Dict[int, int] = field(default_factory=dict)  # id(statement) -> id(a later statement put before it)
-    tf: str = "tf"
 
 
 @dataclass(frozen=True)
@@ -310,7 +308,7 @@ class _Reader:
                            "from_generator has one" % (len(runs), ", ".join(tree.where(r) for r, _ in runs))
                            if runs else "its enqueue op is never run with a feed_dict in this file")
         run_call, feed = runs[0]
-        plan = Plan(self.call, "", "", tf=self.tf)
+        plan = Plan(self.call, "")
         producer = self._producer(run_call, feed, components, vals_text, enqueue, plan)
 
         # The dequeue, in the block that built the queue.
@@ -322,7 +320,6 @@ class _Reader:
         self._drop_placeholders(components, vals_text, body, plan, producer)
         plan.replaced[id(dequeue_stmt)] = self._dataset(dequeue_stmt, dequeue_call, args, dtypes, shapes, many,
                                                         producer, len(components))
-        plan.producer = producer.name
         plan.detail = self._detail(producer, args)
         return plan
 
@@ -524,9 +521,9 @@ class _Reader:
                 raise _Refused("`%s()` is already a generator" % checked.name.value)
         producer = _Producer(function, thread, self.cls is not None and tree.class_of(function) is self.cls)
         bound = _bind(thread, _THREAD, "threading.Thread")
-        if set(bound) - {"target", "args", "name"}:
+        if set(bound) - {"target", "args", "name", "daemon"}:
             raise _Refused("its threading.Thread %s passes `%s=`" % (
-                tree.where(thread), sorted(set(bound) - {"target", "args", "name"})[0]))
+                tree.where(thread), sorted(set(bound) - {"target", "args", "name", "daemon"})[0]))
         params = _plain_params(function)
         if params is None:
             raise _Refused("`%s()` takes *args, **kwargs or keyword-only parameters" % function.name.value)
@@ -795,7 +792,7 @@ class _Reader:
             stmt = next(s for s in body if cstutil.single_assign(s) and tree.text(cstutil.single_assign(s)[0]) == text)
             feeding = {id(stmt)} | plan.removed | set(plan.replaced)
             others = [r for r in _refs(tree, self.region_for(text), text)
-                      if id(tree.statement(r)) not in feeding and tree.statement(r) is not producer.thread_stmt(tree)]
+                      if id(tree.statement(r)) not in feeding]
             if not others:
                 plan.removed.add(id(stmt))
 
@@ -869,9 +866,6 @@ class _Producer:
 
     def reference(self, tree: _Tree) -> str:
         return ("self." if self.method else "") + self.name
-
-    def thread_stmt(self, tree: _Tree):
-        return tree.statement(self.thread)
 
 
 def _is_ref(node) -> bool:

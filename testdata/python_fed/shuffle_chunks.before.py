@@ -25,7 +25,8 @@ def train(features, ids, batch_size, steps, log=print):
 
     sess = tf.Session()
     coord = tf.train.Coordinator()
-    thread = threading.Thread(target=load_chunks, args=(sess, enqueue_op, features_in, ids_in, features, ids))
+    thread = threading.Thread(target=load_chunks, args=(sess, enqueue_op, features_in, ids_in, features, ids),
+                              daemon=True)
     thread.start()
     for step in range(steps):
         log(sess.run([batch_ids, total]))
