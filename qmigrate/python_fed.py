@@ -564,6 +564,11 @@ class _Reader:
         for param in params:
             uses = _refs(tree, function.body, param)
             if param == session_text or param == tree.text(run_call.args[0].value) or param in producer.fed_params:
+                feeding = {id(run_stmt)} | ({id(producer.removed_feed)} if producer.removed_feed is not None else set())
+                other = [u for u in uses if not any(id(a) in feeding for a in tree.up(u))]
+                if other:
+                    raise _Refused("`%s()` also uses `%s`, which feeds the queue, in %s"
+                                   % (function.name.value, param, tree.where(other[0])))
                 dropped.add(param)
             elif uses and all(_method_of(tree, u, ("should_stop",)) is not None for u in uses):
                 dropped.add(param)  # a Coordinator: the generator stops when its consumer does
@@ -574,8 +579,21 @@ class _Reader:
             elif any(p.name.value == param and p.default is None for p in function.params.params):
                 raise _Refused("`%s()` takes `%s`, which its Thread does not pass" % (function.name.value, param))
         plan.nodes[id(function)] = _drop_params(dropped)
+        self._check_only_threaded(function, thread)
         self._remove_thread(thread, producer, plan)
         return producer
+
+    def _check_only_threaded(self, function: cst.FunctionDef, thread: cst.Call) -> None:
+        """The thread function becomes a generator with fewer parameters: nothing else may use it."""
+        tree = self.tree
+        method = self.cls is not None and tree.class_of(function) is self.cls
+        name = ("self." if method else "") + function.name.value
+        scope = self.cls if method else tree.module
+        target = _bind(thread, _THREAD, "threading.Thread").get("target")
+        for ref in _refs(tree, scope, name):
+            if ref is not target:
+                raise _Refused("`%s()` is also used by %s, which expects the thread function it was"
+                               % (function.name.value, tree.where(ref)))
 
     def _thread_function(self, inner: cst.FunctionDef, run_call: cst.Call):
         """(the function a threading.Thread runs, the statement of it that calls `inner`, or None

@@ -119,3 +119,22 @@ def preloading(batch_size):
 def load_and_enqueue(sess, enqueue_op, x, rows):
     for row in rows:
         sess.run(enqueue_op, feed_dict={x: row})
+
+
+class PrimedFeeder(object):
+    """The thread function is also called directly, to prime the queue before the thread starts."""
+
+    def __init__(self, rows, batch_size):
+        self.rows = rows
+        self.x = tf.placeholder(tf.float32, [3])
+        self.queue = tf.FIFOQueue(16, [tf.float32], shapes=[[3]])
+        self.enqueue = self.queue.enqueue([self.x])
+        self.xs = self.queue.dequeue_many(batch_size)
+
+    def feed(self, sess):
+        for row in self.rows:
+            sess.run(self.enqueue, feed_dict={self.x: row})
+
+    def start(self, sess):
+        self.feed(sess)
+        threading.Thread(target=self.feed, args=(sess,)).start()
