@@ -505,22 +505,25 @@ class _Reader:
         inner = tree.function(run_call)
         if inner is None:
             raise _Refused("its enqueue op is run outside any function %s" % tree.where(run_call))
-        function, via = self._thread_function(inner, run_call)
-        threads = [c for c in cstutil.calls_of(tree.module) if self.imports.resolve(c.func) == "threading.Thread"
-                   and self._thread_target(c) is function]
-        if len(threads) > 1:
-            raise _Refused("%d threads run `%s()` (%s): from_generator runs one generator"
-                           % (len(threads), function.name.value, ", ".join(tree.where(t) for t in threads)))
-        thread = threads[0]
-        loop = tree.in_loop(thread, tree.function(thread) or tree.module)
-        if loop is not None:
-            raise _Refused("the thread that runs `%s()` is started in a loop %s: several producers fill one queue, "
-                           "and from_generator has one" % (function.name.value, tree.where(loop)))
+        function, via, subclass = self._thread_function(inner, run_call)
+        thread = None
+        if not subclass:  # a threading.Thread(target=function) runs it: exactly one, started once
+            threads = [c for c in cstutil.calls_of(tree.module) if self.imports.resolve(c.func) == "threading.Thread"
+                       and self._thread_target(c) is function]
+            if len(threads) > 1:
+                raise _Refused("%d threads run `%s()` (%s): from_generator runs one generator"
+                               % (len(threads), function.name.value, ", ".join(tree.where(t) for t in threads)))
+            thread = threads[0]
+            loop = tree.in_loop(thread, tree.function(thread) or tree.module)
+            if loop is not None:
+                raise _Refused("the thread that runs `%s()` is started in a loop %s: several producers fill one "
+                               "queue, and from_generator has one" % (function.name.value, tree.where(loop)))
         for checked in {id(function): function, id(inner): inner}.values():
             if cstutil.nodes_of(checked, (cst.Yield,)):
                 raise _Refused("`%s()` is already a generator" % checked.name.value)
-        producer = _Producer(function, thread, self.cls is not None and tree.class_of(function) is self.cls)
-        bound = _bind(thread, _THREAD, "threading.Thread")
+        producer = _Producer(function, thread, self.cls is not None and tree.class_of(function) is self.cls,
+                             subclass)
+        bound = _bind(thread, _THREAD, "threading.Thread") if thread is not None else {}
         if set(bound) - {"target", "args", "name", "daemon"}:
             raise _Refused("its threading.Thread %s passes `%s=`" % (
                 tree.where(thread), sorted(set(bound) - {"target", "args", "name", "daemon"})[0]))
@@ -552,7 +555,7 @@ class _Reader:
                     raise _Refused("`%s()` also runs %s: the loop does more than feed the queue"
                                    % (checked.name.value, tree.where(call)))
         if meaning(run_call.args[0].value) != enqueue:
-            raise _Refused("the thread is not given the enqueue op %s" % tree.where(thread))
+            raise _Refused("the thread is not given the enqueue op %s" % tree.where(thread or run_call))
         value = self._yielded(feed, inner, run_stmt, components, vals_text, meaning, producer)
         plan.replaced[id(run_stmt)] = ["yield %s" % value]
         if via is not None:  # the thread function's call of the helper that feeds: it yields what the helper yields
@@ -580,7 +583,8 @@ class _Reader:
                 raise _Refused("`%s()` takes `%s`, which its Thread does not pass" % (function.name.value, param))
         plan.nodes[id(function)] = _drop_params(dropped)
         self._check_only_threaded(function, thread)
-        self._remove_thread(thread, producer, plan)
+        if thread is not None:
+            self._remove_thread(thread, producer, plan)
         return producer
 
     def _check_only_threaded(self, function: cst.FunctionDef, thread: cst.Call) -> None:
@@ -589,7 +593,7 @@ class _Reader:
         method = self.cls is not None and tree.class_of(function) is self.cls
         name = ("self." if method else "") + function.name.value
         scope = self.cls if method else tree.module
-        target = _bind(thread, _THREAD, "threading.Thread").get("target")
+        target = _bind(thread, _THREAD, "threading.Thread").get("target") if thread is not None else None
         for ref in _refs(tree, scope, name):
             if ref is not target:
                 raise _Refused("`%s()` is also used by %s, which expects the thread function it was"
@@ -602,7 +606,9 @@ class _Reader:
         tree = self.tree
         if any(self._thread_target(c) is inner for c in cstutil.calls_of(tree.module)
                if self.imports.resolve(c.func) == "threading.Thread"):
-            return inner, None
+            return inner, None, False
+        if self._feeder_thread_run(inner):
+            return inner, None, True
         name = inner.name.value
         method = self.cls is not None and tree.class_of(inner) is self.cls
         spelled = ("self." if method else "") + name
@@ -617,19 +623,26 @@ class _Reader:
         caller = tree.function(call)
         stmt = tree.statement(call)
         small = cstutil.single_small(stmt)
-        if caller is not None and caller.name.value == "run" and self._thread_subclass(tree.class_of(caller)):
+        if caller is not None and caller.name.value == "run" and self._thread_subclass(tree.class_of(caller)) \
+                and not self._feeder_thread_run(caller):
             raise _Refused("`%s` subclasses threading.Thread: its run() %s calls `%s()`, which runs the enqueue op "
-                           "%s; qmigrate does not rewrite a Thread subclass (its start() and run() are its API)"
-                           % (tree.class_of(caller).name.value, tree.where(caller), name, where))
+                           "%s, of another class's queue" % (tree.class_of(caller).name.value, tree.where(caller),
+                                                             name, where))
+        subclass = caller is not None and self._feeder_thread_run(caller)
         if caller is None or not (isinstance(small, cst.Expr) and small.value is call) or call.args or (
                 _plain_params(inner) or [None])[int(method):]:
             raise _Refused("`%s()`, which runs its enqueue op %s, is not the target of a threading.Thread in this "
                            "file, nor called on its own, without arguments, by one (%s)" % (name, where, tree.where(call)))
-        if not any(self._thread_target(c) is caller for c in cstutil.calls_of(tree.module)
-                   if self.imports.resolve(c.func) == "threading.Thread"):
+        if not subclass and not any(self._thread_target(c) is caller for c in cstutil.calls_of(tree.module)
+                                    if self.imports.resolve(c.func) == "threading.Thread"):
             raise _Refused("`%s()`, which calls `%s()` that runs its enqueue op %s, is not the target of a "
                            "threading.Thread in this file" % (caller.name.value, name, where))
-        return caller, stmt
+        return caller, stmt, subclass
+
+    def _feeder_thread_run(self, function: cst.FunctionDef) -> bool:
+        """Whether `function` is run() of the queue's own class, a threading.Thread subclass."""
+        return (function.name.value == "run" and self.cls is not None and self.tree.class_of(function) is self.cls
+                and self._thread_subclass(self.cls))
 
     def _thread_subclass(self, cls: Optional[cst.ClassDef]) -> bool:
         return cls is not None and any(self.imports.resolve(base.value) == "threading.Thread" for base in cls.bases)
@@ -695,7 +708,7 @@ class _Reader:
         if self.cls is not None:
             allowed.add("self")
         function = self.ctor_function
-        if function is not None and tree.function(producer.thread) is function:
+        if function is not None and producer.thread is not None and tree.function(producer.thread) is function:
             stores = Counter()
             for node in cstutil.nodes_of(function.body, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
                 if not isinstance(node, cst.FunctionDef):
@@ -863,6 +876,9 @@ class _Reader:
                  "iterator runs it from the start; the dataset holds a Python function, so its graph cannot be "
                  "serialised (GraphDef, SavedModel) or run in another process; a generator that ends ends the "
                  "input with OutOfRangeError where the queue waited" % producer.name]
+        if producer.subclass:
+            parts.append("`%s` stays a threading.Thread for its callers, but its run() is now that generator: "
+                         "start() feeds nothing" % self.cls.name.value)
         keep = args.get("min_after_dequeue")
         if self.kind == _SHUFFLE and not (isinstance(keep, cst.Integer) and keep.evaluated_value == 0):
             parts.append("the last elements the RandomShuffleQueue kept back (min_after_dequeue) now come out")
@@ -872,8 +888,9 @@ class _Reader:
 @dataclass
 class _Producer:
     function: cst.FunctionDef
-    thread: cst.Call
+    thread: Optional[cst.Call]  # None: the function is run() of the feeder, a threading.Thread subclass
     method: bool
+    subclass: bool = False
     kept: List[Tuple[str, cst.BaseExpression]] = field(default_factory=list)
     fed_params: Set[str] = field(default_factory=set)
     removed_feed: Optional[cst.BaseStatement] = None
@@ -964,13 +981,15 @@ class _Apply(cst.CSTTransformer):
         return updated_node
 
     def _block(self, original, updated):
-        body, pending = [], []
+        body, pending, blank = [], [], False
         updated_of = {id(old): new for old, new in zip(original.body, updated.body)}
         for old, new in zip(original.body, updated.body):
             if id(old) in self.moved_away:
                 continue
             if id(old) in self.removed:
                 pending += wording.moved_comments(old)
+                # A blank line that set the removed statements apart sets apart what follows them.
+                blank = blank or any(line.comment is None for line in old.leading_lines)
                 continue
             if id(old) in self.replaced:
                 statements = [cst.parse_statement(text + "\n", self.config) for text in self.replaced[id(old)]]
@@ -983,10 +1002,11 @@ class _Apply(cst.CSTTransformer):
                     statements.insert(0, generator)
             else:
                 statements, new_lines = [new], list(new.leading_lines)
-            if pending:
-                blank = [line for line in new_lines if line.comment is None][:1]
-                new_lines = blank + pending + [line for line in new_lines if line.comment is not None]
-                pending = []
+            if pending or blank:
+                blanks = [line for line in new_lines if line.comment is None][:1] or (
+                    [cst.EmptyLine(indent=False)] if blank and body else [])
+                new_lines = blanks + pending + [line for line in new_lines if line.comment is not None]
+                pending, blank = [], False
             statements[0] = statements[0].with_changes(leading_lines=new_lines)
             body += statements
         if not body and isinstance(updated, cst.IndentedBlock):

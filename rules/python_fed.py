@@ -59,10 +59,12 @@ class PythonFedQueue(Rule):
     (it then yields from the helper), whose only use of the session is that run, fed a literal
     dict of exactly the enqueued placeholders (or `dict(zip(placeholders, values))`, built just
     before the run); what the thread is given must mean the same where the queue is dequeued; a
-    thread function nested after the dequeue moves up when defining it evaluates nothing. Anything
-    else (a loop that runs other ops, a `threading.Thread` subclass, an enqueue op returned to
-    another function or module, computed `dtypes=`, `names=` queues, the queue used for `size()`)
-    is reported with the construct, its line and the reason.
+    thread function nested after the dequeue moves up when defining it evaluates nothing. A
+    feeder that is itself a `threading.Thread` keeps its base: its run() becomes the generator, so
+    its start() feeds nothing (said in the finding). Anything else (a loop that runs other ops,
+    an enqueue op returned to another function or module, computed `dtypes=`, `names=` queues,
+    the queue used for `size()`, a thread started in a loop) is reported with the construct, its
+    line and the reason.
     """
 
     code = "QM308"

@@ -23,4 +23,5 @@ def build_input(sess, coord, images, labels, chunk=32, capacity=512):
     dataset = dataset.prefetch(capacity)
     image, label = dataset.make_one_shot_iterator().get_next()
     image = tf.image.per_image_standardization(tf.expand_dims(image, -1))
+
     return image, label

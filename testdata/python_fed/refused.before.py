@@ -85,29 +85,6 @@ class DequeueElsewhere(object):
         threading.Thread(target=self.thread_main, args=(sess,)).start()
 
 
-class ThreadFeeder(threading.Thread):
-    """The feeder is itself a thread: its run() and start() are what its users call."""
-
-    def __init__(self, rows, batch_size):
-        super(ThreadFeeder, self).__init__()
-        self.rows = rows
-        self.x = tf.placeholder(tf.float32, [3])
-        self.queue = tf.FIFOQueue(16, [tf.float32], shapes=[[3]])
-        self.enqueue = self.queue.enqueue([self.x])
-        self.xs = self.queue.dequeue_many(batch_size)
-
-    def start_in_session(self, sess):
-        self.sess = sess
-        self.start()
-
-    def run(self):
-        self._feed_all()
-
-    def _feed_all(self):
-        for row in self.rows:
-            self.sess.run(self.enqueue, feed_dict={self.x: row})
-
-
 def preloading(batch_size):
     """The enqueue op leaves the function that builds it: the loop that runs it is elsewhere."""
     x = tf.placeholder(tf.float32, [3])

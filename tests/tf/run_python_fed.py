@@ -5,10 +5,12 @@ usage: run_python_fed.py MODULE_PATH CASE OUT_JSON [--drain-past-end]
 Writes {"static_shapes", "batches": [{"ids", "shape", "values"}], "ended"}. With
 --drain-past-end a finite case asks for one batch more than the data holds and records whether
 the input ended with OutOfRangeError (a queue would wait forever there, so only migrated code is
-asked); endless cases (grouped_batches, nested_producer) read their first batches.
+asked); endless cases (grouped_batches, nested_producer, thread_subclass) read their first
+batches.
 """
 import importlib.util
 import json
+import os
 import signal
 import sys
 
@@ -96,8 +98,24 @@ def nested_producer(module, past_end):
     return out
 
 
+def thread_subclass(module, past_end):
+    """An endless feeder that is itself a thread: its first batches."""
+    texts = ["a" * (1 + index % 4) + chr(ord("b") + index) for index in range(10)]
+    coord = tf.train.Coordinator()
+    feeder = module.DataFeeder(coord, texts, 3)
+    out = {"static_shapes": [feeder.inputs.shape.as_list(), feeder.input_lengths.shape.as_list()], "batches": []}
+    sess = tf.Session()
+    feeder.start_in_session(sess)
+    for _ in range(10):
+        inputs, lengths = sess.run([feeder.inputs, feeder.input_lengths])
+        out["batches"].append({"ids": [int(row[lengths[i] - 1]) for i, row in enumerate(inputs)],
+                               "shape": list(inputs.shape), "values": inputs.tolist(), "lengths": lengths.tolist()})
+    coord.request_stop()
+    return out
+
+
 CASES = {"padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
-         "nested_producer": nested_producer}
+         "nested_producer": nested_producer, "thread_subclass": thread_subclass}
 
 
 def main():
@@ -108,6 +126,9 @@ def main():
     result.setdefault("ended", False)
     with open(out_path, "w") as handle:
         json.dump(result, handle)
+    # A legacy producer thread that is not a daemon may still wait on its full queue: do not join it.
+    sys.stdout.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":
