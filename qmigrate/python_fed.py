@@ -327,7 +327,10 @@ class _Reader:
         """A queue whose feeding is not followed: refused with `reason` when its class (or
         function) builds placeholders, the sign of a queue fed from Python; else not ours."""
         scope = self.cls or self.ctor_function or self.tree.module
-        if self.fed or any(self._is_placeholder(call) for call in cstutil.calls_of(scope)):
+        run_by_runner = any(
+            self.imports.resolve(call.func) == "tensorflow.train.QueueRunner" and call.args
+            and self.tree.text(call.args[0].value) == getattr(self, "queue", None) for call in cstutil.calls_of(scope))
+        if self.fed or (not run_by_runner and any(self._is_placeholder(call) for call in cstutil.calls_of(scope))):
             self.fed = True
             raise _Refused(reason)
         return None
