@@ -15,7 +15,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from qmigrate import (api_check, blocks, class_attrs, cstutil, data_findings, handbuilt, helpers, python3_check,
-                      queue_roles, range_producers, synth, towers, wording)
+                      python_fed, queue_roles, range_producers, synth, towers, wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -26,6 +26,7 @@ from qmigrate.rules import (
 from qmigrate.rules import queue_runners
 from qmigrate.rules.hand_built import HandBuiltQueue
 from qmigrate.rules.producers import RangeInputProducer
+from qmigrate.rules.python_fed import PythonFedQueue
 from qmigrate.rules.target_api import ApiNotInTarget
 from qmigrate.rules.unsupported import NonInputQueue
 from qmigrate.targets import TARGETS, Target
@@ -218,6 +219,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
             analysis.todo[id(node)] = ("replace the queues it fills by a dataset (from_generator for data made in "
                                        "Python), then remove it")
     _mark_non_input_queues(analysis, options)
+    fed = _python_fed_queues(analysis, options, source)
     if data_findings.worth_scanning(source, [analysis.call_names[id(c)] for _, c, _, _ in analysis.occurrences]):
         for found in data_findings.find(module, imports, lambda node: positions.start(node)[0], options.wants):
             analysis.add_finding(found.rule, found.node, False, found.detail)
@@ -227,6 +229,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
             if ApiNotInTarget.code not in silenced and "*" not in silenced:
                 analysis.add_finding(ApiNotInTarget, node, False, detail)
     if not edits and not _may_hold_pipeline({rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules):
+        _finish_python_fed(analysis, fed, options)
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     context = _module_context(module, imports, tree)
     context.line_of = lambda node: positions.start(node)[0]
@@ -257,7 +260,35 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         new_module = _ensure_tf_import(new_module, imports, rewriter.tf)
         new_module = drop_unused_tf_imports(module, new_module, imports, rewriter.module_loads)
     analysis.new_module = new_module
+    _finish_python_fed(analysis, fed, options)
     return analysis
+
+
+def _python_fed_queues(analysis: FileAnalysis, options: Options, source: bytes) -> list:
+    """python_fed.find over the module's hand-built queue constructors (QM308)."""
+    if not options.wants(PythonFedQueue.code) or not python_fed.worth_scanning(source):
+        return []
+    calls = [call for rule, call, _, _ in analysis.occurrences
+             if rule is HandBuiltQueue and analysis.call_names[id(call)] in queue_roles.RAW_QUEUES]
+    if not calls:
+        return []
+    return python_fed.find(analysis.module, analysis.imports, lambda node: analysis.positions.start(node)[0],
+                           calls, _python_fed_tf(analysis), options.target)
+
+
+def _python_fed_tf(analysis: FileAnalysis) -> str:
+    """The name the from_generator code reaches TensorFlow by, chosen as _PipelineRewriter does."""
+    used = cstutil.name_uses(analysis.module)
+    return analysis.imports.local_name_for("tensorflow") or next(
+        (name for name in ("tf", "tensorflow") if name not in used.stores and name not in used.loads), "tf_")
+
+
+def _finish_python_fed(analysis: FileAnalysis, fed: list, options: Options) -> None:
+    if not fed:
+        return
+    changed = analysis.new_module is not analysis.module and analysis.new_module.code != analysis.module.code
+    if python_fed.finish(analysis, fed, options, PythonFedQueue, changed):
+        analysis.new_module = _ensure_tf_import(analysis.new_module, analysis.imports, _python_fed_tf(analysis))
 
 
 QUEUE_RUNNER_API = "tensorflow.train.add_queue_runner"

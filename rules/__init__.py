@@ -9,6 +9,7 @@ from qmigrate.rules.findings import (
 from qmigrate.rules.prefetch import PrefetchQueue
 from qmigrate.rules.producers import (
     InputProducer, MatchFilenamesOnce, RangeInputProducer, SliceInputProducer, StringInputProducer)
+from qmigrate.rules.python_fed import PythonFedQueue
 from qmigrate.rules.queue_runners import Coordinator, SessionStartsRunners, StartQueueRunners
 from qmigrate.rules.readers import FixedLengthRecordReader, TextLineReader, TFRecordReader, WholeFileReader
 from qmigrate.rules.slim_provider import DatasetDataProvider, ParallelRead, SinglePassRead, UnseenSlimDataset
@@ -39,6 +40,7 @@ ALL_RULES = (
     MaybeBatch,
     MaybeShuffleBatch,
     HandBuiltQueue,
+    PythonFedQueue,
     PrefetchQueue,
     StartQueueRunners,
     Coordinator,

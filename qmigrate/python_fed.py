@@ -1,0 +1,1073 @@
+"""Recognise hand-built queues fed from Python threads and rewrite them with `Dataset.from_generator`.
+
+    self.x = tf.placeholder(tf.float32, [None, 80])            # placeholders (on self or local)
+    self.queue = tf.PaddingFIFOQueue(64, [tf.float32], shapes=[[None, 80]])
+    self.enqueue = self.queue.enqueue([self.x])
+    self.inputs = self.queue.dequeue_many(batch_size)           # in the block that built the queue
+    def thread_main(self, sess):                                # the one producer
+        for x in self.examples():
+            sess.run(self.enqueue, feed_dict={self.x: x})
+    threading.Thread(target=self.thread_main, args=(sess,)).start()
+
+The thread function becomes a generator (its `sess.run(enqueue, feed_dict)` a `yield` of the fed
+values in the queue's component order), the dequeue a dataset over it, and the thread start, the
+queue's close and the placeholders go. `find` returns, per queue fed this way, a `Plan` of edits
+or the precise reason it stays; `apply` makes a plan's edits. Both never raise.
+"""
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from qmigrate import cstutil, synth, wording
+from qmigrate.handbuilt import _Refused, _bind, _is_none  # one reading of call arguments for both
+from qmigrate.model import Batching
+from qmigrate.names import ImportMap
+from qmigrate.targets import Target
+
+_FIFO, _PADDING, _SHUFFLE = "tensorflow.FIFOQueue", "tensorflow.PaddingFIFOQueue", "tensorflow.RandomShuffleQueue"
+_SIGNATURES = {
+    _FIFO: ("capacity", "dtypes", "shapes", "names", "shared_name", "name"),
+    _PADDING: ("capacity", "dtypes", "shapes", "names", "shared_name", "name"),
+    _SHUFFLE: ("capacity", "min_after_dequeue", "dtypes", "shapes", "names", "seed", "shared_name", "name"),
+}
+_PLACEHOLDER = ("dtype", "shape", "name")
+_THREAD = ("group", "target", "name", "args", "kwargs", "daemon")
+_DEQUEUES = ("dequeue", "dequeue_many", "dequeue_up_to")
+# Statements about the producer thread that go with it: `t.daemon = True`, `t.start()`, ...
+_THREAD_METHODS = ("start", "join", "setDaemon", "isDaemon", "setName")
+
+
+def worth_scanning(source: bytes) -> bool:
+    """Whether a module may hold a queue fed from a Python thread (plain text, before any work)."""
+    return b"placeholder" in source and b"Queue" in source
+
+
+@dataclass
+class Plan:
+    """The edits of one queue's migration, by original node identity (the nodes are the module's)."""
+
+    queue_call: cst.Call
+    detail: str  # what differs, said in the finding
+    removed: Set[int] = field(default_factory=set)  # id(statement)
+    replaced: Dict[int, List[str]] = field(default_factory=dict)  # id(statement) -> new statements (source)
+    nodes: Dict[int, Callable[[cst.CSTNode], cst.CSTNode]] = field(default_factory=dict)  # id(node) -> rewrite
+    moved: Dict[int, int] = field(default_factory=dict)  # id(statement) -> id(a later statement put before it)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    queue_call: cst.Call
+    reason: str
+
+
+class _Tree:
+    """Parents of every node of a module, and the questions asked of them."""
+
+    def __init__(self, module: cst.Module, line_of: Callable[[cst.CSTNode], int]):
+        self.module, self.line_of = module, line_of
+        self.parent: Dict[int, cst.CSTNode] = {}
+        stack: List[cst.CSTNode] = []
+        tree = self
+
+        class _Walk(cst.CSTVisitor):
+            def on_visit(self, node):
+                if stack:
+                    tree.parent[id(node)] = stack[-1]
+                stack.append(node)
+                return True
+
+            def on_leave(self, original_node):
+                stack.pop()
+
+        module.visit(_Walk())
+
+    def up(self, node: cst.CSTNode):
+        while id(node) in self.parent:
+            node = self.parent[id(node)]
+            yield node
+
+    def statement(self, node: cst.CSTNode) -> cst.BaseStatement:
+        return next(a for a in self.up(node) if isinstance(a, (cst.SimpleStatementLine, cst.BaseCompoundStatement)))
+
+    def block(self, stmt: cst.BaseStatement):
+        """The block (IndentedBlock or Module) holding a statement."""
+        return self.parent[id(stmt)]
+
+    def function(self, node: cst.CSTNode) -> Optional[cst.FunctionDef]:
+        return next((a for a in self.up(node) if isinstance(a, cst.FunctionDef)), None)
+
+    def class_of(self, function: Optional[cst.FunctionDef]) -> Optional[cst.ClassDef]:
+        """The class a function is a method of (defined right in its body), else None."""
+        if function is None:
+            return None
+        block = self.parent.get(id(function))
+        owner = self.parent.get(id(block)) if block is not None else None
+        return owner if isinstance(owner, cst.ClassDef) else None
+
+    def in_loop(self, node: cst.CSTNode, within: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The loop (or comprehension) around `node` inside `within`, if any."""
+        for ancestor in self.up(node):
+            if ancestor is within:
+                return None
+            if isinstance(ancestor, (cst.For, cst.While, cst.CompFor)):
+                return ancestor
+        return None
+
+    def text(self, node: cst.CSTNode) -> str:
+        return re.sub(r"\s+", "", self.module.code_for_node(node))
+
+    def source(self, node: cst.CSTNode) -> str:
+        return " ".join(self.module.code_for_node(node).split())
+
+    def where(self, node: cst.CSTNode) -> str:
+        """`<statement>` (line N), to name a construct in a reason."""
+        stmt = self.statement(node) if not isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) \
+            else node
+        if isinstance(stmt, cst.BaseCompoundStatement):
+            code = self.module.code_for_node(stmt).strip().splitlines()[0]
+        else:
+            code = self.source(stmt)
+        code = code if len(code) <= 70 else code[:67] + "..."
+        return "`%s` (line %d)" % (code, self.line_of(stmt))
+
+
+class _Refs(cst.CSTVisitor):
+    """Nodes spelling one reference (`x` or `self.x`) under a root."""
+
+    def __init__(self, tree: _Tree, text: str):
+        self.tree, self.text, self.found = tree, text, []
+        self.dotted = "." in text
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if self.dotted and self.tree.text(node) == self.text:
+            self.found.append(node)
+            return False
+        return True
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if self.dotted or node.value != self.text:
+            return
+        parent = self.tree.parent.get(id(node))
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            return
+        if isinstance(parent, (cst.Arg, cst.Param)) and (getattr(parent, "keyword", None) is node
+                                                          or getattr(parent, "name", None) is node):
+            return
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node:
+            return
+        self.found.append(node)
+
+
+def _refs(tree: _Tree, root: cst.CSTNode, text: str) -> List[cst.CSTNode]:
+    visitor = _Refs(tree, text)
+    root.visit(visitor)
+    return visitor.found
+
+
+def _elements(node, what: str) -> List[cst.BaseExpression]:
+    if not isinstance(node, (cst.List, cst.Tuple)) or any(isinstance(e, cst.StarredElement) for e in node.elements):
+        spelled = "" if node is None else " (`%s`)" % " ".join(cst.Module([]).code_for_node(node).split())
+        raise _Refused("%s%s is not a literal list, so its components cannot be read" % (what, spelled))
+    return [e.value for e in node.elements]
+
+
+def _method_of(tree: _Tree, ref: cst.CSTNode, methods) -> Optional[cst.Call]:
+    """The call `ref.<method>(...)` that `ref` is the receiver of."""
+    attribute = tree.parent.get(id(ref))
+    call = tree.parent.get(id(attribute)) if attribute is not None else None
+    if (isinstance(attribute, cst.Attribute) and attribute.value is ref and attribute.attr.value in methods
+            and isinstance(call, cst.Call) and call.func is attribute):
+        return call
+    return None
+
+
+def find(module: cst.Module, imports: ImportMap, line_of: Callable[[cst.CSTNode], int],
+         queue_calls: List[cst.Call], tf: str, target: Target) -> List[object]:
+    """A Plan or a Refusal for each of `queue_calls` (hand-built queue constructors) that is fed
+    from Python (its enqueue reads placeholders, or is run with a feed_dict); the others are not
+    returned. Never raises."""
+    tree = _Tree(module, line_of)
+    found = []
+    for call in queue_calls:
+        reader = _Reader(tree, imports, call, tf, target)
+        try:
+            plan = reader.read()
+        except _Refused as refused:
+            if reader.fed:
+                found.append(Refusal(call, str(refused)))
+            continue
+        except Exception as error:  # a shape this reader did not foresee: left as it is, as any refusal
+            if reader.fed:
+                found.append(Refusal(call, "its producer has a shape qmigrate does not follow (%s)"
+                                     % type(error).__name__))
+            continue
+        if plan is not None:
+            found.append(plan)
+    return _one_plan_per_statement(found)
+
+
+def _one_plan_per_statement(found: List[object]) -> List[object]:
+    """Two queues whose edits touch one statement would undo each other: both stay."""
+    seen: Dict[int, int] = {}
+    for plan in found:
+        if isinstance(plan, Plan):
+            for key in set(plan.removed) | set(plan.replaced) | set(plan.nodes):
+                seen[key] = seen.get(key, 0) + 1
+    out = []
+    for plan in found:
+        if isinstance(plan, Plan) and any(seen[k] > 1 for k in set(plan.removed) | set(plan.replaced) | set(plan.nodes)):
+            plan = Refusal(plan.queue_call, "another queue fed from Python shares its statements")
+        out.append(plan)
+    return out
+
+
+class _Reader:
+    """Reads one queue and what feeds it; `read` returns a Plan, None (not fed from Python) or
+    raises _Refused. `fed` tells, once read, whether the queue is fed from Python at all."""
+
+    def __init__(self, tree: _Tree, imports: ImportMap, call: cst.Call, tf: str, target: Target):
+        self.tree, self.imports, self.call, self.tf, self.target = tree, imports, call, tf, target
+        self.kind = imports.resolve(call.func)
+        self.fed = False
+
+    # -- the queue, its enqueue op and its placeholders ------------------------------------------
+    def read(self) -> Optional[Plan]:
+        tree = self.tree
+        ctor_stmt = tree.statement(self.call)
+        assign = cstutil.single_assign(ctor_stmt)
+        function = tree.function(ctor_stmt)
+        self.cls, self.ctor_function = tree.class_of(function), function
+        if assign is None or assign[1] is not self.call or not _is_ref(assign[0]):
+            return self._unclear("its constructor %s is not assigned to a name or a `self.` attribute"
+                                 % tree.where(ctor_stmt))
+        block = tree.block(ctor_stmt)
+        queue = tree.text(assign[0])
+        if queue.startswith("self.") and self.cls is None:
+            return None
+        self.queue = queue
+        region = self.region_for(queue)
+        body = list(block.body)
+        ctor_index = body.index(ctor_stmt)
+        refs = [r for r in _refs(tree, region, queue) if r is not assign[0]]
+        enqueues = [(r, c) for r in refs for c in [_method_of(tree, r, ("enqueue", "enqueue_many"))] if c]
+        if len(enqueues) != 1:
+            for _, call in enqueues:  # an enqueue op run with a feed_dict: fed from Python
+                target = cstutil.single_assign(tree.statement(call))
+                if target and _is_ref(target[0]) and self._runs_by_name(tree.text(target[0])):
+                    self.fed = True
+            return self._unclear("`%s` has %s in its %s (%s)" % (
+                queue, "%d enqueue ops" % len(enqueues) if enqueues else "no enqueue op",
+                "class" if region is self.cls else "function",
+                "one per if/else arm, or several producers: qmigrate follows one" if enqueues
+                else "it is filled elsewhere"))
+        enqueue_ref, enqueue_call = enqueues[0]
+        enqueue_stmt = tree.statement(enqueue_call)
+        enqueue_assign = cstutil.single_assign(enqueue_stmt)
+        if enqueue_assign is None or enqueue_assign[1] is not enqueue_call or not _is_ref(enqueue_assign[0]):
+            return self._unclear("its enqueue op %s is not assigned to a name or a `self.` attribute"
+                                 % tree.where(enqueue_stmt))
+        enqueue = tree.text(enqueue_assign[0])
+        bound = _bind(enqueue_call, ("vals", "name"), "its enqueue")
+        components, vals_text = self._components(bound.get("vals"), body[:body.index(enqueue_stmt)]
+                                                 if enqueue_stmt in body else [])
+        runs = self._enqueue_runs(enqueue, enqueue_assign[0])
+        elsewhere = [call for call in self._runs_by_name(enqueue) if all(call is not run for run, _ in runs)]
+        self.fed = (bool(components) or any(feed is not None for _, feed in runs) or bool(elsewhere)
+                    or self._mentions_placeholder(bound.get("vals")))
+        if not self.fed:
+            return None
+        if elsewhere:
+            function = tree.function(elsewhere[0])
+            raise _Refused("its enqueue op is run with a feed_dict %s%s, which gets it from elsewhere (returned or "
+                           "passed in): qmigrate follows an enqueue op within the class or function that builds it, "
+                           "and into the thread that starts there" % (
+                               "in `%s()` " % function.name.value if function is not None else "",
+                               tree.where(elsewhere[0])))
+        if enqueue_stmt not in body or body.index(enqueue_stmt) < ctor_index:
+            raise _Refused("its enqueue op %s is not built after it in the same block" % tree.where(enqueue_stmt))
+        if not components:
+            raise _Refused("its enqueue %s does not enqueue a literal list of tf.placeholder tensors built "
+                           "before it in the same block" % tree.where(enqueue_stmt))
+        args = _bind(self.call, _SIGNATURES[self.kind], "its constructor")
+        if not _is_none(args.get("shared_name")):
+            raise _Refused("it sets `shared_name=` (a queue shared between sessions)")
+        if not _is_none(args.get("names")):
+            raise _Refused("it has `names=` (dict elements), which qmigrate does not rewrite from Python yet")
+        dtypes = _elements(args.get("dtypes"), "its `dtypes=`")
+        if len(dtypes) != len(components):
+            raise _Refused("its `dtypes=` does not give one dtype per enqueued placeholder")
+        many = enqueue_call.func.attr.value == "enqueue_many"
+        shapes = self._shapes(args, components, many)
+
+        # The one sess.run(enqueue, feed_dict=...) and the thread that runs it.
+        if len(runs) != 1:
+            raise _Refused("its enqueue op is run in %d places (%s): several producers fill one queue, and "
+                           "from_generator has one" % (len(runs), ", ".join(tree.where(r) for r, _ in runs))
+                           if runs else "its enqueue op is never run with a feed_dict in this file")
+        run_call, feed = runs[0]
+        plan = Plan(self.call, "")
+        producer = self._producer(run_call, feed, components, vals_text, enqueue, plan)
+
+        # The dequeue, in the block that built the queue.
+        dequeue_stmt, dequeue_call = self._dequeue(refs, body, body.index(enqueue_stmt))
+        self._check_available(producer, body, body.index(dequeue_stmt))
+        self._check_defined(producer, body, body.index(dequeue_stmt), plan)
+        self._other_uses(refs, enqueue_ref, dequeue_call, plan)
+        plan.removed.update({id(ctor_stmt), id(enqueue_stmt)})
+        self._drop_placeholders(components, vals_text, body, plan, producer)
+        plan.replaced[id(dequeue_stmt)] = self._dataset(dequeue_stmt, dequeue_call, args, dtypes, shapes, many,
+                                                        producer, len(components))
+        plan.detail = self._detail(producer, args)
+        return plan
+
+    def _unclear(self, reason: str) -> None:
+        """A queue whose feeding is not followed: refused with `reason` when its class (or
+        function) builds placeholders, the sign of a queue fed from Python; else not ours."""
+        scope = self.cls or self.ctor_function or self.tree.module
+        run_by_runner = any(
+            self.imports.resolve(call.func) == "tensorflow.train.QueueRunner" and call.args
+            and self.tree.text(call.args[0].value) == getattr(self, "queue", None) for call in cstutil.calls_of(scope))
+        if self.fed or (not run_by_runner and any(self._is_placeholder(call) for call in cstutil.calls_of(scope))):
+            self.fed = True
+            raise _Refused(reason)
+        return None
+
+    def region_for(self, text: str) -> cst.CSTNode:
+        """Where a reference means one thing: its class for `self.x`, else the function (or module)
+        that builds the queue."""
+        if text.startswith("self.") and self.cls is not None:
+            return self.cls
+        return self.ctor_function if self.ctor_function is not None else self.tree.module
+
+    def _runs_by_name(self, enqueue: str) -> List[cst.Call]:
+        """`<s>.run(<...>.op, feed_dict)` anywhere in the module, for the enqueue op's last name `op`."""
+        last = enqueue.rsplit(".", 1)[-1]
+        found = []
+        for call in cstutil.calls_of(self.tree.module):
+            if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "run" and call.args
+                    and call.args[0].keyword is None and _is_ref(call.args[0].value)):
+                continue
+            text = self.tree.text(call.args[0].value)
+            if text.startswith("self.") and self.tree.class_of(self.tree.function(call)) is not self.cls:
+                continue  # another class's op of the same name
+            if text.rsplit(".", 1)[-1] == last and (len(call.args) > 1 or any(
+                    a.keyword is not None and a.keyword.value == "feed_dict" for a in call.args)):
+                found.append(call)
+        return found
+
+    def _mentions_placeholder(self, vals) -> bool:
+        """Whether the enqueued values read a reference bound to tf.placeholder (or a list of them)."""
+        if vals is None:
+            return False
+        texts = {self.tree.text(n) for n in cstutil.nodes_of(vals, (cst.Name, cst.Attribute)) if _is_ref(n)}
+        for text in texts:
+            for node in cstutil.nodes_of(self.region_for(text), (cst.Assign,)):
+                if len(node.targets) == 1 and self.tree.text(node.targets[0].target) == text and any(
+                        self._is_placeholder(call) for call in cstutil.calls_of(node.value)):
+                    return True
+        return False
+
+    def _components(self, vals, before) -> Tuple[List[Tuple[str, cst.Call]], Optional[str]]:
+        """[(placeholder reference, its tf.placeholder call)] in the enqueue's order, and the text of
+        the list when the enqueue reads a name bound to a literal list of placeholders."""
+        assigned = {}
+        for stmt in before:
+            assign = cstutil.single_assign(stmt)
+            if assign and _is_ref(assign[0]):
+                assigned[self.tree.text(assign[0])] = assign[1]
+        vals_text = None
+        if vals is not None and _is_ref(vals) and isinstance(assigned.get(self.tree.text(vals)), (cst.List, cst.Tuple)):
+            vals_text = self.tree.text(vals)
+            listed = [e.value for e in assigned[vals_text].elements]
+            if all(self._is_placeholder(v) for v in listed):
+                return [("%s[%d]" % (vals_text, i), v) for i, v in enumerate(listed)], vals_text
+            return [], None
+        if not isinstance(vals, (cst.List, cst.Tuple)):
+            return [], None
+        out = []
+        for element in vals.elements:
+            value = element.value
+            placeholder = assigned.get(self.tree.text(value)) if _is_ref(value) else None
+            if isinstance(element, cst.StarredElement) or not self._is_placeholder(placeholder):
+                return [], None
+            out.append((self.tree.text(value), placeholder))
+        return out, None
+
+    def _is_placeholder(self, node) -> bool:
+        return isinstance(node, cst.Call) and self.imports.resolve(node.func) == "tensorflow.placeholder"
+
+    def _shapes(self, args, components, many) -> List[str]:
+        """from_generator's output_shapes: the queue's shapes (with the batch dimension enqueue_many
+        feeds), else each placeholder's shape, else unknown."""
+        if not _is_none(args.get("shapes")):
+            shapes = _elements(args["shapes"], "its `shapes=`")
+            if len(shapes) != len(components):
+                raise _Refused("its `shapes=` does not give one shape per enqueued placeholder")
+            out = []
+            for shape in shapes:
+                if not many:
+                    out.append(self.tree.source(shape))
+                elif isinstance(shape, (cst.List, cst.Tuple)):
+                    out.append("[%s]" % ", ".join(["None"] + [self.tree.source(e.value) for e in shape.elements]))
+                else:
+                    raise _Refused("its `shapes=` are computed, and enqueue_many feeds them with a batch dimension")
+            return out
+        if self.kind == _PADDING:
+            raise _Refused("a PaddingFIFOQueue without shapes")
+        out = []
+        for _, placeholder in components:
+            shape = _bind(placeholder, _PLACEHOLDER, "tf.placeholder").get("shape")
+            out.append("None" if _is_none(shape) else self.tree.source(shape))
+        return out
+
+    # -- the producer -----------------------------------------------------------------------------
+    def _enqueue_runs(self, enqueue: str, target) -> List[Tuple[cst.Call, Optional[cst.BaseExpression]]]:
+        """Every `<s>.run(enqueue, ...)` of the module: directly (the same reference in the queue's
+        class or function), or through a parameter of the function a thread runs. (call, feed_dict)."""
+        tree = self.tree
+        runs = []
+        for ref in _refs(tree, self.region_for(enqueue), enqueue):
+            if ref is target:
+                continue
+            runs += self._run_of(ref)
+            thread = self._thread_arg(ref)
+            if thread is not None:
+                function, param = thread
+                for inner in _refs(tree, function.body, param):
+                    runs += self._run_of(inner)
+        return runs
+
+    def _run_of(self, ref) -> List[Tuple[cst.Call, Optional[cst.BaseExpression]]]:
+        arg = self.tree.parent.get(id(ref))
+        call = self.tree.parent.get(id(arg)) if isinstance(arg, cst.Arg) else None
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "run"
+                and call.args and call.args[0] is arg and arg.keyword is None):
+            return []
+        feed = next((a.value for a in call.args[1:] if a.keyword is not None and a.keyword.value == "feed_dict"), None)
+        if feed is None and len(call.args) > 1 and call.args[1].keyword is None:
+            feed = call.args[1].value
+        return [(call, feed)]
+
+    def _thread_arg(self, ref) -> Optional[Tuple[cst.FunctionDef, str]]:
+        """(function, parameter) when `ref` is passed in a threading.Thread's `args=` to a function
+        of this module."""
+        tree = self.tree
+        for ancestor in tree.up(ref):
+            if isinstance(ancestor, cst.Call) and self.imports.resolve(ancestor.func) == "threading.Thread":
+                bound = _bind(ancestor, _THREAD, "threading.Thread")
+                elements = [e.value for e in getattr(bound.get("args"), "elements", ())]
+                function = self._target_function(bound.get("target"), ancestor)
+                positions = [i for i, e in enumerate(elements) if e is ref]
+                params = _plain_params(function) if function is not None else None
+                if not positions or params is None:
+                    return None
+                if self.cls is not None and self.tree.class_of(function) is self.cls:
+                    params = params[1:]  # a method: `self` is not passed
+                return (function, params[positions[0]]) if positions[0] < len(params) else None
+            if isinstance(ancestor, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                return None
+        return None
+
+    def _thread_target(self, call: cst.Call) -> Optional[cst.FunctionDef]:
+        try:
+            return self._target_function(_bind(call, _THREAD, "threading.Thread").get("target"), call)
+        except _Refused:
+            return None
+
+    def _target_function(self, target, thread: cst.Call) -> Optional[cst.FunctionDef]:
+        """The function a Thread's `target=` names: `self.method` of the queue's class (started in
+        that class), or a function of this module (at module level, or nested in the function that
+        builds the queue)."""
+        if target is None:
+            return None
+        text = self.tree.text(target)
+        if text.startswith("self."):
+            if self.cls is None or self.tree.class_of(self.tree.function(thread)) is not self.cls:
+                return None
+            return next((s for s in self.cls.body.body if isinstance(s, cst.FunctionDef)
+                         and s.name.value == text[len("self."):]), None)
+        if isinstance(target, cst.Name):
+            scopes = [self.tree.module] + ([self.ctor_function] if self.ctor_function is not None else [])
+            for scope in scopes:
+                body = scope.body if isinstance(scope, cst.Module) else scope.body.body
+                for stmt in body:
+                    if isinstance(stmt, cst.FunctionDef) and stmt.name.value == target.value:
+                        return stmt
+        return None
+
+    def _producer(self, run_call, feed, components, vals_text, enqueue, plan) -> "_Producer":
+        """Check the thread function around the run and plan it as a generator."""
+        tree = self.tree
+        run_stmt = tree.statement(run_call)
+        small = cstutil.single_small(run_stmt)
+        if not (isinstance(small, cst.Expr) and small.value is run_call):
+            raise _Refused("the result of its enqueue run %s is used" % tree.where(run_call))
+        inner = tree.function(run_call)
+        if inner is None:
+            raise _Refused("its enqueue op is run outside any function %s" % tree.where(run_call))
+        function, via, subclass = self._thread_function(inner, run_call)
+        thread = None
+        if not subclass:  # a threading.Thread(target=function) runs it: exactly one, started once
+            threads = [c for c in cstutil.calls_of(tree.module) if self.imports.resolve(c.func) == "threading.Thread"
+                       and self._thread_target(c) is function]
+            if len(threads) > 1:
+                raise _Refused("%d threads run `%s()` (%s): from_generator runs one generator"
+                               % (len(threads), function.name.value, ", ".join(tree.where(t) for t in threads)))
+            thread = threads[0]
+            loop = tree.in_loop(thread, tree.function(thread) or tree.module)
+            if loop is not None:
+                raise _Refused("the thread that runs `%s()` is started in a loop %s: several producers fill one "
+                               "queue, and from_generator has one" % (function.name.value, tree.where(loop)))
+        for checked in {id(function): function, id(inner): inner}.values():
+            if cstutil.nodes_of(checked, (cst.Yield,)):
+                raise _Refused("`%s()` is already a generator" % checked.name.value)
+        producer = _Producer(function, thread, self.cls is not None and tree.class_of(function) is self.cls,
+                             subclass)
+        bound = _bind(thread, _THREAD, "threading.Thread") if thread is not None else {}
+        if set(bound) - {"target", "args", "name", "daemon"}:
+            raise _Refused("its threading.Thread %s passes `%s=`" % (
+                tree.where(thread), sorted(set(bound) - {"target", "args", "name", "daemon"})[0]))
+        params = _plain_params(function)
+        if params is None:
+            raise _Refused("`%s()` takes *args, **kwargs or keyword-only parameters" % function.name.value)
+        if producer.method:
+            params = params[1:]
+        passed = _elements(bound["args"], "its Thread's `args=`") if "args" in bound else []
+        if len(passed) > len(params):
+            raise _Refused("its Thread passes more arguments than `%s()` takes" % function.name.value)
+        given = dict(zip(params, passed))
+
+        def meaning(node) -> str:
+            """What a reference in the thread function stands for, in the queue's scope."""
+            text = tree.text(node)
+            return tree.text(given[text]) if text in given else text
+
+        # The session: used for this run only.
+        session = run_call.func.value
+        session_text = tree.text(session)
+        for checked in {id(function): function, id(inner): inner}.values():
+            for ref in _refs(tree, checked.body, session_text):
+                if ref is not session:
+                    raise _Refused("`%s()` also uses the session %s: the loop does more than feed the queue"
+                                   % (checked.name.value, tree.where(ref)))
+            for call in cstutil.calls_of(checked.body):
+                if call is not run_call and isinstance(call.func, cst.Attribute) and call.func.attr.value == "run":
+                    raise _Refused("`%s()` also runs %s: the loop does more than feed the queue"
+                                   % (checked.name.value, tree.where(call)))
+        if meaning(run_call.args[0].value) != enqueue:
+            raise _Refused("the thread is not given the enqueue op %s" % tree.where(thread or run_call))
+        value = self._yielded(feed, inner, run_stmt, components, vals_text, meaning, producer)
+        plan.replaced[id(run_stmt)] = ["yield %s" % value]
+        if via is not None:  # the thread function's call of the helper that feeds: it yields what the helper yields
+            plan.replaced[id(via)] = ["yield from %s" % tree.source(cstutil.statement_value(via))]
+        if producer.removed_feed is not None:
+            plan.removed.add(id(producer.removed_feed))
+        # Parameters that carried the session, the enqueue op, the placeholders or a coordinator go.
+        dropped = set()
+        for param in params:
+            uses = _refs(tree, function.body, param)
+            if param == session_text or param == tree.text(run_call.args[0].value) or param in producer.fed_params:
+                feeding = {id(run_stmt)} | ({id(producer.removed_feed)} if producer.removed_feed is not None else set())
+                other = [u for u in uses if not any(id(a) in feeding for a in tree.up(u))]
+                if other:
+                    raise _Refused("`%s()` also uses `%s`, which feeds the queue, in %s"
+                                   % (function.name.value, param, tree.where(other[0])))
+                dropped.add(param)
+            elif uses and all(_method_of(tree, u, ("should_stop",)) is not None for u in uses):
+                dropped.add(param)  # a Coordinator: the generator stops when its consumer does
+                for use in uses:
+                    self._stop_test(_method_of(tree, use, ("should_stop",)), plan)
+            elif param in given:
+                producer.kept.append((param, given[param]))
+            elif any(p.name.value == param and p.default is None for p in function.params.params):
+                raise _Refused("`%s()` takes `%s`, which its Thread does not pass" % (function.name.value, param))
+        plan.nodes[id(function)] = _drop_params(dropped)
+        self._check_only_threaded(function, thread)
+        if thread is not None:
+            self._remove_thread(thread, producer, plan)
+        return producer
+
+    def _check_only_threaded(self, function: cst.FunctionDef, thread: cst.Call) -> None:
+        """The thread function becomes a generator with fewer parameters: nothing else may use it."""
+        tree = self.tree
+        method = self.cls is not None and tree.class_of(function) is self.cls
+        name = ("self." if method else "") + function.name.value
+        scope = self.cls if method else tree.module
+        target = _bind(thread, _THREAD, "threading.Thread").get("target") if thread is not None else None
+        for ref in _refs(tree, scope, name):
+            if ref is not target:
+                raise _Refused("`%s()` is also used by %s, which expects the thread function it was"
+                               % (function.name.value, tree.where(ref)))
+
+    def _thread_function(self, inner: cst.FunctionDef, run_call: cst.Call):
+        """(the function a threading.Thread runs, the statement of it that calls `inner`, or None
+        when `inner` is that function). One level of helper is followed: `self.helper()` (or
+        `helper()`) called once, as a statement, with no arguments, from the thread's function."""
+        tree = self.tree
+        if any(self._thread_target(c) is inner for c in cstutil.calls_of(tree.module)
+               if self.imports.resolve(c.func) == "threading.Thread"):
+            return inner, None, False
+        if self._feeder_thread_run(inner):
+            return inner, None, True
+        name = inner.name.value
+        method = self.cls is not None and tree.class_of(inner) is self.cls
+        spelled = ("self." if method else "") + name
+        calls = [c for c in cstutil.calls_of(self.cls if method else tree.module)
+                 if tree.text(c.func) == spelled]
+        where = tree.where(run_call)
+        if len(calls) != 1:
+            raise _Refused("`%s()`, which runs its enqueue op %s, is not the target of a threading.Thread in this "
+                           "file, nor called once by one (run from the main loop, or from several places)"
+                           % (name, where))
+        call = calls[0]
+        caller = tree.function(call)
+        stmt = tree.statement(call)
+        small = cstutil.single_small(stmt)
+        if caller is not None and caller.name.value == "run" and self._thread_subclass(tree.class_of(caller)) \
+                and not self._feeder_thread_run(caller):
+            raise _Refused("`%s` subclasses threading.Thread: its run() %s calls `%s()`, which runs the enqueue op "
+                           "%s, of another class's queue" % (tree.class_of(caller).name.value, tree.where(caller),
+                                                             name, where))
+        subclass = caller is not None and self._feeder_thread_run(caller)
+        if caller is None or not (isinstance(small, cst.Expr) and small.value is call) or call.args or (
+                _plain_params(inner) or [None])[int(method):]:
+            raise _Refused("`%s()`, which runs its enqueue op %s, is not the target of a threading.Thread in this "
+                           "file, nor called on its own, without arguments, by one (%s)" % (name, where, tree.where(call)))
+        if not subclass and not any(self._thread_target(c) is caller for c in cstutil.calls_of(tree.module)
+                                    if self.imports.resolve(c.func) == "threading.Thread"):
+            raise _Refused("`%s()`, which calls `%s()` that runs its enqueue op %s, is not the target of a "
+                           "threading.Thread in this file" % (caller.name.value, name, where))
+        return caller, stmt, subclass
+
+    def _feeder_thread_run(self, function: cst.FunctionDef) -> bool:
+        """Whether `function` is run() of the queue's own class, a threading.Thread subclass."""
+        return (function.name.value == "run" and self.cls is not None and self.tree.class_of(function) is self.cls
+                and self._thread_subclass(self.cls))
+
+    def _thread_subclass(self, cls: Optional[cst.ClassDef]) -> bool:
+        return cls is not None and any(self.imports.resolve(base.value) == "threading.Thread" for base in cls.bases)
+
+    def _yielded(self, feed, function, run_stmt, components, vals_text, meaning, producer) -> str:
+        """The value the generator yields for `feed_dict`: the fed values in component order."""
+        tree = self.tree
+        if isinstance(feed, cst.Name):  # `feed = {...}` (or dict(zip(...))) just before the run, used only there
+            block = list(tree.block(run_stmt).body)
+            index = block.index(run_stmt)
+            before = cstutil.single_assign(block[index - 1]) if index else None
+            if (before is None or tree.text(before[0]) != feed.value
+                    or len(_refs(tree, function.body, feed.value)) != 2):
+                raise _Refused("its feed_dict `%s` is not built right before the run and used only there %s"
+                               % (feed.value, tree.where(run_stmt)))
+            producer.removed_feed = block[index - 1]
+            feed = before[1]
+        order = [text for text, _ in components]
+        if isinstance(feed, cst.Dict):
+            fed = {}
+            for element in feed.elements:
+                if not isinstance(element, cst.DictElement):
+                    raise _Refused("its feed_dict unpacks a dict with ** %s" % tree.where(run_stmt))
+                key = meaning(element.key)
+                if key not in order:
+                    raise _Refused("the loop feeds `%s`, which its enqueue op does not read, in %s"
+                                   % (tree.source(element.key), tree.where(run_stmt)))
+                fed[key] = tree.source(element.value)
+                if isinstance(element.key, cst.Name):
+                    producer.fed_params.add(element.key.value)
+            missing = [text for text in order if text not in fed]
+            if missing:
+                raise _Refused("the loop does not feed `%s` in %s" % (missing[0], tree.where(run_stmt)))
+            values = [fed[text] for text in order]
+            return values[0] if len(values) == 1 else ", ".join(values)
+        zipped = _dict_of_zip(feed)
+        if zipped is not None and vals_text is not None and meaning(zipped[0]) == vals_text:
+            if isinstance(zipped[0], cst.Name):
+                producer.fed_params.add(zipped[0].value)
+            return "tuple(%s)" % tree.source(zipped[1])
+        raise _Refused("its feed_dict %s is not a literal dict of the placeholders (nor dict(zip(placeholders, "
+                       "values)))" % tree.where(run_stmt))
+
+    def _stop_test(self, call: cst.Call, plan: Plan) -> None:
+        """`while not coord.should_stop():` loops while the consumer reads: `while True:`."""
+        parent = self.tree.parent.get(id(call))
+        if isinstance(parent, cst.UnaryOperation) and isinstance(parent.operator, cst.Not):
+            plan.nodes[id(parent)] = lambda node: cst.Name("True")
+        else:
+            plan.nodes[id(call)] = lambda node: cst.Name("False")
+
+    def _check_available(self, producer: "_Producer", body, dequeue_index: int) -> None:
+        """What the thread was given must mean the same where the dataset is built (at the dequeue):
+        module names, `self`, or names of the function that builds the queue and starts the thread
+        bound once, as a parameter or before the dequeue in its block."""
+        tree = self.tree
+        allowed = set()
+        for stmt in tree.module.body:
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                allowed.add(stmt.name.value)
+            else:
+                allowed |= cstutil.name_uses(stmt).stores
+        if self.cls is not None:
+            allowed.add("self")
+        function = self.ctor_function
+        if function is not None and producer.thread is not None and tree.function(producer.thread) is function:
+            stores = Counter()
+            for node in cstutil.nodes_of(function.body, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                if not isinstance(node, cst.FunctionDef):
+                    stores.update(_stored_names(node))
+            params = set(_plain_params(function) or ())
+            before = set()
+            for stmt in body[:dequeue_index]:
+                before |= cstutil.name_uses(stmt).stores if isinstance(stmt, cst.SimpleStatementLine) else set()
+            allowed |= {n for n in params if not stores[n]} | {n for n in before if stores[n] == 1}
+        for _, arg in producer.kept:
+            local = set(cstutil.name_uses(arg).loads) - allowed
+            if local:
+                raise _Refused("its thread %s is given `%s`, which qmigrate cannot prove means the same where the "
+                               "queue is dequeued (`%s` is bound there more than once, or after the dequeue)"
+                               % (tree.where(producer.thread), tree.source(arg), sorted(local)[0]))
+
+    def _check_defined(self, producer: "_Producer", body, dequeue_index: int, plan: Plan) -> None:
+        """A thread function nested in the function that builds the queue must exist at the dequeue:
+        one defined after it moves up to just before the dataset. That changes nothing else when
+        defining it evaluates nothing (no decorators, literal defaults) and its name is not used
+        in between; its body runs only when the dataset is read."""
+        function = producer.function
+        if function not in body or body.index(function) < dequeue_index:
+            return
+        name = function.name.value
+        literal = (cst.Integer, cst.Float, cst.SimpleString)
+        defaults_plain = all(p.default is None or isinstance(p.default, literal) or (
+            isinstance(p.default, cst.Name) and p.default.value in ("None", "True", "False"))
+            for p in function.params.params)
+        between = body[dequeue_index + 1:body.index(function)]
+        if function.decorators or not defaults_plain or any(name in cstutil.name_uses(s).loads for s in between):
+            raise _Refused("`%s()` is defined after the dequeue, where the dataset needs it, and cannot move up "
+                           "(decorators, computed defaults, or its name used in between)" % name)
+        plan.moved[id(body[dequeue_index])] = id(function)
+
+    def _remove_thread(self, thread: cst.Call, producer: "_Producer", plan: Plan) -> None:
+        """The statements that make, start and keep the thread go with it."""
+        tree = self.tree
+        stmt = tree.statement(thread)
+        small = cstutil.single_small(stmt)
+        assign = cstutil.single_assign(stmt)
+        if (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)
+                and _method_of(tree, thread, ("start",)) is small.value):
+            plan.removed.add(id(stmt))
+            return
+        if assign is None or assign[1] is not thread or not _is_ref(assign[0]):
+            raise _Refused("its threading.Thread %s is not assigned to a name or started at once" % tree.where(thread))
+        name = tree.text(assign[0])
+        scope = self.cls if name.startswith("self.") and self.cls is not None else (tree.function(stmt) or tree.module)
+        plan.removed.add(id(stmt))
+        for ref in _refs(tree, scope, name):
+            if ref is assign[0]:
+                continue
+            use = tree.statement(ref)
+            small = cstutil.single_small(use)
+            value = cstutil.statement_value(use)
+            if (isinstance(small, cst.Expr) and isinstance(value, cst.Call)
+                    and (_method_of(tree, ref, _THREAD_METHODS) is value
+                         or (tree.text(value.func).endswith(".append") and len(value.args) == 1
+                             and value.args[0].value is ref))):
+                plan.removed.add(id(use))
+            elif (isinstance(small, cst.Assign) and len(small.targets) == 1
+                  and tree.text(small.targets[0].target) == name + ".daemon"):
+                plan.removed.add(id(use))
+            else:
+                raise _Refused("its thread `%s` is also used by %s, which would lose its thread"
+                               % (name, tree.where(use)))
+
+    # -- the consumer -----------------------------------------------------------------------------
+    def _dequeue(self, refs, body, enqueue_index) -> Tuple[cst.BaseStatement, cst.Call]:
+        tree = self.tree
+        dequeues = [c for r in refs for c in [_method_of(tree, r, _DEQUEUES)] if c]
+        if not dequeues:
+            raise _Refused("it is not dequeued in this file")
+        if len(dequeues) > 1:
+            raise _Refused("it is dequeued in %d places (%s)" % (len(dequeues), ", ".join(tree.where(d) for d in dequeues)))
+        call = dequeues[0]
+        stmt = tree.statement(call)
+        if stmt not in body or body.index(stmt) <= enqueue_index:
+            raise _Refused("it is dequeued in %s, away from the block that builds it: each call there would build its "
+                           "own dataset and run its own generator; qmigrate rewrites a dequeue in that block"
+                           % tree.where(call))
+        if cstutil.statement_value(stmt) is not call:
+            raise _Refused("its dequeue %s is not assigned or returned as it is" % tree.where(call))
+        small = cstutil.single_small(stmt)
+        if isinstance(small, cst.Assign) and not all(_is_ref(t) for t in _targets(small.targets[0].target)):
+            raise _Refused("its dequeue %s is not assigned to names" % tree.where(call))
+        return stmt, call
+
+    def _other_uses(self, refs, enqueue_ref, dequeue_call, plan) -> None:
+        """The queue's close goes; anything else it is used for has no dataset counterpart."""
+        tree = self.tree
+        for ref in refs:
+            if ref is enqueue_ref or _method_of(tree, ref, _DEQUEUES) is dequeue_call:
+                continue
+            close = _method_of(tree, ref, ("close",))
+            stmt = tree.statement(ref)
+            small = cstutil.single_small(stmt)
+            value = small.value if isinstance(small, cst.Expr) else None
+            if close is not None and (value is close or (
+                    isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                    and value.func.attr.value == "run" and len(value.args) == 1 and value.args[0].value is close)):
+                plan.removed.add(id(stmt))
+                continue
+            raise _Refused("`%s` is also used by %s, which a dataset has no counterpart for" % (self.queue, tree.where(ref)))
+
+    def _drop_placeholders(self, components, vals_text, body, plan, producer) -> None:
+        """Placeholders that only fed the queue go; those read elsewhere stay (nothing feeds them now)."""
+        tree = self.tree
+        texts = [vals_text] if vals_text is not None else [text for text, _ in components]
+        for text in texts:
+            stmt = next(s for s in body if cstutil.single_assign(s) and tree.text(cstutil.single_assign(s)[0]) == text)
+            feeding = {id(stmt)} | plan.removed | set(plan.replaced)
+            others = [r for r in _refs(tree, self.region_for(text), text)
+                      if id(tree.statement(r)) not in feeding]
+            if not others:
+                plan.removed.add(id(stmt))
+
+    def _dataset(self, stmt, call, args, dtypes, shapes, many, producer, arity) -> List[str]:
+        """The statements that replace the dequeue: a dataset over the generator, batched as the
+        dequeue did, and its next element."""
+        tree, tf, target = self.tree, self.tf, self.target
+        scope = tree.function(stmt) or tree.module
+        taken = cstutil.name_uses(scope).stores | set(cstutil.name_uses(scope).loads)
+        ds = next(n for n in ("dataset", "fed_dataset", "python_dataset") if n not in taken)
+        method = call.func.attr.value
+        bound = _bind(call, ("n", "name") if method != "dequeue" else ("name",), "its " + method)
+        if method != "dequeue" and "n" not in bound:
+            raise _Refused("its %s has no count" % method)
+        generator = producer.reference(tree)
+        if producer.kept:
+            generator = "lambda: %s(%s)" % (generator, ", ".join(tree.source(arg) for _, arg in producer.kept))
+        types = [tree.source(d) for d in dtypes]
+        one = arity == 1
+        out = ["%s = %s.data.Dataset.from_generator(%s, output_types=%s, output_shapes=%s)" % (
+            ds, tf, generator, types[0] if one else "(%s)" % ", ".join(types),
+            shapes[0] if one else "(%s)" % ", ".join(shapes))]
+        if many:
+            out.append("%s = %s.%s" % (ds, ds, synth._unbatch(tf, target)))
+        # The generator runs ahead of the consumer by as many elements as the queue held.
+        out.append("%s = %s.prefetch(%s)" % (ds, ds, tree.source(args["capacity"])))
+        if self.kind == _SHUFFLE:
+            from qmigrate.rules.batching import shuffle_buffer
+            seed = args.get("seed")
+            out.append("%s = %s.shuffle(%s%s)" % (ds, ds, shuffle_buffer(args, tree.source),
+                                                  "" if _is_none(seed) else ", seed=%s" % tree.source(seed)))
+        if method != "dequeue":
+            batching = Batching(batch_size=tree.source(bound["n"]), allow_smaller_final_batch=method == "dequeue_up_to",
+                                dynamic_pad=self.kind == _PADDING)
+            out.append("%s = %s.%s" % (ds, ds, synth._batch(ds, batching, tf, target)))
+        element = "%s.get_next()" % synth._one_shot(ds, tf, target)
+        small = cstutil.single_small(stmt)
+        if isinstance(small, cst.Return):
+            out.append("return %s" % element)
+            return out
+        target_node = small.targets[0].target
+        if not one and not isinstance(target_node, (cst.Tuple, cst.List)):
+            element = "list(%s)" % element  # a queue's dequeue gave a list of its components
+        out.append("%s = %s" % (tree.source(target_node), element))
+        return out
+
+    def _detail(self, producer: "_Producer", args) -> str:
+        parts = ["`%s()` becomes the generator of Dataset.from_generator: it runs inside TensorFlow's py_func on "
+                 "the input pipeline's thread, holding the GIL, instead of in its own threading.Thread; each new "
+                 "iterator runs it from the start; the dataset holds a Python function, so its graph cannot be "
+                 "serialised (GraphDef, SavedModel) or run in another process; a generator that ends ends the "
+                 "input with OutOfRangeError where the queue waited" % producer.name]
+        if producer.subclass:
+            parts.append("`%s` stays a threading.Thread for its callers, but its run() is now that generator: "
+                         "start() feeds nothing" % self.cls.name.value)
+        keep = args.get("min_after_dequeue")
+        if self.kind == _SHUFFLE and not (isinstance(keep, cst.Integer) and keep.evaluated_value == 0):
+            parts.append("the last elements the RandomShuffleQueue kept back (min_after_dequeue) now come out")
+        return "; ".join(parts)
+
+
+@dataclass
+class _Producer:
+    function: cst.FunctionDef
+    thread: Optional[cst.Call]  # None: the function is run() of the feeder, a threading.Thread subclass
+    method: bool
+    subclass: bool = False
+    kept: List[Tuple[str, cst.BaseExpression]] = field(default_factory=list)
+    fed_params: Set[str] = field(default_factory=set)
+    removed_feed: Optional[cst.BaseStatement] = None
+
+    @property
+    def name(self) -> str:
+        return self.function.name.value
+
+    def reference(self, tree: _Tree) -> str:
+        return ("self." if self.method else "") + self.name
+
+
+def _is_ref(node) -> bool:
+    """`x` or `self.x`."""
+    return isinstance(node, cst.Name) or (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+                                          and node.value.value == "self")
+
+
+def _targets(node) -> List[cst.BaseExpression]:
+    return [e.value for e in node.elements] if isinstance(node, (cst.Tuple, cst.List)) else [node]
+
+
+def _stored_names(stmt) -> Set[str]:
+    """Names a simple statement binds (compound statements: their header's targets)."""
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return cstutil.name_uses(stmt).stores
+    if isinstance(stmt, cst.For):
+        return cstutil.name_uses(cst.Assign([cst.AssignTarget(stmt.target)], cst.Name("None"))).stores
+    if isinstance(stmt, cst.With):
+        return {n for item in stmt.items if item.asname is not None
+                for n in cstutil.name_uses(cst.Assign([cst.AssignTarget(item.asname.name)], cst.Name("None"))).stores}
+    return set()
+
+
+def _plain_params(function: cst.FunctionDef) -> Optional[List[str]]:
+    params = function.params
+    if params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.star_kwarg or params.kwonly_params \
+            or params.posonly_params:
+        return None
+    return [p.name.value for p in params.params]
+
+
+def _dict_of_zip(feed) -> Optional[Tuple[cst.BaseExpression, cst.BaseExpression]]:
+    """(keys, values) of `dict(zip(keys, values))`."""
+    if (isinstance(feed, cst.Call) and isinstance(feed.func, cst.Name) and feed.func.value == "dict"
+            and len(feed.args) == 1 and isinstance(feed.args[0].value, cst.Call)):
+        inner = feed.args[0].value
+        if isinstance(inner.func, cst.Name) and inner.func.value == "zip" and len(inner.args) == 2 and not any(
+                a.keyword or a.star for a in inner.args):
+            return inner.args[0].value, inner.args[1].value
+    return None
+
+
+def _drop_params(dropped: Set[str]) -> Callable[[cst.CSTNode], cst.CSTNode]:
+    def rewrite(function: cst.FunctionDef) -> cst.FunctionDef:
+        kept = [p for p in function.params.params if p.name.value not in dropped]
+        if kept:
+            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return function.with_changes(params=function.params.with_changes(params=kept))
+    return rewrite
+
+
+def apply(module: cst.Module, plans: List[Plan]) -> cst.Module:
+    """The module with every plan's edits made."""
+    removed, replaced, nodes, moved = set(), {}, {}, {}
+    for plan in plans:
+        removed |= plan.removed
+        replaced.update(plan.replaced)
+        nodes.update(plan.nodes)
+        moved.update(plan.moved)
+    return module.visit(_Apply(removed, replaced, nodes, moved, module.config_for_parsing))
+
+
+class _Apply(cst.CSTTransformer):
+    """Edits by original node; statements are removed and replaced by their block, so the comments
+    of a removed statement (those not about queues) move to the next statement that stays."""
+
+    def __init__(self, removed, replaced, nodes, moved, config):
+        self.removed, self.replaced, self.nodes, self.config = removed, replaced, nodes, config
+        self.moved = moved
+        self.moved_away = set(moved.values())
+
+    def on_leave(self, original_node, updated_node):
+        if id(original_node) in self.nodes:
+            updated_node = self.nodes[id(original_node)](updated_node)
+        if isinstance(original_node, (cst.IndentedBlock, cst.Module)):
+            updated_node = self._block(original_node, updated_node)
+        return updated_node
+
+    def _block(self, original, updated):
+        body, pending, blank = [], [], False
+        updated_of = {id(old): new for old, new in zip(original.body, updated.body)}
+        for old, new in zip(original.body, updated.body):
+            if id(old) in self.moved_away:
+                continue
+            if id(old) in self.removed:
+                pending += wording.moved_comments(old)
+                # A blank line that set the removed statements apart sets apart what follows them.
+                blank = blank or any(line.comment is None for line in old.leading_lines)
+                continue
+            if id(old) in self.replaced:
+                statements = [cst.parse_statement(text + "\n", self.config) for text in self.replaced[id(old)]]
+                new_lines = list(new.leading_lines)
+                if id(old) in self.moved:  # the generator, moved up to where the dataset is built
+                    statements[0] = statements[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+                    generator = updated_of[self.moved[id(old)]]
+                    if not any(line.comment is None for line in new_lines):
+                        new_lines = [cst.EmptyLine(indent=False)] + new_lines
+                    statements.insert(0, generator)
+            else:
+                statements, new_lines = [new], list(new.leading_lines)
+            if pending or blank:
+                blanks = [line for line in new_lines if line.comment is None][:1] or (
+                    [cst.EmptyLine(indent=False)] if blank and body else [])
+                new_lines = blanks + pending + [line for line in new_lines if line.comment is not None]
+                pending, blank = [], False
+            statements[0] = statements[0].with_changes(leading_lines=new_lines)
+            body += statements
+        if not body and isinstance(updated, cst.IndentedBlock):
+            body = [cst.SimpleStatementLine([cst.Pass()])]
+        return updated.with_changes(body=body)
+
+
+_LEFT = "it is fed from Python (placeholders, feed_dict, a thread), but "
+_UNSAFE_ONLY = ("it is fed from a Python thread: its rewrite into Dataset.from_generator changes threading "
+                "(QM308), so it is applied only with --unsafe")
+_ANOTHER = ("it is fed from a Python thread, and another pipeline of this file is rewritten in this run: run "
+            "qmigrate again to rewrite this one")
+_TODO = ("turn the thread's loop into a generator (yield the fed values), build "
+         "tf.data.Dataset.from_generator(gen, output_types, output_shapes) batched as the dequeue did, use its "
+         "iterator's get_next() for the dequeue, and remove the thread")
+
+
+def finish(analysis, found: List[object], options, rule, changed_by_others: bool) -> bool:
+    """Say what became of each queue `find` returned, on `analysis` (an engine.FileAnalysis), and
+    make the plans' edits on `analysis.new_module` when unsafe fixes are asked for and no other
+    rewrite of this run changed the module (its nodes are the original ones). Returns whether
+    anything was rewritten."""
+    if not options.wants(rule.code):
+        return False
+    plans = []
+    for item in found:
+        call = item.queue_call
+        if isinstance(item, Refusal):
+            analysis.reasons[id(call)] = _LEFT + item.reason
+            analysis.todo[id(call)] = _TODO
+            continue
+        apply_it = options.unsafe and not changed_by_others
+        analysis.add_finding(rule, call, apply_it, item.detail)
+        if apply_it:
+            plans.append(item)
+            analysis.fixed_calls.add(id(call))
+            analysis.pipelines += 1
+        else:
+            analysis.reasons[id(call)] = _ANOTHER if options.unsafe else _UNSAFE_ONLY
+            analysis.todo[id(call)] = ("run `qmigrate --unsafe`" if not options.unsafe else "run qmigrate again")
+    if plans:
+        analysis.new_module = _drop_unused_threading(analysis.module, apply(analysis.module, plans))
+    return bool(plans)
+
+
+def _drop_unused_threading(old: cst.Module, new: cst.Module) -> cst.Module:
+    """`import threading` goes when the thread was its only use."""
+    if "threading" not in cstutil.name_uses(old).loads or "threading" in cstutil.name_uses(new).loads:
+        return new
+    body, inherited = [], None
+    for stmt in new.body:
+        small = cstutil.single_small(stmt)
+        if (isinstance(small, cst.Import) and len(small.names) == 1 and small.names[0].asname is None
+                and new.code_for_node(small.names[0].name) == "threading"):
+            if not body:
+                inherited = stmt.leading_lines  # the next statement opens the file in its place
+            continue
+        if inherited is not None:
+            stmt, inherited = stmt.with_changes(leading_lines=inherited), None
+        body.append(stmt)
+    return new.with_changes(body=body)

@@ -1,0 +1,100 @@
+"""Hand-built queues fed from Python threads through placeholders: `Dataset.from_generator`."""
+from qmigrate.diagnostics import Safety
+from qmigrate.rules.base import Example, Rule, example_source
+
+_FEEDER = example_source("""
+    import threading
+
+    import tensorflow as tf
+
+
+    class Feeder(object):
+        def __init__(self, rows, batch_size):
+            self.rows = rows
+            self.x = tf.placeholder(tf.float32, [None])
+            self.queue = tf.PaddingFIFOQueue(16, [tf.float32], shapes=[[None]])
+            self.enqueue = self.queue.enqueue([self.x])
+            self.xs = self.queue.dequeue_many(batch_size)
+
+        def thread_main(self, sess):
+            for row in self.rows:
+                sess.run(self.enqueue, feed_dict={self.x: row})
+
+        def start(self, sess):
+            thread = threading.Thread(target=self.thread_main, args=(sess,))
+            thread.daemon = True
+            thread.start()
+    """)
+
+
+class PythonFedQueue(Rule):
+    """A queue filled by a Python thread through placeholders is a dataset over a generator.
+
+    ## Why
+    Placeholders, a `FIFOQueue` / `PaddingFIFOQueue` / `RandomShuffleQueue` whose enqueue op reads
+    them, a thread function whose loop runs `sess.run(enqueue, feed_dict={...})`, a
+    `threading.Thread(target=...)` that runs it, and a dequeue: that is
+    `tf.data.Dataset.from_generator` spelled by hand. The loop becomes a generator (the run a
+    `yield` of the fed values, in the queue's component order), the dequeue a dataset over it
+    (`output_types` from the queue's dtypes, `output_shapes` from its shapes or the placeholders'),
+    `unbatch` for `enqueue_many`, `prefetch(capacity)` where the queue buffered, `shuffle` for a
+    RandomShuffleQueue (its `min_after_dequeue`, its seed), the batching of `dequeue_many` (remainder
+    dropped), `dequeue_up_to` (kept) or a padding queue (`padded_batch`), and a one-shot iterator
+    whose `get_next()` takes the dequeue's place. The thread's start and stop code, the queue's
+    `close` and the placeholders that only fed it go.
+
+    ## Fix safety
+    Unsafe (applied with `--unsafe`; reported always): the generator runs inside TensorFlow's
+    py_func on the input pipeline's thread, holding the GIL, instead of in its own thread; each new
+    iterator runs it from the start; the graph holds a Python function, so it cannot be serialised
+    (GraphDef, SavedModel) or run in another process; a generator that ends ends the input with
+    OutOfRangeError where the queue waited; a RandomShuffleQueue's last `min_after_dequeue` elements
+    now come out.
+
+    ## Limitations
+    The queue, its placeholders, its enqueue op and its dequeue must be built in one block (a
+    dequeue elsewhere would build a dataset, and run the generator, per call); one enqueue op, run
+    in exactly one place, by a function that one `threading.Thread` runs (not one per loop
+    iteration: several producers) or by a helper that function calls once without arguments
+    (it then yields from the helper), whose only use of the session is that run, fed a literal
+    dict of exactly the enqueued placeholders (or `dict(zip(placeholders, values))`, built just
+    before the run); what the thread is given must mean the same where the queue is dequeued; a
+    thread function nested after the dequeue moves up when defining it evaluates nothing. A
+    feeder that is itself a `threading.Thread` keeps its base: its run() becomes the generator, so
+    its start() feeds nothing (said in the finding). Anything else (a loop that runs other ops,
+    an enqueue op returned to another function or module, computed `dtypes=`, `names=` queues,
+    the queue used for `size()`, a thread started in a loop) is reported with the construct, its
+    line and the reason.
+    """
+
+    code = "QM308"
+    safety = Safety.UNSAFE
+    message = "a hand-built queue fed from a Python thread through placeholders"
+    advice = ("run `qmigrate --unsafe`: the thread's loop becomes the generator of "
+              "tf.data.Dataset.from_generator, and its get_next() replaces the dequeue")
+    examples = (
+        Example(before=_FEEDER),
+        Example(
+            before=_FEEDER,
+            after=example_source("""
+            import tensorflow as tf
+
+
+            class Feeder(object):
+                def __init__(self, rows, batch_size):
+                    self.rows = rows
+                    dataset = tf.data.Dataset.from_generator(self.thread_main, output_types=tf.float32, output_shapes=[None])
+                    dataset = dataset.prefetch(16)
+                    dataset = dataset.apply(tf.contrib.data.padded_batch_and_drop_remainder(batch_size, dataset.output_shapes))
+                    self.xs = dataset.make_one_shot_iterator().get_next()
+
+                def thread_main(self):
+                    for row in self.rows:
+                        yield row
+
+                def start(self, sess):
+                    pass
+            """),
+            unsafe=True,
+        ),
+    )

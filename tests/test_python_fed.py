@@ -1,0 +1,165 @@
+"""Queues fed from Python threads (QM308): goldens of our own writing migrated with --unsafe, left
+alone and reported without it, and drained before and after under real TensorFlow 1.8, 1.15 and
+2.21 (graph mode): the same examples per epoch, the same shapes and padding, and the migrated
+input ends where the data does.
+
+Regenerate the goldens with `pytest tests/test_python_fed.py --update-goldens`, review with git diff.
+"""
+import glob
+import os
+import re
+from collections import Counter
+
+import libcst as cst
+import pytest
+
+from conftest import TESTDATA
+from qmigrate import api, render
+from qmigrate.engine import Options
+from qmigrate.targets import TARGETS
+from test_tf_behaviour import _legacy_copy  # the legacy program as it runs under TF 2
+from tfenv import finish, load_json, start_tf, tf_python
+
+FOLDER = os.path.join(TESTDATA, "python_fed")
+CASES = sorted(glob.glob(os.path.join(FOLDER, "*.before.py")))
+_ID = lambda p: os.path.basename(p)[: -len(".before.py")]
+
+
+def _migrate(path, unsafe=True, target="1.8"):
+    [result] = api.migrate([path], Options(unsafe=unsafe, target=TARGETS[target]))
+    assert result.error is None, result.error
+    return result
+
+
+def _findings(result):
+    return render.findings([result], show_fixed=True).replace(os.path.dirname(result.path) + os.sep, "") + "\n"
+
+
+@pytest.mark.parametrize("before", CASES, ids=_ID)
+def test_golden_with_unsafe(before, update_goldens):
+    stem = before[: -len(".before.py")]
+    result = _migrate(before)
+    output = (result.new_source or result.old_source).decode("utf-8")
+    findings = _findings(result)
+    if update_goldens:
+        with open(stem + ".after.py", "w", encoding="utf-8") as handle:
+            handle.write(output)
+        with open(stem + ".findings.txt", "w", encoding="utf-8") as handle:
+            handle.write(findings)
+    with open(stem + ".after.py", encoding="utf-8") as handle:
+        assert output == handle.read()
+    with open(stem + ".findings.txt", encoding="utf-8") as handle:
+        assert findings == handle.read()
+
+
+@pytest.mark.parametrize("before", CASES, ids=_ID)
+def test_second_run_changes_nothing(before, tmp_path):
+    result = _migrate(before)
+    output = result.new_source or result.old_source
+    cst.parse_module(output)
+    again = tmp_path / os.path.basename(before)
+    again.write_bytes(output)
+    assert not _migrate(str(again)).changed
+
+
+@pytest.mark.parametrize("before", CASES, ids=_ID)
+def test_without_unsafe_nothing_changes_and_the_finding_says_why(before):
+    result = _migrate(before, unsafe=False)
+    assert not result.changed
+    fed = [d for d in result.diagnostics if d.code == "QM308"]
+    if os.path.basename(before).startswith("refused"):
+        assert not fed
+        return
+    assert fed and not any(d.fixed for d in fed)
+    assert all("GIL" in d.message and "--unsafe" in d.message for d in fed)
+    queues = [d for d in result.diagnostics if d.code == "QM307"]
+    assert queues and all("applied only with --unsafe" in d.message for d in queues)
+
+
+def test_refusals_name_the_construct_and_its_line():
+    result = _migrate(os.path.join(FOLDER, "refused.before.py"))
+    assert not result.changed
+    reasons = [d.message for d in result.diagnostics if d.code == "QM307"]
+    expected = [
+        r"also uses the session `sess\.run\(self\.step\)` \(line \d+\): the loop does more than feed",
+        r"started in a loop `for _ in range\(n_threads\):` \(line \d+\)",
+        r"feeds `self\.weight`, which its enqueue op does not read",
+        r"dequeued in `return self\.queue\.dequeue_many\(n\)` \(line \d+\), away from the block",
+        r"run with a feed_dict in `load_and_enqueue\(\)` `sess\.run\(enqueue_op, feed_dict=\{x: row\}\)` "
+        r"\(line \d+\), which gets it from elsewhere",
+        r"`feed\(\)` is also used by `self\.feed\(sess\)` \(line \d+\)",
+    ]
+    for pattern in expected:
+        assert any(re.search(pattern, reason) for reason in reasons), (pattern, reasons)
+
+
+def test_emitted_code_is_python_3_6_syntax(tmp_path):
+    import subprocess
+
+    python = tf_python("1.8")
+    for before in CASES:
+        path = tmp_path / os.path.basename(before).replace(".before", ".after")
+        path.write_bytes(_migrate(before).new_source or open(before, "rb").read())
+        done = subprocess.run([python, "-m", "py_compile", str(path)], stderr=subprocess.PIPE, universal_newlines=True)
+        assert done.returncode == 0, done.stderr
+
+
+def _drain(case, tf_version, tmp_path):
+    """(before, after): what the legacy and the migrated program gave, under `tf_version`."""
+    python = tf_python(tf_version)
+    before = _legacy_copy(os.path.join(FOLDER, case + ".before.py"), str(tmp_path), tf_version)
+    result = _migrate(before, target=tf_version)
+    assert result.changed
+    after = str(tmp_path / (case + ".after_run.py"))
+    with open(after, "wb") as handle:
+        handle.write(result.new_source)
+    runs = {}
+    for label, path, extra in (("before", before, ()), ("after", after, ("--drain-past-end",))):
+        out = str(tmp_path / (label + ".json"))
+        runs[label] = (start_tf(python, "run_python_fed.py", path, case, out, *extra), out)
+    got = {}
+    for label, (process, out) in runs.items():
+        finish(process)
+        got[label] = load_json(out)
+    return got["before"], got["after"]
+
+
+@pytest.mark.parametrize("tf_version", ("1.8", "1.15", "2"), ids=lambda v: "tf" + v)
+@pytest.mark.parametrize("case", ("padding_feeder", "shuffle_chunks"))
+def test_same_examples_before_and_after(case, tf_version, tmp_path):
+    old, new = _drain(case, tf_version, tmp_path)
+    # The migrated input ends with the data (OutOfRangeError), where the queue would wait.
+    assert new["ended"] and not old["ended"]
+    assert len(new["batches"]) == len(old["batches"]) > 0
+    assert [b["shape"] for b in new["batches"]] == [b["shape"] for b in old["batches"]]
+    old_ids = [i for b in old["batches"] for i in b["ids"]]
+    new_ids = [i for b in new["batches"] for i in b["ids"]]
+    assert Counter(new_ids) == Counter(old_ids) == Counter(range(len(old_ids)))  # every example once
+    if case == "padding_feeder":
+        # One producer, FIFO: the same batches in the same order, padded the same way.
+        assert new["static_shapes"] == old["static_shapes"]
+        assert new["batches"] == old["batches"]
+        assert {b["shape"][1] for b in new["batches"]} == {2, 3, 4}  # each batch padded to its longest
+    else:
+        # Shuffled: each batch's values still belong to its ids (4 * id + 0.6 per example).
+        for batch in old["batches"] + new["batches"]:
+            assert [round(v, 3) for v in batch["values"]] == [round(4 * i + 0.6, 3) for i in batch["ids"]]
+        assert new_ids != sorted(new_ids) and old_ids != sorted(old_ids)
+
+
+@pytest.mark.parametrize("tf_version", ("1.8", "1.15", "2"), ids=lambda v: "tf" + v)
+@pytest.mark.parametrize("case", ("grouped_batches", "nested_producer", "thread_subclass"))
+def test_endless_feeders_give_the_same_sequence(case, tf_version, tmp_path):
+    """One producer feeding a FIFO queue: the same elements in the same order, shapes and padding
+    included, from the generator (through a helper's `yield from`, a nested def moved up, or the
+    run() of a feeder that is itself a thread)."""
+    old, new = _drain(case, tf_version, tmp_path)
+    assert not old["ended"] and not new["ended"]
+    assert new["static_shapes"] == old["static_shapes"]
+    assert len(new["batches"]) == len(old["batches"]) > 0
+    assert new["batches"] == old["batches"]
+    if case != "nested_producer":  # padded per batch in numpy, to different lengths
+        assert len({b["shape"][1] for b in new["batches"]}) > 1
+    else:  # whole chunks of 8 from the 30 examples: 0..23, then from 0 again
+        ids = [b["ids"][0] for b in new["batches"]]
+        assert ids[:32] == list(range(24)) + list(range(8)) and len(set(ids)) == 24

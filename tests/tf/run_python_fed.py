@@ -1,0 +1,135 @@
+"""Drain a Python-fed input (testdata/python_fed) before or after migration (run under a TF 1.x
+virtualenv, or TF 2 in graph mode through tf.compat.v1).
+
+usage: run_python_fed.py MODULE_PATH CASE OUT_JSON [--drain-past-end]
+Writes {"static_shapes", "batches": [{"ids", "shape", "values"}], "ended"}. With
+--drain-past-end a finite case asks for one batch more than the data holds and records whether
+the input ended with OutOfRangeError (a queue would wait forever there, so only migrated code is
+asked); endless cases (grouped_batches, nested_producer, thread_subclass) read their first
+batches.
+"""
+import importlib.util
+import json
+import os
+import signal
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+if tf.__version__.startswith("2."):
+    tf = tf.compat.v1
+    tf.disable_eager_execution()
+
+# Example lengths of the padding feeder: 48 examples of 1 to 4 frames, 6 batches of 8 padded to
+# 2, 3 or 4 frames.
+LENGTHS = [1 + (index // 8) % 3 + index % 2 for index in range(48)]
+BATCH = 8
+# The shuffled chunks: 256 examples of 4 features, 16 batches of 16.
+EXAMPLES, SHUFFLE_BATCH = 256, 16
+
+
+def load(path):
+    spec = importlib.util.spec_from_file_location("python_fed_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def padding_feeder(module, past_end):
+    feeder = module.DataFeeder(LENGTHS, BATCH)
+    out = {"static_shapes": [feeder.inputs.shape.as_list(), feeder.ids.shape.as_list()], "batches": []}
+    sess = tf.Session()
+    feeder.start_threads(sess)
+    for _ in range(len(LENGTHS) // BATCH + past_end):
+        try:
+            inputs, ids = sess.run([feeder.inputs, feeder.ids])
+        except tf.errors.OutOfRangeError:
+            out["ended"] = True
+            break
+        out["batches"].append({"ids": ids.tolist(), "shape": list(inputs.shape), "values": inputs.tolist()})
+    return out
+
+
+def shuffle_chunks(module, past_end):
+    features = np.arange(EXAMPLES, dtype=np.float32)[:, None] + np.array([0.0, 0.1, 0.2, 0.3], np.float32)
+    ids = np.arange(EXAMPLES, dtype=np.int64)
+    out = {"batches": []}
+
+    def log(values):
+        batch_ids, total = values
+        out["batches"].append({"ids": batch_ids.tolist(), "shape": list(total.shape), "values": total.tolist()})
+
+    try:
+        module.train(features, ids, SHUFFLE_BATCH, EXAMPLES // SHUFFLE_BATCH + past_end, log=log)
+    except tf.errors.OutOfRangeError:
+        out["ended"] = True
+    return out
+
+
+def grouped_batches(module, past_end):
+    """An endless feeder: its first batches (three groups)."""
+    sentences = [list(range(index, index + 1 + (index * 5) % 7)) for index in range(40)]
+    coord = tf.train.Coordinator()
+    feeder = module.BatchFeeder(coord, sentences, 4, seed=3)
+    out = {"static_shapes": [feeder.tokens.shape.as_list(), feeder.lengths.shape.as_list()], "batches": []}
+    sess = tf.Session()
+    feeder.start_in_session(sess)
+    for _ in range(12):
+        tokens, lengths = sess.run([feeder.tokens, feeder.lengths])
+        out["batches"].append({"ids": [row[0] for row in tokens.tolist()], "shape": list(tokens.shape),
+                               "values": tokens.tolist(), "lengths": lengths.tolist()})
+    coord.request_stop()
+    return out
+
+
+def nested_producer(module, past_end):
+    """An endless feeder of single examples in chunks: its first 100 examples (three passes and more)."""
+    images = np.arange(30 * 2 * 2, dtype=np.float32).reshape(30, 2, 2)
+    labels = np.arange(30, dtype=np.int64)
+    sess = tf.Session()
+    coord = tf.train.Coordinator()
+    image, label = module.build_input(sess, coord, images, labels, chunk=8, capacity=16)
+    out = {"static_shapes": [image.shape.as_list(), label.shape.as_list()], "batches": []}
+    for _ in range(100):
+        value, ident = sess.run([image, label])
+        out["batches"].append({"ids": [int(ident)], "shape": list(value.shape), "values": value.tolist()})
+    coord.request_stop()
+    return out
+
+
+def thread_subclass(module, past_end):
+    """An endless feeder that is itself a thread: its first batches."""
+    texts = ["a" * (1 + index % 4) + chr(ord("b") + index) for index in range(10)]
+    coord = tf.train.Coordinator()
+    feeder = module.DataFeeder(coord, texts, 3)
+    out = {"static_shapes": [feeder.inputs.shape.as_list(), feeder.input_lengths.shape.as_list()], "batches": []}
+    sess = tf.Session()
+    feeder.start_in_session(sess)
+    for _ in range(10):
+        inputs, lengths = sess.run([feeder.inputs, feeder.input_lengths])
+        out["batches"].append({"ids": [int(row[lengths[i] - 1]) for i, row in enumerate(inputs)],
+                               "shape": list(inputs.shape), "values": inputs.tolist(), "lengths": lengths.tolist()})
+    coord.request_stop()
+    return out
+
+
+CASES = {"padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
+         "nested_producer": nested_producer, "thread_subclass": thread_subclass}
+
+
+def main():
+    path, case, out_path = sys.argv[1:4]
+    past_end = int("--drain-past-end" in sys.argv[4:])
+    signal.alarm(300)  # a queue that waits forever fails the test instead of hanging it
+    result = CASES[case](load(path), past_end)
+    result.setdefault("ended", False)
+    with open(out_path, "w") as handle:
+        json.dump(result, handle)
+    # A legacy producer thread that is not a daemon may still wait on its full queue: do not join it.
+    sys.stdout.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
