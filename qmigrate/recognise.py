@@ -13,10 +13,10 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import blocks, cstutil, handbuilt, helpers, towers
+from qmigrate import blocks, bucketing, cstutil, handbuilt, helpers, towers
 from qmigrate.model import Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
-from qmigrate.rules import BATCHERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, rule_for
+from qmigrate.rules import BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, rule_for
 from qmigrate.rules.base import Unsupported
 from qmigrate.rules.producers import MATCH_FILENAMES_ONCE
 
@@ -36,7 +36,7 @@ class Match:
     record_indices: Tuple[int, ...]
     batch_index: int
     pipeline: Pipeline
-    element_kind: str  # "single" | "tuple" | "dict": what get_next() must give back
+    element_kind: str  # "single" | "tuple" | "dict" | "bucket" | "bucket_list": what get_next() must give back
     calls: Tuple[cst.Call, ...]  # the producer, reader and batching calls this rewrite removes
     queue_name: Optional[str] = None  # with a reader helper: the queue argument to replace
     batch_helper: Optional["HelperBatch"] = None
@@ -484,7 +484,7 @@ class _BlockRecogniser:
                 tainted |= uses.stores
                 continue
             value_expr = cstutil.statement_value(self.body[index])
-            found = _call_with_rule(value_expr, self.imports, BATCHERS + JOINERS + FILTERERS)
+            found = _call_with_rule(value_expr, self.imports, BATCHERS + JOINERS + FILTERERS + BUCKETERS)
             helper = self._batch_helper(value_expr)
             if (found or helper) and reads_record:
                 batch = (index, found, helper, value_expr)
@@ -581,11 +581,13 @@ class _BlockRecogniser:
                           % (key, record_reader.kind))
 
         static_shapes = self._static_shapes(batching, returns, element_kind, calls)
+        if batching.bucket_boundaries is not None:  # the record's length goes with it, to be batched too
+            element_kind, returns = bucketing.element(self.source_of(bound["input_length"]), element_kind, returns)
         if batching.keep_input:
             # maybe_batch's keep_input is computed per record: the map function returns it beside
             # the element, a filter keeps the records it allows.
-            returns = "(%s), %s" % (returns, batching.keep_input) if element_kind == "tuple" else "%s, %s" % (
-                returns, batching.keep_input)
+            returns = "(%s), %s" % (returns, batching.keep_input) if element_kind in ("tuple", "bucket", "bucket_list") else (
+                "%s, %s" % (returns, batching.keep_input))
         if record_indices or returns != value or static_shapes:
             params = params or ((key, value) if key else (value,))
             function = RecordFunction(self.names.fresh("parse_record"), params, returns, static_shapes)

@@ -2,6 +2,7 @@
 from typing import Dict, Optional
 
 from qmigrate.rules.batching import Batch, BatchJoin, MaybeBatch, MaybeShuffleBatch, ShuffleBatch, ShuffleBatchJoin
+from qmigrate.rules.bucketing import BucketBySequenceLength
 from qmigrate.rules.hand_built import HandBuiltQueue
 from qmigrate.rules.findings import (
     BatchNotDivisibleAcrossTowers, PerTowerPipelines, PerTowerPlaceholders, ProducersAlignedBySeed,
@@ -31,6 +32,7 @@ ALL_RULES = (
     ShuffleBatchJoin,
     MaybeBatch,
     MaybeShuffleBatch,
+    BucketBySequenceLength,
     HandBuiltQueue,
     PrefetchQueue,
     StartQueueRunners,
@@ -51,6 +53,7 @@ READERS = (TFRecordReader, FixedLengthRecordReader, TextLineReader, WholeFileRea
 BATCHERS = (Batch, ShuffleBatch)
 JOINERS = (BatchJoin, ShuffleBatchJoin)  # several readers' records, batched together
 FILTERERS = (MaybeBatch, MaybeShuffleBatch)  # records kept by a condition, batched
+BUCKETERS = (BucketBySequenceLength,)  # records batched per bucket of lengths
 
 
 def rule_for(canonical_name: Optional[str]):
