@@ -13,7 +13,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import blocks, bucketing, cstutil, handbuilt, helpers, towers
+from qmigrate import blocks, bucketing, cstutil, handbuilt, helpers, joins, towers
 from qmigrate.model import Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, rule_for
@@ -237,6 +237,15 @@ class _BlockRecogniser:
                     producers[name] = (index, rule, call)
                     branched[index] = (rewritten, arms, call)
                 continue
+            if isinstance(stmt, cst.For):
+                try:
+                    match = self._loop_at(index, stmt, producers)
+                except _Broken as broken:
+                    result.failures.append(Failure(broken.calls, str(broken)))
+                    continue
+                if match is not None:
+                    result.matches.append(match)
+                continue
             if assign is None:
                 continue
             target, value = assign
@@ -341,6 +350,80 @@ class _BlockRecogniser:
         if not (isinstance(queue, cst.Name) and queue.value in producers):
             return None
         return self._link_helper(producers[queue.value], helper, index, value, target, readers_count)
+
+    def _loop_at(self, index: int, loop: cst.For, producers) -> Optional[Match]:
+        """The pipeline of `for _ in range(n): <reader>; <read>; ...; examples.append(x)` over a
+        producer's queue, batched by `*_join(examples, ...)`: n readers, one file each at a time."""
+        try:
+            found = joins.reader_loop(loop, lambda expr: bool(_call_with_rule(expr, self.imports, READERS)),
+                                      _read_call)
+        except joins.NotAReaderLoop as refused:
+            calls = tuple(call for stmt in loop.body.body for call in cstutil.calls_of(stmt)
+                          if rule_for(self.imports.resolve(call.func)) in READERS)
+            if not calls:
+                return None
+            raise _Broken(calls, str(refused))
+        if found is None:
+            return None
+        reader, queue, up_to = _read_call(found.read_value)
+        if queue not in producers:
+            return None
+        if found.reader_stmt is not None:
+            reader_found = _call_with_rule(cstutil.single_assign(found.reader_stmt)[1], self.imports, READERS)
+        else:
+            reader_found = _call_with_rule(reader, self.imports, READERS)
+        if not reader_found:
+            return None
+        calls = (producers[queue][2], reader_found[1])
+        for later in range(index + 1, len(self.body)):  # the batch_join of the list: told the same reason
+            if found.list_name in self.uses[later].loads:
+                finder = _CallFinder(self.imports, JOINERS)
+                self.body[later].visit(finder)
+                calls += tuple(finder.calls)
+        created = [i for i in range(index) if found.list_name in self.uses[i].stores]
+        if not created or not joins.is_empty_list(
+                (cstutil.single_assign(self.body[created[-1]]) or (None, None))[1]) or len(created) != 1:
+            raise _Broken(calls, "the list `%s` the readers' records go into is not made empty once before the "
+                          "loop" % found.list_name)
+        if self.scope_loads[found.list_name] != 2:
+            raise _Broken(calls, "the list `%s` is used beyond the loop's append and one batch_join"
+                          % found.list_name)
+        key, value = self._read_targets(found.read_target, calls)
+        element = self._loop_element(found, calls)
+        stores = cstutil.name_uses(loop.body).stores - {found.list_name}
+        live = set(stores)
+        for later in range(index + 1, len(self.body)):
+            escaped = live & set(self.uses[later].loads)
+            if escaped:  # the last reader's tensors, which a dataset no longer has
+                raise _Broken(calls, "`%s`, made in the reader loop, is used after it at line %d"
+                              % (sorted(escaped)[0], self._line_of(later)))
+            live -= self.uses[later].stores
+        tainted = {found.list_name} | stores
+        statements = tuple(self.source_of(stmt) for stmt in found.record_stmts)
+        return self._follow(producers[queue], (reader_found[0], reader_found[1], None, up_to), index, key, value,
+                            tainted, [index], calls, removed=(created[0], index),
+                            join=(self.source_of(found.count), found.list_name, None), loop_element=element,
+                            record_statements={index: statements})
+
+    def _loop_element(self, found: "joins.ReaderLoop", calls) -> Tuple[str, str]:
+        """(kind, the map function's return) for what the reader loop appends: a literal list,
+        tuple or dict, or a call of a function of the module that returns one."""
+        element = found.element
+        if isinstance(element, (cst.List, cst.Tuple, cst.Dict)):
+            return self._element(element, calls, [], {})
+        function = self.context.functions.get(element.func.value) if (
+            isinstance(element, cst.Call) and isinstance(element.func, cst.Name)
+            and element.func.value not in self.scope_stores) else None
+        returned = helpers.returned(function) if function is not None else None
+        code = self.source_of(element)
+        if isinstance(returned, cst.Dict):
+            return "dict", code
+        if isinstance(returned, (cst.List, cst.Tuple)) and returned.elements and not any(
+                isinstance(e, cst.StarredElement) for e in returned.elements):
+            # batch_join gives the tensor itself for a list of one, as batch does.
+            return ("single", "%s[0]" % code) if len(returned.elements) == 1 else ("tuple", "tuple(%s)" % code)
+        raise _Broken(calls, "the loop appends `%s`, whose structure (a literal list, tuple or dict) qmigrate cannot "
+                      "see" % code)
 
     def _slices_at(self, index: int, target: cst.BaseExpression, slicer) -> Match:
         """`a, b = slice_input_producer([x, y])` (or `rows = ...` used as `rows[0]`): the rows are the records."""
@@ -450,18 +533,22 @@ class _BlockRecogniser:
 
     def _follow(self, producer, reader, read_index, key, value, tainted, record_indices, calls,
                 removed=(), reader_index=None, queue_name=None, helpers_used=(), params=None, join=None,
-                structures=None, bound_producer=None, record_call=None) -> Match:
+                structures=None, bound_producer=None, record_call=None, loop_element=None,
+                record_statements=None) -> Match:
         """From the read on: the per-record statements, the batching, the checks, the model.
 
         `reader` is None for a slice producer, whose outputs are the records (`params` names them).
         `join` is (readers, the list's name, "tuple" | "dict") when several readers feed a batch_join.
         `structures` maps a record name the chain itself bound to what it holds (see `_element`).
         `bound_producer`: the producer's arguments moved out of a record-source helper.
+        `loop_element`: (kind, returns) of a reader loop's appended element (joins.py), with
+        `record_statements` its per-record statements, written at the loop's leaf.
         """
         producer_index, producer_rule, producer_call = producer
         record_indices = list(record_indices)
         batch = in_loop = queue_batch = None
-        through, rewritten = [], {}  # hand-built queues the records go through; record leaves written anew
+        through, rewritten = [], dict(record_statements or {})  # hand-built queues the records go through;
+        # record leaves written anew
         arms = ()  # the other arms' (batching rule and call, call) when each branch batches
         for index in range(read_index + 1, len(self.body)):
             uses = self.uses[index]
@@ -539,6 +626,8 @@ class _BlockRecogniser:
                 bound = batch_rule.bind(batch_call)
                 if join is not None:
                     element_kind, returns = self._joined_element(bound.get("tensors_list"), join, calls)
+                    if loop_element is not None:
+                        element_kind, returns = loop_element
                 else:
                     element_kind, returns = self._element(bound.get("tensors"), calls, record_indices,
                                                           structures or {})

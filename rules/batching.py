@@ -356,7 +356,11 @@ class BatchJoin(Rule):
 
     ## Limitations
     The list must be a comprehension of one reader-helper call (`[read(q) for _ in range(n)]`)
-    whose helper returns a literal tuple, list or dict; other lists of tensor lists are reported.
+    whose helper returns a literal tuple, list or dict, or be built by a loop
+    `for _ in range(n):` that makes a reader, reads the queue, runs the per-record code and
+    appends a literal list, tuple or dict (or the call of such a helper) to a list made empty
+    just before (qmigrate/joins.py); a loop whose tensors are used after it, or whose readers
+    differ by the loop variable, is reported. Other lists of tensor lists are reported.
     """
 
     code = "QM303"
