@@ -375,18 +375,20 @@ class _BlockRecogniser:
         if not reader_found:
             return None
         calls = (producers[queue][2], reader_found[1])
-        for later in range(index + 1, len(self.body)):  # the batch_join of the list: told the same reason
+        joined = ()  # the batch_joins of the list (one, or one per if/else arm): told the same reason
+        for later in range(index + 1, len(self.body)):
             if found.list_name in self.uses[later].loads:
                 finder = _CallFinder(self.imports, JOINERS)
                 self.body[later].visit(finder)
-                calls += tuple(finder.calls)
+                joined += tuple(finder.calls)
+        calls += joined
         created = [i for i in range(index) if found.list_name in self.uses[i].stores]
         if not created or not joins.is_empty_list(
                 (cstutil.single_assign(self.body[created[-1]]) or (None, None))[1]) or len(created) != 1:
             raise _Broken(calls, "the list `%s` the readers' records go into is not made empty once before the "
                           "loop" % found.list_name)
-        if self.scope_loads[found.list_name] != 2:
-            raise _Broken(calls, "the list `%s` is used beyond the loop's append and one batch_join"
+        if self.scope_loads[found.list_name] != 1 + len(joined):
+            raise _Broken(calls, "the list `%s` is used beyond the loop's append and its batch_join"
                           % found.list_name)
         key, value = self._read_targets(found.read_target, calls)
         element = self._loop_element(found, calls)
@@ -414,7 +416,7 @@ class _BlockRecogniser:
         function = self.context.functions.get(element.func.value) if (
             isinstance(element, cst.Call) and isinstance(element.func, cst.Name)
             and element.func.value not in self.scope_stores) else None
-        returned = helpers.returned(function) if function is not None else None
+        returned = _only_return(function) if function is not None else None
         code = self.source_of(element)
         if isinstance(returned, cst.Dict):
             return "dict", code
@@ -480,11 +482,13 @@ class _BlockRecogniser:
         reader = (helper.reader_rule, helper.reader_call, moved, None)
         join = None
         if readers_count is not None:
-            returned = helpers.returned(helper.function)
-            if not isinstance(returned, (cst.Tuple, cst.List, cst.Dict)):
+            returned = _only_return(helper.function)
+            if not isinstance(returned, (cst.Tuple, cst.List, cst.Dict)) or (
+                    not isinstance(returned, cst.Dict) and not returned.elements):
                 raise _Broken(calls, "%s() does not return a literal tuple, list or dict of tensors, which "
                               "batch_join needs from each reader" % helper.function.name.value)
-            join = (self.source_of(readers_count), names[0], "dict" if isinstance(returned, cst.Dict) else "tuple")
+            kind = "dict" if isinstance(returned, cst.Dict) else "single" if len(returned.elements) == 1 else "tuple"
+            join = (self.source_of(readers_count), names[0], kind)
         return self._follow(producer, reader, index, None, value, set(names), [index], calls,
                             queue_name=producer_target(self.body[producer[0]]),
                             helpers_used=(helper.function.name.value,), join=join)
@@ -576,7 +580,7 @@ class _BlockRecogniser:
             if (found or helper) and reads_record:
                 batch = (index, found, helper, value_expr)
                 break
-            branches = self._batch_in_branches(index, tainted) if reads_record else None
+            branches = self._batch_in_branches(index, tainted, join is not None) if reads_record else None
             if branches is not None:
                 found, arms = branches[0], branches[1:]
                 batch = (index, found, None, found[1])
@@ -634,7 +638,8 @@ class _BlockRecogniser:
                 batching = batch_rule.model(bound, self.source_of, self.imports.resolve)
                 helper_batch = None
                 branch_batchings = tuple(self._arm_batching(arm, element_kind, returns, batching, calls,
-                                                            record_indices, structures or {}) for arm in arms)
+                                                            record_indices, structures or {}, join, loop_element)
+                                         for arm in arms)
             else:
                 batching, element_kind, returns, helper_batch, helper_calls = self._helper_batching(
                     batch_helper_def, batch_call, calls)
@@ -845,10 +850,10 @@ class _BlockRecogniser:
                     raise _Broken(calls, "`%s` is reassigned between the queue and the batch, so the moved code "
                                   "would see another value" % sorted(rebound)[0])
 
-    def _batch_in_branches(self, index: int, tainted: Set[str]):
+    def _batch_in_branches(self, index: int, tainted: Set[str], joined: bool = False):
         """((rule, call) of the if arm, (rule, call) of the else arm) for
         `if c: x = <batch>(...) else: x = <batch>(...)` (or a `return` in each): one statement an arm,
-        the same targets; else None."""
+        the same targets; else None. `joined`: the arms are batch_joins of several readers' list."""
         stmt = self.body[index]
         if not (isinstance(stmt, cst.If) and isinstance(stmt.orelse, cst.Else)):
             return None
@@ -865,19 +870,25 @@ class _BlockRecogniser:
                 targets.add(_code(small.targets[0].target))
             else:
                 return None
-            found = _call_with_rule(small.value, self.imports, BATCHERS)
+            found = _call_with_rule(small.value, self.imports, JOINERS if joined else BATCHERS)
             if not found:
                 return None
             arms.append(found)
         return tuple(arms) if len(targets) == 1 else None
 
-    def _arm_batching(self, arm, element_kind, returns, first, calls, record_indices, structures):
+    def _arm_batching(self, arm, element_kind, returns, first, calls, record_indices, structures, join=None,
+                      loop_element=None):
         """The else arm's batching; it must take the same tensors, and need the same map function
         and per-record stages, as the if arm's, since both arms batch one dataset."""
         rule, call = arm
         bound = rule.bind(call)
         line = self.context.line_of(call) if self.context.line_of else 0
-        if self._element(bound.get("tensors"), calls + (call,), record_indices, structures) != (element_kind, returns):
+        if join is not None:  # batch_join arms: the same list of the readers' records
+            element = self._joined_element(bound.get("tensors_list"), join, calls + (call,))
+            element = loop_element or element
+        else:
+            element = self._element(bound.get("tensors"), calls + (call,), record_indices, structures)
+        if element != (element_kind, returns):
             raise _Broken(calls + (call,), "the branches of the if/else batch different tensors (line %d)" % line)
         batching = rule.model(bound, self.source_of, self.imports.resolve)
         for what in ("num_threads", "enqueue_many", "keep_input", "shapes"):
@@ -949,6 +960,8 @@ class _BlockRecogniser:
             raise _Broken(calls, "batch_join's tensors_list is not the list of reader-helper calls itself")
         if kind == "dict":
             return "dict", name
+        if kind == "single":  # batch_join of one-tensor lists gives the tensor itself, as batch does
+            return "single", "%s[0]" % name
         # A tuple, not a list: tf.data would stack a list returned by the map function into one tensor.
         return "tuple", "tuple(%s)" % name
 
@@ -1013,9 +1026,28 @@ class _BlockRecogniser:
                 raise _Broken(calls, "the batched list `%s` (line %d) is used again at line %d, which may change "
                               "its length" % (name, line, self._line_of(later[0])))
             return "list", len(value.elements)
+        returned = self._returned_literal(value)
+        if returned is not None:  # a call of the module's function that returns a literal list or tuple
+            later = [index for index in record_indices if index > binding and name in self.uses[index].loads]
+            if not later:
+                return "list", len(returned.elements)
         raise _Broken(calls, "the batched tensors are the name `%s`, bound at line %d to something other than a "
                       "literal list, tuple or dict, so the structure tf.train.batch would give back is unknown"
                       % (name, line))
+
+    def _returned_literal(self, value) -> Optional[cst.BaseExpression]:
+        """The literal list or tuple (no *unpacking) a call of one of the module's functions (or
+        reader helpers) returns as its last statement, else None."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
+                and value.func.value not in self.scope_stores):
+            return None
+        helper = self.context.reader_helpers.get(value.func.value)
+        function = helper.function if helper is not None else self.context.functions.get(value.func.value)
+        returned = _only_return(function) if function is not None else None
+        if isinstance(returned, (cst.List, cst.Tuple)) and returned.elements and not any(
+                isinstance(element, cst.StarredElement) for element in returned.elements):
+            return returned
+        return None
 
     def _returns_dict(self, value) -> bool:
         """Whether `value` calls a function of this module that returns a dict on every path: each
@@ -1134,6 +1166,16 @@ class _Returns(cst.CSTVisitor):
 
     def visit_AsName(self, node) -> None:
         self._bind(node.name, None)
+
+
+def _only_return(function: cst.FunctionDef) -> Optional[cst.BaseExpression]:
+    """What the function returns when its last statement (or a `with`'s that ends it) is its one
+    `return` and it yields nothing; else None (another path may return another structure)."""
+    finder = _Returns()
+    function.body.visit(finder)
+    if finder.yields or len(finder.returns) != 1:
+        return None
+    return helpers.returned(function)
 
 
 class _WithHeaders(cst.CSTVisitor):

@@ -76,7 +76,8 @@ class Batch(Rule):
     batch; the batch comes back as a dict, a list, or the tensor itself for a list of one.
     A batch in each arm of an `if`/`else` (one statement an arm, the same targets or a `return`)
     shares one dataset built before the `if`; each arm gets its own shuffle, repeat, batch and
-    iterator, under the same Python condition. Both arms must batch the same tensors with the same
+    iterator, under the same Python condition (also `batch_join` / `shuffle_batch_join` arms over
+    the same list of readers' records). Both arms must batch the same tensors with the same
     `num_threads`, `enqueue_many`, `keep_input` and `shapes=`. A batch of one stays `batch` for a dict, for
     `allow_smaller_final_batch` or `dynamic_pad`, and in a module that may build sparse tensors
     (`expand_dims` takes no SparseTensor).

@@ -126,6 +126,15 @@ CASES = [
     ("reader_loops", "looped_rows", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=8), 90, "epoch"),
     ("reader_loops", "shuffled_records", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 100, "epoch"),
     ("reader_loops", "parsed_by_helper", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=7), 90, "epoch"),
+    ("join_branches", "single_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
+    ("join_branches", "single_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, shuffle=True), 50,
+     "epoch"),
+    ("join_branches", "joined_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
+    ("join_branches", "joined_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, shuffle=True), 50,
+     "epoch"),
+    ("join_branches", "looped_branches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 100, "epoch"),
+    ("join_branches", "looped_branches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10, shuffle=True),
+     100, "epoch"),
     ("comments_scope", "build_input", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 200, ("forever", 50)),
 ]
 
