@@ -593,7 +593,7 @@ class _BlockRecogniser:
                 in_loop = loop
                 break
             if reads_record:
-                finder = _CallFinder(self.imports, BATCHERS)
+                finder = _CallFinder(self.imports, BATCHERS + BUCKETERS)
                 self.body[index].visit(finder)
                 if finder.found:  # the batching calls there are told the same reason
                     raise _Broken(calls + tuple(finder.calls), self._nested_batch_reason(index))

@@ -62,3 +62,18 @@ def sliced_buckets(batch_size):
         dynamic_pad=True,
         allow_smaller_final_batch=True)
     return lengths, sequences, id_batch
+
+
+def branch_buckets(csv_files, batch_size, fine):
+    """Left alone: each arm buckets with its own boundaries."""
+    queue = tf.train.string_input_producer(csv_files, shuffle=False)
+    reader = tf.TextLineReader(skip_header_lines=1)
+    _, line = reader.read(queue)
+    chars = tf.string_split([line], delimiter="").values
+    if fine:
+        _, (batch,) = tf.contrib.training.bucket_by_sequence_length(tf.size(chars), [chars], batch_size, [15, 16, 17],
+                                                                    dynamic_pad=True)
+    else:
+        _, (batch,) = tf.contrib.training.bucket_by_sequence_length(tf.size(chars), [chars], batch_size, [16],
+                                                                    dynamic_pad=True)
+    return batch
