@@ -35,7 +35,7 @@ class BucketBySequenceLength(Rule):
     memory and go.
     """
 
-    code = "QM308"
+    code = "QM309"
     names = ("tensorflow.contrib.training.bucket_by_sequence_length",)
     signature = ("input_length", "tensors", "batch_size", "bucket_boundaries", "num_threads", "capacity",
                  "bucket_capacities", "shapes", "dynamic_pad", "allow_smaller_final_batch", "keep_input",
