@@ -10,6 +10,7 @@ class _NameUses(cst.CSTVisitor):
         self.stores: Set[str] = set()
         self.mutated: Set[str] = set()  # `x.attr = ...` / `x[i] = ...` store into x
         self.control: Set[str] = set()  # return / yield / break / continue / global / nonlocal
+        self._nested = 0  # inside a def (or class) of the node: its control flow is its own
 
     def _store_target(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
@@ -71,9 +72,21 @@ class _NameUses(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.stores.add(node.name.value)
+        self._nested += 1
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._nested -= 1
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.stores.add(node.name.value)
+        self._nested += 1
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self._nested -= 1
+
+    def _flow(self, what: str) -> None:
+        if not self._nested:
+            self.control.add(what)
 
     def visit_Param(self, node: cst.Param) -> bool:
         if node.default is not None:
@@ -92,26 +105,27 @@ class _NameUses(cst.CSTVisitor):
         self.loads.append(node.value)
 
     def visit_Return(self, node: cst.Return) -> None:
-        self.control.add("return")
+        self._flow("return")
 
     def visit_Yield(self, node: cst.Yield) -> None:
-        self.control.add("yield")
+        self._flow("yield")
 
     def visit_Break(self, node: cst.Break) -> None:
-        self.control.add("break")
+        self._flow("break")
 
     def visit_Continue(self, node: cst.Continue) -> None:
-        self.control.add("continue")
+        self._flow("continue")
 
     def visit_Global(self, node: cst.Global) -> None:
-        self.control.add("global")
+        self._flow("global")
 
     def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self.control.add("nonlocal")
+        self._flow("nonlocal")
 
 
 def name_uses(node: cst.CSTNode) -> _NameUses:
-    """Names a node reads (with multiplicity), binds, mutates, and the control flow it holds."""
+    """Names a node reads (with multiplicity), binds, mutates, and the control flow it holds
+    (outside the functions it defines: their `return` is their own)."""
     uses = _NameUses()
     node.visit(uses)
     return uses

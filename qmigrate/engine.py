@@ -14,15 +14,16 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from qmigrate import (api_check, blocks, class_attrs, cstutil, data_findings, handbuilt, helpers, python3_check,
-                      python_fed, queue_roles, range_producers, synth, towers, wording)
+from qmigrate import (api_check, blocks, bucketing, class_attrs, cstutil, data_findings, handbuilt, helpers,
+                      python3_check, python_fed, queue_roles, range_producers, synth, towers, wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
 from qmigrate.positions import call_positions, stdlib_tree
 from qmigrate.recognise import Match, ModuleContext, NamePool, recognise_block
 from qmigrate.rules import (
-    ALL_RULES, BATCHERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, rule_for)
+    ALL_RULES, BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS,
+    rule_for)
 from qmigrate.rules import queue_runners
 from qmigrate.rules.hand_built import HandBuiltQueue
 from qmigrate.rules.producers import RangeInputProducer
@@ -331,9 +332,9 @@ def _may_hold_pipeline(rules: Set[type]) -> bool:
     """A pipeline needs a producer, a reader and a batching call (or a hand-built queue, whose
     dequeue may batch) in the module, or a slice producer and a batching call (or such a queue);
     a range producer is rewritten on its own."""
-    if rules & set(SLICERS) and rules & {*BATCHERS, HandBuiltQueue} or RangeInputProducer in rules:
+    if rules & set(SLICERS) and rules & {*BATCHERS, *BUCKETERS, HandBuiltQueue} or RangeInputProducer in rules:
         return True
-    batchers = BATCHERS + JOINERS + FILTERERS + (HandBuiltQueue,)
+    batchers = BATCHERS + JOINERS + FILTERERS + BUCKETERS + (HandBuiltQueue,)
     if rules & {*SLIM_PROVIDERS, *SLIM_READS} and rules & set(batchers):
         return True  # slim: its provider or parallel read is the producer and the reader
     return all(rules & set(family) for family in (PRODUCERS, READERS, batchers))
@@ -1148,6 +1149,9 @@ class _PipelineRewriter(cst.CSTTransformer):
         unpacked = isinstance(small, cst.Assign) and isinstance(small.targets[0].target, (cst.Tuple, cst.List))
         if match.element_kind == "tuple" and not unpacked:
             element = "list(%s)" % element  # tf.train.batch returned a list (returned or kept whole)
+        if match.element_kind.startswith("bucket"):
+            element = bucketing.consumed(element, match.element_kind,
+                                         small.targets[0].target if isinstance(small, cst.Assign) else None)
         new_value = cst.parse_expression(element, self.module.config_for_parsing)
         return cst.SimpleStatementLine([small.with_changes(value=new_value)])
 

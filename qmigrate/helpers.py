@@ -348,10 +348,14 @@ def _bound_names(function: cst.FunctionDef) -> set:
 
 
 def returned(function: cst.FunctionDef) -> Optional[cst.BaseExpression]:
-    """The value of a function's last statement when that is `return value`, else None."""
+    """The value of a function's last statement when that is `return value` (also as the last
+    statement of a `with` that ends the function), else None."""
     if not isinstance(function.body, cst.IndentedBlock) or not function.body.body:
         return None
-    last = cstutil.single_small(function.body.body[-1])
+    last = function.body.body[-1]
+    while isinstance(last, cst.With) and isinstance(last.body, cst.IndentedBlock) and last.body.body:
+        last = last.body.body[-1]
+    last = cstutil.single_small(last)
     return last.value if isinstance(last, cst.Return) else None
 
 

@@ -87,6 +87,9 @@ class Batching:
     dynamic_pad: bool = False  # pad variable-length tensors to the longest in the batch
     shapes: Tuple[str, ...] = ()  # `shapes=`: the static shape of each tensor
     keep_input: Optional[str] = None  # maybe_batch: a per-record condition; the map function returns it too
+    # bucket_by_sequence_length: the source of its `bucket_boundaries`; each element is then
+    # (length, tensors), batched per bucket (qmigrate/bucketing.py).
+    bucket_boundaries: Optional[str] = None
 
 
 @dataclass(frozen=True)

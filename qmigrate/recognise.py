@@ -13,11 +13,11 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import blocks, class_attrs, cstutil, handbuilt, helpers, slim_provider, towers
+from qmigrate import blocks, bucketing, class_attrs, cstutil, handbuilt, helpers, joins, slim_provider, towers
 from qmigrate.model import Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
-    BATCHERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, rule_for)
+    BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, rule_for)
 from qmigrate.rules.base import Unsupported
 from qmigrate.rules.producers import MATCH_FILENAMES_ONCE
 from qmigrate.rules.slim_provider import ReaderModel, UnseenSlimDataset
@@ -38,7 +38,7 @@ class Match:
     record_indices: Tuple[int, ...]
     batch_index: int
     pipeline: Pipeline
-    element_kind: str  # "single" | "tuple" | "dict": what get_next() must give back
+    element_kind: str  # "single" | "tuple" | "dict" | "bucket" | "bucket_list": what get_next() must give back
     calls: Tuple[cst.Call, ...]  # the producer, reader and batching calls this rewrite removes
     queue_name: Optional[str] = None  # with a reader helper: the queue argument to replace
     batch_helper: Optional["HelperBatch"] = None
@@ -287,6 +287,15 @@ class _BlockRecogniser:
                     name, rule, call, arms, rewritten = found
                     producers[name] = (index, rule, call)
                     branched[index] = (rewritten, arms, call)
+                continue
+            if isinstance(stmt, cst.For):
+                try:
+                    match = self._loop_at(index, stmt, producers)
+                except _Broken as broken:
+                    result.failures.append(Failure(broken.calls, str(broken)))
+                    continue
+                if match is not None:
+                    result.matches.append(match)
                 continue
             if assign is None:
                 continue
@@ -637,6 +646,82 @@ class _BlockRecogniser:
                               "and make the %s from that" % (what, method.name.value, line, name,
                                                              here.name.value, name, name, what))
 
+    def _loop_at(self, index: int, loop: cst.For, producers) -> Optional[Match]:
+        """The pipeline of `for _ in range(n): <reader>; <read>; ...; examples.append(x)` over a
+        producer's queue, batched by `*_join(examples, ...)`: n readers, one file each at a time."""
+        try:
+            found = joins.reader_loop(loop, lambda expr: bool(_call_with_rule(expr, self.imports, READERS)),
+                                      _read_call)
+        except joins.NotAReaderLoop as refused:
+            calls = tuple(call for stmt in loop.body.body for call in cstutil.calls_of(stmt)
+                          if rule_for(self.imports.resolve(call.func)) in READERS)
+            if not calls:
+                return None
+            raise _Broken(calls, str(refused))
+        if found is None:
+            return None
+        reader, queue, up_to = _read_call(found.read_value)
+        if queue not in producers:
+            return None
+        if found.reader_stmt is not None:
+            reader_found = _call_with_rule(cstutil.single_assign(found.reader_stmt)[1], self.imports, READERS)
+        else:
+            reader_found = _call_with_rule(reader, self.imports, READERS)
+        if not reader_found:
+            return None
+        calls = (producers[queue][2], reader_found[1])
+        joined = ()  # the batch_joins of the list (one, or one per if/else arm): told the same reason
+        for later in range(index + 1, len(self.body)):
+            if found.list_name in self.uses[later].loads:
+                finder = _CallFinder(self.imports, JOINERS)
+                self.body[later].visit(finder)
+                joined += tuple(finder.calls)
+        calls += joined
+        created = [i for i in range(index) if found.list_name in self.uses[i].stores]
+        if not created or not joins.is_empty_list(
+                (cstutil.single_assign(self.body[created[-1]]) or (None, None))[1]) or len(created) != 1:
+            raise _Broken(calls, "the list `%s` the readers' records go into is not made empty once before the "
+                          "loop" % found.list_name)
+        if self.scope_loads[found.list_name] != 1 + len(joined):
+            raise _Broken(calls, "the list `%s` is used beyond the loop's append and its batch_join"
+                          % found.list_name)
+        key, value = self._read_targets(found.read_target, calls)
+        element = self._loop_element(found, calls)
+        stores = cstutil.name_uses(loop.body).stores - {found.list_name}
+        live = set(stores)
+        for later in range(index + 1, len(self.body)):
+            escaped = live & set(self.uses[later].loads)
+            if escaped:  # the last reader's tensors, which a dataset no longer has
+                raise _Broken(calls, "`%s`, made in the reader loop, is used after it at line %d"
+                              % (sorted(escaped)[0], self._line_of(later)))
+            live -= self.uses[later].stores
+        tainted = {found.list_name} | stores
+        statements = tuple(self.source_of(stmt) for stmt in found.record_stmts)
+        return self._follow(producers[queue], (reader_found[0], reader_found[1], None, up_to), index, key, value,
+                            tainted, [index], calls, removed=(created[0], index),
+                            join=(self.source_of(found.count), found.list_name, None), loop_element=element,
+                            record_statements={index: statements})
+
+    def _loop_element(self, found: "joins.ReaderLoop", calls) -> Tuple[str, str]:
+        """(kind, the map function's return) for what the reader loop appends: a literal list,
+        tuple or dict, or a call of a function of the module that returns one."""
+        element = found.element
+        if isinstance(element, (cst.List, cst.Tuple, cst.Dict)):
+            return self._element(element, calls, [], {})
+        function = self.context.functions.get(element.func.value) if (
+            isinstance(element, cst.Call) and isinstance(element.func, cst.Name)
+            and element.func.value not in self.scope_stores) else None
+        returned = _only_return(function) if function is not None else None
+        code = self.source_of(element)
+        if isinstance(returned, cst.Dict):
+            return "dict", code
+        if isinstance(returned, (cst.List, cst.Tuple)) and returned.elements and not any(
+                isinstance(e, cst.StarredElement) for e in returned.elements):
+            # batch_join gives the tensor itself for a list of one, as batch does.
+            return ("single", "%s[0]" % code) if len(returned.elements) == 1 else ("tuple", "tuple(%s)" % code)
+        raise _Broken(calls, "the loop appends `%s`, whose structure (a literal list, tuple or dict) qmigrate cannot "
+                      "see" % code)
+
     def _slices_at(self, index: int, target: cst.BaseExpression, slicer) -> Match:
         """`a, b = slice_input_producer([x, y])` (or `rows = ...` used as `rows[0]`): the rows are the records."""
         calls = (slicer[1],)
@@ -693,11 +778,13 @@ class _BlockRecogniser:
         reader = (helper.reader_rule, helper.reader_call, moved, None)
         join = None
         if readers_count is not None:
-            returned = helpers.returned(helper.function)
-            if not isinstance(returned, (cst.Tuple, cst.List, cst.Dict)):
+            returned = _only_return(helper.function)
+            if not isinstance(returned, (cst.Tuple, cst.List, cst.Dict)) or (
+                    not isinstance(returned, cst.Dict) and not returned.elements):
                 raise _Broken(calls, "%s() does not return a literal tuple, list or dict of tensors, which "
                               "batch_join needs from each reader" % helper.function.name.value)
-            join = (self.source_of(readers_count), names[0], "dict" if isinstance(returned, cst.Dict) else "tuple")
+            kind = "dict" if isinstance(returned, cst.Dict) else "single" if len(returned.elements) == 1 else "tuple"
+            join = (self.source_of(readers_count), names[0], kind)
         return self._follow(producer, reader, index, None, value, set(names), [index], calls,
                             queue_name=producer_target(self.body[producer[0]]),
                             helpers_used=(name or helper.function.name.value,), join=join)
@@ -832,7 +919,8 @@ class _BlockRecogniser:
 
     def _follow(self, producer, reader, read_index, key, value, tainted, record_indices, calls,
                 removed=(), reader_index=None, queue_name=None, helpers_used=(), params=None, join=None,
-                structures=None, bound_producer=None, record_call=None, on_self=frozenset()) -> Match:
+                structures=None, bound_producer=None, record_call=None, on_self=frozenset(), loop_element=None,
+                record_statements=None) -> Match:
         """From the read on: the per-record statements, the batching, the checks, the model.
 
         `reader` is None for a slice producer, whose outputs are the records (`params` names them).
@@ -840,11 +928,14 @@ class _BlockRecogniser:
         `structures` maps a record name the chain itself bound to what it holds (see `_element`).
         `bound_producer`: the producer's arguments moved out of a record-source helper.
         `on_self`: which of "reader" and "queue" are attributes of the object, whose uses class_attrs proved.
+        `loop_element`: (kind, returns) of a reader loop's appended element (joins.py), with
+        `record_statements` its per-record statements, written at the loop's leaf.
         """
         producer_index, producer_rule, producer_call = producer
         record_indices = list(record_indices)
         batch = in_loop = queue_batch = None
-        through, rewritten = [], {}  # hand-built queues the records go through; record leaves written anew
+        through, rewritten = [], dict(record_statements or {})  # hand-built queues the records go through;
+        # record leaves written anew
         arms = ()  # the other arms' (batching rule and call, call) when each branch batches
         for index in range(read_index + 1, len(self.body)):
             uses = self.uses[index]
@@ -867,12 +958,12 @@ class _BlockRecogniser:
                 tainted |= uses.stores
                 continue
             value_expr = cstutil.statement_value(self.body[index])
-            found = _call_with_rule(value_expr, self.imports, BATCHERS + JOINERS + FILTERERS)
+            found = _call_with_rule(value_expr, self.imports, BATCHERS + JOINERS + FILTERERS + BUCKETERS)
             helper = self._batch_helper(value_expr)
             if (found or helper) and reads_record:
                 batch = (index, found, helper, value_expr)
                 break
-            branches = self._batch_in_branches(index, tainted) if reads_record else None
+            branches = self._batch_in_branches(index, tainted, join is not None) if reads_record else None
             if branches is not None:
                 found, arms = branches[0], branches[1:]
                 batch = (index, found, None, found[1])
@@ -885,7 +976,7 @@ class _BlockRecogniser:
                 in_loop = loop
                 break
             if reads_record:
-                finder = _CallFinder(self.imports, BATCHERS)
+                finder = _CallFinder(self.imports, BATCHERS + BUCKETERS)
                 self.body[index].visit(finder)
                 if finder.found:  # the batching calls there are told the same reason
                     raise _Broken(calls + tuple(finder.calls), self._nested_batch_reason(index))
@@ -922,13 +1013,16 @@ class _BlockRecogniser:
                 bound = batch_rule.bind(batch_call)
                 if join is not None:
                     element_kind, returns = self._joined_element(bound.get("tensors_list"), join, calls)
+                    if loop_element is not None:
+                        element_kind, returns = loop_element
                 else:
                     element_kind, returns = self._element(bound.get("tensors"), calls, record_indices,
                                                           structures or {})
                 batching = batch_rule.model(bound, self.source_of, self.imports.resolve)
                 helper_batch = None
                 branch_batchings = tuple(self._arm_batching(arm, element_kind, returns, batching, calls,
-                                                            record_indices, structures or {}) for arm in arms)
+                                                            record_indices, structures or {}, join, loop_element)
+                                         for arm in arms)
             else:
                 batching, element_kind, returns, helper_batch, helper_calls = self._helper_batching(
                     batch_helper_def, batch_call, calls)
@@ -964,11 +1058,13 @@ class _BlockRecogniser:
                           % (key, record_reader.kind))
 
         static_shapes = self._static_shapes(batching, returns, element_kind, calls)
+        if batching.bucket_boundaries is not None:  # the record's length goes with it, to be batched too
+            element_kind, returns = bucketing.element(self.source_of(bound["input_length"]), element_kind, returns)
         if batching.keep_input:
             # maybe_batch's keep_input is computed per record: the map function returns it beside
             # the element, a filter keeps the records it allows.
-            returns = "(%s), %s" % (returns, batching.keep_input) if element_kind == "tuple" else "%s, %s" % (
-                returns, batching.keep_input)
+            returns = "(%s), %s" % (returns, batching.keep_input) if element_kind in ("tuple", "bucket", "bucket_list") else (
+                "%s, %s" % (returns, batching.keep_input))
         if record_indices or returns != value or static_shapes:
             params = params or ((key, value) if key else (value,))
             function = RecordFunction(self.names.fresh("parse_record"), params, returns, static_shapes)
@@ -1140,10 +1236,10 @@ class _BlockRecogniser:
                     raise _Broken(calls, "`%s` is reassigned between the queue and the batch, so the moved code "
                                   "would see another value" % sorted(rebound)[0])
 
-    def _batch_in_branches(self, index: int, tainted: Set[str]):
+    def _batch_in_branches(self, index: int, tainted: Set[str], joined: bool = False):
         """((rule, call) of the if arm, (rule, call) of the else arm) for
         `if c: x = <batch>(...) else: x = <batch>(...)` (or a `return` in each): one statement an arm,
-        the same targets; else None."""
+        the same targets; else None. `joined`: the arms are batch_joins of several readers' list."""
         stmt = self.body[index]
         if not (isinstance(stmt, cst.If) and isinstance(stmt.orelse, cst.Else)):
             return None
@@ -1160,19 +1256,25 @@ class _BlockRecogniser:
                 targets.add(_code(small.targets[0].target))
             else:
                 return None
-            found = _call_with_rule(small.value, self.imports, BATCHERS)
+            found = _call_with_rule(small.value, self.imports, JOINERS if joined else BATCHERS)
             if not found:
                 return None
             arms.append(found)
         return tuple(arms) if len(targets) == 1 else None
 
-    def _arm_batching(self, arm, element_kind, returns, first, calls, record_indices, structures):
+    def _arm_batching(self, arm, element_kind, returns, first, calls, record_indices, structures, join=None,
+                      loop_element=None):
         """The else arm's batching; it must take the same tensors, and need the same map function
         and per-record stages, as the if arm's, since both arms batch one dataset."""
         rule, call = arm
         bound = rule.bind(call)
         line = self.context.line_of(call) if self.context.line_of else 0
-        if self._element(bound.get("tensors"), calls + (call,), record_indices, structures) != (element_kind, returns):
+        if join is not None:  # batch_join arms: the same list of the readers' records
+            element = self._joined_element(bound.get("tensors_list"), join, calls + (call,))
+            element = loop_element or element
+        else:
+            element = self._element(bound.get("tensors"), calls + (call,), record_indices, structures)
+        if element != (element_kind, returns):
             raise _Broken(calls + (call,), "the branches of the if/else batch different tensors (line %d)" % line)
         batching = rule.model(bound, self.source_of, self.imports.resolve)
         for what in ("num_threads", "enqueue_many", "keep_input", "shapes"):
@@ -1252,6 +1354,8 @@ class _BlockRecogniser:
             raise _Broken(calls, "batch_join's tensors_list is not the list of reader-helper calls itself")
         if kind == "dict":
             return "dict", name
+        if kind == "single":  # batch_join of one-tensor lists gives the tensor itself, as batch does
+            return "single", "%s[0]" % name
         # A tuple, not a list: tf.data would stack a list returned by the map function into one tensor.
         return "tuple", "tuple(%s)" % name
 
@@ -1316,9 +1420,28 @@ class _BlockRecogniser:
                 raise _Broken(calls, "the batched list `%s` (line %d) is used again at line %d, which may change "
                               "its length" % (name, line, self._line_of(later[0])))
             return "list", len(value.elements)
+        returned = self._returned_literal(value)
+        if returned is not None:  # a call of the module's function that returns a literal list or tuple
+            later = [index for index in record_indices if index > binding and name in self.uses[index].loads]
+            if not later:
+                return "list", len(returned.elements)
         raise _Broken(calls, "the batched tensors are the name `%s`, bound at line %d to something other than a "
                       "literal list, tuple or dict, so the structure tf.train.batch would give back is unknown"
                       % (name, line))
+
+    def _returned_literal(self, value) -> Optional[cst.BaseExpression]:
+        """The literal list or tuple (no *unpacking) a call of one of the module's functions (or
+        reader helpers) returns as its last statement, else None."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
+                and value.func.value not in self.scope_stores):
+            return None
+        helper = self.context.reader_helpers.get(value.func.value)
+        function = helper.function if helper is not None else self.context.functions.get(value.func.value)
+        returned = _only_return(function) if function is not None else None
+        if isinstance(returned, (cst.List, cst.Tuple)) and returned.elements and not any(
+                isinstance(element, cst.StarredElement) for element in returned.elements):
+            return returned
+        return None
 
     def _returns_dict(self, value) -> bool:
         """Whether `value` calls a function of this module that returns a dict on every path: each
@@ -1437,6 +1560,16 @@ class _Returns(cst.CSTVisitor):
 
     def visit_AsName(self, node) -> None:
         self._bind(node.name, None)
+
+
+def _only_return(function: cst.FunctionDef) -> Optional[cst.BaseExpression]:
+    """What the function returns when its last statement (or a `with`'s that ends it) is its one
+    `return` and it yields nothing; else None (another path may return another structure)."""
+    finder = _Returns()
+    function.body.visit(finder)
+    if finder.yields or len(finder.returns) != 1:
+        return None
+    return helpers.returned(function)
 
 
 class _WithHeaders(cst.CSTVisitor):

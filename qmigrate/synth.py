@@ -6,6 +6,7 @@ line and the user's indentation never has to be guessed for continuation lines.
 """
 from typing import List, Optional, Tuple
 
+from qmigrate import bucketing
 from qmigrate.model import Pipeline, SliceSource
 from qmigrate.targets import Target
 
@@ -145,7 +146,12 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
     else:
         stage("repeat(%s)" % (source.num_epochs or ""))
 
-    stage(_batch(ds, batching, tf, target, pipeline.dense_arity))
+    if batching.bucket_boundaries is not None:
+        # One batch per bucket of lengths, each batched as the pipeline batches (bucketing.py).
+        stage(bucketing.bucket_stage(batching, tf, target, lambda window: _batch(
+            window, batching, tf, target, shapes=bucketing.window_shapes(window, tf, target))))
+    else:
+        stage(_batch(ds, batching, tf, target, pipeline.dense_arity))
     stage("prefetch(%s)" % pipeline.prefetch)
     if pipeline.shared_iterator_key:
         # Every tower that passes the same dict gets its batches from one iterator, as from a queue.
@@ -203,9 +209,10 @@ def _operand(source: str) -> str:
     return source if all(part.isidentifier() or part.isdigit() for part in source.split(".")) else "(%s)" % source
 
 
-def _batch(ds: str, batching, tf: str, target: Target, dense_arity=None) -> str:
+def _batch(ds: str, batching, tf: str, target: Target, dense_arity=None, shapes=None) -> str:
     """The batching stage. Without allow_smaller_final_batch the remainder is dropped (the queue
-    never gave a partial batch), which also keeps the batch dimension static."""
+    never gave a partial batch), which also keeps the batch dimension static. `shapes`: the
+    source of the dataset's shapes for padding, when not the target's usual spelling."""
     size, drop = batching.batch_size, not batching.allow_smaller_final_batch
     if size == "1" and drop and not batching.dynamic_pad and dense_arity:
         # A batch of one is each element with a leading dimension of 1: expand_dims is a view,
@@ -218,7 +225,9 @@ def _batch(ds: str, batching, tf: str, target: Target, dense_arity=None) -> str:
     if batching.dynamic_pad:
         # Unknown dimensions are padded to the longest in the batch, with 0 or "", as the
         # PaddingFIFOQueue of dynamic_pad=True did.
-        if target.output_shapes == "property":
+        if shapes is not None:
+            pass
+        elif target.output_shapes == "property":
             shapes = "%s.output_shapes" % ds
         else:
             shapes = "%s.compat.v1.data.get_output_shapes(%s)" % (tf, ds)

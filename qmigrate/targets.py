@@ -117,6 +117,11 @@ class Target:
         return "experimental" if self.symbols.has("tensorflow.data.experimental.shuffle_and_repeat") else "contrib"
 
     @property
+    def group_by_window(self) -> str:
+        """Where `group_by_window` lives: "contrib" (1.8, 1.10) or "experimental" (1.12+, also 2.x)."""
+        return "experimental" if self.symbols.has("tensorflow.data.experimental.group_by_window") else "contrib"
+
+    @property
     def read_file(self) -> str:
         """The function reading a whole file: `tf.read_file` in 1.x, `tf.io.read_file` in 2.x."""
         return "read_file" if self.symbols.has("tensorflow.read_file") else "io.read_file"

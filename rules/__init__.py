@@ -2,6 +2,7 @@
 from typing import Dict, Optional
 
 from qmigrate.rules.batching import Batch, BatchJoin, MaybeBatch, MaybeShuffleBatch, ShuffleBatch, ShuffleBatchJoin
+from qmigrate.rules.bucketing import BucketBySequenceLength
 from qmigrate.rules.hand_built import HandBuiltQueue
 from qmigrate.rules.findings import (
     BatchNotDivisibleAcrossTowers, PerTowerPipelines, PerTowerPlaceholders, ProducersAlignedBySeed,
@@ -39,6 +40,7 @@ ALL_RULES = (
     ShuffleBatchJoin,
     MaybeBatch,
     MaybeShuffleBatch,
+    BucketBySequenceLength,
     HandBuiltQueue,
     PythonFedQueue,
     PrefetchQueue,
@@ -63,6 +65,7 @@ JOINERS = (BatchJoin, ShuffleBatchJoin)  # several readers' records, batched tog
 FILTERERS = (MaybeBatch, MaybeShuffleBatch)  # records kept by a condition, batched
 SLIM_PROVIDERS = (DatasetDataProvider,)  # slim: files, readers and decoding, read with `provider.get(items)`
 SLIM_READS = (ParallelRead, SinglePassRead)  # slim: a producer and a reader in one call, `key, value = ...`
+BUCKETERS = (BucketBySequenceLength,)  # records batched per bucket of lengths
 
 
 def rule_for(canonical_name: Optional[str]):

@@ -76,7 +76,8 @@ class Batch(Rule):
     batch; the batch comes back as a dict, a list, or the tensor itself for a list of one.
     A batch in each arm of an `if`/`else` (one statement an arm, the same targets or a `return`)
     shares one dataset built before the `if`; each arm gets its own shuffle, repeat, batch and
-    iterator, under the same Python condition. Both arms must batch the same tensors with the same
+    iterator, under the same Python condition (also `batch_join` / `shuffle_batch_join` arms over
+    the same list of readers' records). Both arms must batch the same tensors with the same
     `num_threads`, `enqueue_many`, `keep_input` and `shapes=`. A batch of one stays `batch` for a dict, for
     `allow_smaller_final_batch` or `dynamic_pad`, and in a module that may build sparse tensors
     (`expand_dims` takes no SparseTensor).
@@ -356,7 +357,11 @@ class BatchJoin(Rule):
 
     ## Limitations
     The list must be a comprehension of one reader-helper call (`[read(q) for _ in range(n)]`)
-    whose helper returns a literal tuple, list or dict; other lists of tensor lists are reported.
+    whose helper returns a literal tuple, list or dict, or be built by a loop
+    `for _ in range(n):` that makes a reader, reads the queue, runs the per-record code and
+    appends a literal list, tuple or dict (or the call of such a helper) to a list made empty
+    just before (qmigrate/joins.py); a loop whose tensors are used after it, or whose readers
+    differ by the loop variable, is reported. Other lists of tensor lists are reported.
     """
 
     code = "QM303"

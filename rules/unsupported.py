@@ -31,10 +31,6 @@ NOT_MIGRATED: Dict[str, Tuple[str, str]] = {
     "tensorflow.contrib.training.bucket": (
         "its buckets are chosen by a computed index; tf.data groups by key differently",
         "tf.contrib.data.group_by_window(key_func, reduce_func, window_size) (tf.data.experimental from 1.12)"),
-    "tensorflow.contrib.training.bucket_by_sequence_length": (
-        "bucketing by length is a different transformation in tf.data; not rewritten",
-        "tf.contrib.data.bucket_by_sequence_length(length_fn, boundaries, batch_sizes) "
-        "(tf.data.experimental from 1.12)"),
     "tensorflow.contrib.training.batch_sequences_with_states": (
         "it keeps per-sequence RNN state in a queue-backed state saver; tf.data has no counterpart",
         "split sequences into fixed windows with Dataset.window/batch and carry RNN state in the model"),
@@ -98,8 +94,8 @@ class QueueApiNotMigrated(Rule):
                 queue = tf.train.string_input_producer(files)
                 _, line = tf.TextLineReader().read(queue)
                 words = tf.string_split([line]).values
-                _, (batch,) = tf.contrib.training.bucket_by_sequence_length(
-                    tf.size(words), [words], batch_size, [10, 20], dynamic_pad=True)
+                _, (batch,) = tf.contrib.training.bucket(
+                    [words], tf.minimum(tf.size(words) // 10, 2), batch_size, 3, dynamic_pad=True)
                 return batch
             """),
         ),

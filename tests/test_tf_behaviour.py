@@ -126,6 +126,18 @@ CASES = [
     ("named_read_ops", "named_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 50, "epoch"),
     ("producer_in_branches", "inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
     ("producer_in_branches", "inputs", lambda d: dict(files=_files(d, "dict_*")[0], batch_size=5), 50, "epoch"),
+    ("reader_loops", "looped_rows", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=8), 90, "epoch"),
+    ("reader_loops", "shuffled_records", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 100, "epoch"),
+    ("reader_loops", "parsed_by_helper", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=7), 90, "epoch"),
+    ("join_branches", "single_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
+    ("join_branches", "single_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, shuffle=True), 50,
+     "epoch"),
+    ("join_branches", "joined_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
+    ("join_branches", "joined_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, shuffle=True), 50,
+     "epoch"),
+    ("join_branches", "looped_branches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 100, "epoch"),
+    ("join_branches", "looped_branches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10, shuffle=True),
+     100, "epoch"),
     ("comments_scope", "build_input", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 200, ("forever", 50)),
     ("class_reader_on_self", "feeder_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
     ("class_queue_on_self", "owner_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
@@ -160,6 +172,17 @@ def _migrated_copy(before, folder, version):
     return path
 
 
+def _drain_both(python, before, after, function, args, max_batches, tmp_path):
+    """run_pipeline.py's report for the legacy and the migrated program, run side by side."""
+    runs = {}
+    for label, path in (("before", before), ("after", after)):
+        out = str(tmp_path / (label + ".json"))
+        runs[label] = (start_tf(python, "run_pipeline.py", path, function, args, max_batches, out), out)
+    for process, _ in runs.values():
+        finish(process)
+    return load_json(runs["before"][1]), load_json(runs["after"][1])
+
+
 @pytest.mark.parametrize("name,function,arguments,expected,mode", CASES, ids=["%s-%s" % c[:2] for c in CASES])
 def test_same_examples_before_and_after(name, function, arguments, expected, mode, data_dir, tmp_path, tf_version):
     import json
@@ -171,15 +194,7 @@ def test_same_examples_before_and_after(name, function, arguments, expected, mod
     max_batches = 10000 if mode == "epoch" else 20
     if mode != "epoch":
         mode, epoch = mode
-    runs = {}
-    for label, path in (("before", before), ("after", after)):
-        out = str(tmp_path / (label + ".json"))
-        runs[label] = (start_tf(python, "run_pipeline.py", path, function, args, max_batches, out), out)
-    got = {}
-    for label, (process, out) in runs.items():
-        finish(process)
-        got[label] = load_json(out)
-    old, new = got["before"], got["after"]
+    old, new = _drain_both(python, before, after, function, args, max_batches, tmp_path)
 
     assert new["kind"] == old["kind"]
     assert new["static_shapes"] == old["static_shapes"]
@@ -262,3 +277,47 @@ def test_per_record_guards_still_fail_with_their_message(data_dir, tmp_path):
                               env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
         assert done.returncode != 0, path
         assert "example id out of range" in done.stderr, (path, done.stderr[-2000:])
+
+
+# name, function, arguments, examples expected in one run, the bucket boundaries. TF 2 has no
+# tf.contrib.training, so the legacy side cannot run there.
+BUCKET_CASES = [
+    ("bucketed_lengths", "char_buckets", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=7), 90, [16, 17]),
+    # 2 epochs: 20 lines of 15 characters and 160 of 16; full batches of 7 only: 14 + 154.
+    ("bucketed_lengths", "full_buckets", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=7), 168,
+     [16, 17]),
+    ("bucketed_lengths", "kept_buckets", lambda d: dict(files=_files(d, "dict_*"), batch_size=4), 40, [2, 4]),
+    ("bucketed_lengths", "sliced_buckets", lambda d: dict(batch_size=3), 40, [3, 6]),
+]
+
+
+def _bucket_of(length, boundaries):
+    return sum(1 for boundary in boundaries if boundary <= length)
+
+
+@pytest.mark.parametrize("tf_version", ("1.8", "1.15"), ids=lambda v: "tf" + v)
+@pytest.mark.parametrize("name,function,arguments,expected,boundaries", BUCKET_CASES,
+                         ids=["%s-%s" % c[:2] for c in BUCKET_CASES])
+def test_bucketed_batches_before_and_after(name, function, arguments, expected, boundaries, data_dir, tmp_path,
+                                           tf_version):
+    """bucket_by_sequence_length → group_by_window: the same examples with the same padding (each
+    row's fingerprint includes its padding, so batch composition shows), the same batch shapes,
+    every batch from one bucket. Batches of different buckets may come in another order: the
+    queue's order between buckets was up to its runner threads."""
+    import json
+
+    python = tf_python(tf_version)
+    before = os.path.join(SINGLE, name + ".before.py")
+    after = _migrated_copy(before, str(tmp_path), tf_version)
+    old, new = _drain_both(python, before, after, function, json.dumps(arguments(data_dir)), 10000, tmp_path)
+
+    assert new["kind"] == old["kind"]
+    assert new["static_shapes"] == old["static_shapes"]
+    assert len(old["examples"]) == len(new["examples"]) == expected
+    assert Counter(new["examples"]) == Counter(old["examples"])
+    shapes = lambda run: Counter(json.dumps(batch) for batch in run["batch_shapes"])  # noqa: E731
+    assert shapes(new) == shapes(old)
+    for run in (old, new):
+        assert len({_bucket_of(length, boundaries) for lengths in run["leading"] for length in lengths[:1]}) > 1
+        for lengths in run["leading"]:
+            assert len({_bucket_of(length, boundaries) for length in lengths}) == 1, lengths

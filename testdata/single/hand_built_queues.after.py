@@ -1,6 +1,6 @@
 """A 2017-style trainer with hand-built queues: one feeds the model from Python threads, one is a
 work list for checkpoint uploads, a batch_join reads with several readers, and a Supervisor
-starts every runner. Nothing here is rewritten; each queue is reported for what it is."""
+starts every runner. Only the loop of readers is rewritten; each queue is reported for what it is."""
 import threading
 
 import numpy as np
@@ -28,13 +28,17 @@ def feed_forever(sess, feeds, generate):
 
 
 def multi_reader_batch(filenames, batch_size, readers=4):
-    filename_queue = tf.train.string_input_producer(filenames)
-    examples = []
-    for _ in range(readers):
-        _, record = tf.TFRecordReader().read(filename_queue)
-        examples.append([tf.parse_single_example(record, {'x': tf.FixedLenFeature([8], tf.float32)})['x']])
-    return tf.train.shuffle_batch_join(examples, batch_size=batch_size, capacity=4 * batch_size,
-                                       min_after_dequeue=batch_size)
+    def parse_record(record):
+        return tf.parse_single_example(record, {'x': tf.FixedLenFeature([8], tf.float32)})['x']
+
+    dataset = tf.data.Dataset.from_tensor_slices(filenames)
+    dataset = dataset.shuffle(tf.size(filenames, out_type=tf.int64))
+    dataset = dataset.interleave(tf.data.TFRecordDataset, cycle_length=readers)
+    dataset = dataset.map(parse_record, num_parallel_calls=readers)
+    dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(batch_size))
+    dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+    dataset = dataset.prefetch(1)
+    return dataset.make_one_shot_iterator().get_next()
 
 
 def upload_worker(sess, upload):

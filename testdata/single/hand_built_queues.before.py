@@ -1,6 +1,6 @@
 """A 2017-style trainer with hand-built queues: one feeds the model from Python threads, one is a
 work list for checkpoint uploads, a batch_join reads with several readers, and a Supervisor
-starts every runner. Nothing here is rewritten; each queue is reported for what it is."""
+starts every runner. Only the loop of readers is rewritten; each queue is reported for what it is."""
 import threading
 
 import numpy as np

@@ -3,7 +3,8 @@ graph mode through tf.compat.v1).
 
 usage: run_pipeline.py MODULE_PATH FUNCTION ARGS_JSON MAX_BATCHES OUT_JSON
 Works for queue and tf.data pipelines alike: it starts queue runners, which is a no-op for tf.data.
-Writes {"kind", "static_shapes", "batch_shapes", "examples": [fingerprint per example, in order]}.
+Writes {"kind", "static_shapes", "batch_shapes", "examples": [fingerprint per example, in order],
+"leading": [the first tensor's values per batch, when numeric]} (bucketed batches lead with their lengths).
 A function returning a Dataset (an Estimator input_fn) is read through a one-shot iterator.
 """
 import hashlib
@@ -62,7 +63,7 @@ def main(path, function, args_json, max_batches, out_path):
         outputs = outputs()
     kind, tensors = flatten(outputs)
     static = [t.get_shape().as_list() if t.get_shape().ndims is not None else None for t in tensors]
-    batch_shapes, examples = [], []
+    batch_shapes, examples, leading = [], [], []
     with tf.Session() as sess:
         sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
         coord = tf.train.Coordinator()
@@ -71,6 +72,8 @@ def main(path, function, args_json, max_batches, out_path):
             for _ in range(max_batches):
                 values = sess.run(tensors)
                 batch_shapes.append([list(np.shape(v)) for v in values])
+                first = np.asarray(values[0])
+                leading.append(first.tolist() if first.dtype.kind in "iuf" else None)
                 for row in range(len(values[0])):
                     digest = hashlib.sha1()
                     for value in values:
@@ -83,7 +86,7 @@ def main(path, function, args_json, max_batches, out_path):
         coord.join(threads, stop_grace_period_secs=5)
     with open(out_path, "w") as handle:
         json.dump({"kind": kind, "static_shapes": static, "batch_shapes": batch_shapes,
-                   "examples": examples}, handle)
+                   "examples": examples, "leading": leading}, handle)
 
 
 if __name__ == "__main__":

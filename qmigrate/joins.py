@@ -1,0 +1,109 @@
+"""Lists for `*_join` built by a loop of readers on one file queue.
+
+    examples = []
+    for _ in range(n):
+        reader = tf.TFRecordReader()
+        _, value = reader.read(queue)
+        ...per-record statements...
+        examples.append([image, label])
+    batch = tf.train.batch_join(examples, ...)
+
+Every reader of the loop dequeues whole files from the same queue, so together they read each
+file of an epoch once, n files at a time, their records mixed by the batching queue's n
+enqueue threads: `interleave(dataset_class, cycle_length=n)` reads the same files n at a time
+(the same records per epoch, mixed round-robin instead of by thread timing), and the map runs
+the per-record code n at a time, as the n enqueue ops did. A single reader dataset with
+`map(num_parallel_calls=n)` would give the same multiset per epoch too, but reads one file at a
+time; interleave keeps the legacy's "n files open" order property, so it is the one written.
+"""
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+import libcst as cst
+
+from qmigrate import cstutil
+from qmigrate.names import dotted
+
+
+@dataclass(frozen=True)
+class ReaderLoop:
+    """What a reader loop holds; statements are nodes of the loop body."""
+
+    list_name: str  # the list the loop appends to
+    count: cst.BaseExpression  # n of range(n)
+    reader_stmt: Optional[cst.BaseStatement]  # `reader = tf.XReader()` in the loop, or None (inline ctor)
+    read_value: cst.BaseExpression  # the `reader.read(queue)` call's statement value
+    read_target: cst.BaseExpression
+    record_stmts: Tuple[cst.BaseStatement, ...]  # the per-record statements between read and append
+    element: cst.BaseExpression  # what each iteration appends
+
+
+class NotAReaderLoop(Exception):
+    """The loop reads records for a join but in a way this module does not rewrite; the text says why."""
+
+
+def reader_loop(loop: cst.For, is_reader_ctor, read_call) -> Optional[ReaderLoop]:
+    """The reader loop `loop` is, or None when it is no loop over `range(n)` ending in
+    `name.append(...)` after a read. Raises NotAReaderLoop for such a loop that cannot be moved.
+
+    `is_reader_ctor(expr)` tells a reader constructor call; `read_call(expr)` is
+    recognise._read_call (reader, queue, up_to) or None.
+    """
+    it = loop.iter
+    if not (isinstance(loop.target, cst.Name) and isinstance(it, cst.Call) and dotted(it.func) in ("range", "xrange")
+            and len(it.args) == 1 and not it.args[0].keyword and not it.args[0].star
+            and isinstance(loop.body, cst.IndentedBlock) and loop.orelse is None and not loop.asynchronous):
+        return None
+    body = list(loop.body.body)
+    append = _append(body[-1]) if body else None
+    if append is None:
+        return None
+    list_name, element = append
+    reads = [index for index, stmt in enumerate(body[:-1])
+             if cstutil.single_assign(stmt) and read_call(cstutil.single_assign(stmt)[1])]
+    if len(reads) != 1:
+        return None
+    read_index = reads[0]
+    target, value = cstutil.single_assign(body[read_index])
+    reader = read_call(value)[0]
+    reader_stmt = None
+    if isinstance(reader, str):  # a reader variable: made by the statement just before, in the loop
+        made = cstutil.single_assign(body[read_index - 1]) if read_index > 0 else None
+        if not (made and isinstance(made[0], cst.Name) and made[0].value == reader and is_reader_ctor(made[1])):
+            raise NotAReaderLoop("the loop's reader `%s` is not made in the loop just before its read, so the "
+                                 "loop's reads may not be one reader each" % reader)
+        reader_stmt = body[read_index - 1]
+        before = body[:read_index - 1]
+    else:
+        before = body[:read_index]
+    if before:
+        raise NotAReaderLoop("the loop runs code before its read, which a dataset would not run per reader")
+    uses = cstutil.name_uses(cst.IndentedBlock(body=body))
+    if loop.target.value in uses.loads:
+        raise NotAReaderLoop("the loop's body uses its variable `%s`: the readers are not all alike"
+                             % loop.target.value)
+    if uses.control:
+        raise NotAReaderLoop("the loop's body contains `%s`" % sorted(uses.control)[0])
+    if uses.loads.count(list_name) != 1 or list_name in uses.stores or list_name in uses.mutated:
+        raise NotAReaderLoop("the loop uses its list `%s` other than by one append" % list_name)
+    return ReaderLoop(list_name, it.args[0].value, reader_stmt, value, target, tuple(body[read_index + 1:-1]),
+                      element)
+
+
+def _append(stmt: cst.BaseStatement):
+    """(list name, appended expression) for `name.append(expr)`, else None."""
+    small = cstutil.single_small(stmt)
+    if not (isinstance(small, cst.Expr) and isinstance(small.value, cst.Call)):
+        return None
+    call = small.value
+    if not (isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name)
+            and call.func.attr.value == "append" and len(call.args) == 1 and not call.args[0].keyword
+            and not call.args[0].star):
+        return None
+    return call.func.value.value, call.args[0].value
+
+
+def is_empty_list(value: Optional[cst.BaseExpression]) -> bool:
+    """`[]` or `list()`."""
+    return (isinstance(value, cst.List) and not value.elements) or (
+        isinstance(value, cst.Call) and dotted(value.func) == "list" and not value.args)
