@@ -99,6 +99,14 @@ def test_towers_over_a_device_list_train_equivalently(cifar_data, tmp_path):
     assert_trains_like(before, after)
 
 
+def test_a_hand_built_example_queue_trains_equivalently(cifar_data, tmp_path):
+    """The tutorial with shuffle_batch spelled by hand (RandomShuffleQueue, QueueRunner of 4
+    enqueue ops, dequeue_many) under the prefetch queue's tower loop: sharded per tower (TF 1.8)."""
+    before, after = _train_both("handbuilt_queue", cifar_data, tmp_path, "1.8", "cifar10_multi_gpu_train", "cifar10")
+    assert_each_example_once_per_epoch_and_towers_disjoint(after)
+    assert_trains_like(before, after)
+
+
 def test_queue_inside_the_tower_loop_trains_equivalently(cifar_data, tmp_path, tf_version):
     """One shared reader, a shuffle_batch per tower: after, one sharded dataset per tower."""
     before, after = _train_both("queue_in_loop", cifar_data, tmp_path, tf_version, "train_tfrecords",
