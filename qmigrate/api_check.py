@@ -11,6 +11,7 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
+from qmigrate import cstutil
 from qmigrate.names import ImportMap, ast_dotted, canonical, dotted
 from qmigrate.rules import rule_for
 from qmigrate.rules.target_api import ApiNotInTarget
@@ -51,7 +52,7 @@ def find(module: cst.Module, imports: ImportMap, target: Target,
     if tree is not None and not _any_in_tree(tree, imports, target.symbols):
         return []
     scan = _Scan(imports, target.symbols)
-    module.visit(scan)
+    cstutil.walk(module, scan)
     return scan.found
 
 

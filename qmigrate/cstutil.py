@@ -1,7 +1,122 @@
 """Small, TF-agnostic helpers over libcst trees: names read and written, statement shapes."""
-from typing import Iterable, List, Optional, Set, Tuple
+import dataclasses
+import inspect
+import re
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
+from libcst._nodes import op as _op_nodes, whitespace as _whitespace_nodes
+
+
+# --- A fast read-only walk -------------------------------------------------------------------
+# `node.visit(visitor)` rebuilds every node it passes (libcst builds the "updated" tree even for a
+# read-only visitor), which costs most of an analysis. `walk` calls the same hooks on the same
+# nodes in the same order without building anything.
+
+# Each node class visits its children in the order its _visit_and_replace_children names them
+# (`visit_required(self, "func", ...)`): read once per class from that method's source.
+_FIELD_CALL = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _child_fields(kind: type) -> Tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        names = _FIELD_CALL.findall(inspect.getsource(kind._visit_and_replace_children))
+        fields = _CHILD_FIELDS[kind] = tuple(dict.fromkeys(names))
+    return fields
+
+
+def _token_classes() -> Set[type]:
+    """Whitespace, comments, operators and brackets: nodes that hold nothing but more of them."""
+    found = set()
+    for module in (_op_nodes, _whitespace_nodes):
+        found.update(value for value in vars(module).values()
+                     if inspect.isclass(value) and issubclass(value, cst.CSTNode) and value.__module__ == module.__name__)
+    found.update((cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace,
+                  cst.RightCurlyBrace, cst.Asynchronous))
+    return found
+
+
+_TOKENS = _token_classes()
+_TOKEN_NAMES = {kind.__name__ for kind in _TOKENS}
+_HOOK = re.compile(r"(visit|leave)_([A-Z]\w*)$")
+_PLANS: Dict[type, Tuple[bool, bool]] = {}
+
+
+def _plan(visitor_class: type) -> Tuple[bool, bool]:
+    """(whether `walk` can stand for libcst's visit, whether it may skip token nodes) for a visitor class."""
+    plan = _PLANS.get(visitor_class)
+    if plan is None:
+        # libcst's CSTVisitor defines a do-nothing hook for every node and field: only overrides count.
+        hooked = {match.group(2) for match in map(_HOOK.match, dir(visitor_class))
+                  if match and getattr(visitor_class, match.group(0)) is not getattr(cst.CSTVisitor, match.group(0), None)}
+        own_dispatch = (visitor_class.on_visit is not cst.CSTVisitor.on_visit
+                        or visitor_class.on_leave is not cst.CSTVisitor.on_leave)
+        # Hooks on one field of a node (`visit_Call_func`) are called by libcst's visit only.
+        supported = issubclass(visitor_class, cst.CSTVisitor) and all("_" not in name for name in hooked) and not (
+            visitor_class.on_visit_attribute is not cst.CSTVisitor.on_visit_attribute
+            or visitor_class.on_leave_attribute is not cst.CSTVisitor.on_leave_attribute)
+        plan = _PLANS[visitor_class] = (supported, not own_dispatch and not (hooked & _TOKEN_NAMES))
+    return plan
+
+
+def walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    """`node.visit(visitor)` for a read-only visitor: the same hooks, nodes and order, and faster.
+
+    A hook may return False to skip the node's children, as with libcst. Visitors with
+    per-field hooks fall back to libcst's own visit.
+    """
+    supported, skip_tokens = _plan(type(visitor))
+    if not supported:
+        node.visit(visitor)
+        return
+    skip = _TOKENS if skip_tokens else ()
+    if type(visitor).on_visit is cst.CSTVisitor.on_visit and type(visitor).on_leave is cst.CSTVisitor.on_leave:
+        _walk_hooks(node, visitor, {}, skip)
+    else:
+        _walk_dispatch(node, visitor)
+
+
+def _walk_hooks(node, visitor, hooks, skip) -> None:
+    kind = type(node)
+    pair = hooks.get(kind)
+    if pair is None:
+        pair = hooks[kind] = (_own_hook(visitor, "visit_" + kind.__name__),
+                              _own_hook(visitor, "leave_" + kind.__name__))
+    enter, leave = pair
+    if enter is None or enter(node) is not False:
+        for name in _CHILD_FIELDS.get(kind) or _child_fields(kind):
+            value = getattr(node, name)
+            if isinstance(value, cst.CSTNode):
+                if type(value) not in skip:
+                    _walk_hooks(value, visitor, hooks, skip)
+            elif isinstance(value, (tuple, list)):
+                for child in value:
+                    if isinstance(child, cst.CSTNode) and type(child) not in skip:
+                        _walk_hooks(child, visitor, hooks, skip)
+    if leave is not None:
+        leave(node)
+
+
+def _own_hook(visitor, name: str):
+    """The visitor's bound hook `name`, or None where it is libcst's do-nothing default."""
+    hook = getattr(type(visitor), name, None)
+    return None if hook is None or hook is getattr(cst.CSTVisitor, name, None) else getattr(visitor, name)
+
+
+def _walk_dispatch(node, visitor) -> None:
+    """For visitors with their own on_visit/on_leave: every node, through them."""
+    if visitor.on_visit(node):
+        for name in _CHILD_FIELDS.get(type(node)) or _child_fields(type(node)):
+            value = getattr(node, name)
+            if isinstance(value, cst.CSTNode):
+                _walk_dispatch(value, visitor)
+            elif isinstance(value, (tuple, list)):
+                for child in value:
+                    if isinstance(child, cst.CSTNode):
+                        _walk_dispatch(child, visitor)
+    visitor.on_leave(node)
 
 
 class _NameUses(cst.CSTVisitor):
@@ -25,27 +140,27 @@ class _NameUses(cst.CSTVisitor):
                 base = base.value
             if isinstance(base, cst.Name):
                 self.mutated.add(base.value)
-            target.value.visit(self)
+            walk(target.value, self)
             if isinstance(target, cst.Subscript):
                 for element in target.slice:
-                    element.visit(self)
+                    walk(element, self)
 
     def visit_Assign(self, node: cst.Assign) -> bool:
         for target in node.targets:
             self._store_target(target.target)
-        node.value.visit(self)
+        walk(node.value, self)
         return False
 
     def visit_AugAssign(self, node: cst.AugAssign) -> bool:
         self._store_target(node.target)
-        node.target.visit(self)
-        node.value.visit(self)
+        walk(node.target, self)
+        walk(node.value, self)
         return False
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
         self._store_target(node.target)
         if node.value is not None:
-            node.value.visit(self)
+            walk(node.value, self)
         return False
 
     def visit_For(self, node: cst.For) -> None:
@@ -77,15 +192,15 @@ class _NameUses(cst.CSTVisitor):
 
     def visit_Param(self, node: cst.Param) -> bool:
         if node.default is not None:
-            node.default.visit(self)
+            walk(node.default, self)
         return False
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)  # the attribute name itself is not a variable
+        walk(node.value, self)  # the attribute name itself is not a variable
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)  # the keyword is not a variable
+        walk(node.value, self)  # the keyword is not a variable
         return False
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -113,7 +228,7 @@ class _NameUses(cst.CSTVisitor):
 def name_uses(node: cst.CSTNode) -> _NameUses:
     """Names a node reads (with multiplicity), binds, mutates, and the control flow it holds."""
     uses = _NameUses()
-    node.visit(uses)
+    walk(node, uses)
     return uses
 
 
@@ -167,7 +282,7 @@ class _Comments(cst.CSTVisitor):
 def comments_in(node: cst.CSTNode) -> List[cst.EmptyLine]:
     """Every comment inside a node (above it, within it, after it), as standalone lines in order."""
     collector = _Comments()
-    node.visit(collector)
+    walk(node, collector)
     return [cst.EmptyLine(comment=comment) for comment in collector.comments]
 
 
@@ -181,7 +296,7 @@ class _Calls(cst.CSTVisitor):
 
 def calls_of(node: cst.CSTNode) -> List[cst.Call]:
     collector = _Calls()
-    node.visit(collector)
+    walk(node, collector)
     return collector.calls
 
 
@@ -207,7 +322,7 @@ class _AttributeLoads(cst.CSTVisitor):
 def attribute_loads(node: cst.CSTNode) -> Set[str]:
     """Attribute names read anywhere in a node (`x.key` read, not assigned, gives `key`)."""
     collector = _AttributeLoads()
-    node.visit(collector)
+    walk(node, collector)
     return collector.names
 
 
@@ -256,7 +371,7 @@ class _Functions(cst.CSTVisitor):
 def functions_in(node: cst.CSTNode) -> List[cst.FunctionDef]:
     """Every function defined in a node, nested ones too."""
     collector = _Functions()
-    node.visit(collector)
+    walk(node, collector)
     return collector.functions
 
 
@@ -273,5 +388,5 @@ class _Nodes(cst.CSTVisitor):
 def nodes_of(root: cst.CSTNode, kinds) -> List[cst.CSTNode]:
     """Every node of the given class(es) under root, in source order."""
     collector = _Nodes(kinds)
-    root.visit(collector)
+    walk(root, collector)
     return collector.found

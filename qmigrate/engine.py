@@ -614,7 +614,7 @@ class _CallCollector(cst.CSTVisitor):
 
 def _queue_calls(module: cst.Module, imports: ImportMap) -> List[cst.Call]:
     collector = _CallCollector(imports)
-    module.visit(collector)
+    cstutil.walk(module, collector)
     return collector.calls
 
 

@@ -8,6 +8,8 @@ from typing import Dict, Optional
 
 import libcst as cst
 
+from qmigrate import cstutil
+
 # Other spellings of the same symbols, longest prefix first. The canonical form is the public
 # TF 1.x path (`tensorflow.train.batch`, `tensorflow.TFRecordReader`).
 _PREFIX_ALIASES = (
@@ -68,7 +70,7 @@ class ImportMap:
             assignments = _ast_imports(tree, self.aliases)
         else:
             collector = _ImportCollector(self.aliases)
-            module.visit(collector)
+            cstutil.walk(module, collector)
             assignments = collector.assignments
         for target, value in assignments:
             resolved = self.resolve_dotted(value)

@@ -128,7 +128,7 @@ def remove_plumbing(module: cst.Module, imports: ImportMap):
     Returns (new module, {code: how many calls were removed}, {code: why the rest stays}).
     """
     finder = _PlumbingFinder(imports)
-    module.visit(finder)
+    cstutil.walk(module, finder)
     loads = Counter(cstutil.name_uses(module).loads)
     reasons: Dict[str, str] = {}
 
