@@ -61,11 +61,19 @@ def _plan(visitor_class: type) -> Tuple[bool, bool]:
     return plan
 
 
-def walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+# The nodes that may hold statements: a visitor or transformer that only looks at statements
+# needs to go into these and no further (no statement hides in an expression or a small statement).
+STATEMENT_CONTAINERS = (cst.Module, cst.BaseSuite, cst.BaseCompoundStatement, cst.SimpleStatementLine, cst.Else,
+                        cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.MatchCase)
+
+
+def walk(node: cst.CSTNode, visitor: cst.CSTVisitor, statements_only: bool = False) -> None:
     """`node.visit(visitor)` for a read-only visitor: the same hooks, nodes and order, and faster.
 
     A hook may return False to skip the node's children, as with libcst. Visitors with
-    per-field hooks fall back to libcst's own visit.
+    per-field hooks fall back to libcst's own visit. `statements_only`: the children of nodes
+    that hold no statement are not visited (those nodes themselves are): for visitors whose
+    hooks are on statements and look no deeper than the node they are given.
     """
     supported, skip_tokens = _plan(type(visitor))
     if not supported:
@@ -73,28 +81,29 @@ def walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
         return
     skip = _TOKENS if skip_tokens else ()
     if type(visitor).on_visit is cst.CSTVisitor.on_visit and type(visitor).on_leave is cst.CSTVisitor.on_leave:
-        _walk_hooks(node, visitor, {}, skip)
+        _walk_hooks(node, visitor, {}, skip, STATEMENT_CONTAINERS if statements_only else cst.CSTNode)
     else:
+        assert not statements_only, "statements_only needs a visitor without its own on_visit"
         _walk_dispatch(node, visitor)
 
 
-def _walk_hooks(node, visitor, hooks, skip) -> None:
+def _walk_hooks(node, visitor, hooks, skip, into) -> None:
     kind = type(node)
     pair = hooks.get(kind)
     if pair is None:
         pair = hooks[kind] = (_own_hook(visitor, "visit_" + kind.__name__),
                               _own_hook(visitor, "leave_" + kind.__name__))
     enter, leave = pair
-    if enter is None or enter(node) is not False:
+    if (enter is None or enter(node) is not False) and isinstance(node, into):
         for name in _CHILD_FIELDS.get(kind) or _child_fields(kind):
             value = getattr(node, name)
             if isinstance(value, cst.CSTNode):
                 if type(value) not in skip:
-                    _walk_hooks(value, visitor, hooks, skip)
+                    _walk_hooks(value, visitor, hooks, skip, into)
             elif isinstance(value, (tuple, list)):
                 for child in value:
                     if isinstance(child, cst.CSTNode) and type(child) not in skip:
-                        _walk_hooks(child, visitor, hooks, skip)
+                        _walk_hooks(child, visitor, hooks, skip, into)
     if leave is not None:
         leave(node)
 
@@ -324,6 +333,17 @@ def attribute_loads(node: cst.CSTNode) -> Set[str]:
     collector = _AttributeLoads()
     walk(node, collector)
     return collector.names
+
+
+class StatementTransformer(cst.CSTTransformer):
+    """A transformer whose hooks are on statements only: it does not go into expressions or small
+    statements (whose own hooks still run), so it costs time in proportion to the statements.
+
+    Subtrees it does not enter come back as they were (the same nodes, not copies).
+    """
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return super().on_visit(node) and isinstance(node, STATEMENT_CONTAINERS)
 
 
 class _Rename(cst.CSTTransformer):

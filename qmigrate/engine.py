@@ -520,7 +520,7 @@ def drop_unused_tf_imports(old: cst.Module, new: cst.Module, imports: ImportMap,
     return new.visit(_ImportPruner(dead)) if dead else new
 
 
-class _ImportPruner(cst.CSTTransformer):
+class _ImportPruner(cstutil.StatementTransformer):
     def __init__(self, dead: Set[str]):
         self.dead = dead
 
@@ -629,6 +629,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.file_seed = False
         self.consumer_statements = {}
         self.per_tower_calls = {}
+        self.edits_calls = bool(edits.consumers or edits.passthrough)  # leave_Call has work to do
         for consumer in edits.consumers:
             if consumer.kind == "per_tower":
                 self.per_tower_calls[id(consumer.source_call)] = consumer
@@ -665,7 +666,9 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.parents.append(node)
         if isinstance(node, cst.FunctionDef):
             self.scopes.append(node)
-        return super().on_visit(node)
+        # Pipelines are rewritten block by block: only tower edits change calls inside expressions.
+        # Elsewhere going into expressions would only copy them.
+        return super().on_visit(node) and (self.edits_calls or isinstance(node, cstutil.STATEMENT_CONTAINERS))
 
     def on_leave(self, original_node, updated_node):
         result = super().on_leave(original_node, updated_node)

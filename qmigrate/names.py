@@ -70,7 +70,7 @@ class ImportMap:
             assignments = _ast_imports(tree, self.aliases)
         else:
             collector = _ImportCollector(self.aliases)
-            cstutil.walk(module, collector)
+            cstutil.walk(module, collector, statements_only=True)  # imports and assignments are statements
             assignments = collector.assignments
         for target, value in assignments:
             resolved = self.resolve_dotted(value)
