@@ -86,6 +86,13 @@ class FileAnalysis:
     todo: Dict[int, str] = field(default_factory=dict)  # id(call) -> what to do, where the rule's advice does not fit
     tree: Optional[ast.AST] = None  # the stdlib parser's tree (None where it rejects the file)
 
+    def new_bytes(self) -> bytes:
+        """The source of `new_module`, generated once per module (verify and result both need it)."""
+        cached = getattr(self, "_new_bytes", None)
+        if cached is None or cached[0] is not self.new_module:
+            cached = self._new_bytes = (self.new_module, self.new_module.bytes)
+        return cached[1]
+
     def add_finding(self, rule, node: cst.CSTNode, fixed: bool, detail: str = "") -> None:
         """A finding about `node`; `detail` (what was seen) is said after the rule's message."""
         self.findings.append((rule, node, fixed, detail))
@@ -128,7 +135,7 @@ class FileAnalysis:
             diagnostics.append(Diagnostic(self.path, line, column, rule.code, message, fixed, rule.safety,
                                           rule.note))
         diagnostics.sort(key=Diagnostic.sort_key)
-        new_source = self.new_module.bytes if self.new_module is not self.module else None
+        new_source = self.new_bytes() if self.new_module is not self.module else None
         if new_source == self.source:
             new_source = None
         if not diagnostics:
@@ -227,7 +234,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
                 analysis.add_finding(ApiNotInTarget, node, False, detail)
     if not edits and not _may_hold_pipeline({rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules):
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
-    context = _module_context(module, imports, tree)
+    context = _module_context(module, imports, tree, source.decode(module.encoding, errors="replace"))
     context.line_of = lambda node: positions.start(node)[0]
     keep = _keep_forwarded(keep_helpers or {}, context)
     # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).
@@ -308,8 +315,10 @@ def _may_hold_pipeline(rules: Set[type]) -> bool:
 _SPARSE = re.compile(r"[Ss]parse|VarLen|string_split|strings\.split|[Rr]agged")
 
 
-def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.AST]) -> ModuleContext:
-    """Module-level names, and the helper functions whose calls a pipeline may go through."""
+def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.AST], code: str) -> ModuleContext:
+    """Module-level names, and the helper functions whose calls a pipeline may go through.
+
+    `code`: the module's text (libcst gives back its source exactly: no need to generate it)."""
     module_names = set()
     for stmt in module.body:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
@@ -317,7 +326,7 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
         else:
             module_names |= cstutil.name_uses(stmt).stores
     context = ModuleContext(imports, module_names, input_fns=_input_fns(module, tree),
-                            may_be_sparse=bool(_SPARSE.search(module.code)))
+                            may_be_sparse=bool(_SPARSE.search(code)))
     attribute_loads = None
     for stmt in module.body:
         if not isinstance(stmt, cst.FunctionDef):
@@ -580,8 +589,13 @@ def verify(analysis: FileAnalysis) -> Optional[str]:
     """None when the new source parses; otherwise why it does not (then nothing may be written)."""
     if analysis.new_module is analysis.module:
         return None
+    code = analysis.new_bytes()
+    if analysis.tree is not None and stdlib_tree(code) is not None:
+        # Both parsers took the old source: the stdlib's verdict on the new one is libcst's too, and
+        # several times faster. libcst still parses what the stdlib refuses, to say why in its words.
+        return None
     try:
-        cst.parse_module(analysis.new_module.bytes)
+        cst.parse_module(code)
     except cst.ParserSyntaxError as error:
         return "the rewritten source does not parse (%s); left unchanged" % error.message
     return None
