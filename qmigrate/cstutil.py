@@ -41,11 +41,13 @@ def _token_classes() -> Set[type]:
 _TOKENS = _token_classes()
 _TOKEN_NAMES = {kind.__name__ for kind in _TOKENS}
 _HOOK = re.compile(r"(visit|leave)_([A-Z]\w*)$")
-_PLANS: Dict[type, Tuple[bool, bool]] = {}
+_PLANS: Dict[type, tuple] = {}
 
 
-def _plan(visitor_class: type) -> Tuple[bool, bool]:
-    """(whether `walk` can stand for libcst's visit, whether it may skip token nodes) for a visitor class."""
+def _plan(visitor_class: type) -> tuple:
+    """(whether `walk` can stand for libcst's visit, the node classes it may skip, and a table
+    filled as node classes come: class -> (visit hook, leave hook, child fields)) for a visitor
+    class. The hooks are the class's functions, None where libcst's do-nothing default stands."""
     plan = _PLANS.get(visitor_class)
     if plan is None:
         # libcst's CSTVisitor defines a do-nothing hook for every node and field: only overrides count.
@@ -57,7 +59,8 @@ def _plan(visitor_class: type) -> Tuple[bool, bool]:
         supported = issubclass(visitor_class, cst.CSTVisitor) and all("_" not in name for name in hooked) and not (
             visitor_class.on_visit_attribute is not cst.CSTVisitor.on_visit_attribute
             or visitor_class.on_leave_attribute is not cst.CSTVisitor.on_leave_attribute)
-        plan = _PLANS[visitor_class] = (supported, not own_dispatch and not (hooked & _TOKEN_NAMES))
+        skip = frozenset() if own_dispatch or hooked & _TOKEN_NAMES else frozenset(_TOKENS)
+        plan = _PLANS[visitor_class] = (supported and not own_dispatch, supported, skip, {})
     return plan
 
 
@@ -75,43 +78,42 @@ def walk(node: cst.CSTNode, visitor: cst.CSTVisitor, statements_only: bool = Fal
     that hold no statement are not visited (those nodes themselves are): for visitors whose
     hooks are on statements and look no deeper than the node they are given.
     """
-    supported, skip_tokens = _plan(type(visitor))
-    if not supported:
-        node.visit(visitor)
-        return
-    skip = _TOKENS if skip_tokens else ()
-    if type(visitor).on_visit is cst.CSTVisitor.on_visit and type(visitor).on_leave is cst.CSTVisitor.on_leave:
-        _walk_hooks(node, visitor, {}, skip, STATEMENT_CONTAINERS if statements_only else cst.CSTNode)
-    else:
+    by_hooks, supported, skip, table = _PLANS.get(type(visitor)) or _plan(type(visitor))
+    if by_hooks:
+        _walk_hooks(node, visitor, table, skip, STATEMENT_CONTAINERS if statements_only else cst.CSTNode)
+    elif supported:
         assert not statements_only, "statements_only needs a visitor without its own on_visit"
         _walk_dispatch(node, visitor)
+    else:
+        node.visit(visitor)
 
 
-def _walk_hooks(node, visitor, hooks, skip, into) -> None:
+def _entry(visitor_class: type, kind: type) -> tuple:
+    def own(name):
+        hook = getattr(visitor_class, name, None)
+        return None if hook is None or hook is getattr(cst.CSTVisitor, name, None) else hook
+
+    return own("visit_" + kind.__name__), own("leave_" + kind.__name__), _child_fields(kind)
+
+
+def _walk_hooks(node, visitor, table, skip, into) -> None:
     kind = type(node)
-    pair = hooks.get(kind)
-    if pair is None:
-        pair = hooks[kind] = (_own_hook(visitor, "visit_" + kind.__name__),
-                              _own_hook(visitor, "leave_" + kind.__name__))
-    enter, leave = pair
-    if (enter is None or enter(node) is not False) and isinstance(node, into):
-        for name in _CHILD_FIELDS.get(kind) or _child_fields(kind):
+    entry = table.get(kind)
+    if entry is None:
+        entry = table[kind] = _entry(type(visitor), kind)
+    enter, leave, fields = entry
+    if (enter is None or enter(visitor, node) is not False) and isinstance(node, into):
+        for name in fields:
             value = getattr(node, name)
             if isinstance(value, cst.CSTNode):
                 if type(value) not in skip:
-                    _walk_hooks(value, visitor, hooks, skip, into)
+                    _walk_hooks(value, visitor, table, skip, into)
             elif isinstance(value, (tuple, list)):
                 for child in value:
                     if isinstance(child, cst.CSTNode) and type(child) not in skip:
-                        _walk_hooks(child, visitor, hooks, skip, into)
+                        _walk_hooks(child, visitor, table, skip, into)
     if leave is not None:
-        leave(node)
-
-
-def _own_hook(visitor, name: str):
-    """The visitor's bound hook `name`, or None where it is libcst's do-nothing default."""
-    hook = getattr(type(visitor), name, None)
-    return None if hook is None or hook is getattr(cst.CSTVisitor, name, None) else getattr(visitor, name)
+        leave(visitor, node)
 
 
 def _walk_dispatch(node, visitor) -> None:
