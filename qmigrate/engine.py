@@ -14,8 +14,8 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from qmigrate import (api_check, blocks, cstutil, data_findings, handbuilt, helpers, python3_check, queue_roles,
-                      range_producers, synth, towers, wording)
+from qmigrate import (api_check, astindex, blocks, cstutil, data_findings, handbuilt, helpers, python3_check,
+                      queue_roles, range_producers, synth, towers, wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -407,7 +407,7 @@ def _input_fns(module: cst.Module, tree: Optional[ast.AST]) -> Set[str]:
     when there is one: the same answer, faster)."""
     names = set()
     if tree is not None:
-        for node in ast.walk(tree):
+        for node in astindex.nodes(tree, ast.FunctionDef, ast.AsyncFunctionDef, ast.keyword):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.endswith("input_fn"):
                 names.add(node.name)
             elif isinstance(node, ast.keyword) and node.arg == "input_fn" and isinstance(node.value, ast.Name):
@@ -437,8 +437,7 @@ def _partly_used_helpers(module: cst.Module, uses: Counter, tree: Optional[ast.A
     if not uses:
         return set()
     if tree is not None:  # the same count, from the stdlib tree: several times faster to walk
-        loads = Counter(node.id for node in ast.walk(tree) if isinstance(node, ast.Name)
-                        and isinstance(node.ctx, ast.Load))
+        loads = Counter(node.id for node in astindex.nodes(tree, ast.Name) if isinstance(node.ctx, ast.Load))
     else:
         loads = Counter(cstutil.name_uses(module).loads)
         loads.subtract(function.name.value for function in cstutil.functions_in(module))  # a def's own name
@@ -452,7 +451,7 @@ def _attribute_loads(module: cst.Module, tree: Optional[ast.AST]) -> Set[str]:
     if tree is None:
         return cstutil.attribute_loads(module)
     stored, imported = set(), set()
-    for node in ast.walk(tree):
+    for node in astindex.nodes(tree, ast.Import, ast.ImportFrom, ast.Assign):
         if isinstance(node, ast.Import):
             imported.update(part for alias in node.names for part in alias.name.split(".")[1:])
         elif isinstance(node, ast.ImportFrom) and node.module:
@@ -465,7 +464,7 @@ def _attribute_loads(module: cst.Module, tree: Optional[ast.AST]) -> Set[str]:
                     targets += [e.value if isinstance(e, ast.Starred) else e for e in target.elts]
                 elif isinstance(target, ast.Attribute):
                     stored.add(id(target))
-    return imported | {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute) and id(node) not in stored}
+    return imported | {node.attr for node in astindex.nodes(tree, ast.Attribute) if id(node) not in stored}
 
 
 def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, analysis: FileAnalysis,
@@ -643,7 +642,6 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.file_seed = False
         self.consumer_statements = {}
         self.per_tower_calls = {}
-        self.edits_calls = bool(edits.consumers or edits.passthrough)  # leave_Call has work to do
         for consumer in edits.consumers:
             if consumer.kind == "per_tower":
                 self.per_tower_calls[id(consumer.source_call)] = consumer
@@ -680,9 +678,11 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.parents.append(node)
         if isinstance(node, cst.FunctionDef):
             self.scopes.append(node)
-        # Pipelines are rewritten block by block: only tower edits change calls inside expressions.
-        # Elsewhere going into expressions would only copy them.
-        return super().on_visit(node) and (self.edits_calls or isinstance(node, cstutil.STATEMENT_CONTAINERS))
+        # Pipelines are rewritten block by block: only tower edits change calls inside expressions
+        # (leave_Call), anywhere for per-tower pipelines, else in the functions that pass a shard
+        # on. Elsewhere going into expressions would only copy them.
+        return super().on_visit(node) and (isinstance(node, cstutil.STATEMENT_CONTAINERS) or bool(
+            self.per_tower_calls) or self._function_name() in self.edits.passthrough)
 
     def on_leave(self, original_node, updated_node):
         result = super().on_leave(original_node, updated_node)
