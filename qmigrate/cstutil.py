@@ -236,10 +236,25 @@ class _NameUses(cst.CSTVisitor):
         self.control.add("nonlocal")
 
 
-def name_uses(node: cst.CSTNode) -> _NameUses:
-    """Names a node reads (with multiplicity), binds, mutates, and the control flow it holds."""
+_MODULE_USES: Dict[int, Tuple[cst.Module, "_NameUses"]] = {}  # the last few modules asked about
+
+
+def name_uses(node: cst.CSTNode) -> "_NameUses":
+    """Names a node reads (with multiplicity), binds, mutates, and the control flow it holds.
+
+    The result is shared: callers read it and never change it. Those of whole modules are kept
+    for the last few modules (an analysis asks about the same module from several steps).
+    """
+    if isinstance(node, cst.Module):
+        kept = _MODULE_USES.get(id(node))
+        if kept is not None and kept[0] is node:
+            return kept[1]
     uses = _NameUses()
     walk(node, uses)
+    if isinstance(node, cst.Module):
+        if len(_MODULE_USES) >= 4:
+            del _MODULE_USES[next(iter(_MODULE_USES))]  # the oldest
+        _MODULE_USES[id(node)] = (node, uses)
     return uses
 
 

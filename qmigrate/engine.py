@@ -568,12 +568,12 @@ def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, se
         return
     if not (analysis.pipelines or set_has_migrated_pipelines):
         return
-    imports = ImportMap(analysis.new_module)
     plumbing = [(rule, call) for rule, call, _, _ in analysis.occurrences if rule in PLUMBING]
     if not plumbing:
         return
-    new_module, removed, reasons = queue_runners.remove_plumbing(analysis.new_module, imports)
-    analysis.new_module = drop_unused_tf_imports(analysis.module, new_module, ImportMap(analysis.module))
+    new_module, removed, reasons = queue_runners.remove_plumbing(analysis.new_module, ImportMap(analysis.new_module))
+    # analysis.imports is the old module's map (from its stdlib tree: the same as from its CST)
+    analysis.new_module = drop_unused_tf_imports(analysis.module, new_module, analysis.imports)
     # Calls in the rewritten module are new nodes; match them to the originals by order.
     for rule, call in plumbing:
         key = rule.code
