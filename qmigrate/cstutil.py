@@ -80,7 +80,7 @@ def walk(node: cst.CSTNode, visitor: cst.CSTVisitor, statements_only: bool = Fal
     """
     by_hooks, supported, skip, table = _PLANS.get(type(visitor)) or _plan(type(visitor))
     if by_hooks:
-        _walk_hooks(node, visitor, table, skip, STATEMENT_CONTAINERS if statements_only else cst.CSTNode)
+        _walk_hooks(node, visitor, table, skip, statements_only)
     elif supported:
         assert not statements_only, "statements_only needs a visitor without its own on_visit"
         _walk_dispatch(node, visitor)
@@ -93,25 +93,37 @@ def _entry(visitor_class: type, kind: type) -> tuple:
         hook = getattr(visitor_class, name, None)
         return None if hook is None or hook is getattr(cst.CSTVisitor, name, None) else hook
 
-    return own("visit_" + kind.__name__), own("leave_" + kind.__name__), _child_fields(kind)
+    return (own("visit_" + kind.__name__), own("leave_" + kind.__name__), _child_fields(kind),
+            issubclass(kind, STATEMENT_CONTAINERS))
 
 
-def _walk_hooks(node, visitor, table, skip, into) -> None:
+_IS_NODE: Dict[type, bool] = {}  # class -> whether a CSTNode (isinstance on libcst's ABCs is slow)
+
+
+def _is_node(kind: type) -> bool:
+    answer = _IS_NODE.get(kind)
+    if answer is None:
+        answer = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
+    return answer
+
+
+def _walk_hooks(node, visitor, table, skip, statements_only) -> None:
     kind = type(node)
     entry = table.get(kind)
     if entry is None:
         entry = table[kind] = _entry(type(visitor), kind)
-    enter, leave, fields = entry
-    if (enter is None or enter(visitor, node) is not False) and isinstance(node, into):
+    enter, leave, fields, container = entry
+    if (enter is None or enter(visitor, node) is not False) and (container or not statements_only):
         for name in fields:
             value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
-                if type(value) not in skip:
-                    _walk_hooks(value, visitor, table, skip, into)
-            elif isinstance(value, (tuple, list)):
+            kind = type(value)
+            if kind is tuple or kind is list:
                 for child in value:
-                    if isinstance(child, cst.CSTNode) and type(child) not in skip:
-                        _walk_hooks(child, visitor, table, skip, into)
+                    kind = type(child)
+                    if kind not in skip and (_IS_NODE.get(kind) or _is_node(kind)):
+                        _walk_hooks(child, visitor, table, skip, statements_only)
+            elif kind not in skip and (_IS_NODE.get(kind) or _is_node(kind)):
+                _walk_hooks(value, visitor, table, skip, statements_only)
     if leave is not None:
         leave(visitor, node)
 
