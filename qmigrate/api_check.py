@@ -11,6 +11,7 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
+from qmigrate import astindex, cstutil
 from qmigrate.names import ImportMap, ast_dotted, canonical, dotted
 from qmigrate.rules import rule_for
 from qmigrate.rules.target_api import ApiNotInTarget
@@ -51,7 +52,7 @@ def find(module: cst.Module, imports: ImportMap, target: Target,
     if tree is not None and not _any_in_tree(tree, imports, target.symbols):
         return []
     scan = _Scan(imports, target.symbols)
-    module.visit(scan)
+    cstutil.walk(module, scan)
     return scan.found
 
 
@@ -73,7 +74,7 @@ def _reported(table: SymbolTable, full_name: Optional[str]) -> bool:
 def _any_in_tree(tree: ast.AST, imports: ImportMap, table: SymbolTable) -> bool:
     """Whether _Scan would find anything. Inner chains are judged too (ast.walk cannot prune);
     a chain's prefix missing implies the chain is, so the answer is the same."""
-    for node in ast.walk(tree):
+    for node in astindex.nodes(tree, ast.Attribute, ast.Import, ast.ImportFrom):
         if isinstance(node, ast.Attribute):
             spelled = ast_dotted(node)
             if spelled is not None and _judged(imports, table, spelled):

@@ -1,7 +1,145 @@
 """Small, TF-agnostic helpers over libcst trees: names read and written, statement shapes."""
-from typing import Iterable, List, Optional, Set, Tuple
+import dataclasses
+import inspect
+import re
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
+from libcst._nodes import op as _op_nodes, whitespace as _whitespace_nodes
+
+
+# --- A fast read-only walk -------------------------------------------------------------------
+# `node.visit(visitor)` rebuilds every node it passes (libcst builds the "updated" tree even for a
+# read-only visitor), which costs most of an analysis. `walk` calls the same hooks on the same
+# nodes in the same order without building anything.
+
+# Each node class visits its children in the order its _visit_and_replace_children names them
+# (`visit_required(self, "func", ...)`): read once per class from that method's source.
+_FIELD_CALL = re.compile(r'visit_\w+\(\s*self,\s*"(\w+)"')
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _child_fields(kind: type) -> Tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        names = _FIELD_CALL.findall(inspect.getsource(kind._visit_and_replace_children))
+        fields = _CHILD_FIELDS[kind] = tuple(dict.fromkeys(names))
+    return fields
+
+
+def _token_classes() -> Set[type]:
+    """Whitespace, comments, operators and brackets: nodes that hold nothing but more of them."""
+    found = set()
+    for module in (_op_nodes, _whitespace_nodes):
+        found.update(value for value in vars(module).values()
+                     if inspect.isclass(value) and issubclass(value, cst.CSTNode) and value.__module__ == module.__name__)
+    found.update((cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace,
+                  cst.RightCurlyBrace, cst.Asynchronous))
+    return found
+
+
+_TOKENS = _token_classes()
+_TOKEN_NAMES = {kind.__name__ for kind in _TOKENS}
+_HOOK = re.compile(r"(visit|leave)_([A-Z]\w*)$")
+_PLANS: Dict[type, tuple] = {}
+
+
+def _plan(visitor_class: type) -> tuple:
+    """(whether `walk` can stand for libcst's visit, the node classes it may skip, and a table
+    filled as node classes come: class -> (visit hook, leave hook, child fields)) for a visitor
+    class. The hooks are the class's functions, None where libcst's do-nothing default stands."""
+    plan = _PLANS.get(visitor_class)
+    if plan is None:
+        # libcst's CSTVisitor defines a do-nothing hook for every node and field: only overrides count.
+        hooked = {match.group(2) for match in map(_HOOK.match, dir(visitor_class))
+                  if match and getattr(visitor_class, match.group(0)) is not getattr(cst.CSTVisitor, match.group(0), None)}
+        own_dispatch = (visitor_class.on_visit is not cst.CSTVisitor.on_visit
+                        or visitor_class.on_leave is not cst.CSTVisitor.on_leave)
+        # Hooks on one field of a node (`visit_Call_func`) are called by libcst's visit only.
+        supported = issubclass(visitor_class, cst.CSTVisitor) and all("_" not in name for name in hooked) and not (
+            visitor_class.on_visit_attribute is not cst.CSTVisitor.on_visit_attribute
+            or visitor_class.on_leave_attribute is not cst.CSTVisitor.on_leave_attribute)
+        skip = frozenset() if own_dispatch or hooked & _TOKEN_NAMES else frozenset(_TOKENS)
+        plan = _PLANS[visitor_class] = (supported and not own_dispatch, supported, skip, {})
+    return plan
+
+
+# The nodes that may hold statements: a visitor or transformer that only looks at statements
+# needs to go into these and no further (no statement hides in an expression or a small statement).
+STATEMENT_CONTAINERS = (cst.Module, cst.BaseSuite, cst.BaseCompoundStatement, cst.SimpleStatementLine, cst.Else,
+                        cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.MatchCase)
+
+
+def walk(node: cst.CSTNode, visitor: cst.CSTVisitor, statements_only: bool = False) -> None:
+    """`node.visit(visitor)` for a read-only visitor: the same hooks, nodes and order, and faster.
+
+    A hook may return False to skip the node's children, as with libcst. Visitors with
+    per-field hooks fall back to libcst's own visit. `statements_only`: the children of nodes
+    that hold no statement are not visited (those nodes themselves are): for visitors whose
+    hooks are on statements and look no deeper than the node they are given.
+    """
+    by_hooks, supported, skip, table = _PLANS.get(type(visitor)) or _plan(type(visitor))
+    if by_hooks:
+        _walk_hooks(node, visitor, table, skip, statements_only)
+    elif supported:
+        assert not statements_only, "statements_only needs a visitor without its own on_visit"
+        _walk_dispatch(node, visitor)
+    else:
+        node.visit(visitor)
+
+
+def _entry(visitor_class: type, kind: type) -> tuple:
+    def own(name):
+        hook = getattr(visitor_class, name, None)
+        return None if hook is None or hook is getattr(cst.CSTVisitor, name, None) else hook
+
+    return (own("visit_" + kind.__name__), own("leave_" + kind.__name__), _child_fields(kind),
+            issubclass(kind, STATEMENT_CONTAINERS))
+
+
+_IS_NODE: Dict[type, bool] = {}  # class -> whether a CSTNode (isinstance on libcst's ABCs is slow)
+
+
+def _is_node(kind: type) -> bool:
+    answer = _IS_NODE.get(kind)
+    if answer is None:
+        answer = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
+    return answer
+
+
+def _walk_hooks(node, visitor, table, skip, statements_only) -> None:
+    kind = type(node)
+    entry = table.get(kind)
+    if entry is None:
+        entry = table[kind] = _entry(type(visitor), kind)
+    enter, leave, fields, container = entry
+    if (enter is None or enter(visitor, node) is not False) and (container or not statements_only):
+        for name in fields:
+            value = getattr(node, name)
+            kind = type(value)
+            if kind is tuple or kind is list:
+                for child in value:
+                    kind = type(child)
+                    if kind not in skip and (_IS_NODE.get(kind) or _is_node(kind)):
+                        _walk_hooks(child, visitor, table, skip, statements_only)
+            elif kind not in skip and (_IS_NODE.get(kind) or _is_node(kind)):
+                _walk_hooks(value, visitor, table, skip, statements_only)
+    if leave is not None:
+        leave(visitor, node)
+
+
+def _walk_dispatch(node, visitor) -> None:
+    """For visitors with their own on_visit/on_leave: every node, through them."""
+    if visitor.on_visit(node):
+        for name in _CHILD_FIELDS.get(type(node)) or _child_fields(type(node)):
+            value = getattr(node, name)
+            if isinstance(value, cst.CSTNode):
+                _walk_dispatch(value, visitor)
+            elif isinstance(value, (tuple, list)):
+                for child in value:
+                    if isinstance(child, cst.CSTNode):
+                        _walk_dispatch(child, visitor)
+    visitor.on_leave(node)
 
 
 class _NameUses(cst.CSTVisitor):
@@ -26,27 +164,27 @@ class _NameUses(cst.CSTVisitor):
                 base = base.value
             if isinstance(base, cst.Name):
                 self.mutated.add(base.value)
-            target.value.visit(self)
+            walk(target.value, self)
             if isinstance(target, cst.Subscript):
                 for element in target.slice:
-                    element.visit(self)
+                    walk(element, self)
 
     def visit_Assign(self, node: cst.Assign) -> bool:
         for target in node.targets:
             self._store_target(target.target)
-        node.value.visit(self)
+        walk(node.value, self)
         return False
 
     def visit_AugAssign(self, node: cst.AugAssign) -> bool:
         self._store_target(node.target)
-        node.target.visit(self)
-        node.value.visit(self)
+        walk(node.target, self)
+        walk(node.value, self)
         return False
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
         self._store_target(node.target)
         if node.value is not None:
-            node.value.visit(self)
+            walk(node.value, self)
         return False
 
     def visit_For(self, node: cst.For) -> None:
@@ -90,15 +228,15 @@ class _NameUses(cst.CSTVisitor):
 
     def visit_Param(self, node: cst.Param) -> bool:
         if node.default is not None:
-            node.default.visit(self)
+            walk(node.default, self)
         return False
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)  # the attribute name itself is not a variable
+        walk(node.value, self)  # the attribute name itself is not a variable
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)  # the keyword is not a variable
+        walk(node.value, self)  # the keyword is not a variable
         return False
 
     def visit_Name(self, node: cst.Name) -> None:
@@ -123,11 +261,26 @@ class _NameUses(cst.CSTVisitor):
         self._flow("nonlocal")
 
 
-def name_uses(node: cst.CSTNode) -> _NameUses:
+_MODULE_USES: Dict[int, Tuple[cst.Module, "_NameUses"]] = {}  # the last few modules asked about
+
+
+def name_uses(node: cst.CSTNode) -> "_NameUses":
     """Names a node reads (with multiplicity), binds, mutates, and the control flow it holds
-    (outside the functions it defines: their `return` is their own)."""
+    (outside the functions it defines: their `return` is their own).
+
+    The result is shared: callers read it and never change it. Those of whole modules are kept
+    for the last few modules (an analysis asks about the same module from several steps).
+    """
+    if isinstance(node, cst.Module):
+        kept = _MODULE_USES.get(id(node))
+        if kept is not None and kept[0] is node:
+            return kept[1]
     uses = _NameUses()
-    node.visit(uses)
+    walk(node, uses)
+    if isinstance(node, cst.Module):
+        if len(_MODULE_USES) >= 4:
+            del _MODULE_USES[next(iter(_MODULE_USES))]  # the oldest
+        _MODULE_USES[id(node)] = (node, uses)
     return uses
 
 
@@ -181,7 +334,7 @@ class _Comments(cst.CSTVisitor):
 def comments_in(node: cst.CSTNode) -> List[cst.EmptyLine]:
     """Every comment inside a node (above it, within it, after it), as standalone lines in order."""
     collector = _Comments()
-    node.visit(collector)
+    walk(node, collector)
     return [cst.EmptyLine(comment=comment) for comment in collector.comments]
 
 
@@ -195,7 +348,7 @@ class _Calls(cst.CSTVisitor):
 
 def calls_of(node: cst.CSTNode) -> List[cst.Call]:
     collector = _Calls()
-    node.visit(collector)
+    walk(node, collector)
     return collector.calls
 
 
@@ -221,8 +374,19 @@ class _AttributeLoads(cst.CSTVisitor):
 def attribute_loads(node: cst.CSTNode) -> Set[str]:
     """Attribute names read anywhere in a node (`x.key` read, not assigned, gives `key`)."""
     collector = _AttributeLoads()
-    node.visit(collector)
+    walk(node, collector)
     return collector.names
+
+
+class StatementTransformer(cst.CSTTransformer):
+    """A transformer whose hooks are on statements only: it does not go into expressions or small
+    statements (whose own hooks still run), so it costs time in proportion to the statements.
+
+    Subtrees it does not enter come back as they were (the same nodes, not copies).
+    """
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return super().on_visit(node) and isinstance(node, STATEMENT_CONTAINERS)
 
 
 class _Rename(cst.CSTTransformer):
@@ -270,7 +434,7 @@ class _Functions(cst.CSTVisitor):
 def functions_in(node: cst.CSTNode) -> List[cst.FunctionDef]:
     """Every function defined in a node, nested ones too."""
     collector = _Functions()
-    node.visit(collector)
+    walk(node, collector)
     return collector.functions
 
 
@@ -287,5 +451,5 @@ class _Nodes(cst.CSTVisitor):
 def nodes_of(root: cst.CSTNode, kinds) -> List[cst.CSTNode]:
     """Every node of the given class(es) under root, in source order."""
     collector = _Nodes(kinds)
-    root.visit(collector)
+    walk(root, collector)
     return collector.found

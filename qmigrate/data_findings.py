@@ -7,7 +7,7 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from qmigrate import blocks, towers
+from qmigrate import blocks, cstutil, towers
 from qmigrate.cstutil import calls_of
 from qmigrate.names import ImportMap
 from qmigrate.rules import BATCHERS, FILTERERS
@@ -96,7 +96,7 @@ def worth_scanning(source: bytes, queue_names: List[str]) -> bool:
 def find(module: cst.Module, imports: ImportMap, line_of, wants) -> List[Found]:
     """The findings of the module; `line_of(node)` gives a node's line, `wants(code)` filters rules."""
     scan = _Scan(imports)
-    module.visit(scan)
+    cstutil.walk(module, scan)
     found: List[Found] = []
     code = module.code_for_node
     if wants(ProducersAlignedBySeed.code):

@@ -14,8 +14,8 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from qmigrate import (api_check, blocks, bucketing, class_attrs, cstutil, data_findings, handbuilt, helpers,
-                      python3_check, python_fed, queue_roles, range_producers, synth, towers, wording)
+from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstutil, data_findings, handbuilt,
+                      helpers, python3_check, python_fed, queue_roles, range_producers, synth, towers, wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -89,6 +89,13 @@ class FileAnalysis:
     todo: Dict[int, str] = field(default_factory=dict)  # id(call) -> what to do, where the rule's advice does not fit
     tree: Optional[ast.AST] = None  # the stdlib parser's tree (None where it rejects the file)
 
+    def new_bytes(self) -> bytes:
+        """The source of `new_module`, generated once per module (verify and result both need it)."""
+        cached = getattr(self, "_new_bytes", None)
+        if cached is None or cached[0] is not self.new_module:
+            cached = self._new_bytes = (self.new_module, self.new_module.bytes)
+        return cached[1]
+
     def add_finding(self, rule, node: cst.CSTNode, fixed: bool, detail: str = "") -> None:
         """A finding about `node`; `detail` (what was seen) is said after the rule's message."""
         self.findings.append((rule, node, fixed, detail))
@@ -131,7 +138,7 @@ class FileAnalysis:
             diagnostics.append(Diagnostic(self.path, line, column, rule.code, message, fixed, rule.safety,
                                           rule.note))
         diagnostics.sort(key=Diagnostic.sort_key)
-        new_source = self.new_module.bytes if self.new_module is not self.module else None
+        new_source = self.new_bytes() if self.new_module is not self.module else None
         if new_source == self.source:
             new_source = None
         if not diagnostics:
@@ -232,7 +239,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     if not edits and not _may_hold_pipeline({rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules):
         _finish_python_fed(analysis, fed, options)
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
-    context = _module_context(module, imports, tree)
+    context = _module_context(module, imports, tree, source.decode(module.encoding, errors="replace"))
     context.line_of = lambda node: positions.start(node)[0]
     context.unsafe = options.unsafe
     keep = _keep_forwarded(keep_helpers or {}, context)
@@ -344,8 +351,10 @@ def _may_hold_pipeline(rules: Set[type]) -> bool:
 _SPARSE = re.compile(r"[Ss]parse|VarLen|string_split|strings\.split|[Rr]agged")
 
 
-def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.AST]) -> ModuleContext:
-    """Module-level names, and the helper functions whose calls a pipeline may go through."""
+def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.AST], code: str) -> ModuleContext:
+    """Module-level names, and the helper functions whose calls a pipeline may go through.
+
+    `code`: the module's text (libcst gives back its source exactly: no need to generate it)."""
     module_names = set()
     for stmt in module.body:
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
@@ -353,7 +362,7 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
         else:
             module_names |= cstutil.name_uses(stmt).stores
     context = ModuleContext(imports, module_names, input_fns=_input_fns(module, tree),
-                            may_be_sparse=bool(_SPARSE.search(module.code)), module=module, tree=tree)
+                            may_be_sparse=bool(_SPARSE.search(code)), module=module, tree=tree)
     attribute_names = functools.lru_cache(maxsize=None)(lambda: _attribute_loads(module, tree))
     for stmt in module.body:
         if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
@@ -462,7 +471,7 @@ def _input_fns(module: cst.Module, tree: Optional[ast.AST]) -> Set[str]:
     when there is one: the same answer, faster)."""
     names = set()
     if tree is not None:
-        for node in ast.walk(tree):
+        for node in astindex.nodes(tree, ast.FunctionDef, ast.AsyncFunctionDef, ast.keyword):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.endswith("input_fn"):
                 names.add(node.name)
             elif isinstance(node, ast.keyword) and node.arg == "input_fn" and isinstance(node.value, ast.Name):
@@ -493,8 +502,7 @@ def _partly_used_helpers(module: cst.Module, uses: Counter, tree: Optional[ast.A
     if not uses:
         return set()
     if tree is not None:  # the same count, from the stdlib tree: several times faster to walk
-        loads = Counter(node.id for node in ast.walk(tree) if isinstance(node, ast.Name)
-                        and isinstance(node.ctx, ast.Load))
+        loads = Counter(node.id for node in astindex.nodes(tree, ast.Name) if isinstance(node.ctx, ast.Load))
     else:
         loads = Counter(cstutil.name_uses(module).loads)
         loads.subtract(function.name.value for function in cstutil.functions_in(module))  # a def's own name
@@ -514,7 +522,7 @@ def _attribute_loads(module: cst.Module, tree: Optional[ast.AST]) -> Set[str]:
     if tree is None:
         return cstutil.attribute_loads(module)
     stored, imported = set(), set()
-    for node in ast.walk(tree):
+    for node in astindex.nodes(tree, ast.Import, ast.ImportFrom, ast.Assign):
         if isinstance(node, ast.Import):
             imported.update(part for alias in node.names for part in alias.name.split(".")[1:])
         elif isinstance(node, ast.ImportFrom) and node.module:
@@ -527,7 +535,7 @@ def _attribute_loads(module: cst.Module, tree: Optional[ast.AST]) -> Set[str]:
                     targets += [e.value if isinstance(e, ast.Starred) else e for e in target.elts]
                 elif isinstance(target, ast.Attribute):
                     stored.add(id(target))
-    return imported | {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute) and id(node) not in stored}
+    return imported | {node.attr for node in astindex.nodes(tree, ast.Attribute) if id(node) not in stored}
 
 
 def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, analysis: FileAnalysis,
@@ -611,7 +619,7 @@ def drop_unused_tf_imports(old: cst.Module, new: cst.Module, imports: ImportMap,
     return new.visit(_ImportPruner(dead)) if dead else new
 
 
-class _ImportPruner(cst.CSTTransformer):
+class _ImportPruner(cstutil.StatementTransformer):
     def __init__(self, dead: Set[str]):
         self.dead = dead
 
@@ -651,12 +659,12 @@ def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, se
         return
     if not (analysis.pipelines or set_has_migrated_pipelines):
         return
-    imports = ImportMap(analysis.new_module)
     plumbing = [(rule, call) for rule, call, _, _ in analysis.occurrences if rule in PLUMBING]
     if not plumbing:
         return
-    new_module, removed, reasons = queue_runners.remove_plumbing(analysis.new_module, imports)
-    analysis.new_module = drop_unused_tf_imports(analysis.module, new_module, ImportMap(analysis.module))
+    new_module, removed, reasons = queue_runners.remove_plumbing(analysis.new_module, ImportMap(analysis.new_module))
+    # analysis.imports is the old module's map (from its stdlib tree: the same as from its CST)
+    analysis.new_module = drop_unused_tf_imports(analysis.module, new_module, analysis.imports)
     # Calls in the rewritten module are new nodes; match them to the originals by order.
     for rule, call in plumbing:
         key = rule.code
@@ -671,8 +679,13 @@ def verify(analysis: FileAnalysis) -> Optional[str]:
     """None when the new source parses; otherwise why it does not (then nothing may be written)."""
     if analysis.new_module is analysis.module:
         return None
+    code = analysis.new_bytes()
+    if analysis.tree is not None and stdlib_tree(code) is not None:
+        # Both parsers took the old source: the stdlib's verdict on the new one is libcst's too, and
+        # several times faster. libcst still parses what the stdlib refuses, to say why in its words.
+        return None
     try:
-        cst.parse_module(analysis.new_module.bytes)
+        cst.parse_module(code)
     except cst.ParserSyntaxError as error:
         return "the rewritten source does not parse (%s); left unchanged" % error.message
     return None
@@ -709,7 +722,7 @@ class _CallCollector(cst.CSTVisitor):
 
 def _queue_calls(module: cst.Module, imports: ImportMap) -> List[cst.Call]:
     collector = _CallCollector(imports)
-    module.visit(collector)
+    cstutil.walk(module, collector)
     return collector.calls
 
 
@@ -765,7 +778,11 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.parents.append(node)
         if isinstance(node, cst.FunctionDef):
             self.scopes.append(node)
-        return super().on_visit(node)
+        # Pipelines are rewritten block by block: only tower edits change calls inside expressions
+        # (leave_Call), anywhere for per-tower pipelines, else in the functions that pass a shard
+        # on. Elsewhere going into expressions would only copy them.
+        return super().on_visit(node) and (isinstance(node, cstutil.STATEMENT_CONTAINERS) or bool(
+            self.per_tower_calls) or self._function_name() in self.edits.passthrough)
 
     def on_leave(self, original_node, updated_node):
         result = super().on_leave(original_node, updated_node)

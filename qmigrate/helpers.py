@@ -226,7 +226,7 @@ class _Returns(cst.CSTVisitor):
 
 def _count_returns(node: cst.CSTNode) -> int:
     visitor = _Returns()
-    node.visit(visitor)
+    cstutil.walk(node, visitor)
     return visitor.count
 
 

@@ -8,6 +8,8 @@ from typing import Dict, Optional
 
 import libcst as cst
 
+from qmigrate import astindex, cstutil
+
 # Other spellings of the same symbols, longest prefix first. The canonical form is the public
 # TF 1.x path (`tensorflow.train.batch`, `tensorflow.TFRecordReader`).
 _PREFIX_ALIASES = (
@@ -68,7 +70,7 @@ class ImportMap:
             assignments = _ast_imports(tree, self.aliases)
         else:
             collector = _ImportCollector(self.aliases)
-            module.visit(collector)
+            cstutil.walk(module, collector, statements_only=True)  # imports and assignments are statements
             assignments = collector.assignments
         for target, value in assignments:
             resolved = self.resolve_dotted(value)
@@ -151,7 +153,7 @@ def ast_dotted(node) -> Optional[str]:
 def _ast_imports(tree: ast.AST, aliases: Dict[str, str]):
     """_ImportCollector's work on a stdlib tree, in the same (source) order; returns the assignments."""
     assignments = []
-    nodes = sorted((n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom, ast.Assign))),
+    nodes = sorted(astindex.nodes(tree, ast.Import, ast.ImportFrom, ast.Assign),
                    key=lambda n: (n.lineno, n.col_offset))
     for node in nodes:
         if isinstance(node, ast.Import):

@@ -11,6 +11,7 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
+from qmigrate import astindex
 from qmigrate.names import ImportMap, ast_dotted, canonical
 
 
@@ -34,12 +35,11 @@ def call_positions(tree: Optional[ast.AST], source: bytes, encoding: str, calls:
     if tree is None:
         return None
     found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            name = ast_dotted(node.func)
-            resolved = imports.resolve_dotted(name) if name else None
-            if resolved and wanted(canonical(resolved)):
-                found.append((node.lineno, node.col_offset, node.end_lineno))
+    for node in astindex.nodes(tree, ast.Call):
+        name = ast_dotted(node.func)
+        resolved = imports.resolve_dotted(name) if name else None
+        if resolved and wanted(canonical(resolved)):
+            found.append((node.lineno, node.col_offset, node.end_lineno))
     if len(found) != len(calls):
         return None
     found.sort()

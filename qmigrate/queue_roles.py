@@ -49,7 +49,7 @@ def fetched_only(module: cst.Module, constructors: List[cst.Call]) -> Set[int]:
     not claimed (its consumer may be elsewhere).
     """
     collector = _Collector({id(call): call for call in constructors})
-    module.visit(collector)
+    cstutil.walk(module, collector)
     inside_runs = Counter()
     fetched_calls = set()
     for run in collector.runs:

@@ -977,7 +977,7 @@ class _BlockRecogniser:
                 break
             if reads_record:
                 finder = _CallFinder(self.imports, BATCHERS + BUCKETERS)
-                self.body[index].visit(finder)
+                cstutil.walk(self.body[index], finder)
                 if finder.found:  # the batching calls there are told the same reason
                     raise _Broken(calls + tuple(finder.calls), self._nested_batch_reason(index))
                 if uses.control:
@@ -1310,7 +1310,7 @@ class _BlockRecogniser:
     def _with_header_using(self, name: str) -> Optional[int]:
         """The line of a `with` in the scope whose header reads `name`, if any."""
         finder = _WithHeaders()
-        self.scope.visit(finder)
+        cstutil.walk(self.scope, finder)
         for node in finder.found:
             loads = set()
             for item in node.items:
@@ -1453,7 +1453,7 @@ class _BlockRecogniser:
         if function is None or not isinstance(function.body, cst.IndentedBlock):
             return False
         finder = _Returns()
-        function.body.visit(finder)
+        cstutil.walk(function.body, finder)
         if finder.yields or not finder.returns:
             return False
         last = function.body.body[-1]
@@ -1594,7 +1594,7 @@ class _Deferring(cst.CSTVisitor):
 def _defers(stmt: cst.CSTNode) -> bool:
     """Whether the statement holds code that runs later (a def, a class, a lambda)."""
     finder = _Deferring()
-    stmt.visit(finder)
+    cstutil.walk(stmt, finder)
     return finder.found
 
 

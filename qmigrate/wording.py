@@ -89,7 +89,20 @@ class _Messages(cst.CSTTransformer):
         return updated_node
 
 
+class _QueueStrings(cst.CSTVisitor):
+    def __init__(self):
+        self.found = False
+
+    def visit_SimpleString(self, node: cst.SimpleString) -> None:
+        self.found = self.found or bool(_QUEUE.search(node.value))
+
+
 def reword_messages(stmt: cst.BaseStatement, shuffles: bool) -> cst.BaseStatement:
     """The statement with the queue in its printed or logged strings named as the new pipeline's
-    stage: the shuffle buffer when records are shuffled, else the input pipeline."""
+    stage: the shuffle buffer when records are shuffled, else the input pipeline (the statement
+    itself when no string of it names a queue)."""
+    strings = _QueueStrings()
+    cstutil.walk(stmt, strings)  # most statements have no such string: no need to copy them
+    if not strings.found:
+        return stmt
     return stmt.visit(_Messages("shuffle buffer" if shuffles else "input pipeline"))

@@ -128,7 +128,7 @@ def remove_plumbing(module: cst.Module, imports: ImportMap):
     Returns (new module, {code: how many calls were removed}, {code: why the rest stays}).
     """
     finder = _PlumbingFinder(imports)
-    module.visit(finder)
+    cstutil.walk(module, finder, statements_only=True)
     loads = Counter(cstutil.name_uses(module).loads)
     reasons: Dict[str, str] = {}
 
@@ -291,7 +291,7 @@ def _argument(call: cst.Call, keyword: str, position: int) -> Optional[cst.BaseE
     return None
 
 
-class _PlumbingRemover(cst.CSTTransformer):
+class _PlumbingRemover(cstutil.StatementTransformer):
     def __init__(self, statements: Set[int], loops: Set[int]):
         self.statements = statements
         self.loops = loops
