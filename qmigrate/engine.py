@@ -249,6 +249,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     for call, reason in rewriter.fallback_reasons.items():
         analysis.reasons.setdefault(call, reason)
     new_module = _migrate_helpers(new_module, context, uses, analysis, keep)
+    new_module = _drop_queue_helpers(new_module, rewriter.queue_helpers, uses, analysis, keep)
     if rewriter.file_seed:
         new_module = _add_file_order_seed(new_module)
     if analysis.pipelines or edits:
@@ -507,6 +508,34 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
     return module.with_changes(body=body)
 
 
+_QUEUE_HELPER_KEPT = ("%s() is kept as it was for %s; the migrated pipelines no longer call it (its queue is "
+                      "their dataset's shuffle and threads)")
+
+
+def _drop_queue_helpers(module: cst.Module, queue_helpers: handbuilt.QueueHelpers, uses: Counter,
+                        analysis: FileAnalysis, keep: Dict[str, str]) -> cst.Module:
+    """Remove the queue helpers every call of which was migrated (the pipelines wrote their queue as
+    dataset stages); a helper other code still calls stays as it is, its queue reported."""
+    dropped = set()
+    for helper in queue_helpers.found():
+        name = helper.function.name.value
+        if not isinstance(helper, handbuilt.QueueHelper) or not uses[name]:
+            continue
+        if name in keep:
+            for call in helper.calls:
+                analysis.kept_calls.add(id(call))
+                analysis.reasons[id(call)] = _QUEUE_HELPER_KEPT % (name, keep[name])
+                analysis.todo[id(call)] = "migrate those callers too, then delete %s()" % name
+            continue
+        dropped.add(name)
+        analysis.fixed_calls.update(id(call) for call in helper.calls)
+        analysis.changed_helpers.append(name)
+    if not dropped:
+        return module
+    body = [stmt for stmt in module.body if not (isinstance(stmt, cst.FunctionDef) and stmt.name.value in dropped)]
+    return module.with_changes(body=body)
+
+
 def drop_unused_tf_imports(old: cst.Module, new: cst.Module, imports: ImportMap,
                            before: Optional[Counter] = None) -> cst.Module:
     """Remove TensorFlow imports that the rewrite left unused (they served only the queue code).
@@ -643,6 +672,8 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.analysis = analysis
         self.has_range_producers = any(rule is RangeInputProducer for rule, _, _, _ in analysis.occurrences)
         self.has_queues = any(rule is HandBuiltQueue for rule, _, _, _ in analysis.occurrences)
+        self.queue_helpers = handbuilt.QueueHelpers(context.functions, imports, module.code_for_node,
+                                                    context.line_of)
         uses = cstutil.name_uses(module)
         self.module_loads = Counter(uses.loads)
         self.names = NamePool(set(uses.stores) | set(uses.loads))
@@ -715,8 +746,8 @@ class _PipelineRewriter(cst.CSTTransformer):
     def _rewrite_root(self, original_body, updated_body):
         leaves = blocks.flatten(original_body, updated_body)
         originals = [leaf.original for leaf in leaves]
-        queues = handbuilt.find(originals, self.scopes[-1], self.imports, self.module.code_for_node) \
-            if self.has_queues else None
+        queues = handbuilt.find(originals, self.scopes[-1], self.imports, self.module.code_for_node,
+                                self.queue_helpers, self.context.module_names) if self.has_queues else None
         found = recognise_block(originals, self.scopes[-1], self.context, self.names, self.module.code_for_node,
                                 queues)
         scope = self.scopes[-1]
