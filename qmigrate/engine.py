@@ -226,6 +226,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
             if ApiNotInTarget.code not in silenced and "*" not in silenced:
                 analysis.add_finding(ApiNotInTarget, node, False, detail)
     if not edits and not _may_hold_pipeline({rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules):
+        _explain_unfed_queues(analysis, imports, positions)
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     context = _module_context(module, imports, tree)
     context.line_of = lambda node: positions.start(node)[0]
@@ -256,7 +257,18 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         new_module = _ensure_tf_import(new_module, imports, rewriter.tf)
         new_module = drop_unused_tf_imports(module, new_module, imports, rewriter.module_loads)
     analysis.new_module = new_module
+    _explain_unfed_queues(analysis, imports, positions)
     return analysis
+
+
+def _explain_unfed_queues(analysis: FileAnalysis, imports: ImportMap, positions) -> None:
+    """Hand-built queues no pipeline took, with no reason more precise than "not the record of a
+    chain": where what they enqueue comes from."""
+    if not any(rule is HandBuiltQueue for rule, _, _, _ in analysis.occurrences):
+        return
+    for call, reason in handbuilt.origin_reasons(analysis.module, imports, lambda n: positions.start(n)[0]).items():
+        if call not in analysis.fixed_calls and analysis.reasons.get(call) in (None, handbuilt.NOT_FED):
+            analysis.reasons[call] = reason
 
 
 QUEUE_RUNNER_API = "tensorflow.train.add_queue_runner"

@@ -915,7 +915,7 @@ def merge(stage: Optional[Batching], batching: Batching) -> Batching:
         num_threads=batching.num_threads or stage.num_threads)
 
 
-_NOT_FED = ("what it enqueues is not the record of a producer → reader chain in the same block (tensors from "
+NOT_FED = ("what it enqueues is not the record of a producer → reader chain in the same block (tensors from "
             "elsewhere, or a queue fed from Python)")
 
 
@@ -923,7 +923,112 @@ def reasons(queues: BlockQueues):
     """(call, why it stays) for every call of the block's hand-built queues, for those no pipeline took."""
     for queue in queues.accepted.values():
         for call in queue.calls:
-            yield call, queues.helper_reason or _NOT_FED
+            yield call, queues.helper_reason or NOT_FED
     for refused in list(queues.refused.values()) + queues.unplaced:
         for call in refused.calls:
             yield call, queues.helper_reason if queues.helper_followed else refused.reason
+
+
+_ORIGIN = ("what it enqueues, `%s`, %s; qmigrate replaces a hand-built queue whose records a producer → reader "
+           "chain reads in the same block (or a queue helper called with such records)")
+_PYTHON_SOURCES = {
+    "tensorflow.placeholder": "is a tf.placeholder (line %d): data fed from Python, which "
+                              "tf.data.Dataset.from_generator can take over",
+    "tensorflow.py_func": "comes from tf.py_func (line %d): records made by Python code, which "
+                          "tf.data.Dataset.from_generator can take over",
+    "tensorflow.numpy_function": "comes from tf.numpy_function (line %d): records made by Python code, which "
+                                 "tf.data.Dataset.from_generator can take over",
+}
+
+
+def origin_reasons(module: cst.Module, imports: ImportMap, line_of: Callable[[cst.CSTNode], int]) -> Dict[int, str]:
+    """id(constructor call) -> where the tensors a hand-built queue enqueues come from, for the
+    queues of functions that enqueue one name (or a literal list of names) with one enqueue op: a
+    placeholder, tf.py_func, a call of another function or module, or a parameter (and the lines
+    that call its function). Never raises."""
+    found: Dict[int, str] = {}
+    functions = cstutil.functions_in(module)
+    callers: Optional[Dict[str, List[Tuple[cst.Call, cst.FunctionDef]]]] = None
+    for function in functions:
+        for assign in cstutil.nodes_of(function, cst.Assign):
+            call = assign.value
+            if not (isinstance(call, cst.Call) and imports.resolve(call.func) in _SIGNATURES
+                    and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)):
+                continue
+            queue = assign.targets[0].target.value
+            puts = [c for c in cstutil.calls_of(function) if isinstance(c.func, cst.Attribute)
+                    and isinstance(c.func.value, cst.Name) and c.func.value.value == queue
+                    and c.func.attr.value in ("enqueue", "enqueue_many") and c.args]
+            if len(puts) != 1:
+                continue
+            value = puts[0].args[0].value
+            names = [value] if isinstance(value, cst.Name) else [
+                e.value for e in getattr(value, "elements", ()) if isinstance(getattr(e, "value", None), cst.Name)]
+            for name in names:
+                if name.value in {p.name.value for p in function.params.params}:
+                    if callers is None:
+                        callers = _callers(functions)
+                    calls = callers.get(function.name.value, [])
+                    where = ("is a parameter of %s(), called at %s" % (function.name.value, "; ".join(
+                        _passed(caller, in_function, function, name.value, imports, line_of)
+                        for caller, in_function in calls))
+                             if calls else "is a parameter of %s(), which no function of this file calls"
+                             % function.name.value)
+                    found[id(call)] = _ORIGIN % (name.value, where)
+                    break
+                source = _binding_call(function, name.value, line_of(puts[0]), line_of)
+                if source is not None:
+                    made = imports.resolve(source.func) or ""
+                    text = _PYTHON_SOURCES.get(made)
+                    where = text % line_of(source) if text else "comes from `%s()` (line %d)" % (
+                        _short(cst.Module([]).code_for_node(source.func)), line_of(source))
+                    found[id(call)] = _ORIGIN % (name.value, where)
+                    break
+    return found
+
+
+def _callers(functions: List[cst.FunctionDef]) -> Dict[str, List[Tuple[cst.Call, cst.FunctionDef]]]:
+    """Calls of plain names, each with the innermost function it is made in."""
+    innermost: Dict[int, Tuple[cst.Call, cst.FunctionDef]] = {}
+    for function in functions:  # outer functions come first: a nested one overwrites them
+        for call in cstutil.calls_of(function):
+            if isinstance(call.func, cst.Name):
+                innermost[id(call)] = (call, function)
+    callers: Dict[str, List[Tuple[cst.Call, cst.FunctionDef]]] = {}
+    for call, function in innermost.values():
+        callers.setdefault(call.func.value, []).append((call, function))
+    return callers
+
+
+def _passed(call: cst.Call, caller: cst.FunctionDef, callee: cst.FunctionDef, param: str, imports, line_of) -> str:
+    """`line 240` with what the call passes for `param`, when that comes from Python (a placeholder,
+    tf.py_func) or from another function's call."""
+    text = "line %d" % line_of(call)
+    try:
+        argument = helpers.bind_call(callee, call).get(param)
+    except helpers.NotMovable:
+        return text
+    if not isinstance(argument, cst.Name):
+        return text
+    source = _binding_call(caller, argument.value, line_of(call), line_of)
+    if source is None:
+        return text
+    made = _PYTHON_SOURCES.get(imports.resolve(source.func) or "")
+    where = made % line_of(source) if made else "comes from `%s()` (line %d)" % (
+        _short(cst.Module([]).code_for_node(source.func)), line_of(source))
+    return "%s, where `%s` %s" % (text, argument.value, where.split(":")[0])
+
+
+def _binding_call(function: cst.FunctionDef, name: str, before: int, line_of) -> Optional[cst.Call]:
+    """The call whose result the last assignment to `name` in `function` before line `before` binds
+    (`name = f(...)` or `a, name = f(...)`), if that assignment is one."""
+    last = None
+    for assign in cstutil.nodes_of(function, cst.Assign):
+        if line_of(assign) >= before:
+            continue
+        for target in assign.targets:
+            bound = [target.target] if isinstance(target.target, cst.Name) else [
+                e.value for e in getattr(target.target, "elements", ())]
+            if any(isinstance(b, cst.Name) and b.value == name for b in bound):
+                last = assign
+    return last.value if last is not None and isinstance(last.value, cst.Call) else None
