@@ -229,6 +229,8 @@ _NESTED = ("its records go through %s() (line %d), a queue helper, inside `%s` (
 def _nested_helper_call(stmt, queue_helpers: "QueueHelpers", bound) -> Optional[Tuple[str, cst.Call]]:
     """(name, call) of a queue helper called somewhere inside `stmt` (an if/with/for body, or an
     argument), when `stmt` is not that call itself."""
+    if not queue_helpers.candidates & set(cstutil.name_uses(stmt).loads):
+        return None
     for call in cstutil.calls_of(stmt):
         if (isinstance(call.func, cst.Name) and call.func.value not in bound
                 and queue_helpers.get(call.func.value) is not None):
@@ -242,6 +244,8 @@ def _header(stmt: cst.BaseStatement) -> str:
 
 
 def _find_helper_calls(body, scope, queue_helpers: "QueueHelpers", module_names: set, found: BlockQueues) -> None:
+    if not queue_helpers.candidates:
+        return
     bound = _caller_bound(scope)
     for index, stmt in enumerate(body):
         call = _helper_call(stmt, queue_helpers, bound)
@@ -339,7 +343,7 @@ class _QueueReader:
         threads = self._threads(enqueue_target, ops)
         runner_indices += self._registration(registered, runner_indices[0])
         tensors, many = self._tensors(enqueue_call, args)
-        shapes = self._by_key(self._shapes(args.get("shapes")), args.get("names"), tensors)
+        shapes = self._by_key(self._shapes(args.get("shapes"), tensors), args.get("names"), tensors)
         batching, stage, records = self._lower(dequeue_call, dequeue_target, args, threads, many, shapes, tensors)
         self._check_not_rebound(args, dequeue_call, dequeue_index)
         return HandBuiltQueue(name, (self.index,) + tuple(runner_indices), enqueue_index, dequeue_index, tensors,
@@ -468,7 +472,9 @@ class _QueueReader:
         many = call.func.attr.value == "enqueue_many"
         return vals, many
 
-    def _shapes(self, shapes) -> Tuple[str, ...]:
+    def _shapes(self, shapes, tensors=None) -> Tuple[str, ...]:
+        if self.in_helper and _own_shapes(shapes, tensors):
+            return ()  # each component keeps the static shape it came with, as in the dataset
         if _is_none(shapes):
             if self.kind == _PADDING:
                 raise _Refused("a PaddingFIFOQueue without shapes")
@@ -636,12 +642,22 @@ class QueueHelpers:
         self.functions, self.imports, self.source_of = functions, imports, source_of
         self.line_of = line_of or (lambda node: 0)
         self._found: Dict[str, Union[QueueHelper, RefusedHelper, None]] = {}
+        self._candidates: Optional[frozenset] = None
+
+    @property
+    def candidates(self) -> frozenset:
+        """Names of the module's functions that build a hand-built queue (computed once)."""
+        if self._candidates is None:
+            self._candidates = frozenset(
+                name for name, function in self.functions.items()
+                if any(self.imports.resolve(call.func) in _SIGNATURES for call in cstutil.calls_of(function)))
+        return self._candidates
 
     def get(self, name: str) -> Union[QueueHelper, RefusedHelper, None]:
         """The helper named `name`, refused with its reason, or None (no such function, or it builds
         no hand-built queue)."""
         if name not in self._found:
-            function = self.functions.get(name)
+            function = self.functions.get(name) if name in self.candidates else None
             self._found[name] = None if function is None else find_helper(
                 function, self.imports, self.source_of, self.line_of)
         return self._found[name]
@@ -665,6 +681,8 @@ def find_helper(function: cst.FunctionDef, imports: ImportMap, source_of, line_o
 
     if len(calls) > 1:
         return refuse("builds %d queues; a queue helper that qmigrate follows builds one" % len(calls))
+    if function.decorators:  # a call of it runs the decorator's code too
+        return refuse("is decorated with `@%s`" % _short(source_of(function.decorators[0].decorator)))
     body = list(function.body.body) if isinstance(function.body, cst.IndentedBlock) else []
     if body and _is_docstring(body[0]):
         body = body[1:]
@@ -673,6 +691,8 @@ def find_helper(function: cst.FunctionDef, imports: ImportMap, source_of, line_o
         first = body[0] if body else function
         return refuse("does `%s` (line %d) before it builds its queue, or builds it inside another statement"
                       % (_short(source_of(_bare(first))), line_of(first)))
+    if "capacity" not in _bind_or_empty(calls[0], _SIGNATURES[imports.resolve(calls[0].func)]):
+        return refuse("builds its queue without a capacity qmigrate can read")
     params = function.params
     if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg or params.kwonly_params \
             or params.posonly_params:
@@ -710,6 +730,21 @@ def find_helper(function: cst.FunctionDef, imports: ImportMap, source_of, line_o
         return refuse("does not return what it dequeues")
     return QueueHelper(function, queue, body[0], reader.args, reader.threads_node, reader.dequeue_call,
                        tuple(reader.calls))
+
+
+def _own_shapes(shapes, tensors) -> bool:
+    """`[t.shape for t in tensors]` (or get_shape()): the shapes of the tensors enqueued."""
+    if not (isinstance(shapes, cst.ListComp) and isinstance(tensors, cst.Name)):
+        return False
+    code = "".join(cst.Module([]).code_for_node(shapes).split())
+    return bool(re.fullmatch(r"\[(\w+)(\.shape|\.get_shape\(\))for\1in%s\]" % re.escape(tensors.value), code))
+
+
+def _bind_or_empty(call: cst.Call, signature) -> Dict[str, cst.BaseExpression]:
+    try:
+        return _bind(call, signature, "its constructor")
+    except _Refused:
+        return {}
 
 
 def _is_docstring(stmt: cst.BaseStatement) -> bool:
@@ -794,8 +829,9 @@ def at_call(helper: QueueHelper, body, index: int, target, call: cst.Call, modul
             return helpers.move_expression(node, helper.function, helper.constructor, arguments, module_names,
                                            definitions=definitions, shadowed=bound_names)
         tensors = move(queue.tensors)
+        own = _own_shapes(helper.args.get("shapes"), queue.tensors)  # nothing to set: see _QueueReader._shapes
         args = {key: move(value) for key, value in helper.args.items()
-                if key in ("capacity", "min_after_dequeue", "seed", "shapes")}
+                if key in ("capacity", "min_after_dequeue", "seed") or (key == "shapes" and not own)}
         threads = code(move(helper.threads)) if helper.threads is not None else (
             (queue.batching or queue.stage).num_threads)
         count = None

@@ -79,3 +79,22 @@ def collected_batches(files, batch_size):
     dataset_4 = dataset_4.batch(batch_size)
     dataset_4 = dataset_4.prefetch(1)
     return list(dataset_4.make_one_shot_iterator().get_next())
+
+
+def chained_helpers(files, batch_size):
+    """Two queue helpers one after the other: a buffering queue, then a shuffling one."""
+    def parse_record_5(serialized):
+        parsed = tf.parse_single_example(serialized, _FEATURES)
+        x, example_id = parsed['x'], parsed['id']
+        x.set_shape([3])
+        example_id.set_shape([])
+        x, example_id = x, example_id
+        return x, example_id
+
+    dataset_5 = tf.data.Dataset.from_tensor_slices(files)
+    dataset_5 = dataset_5.flat_map(tf.data.TFRecordDataset)
+    dataset_5 = dataset_5.map(parse_record_5, num_parallel_calls=2)
+    dataset_5 = dataset_5.apply(tf.contrib.data.shuffle_and_repeat(3 * batch_size, 1))
+    dataset_5 = dataset_5.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+    dataset_5 = dataset_5.prefetch(1)
+    return list(dataset_5.make_one_shot_iterator().get_next())

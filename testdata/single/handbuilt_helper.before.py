@@ -83,3 +83,22 @@ def collected_batches(files, batch_size):
     runner = tf.train.QueueRunner(queue, [enqueue_op])
     tf.add_to_collection(tf.GraphKeys.QUEUE_RUNNERS, runner)
     return queue.dequeue_up_to(batch_size)
+
+
+
+def _buffer(tensors):
+    buffered = tf.FIFOQueue(100, dtypes=[tf.float32, tf.int64], shapes=[[3], []])
+    put = buffered.enqueue(tensors)
+    tf.train.add_queue_runner(tf.train.QueueRunner(buffered, [put]))
+    return buffered.dequeue()
+
+
+def chained_helpers(files, batch_size):
+    """Two queue helpers one after the other: a buffering queue, then a shuffling one."""
+    filename_queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+    reader = tf.TFRecordReader()
+    _, serialized = reader.read(filename_queue)
+    parsed = tf.parse_single_example(serialized, _FEATURES)
+    x, example_id = _buffer([parsed['x'], parsed['id']])
+    x, example_id = _shuffle_records([x, example_id], 6 * batch_size, 3 * batch_size, num_threads=2)
+    return tf.train.batch([x, example_id], batch_size=batch_size)

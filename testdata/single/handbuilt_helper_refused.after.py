@@ -1,7 +1,7 @@
 """Queue helpers that stay as they are, each for its own reason: one also has a caller fed from
 placeholders (kept for it), one reports its queue's size, one summarises what it dequeues, one's
-records are returned one at a time, one is given a capacity that changes after the call, and one is
-called in an if arm."""
+records are returned one at a time, one is given a capacity that changes after the call, one is
+called in an if arm, and one is decorated."""
 import tensorflow as tf
 
 _FEATURES = {
@@ -11,7 +11,8 @@ _FEATURES = {
 
 
 def _mix(tensors, capacity, min_after_dequeue, num_threads=1):
-    queue = tf.RandomShuffleQueue(capacity, min_after_dequeue, dtypes=[t.dtype for t in tensors])
+    queue = tf.RandomShuffleQueue(capacity, min_after_dequeue, dtypes=[t.dtype for t in tensors],
+                                  shapes=[t.shape for t in tensors])
     enqueue_op = queue.enqueue(tensors)
     tf.train.add_queue_runner(tf.train.QueueRunner(queue, [enqueue_op] * num_threads))
     return queue.dequeue()
@@ -106,3 +107,26 @@ def maybe_mixed(files, batch_size, shuffle=False):
     if shuffle:
         tensors = _mix(tensors, 100, 50, num_threads=2)
     return tf.train.batch(tensors, batch_size)
+
+
+def _logged(fn):
+    def wrapper(*args):
+        tf.logging.info('%s%r', fn.__name__, args)
+        return fn(*args)
+    return wrapper
+
+
+@_logged
+def _decorated(tensors, capacity):
+    queue = tf.FIFOQueue(capacity, dtypes=[t.dtype for t in tensors])
+    enqueue_op = queue.enqueue(tensors)
+    tf.train.add_queue_runner(tf.train.QueueRunner(queue, [enqueue_op]))
+    return queue.dequeue()
+
+
+def decorated(files, batch_size):
+    filename_queue = tf.train.string_input_producer(files)
+    _, serialized = tf.TFRecordReader().read(filename_queue)
+    parsed = tf.parse_single_example(serialized, _FEATURES)
+    x, example_id = _decorated([parsed['x'], parsed['id']], 100)
+    return tf.train.batch([x, example_id], batch_size)
