@@ -264,11 +264,13 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
 def _explain_unfed_queues(analysis: FileAnalysis, imports: ImportMap, positions) -> None:
     """Hand-built queues no pipeline took, with no reason more precise than "not the record of a
     chain": where what they enqueue comes from."""
-    if not any(rule is HandBuiltQueue for rule, _, _, _ in analysis.occurrences):
+    wanted = {id(call) for rule, call, _, _ in analysis.occurrences if rule is HandBuiltQueue
+              and id(call) not in analysis.fixed_calls and analysis.reasons.get(id(call)) in (None, handbuilt.NOT_FED)}
+    if not wanted:
         return
-    for call, reason in handbuilt.origin_reasons(analysis.module, imports, lambda n: positions.start(n)[0]).items():
-        if call not in analysis.fixed_calls and analysis.reasons.get(call) in (None, handbuilt.NOT_FED):
-            analysis.reasons[call] = reason
+    for call, reason in handbuilt.origin_reasons(analysis.module, imports, lambda n: positions.start(n)[0],
+                                                 wanted).items():
+        analysis.reasons[call] = reason
 
 
 QUEUE_RUNNER_API = "tensorflow.train.add_queue_runner"
@@ -685,7 +687,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.has_range_producers = any(rule is RangeInputProducer for rule, _, _, _ in analysis.occurrences)
         self.has_queues = any(rule is HandBuiltQueue for rule, _, _, _ in analysis.occurrences)
         self.queue_helpers = handbuilt.QueueHelpers(context.functions, imports, module.code_for_node,
-                                                    context.line_of)
+                                                    context.line_of, module)
         uses = cstutil.name_uses(module)
         self.module_loads = Counter(uses.loads)
         self.names = NamePool(set(uses.stores) | set(uses.loads))

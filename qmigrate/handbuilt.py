@@ -84,9 +84,18 @@ class BlockQueues:
     accepted: Dict[int, HandBuiltQueue] = dataclasses.field(default_factory=dict)
     refused: Dict[int, RefusedQueue] = dataclasses.field(default_factory=dict)
     unplaced: List[RefusedQueue] = dataclasses.field(default_factory=list)  # refused before an enqueue was found
-    # The block is a queue helper's body: why its queue stays when no caller's pipeline took it.
-    helper_reason: Optional[str] = None
-    helper_followed: bool = False  # ... of a queue helper qmigrate follows: the reason holds for every queue call
+    # The block's scope and the module's queue helpers: if the block is a queue helper's body, why
+    # its queue stays when no caller's pipeline took it (worked out only when asked).
+    scope: Optional[cst.CSTNode] = None
+    queue_helpers: Optional["QueueHelpers"] = None
+
+    def helper_reason(self) -> Tuple[Optional[str], bool]:
+        """(the reason, whether it holds for refused queues too: the helper is one qmigrate follows)."""
+        if self.queue_helpers is None:
+            return None, False
+        reason = _helper_reason(self.scope, self.queue_helpers)
+        followed = reason is not None and isinstance(self.queue_helpers.get(self.scope.name.value), QueueHelper)
+        return reason, followed
 
     def by_dequeue(self, index: int) -> Optional[HandBuiltQueue]:
         return next((q for q in self.accepted.values() if q.dequeue_index == index), None)
@@ -178,9 +187,7 @@ def find(body: Sequence[cst.BaseStatement], scope: cst.CSTNode, imports: ImportM
     found = BlockQueues()
     if queue_helpers is not None:
         _find_helper_calls(body, scope, queue_helpers, set(module_names), found)
-        found.helper_reason = _helper_reason(scope, queue_helpers)
-        found.helper_followed = found.helper_reason is not None and isinstance(
-            queue_helpers.get(scope.name.value), QueueHelper)
+        found.scope, found.queue_helpers = scope, queue_helpers
     constructors = []
     for index, stmt in enumerate(body):
         assign = cstutil.single_assign(stmt)
@@ -229,8 +236,6 @@ _NESTED = ("its records go through %s() (line %d), a queue helper, inside `%s` (
 def _nested_helper_call(stmt, queue_helpers: "QueueHelpers", bound) -> Optional[Tuple[str, cst.Call]]:
     """(name, call) of a queue helper called somewhere inside `stmt` (an if/with/for body, or an
     argument), when `stmt` is not that call itself."""
-    if not queue_helpers.candidates & set(cstutil.name_uses(stmt).loads):
-        return None
     for call in cstutil.calls_of(stmt):
         if (isinstance(call.func, cst.Name) and call.func.value not in bound
                 and queue_helpers.get(call.func.value) is not None):
@@ -246,8 +251,13 @@ def _header(stmt: cst.BaseStatement) -> str:
 def _find_helper_calls(body, scope, queue_helpers: "QueueHelpers", module_names: set, found: BlockQueues) -> None:
     if not queue_helpers.candidates:
         return
+    body = list(body)
+    if not any(queue_helpers.contains_call(stmt) for stmt in body):
+        return
     bound = _caller_bound(scope)
     for index, stmt in enumerate(body):
+        if not queue_helpers.contains_call(stmt):
+            continue
         call = _helper_call(stmt, queue_helpers, bound)
         if call is None:
             nested = _nested_helper_call(stmt, queue_helpers, bound)
@@ -638,19 +648,38 @@ class QueueHelpers:
     """The module's queue helpers, found on demand (most modules have none) and remembered."""
 
     def __init__(self, functions: Dict[str, cst.FunctionDef], imports: ImportMap,
-                 source_of: Callable[[cst.CSTNode], str], line_of: Optional[Callable[[cst.CSTNode], int]]):
-        self.functions, self.imports, self.source_of = functions, imports, source_of
+                 source_of: Callable[[cst.CSTNode], str], line_of: Optional[Callable[[cst.CSTNode], int]],
+                 module: Optional[cst.Module] = None):
+        self.functions, self.imports, self.source_of, self.module = functions, imports, source_of, module
         self.line_of = line_of or (lambda node: 0)
         self._found: Dict[str, Union[QueueHelper, RefusedHelper, None]] = {}
         self._candidates: Optional[frozenset] = None
+        self._containing: Optional[set] = None
+
+    def contains_call(self, stmt: cst.CSTNode) -> bool:
+        """Whether `stmt` holds a call of a function named like a queue-building one (one walk of the
+        module, made the first time: blocks nest, and each would walk its statements again)."""
+        if self._containing is None:
+            walk = _Around(lambda call: isinstance(call.func, cst.Name) and call.func.value in self.candidates)
+            if self.module is not None and self.candidates:
+                self.module.visit(walk)
+            self._containing = walk.statements if self.module is not None else None
+        return self._containing is None or id(stmt) in self._containing
 
     @property
     def candidates(self) -> frozenset:
         """Names of the module's functions that build a hand-built queue (computed once)."""
         if self._candidates is None:
-            self._candidates = frozenset(
-                name for name, function in self.functions.items()
-                if any(self.imports.resolve(call.func) in _SIGNATURES for call in cstutil.calls_of(function)))
+            if self.module is not None:  # one walk, not one per function
+                walk = _Around(lambda call: self.imports.resolve(call.func) in _SIGNATURES, outermost=True)
+                self.module.visit(walk)
+                tops = {id(function) for function in self.functions.values()}
+                self._candidates = frozenset(function.name.value for _, function in walk.function_of.values()
+                                             if id(function) in tops)
+            else:
+                self._candidates = frozenset(
+                    name for name, function in self.functions.items()
+                    if any(self.imports.resolve(call.func) in _SIGNATURES for call in cstutil.calls_of(function)))
         return self._candidates
 
     def get(self, name: str) -> Union[QueueHelper, RefusedHelper, None]:
@@ -666,6 +695,35 @@ class QueueHelpers:
         return [helper for helper in self._found.values() if helper is not None]
 
 
+class _Around(cst.CSTVisitor):
+    """One walk: the statements (at any depth) around each call `wanted` accepts, and the innermost
+    (or outermost) function around it."""
+
+    def __init__(self, wanted: Callable[[cst.Call], bool], outermost: bool = False):
+        self.wanted, self.outermost = wanted, outermost  # outermost: the function around is the outermost one
+        self.stack: List[cst.CSTNode] = []
+        self.functions: List[cst.FunctionDef] = []
+        self.statements: set = set()
+        self.function_of: Dict[int, Tuple[cst.Call, cst.FunctionDef]] = {}
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.BaseCompoundStatement, cst.SimpleStatementLine)):
+            self.stack.append(node)
+        if isinstance(node, cst.FunctionDef):
+            self.functions.append(node)
+        if isinstance(node, cst.Call) and self.wanted(node):
+            self.statements.update(id(stmt) for stmt in self.stack)
+            if self.functions:
+                self.function_of[id(node)] = (node, self.functions[0 if self.outermost else -1])
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if isinstance(original_node, (cst.BaseCompoundStatement, cst.SimpleStatementLine)):
+            self.stack.pop()
+        if isinstance(original_node, cst.FunctionDef):
+            self.functions.pop()
+
+
 def find_helper(function: cst.FunctionDef, imports: ImportMap, source_of, line_of
                 ) -> Union[QueueHelper, RefusedHelper, None]:
     """`function` as a queue helper, refused with the reason, or None when it builds no hand-built
@@ -673,12 +731,14 @@ def find_helper(function: cst.FunctionDef, imports: ImportMap, source_of, line_o
     calls = tuple(call for call in cstutil.calls_of(function) if imports.resolve(call.func) in _SIGNATURES)
     if not calls:
         return None
-    where = "%s() (line %d)" % (function.name.value, line_of(function))
-
     def refuse(reason: str) -> RefusedHelper:
-        return RefusedHelper(function, "it goes through %s, which %s" % (where, reason), calls,
-                             _enqueues_parameter(function))
+        # Lines are read only here: the first one makes libcst work out every position in the module.
+        where = "%s() (line %d)" % (function.name.value, line_of(function))
+        return RefusedHelper(function, "it goes through %s, which %s" % (where, reason), calls, True)
 
+    if not _enqueues_parameter(function):  # (said first: it is the cheap question)
+        return RefusedHelper(function, "it goes through %s(), which builds a queue that is not filled with "
+                             "tensors given to it" % function.name.value, calls, False)
     if len(calls) > 1:
         return refuse("builds %d queues; a queue helper that qmigrate follows builds one" % len(calls))
     if function.decorators:  # a call of it runs the decorator's code too
@@ -957,12 +1017,15 @@ NOT_FED = ("what it enqueues is not the record of a producer → reader chain in
 
 def reasons(queues: BlockQueues):
     """(call, why it stays) for every call of the block's hand-built queues, for those no pipeline took."""
+    if not (queues.accepted or queues.refused or queues.unplaced):
+        return
+    helper_reason, followed = queues.helper_reason()
     for queue in queues.accepted.values():
         for call in queue.calls:
-            yield call, queues.helper_reason or NOT_FED
+            yield call, helper_reason or NOT_FED
     for refused in list(queues.refused.values()) + queues.unplaced:
         for call in refused.calls:
-            yield call, queues.helper_reason if queues.helper_followed else refused.reason
+            yield call, helper_reason if followed else refused.reason
 
 
 _ORIGIN = ("what it enqueues, `%s`, %s; qmigrate replaces a hand-built queue whose records a producer → reader "
@@ -977,18 +1040,21 @@ _PYTHON_SOURCES = {
 }
 
 
-def origin_reasons(module: cst.Module, imports: ImportMap, line_of: Callable[[cst.CSTNode], int]) -> Dict[int, str]:
+def origin_reasons(module: cst.Module, imports: ImportMap, line_of: Callable[[cst.CSTNode], int],
+                   wanted: set) -> Dict[int, str]:
     """id(constructor call) -> where the tensors a hand-built queue enqueues come from, for the
-    queues of functions that enqueue one name (or a literal list of names) with one enqueue op: a
+    queues (constructor calls, `wanted` by id) of functions that enqueue one name (or a literal list of names) with one enqueue op: a
     placeholder, tf.py_func, a call of another function or module, or a parameter (and the lines
     that call its function). Never raises."""
     found: Dict[int, str] = {}
-    functions = cstutil.functions_in(module)
+    around = _Around(lambda call: id(call) in wanted)
+    module.visit(around)
     callers: Optional[Dict[str, List[Tuple[cst.Call, cst.FunctionDef]]]] = None
-    for function in functions:
+    functions: Optional[List[cst.FunctionDef]] = None
+    for function in {id(f): f for _, f in around.function_of.values()}.values():
         for assign in cstutil.nodes_of(function, cst.Assign):
             call = assign.value
-            if not (isinstance(call, cst.Call) and imports.resolve(call.func) in _SIGNATURES
+            if not (isinstance(call, cst.Call) and id(call) in around.function_of
                     and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)):
                 continue
             queue = assign.targets[0].target.value
@@ -1003,6 +1069,7 @@ def origin_reasons(module: cst.Module, imports: ImportMap, line_of: Callable[[cs
             for name in names:
                 if name.value in {p.name.value for p in function.params.params}:
                     if callers is None:
+                        functions = cstutil.functions_in(module)
                         callers = _callers(functions)
                     calls = callers.get(function.name.value, [])
                     where = ("is a parameter of %s(), called at %s" % (function.name.value, "; ".join(
