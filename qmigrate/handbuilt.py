@@ -892,16 +892,15 @@ def at_call(helper: QueueHelper, body, index: int, target, call: cst.Call, modul
         own = _own_shapes(helper.args.get("shapes"), queue.tensors)  # nothing to set: see _QueueReader._shapes
         args = {key: move(value) for key, value in helper.args.items()
                 if key in ("capacity", "min_after_dequeue", "seed") or (key == "shapes" and not own)}
-        threads = code(move(helper.threads)) if helper.threads is not None else (
-            (queue.batching or queue.stage).num_threads)
+        moved_threads = move(helper.threads) if helper.threads is not None else None
+        threads = code(moved_threads) if moved_threads is not None else (queue.batching or queue.stage).num_threads
         count = None
         if queue.batching is not None:
             count = move(_bind(helper.dequeue_call, ("n", "name"), "its dequeue")["n"])
     except helpers.NotMovable as error:
         raise _Refused("its call of %s() cannot be written in the caller: %s" % (name, error))
     reads = set()
-    for node in list(args.values()) + ([count] if count is not None else []) + (
-            [move(helper.threads)] if helper.threads is not None else []):
+    for node in list(args.values()) + [n for n in (count, moved_threads) if n is not None]:
         reads |= set(cstutil.name_uses(node).loads)
     for stmt in body[index:]:
         rebound = reads & cstutil.name_uses(stmt).stores
@@ -916,19 +915,15 @@ def at_call(helper: QueueHelper, body, index: int, target, call: cst.Call, modul
         shuffle_buffer=shuffle_buffer(args, code) if stage.shuffle_buffer else None,
         seed=None if _is_none(args.get("seed")) else code(args["seed"]),
         shapes=shapes, batch_size=code(count) if count is not None else stage.batch_size)
-    structure = None
-    if queue.batching is not None:
-        records = ()
-        if target is None and isinstance(tensors, cst.Name):
-            pass  # returned whole: the element is read from the name by the recogniser
-    else:
-        if target is None:
-            raise _Refused("its records come back from %s() in a `return`, one at a time: the batching that follows "
-                           "is in another function" % name)
-        records, structure = _helper_records(target, tensors, shapes, body, index, name, line_of)
-    return HandBuiltQueue(name, (), index, index, tensors, batching if queue.batching is not None else None,
-                          None if queue.batching is not None else batching, records, (call,),
-                          code(args["capacity"]), reads=frozenset(reads), structure=structure, helper=name)
+    if queue.batching is not None:  # the call is the batching: the recogniser reads the element from `tensors`
+        return HandBuiltQueue(name, (), index, index, tensors, batching, None, (), (call,), code(args["capacity"]),
+                              reads=frozenset(reads), helper=name)
+    if target is None:
+        raise _Refused("its records come back from %s() in a `return`, one at a time: the batching that follows "
+                       "is in another function" % name)
+    records, structure = _helper_records(target, tensors, shapes, body, index, name, line_of)
+    return HandBuiltQueue(name, (), index, index, tensors, None, batching, records, (call,), code(args["capacity"]),
+                          reads=frozenset(reads), structure=structure, helper=name)
 
 
 def _helper_records(target, tensors, shapes, body, index, name, line_of):

@@ -124,6 +124,53 @@ class HandBuiltQueue(Rule):
         Example(
             before=example_source("""
             import tensorflow as tf
+
+
+            def _shuffle_inputs(tensors, capacity, min_after_dequeue, num_threads):
+                queue = tf.RandomShuffleQueue(capacity, min_after_dequeue, dtypes=[t.dtype for t in tensors])
+                enqueue_op = queue.enqueue(tensors)
+                runner = tf.train.QueueRunner(queue, [enqueue_op] * num_threads)
+                tf.train.add_queue_runner(runner)
+                shuffled = queue.dequeue()
+                for i in range(len(tensors)):
+                    shuffled[i].set_shape(tensors[i].shape)
+                return shuffled
+
+
+            def inputs(files, batch_size):
+                file_queue = tf.train.string_input_producer(files, num_epochs=1)
+                _, record = tf.TFRecordReader().read(file_queue)
+                parsed = tf.parse_single_example(record, {'x': tf.FixedLenFeature([3], tf.float32),
+                                                          'y': tf.FixedLenFeature([], tf.int64)})
+                tensors = [parsed['x'], parsed['y']]
+                tensors = _shuffle_inputs(tensors, 100, 50, num_threads=2)
+                return tf.train.batch(tensors, batch_size)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+
+            def inputs(files, batch_size):
+                def parse_record(record):
+                    parsed = tf.parse_single_example(record, {'x': tf.FixedLenFeature([3], tf.float32),
+                                                              'y': tf.FixedLenFeature([], tf.int64)})
+                    tensors = [parsed['x'], parsed['y']]
+                    tensors = list(tensors)
+                    return tuple(tensors)
+
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
+                dataset = dataset.flat_map(tf.data.TFRecordDataset)
+                dataset = dataset.map(parse_record, num_parallel_calls=2)
+                dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(50, 1))
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+                dataset = dataset.prefetch(1)
+                return list(dataset.make_one_shot_iterator().get_next())
+            """),
+        ),
+        Example(
+            before=example_source("""
+            import tensorflow as tf
             from tensorflow.python.ops import data_flow_ops
 
             def staged(images, labels):
