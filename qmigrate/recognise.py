@@ -468,7 +468,8 @@ class _BlockRecogniser:
             reads_record = bool(tainted & set(uses.loads))
             if reads_record and index in self.queues.refused:
                 refused = self.queues.refused[index]
-                raise _Broken(calls + refused.calls, refused.reason)
+                raise _Broken(calls + refused.calls + self._later_batchings(index, tainted | uses.stores),
+                              refused.reason)
             if reads_record and index in self.queues.accepted:  # the records go into a hand-built queue
                 queue = self.queues.accepted[index]
                 if queue.reads & tainted:
@@ -618,6 +619,16 @@ class _BlockRecogniser:
                      record_statements=rewritten,
                      branch_batchings=branch_batchings if found else (),
                      record_call=record_call)
+
+    def _later_batchings(self, index: int, tainted: Set[str]) -> Tuple[cst.Call, ...]:
+        """The batching calls after leaf `index` that read the records (`tainted`): the reason the
+        chain stops at `index` is theirs too."""
+        found = []
+        for later in range(index + 1, len(self.body)):
+            batching = _call_with_rule(cstutil.statement_value(self.body[later]), self.imports, BATCHERS)
+            if batching and tainted & set(self.uses[later].loads):
+                found.append(batching[1])
+        return tuple(found)
 
     def _file_name_match(self, bound, producer_index: int, batch_index: int, calls):
         """(the match_filenames_once call, the index of the statement that binds it or None) for a
