@@ -238,6 +238,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
                 analysis.add_finding(ApiNotInTarget, node, False, detail)
     if not edits and not _may_hold_pipeline({rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules):
         _finish_python_fed(analysis, fed, options)
+        _explain_unfed_queues(analysis, imports, positions)
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     context = _module_context(module, imports, tree, source.decode(module.encoding, errors="replace"))
     context.line_of = lambda node: positions.start(node)[0]
@@ -262,6 +263,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     for call, reason in rewriter.fallback_reasons.items():
         analysis.reasons.setdefault(call, reason)
     new_module = _migrate_helpers(new_module, context, uses, analysis, keep)
+    new_module = _drop_queue_helpers(new_module, rewriter.queue_helpers, uses, analysis, keep)
     if rewriter.file_seed:
         new_module = _add_file_order_seed(new_module)
     if analysis.pipelines or edits:
@@ -269,6 +271,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         new_module = drop_unused_tf_imports(module, new_module, imports, rewriter.module_loads)
     analysis.new_module = new_module
     _finish_python_fed(analysis, fed, options)
+    _explain_unfed_queues(analysis, imports, positions)
     return analysis
 
 
@@ -297,6 +300,18 @@ def _finish_python_fed(analysis: FileAnalysis, fed: list, options: Options) -> N
     changed = analysis.new_module is not analysis.module and analysis.new_module.code != analysis.module.code
     if python_fed.finish(analysis, fed, options, PythonFedQueue, changed):
         analysis.new_module = _ensure_tf_import(analysis.new_module, analysis.imports, _python_fed_tf(analysis))
+
+
+def _explain_unfed_queues(analysis: FileAnalysis, imports: ImportMap, positions) -> None:
+    """Hand-built queues no pipeline took, with no reason more precise than "not the record of a
+    chain": where what they enqueue comes from."""
+    wanted = {id(call) for rule, call, _, _ in analysis.occurrences if rule is HandBuiltQueue
+              and id(call) not in analysis.fixed_calls and analysis.reasons.get(id(call)) in (None, handbuilt.NOT_FED)}
+    if not wanted:
+        return
+    for call, reason in handbuilt.origin_reasons(analysis.module, imports, lambda n: positions.start(n)[0],
+                                                 wanted).items():
+        analysis.reasons[call] = reason
 
 
 QUEUE_RUNNER_API = "tensorflow.train.add_queue_runner"
@@ -606,6 +621,34 @@ def _migrate_method_helpers(cls: cst.ClassDef, context: ModuleContext, uses: Cou
     return cls.with_changes(body=cls.body.with_changes(body=body))
 
 
+_QUEUE_HELPER_KEPT = ("%s() is kept as it was for %s; the migrated pipelines no longer call it (its queue is "
+                      "their dataset's shuffle and threads)")
+
+
+def _drop_queue_helpers(module: cst.Module, queue_helpers: handbuilt.QueueHelpers, uses: Counter,
+                        analysis: FileAnalysis, keep: Dict[str, str]) -> cst.Module:
+    """Remove the queue helpers every call of which was migrated (the pipelines wrote their queue as
+    dataset stages); a helper other code still calls stays as it is, its queue reported."""
+    dropped = set()
+    for helper in queue_helpers.found():
+        name = helper.function.name.value
+        if not isinstance(helper, handbuilt.QueueHelper) or not uses[name]:
+            continue
+        if name in keep:
+            for call in helper.calls:
+                analysis.kept_calls.add(id(call))
+                analysis.reasons[id(call)] = _QUEUE_HELPER_KEPT % (name, keep[name])
+                analysis.todo[id(call)] = "migrate those callers too, then delete %s()" % name
+            continue
+        dropped.add(name)
+        analysis.fixed_calls.update(id(call) for call in helper.calls)
+        analysis.changed_helpers.append(name)
+    if not dropped:
+        return module
+    body = [stmt for stmt in module.body if not (isinstance(stmt, cst.FunctionDef) and stmt.name.value in dropped)]
+    return module.with_changes(body=body)
+
+
 def drop_unused_tf_imports(old: cst.Module, new: cst.Module, imports: ImportMap,
                            before: Optional[Counter] = None) -> cst.Module:
     """Remove TensorFlow imports that the rewrite left unused (they served only the queue code).
@@ -752,6 +795,8 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.analysis = analysis
         self.has_range_producers = any(rule is RangeInputProducer for rule, _, _, _ in analysis.occurrences)
         self.has_queues = any(rule is HandBuiltQueue for rule, _, _, _ in analysis.occurrences)
+        self.queue_helpers = handbuilt.QueueHelpers(context.functions, imports, module.code_for_node,
+                                                    context.line_of, module)
         uses = cstutil.name_uses(module)
         self.module_loads = Counter(uses.loads)
         self.names = NamePool(set(uses.stores) | set(uses.loads))
@@ -836,8 +881,8 @@ class _PipelineRewriter(cst.CSTTransformer):
     def _rewrite_root(self, original_body, updated_body):
         leaves = blocks.flatten(original_body, updated_body)
         originals = [leaf.original for leaf in leaves]
-        queues = handbuilt.find(originals, self.scopes[-1], self.imports, self.module.code_for_node) \
-            if self.has_queues else None
+        queues = handbuilt.find(originals, self.scopes[-1], self.imports, self.module.code_for_node,
+                                self.queue_helpers, self.context.module_names) if self.has_queues else None
         found = recognise_block(originals, self.scopes[-1], self.context, self.names, self.module.code_for_node,
                                 queues, [leaf.withs for leaf in leaves])
         scope = self.scopes[-1]

@@ -12,13 +12,14 @@ of a producer → reader chain into the enqueue and out of the dequeue; whatever
 to be this shape is refused with its reason.
 """
 import dataclasses
+import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-from qmigrate import cstutil, queue_roles
+from qmigrate import cstutil, helpers, queue_roles
 from qmigrate.model import Batching
 from qmigrate.names import ImportMap
 from qmigrate.rules.batching import shuffle_buffer
@@ -58,6 +59,13 @@ class HandBuiltQueue:
     calls: Tuple[cst.Call, ...]
     capacity: str
     records_refused: str = ""
+    # Names the stage's arguments read where the dataset is built (a queue helper's call only):
+    # none may be a per-record tensor.
+    reads: FrozenSet[str] = frozenset()
+    # (name, count) when the dequeue binds `name` to a list of `count` tensors the recogniser
+    # cannot see in the record statements (a queue helper given a list by name).
+    structure: Optional[Tuple[str, int]] = None
+    helper: Optional[str] = None  # the queue helper whose call this is
 
 
 @dataclass(frozen=True)
@@ -76,6 +84,18 @@ class BlockQueues:
     accepted: Dict[int, HandBuiltQueue] = dataclasses.field(default_factory=dict)
     refused: Dict[int, RefusedQueue] = dataclasses.field(default_factory=dict)
     unplaced: List[RefusedQueue] = dataclasses.field(default_factory=list)  # refused before an enqueue was found
+    # The block's scope and the module's queue helpers: if the block is a queue helper's body, why
+    # its queue stays when no caller's pipeline took it (worked out only when asked).
+    scope: Optional[cst.CSTNode] = None
+    queue_helpers: Optional["QueueHelpers"] = None
+
+    def helper_reason(self) -> Tuple[Optional[str], bool]:
+        """(the reason, whether it holds for refused queues too: the helper is one qmigrate follows)."""
+        if self.queue_helpers is None:
+            return None, False
+        reason = _helper_reason(self.scope, self.queue_helpers)
+        followed = reason is not None and isinstance(self.queue_helpers.get(self.scope.name.value), QueueHelper)
+        return reason, followed
 
     def by_dequeue(self, index: int) -> Optional[HandBuiltQueue]:
         return next((q for q in self.accepted.values() if q.dequeue_index == index), None)
@@ -156,13 +176,18 @@ def _method_call(stmt: cst.BaseStatement, queue: str, methods) -> Optional[Tuple
 
 
 def find(body: Sequence[cst.BaseStatement], scope: cst.CSTNode, imports: ImportMap,
-         source_of: Callable[[cst.CSTNode], str]) -> BlockQueues:
-    """The hand-built queues constructed in `body` (the statements of one block of `scope`).
+         source_of: Callable[[cst.CSTNode], str], queue_helpers: Optional["QueueHelpers"] = None,
+         module_names: frozenset = frozenset()) -> BlockQueues:
+    """The hand-built queues constructed in `body` (the statements of one block of `scope`), and
+    the calls of queue helpers (`queue_helpers`) there: each is its queue's enqueue and dequeue.
 
     A queue whose every dequeue is fetched by `session.run` is not input (QM003) and is not
     returned at all. Never raises.
     """
     found = BlockQueues()
+    if queue_helpers is not None:
+        _find_helper_calls(body, scope, queue_helpers, set(module_names), found)
+        found.scope, found.queue_helpers = scope, queue_helpers
     constructors = []
     for index, stmt in enumerate(body):
         assign = cstutil.single_assign(stmt)
@@ -176,7 +201,8 @@ def find(body: Sequence[cst.BaseStatement], scope: cst.CSTNode, imports: ImportM
     for index, name, call in constructors:
         if id(call) in fetched:
             continue
-        reader = _QueueReader(body, imports, source_of, scope_loads, index, name, call)
+        reader = _QueueReader(body, imports, source_of, scope_loads, index, name, call,
+                              line_of=queue_helpers.line_of if queue_helpers is not None else None)
         try:
             queue = reader.read()
         except _Refused as refused:
@@ -190,12 +216,81 @@ def find(body: Sequence[cst.BaseStatement], scope: cst.CSTNode, imports: ImportM
     return found
 
 
+def _helper_reason(scope, queue_helpers: "QueueHelpers") -> Optional[str]:
+    if not (isinstance(scope, cst.FunctionDef) and queue_helpers.functions.get(scope.name.value) is scope):
+        return None
+    helper = queue_helpers.get(scope.name.value)
+    if isinstance(helper, RefusedHelper):
+        return helper.reason.replace("it goes through ", "", 1) if helper.enqueues_parameter else None
+    if isinstance(helper, QueueHelper):
+        return ("it passes on the tensors %s() is given, and no call of %s() passes it the records of a producer → "
+                "reader chain that qmigrate migrated" % (helper.name, helper.name))
+    return None
+
+
+_NESTED = ("its records go through %s() (line %d), a queue helper, inside `%s` (line %d); qmigrate follows a queue "
+           "helper's call only as a statement of its own (`x = helper(...)`) in the block that reads and batches "
+           "the records")
+
+
+def _nested_helper_call(stmt, queue_helpers: "QueueHelpers", bound) -> Optional[Tuple[str, cst.Call]]:
+    """(name, call) of a queue helper called somewhere inside `stmt` (an if/with/for body, or an
+    argument), when `stmt` is not that call itself."""
+    for call in cstutil.calls_of(stmt):
+        if (isinstance(call.func, cst.Name) and call.func.value not in bound
+                and queue_helpers.get(call.func.value) is not None):
+            return call.func.value, call
+    return None
+
+
+def _header(stmt: cst.BaseStatement) -> str:
+    """The first line of a statement, as written (`if shuffle:`)."""
+    return cst.Module([]).code_for_node(_bare(stmt)).strip().splitlines()[0]
+
+
+def _find_helper_calls(body, scope, queue_helpers: "QueueHelpers", module_names: set, found: BlockQueues) -> None:
+    if not queue_helpers.candidates:
+        return
+    body = list(body)
+    if not any(queue_helpers.contains_call(stmt) for stmt in body):
+        return
+    bound = _caller_bound(scope)
+    for index, stmt in enumerate(body):
+        if not queue_helpers.contains_call(stmt):
+            continue
+        call = _helper_call(stmt, queue_helpers, bound)
+        if call is None:
+            nested = _nested_helper_call(stmt, queue_helpers, bound)
+            if nested is not None:  # its records must not be moved into a map function with the statement
+                found.refused[index] = RefusedQueue(index, (nested[1],), _NESTED % (
+                    nested[0], queue_helpers.line_of(queue_helpers.functions[nested[0]]),
+                    _short(_header(stmt)), queue_helpers.line_of(stmt)))
+            continue
+        helper, target, value = call
+        if isinstance(helper, RefusedHelper):
+            found.refused[index] = RefusedQueue(index, (value,), helper.reason)
+            continue
+        try:
+            found.accepted[index] = at_call(helper, body, index, target, value, module_names, bound,
+                                            queue_helpers.line_of)
+        except _Refused as refused:
+            found.refused[index] = RefusedQueue(index, (value,), str(refused))
+
+
 class _QueueReader:
     """Reads one queue's statements in the block; `read` raises _Refused with the reason."""
 
-    def __init__(self, body, imports, source_of, scope_loads, index, name, call):
+    def __init__(self, body, imports, source_of, scope_loads, index, name, call, in_helper=False, line_of=None):
+        self.line_of = line_of
         self.body, self.imports, self.source_of, self.scope_loads = body, imports, source_of, scope_loads
         self.index, self.name, self.call = index, name, call
+        # In a queue helper the enqueued tensors are a parameter and the dequeue may be returned:
+        # the records are written where it is called (QueueHelper.at_call).
+        self.in_helper = in_helper
+        self.threads_node: Optional[cst.BaseExpression] = None
+        self.args: Dict[str, cst.BaseExpression] = {}
+        self.dequeue_target: Optional[cst.BaseExpression] = None
+        self.dequeue_call: Optional[cst.Call] = None
         self.kind = imports.resolve(call.func)
         self.calls: List[cst.Call] = [call]
         self.enqueue_index: Optional[int] = None
@@ -203,7 +298,7 @@ class _QueueReader:
 
     def read(self) -> HandBuiltQueue:
         kind, name = self.kind, self.name
-        args = _bind(self.call, _SIGNATURES[kind], "its constructor")
+        args = self.args = _bind(self.call, _SIGNATURES[kind], "its constructor")
         if not _is_none(args.get("shared_name")):
             raise _Refused("it sets `shared_name=` (a queue shared between sessions), which tf.data has no "
                            "counterpart for")
@@ -226,6 +321,7 @@ class _QueueReader:
                 self.calls.append(put[1])
             elif take and dequeue is None:
                 dequeue = (index,) + take
+                self.dequeue_call = take[1]
                 self.calls.append(take[1])
             elif runner is None and self._runner(stmt) is not None:
                 runner = self._runner(stmt, record=True)
@@ -250,13 +346,14 @@ class _QueueReader:
             raise _Refused("`%s` is also used outside its block" % name)
         enqueue_index, enqueue_target, enqueue_call = enqueue
         dequeue_index, dequeue_target, dequeue_call = dequeue
+        self.dequeue_target = dequeue_target
         if not enqueue_index < dequeue_index:
             raise _Refused("it is dequeued before its enqueue op is built")
         runner_call, ops, registered = runner
         threads = self._threads(enqueue_target, ops)
         runner_indices += self._registration(registered, runner_indices[0])
         tensors, many = self._tensors(enqueue_call, args)
-        shapes = self._by_key(self._shapes(args.get("shapes")), args.get("names"), tensors)
+        shapes = self._by_key(self._shapes(args.get("shapes"), tensors), args.get("names"), tensors)
         batching, stage, records = self._lower(dequeue_call, dequeue_target, args, threads, many, shapes, tensors)
         self._check_not_rebound(args, dequeue_call, dequeue_index)
         return HandBuiltQueue(name, (self.index,) + tuple(runner_indices), enqueue_index, dequeue_index, tensors,
@@ -278,6 +375,11 @@ class _QueueReader:
             if record:
                 self.calls.append(value)
             value = add["qr"]
+        elif isinstance(value, cst.Call) and self._collected(value) is not None:
+            add_call = value
+            if record:
+                self.calls += [value, value.args[0].value]
+            value = self._collected(value)
         elif assign and isinstance(assign[0], cst.Name):
             registered = assign[0].value
         else:
@@ -301,15 +403,42 @@ class _QueueReader:
             self.calls.append(value)
         return value, args["enqueue_ops"], registered
 
+    def _at_line(self, stmt) -> str:
+        return ", line %d" % self.line_of(stmt) if self.line_of is not None else ""
+
+    def _collected(self, call: cst.Call) -> Optional[cst.BaseExpression]:
+        """The runner of `tf.add_to_collection(tf.GraphKeys.QUEUE_RUNNERS, runner)`, what
+        add_queue_runner does, spelled by hand."""
+        name = self.imports.resolve(call.func) or ""
+        if not (name.startswith("tensorflow.") and name.endswith(".add_to_collection")) or len(call.args) != 2 or any(
+                arg.keyword is not None or arg.star for arg in call.args):
+            return None
+        if not (self.imports.resolve(call.args[0].value) or "").endswith("GraphKeys.QUEUE_RUNNERS"):
+            return None
+        return call.args[1].value
+
     def _registration(self, registered, runner_index: int) -> List[int]:
-        """The index of `add_queue_runner(runner)` for a runner kept in a variable."""
+        """The index of `add_queue_runner(runner)` (or `add_to_collection(QUEUE_RUNNERS, runner)`)
+        for a runner kept in a variable."""
         if registered is True:
             return []
         for index in range(runner_index + 1, len(self.body)):
             value = cstutil.statement_value(self.body[index])
-            if (isinstance(self.body[index], cst.SimpleStatementLine) and isinstance(value, cst.Call)
-                    and isinstance(self.body[index].body[0], cst.Expr)
-                    and self.imports.resolve(value.func) == _ADD_RUNNER
+            if not (isinstance(self.body[index], cst.SimpleStatementLine) and isinstance(value, cst.Call)
+                    and isinstance(self.body[index].body[0], cst.Expr)):
+                continue
+            if (isinstance(value.func, cst.Attribute) and value.func.attr.value == "create_threads"
+                    and isinstance(value.func.value, cst.Name) and value.func.value.value == registered):
+                raise _Refused("its QueueRunner `%s` starts its threads by hand (`%s`%s); register it with "
+                               "tf.train.add_queue_runner instead, and qmigrate can replace the queue"
+                               % (registered, _short(self.source_of(value)), self._at_line(self.body[index])))
+            collected = self._collected(value)
+            if collected is not None and isinstance(collected, cst.Name) and collected.value == registered:
+                if self.scope_loads[registered] != 1:
+                    raise _Refused("its QueueRunner `%s` is used for more than add_to_collection" % registered)
+                self.calls += [value, value.args[0].value]
+                return [index]
+            if (self.imports.resolve(value.func) == _ADD_RUNNER
                     and len(value.args) == 1 and isinstance(value.args[0].value, cst.Name)
                     and value.args[0].value.value == registered and value.args[0].keyword in (None,)):
                 if self.scope_loads[registered] != 1:
@@ -326,7 +455,7 @@ class _QueueReader:
         if isinstance(ops, cst.BinaryOperation) and isinstance(ops.operator, cst.Multiply):
             for listed, times in ((ops.left, ops.right), (ops.right, ops.left)):
                 if isinstance(listed, cst.List) and len(listed.elements) == 1:
-                    ops, count = listed, self.source_of(times)
+                    ops, count, self.threads_node = listed, self.source_of(times), times
                     break
         if not (isinstance(ops, (cst.List, cst.Tuple)) and ops.elements and all(
                 isinstance(e.value, cst.Name) and e.value.value == op for e in ops.elements)):
@@ -353,7 +482,9 @@ class _QueueReader:
         many = call.func.attr.value == "enqueue_many"
         return vals, many
 
-    def _shapes(self, shapes) -> Tuple[str, ...]:
+    def _shapes(self, shapes, tensors=None) -> Tuple[str, ...]:
+        if self.in_helper and _own_shapes(shapes, tensors):
+            return ()  # each component keeps the static shape it came with, as in the dataset
         if _is_none(shapes):
             if self.kind == _PADDING:
                 raise _Refused("a PaddingFIFOQueue without shapes")
@@ -398,6 +529,10 @@ class _QueueReader:
             if "n" not in bound:
                 raise _Refused("its %s has no count" % method)
             return batching, None, ()
+        if self.in_helper:
+            if many:
+                raise _Refused("it is filled with enqueue_many and dequeued one record at a time")
+            return None, batching, None
         if many:
             raise _Refused("it is filled with enqueue_many and dequeued one record at a time; qmigrate rewrites "
                            "enqueue_many with dequeue_many or dequeue_up_to")
@@ -465,6 +600,390 @@ class _QueueReader:
                 raise _Refused("`%s` is reassigned between the queue and its dequeue" % sorted(rebound)[0])
 
 
+@dataclass(frozen=True)
+class QueueHelper:
+    """A function that passes the tensors it is given through one hand-built queue filled by
+    queue runners, and returns what it dequeues:
+
+        def _mix(tensors, capacity, min_after_dequeue, num_threads):
+            queue = tf.RandomShuffleQueue(capacity, min_after_dequeue, dtypes=[t.dtype for t in tensors])
+            enqueue_op = queue.enqueue(tensors)
+            runner = tf.train.QueueRunner(queue, [enqueue_op] * num_threads)
+            tf.train.add_queue_runner(runner)
+            mixed = queue.dequeue()
+            for i in range(len(tensors)):  # optional: the static shapes the queue lost, set again
+                mixed[i].set_shape(tensors[i].shape)
+            return mixed
+
+    `queue` is the queue as read in the helper, in the helper's terms; `at_call` writes it in a
+    caller's. With `dequeue()` a call gives the records back one at a time (the queue's shuffle
+    and threads join the batching that follows); with `dequeue_many`/`dequeue_up_to` the call is
+    the batching.
+    """
+
+    function: cst.FunctionDef
+    queue: HandBuiltQueue
+    constructor: cst.BaseStatement
+    args: Dict[str, cst.BaseExpression]  # the constructor's arguments, by parameter
+    threads: Optional[cst.BaseExpression]  # `n` of `[enqueue] * n`; None: `queue` has the count
+    dequeue_call: cst.Call
+    calls: Tuple[cst.Call, ...]  # the helper's own queue calls
+
+    @property
+    def name(self) -> str:
+        return self.function.name.value
+
+
+@dataclass(frozen=True)
+class RefusedHelper:
+    """A function that builds a hand-built queue qmigrate cannot follow through its calls, and why."""
+
+    function: cst.FunctionDef
+    reason: str
+    calls: Tuple[cst.Call, ...]
+    enqueues_parameter: bool  # shaped like a queue helper: what it enqueues is given to it
+
+
+class QueueHelpers:
+    """The module's queue helpers, found on demand (most modules have none) and remembered."""
+
+    def __init__(self, functions: Dict[str, cst.FunctionDef], imports: ImportMap,
+                 source_of: Callable[[cst.CSTNode], str], line_of: Optional[Callable[[cst.CSTNode], int]],
+                 module: Optional[cst.Module] = None):
+        self.functions, self.imports, self.source_of, self.module = functions, imports, source_of, module
+        self.line_of = line_of or (lambda node: 0)
+        self._found: Dict[str, Union[QueueHelper, RefusedHelper, None]] = {}
+        self._candidates: Optional[frozenset] = None
+        self._containing: Optional[set] = None
+
+    def contains_call(self, stmt: cst.CSTNode) -> bool:
+        """Whether `stmt` holds a call of a function named like a queue-building one (one walk of the
+        module, made the first time: blocks nest, and each would walk its statements again)."""
+        if self._containing is None:
+            walk = _Around(lambda call: isinstance(call.func, cst.Name) and call.func.value in self.candidates)
+            if self.module is not None and self.candidates:
+                self.module.visit(walk)
+            self._containing = walk.statements if self.module is not None else None
+        return self._containing is None or id(stmt) in self._containing
+
+    @property
+    def candidates(self) -> frozenset:
+        """Names of the module's functions that build a hand-built queue (computed once)."""
+        if self._candidates is None:
+            if self.module is not None:  # one walk, not one per function
+                walk = _Around(lambda call: self.imports.resolve(call.func) in _SIGNATURES, outermost=True)
+                self.module.visit(walk)
+                tops = {id(function) for function in self.functions.values()}
+                self._candidates = frozenset(function.name.value for _, function in walk.function_of.values()
+                                             if id(function) in tops)
+            else:
+                self._candidates = frozenset(
+                    name for name, function in self.functions.items()
+                    if any(self.imports.resolve(call.func) in _SIGNATURES for call in cstutil.calls_of(function)))
+        return self._candidates
+
+    def get(self, name: str) -> Union[QueueHelper, RefusedHelper, None]:
+        """The helper named `name`, refused with its reason, or None (no such function, or it builds
+        no hand-built queue)."""
+        if name not in self._found:
+            function = self.functions.get(name) if name in self.candidates else None
+            self._found[name] = None if function is None else find_helper(
+                function, self.imports, self.source_of, self.line_of)
+        return self._found[name]
+
+    def found(self) -> List[Union[QueueHelper, RefusedHelper]]:
+        return [helper for helper in self._found.values() if helper is not None]
+
+
+class _Around(cst.CSTVisitor):
+    """One walk: the statements (at any depth) around each call `wanted` accepts, and the innermost
+    (or outermost) function around it."""
+
+    def __init__(self, wanted: Callable[[cst.Call], bool], outermost: bool = False):
+        self.wanted, self.outermost = wanted, outermost  # outermost: the function around is the outermost one
+        self.stack: List[cst.CSTNode] = []
+        self.functions: List[cst.FunctionDef] = []
+        self.statements: set = set()
+        self.function_of: Dict[int, Tuple[cst.Call, cst.FunctionDef]] = {}
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if isinstance(node, (cst.BaseCompoundStatement, cst.SimpleStatementLine)):
+            self.stack.append(node)
+        if isinstance(node, cst.FunctionDef):
+            self.functions.append(node)
+        if isinstance(node, cst.Call) and self.wanted(node):
+            self.statements.update(id(stmt) for stmt in self.stack)
+            if self.functions:
+                self.function_of[id(node)] = (node, self.functions[0 if self.outermost else -1])
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if isinstance(original_node, (cst.BaseCompoundStatement, cst.SimpleStatementLine)):
+            self.stack.pop()
+        if isinstance(original_node, cst.FunctionDef):
+            self.functions.pop()
+
+
+def find_helper(function: cst.FunctionDef, imports: ImportMap, source_of, line_of
+                ) -> Union[QueueHelper, RefusedHelper, None]:
+    """`function` as a queue helper, refused with the reason, or None when it builds no hand-built
+    queue. Never raises."""
+    calls = tuple(call for call in cstutil.calls_of(function) if imports.resolve(call.func) in _SIGNATURES)
+    if not calls:
+        return None
+    def refuse(reason: str) -> RefusedHelper:
+        # Lines are read only here: the first one makes libcst work out every position in the module.
+        where = "%s() (line %d)" % (function.name.value, line_of(function))
+        return RefusedHelper(function, "it goes through %s, which %s" % (where, reason), calls, True)
+
+    if not _enqueues_parameter(function):  # (said first: it is the cheap question)
+        return RefusedHelper(function, "it goes through %s(), which builds a queue that is not filled with "
+                             "tensors given to it" % function.name.value, calls, False)
+    if len(calls) > 1:
+        return refuse("builds %d queues; a queue helper that qmigrate follows builds one" % len(calls))
+    if function.decorators:  # a call of it runs the decorator's code too
+        return refuse("is decorated with `@%s`" % _short(source_of(function.decorators[0].decorator)))
+    body = list(function.body.body) if isinstance(function.body, cst.IndentedBlock) else []
+    if body and _is_docstring(body[0]):
+        body = body[1:]
+    assign = cstutil.single_assign(body[0]) if body else None
+    if not (assign and assign[1] is calls[0] and isinstance(assign[0], cst.Name)):
+        first = body[0] if body else function
+        return refuse("does `%s` (line %d) before it builds its queue, or builds it inside another statement"
+                      % (_short(source_of(_bare(first))), line_of(first)))
+    if "capacity" not in _bind_or_empty(calls[0], _SIGNATURES[imports.resolve(calls[0].func)]):
+        return refuse("builds its queue without a capacity qmigrate can read")
+    params = function.params
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.star_kwarg or params.kwonly_params \
+            or params.posonly_params:
+        return refuse("takes * or keyword-only parameters")
+    reader = _QueueReader(body, imports, source_of, Counter(cstutil.name_uses(function).loads), 0,
+                          assign[0].value, calls[0], in_helper=True, line_of=line_of)
+    try:
+        queue = reader.read()
+    except _Refused as refused:
+        return refuse("passes its tensors through a queue qmigrate cannot follow: %s" % refused)
+    param_names = {p.name.value for p in params.params}
+    tensors = queue.tensors
+    parts = [tensors] if isinstance(tensors, cst.Name) else [e.value for e in getattr(tensors, "elements", ())]
+    if not parts or not all(isinstance(p, cst.Name) and p.value in param_names for p in parts):
+        return refuse("enqueues `%s`, which is not its parameter (or a literal list of them)"
+                      % _short(source_of(tensors)))
+    if not _is_none(reader.args.get("names")):
+        return refuse("builds a queue with `names=`; qmigrate follows queue helpers of lists of tensors")
+    taken = set(queue.plumbing) | {queue.enqueue_index, queue.dequeue_index}
+    target = reader.dequeue_target
+    last = len(body) - 1
+    for index, stmt in enumerate(body):
+        if index in taken:
+            continue
+        if index == last and target is not None and isinstance(target, cst.Name) and _returns_name(stmt, target.value):
+            continue
+        if target is not None and index > queue.dequeue_index and _restores_shapes(stmt, target, tensors):
+            continue
+        return refuse("does `%s` (line %d), which is not part of a queue helper qmigrate follows (queue, enqueue, "
+                      "QueueRunner, dequeue, shapes set again, return)" % (_short(source_of(_bare(stmt))),
+                                                                          line_of(stmt)))
+    if target is None and queue.dequeue_index != last:
+        return refuse("returns its dequeue before its last statement")
+    if target is not None and not _returns_name(body[last], getattr(target, "value", None)):
+        return refuse("does not return what it dequeues")
+    return QueueHelper(function, queue, body[0], reader.args, reader.threads_node, reader.dequeue_call,
+                       tuple(reader.calls))
+
+
+def _own_shapes(shapes, tensors) -> bool:
+    """`[t.shape for t in tensors]` (or get_shape()): the shapes of the tensors enqueued."""
+    if not (isinstance(shapes, cst.ListComp) and isinstance(tensors, cst.Name)):
+        return False
+    code = "".join(cst.Module([]).code_for_node(shapes).split())
+    return bool(re.fullmatch(r"\[(\w+)(\.shape|\.get_shape\(\))for\1in%s\]" % re.escape(tensors.value), code))
+
+
+def _bind_or_empty(call: cst.Call, signature) -> Dict[str, cst.BaseExpression]:
+    try:
+        return _bind(call, signature, "its constructor")
+    except _Refused:
+        return {}
+
+
+def _is_docstring(stmt: cst.BaseStatement) -> bool:
+    small = cstutil.single_small(stmt)
+    return isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+
+
+def _enqueues_parameter(function: cst.FunctionDef) -> bool:
+    """Whether some `.enqueue(...)`/`.enqueue_many(...)` of `function` puts in its parameters."""
+    params = {p.name.value for p in function.params.params}
+    for call in cstutil.calls_of(function):
+        if not (isinstance(call.func, cst.Attribute) and call.func.attr.value in ("enqueue", "enqueue_many")
+                and call.args):
+            continue
+        value = call.args[0].value
+        parts = [e.value for e in value.elements] if isinstance(value, (cst.List, cst.Tuple)) else [value]
+        if parts and all(isinstance(p, cst.Name) and p.value in params for p in parts):
+            return True
+    return False
+
+
+def _bare(stmt: cst.CSTNode) -> cst.CSTNode:
+    """The statement without the comments and blank lines above it."""
+    return stmt.with_changes(leading_lines=()) if hasattr(stmt, "leading_lines") else stmt
+
+
+def _returns_name(stmt: cst.BaseStatement, name: Optional[str]) -> bool:
+    small = cstutil.single_small(stmt)
+    return isinstance(small, cst.Return) and isinstance(small.value, cst.Name) and small.value.value == name
+
+
+def _restores_shapes(stmt: cst.BaseStatement, target: cst.BaseExpression, tensors: cst.BaseExpression) -> bool:
+    """`for i in range(len(tensors)): out[i].set_shape(tensors[i].shape)` (or the zip form, or
+    get_shape()): the static shapes the queue lost, set again. The dataset keeps them, so the
+    loop is dropped with the queue."""
+    if not (isinstance(target, cst.Name) and isinstance(tensors, cst.Name) and isinstance(stmt, cst.For)):
+        return False
+    code = "".join(cst.Module([]).code_for_node(_bare(stmt)).split())
+    out, given = re.escape(target.value), re.escape(tensors.value)
+    shape = r"(\.shape|\.get_shape\(\))"
+    return bool(re.fullmatch(r"for(\w+)inrange\(len\(%s\)\):%s\[\1\]\.set_shape\(%s\[\1\]%s\)" % (given, out, given, shape),
+                             code)
+                or re.fullmatch(r"for(\w+),(\w+)inzip\(%s,%s\):\1\.set_shape\(\2%s\)" % (out, given, shape), code))
+
+
+def _caller_bound(scope: cst.CSTNode) -> frozenset:
+    """Names a function binds (its locals and parameters): a module-level name a helper reads
+    means something else there."""
+    if not isinstance(scope, cst.FunctionDef):
+        return frozenset()
+    params = scope.params
+    named = list(params.posonly_params) + list(params.params) + list(params.kwonly_params) + [
+        p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return frozenset(cstutil.name_uses(scope.body).stores | {p.name.value for p in named})
+
+
+def _helper_call(stmt: cst.BaseStatement, queue_helpers: QueueHelpers, scope_stores):
+    """(helper, target or None, call) for `target = helper(...)` or `return helper(...)`."""
+    value = cstutil.statement_value(stmt)
+    assign = cstutil.single_assign(stmt)
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)) or value.func.value in scope_stores:
+        return None
+    if assign is None and not isinstance(cstutil.single_small(stmt), cst.Return):
+        return None
+    helper = queue_helpers.get(value.func.value)
+    if helper is None:
+        return None
+    return helper, (assign[0] if assign else None), value
+
+
+def at_call(helper: QueueHelper, body, index: int, target, call: cst.Call, module_names: set, bound_names: frozenset,
+            line_of) -> HandBuiltQueue:
+    """The helper's queue as its call at `body[index]` makes it, in the caller's terms; raises
+    _Refused with the reason."""
+    code = lambda node: cst.Module([]).code_for_node(node)  # noqa: E731
+    queue, name = helper.queue, helper.name
+    try:
+        arguments = helpers.bind_call(helper.function, call)
+        definitions = helpers.reaching_definitions(helper.function, helper.constructor)
+
+        def move(node):
+            return helpers.move_expression(node, helper.function, helper.constructor, arguments, module_names,
+                                           definitions=definitions, shadowed=bound_names)
+        tensors = move(queue.tensors)
+        own = _own_shapes(helper.args.get("shapes"), queue.tensors)  # nothing to set: see _QueueReader._shapes
+        args = {key: move(value) for key, value in helper.args.items()
+                if key in ("capacity", "min_after_dequeue", "seed") or (key == "shapes" and not own)}
+        moved_threads = move(helper.threads) if helper.threads is not None else None
+        threads = code(moved_threads) if moved_threads is not None else (queue.batching or queue.stage).num_threads
+        count = None
+        if queue.batching is not None:
+            count = move(_bind(helper.dequeue_call, ("n", "name"), "its dequeue")["n"])
+    except helpers.NotMovable as error:
+        raise _Refused("its call of %s() cannot be written in the caller: %s" % (name, error))
+    reads = set()
+    for node in list(args.values()) + [n for n in (count, moved_threads) if n is not None]:
+        reads |= set(cstutil.name_uses(node).loads)
+    for stmt in body[index:]:
+        rebound = reads & cstutil.name_uses(stmt).stores
+        if rebound:
+            raise _Refused("`%s`, which %s() reads for its queue at line %d, is reassigned at line %d, before the "
+                           "dataset that stands for the queue would read it" % (sorted(rebound)[0], name,
+                                                                                line_of(body[index]), line_of(stmt)))
+    shapes = tuple(code(e.value) for e in args["shapes"].elements) if not _is_none(args.get("shapes")) else ()
+    stage = queue.batching or queue.stage
+    batching = dataclasses.replace(
+        stage, num_threads=None if threads == "1" else threads,
+        shuffle_buffer=shuffle_buffer(args, code) if stage.shuffle_buffer else None,
+        seed=None if _is_none(args.get("seed")) else code(args["seed"]),
+        shapes=shapes, batch_size=code(count) if count is not None else stage.batch_size)
+    if queue.batching is not None:  # the call is the batching: the recogniser reads the element from `tensors`
+        return HandBuiltQueue(name, (), index, index, tensors, batching, None, (), (call,), code(args["capacity"]),
+                              reads=frozenset(reads), helper=name)
+    if target is None:
+        raise _Refused("its records come back from %s() in a `return`, one at a time: the batching that follows "
+                       "is in another function" % name)
+    records, structure = _helper_records(target, tensors, shapes, body, index, name, line_of)
+    return HandBuiltQueue(name, (), index, index, tensors, None, batching, records, (call,), code(args["capacity"]),
+                          reads=frozenset(reads), structure=structure, helper=name)
+
+
+def _helper_records(target, tensors, shapes, body, index, name, line_of):
+    """(record statements, structure) for `target = helper(tensors, ...)` whose queue is dequeued
+    one record at a time: the dequeue gives back the list it was given (the tensor itself for a
+    list of one)."""
+    code = lambda node: cst.Module([]).code_for_node(node)  # noqa: E731
+    if isinstance(tensors, (cst.List, cst.Tuple)):
+        if any(isinstance(e, cst.StarredElement) for e in tensors.elements):
+            raise _Refused("it passes %s() tensors built with *unpacking" % name)
+        values = [code(e.value) for e in tensors.elements]
+        whole = "[%s]" % ", ".join(values)
+    elif isinstance(tensors, cst.Name):
+        bound = _list_binding(body, index, tensors.value)
+        if bound is None:
+            raise _Refused("it passes %s() `%s`, whose structure (a list of how many tensors) qmigrate cannot see "
+                           "before line %d" % (name, tensors.value, line_of(body[index])))
+        values = ["%s[%d]" % (tensors.value, i) for i in range(bound)]
+        whole = "list(%s)" % tensors.value
+    else:
+        raise _Refused("it passes %s() `%s`, which is not a list of tensors" % (name, _short(code(tensors))))
+    if not values:
+        raise _Refused("it passes %s() an empty list" % name)
+    structure = None
+    if isinstance(target, cst.Name):
+        if len(values) == 1:  # a queue of one component gives back the tensor itself
+            parts, statements = [target.value], ["%s = %s" % (target.value, values[0])]
+        else:
+            parts = ["%s[%d]" % (target.value, i) for i in range(len(values))]
+            statements, structure = ["%s = %s" % (target.value, whole)], (target.value, len(values))
+    elif isinstance(target, (cst.Tuple, cst.List)) and len(values) > 1:
+        parts = [e.value.value if isinstance(e.value, cst.Name) else None for e in target.elements]
+        if None in parts or len(parts) != len(values):
+            raise _Refused("the result of %s() is unpacked into something other than one name per tensor" % name)
+        statements = ["%s = %s" % (", ".join(parts), ", ".join(values))]
+    else:
+        raise _Refused("the result of %s() is not assigned to names" % name)
+    if shapes:
+        if len(shapes) != len(parts):
+            raise _Refused("the queue of %s() does not give one shape per tensor" % name)
+        statements += ["%s.set_shape(%s)" % pair for pair in zip(parts, shapes)]
+    return tuple(statements), structure
+
+
+def _list_binding(body, index: int, name: str) -> Optional[int]:
+    """The length of the literal list or tuple `name` was last bound to before `body[index]`,
+    when nothing in between read or bound it (an append would change its length); else None."""
+    for stmt in reversed(body[:index]):
+        uses = cstutil.name_uses(stmt)
+        if name not in uses.stores and name not in uses.loads:
+            continue
+        assign = cstutil.single_assign(stmt)
+        if not (assign and isinstance(assign[0], cst.Name) and assign[0].value == name
+                and isinstance(assign[1], (cst.List, cst.Tuple)) and name not in uses.loads
+                and not any(isinstance(e, cst.StarredElement) for e in assign[1].elements)):
+            return None
+        return len(assign[1].elements)
+    return None
+
+
 def _short(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= 60 else text[:57] + "..."
@@ -487,15 +1006,127 @@ def merge(stage: Optional[Batching], batching: Batching) -> Batching:
         num_threads=batching.num_threads or stage.num_threads)
 
 
-_NOT_FED = ("what it enqueues is not the record of a producer → reader chain in the same block (tensors from "
+NOT_FED = ("what it enqueues is not the record of a producer → reader chain in the same block (tensors from "
             "elsewhere, or a queue fed from Python)")
 
 
 def reasons(queues: BlockQueues):
     """(call, why it stays) for every call of the block's hand-built queues, for those no pipeline took."""
+    if not (queues.accepted or queues.refused or queues.unplaced):
+        return
+    helper_reason, followed = queues.helper_reason()
     for queue in queues.accepted.values():
         for call in queue.calls:
-            yield call, _NOT_FED
+            yield call, helper_reason or NOT_FED
     for refused in list(queues.refused.values()) + queues.unplaced:
         for call in refused.calls:
-            yield call, refused.reason
+            yield call, helper_reason if followed else refused.reason
+
+
+_ORIGIN = ("what it enqueues, `%s`, %s; qmigrate replaces a hand-built queue whose records a producer → reader "
+           "chain reads in the same block (or a queue helper called with such records)")
+_PYTHON_SOURCES = {
+    "tensorflow.placeholder": "is a tf.placeholder (line %d): data fed from Python, which "
+                              "tf.data.Dataset.from_generator can take over",
+    "tensorflow.py_func": "comes from tf.py_func (line %d): records made by Python code, which "
+                          "tf.data.Dataset.from_generator can take over",
+    "tensorflow.numpy_function": "comes from tf.numpy_function (line %d): records made by Python code, which "
+                                 "tf.data.Dataset.from_generator can take over",
+}
+
+
+def origin_reasons(module: cst.Module, imports: ImportMap, line_of: Callable[[cst.CSTNode], int],
+                   wanted: set) -> Dict[int, str]:
+    """id(constructor call) -> where the tensors a hand-built queue enqueues come from, for the
+    queues (constructor calls, `wanted` by id) of functions that enqueue one name (or a literal list of names) with one enqueue op: a
+    placeholder, tf.py_func, a call of another function or module, or a parameter (and the lines
+    that call its function). Never raises."""
+    found: Dict[int, str] = {}
+    around = _Around(lambda call: id(call) in wanted)
+    module.visit(around)
+    callers: Optional[Dict[str, List[Tuple[cst.Call, cst.FunctionDef]]]] = None
+    functions: Optional[List[cst.FunctionDef]] = None
+    for function in {id(f): f for _, f in around.function_of.values()}.values():
+        for assign in cstutil.nodes_of(function, cst.Assign):
+            call = assign.value
+            if not (isinstance(call, cst.Call) and id(call) in around.function_of
+                    and len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name)):
+                continue
+            queue = assign.targets[0].target.value
+            puts = [c for c in cstutil.calls_of(function) if isinstance(c.func, cst.Attribute)
+                    and isinstance(c.func.value, cst.Name) and c.func.value.value == queue
+                    and c.func.attr.value in ("enqueue", "enqueue_many") and c.args]
+            if len(puts) != 1:
+                continue
+            value = puts[0].args[0].value
+            names = [value] if isinstance(value, cst.Name) else [
+                e.value for e in getattr(value, "elements", ()) if isinstance(getattr(e, "value", None), cst.Name)]
+            for name in names:
+                if name.value in {p.name.value for p in function.params.params}:
+                    if callers is None:
+                        functions = cstutil.functions_in(module)
+                        callers = _callers(functions)
+                    calls = callers.get(function.name.value, [])
+                    where = ("is a parameter of %s(), called at %s" % (function.name.value, "; ".join(
+                        _passed(caller, in_function, function, name.value, imports, line_of)
+                        for caller, in_function in calls))
+                             if calls else "is a parameter of %s(), which no function of this file calls"
+                             % function.name.value)
+                    found[id(call)] = _ORIGIN % (name.value, where)
+                    break
+                source = _binding_call(function, name.value, line_of(puts[0]), line_of)
+                if source is not None:
+                    made = imports.resolve(source.func) or ""
+                    text = _PYTHON_SOURCES.get(made)
+                    where = text % line_of(source) if text else "comes from `%s()` (line %d)" % (
+                        _short(cst.Module([]).code_for_node(source.func)), line_of(source))
+                    found[id(call)] = _ORIGIN % (name.value, where)
+                    break
+    return found
+
+
+def _callers(functions: List[cst.FunctionDef]) -> Dict[str, List[Tuple[cst.Call, cst.FunctionDef]]]:
+    """Calls of plain names, each with the innermost function it is made in."""
+    innermost: Dict[int, Tuple[cst.Call, cst.FunctionDef]] = {}
+    for function in functions:  # outer functions come first: a nested one overwrites them
+        for call in cstutil.calls_of(function):
+            if isinstance(call.func, cst.Name):
+                innermost[id(call)] = (call, function)
+    callers: Dict[str, List[Tuple[cst.Call, cst.FunctionDef]]] = {}
+    for call, function in innermost.values():
+        callers.setdefault(call.func.value, []).append((call, function))
+    return callers
+
+
+def _passed(call: cst.Call, caller: cst.FunctionDef, callee: cst.FunctionDef, param: str, imports, line_of) -> str:
+    """`line 240` with what the call passes for `param`, when that comes from Python (a placeholder,
+    tf.py_func) or from another function's call."""
+    text = "line %d" % line_of(call)
+    try:
+        argument = helpers.bind_call(callee, call).get(param)
+    except helpers.NotMovable:
+        return text
+    if not isinstance(argument, cst.Name):
+        return text
+    source = _binding_call(caller, argument.value, line_of(call), line_of)
+    if source is None:
+        return text
+    made = _PYTHON_SOURCES.get(imports.resolve(source.func) or "")
+    where = made % line_of(source) if made else "comes from `%s()` (line %d)" % (
+        _short(cst.Module([]).code_for_node(source.func)), line_of(source))
+    return "%s, where `%s` %s" % (text, argument.value, where.split(":")[0])
+
+
+def _binding_call(function: cst.FunctionDef, name: str, before: int, line_of) -> Optional[cst.Call]:
+    """The call whose result the last assignment to `name` in `function` before line `before` binds
+    (`name = f(...)` or `a, name = f(...)`), if that assignment is one."""
+    last = None
+    for assign in cstutil.nodes_of(function, cst.Assign):
+        if line_of(assign) >= before:
+            continue
+        for target in assign.targets:
+            bound = [target.target] if isinstance(target.target, cst.Name) else [
+                e.value for e in getattr(target.target, "elements", ())]
+            if any(isinstance(b, cst.Name) and b.value == name for b in bound):
+                last = assign
+    return last.value if last is not None and isinstance(last.value, cst.Call) else None

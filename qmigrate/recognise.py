@@ -942,10 +942,16 @@ class _BlockRecogniser:
             reads_record = bool(tainted & set(uses.loads))
             if reads_record and index in self.queues.refused:
                 refused = self.queues.refused[index]
-                raise _Broken(calls + refused.calls, refused.reason)
+                raise _Broken(calls + refused.calls + self._later_batchings(index, tainted | uses.stores),
+                              refused.reason)
             if reads_record and index in self.queues.accepted:  # the records go into a hand-built queue
-                through.append(self.queues.accepted[index])
-                continue
+                queue = self.queues.accepted[index]
+                if queue.reads & tainted:
+                    raise _Broken(calls + queue.calls, "%s() is given `%s`, a per-record tensor, for its queue's "
+                                  "capacity, shuffle or threads" % (queue.name, sorted(queue.reads & tainted)[0]))
+                through.append(queue)
+                if queue.dequeue_index != index:  # a queue helper's call is its enqueue and its dequeue
+                    continue
             queue = self.queues.by_dequeue(index)
             if queue is not None and queue in through:
                 if queue.batching is not None:  # dequeue_many / dequeue_up_to: the batching
@@ -955,6 +961,8 @@ class _BlockRecogniser:
                     raise _Broken(calls + queue.calls, queue.records_refused)
                 record_indices.append(index)  # dequeue(): the records again, one at a time
                 rewritten[index] = queue.record_statements
+                if queue.structure is not None:  # the list the dequeue binds, which the statements do not show
+                    structures = dict(structures or {}, **{"dequeued " + queue.structure[0]: (index,) + queue.structure})
                 tainted |= uses.stores
                 continue
             value_expr = cstutil.statement_value(self.body[index])
@@ -992,7 +1000,9 @@ class _BlockRecogniser:
         batch_index, found, batch_helper_def, batch_call = batch
         for queue in through:
             calls += queue.calls
-            removed = tuple(removed) + queue.plumbing + (queue.enqueue_index,)
+            helpers_used = tuple(helpers_used) + ((queue.helper,) if queue.helper else ())
+            removed = tuple(removed) + queue.plumbing + (
+                (queue.enqueue_index,) if queue.enqueue_index != queue.dequeue_index else ())
         prefetched = self.queues.of_batches(batch_index, self.body, self.scope_loads) if found and not in_loop else None
         if prefetched is not None:  # a FIFOQueue of whole batches: the batches are read from its dequeue
             calls += prefetched.calls
@@ -1088,6 +1098,16 @@ class _BlockRecogniser:
                      record_statements=rewritten,
                      branch_batchings=branch_batchings if found else (),
                      record_call=record_call)
+
+    def _later_batchings(self, index: int, tainted: Set[str]) -> Tuple[cst.Call, ...]:
+        """The batching calls after leaf `index` that read the records (`tainted`): the reason the
+        chain stops at `index` is theirs too."""
+        found = []
+        for later in range(index + 1, len(self.body)):
+            batching = _call_with_rule(cstutil.statement_value(self.body[later]), self.imports, BATCHERS)
+            if batching and tainted & set(self.uses[later].loads):
+                found.append(batching[1])
+        return tuple(found)
 
     def _file_name_match(self, bound, producer_index: int, batch_index: int, calls):
         """(the match_filenames_once call, the index of the statement that binds it or None) for a
@@ -1387,7 +1407,15 @@ class _BlockRecogniser:
         if self._parsed_dict(name, record_indices):
             return "dict", name
         bindings = [index for index in record_indices if name in self.uses[index].stores]
-        if name in structures and not bindings:
+        dequeued = structures.get("dequeued " + name)
+        if dequeued is not None and bindings and bindings[-1] == dequeued[0]:
+            # The list a queue helper's dequeue gave back, used by nothing but the batching after.
+            later = [index for index in record_indices if index > dequeued[0] and name in self.uses[index].loads]
+            if later:
+                raise _Broken(calls, "the batched list `%s` (line %d) is used again at line %d, which may change "
+                              "its length" % (name, self._line_of(dequeued[0]), self._line_of(later[0])))
+            kind, count = "list", dequeued[2]
+        elif name in structures and not bindings:
             kind, count = structures[name]
         elif len(bindings) == 1:
             kind, count = self._bound_structure(name, bindings[0], record_indices, calls)

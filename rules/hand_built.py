@@ -50,7 +50,16 @@ class HandBuiltQueue(Rule):
     `names=` keeps dict elements. A `dequeue()` gives records one at a time: a `tf.train.batch`
     after it is the batching, and the queue's shuffle joins it; a FIFOQueue that holds the whole
     batches of a `tf.train.batch` and is dequeued whole is `prefetch(capacity)` (a chain of
-    queues becomes one dataset). The runner and its registration go with the queue.
+    queues becomes one dataset). The runner and its registration (`add_queue_runner`, or
+    `tf.add_to_collection(tf.GraphKeys.QUEUE_RUNNERS, runner)`) go with the queue.
+
+    A *queue helper* — a function that passes the tensors it is given through such a queue and
+    returns its dequeue (`def _shuffle_inputs(tensors, capacity, min_after_dequeue, n)`) — is
+    followed from each call in a block that reads and batches records: the call becomes the
+    records again (`tensors = list(tensors)`, the shapes its queue set), its queue the dataset's
+    shuffle and `num_parallel_calls`; a helper returning `dequeue_many` is the batching. A loop
+    that only sets again the static shapes the queue lost is dropped with it. A helper every
+    call of which migrated is removed; one that other code still calls stays as it is.
 
     ## Fix safety
     Safe, as `shuffle_batch`: the shuffle sits before `repeat`, so every example is seen once per
@@ -60,8 +69,12 @@ class HandBuiltQueue(Rule):
     The constructor, enqueue, runner and dequeue must lie in one block with the producer → reader
     chain whose records are enqueued, the queue and its enqueue op used for nothing else, one
     enqueue op, a literal `shapes=` (set on plain names), no `shared_name=`, and what is enqueued a
-    literal list, tuple or dict. A QueueRunner subclass, a runner started by hand
-    (`create_threads`), a queue fed from Python, records shuffled twice (a RandomShuffleQueue then
+    literal list, tuple or dict. A queue helper must build one queue as its first statement, from
+    parameters, and do nothing else; its call must be a statement of its own (not in an if arm),
+    given a list by name only when the list's last binding before the call is a literal, and no
+    argument of its queue may be a per-record tensor or be reassigned after the call. A
+    QueueRunner subclass, a runner started by hand (`create_threads`, named with its line), a
+    queue fed from Python, records shuffled twice (a RandomShuffleQueue then
     `shuffle_batch`), `enqueue_many` with `shapes=` (the shapes of single examples, which the map
     cannot set) and several enqueue ops (several readers) are reported with the reason. A queue
     whose every dequeue goes back to Python is not input (QM003).
@@ -106,6 +119,53 @@ class HandBuiltQueue(Rule):
                 dataset = dataset.prefetch(1)
                 xs = dataset.make_one_shot_iterator().get_next()
                 return xs
+            """),
+        ),
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+
+
+            def _shuffle_inputs(tensors, capacity, min_after_dequeue, num_threads):
+                queue = tf.RandomShuffleQueue(capacity, min_after_dequeue, dtypes=[t.dtype for t in tensors])
+                enqueue_op = queue.enqueue(tensors)
+                runner = tf.train.QueueRunner(queue, [enqueue_op] * num_threads)
+                tf.train.add_queue_runner(runner)
+                shuffled = queue.dequeue()
+                for i in range(len(tensors)):
+                    shuffled[i].set_shape(tensors[i].shape)
+                return shuffled
+
+
+            def inputs(files, batch_size):
+                file_queue = tf.train.string_input_producer(files, num_epochs=1)
+                _, record = tf.TFRecordReader().read(file_queue)
+                parsed = tf.parse_single_example(record, {'x': tf.FixedLenFeature([3], tf.float32),
+                                                          'y': tf.FixedLenFeature([], tf.int64)})
+                tensors = [parsed['x'], parsed['y']]
+                tensors = _shuffle_inputs(tensors, 100, 50, num_threads=2)
+                return tf.train.batch(tensors, batch_size)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+
+            def inputs(files, batch_size):
+                def parse_record(record):
+                    parsed = tf.parse_single_example(record, {'x': tf.FixedLenFeature([3], tf.float32),
+                                                              'y': tf.FixedLenFeature([], tf.int64)})
+                    tensors = [parsed['x'], parsed['y']]
+                    tensors = list(tensors)
+                    return tuple(tensors)
+
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
+                dataset = dataset.flat_map(tf.data.TFRecordDataset)
+                dataset = dataset.map(parse_record, num_parallel_calls=2)
+                dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(50, 1))
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+                dataset = dataset.prefetch(1)
+                return list(dataset.make_one_shot_iterator().get_next())
             """),
         ),
         Example(

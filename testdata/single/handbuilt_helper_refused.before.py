@@ -1,0 +1,124 @@
+"""Queue helpers that stay as they are, each for its own reason: one also has a caller fed from
+placeholders (kept for it), one reports its queue's size, one summarises what it dequeues, one's
+records are returned one at a time, one is given a capacity that changes after the call, one is
+called in an if arm, and one is decorated."""
+import tensorflow as tf
+
+_FEATURES = {
+    'x': tf.FixedLenFeature([3], tf.float32),
+    'id': tf.FixedLenFeature([], tf.int64),
+}
+
+
+def _mix(tensors, capacity, min_after_dequeue, num_threads=1):
+    queue = tf.RandomShuffleQueue(capacity, min_after_dequeue, dtypes=[t.dtype for t in tensors],
+                                  shapes=[t.shape for t in tensors])
+    enqueue_op = queue.enqueue(tensors)
+    tf.train.add_queue_runner(tf.train.QueueRunner(queue, [enqueue_op] * num_threads))
+    return queue.dequeue()
+
+
+def mixed(files, batch_size):
+    filename_queue = tf.train.string_input_producer(files, num_epochs=1)
+    _, serialized = tf.TFRecordReader().read(filename_queue)
+    parsed = tf.parse_single_example(serialized, _FEATURES)
+    x, example_id = _mix([parsed['x'], parsed['id']], 100, 50)
+    return tf.train.batch([x, example_id], batch_size)
+
+
+def fed(batch_size):
+    """Generated examples fed through placeholders: this call of _mix keeps it."""
+    x_in = tf.placeholder(tf.float32, [3])
+    id_in = tf.placeholder(tf.int64, [])
+    x, example_id = _mix([x_in, id_in], 100, 50)
+    return tf.train.batch([x, example_id], batch_size), (x_in, id_in)
+
+
+def _sized(tensors, capacity):
+    queue = tf.RandomShuffleQueue(capacity, capacity // 2, dtypes=[t.dtype for t in tensors])
+    queue.size(name='example_queue_size')  # read by a monitor through its name
+    enqueue_op = queue.enqueue(tensors)
+    tf.train.add_queue_runner(tf.train.QueueRunner(queue, [enqueue_op]))
+    return queue.dequeue()
+
+
+def sized(files, batch_size):
+    filename_queue = tf.train.string_input_producer(files)
+    _, serialized = tf.TFRecordReader().read(filename_queue)
+    parsed = tf.parse_single_example(serialized, _FEATURES)
+    x, example_id = _sized([parsed['x'], parsed['id']], 100)
+    return tf.train.batch([x, example_id], batch_size)
+
+
+def _summarised(tensors):
+    queue = tf.FIFOQueue(100, dtypes=[t.dtype for t in tensors])
+    enqueue_op = queue.enqueue(tensors)
+    tf.train.add_queue_runner(tf.train.QueueRunner(queue, [enqueue_op]))
+    out = queue.dequeue()
+    tf.summary.histogram('first', out[0])
+    return out
+
+
+def summarised(files, batch_size):
+    filename_queue = tf.train.string_input_producer(files)
+    _, serialized = tf.TFRecordReader().read(filename_queue)
+    parsed = tf.parse_single_example(serialized, _FEATURES)
+    x, example_id = _summarised([parsed['x'], parsed['id']])
+    return tf.train.batch([x, example_id], batch_size)
+
+
+def one_at_a_time(files):
+    filename_queue = tf.train.string_input_producer(files)
+    _, serialized = tf.TFRecordReader().read(filename_queue)
+    parsed = tf.parse_single_example(serialized, _FEATURES)
+    return _mix([parsed['x'], parsed['id']], 100, 50)
+
+
+def _shuffled(tensors, capacity):
+    queue = tf.RandomShuffleQueue(capacity, capacity // 2, dtypes=[t.dtype for t in tensors])
+    enqueue_op = queue.enqueue(tensors)
+    tf.train.add_queue_runner(tf.train.QueueRunner(queue, [enqueue_op]))
+    return queue.dequeue()
+
+
+def capacity_changed(files, batch_size, capacity=100):
+    filename_queue = tf.train.string_input_producer(files)
+    _, serialized = tf.TFRecordReader().read(filename_queue)
+    parsed = tf.parse_single_example(serialized, _FEATURES)
+    x, example_id = _shuffled([parsed['x'], parsed['id']], capacity)
+    capacity = 2 * capacity
+    return tf.train.batch([x, example_id], batch_size, capacity=capacity)
+
+
+def maybe_mixed(files, batch_size, shuffle=False):
+    """The queue helper is called in one arm of a flag: one dataset per arm would be needed."""
+    filename_queue = tf.train.string_input_producer(files, num_epochs=1)
+    _, serialized = tf.TFRecordReader().read(filename_queue)
+    parsed = tf.parse_single_example(serialized, _FEATURES)
+    tensors = [parsed['x'], parsed['id']]
+    if shuffle:
+        tensors = _mix(tensors, 100, 50, num_threads=2)
+    return tf.train.batch(tensors, batch_size)
+
+
+def _logged(fn):
+    def wrapper(*args):
+        tf.logging.info('%s%r', fn.__name__, args)
+        return fn(*args)
+    return wrapper
+
+
+@_logged
+def _decorated(tensors, capacity):
+    queue = tf.FIFOQueue(capacity, dtypes=[t.dtype for t in tensors])
+    enqueue_op = queue.enqueue(tensors)
+    tf.train.add_queue_runner(tf.train.QueueRunner(queue, [enqueue_op]))
+    return queue.dequeue()
+
+
+def decorated(files, batch_size):
+    filename_queue = tf.train.string_input_producer(files)
+    _, serialized = tf.TFRecordReader().read(filename_queue)
+    parsed = tf.parse_single_example(serialized, _FEATURES)
+    x, example_id = _decorated([parsed['x'], parsed['id']], 100)
+    return tf.train.batch([x, example_id], batch_size)
