@@ -287,11 +287,18 @@ def _python_fed_queues(analysis: FileAnalysis, options: Options, source: bytes) 
                            calls, _python_fed_tf(analysis), options.target)
 
 
+def tf_name(imports: ImportMap, used) -> Optional[str]:
+    """The name emitted code reaches TensorFlow by: the module's own, else `tf` or `tensorflow`
+    for a new import, never a name in `used` (`import tensorflow.compat.v1 as tf` keeps its `tf`,
+    the new code says `tensorflow`); None when both are taken."""
+    return imports.local_name_for("tensorflow") or next(
+        (name for name in ("tf", "tensorflow") if name not in used), None)
+
+
 def _python_fed_tf(analysis: FileAnalysis) -> str:
     """The name the from_generator code reaches TensorFlow by, chosen as _PipelineRewriter does."""
     used = cstutil.name_uses(analysis.module)
-    return analysis.imports.local_name_for("tensorflow") or next(
-        (name for name in ("tf", "tensorflow") if name not in used.stores and name not in used.loads), "tf_")
+    return tf_name(analysis.imports, used.stores | set(used.loads)) or "tf_"
 
 
 def _finish_python_fed(analysis: FileAnalysis, fed: list, options: Options) -> None:
@@ -800,10 +807,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         uses = cstutil.name_uses(module)
         self.module_loads = Counter(uses.loads)
         self.names = NamePool(set(uses.stores) | set(uses.loads))
-        # The name emitted code reaches TensorFlow by. A new import never shadows a name the file
-        # uses: `import tensorflow.compat.v1 as tf` keeps its `tf`, the new code says `tensorflow`.
-        self.tf = imports.local_name_for("tensorflow") or next(
-            (name for name in ("tf", "tensorflow") if name not in self.names.used), None) or self.names.fresh("tf")
+        self.tf = tf_name(imports, self.names.used) or self.names.fresh("tf")
         self.names.used.add(self.tf)
         readers = set(context.reader_helpers) | set(context.record_sources)
         context.kept_methods = {name: why for name, why in keep.items() if name in context.method_helpers}

@@ -22,6 +22,7 @@ import libcst as cst
 from qmigrate import cstutil, helpers, queue_roles
 from qmigrate.model import Batching
 from qmigrate.names import ImportMap
+from qmigrate.rules.base import is_none
 from qmigrate.rules.batching import shuffle_buffer
 
 _FIFO, _PADDING, _SHUFFLE = "tensorflow.FIFOQueue", "tensorflow.PaddingFIFOQueue", "tensorflow.RandomShuffleQueue"
@@ -153,10 +154,6 @@ def _bind(call: cst.Call, signature: Sequence[str], what: str) -> Dict[str, cst.
             raise _Refused("%s passes an argument TensorFlow does not take" % what)
         bound[name] = arg.value
     return bound
-
-
-def _is_none(node: Optional[cst.BaseExpression]) -> bool:
-    return node is None or (isinstance(node, cst.Name) and node.value == "None")
 
 
 def _method_call(stmt: cst.BaseStatement, queue: str, methods) -> Optional[Tuple[cst.BaseExpression, cst.Call]]:
@@ -299,7 +296,7 @@ class _QueueReader:
     def read(self) -> HandBuiltQueue:
         kind, name = self.kind, self.name
         args = self.args = _bind(self.call, _SIGNATURES[kind], "its constructor")
-        if not _is_none(args.get("shared_name")):
+        if not is_none(args.get("shared_name")):
             raise _Refused("it sets `shared_name=` (a queue shared between sessions), which tf.data has no "
                            "counterpart for")
         enqueue = runner = dequeue = None
@@ -474,7 +471,7 @@ class _QueueReader:
         if "vals" not in bound:
             raise _Refused("its enqueue has no values")
         vals = bound["vals"]
-        if not _is_none(args.get("names")):
+        if not is_none(args.get("names")):
             if not isinstance(vals, (cst.Dict, cst.Name)):
                 raise _Refused("a queue with `names=` is filled with something other than a dict")
         elif isinstance(vals, cst.Dict):
@@ -485,7 +482,7 @@ class _QueueReader:
     def _shapes(self, shapes, tensors=None) -> Tuple[str, ...]:
         if self.in_helper and _own_shapes(shapes, tensors):
             return ()  # each component keeps the static shape it came with, as in the dataset
-        if _is_none(shapes):
+        if is_none(shapes):
             if self.kind == _PADDING:
                 raise _Refused("a PaddingFIFOQueue without shapes")
             return ()
@@ -497,7 +494,7 @@ class _QueueReader:
     def _by_key(self, shapes, names, tensors) -> Tuple[str, ...]:
         """A named queue's shapes (in the order of `names=`) in the order of sorted keys, the order in
         which TensorFlow reads the shapes of a dict of tensors."""
-        if not shapes or _is_none(names):
+        if not shapes or is_none(names):
             return shapes
         keys = [e.value.evaluated_value if isinstance(e.value, cst.SimpleString) else None
                 for e in getattr(names, "elements", ())]
@@ -520,7 +517,7 @@ class _QueueReader:
             num_threads=threads,
             # As shuffle_batch: a buffer of min_after_dequeue, what the queue mixed every dequeue with.
             shuffle_buffer=shuffle_buffer(args, self.source_of) if shuffle else None,
-            seed=None if _is_none(seed) else self.source_of(seed),
+            seed=None if is_none(seed) else self.source_of(seed),
             allow_smaller_final_batch=method == "dequeue_up_to",
             enqueue_many=many,
             dynamic_pad=self.kind == _PADDING,
@@ -540,7 +537,7 @@ class _QueueReader:
             raise _Refused("its records are returned one at a time (`return queue.dequeue()`); the batching that "
                            "follows is in another function")
         try:
-            return None, batching, self._records(target, tensors, shapes, not _is_none(args.get("names")))
+            return None, batching, self._records(target, tensors, shapes, not is_none(args.get("names")))
         except _Refused as refused:  # it may still hold whole batches (a prefetch stage)
             self.records_refused = str(refused)
             return None, batching, None
@@ -769,7 +766,7 @@ def find_helper(function: cst.FunctionDef, imports: ImportMap, source_of, line_o
     if not parts or not all(isinstance(p, cst.Name) and p.value in param_names for p in parts):
         return refuse("enqueues `%s`, which is not its parameter (or a literal list of them)"
                       % _short(source_of(tensors)))
-    if not _is_none(reader.args.get("names")):
+    if not is_none(reader.args.get("names")):
         return refuse("builds a queue with `names=`; qmigrate follows queue helpers of lists of tensors")
     taken = set(queue.plumbing) | {queue.enqueue_index, queue.dequeue_index}
     target = reader.dequeue_target
@@ -908,12 +905,12 @@ def at_call(helper: QueueHelper, body, index: int, target, call: cst.Call, modul
             raise _Refused("`%s`, which %s() reads for its queue at line %d, is reassigned at line %d, before the "
                            "dataset that stands for the queue would read it" % (sorted(rebound)[0], name,
                                                                                 line_of(body[index]), line_of(stmt)))
-    shapes = tuple(code(e.value) for e in args["shapes"].elements) if not _is_none(args.get("shapes")) else ()
+    shapes = tuple(code(e.value) for e in args["shapes"].elements) if not is_none(args.get("shapes")) else ()
     stage = queue.batching or queue.stage
     batching = dataclasses.replace(
         stage, num_threads=None if threads == "1" else threads,
         shuffle_buffer=shuffle_buffer(args, code) if stage.shuffle_buffer else None,
-        seed=None if _is_none(args.get("seed")) else code(args["seed"]),
+        seed=None if is_none(args.get("seed")) else code(args["seed"]),
         shapes=shapes, batch_size=code(count) if count is not None else stage.batch_size)
     if queue.batching is not None:  # the call is the batching: the recogniser reads the element from `tensors`
         return HandBuiltQueue(name, (), index, index, tensors, batching, None, (), (call,), code(args["capacity"]),

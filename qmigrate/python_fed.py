@@ -22,9 +22,10 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from qmigrate import cstutil, synth, wording
-from qmigrate.handbuilt import _Refused, _bind, _is_none  # one reading of call arguments for both
+from qmigrate.handbuilt import _Refused, _bind  # one reading of call arguments for both
 from qmigrate.model import Batching
 from qmigrate.names import ImportMap
+from qmigrate.rules.base import is_none
 from qmigrate.targets import Target
 
 _FIFO, _PADDING, _SHUFFLE = "tensorflow.FIFOQueue", "tensorflow.PaddingFIFOQueue", "tensorflow.RandomShuffleQueue"
@@ -292,9 +293,9 @@ class _Reader:
             raise _Refused("its enqueue %s does not enqueue a literal list of tf.placeholder tensors built "
                            "before it in the same block" % tree.where(enqueue_stmt))
         args = _bind(self.call, _SIGNATURES[self.kind], "its constructor")
-        if not _is_none(args.get("shared_name")):
+        if not is_none(args.get("shared_name")):
             raise _Refused("it sets `shared_name=` (a queue shared between sessions)")
-        if not _is_none(args.get("names")):
+        if not is_none(args.get("names")):
             raise _Refused("it has `names=` (dict elements), which qmigrate does not rewrite from Python yet")
         dtypes = _elements(args.get("dtypes"), "its `dtypes=`")
         if len(dtypes) != len(components):
@@ -402,7 +403,7 @@ class _Reader:
     def _shapes(self, args, components, many) -> List[str]:
         """from_generator's output_shapes: the queue's shapes (with the batch dimension enqueue_many
         feeds), else each placeholder's shape, else unknown."""
-        if not _is_none(args.get("shapes")):
+        if not is_none(args.get("shapes")):
             shapes = _elements(args["shapes"], "its `shapes=`")
             if len(shapes) != len(components):
                 raise _Refused("its `shapes=` does not give one shape per enqueued placeholder")
@@ -420,7 +421,7 @@ class _Reader:
         out = []
         for _, placeholder in components:
             shape = _bind(placeholder, _PLACEHOLDER, "tf.placeholder").get("shape")
-            out.append("None" if _is_none(shape) else self.tree.source(shape))
+            out.append("None" if is_none(shape) else self.tree.source(shape))
         return out
 
     # -- the producer -----------------------------------------------------------------------------
@@ -857,7 +858,7 @@ class _Reader:
             from qmigrate.rules.batching import shuffle_buffer
             seed = args.get("seed")
             out.append("%s = %s.shuffle(%s%s)" % (ds, ds, shuffle_buffer(args, tree.source),
-                                                  "" if _is_none(seed) else ", seed=%s" % tree.source(seed)))
+                                                  "" if is_none(seed) else ", seed=%s" % tree.source(seed)))
         if method != "dequeue":
             batching = Batching(batch_size=tree.source(bound["n"]), allow_smaller_final_batch=method == "dequeue_up_to",
                                 dynamic_pad=self.kind == _PADDING)

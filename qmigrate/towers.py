@@ -198,9 +198,8 @@ def unindexed_devices(loop: cst.For, imports: ImportMap):
     `tf.device(device)`: a tower loop with no index to shard by (None, None otherwise)."""
     if not isinstance(loop.target, cst.Name) or not isinstance(loop.body, cst.IndentedBlock):
         return None, None
-    for call in cstutil.calls_of(loop.body):
-        if (imports.resolve(call.func) == "tensorflow.device" and call.args
-                and loop.target.value in cstutil.name_uses(call.args[0].value).loads):
+    for call in _device_calls(loop, imports):
+        if call.args and loop.target.value in cstutil.name_uses(call.args[0].value).loads:
             return "", cst.Call(cst.Name("len"), [cst.Arg(loop.iter)])
     return None, None
 
@@ -218,12 +217,14 @@ def _dequeue_in(loop: cst.For, queue: str) -> Optional[cst.BaseStatement]:
     return None
 
 
+def _device_calls(loop: cst.For, imports: ImportMap):
+    """The `tf.device(...)` calls inside the loop."""
+    return (call for call in cstutil.calls_of(loop.body) if imports.resolve(call.func) == "tensorflow.device")
+
+
 def places_devices(loop: cst.For, imports: ImportMap) -> bool:
     """A tower loop puts each iteration on a device: `with tf.device(...)` somewhere inside."""
-    for call in cstutil.calls_of(loop.body):
-        if imports.resolve(call.func) == "tensorflow.device":
-            return True
-    return False
+    return any(_device_calls(loop, imports))
 
 
 @dataclass
