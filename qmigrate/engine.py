@@ -918,7 +918,8 @@ class _PipelineRewriter(cst.CSTTransformer):
         for match in found.matches:
             if sharded and self.edits.strategy == "shared-iterator":
                 match.pipeline = dataclasses.replace(match.pipeline, shared_iterator_key=self._function_name(),
-                                                     iterator_name=self.names.fresh("iterator"))
+                                                     iterator_name=self.names.fresh("iterator"),
+                                                     prefetch=towers.PREFETCH_PARAM)
             elif sharded:
                 # The towers dequeued from one queue: one shuffle buffer, now split among the shards.
                 match.pipeline = self._sharded(match.pipeline, Sharding(*towers.SHARD_PARAMS, split_buffer=True))
