@@ -121,3 +121,8 @@ class Pipeline:
     # The number of tensors in each element when it is a tuple of them (1: one tensor), known
     # to be dense; None otherwise (a dict, a computed tuple, possibly sparse).
     dense_arity: Optional[int] = None
+    # No batching follows the read: one-shot get_next() gives one record (read_up_to: one chunk) where
+    # reader.read gave it; `batching` and `record_function` are unused. keyed: elements are
+    # (file name, contents), the whole-file reader's key and value.
+    unbatched: bool = False
+    keyed: bool = False

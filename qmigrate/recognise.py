@@ -14,7 +14,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from qmigrate import blocks, bucketing, class_attrs, cstutil, handbuilt, helpers, joins, slim_provider, towers
-from qmigrate.model import Pipeline, RecordFunction, Sharding
+from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
     BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, rule_for)
@@ -56,6 +56,9 @@ class Match:
     # Readers or producers bound to `self.<attr>` in another method, their calls moved into this
     # chain: each binding goes once nothing reads the attribute (class_attrs.Binding).
     remote_bindings: Tuple = ()
+    # An unbatched read (no batching in the block): the source of what get_next() is assigned to
+    # where the read stood; batch_index is then read_index, and nothing else moves.
+    unbatched_target: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -937,6 +940,7 @@ class _BlockRecogniser:
         through, rewritten = [], dict(record_statements or {})  # hand-built queues the records go through;
         # record leaves written anew
         arms = ()  # the other arms' (batching rule and call, call) when each branch batches
+        unbatched = "its records are not batched by tf.train.batch/shuffle_batch in the same block"
         for index in range(read_index + 1, len(self.body)):
             uses = self.uses[index]
             reads_record = bool(tainted & set(uses.loads))
@@ -989,14 +993,21 @@ class _BlockRecogniser:
                 if finder.found:  # the batching calls there are told the same reason
                     raise _Broken(calls + tuple(finder.calls), self._nested_batch_reason(index))
                 if uses.control:
-                    raise _Broken(calls, "the per-record code contains `%s`" % sorted(uses.control)[0])
+                    # The record leaves the block (a `return`): unbatched, get_next() stands for the read.
+                    unbatched = "the per-record code contains `%s`" % sorted(uses.control)[0]
+                    break
                 record_indices.append(index)
                 tainted |= uses.stores
             elif tainted & uses.stores:
                 raise _Broken(calls, "a statement rebinds `%s`, a per-record tensor, without using the record"
                               % sorted(tainted & uses.stores)[0])
         if batch is None:
-            raise _Broken(calls, "its records are not batched by tf.train.batch/shuffle_batch in the same block")
+            plain = not (through or rewritten or join or queue_name or record_call or bound_producer or on_self
+                         or loop_element or params)
+            if not plain or reader is None:
+                raise _Broken(calls, unbatched)
+            return self._unbatched(producer, reader, read_index, key, value, calls, removed, reader_index, unbatched,
+                                   record_indices)
         batch_index, found, batch_helper_def, batch_call = batch
         for queue in through:
             calls += queue.calls
@@ -1098,6 +1109,64 @@ class _BlockRecogniser:
                      record_statements=rewritten,
                      branch_batchings=branch_batchings if found else (),
                      record_call=record_call)
+
+    def _unbatched(self, producer, reader, read_index: int, key: Optional[str], value: str, calls, removed,
+                   reader_index: Optional[int], reason: str, record_indices) -> Match:
+        """A read whose records no queue of this block batches (returned, stored, used one per step).
+
+        The producer and reader become a dataset whose one-shot iterator's get_next() stands where
+        the read stood, giving one record (or read_up_to's chunk) per run as the read did; the
+        per-record code stays where it is, as it ran in the caller's step, not in a queue's thread.
+        `reason`: why the chain did not reach a batching, said when this form cannot be proven.
+        `record_indices`: the statements that read the records after the read.
+        """
+        producer_index, producer_rule, producer_call = producer
+        for index in record_indices:
+            for call in cstutil.calls_of(self.body[index]):
+                if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("enqueue", "enqueue_many"):
+                    # A hand-built queue that stays: its records are its own to batch, with it.
+                    raise _Broken(calls, reason + "; they go into a hand-built queue's enqueue (line %d)"
+                                  % self._line_of(index))
+                if rule_for(self.imports.resolve(call.func)) is not None:
+                    raise _Broken(calls, reason + "; they go into %s (line %d), queue-based code that stays"
+                                  % (_code(call.func), self._line_of(index)))
+        try:
+            bound = producer_rule.bind(producer_call)
+            if "string_tensor" not in bound:
+                raise _Broken(calls, reason)
+            matched = self._file_name_match(bound, producer_index, read_index, calls)
+            extra = ()
+            if matched is not None:  # match_filenames_once, in the call or one line above
+                call, index = matched
+                bound = dict(bound, string_tensor=call)
+                calls += (call,)
+                extra = (index,) if index is not None else ()
+            file_source = producer_rule.model(bound, self.source_of, self.imports.resolve)
+            record_reader = self._reader_model(reader)
+        except Unsupported as unsupported:
+            raise _Broken(calls, str(unsupported))
+        if key and record_reader.kind != "whole_file":
+            raise _Broken(calls, "the code uses the reader's key `%s`, which the %s dataset does not give"
+                          % (key, record_reader.kind))
+        moved = [producer_index] + ([reader_index] if reader_index is not None else [])
+        for name in [producer_target(self.body[i]) for i in moved]:
+            if self.scope_loads[name] != 1:
+                raise _Broken(calls, "`%s` is used beyond reader.read(), by code qmigrate cannot rewrite" % name)
+        # The dataset is built where the read stood: what the producer and reader read must not change.
+        for index in moved + list(extra):
+            reads = set(self.uses[index].loads)
+            for later in range(index + 1, read_index):
+                rebound = reads & self.uses[later].stores
+                if rebound:
+                    raise _Broken(calls, "`%s` is reassigned between the queue and its read, so the dataset built "
+                                  "at the read would see another value" % sorted(rebound)[0])
+        # Named when applied (a record-source helper's read may be left to its callers).
+        pipeline = Pipeline(file_source, record_reader, None, Batching("1"), file_name_param=self._fresh_local("filename", file_source, record_reader),
+                            unbatched=True, keyed=bool(key))
+        target = "%s, %s" % (key, value) if key else value
+        removed = tuple(i for i in (producer_index,) + extra + tuple(removed) if i != read_index)
+        return Match(tuple(dict.fromkeys(removed)), read_index, (), read_index, pipeline,
+                     "tuple" if key else "single", calls, unbatched_target=target)
 
     def _later_batchings(self, index: int, tainted: Set[str]) -> Tuple[cst.Call, ...]:
         """The batching calls after leaf `index` that read the records (`tainted`): the reason the

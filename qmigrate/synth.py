@@ -161,11 +161,26 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
     return out
 
 
+def unbatched_statements(pipeline: Pipeline, tf: str, target: Target, assigned: str) -> List[str]:
+    """An unbatched read, `assigned = reader.read(queue)`, as a dataset and its next element.
+
+    The reader gave one record (read_up_to: one chunk of a file) each time the read ran, in the
+    step that ran it; get_next() does the same, reading when asked (no prefetch: the read never ran
+    ahead either). The producer's epochs repeat the files after the read, as tail_statements does
+    for a tf.train.batch.
+    """
+    ds = pipeline.dataset_name
+    out = head_statements(pipeline, tf, target)
+    out.append("%s = %s.repeat(%s)" % (ds, ds, pipeline.source.num_epochs or ""))
+    out.append("%s = %s" % (assigned, next_element(pipeline, tf, target)))
+    return out
+
+
 def _read_records(pipeline: Pipeline, tf: str, target: Target, stage) -> None:
     """The stage turning file names into the records a reader would have read."""
     reader, param = pipeline.reader, pipeline.file_name_param
     if reader.kind == "whole_file":
-        if pipeline.record_function and len(pipeline.record_function.params) == 2:
+        if pipeline.keyed or pipeline.record_function and len(pipeline.record_function.params) == 2:
             stage("map(lambda %s: (%s, %s.%s(%s)))" % (param, param, tf, target.read_file, param))
         else:
             stage("map(%s.%s)" % (tf, target.read_file))

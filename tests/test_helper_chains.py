@@ -86,12 +86,16 @@ def test_the_forwarded_reader_arguments_reach_the_dataset(tmp_path):
     assert "def decode(value):\n    raw = read_record(value)" in output
 
 
-def test_a_record_source_whose_caller_is_not_followed_says_why_the_caller_stops(tmp_path):
-    """The source's own chain stops at its `return` by design; what the user must change is in the
-    caller (here a batch built inside a larger statement)."""
+def test_a_record_source_whose_caller_is_not_followed_reads_in_place_and_says_why_the_caller_stops(tmp_path):
+    """No caller links the source (here its batch is built inside a larger statement): its own read
+    becomes a dataset's get_next() in place, the caller's queue batching those records, and the
+    caller is told what to change."""
     text = SOURCE.replace("    return tf.train.batch([x], batch_size=4)\n",
                           "    return [tf.train.batch([x], batch_size=4)]\n")
     result = _migrate(tmp_path, text)
-    assert result.new_source is None
-    producer = [d for d in result.diagnostics if d.code == "QM101"]
-    assert producer and "nested in a larger expression" in producer[0].message, producer
+    output = result.new_source.decode()
+    assert "def load(kind, files, size):" in output  # its callers' calls are unchanged
+    assert "value = dataset.make_one_shot_iterator().get_next()" in output
+    assert "string_input_producer" not in output and "return [tf.train.batch([x], batch_size=4)]" in output
+    batch = [d for d in result.diagnostics if d.code == "QM301"]
+    assert batch and "nested in a larger expression" in batch[0].message, batch

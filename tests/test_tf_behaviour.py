@@ -151,6 +151,12 @@ CASES = [
     ("class_queue_on_self", "owner_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
     ("class_queue_on_self", "stream_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
     ("class_reader_method", "source_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
+    # --- unbatched ---
+    # read_up_to's chunks (7, 7, 7, 4 per file of 25, twice), one record per step, whole files on `self`.
+    ("unbatched_reads", "make_chunk_input_fn", lambda d: dict(files=_files(d, "dict_*"), chunk_size=7, num_epochs=2),
+     100, "epoch"),
+    ("unbatched_reads", "one_example", lambda d: dict(files=_files(d, "dict_*"), num_epochs=2), 100, "epoch"),
+    ("unbatched_reads", "image_sizes", lambda d: dict(pattern_files=_files(d, "png/*.png")), 37, "epoch"),
 ]
 
 
