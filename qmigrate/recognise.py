@@ -59,6 +59,9 @@ class Match:
     # An unbatched read (no batching in the block): the source of what get_next() is assigned to
     # where the read stood; batch_index is then read_index, and nothing else moves.
     unbatched_target: Optional[str] = None
+    # (leaf index, name) of a whole-file reader this read shares with other unbatched reads: the
+    # reader goes only if every use of it is such a read.
+    shared_reader: Optional[Tuple[int, str]] = None
 
 
 @dataclass(frozen=True)
@@ -344,7 +347,23 @@ class _BlockRecogniser:
                 stmt.visit(finder)
             result.failures.append(Failure((call,) + tuple(finder.calls[:1]), self._unread_provider(name, index)))
         _drop_joined(result)
+        self._check_shared_readers(result)
         return result
+
+    def _check_shared_readers(self, result: BlockResult) -> None:
+        """Unbatched reads through one whole-file reader are rewritten together, or none of them."""
+        sharing: Dict[Tuple[int, str], List[Match]] = {}
+        for match in result.matches:
+            if match.shared_reader is not None:
+                sharing.setdefault(match.shared_reader, []).append(match)
+        for (_, name), matches in sharing.items():
+            if len(matches) == self.scope_loads[name]:
+                continue
+            calls = tuple(call for match in matches for call in match.calls)
+            for match in matches:
+                result.matches.remove(match)
+            result.failures.append(Failure(calls, "the reader `%s` is read %d times, and not every read could be "
+                                           "rewritten" % (name, self.scope_loads[name])))
 
     def _branched_producer(self, stmt: cst.If):
         """(queue name, rule, call, every arm's call, the if with each arm naming its files) for
@@ -1149,8 +1168,14 @@ class _BlockRecogniser:
             raise _Broken(calls, "the code uses the reader's key `%s`, which the %s dataset does not give"
                           % (key, record_reader.kind))
         moved = [producer_index] + ([reader_index] if reader_index is not None else [])
-        for name in [producer_target(self.body[i]) for i in moved]:
-            if self.scope_loads[name] != 1:
+        shared = None
+        for index in moved:
+            name = producer_target(self.body[index])
+            if index == reader_index and record_reader.kind == "whole_file" and self.scope_loads[name] > 1:
+                # A whole-file reader finishes its file in each read: reads of other queues through it
+                # are independent, and it goes once each of them is rewritten (checked in run()).
+                shared = (index, name)
+            elif self.scope_loads[name] != 1:
                 raise _Broken(calls, "`%s` is used beyond reader.read(), by code qmigrate cannot rewrite" % name)
         # The dataset is built where the read stood: what the producer and reader read must not change.
         for index in moved + list(extra):
@@ -1166,7 +1191,7 @@ class _BlockRecogniser:
         target = "%s, %s" % (key, value) if key else value
         removed = tuple(i for i in (producer_index,) + extra + tuple(removed) if i != read_index)
         return Match(tuple(dict.fromkeys(removed)), read_index, (), read_index, pipeline,
-                     "tuple" if key else "single", calls, unbatched_target=target)
+                     "tuple" if key else "single", calls, unbatched_target=target, shared_reader=shared)
 
     def _later_batchings(self, index: int, tainted: Set[str]) -> Tuple[cst.Call, ...]:
         """The batching calls after leaf `index` that read the records (`tainted`): the reason the
@@ -1179,8 +1204,9 @@ class _BlockRecogniser:
         return tuple(found)
 
     def _file_name_match(self, bound, producer_index: int, batch_index: int, calls):
-        """(the match_filenames_once call, the index of the statement that binds it or None) for a
-        producer whose file names it gives, in place or through a name used only there."""
+        """(the match_filenames_once call, the index of the statement that binds it, or None when
+        that statement stays) for a producer whose file names it gives, in place or through a name
+        (which stays when something else uses it too)."""
         files = bound.get("string_tensor")
         if isinstance(files, cst.Call) and self.imports.resolve(files.func) == MATCH_FILENAMES_ONCE:
             return files, None
@@ -1193,16 +1219,14 @@ class _BlockRecogniser:
             if not (assign and isinstance(assign[0], cst.Name) and isinstance(assign[1], cst.Call)
                     and self.imports.resolve(assign[1].func) == MATCH_FILENAMES_ONCE):
                 return None
-            # A one-shot iterator cannot capture the variable itself: only its sole use can go.
-            if self.scope_loads[files.value] != 1:
-                raise _Broken(calls + (assign[1],), "its file names are a match_filenames_once variable that "
-                              "is also used elsewhere, and a one-shot iterator cannot capture a variable")
             # The pattern is read where the chain now stands: nothing may rebind what it reads.
             reads = set(self.uses[index].loads)
             if any(reads & self.uses[later].stores for later in range(index + 1, batch_index)):
                 raise _Broken(calls + (assign[1],), "what the match_filenames_once pattern reads is "
                               "reassigned before the batch")
-            return assign[1], index
+            # A one-shot iterator cannot capture the variable itself: the dataset lists the files
+            # with the op the variable was initialised from; the variable stays for its other uses.
+            return assign[1], (index if self.scope_loads[files.value] == 1 else None)
         return None
 
     def _reader_model(self, reader):
@@ -1699,7 +1723,9 @@ _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_
 
 
 def _leaves_of(match: Match) -> Set[int]:
-    return set(match.removed_indices) | set(match.record_indices) | {match.read_index, match.batch_index}
+    """The leaves a match takes, less a whole-file reader it shares (see _check_shared_readers)."""
+    shared = {match.shared_reader[0]} if match.shared_reader else set()
+    return (set(match.removed_indices) - shared) | set(match.record_indices) | {match.read_index, match.batch_index}
 
 
 def _drop_joined(result: BlockResult) -> None:

@@ -157,6 +157,12 @@ CASES = [
      100, "epoch"),
     ("unbatched_reads", "one_example", lambda d: dict(files=_files(d, "dict_*"), num_epochs=2), 100, "epoch"),
     ("unbatched_reads", "image_sizes", lambda d: dict(pattern_files=_files(d, "png/*.png")), 37, "epoch"),
+    # Two folders of 10 images read in step through one whole-file reader; the listing variables count 20.
+    ("shared_whole_file_reader", "paired_pixels", lambda d: dict(pattern_a=os.path.join(d, "png", "img_00*.png"),
+                                                                 pattern_b=os.path.join(d, "png", "img_01*.png")),
+     10, "epoch"),
+    # The match_filenames_once variable stays for a summary; the dataset lists the pattern itself.
+    ("glob_files", "counted_inputs", lambda d: dict(data_dir=d, batch_size=10), 200, ("forever", 50)),
 ]
 
 
