@@ -1151,8 +1151,6 @@ class _BlockRecogniser:
                                   % (_code(call.func), self._line_of(index)))
         try:
             bound = producer_rule.bind(producer_call)
-            if "string_tensor" not in bound:
-                raise _Broken(calls, reason)
             matched = self._file_name_match(bound, producer_index, read_index, calls)
             extra = ()
             if matched is not None:  # match_filenames_once, in the call or one line above

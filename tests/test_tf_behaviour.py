@@ -157,6 +157,7 @@ CASES = [
      100, "epoch"),
     ("unbatched_reads", "one_example", lambda d: dict(files=_files(d, "dict_*"), num_epochs=2), 100, "epoch"),
     ("unbatched_reads", "image_sizes", lambda d: dict(pattern_files=_files(d, "png/*.png")), 37, "epoch"),
+    ("unbatched_reads", "evaluation_examples", lambda d: dict(path=_files(d, "dict_*")[0]), 25, "epoch"),
     # Two folders of 10 images read in step through one whole-file reader; the listing variables count 20.
     ("shared_whole_file_reader", "paired_pixels", lambda d: dict(pattern_a=os.path.join(d, "png", "img_00*.png"),
                                                                  pattern_b=os.path.join(d, "png", "img_01*.png")),

@@ -49,3 +49,28 @@ def image_sizes(pattern_files):
     source = ImageSource()
     source.build(pattern_files)
     return source.name, source.size
+
+
+class RecordSet(object):
+    """A record file read one example per step, shuffled and repeated only when training."""
+
+    def __init__(self, path, is_training=True):
+        self.path = path
+        self.is_training = is_training
+
+    def get_example(self):
+        training = self.is_training
+        dataset_4 = tf.data.Dataset.from_tensor_slices([self.path])
+        if training:
+            dataset_4 = dataset_4.shuffle(tf.size([self.path], out_type=tf.int64))
+        dataset_4 = dataset_4.flat_map(tf.data.TFRecordDataset)
+        dataset_4 = dataset_4.repeat(None if training else 1)
+        serialized = dataset_4.make_one_shot_iterator().get_next()
+        return tf.parse_single_example(serialized, features={
+            'x': tf.FixedLenFeature([3], tf.float32),
+            'id': tf.FixedLenFeature([], tf.int64)})
+
+
+def evaluation_examples(path):
+    example = RecordSet(path, is_training=False).get_example()
+    return tf.expand_dims(example['id'], 0), tf.expand_dims(example['x'], 0)

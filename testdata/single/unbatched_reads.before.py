@@ -45,3 +45,26 @@ def image_sizes(pattern_files):
     source = ImageSource()
     source.build(pattern_files)
     return source.name, source.size
+
+
+class RecordSet(object):
+    """A record file read one example per step, shuffled and repeated only when training."""
+
+    def __init__(self, path, is_training=True):
+        self.path = path
+        self.is_training = is_training
+
+    def get_example(self):
+        reader = tf.TFRecordReader()
+        training = self.is_training
+        path_queue = tf.train.input_producer([self.path], num_epochs=None if training else 1,
+                                             shuffle=training, capacity=8)
+        _, serialized = reader.read(path_queue)
+        return tf.parse_single_example(serialized, features={
+            'x': tf.FixedLenFeature([3], tf.float32),
+            'id': tf.FixedLenFeature([], tf.int64)})
+
+
+def evaluation_examples(path):
+    example = RecordSet(path, is_training=False).get_example()
+    return tf.expand_dims(example['id'], 0), tf.expand_dims(example['x'], 0)
