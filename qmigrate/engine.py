@@ -960,7 +960,7 @@ class _PipelineRewriter(cst.CSTTransformer):
                 self.analysis.add_finding(match.finding[0], match.finding[1], True)
             self.analysis.pipelines += 1
             self.analysis.pipeline_functions[self._qualified_name()] += 1
-            self.helper_uses.update(match.helpers_used)
+            self.helper_uses.update(match.helpers_used if match.counted_helpers is None else match.counted_helpers)
         if found.matches:
             self._reword_messages(leaves, replacements, removed,
                                   any(m.pipeline.batching.shuffle_buffer for m in found.matches))

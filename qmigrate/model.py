@@ -126,3 +126,6 @@ class Pipeline:
     # (file name, contents), the whole-file reader's key and value.
     unbatched: bool = False
     keyed: bool = False
+    # A reader helper chosen at run time (`if c: read = read_a` / `elif d: read = read_b`): the
+    # variable's name and, per helper it may hold, the reader that helper makes. `reader` is the first.
+    reader_choice: Optional[Tuple[str, Tuple[Tuple[str, RecordReader], ...]]] = None

@@ -62,6 +62,9 @@ class Match:
     # (leaf index, name) of a whole-file reader this read shares with other unbatched reads: the
     # reader goes only if every use of it is such a read.
     shared_reader: Optional[Tuple[int, str]] = None
+    # The helper uses this match accounts for, when not helpers_used (a helper chosen at run time:
+    # each arm's binding, counted with the variable's first call).
+    counted_helpers: Optional[Tuple[str, ...]] = None
 
 
 @dataclass(frozen=True)
@@ -348,22 +351,49 @@ class _BlockRecogniser:
             result.failures.append(Failure((call,) + tuple(finder.calls[:1]), self._unread_provider(name, index)))
         _drop_joined(result)
         self._check_shared_readers(result)
+        self._check_chosen_helpers(result)
         return result
 
-    def _check_shared_readers(self, result: BlockResult) -> None:
-        """Unbatched reads through one whole-file reader are rewritten together, or none of them."""
-        sharing: Dict[Tuple[int, str], List[Match]] = {}
+    def _check_chosen_helpers(self, result: BlockResult) -> None:
+        """A variable holding one of several reader helpers hands each call the record once its
+        helpers are migrated: every call of it is rewritten, or none."""
+        by_variable: Dict[str, List[Match]] = {}
         for match in result.matches:
-            if match.shared_reader is not None:
-                sharing.setdefault(match.shared_reader, []).append(match)
-        for (_, name), matches in sharing.items():
-            if len(matches) == self.scope_loads[name]:
+            if match.pipeline.reader_choice is not None:
+                by_variable.setdefault(match.pipeline.reader_choice[0], []).append(match)
+        for variable, matches in by_variable.items():
+            counts = _NameCounts(variable)
+            cstutil.walk(self.scope, counts)
+            if len(matches) == counts.called:
+                for match in matches[1:]:
+                    match.counted_helpers = ()  # the arms' bindings are counted once
                 continue
             calls = tuple(call for match in matches for call in match.calls)
             for match in matches:
                 result.matches.remove(match)
-            result.failures.append(Failure(calls, "the reader `%s` is read %d times, and not every read could be "
-                                           "rewritten" % (name, self.scope_loads[name])))
+            result.failures.append(Failure(calls, "`%s` is called %d times, and not every call could be rewritten"
+                                           % (variable, counts.called)))
+
+    def _check_shared_readers(self, result: BlockResult) -> None:
+        """Unbatched reads through one whole-file reader are rewritten together, or none of them."""
+        _all_or_none(result, lambda match: match.shared_reader and match.shared_reader[1],
+                     lambda name: self.scope_loads[name], "the reader `%s` is read %d times, and not every read "
+                     "could be rewritten")
+
+    def _check_chosen_helpers(self, result: BlockResult) -> None:
+        """A variable holding one of several reader helpers hands each call the record once its
+        helpers are migrated: every call of it is rewritten, or none (the arms' bindings, uses of
+        the helpers, are counted with the first)."""
+        def called(variable: str) -> int:
+            counts = _NameCounts(variable)
+            cstutil.walk(self.scope, counts)
+            return counts.called
+
+        kept = _all_or_none(result, lambda match: match.pipeline.reader_choice and match.pipeline.reader_choice[0],
+                            called, "`%s` is called %d times, and not every call could be rewritten")
+        for matches in kept:
+            for match in matches[1:]:
+                match.counted_helpers = ()
 
     def _branched_producer(self, stmt: cst.If):
         """(queue name, rule, call, every arm's call, the if with each arm naming its files) for
@@ -428,6 +458,9 @@ class _BlockRecogniser:
         if joined is not None:  # `[read_helper(q) for _ in range(n)]`: n readers for batch_join
             value, readers_count = joined
         helper, name = self._reader_helper(value), None
+        choice = self._chosen_helpers(index, value) if helper is None and readers_count is None else None
+        if choice is not None:  # `read(queue)`, `read` bound to one of several reader helpers
+            helper = choice[1][0]
         method = self._method_helper(index, value, producers) if helper is None else None
         if method is not None:  # `self.read(queue)`: called as the function, the object first
             name, helper, value = method
@@ -444,7 +477,10 @@ class _BlockRecogniser:
             return None
         if not (isinstance(queue, cst.Name) and queue.value in producers):
             return None
-        return self._link_helper(producers[queue.value], helper, index, value, target, readers_count, name)
+        match = self._link_helper(producers[queue.value], helper, index, value, target, readers_count, name, choice)
+        if choice is not None:  # each arm's binding is a use of its helper, migrated by the calls together
+            match.counted_helpers = choice[2]
+        return match
 
     def _method_helper(self, index: int, value, producers):
         """(`Class.method`, its ReaderHelper, the call written as a call of the function with the
@@ -772,6 +808,39 @@ class _BlockRecogniser:
             return self.context.reader_helpers.get(value.func.value)
         return None
 
+    def _chosen_helpers(self, index: int, value):
+        """(variable, the reader helpers it may hold, the helper each arm binds) for `read(queue)`
+        at leaf `index` whose `read`
+        is bound only by an earlier `if a: read = helper_a` / `elif b: read = helper_b` (/ `else:`)
+        of this block, each arm binding it to a reader helper, and used only to be called.
+
+        _Broken when a helper it may hold is also kept as it is for other callers (the variable
+        would hand a record to the helper that takes a queue)."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+            return None
+        variable = value.func.value
+        if variable in self.context.functions:
+            return None
+        for earlier in range(index - 1, -1, -1):
+            if variable not in self.uses[earlier].stores:
+                continue
+            options = _helper_arms(self.body[earlier], variable, self.context.reader_helpers)
+            if not options:
+                return None
+            counts = _NameCounts(variable)
+            cstutil.walk(self.scope, counts)
+            # Bound in these arms only, and otherwise only called (each call checked in run()).
+            if counts.bound != len(options) or counts.names != counts.bound + counts.called:
+                return None
+            calls = tuple(option.reader_call for option in options)
+            kept = [option.name for option in options if option.name in self.context.kept_helpers]
+            if kept:
+                raise _Broken(calls, "`%s` may hold %s(), which other calls in this file hand a queue: it stays "
+                              "as it is for them" % (variable, kept[0]))
+            distinct = {option.name: option for option in options}
+            return variable, tuple(distinct.values()), tuple(option.name for option in options)
+        return None
+
     def _batch_helper(self, value) -> Optional[helpers.BatchHelper]:
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
             return self.context.batch_helpers.get(value.func.value)
@@ -779,7 +848,7 @@ class _BlockRecogniser:
 
     def _link_helper(self, producer, helper: helpers.ReaderHelper, index: int, call: cst.Call,
                      target: cst.BaseExpression, readers_count: Optional[cst.BaseExpression] = None,
-                     name: Optional[str] = None) -> Match:
+                     name: Optional[str] = None, choice=None) -> Match:
         """`x = read_helper(queue)` (or `image, label = ...`): the helper's reader, read in the
         caller; what it returns is per-record.
 
@@ -798,6 +867,20 @@ class _BlockRecogniser:
                           % ("() into ".join(reversed(helpers.chain_names(helper))), error))
         value = self._fresh_local(helper.value_name)
         reader = (helper.reader_rule, helper.reader_call, moved, None)
+        chosen, used = None, (name or helper.function.name.value,)
+        if choice is not None:  # each helper the variable may hold: its reader, its arguments moved out
+            variable, options, _ = choice
+            calls = (producer[2],) + tuple(option.reader_call for option in options)
+            readers = []
+            for option in options:
+                try:
+                    arguments = helpers.reader_arguments(option, call, self.context.module_names,
+                                                         self._caller_bound())
+                except (helpers.NotMovable, Unsupported) as error:
+                    raise _Broken(calls, "the reader's arguments cannot be moved out of %s(): %s"
+                                  % (option.function.name.value, error))
+                readers.append((option.name, (option.reader_rule, option.reader_call, arguments, None)))
+            chosen, used = (variable, tuple(readers)), tuple(option.name for option in options)
         join = None
         if readers_count is not None:
             returned = _only_return(helper.function)
@@ -809,7 +892,7 @@ class _BlockRecogniser:
             join = (self.source_of(readers_count), names[0], kind)
         return self._follow(producer, reader, index, None, value, set(names), [index], calls,
                             queue_name=producer_target(self.body[producer[0]]),
-                            helpers_used=(name or helper.function.name.value,), join=join)
+                            helpers_used=used, join=join, chosen=chosen)
 
     def _link_source(self, source: helpers.RecordSource, index: int, call: cst.Call,
                      target: cst.BaseExpression) -> Match:
@@ -942,7 +1025,7 @@ class _BlockRecogniser:
     def _follow(self, producer, reader, read_index, key, value, tainted, record_indices, calls,
                 removed=(), reader_index=None, queue_name=None, helpers_used=(), params=None, join=None,
                 structures=None, bound_producer=None, record_call=None, on_self=frozenset(), loop_element=None,
-                record_statements=None) -> Match:
+                record_statements=None, chosen=None) -> Match:
         """From the read on: the per-record statements, the batching, the checks, the model.
 
         `reader` is None for a slice producer, whose outputs are the records (`params` names them).
@@ -952,6 +1035,7 @@ class _BlockRecogniser:
         `on_self`: which of "reader" and "queue" are attributes of the object, whose uses class_attrs proved.
         `loop_element`: (kind, returns) of a reader loop's appended element (joins.py), with
         `record_statements` its per-record statements, written at the loop's leaf.
+        `chosen`: (variable, ((helper name, reader), ...)) when the reader helper is chosen at run time.
         """
         producer_index, producer_rule, producer_call = producer
         record_indices = list(record_indices)
@@ -1085,6 +1169,10 @@ class _BlockRecogniser:
                 removed = tuple(removed) + ((index,) if index is not None else ())
             file_source = producer_rule.model(bound_producer, self.source_of, self.imports.resolve)
             record_reader = self._reader_model(reader)
+            reader_choice = None
+            if chosen is not None:
+                reader_choice = (chosen[0], tuple((helper_name, self._reader_model(option))
+                                                  for helper_name, option in chosen[1]))
         except Unsupported as unsupported:
             raise _Broken(calls, str(unsupported))
         if join is not None:
@@ -1121,6 +1209,8 @@ class _BlockRecogniser:
                             prefetch=prefetched.capacity if prefetched else "1")
         if in_loop is not None:
             pipeline = dataclasses.replace(pipeline, sharding=Sharding(in_loop.num_towers, in_loop.loop_var))
+        if reader_choice is not None:
+            pipeline = dataclasses.replace(pipeline, reader_choice=reader_choice)
         # A slice producer is its own read: listed once, or its comments would move twice.
         return Match(tuple(dict.fromkeys((producer_index,) + tuple(removed))), read_index, tuple(record_indices), batch_index,
                      pipeline, element_kind, calls, queue_name=queue_name, batch_helper=helper_batch,
@@ -1735,6 +1825,66 @@ def _drop_joined(result: BlockResult) -> None:
         result.failures.append(Failure(match.calls, "records of several readers meet in one statement (one batch of "
                                        "two reads); tf.data pairs such sources with Dataset.zip, which qmigrate "
                                        "does not write yet"))
+
+
+def _helper_arms(stmt, variable: str, reader_helpers) -> List[helpers.ReaderHelper]:
+    """The reader helpers bound to `variable` by `if a: variable = h1` / `elif b: variable = h2`
+    (/ `else: ...`), one per arm, each arm that one assignment; [] for any other statement."""
+    if not isinstance(stmt, cst.If):
+        return []
+    found, node = [], stmt
+    while node is not None:
+        body = node.body
+        assign = cstutil.single_assign(body.body[0]) if isinstance(body, cst.IndentedBlock) and len(
+            body.body) == 1 else None
+        if not (assign and isinstance(assign[0], cst.Name) and assign[0].value == variable
+                and isinstance(assign[1], cst.Name) and assign[1].value in reader_helpers):
+            return []
+        found.append(reader_helpers[assign[1].value])
+        node = node.orelse if isinstance(node, cst.If) else None  # an `else:` arm is the last
+    return found
+
+
+def _all_or_none(result: BlockResult, key: Callable, expected: Callable[[str], int], reason: str) -> List[List[Match]]:
+    """Matches that share something (`key(match)`, falsy for none) are kept only when there are
+    `expected(key)` of them; otherwise each goes, its calls told `reason % (key, expected)`.
+    Returns the groups kept."""
+    groups: Dict[str, List[Match]] = {}
+    for match in result.matches:
+        if key(match):
+            groups.setdefault(key(match), []).append(match)
+    kept = []
+    for name, matches in groups.items():
+        count = expected(name)
+        if len(matches) == count:
+            kept.append(matches)
+            continue
+        for match in matches:
+            result.matches.remove(match)
+        result.failures.append(Failure(tuple(call for match in matches for call in match.calls), reason % (name, count)))
+    return kept
+
+
+class _NameCounts(cst.CSTVisitor):
+    """How often a scope names `variable`: in all (attribute names aside), as an assignment's
+    whole target, and as the function a call calls."""
+
+    def __init__(self, variable: str):
+        self.variable = variable
+        self.names = self.bound = self.called = 0
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names += node.value == self.variable
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        cstutil.walk(node.value, self)  # `x.variable` names an attribute, not the variable
+        return False
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.bound += isinstance(node.target, cst.Name) and node.target.value == self.variable
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.called += isinstance(node.func, cst.Name) and node.func.value == self.variable
 
 
 class _ReplaceByIdentity(cst.CSTTransformer):

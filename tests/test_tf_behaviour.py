@@ -164,6 +164,13 @@ CASES = [
      10, "epoch"),
     # The match_filenames_once variable stays for a summary; the dataset lists the pattern itself.
     ("glob_files", "counted_inputs", lambda d: dict(data_dir=d, batch_size=10), 200, ("forever", 50)),
+    # A reader helper chosen by a flag: each format, each of the two pipelines through the variable.
+    ("chosen_reader_helper", "inputs", lambda d: dict(file_format="csv", train_files=_files(d, "iris_*"),
+                                                      eval_files=_files(d, "iris_*"), batch_size=6, epochs=2),
+     180, "epoch"),
+    ("chosen_reader_helper", "inputs", lambda d: dict(file_format="tfrecords", train_files=_files(d, "dict_*"),
+                                                      eval_files=_files(d, "dict_*"), batch_size=5, epochs=1,
+                                                      which="eval"), 50, "epoch"),
 ]
 
 
