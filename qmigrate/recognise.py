@@ -1269,13 +1269,13 @@ class _BlockRecogniser:
         for index in moved + list(extra):
             reads = set(self.uses[index].loads)
             for later in range(index + 1, read_index):
-                rebound = reads & self.uses[later].stores
+                rebound = reads & (self.uses[later].stores | self.uses[later].mutated)
                 if rebound:
                     raise _Broken(calls, "`%s` is reassigned between the queue and its read, so the dataset built "
                                   "at the read would see another value" % sorted(rebound)[0])
         # Named when applied (a record-source helper's read may be left to its callers).
-        pipeline = Pipeline(file_source, record_reader, None, Batching("1"), file_name_param=self._fresh_local("filename", file_source, record_reader),
-                            unbatched=True, keyed=bool(key))
+        pipeline = Pipeline(file_source, record_reader, None, Batching("1"), unbatched=True, keyed=bool(key),
+                            file_name_param=self._fresh_local("filename", file_source, record_reader))
         target = "%s, %s" % (key, value) if key else value
         removed = tuple(i for i in (producer_index,) + extra + tuple(removed) if i != read_index)
         return Match(tuple(dict.fromkeys(removed)), read_index, (), read_index, pipeline,

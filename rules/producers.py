@@ -22,12 +22,15 @@ class StringInputProducer(Rule):
 
     File names from `match_filenames_once(pattern)` (a local variable, which a one-shot iterator
     cannot capture) come from `tf.matching_files(pattern)`, the op that variable was initialised
-    from: the same names in the same order.
+    from: the same names in the same order (a variable with other uses stays for them).
+
+    A read whose records no queue batches (returned to a caller, kept on `self`, run one per step)
+    becomes the dataset's one-shot `get_next()` where the read was, the files repeated
+    `num_epochs` times after the read; the code after it stays where it is.
 
     ## Limitations
     `shuffle=` must be a literal or a plain name (`shuffle`, not `self.shuffle`), which becomes
-    a Python `if` around the shuffle, the test the producer made itself. A `match_filenames_once`
-    variable used beyond the producer is not rewritten.
+    a Python `if` around the shuffle, the test the producer made itself.
     """
 
     code = "QM101"
