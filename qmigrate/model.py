@@ -121,3 +121,11 @@ class Pipeline:
     # The number of tensors in each element when it is a tuple of them (1: one tensor), known
     # to be dense; None otherwise (a dict, a computed tuple, possibly sparse).
     dense_arity: Optional[int] = None
+    # No batching follows the read: one-shot get_next() gives one record (read_up_to: one chunk) where
+    # reader.read gave it; `batching` and `record_function` are unused. keyed: elements are
+    # (file name, contents), the whole-file reader's key and value.
+    unbatched: bool = False
+    keyed: bool = False
+    # A reader helper chosen at run time (`if c: read = read_a` / `elif d: read = read_b`): the
+    # variable's name and, per helper it may hold, the reader that helper makes. `reader` is the first.
+    reader_choice: Optional[Tuple[str, Tuple[Tuple[str, RecordReader], ...]]] = None

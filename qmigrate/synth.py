@@ -4,6 +4,7 @@ Everything returned is source text; the engine parses and places it. One stateme
 (`dataset = dataset.map(...)`), the idiom of the tf.data guides of that era, so each stage is one
 line and the user's indentation never has to be guessed for continuation lines.
 """
+import dataclasses
 from typing import List, Optional, Tuple
 
 from qmigrate import bucketing
@@ -80,7 +81,9 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         else:  # the producer's own Python test of its `shuffle` argument, made here
             out.append("if %s:\n    %s = %s.shuffle(%s)" % (source.shuffle, ds, ds, _call_args(size, seed)))
 
-    if reader is not None:
+    if pipeline.reader_choice is not None:
+        out.append(_chosen_reader(pipeline, tf, target))
+    elif reader is not None:
         _read_records(pipeline, tf, target, stage)
 
     if pipeline.sharding:
@@ -161,11 +164,43 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
     return out
 
 
+def unbatched_statements(pipeline: Pipeline, tf: str, target: Target, assigned: str) -> List[str]:
+    """An unbatched read, `assigned = reader.read(queue)`, as a dataset and its next element.
+
+    The reader gave one record (read_up_to: one chunk of a file) each time the read ran, in the
+    step that ran it; get_next() does the same, reading when asked (no prefetch: the read never ran
+    ahead either). The producer's epochs repeat the files after the read, as tail_statements does
+    for a tf.train.batch.
+    """
+    ds = pipeline.dataset_name
+    out = head_statements(pipeline, tf, target)
+    out.append("%s = %s.repeat(%s)" % (ds, ds, pipeline.source.num_epochs or ""))
+    out.append("%s = %s" % (assigned, next_element(pipeline, tf, target)))
+    return out
+
+
+def _chosen_reader(pipeline: Pipeline, tf: str, target: Target) -> str:
+    """The read stage of a reader helper chosen at run time: one arm per helper the variable may
+    hold, tested as the call did (the variable is bound only to these helpers, so the last arm is
+    the `else`; an unbound variable fails here as it failed at the call)."""
+    ds = pipeline.dataset_name
+    variable, choices = pipeline.reader_choice
+    arms = []
+    for position, (helper, reader) in enumerate(choices):
+        lines = []
+        _read_records(dataclasses.replace(pipeline, reader=reader), tf, target,
+                      lambda text: lines.append("    %s = %s.%s" % (ds, ds, text)))
+        head = "else:" if position == len(choices) - 1 else "%s %s is %s:" % ("if" if not position else "elif",
+                                                                               variable, helper)
+        arms.append("\n".join([head] + lines))
+    return "\n".join(arms)
+
+
 def _read_records(pipeline: Pipeline, tf: str, target: Target, stage) -> None:
     """The stage turning file names into the records a reader would have read."""
     reader, param = pipeline.reader, pipeline.file_name_param
     if reader.kind == "whole_file":
-        if pipeline.record_function and len(pipeline.record_function.params) == 2:
+        if pipeline.keyed or pipeline.record_function and len(pipeline.record_function.params) == 2:
             stage("map(lambda %s: (%s, %s.%s(%s)))" % (param, param, tf, target.read_file, param))
         else:
             stage("map(%s.%s)" % (tf, target.read_file))
