@@ -90,6 +90,9 @@ class Batching:
     # bucket_by_sequence_length: the source of its `bucket_boundaries`; each element is then
     # (length, tensors), batched per bucket (qmigrate/bucketing.py).
     bucket_boundaries: Optional[str] = None
+    # The source of a Python test (names and literals) under which the records are shuffled: a
+    # queue helper's RandomShuffleQueue called in `if test:` only. None: unconditional.
+    shuffle_condition: Optional[str] = None
 
 
 @dataclass(frozen=True)

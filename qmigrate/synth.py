@@ -4,7 +4,7 @@ Everything returned is source text; the engine parses and places it. One stateme
 (`dataset = dataset.map(...)`), the idiom of the tf.data guides of that era, so each stage is one
 line and the user's indentation never has to be guessed for continuation lines.
 """
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from qmigrate import bucketing
 from qmigrate.model import Pipeline, SliceSource
@@ -133,7 +133,8 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         # Already repeated with slim's record shuffle, before the map: a shuffle_batch only shuffles.
         if batching.shuffle_buffer:
             seed = "seed=%s" % batching.seed if batching.seed else ""
-            stage("shuffle(%s)" % _call_args(batching.shuffle_buffer, seed))
+            shuffle = "%s = %s.shuffle(%s)" % (ds, ds, _call_args(batching.shuffle_buffer, seed))
+            out.append(_when(batching.shuffle_condition, [shuffle]))
     elif batching.shuffle_buffer:
         buffer, comment = batching.shuffle_buffer, ""
         if pipeline.sharding and pipeline.sharding.split_buffer:
@@ -142,7 +143,12 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
             comment = "# The towers shared one shuffle buffer: each shard keeps its share.\n"
             buffer = "max(%s // %s, 1)" % (_operand(buffer), _operand(pipeline.sharding.num_shards))
         stages = _shuffle_and_repeat(ds, buffer, source.num_epochs, batching.seed, tf, target)
-        out.extend([comment + stages[0]] + stages[1:])
+        if batching.shuffle_condition:
+            # A queue helper's shuffling queue made only when its caller's test held: tested again here.
+            repeat = "%s = %s.repeat(%s)" % (ds, ds, source.num_epochs or "")
+            out.append(comment + _when(batching.shuffle_condition, stages, [repeat]))
+        else:
+            out.extend([comment + stages[0]] + stages[1:])
     else:
         stage("repeat(%s)" % (source.num_epochs or ""))
 
@@ -159,6 +165,17 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         out.append("%s = %s.setdefault(%r, %s)" % (
             pipeline.iterator_name, SHARED_ITERATORS, pipeline.shared_iterator_key, _one_shot(ds, tf, target)))
     return out
+
+
+def _when(condition: Optional[str], then: List[str], otherwise: Sequence[str] = ()) -> str:
+    """`then` (statements' source) under `if condition:`, `otherwise` under its else; `then`
+    alone when there is no condition."""
+    if not condition:
+        return "\n".join(then)
+    text = "if %s:\n%s" % (condition, "\n".join("    " + line for line in then))
+    if otherwise:
+        text += "\nelse:\n%s" % "\n".join("    " + line for line in otherwise)
+    return text
 
 
 def _read_records(pipeline: Pipeline, tf: str, target: Target, stage) -> None:

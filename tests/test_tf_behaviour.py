@@ -151,6 +151,11 @@ CASES = [
     ("class_queue_on_self", "owner_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
     ("class_queue_on_self", "stream_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
     ("class_reader_method", "source_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
+    # --- slim2 ---
+    ("conditional_queue_helper", "padded_records", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50,
+     "epoch"),
+    ("conditional_queue_helper", "padded_records", lambda d: dict(files=_files(d, "dict_*"), batch_size=8,
+                                                                  shuffle=True), 50, "epoch"),
 ]
 
 
