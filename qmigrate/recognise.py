@@ -834,6 +834,16 @@ class _BlockRecogniser:
                           % self._line_of(index))
         return self._link_provider(names[0], index, set(self.uses[index].stores), [call for _, call in gets])
 
+    def _seen_reader_kwargs(self, bound: dict) -> dict:
+        """A slim call's arguments with `reader_kwargs=name` replaced by the dict literal `name` is
+        bound to, when slim_provider.literal_dict proves it (the rule reads literals only)."""
+        node = bound.get("reader_kwargs")
+        if isinstance(node, cst.Name):
+            literal = slim_provider.literal_dict(node.value, self.scope, self.scope_loads[node.value])
+            if literal is not None:
+                return dict(bound, reader_kwargs=literal)
+        return bound
+
     def _link_provider(self, name: str, index: int, tainted: Set[str], get_calls: List[cst.Call]) -> Match:
         """`x = provider.get(items)` (or an if/else of such gets): slim's provider is the file source
         and the reader, and the gets, decoding with the dataset's own decoder, the first per-record
@@ -842,7 +852,7 @@ class _BlockRecogniser:
         provider_index, rule, call = provider = self.providers[name]
         calls = (call,)
         try:
-            bound = rule.bind(call)
+            bound = self._seen_reader_kwargs(rule.bind(call))
         except Unsupported as error:
             raise _Broken(calls, str(error))
         if bound.get("dataset") is None:
@@ -877,7 +887,7 @@ class _BlockRecogniser:
         calls = (call,)
         key, value = self._read_targets(target, calls)
         try:
-            bound = rule.bind(call)
+            bound = self._seen_reader_kwargs(rule.bind(call))
         except Unsupported as error:
             raise _Broken(calls, str(error))
         tainted = {value} | ({key} if key else set())
