@@ -1204,8 +1204,13 @@ class _PipelineRewriter(cst.CSTTransformer):
     def _record_function(self, function, statements) -> cst.FunctionDef:
         config = self.module.config_for_parsing
         shapes = "".join("    %s.set_shape(%s)\n" % pair for pair in function.static_shapes)
+        returns = function.returns
+        if function.keep_input is not None:
+            keep = function.keep_input if function.keep_is_tensor else "%s.convert_to_tensor(%s, %s.bool)" % (
+                self.tf, function.keep_input, self.tf)
+            returns = "%s, %s" % (returns, keep)
         template = cst.parse_statement("def %s(%s):\n%s    return %s\n" % (
-            function.name, ", ".join(function.params), shapes, function.returns), config)
+            function.name, ", ".join(function.params), shapes, returns), config)
         if statements:
             # A blank line that separated the first record statement now separates the function.
             first = statements[0]

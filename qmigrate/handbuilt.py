@@ -22,7 +22,7 @@ import libcst as cst
 from qmigrate import cstutil, helpers, queue_roles
 from qmigrate.model import Batching
 from qmigrate.names import ImportMap
-from qmigrate.rules.base import is_none
+from qmigrate.rules.base import is_none, is_plain
 from qmigrate.rules.batching import shuffle_buffer
 
 _FIFO, _PADDING, _SHUFFLE = "tensorflow.FIFOQueue", "tensorflow.PaddingFIFOQueue", "tensorflow.RandomShuffleQueue"
@@ -287,20 +287,6 @@ def _find_helper_calls(body, scope, queue_helpers: "QueueHelpers", module_names:
             found.refused[index] = RefusedQueue(index, (value,), str(refused))
 
 
-class _PlainTest(cst.CSTVisitor):
-    """Whether a test reads only names and literals (no attribute, call or subscript), so that it
-    gives the same value wherever it is evaluated while none of its names is rebound."""
-
-    def __init__(self):
-        self.plain = True
-
-    def on_visit(self, node) -> bool:
-        if isinstance(node, (cst.Attribute, cst.Call, cst.Subscript, cst.Lambda, cst.Await, cst.NamedExpr,
-                             cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
-            self.plain = False
-        return self.plain
-
-
 def _conditional_call(stmt, queue_helpers: "QueueHelpers", bound) -> Optional[Tuple[int, cst.Call]]:
     """(position in the body, call) when `stmt` is `if test:` (no elif/else) whose body has one
     statement `target = helper(...)` calling a queue helper and no other call of one; else None."""
@@ -322,10 +308,8 @@ def _at_conditional_call(stmt: cst.If, body, index: int, queue_helpers: "QueueHe
     stage applied when the test holds. The test is evaluated again where the dataset is built,
     so it must read only names and literals none of which is rebound in or after the `if`."""
     position, call = _conditional_call(stmt, queue_helpers, bound)
-    plain = _PlainTest()
-    stmt.test.visit(plain)
     line = queue_helpers.line_of(stmt)
-    if not plain.plain:
+    if not is_plain(stmt.test):
         raise _Refused("its records go through %s() under `%s` (line %d), whose test reads an attribute, a call or "
                        "a subscript; the dataset would test it again, so bind it to a name first"
                        % (call.func.value, _short(_header(stmt)), line))

@@ -1092,12 +1092,16 @@ class _BlockRecogniser:
             element_kind, returns = bucketing.element(self.source_of(bound["input_length"]), element_kind, returns)
         if batching.keep_input:
             # maybe_batch's keep_input is computed per record: the map function returns it beside
-            # the element, a filter keeps the records it allows.
-            returns = "(%s), %s" % (returns, batching.keep_input) if element_kind in ("tuple", "bucket", "bucket_list") else (
-                "%s, %s" % (returns, batching.keep_input))
-        if record_indices or returns != value or static_shapes:
+            # the element (RecordFunction.keep_input), a filter keeps the records it allows.
+            if element_kind in ("tuple", "bucket", "bucket_list"):
+                returns = "(%s)" % returns
+        if record_indices or returns != value or static_shapes or batching.keep_input:
             params = params or ((key, value) if key else (value,))
-            function = RecordFunction(self.names.fresh("parse_record"), params, returns, static_shapes)
+            keep = bound.get("keep_input") if found and batching.keep_input else None
+            made_by_tf = isinstance(keep, cst.Call) and (self.imports.resolve(keep.func) or "").startswith(
+                "tensorflow.")  # a TensorFlow op gives a tensor already
+            function = RecordFunction(self.names.fresh("parse_record"), params, returns, static_shapes,
+                                      keep_input=batching.keep_input, keep_is_tensor=made_by_tf)
         else:
             function = None
         file_name = self._fresh_local("filename", file_source, record_reader) if record_reader else "filename"
@@ -1384,13 +1388,19 @@ class _BlockRecogniser:
                    if index not in chain and not _defers(self.body[index]))
 
     def _later_loads(self, name: str, batch_index: int) -> int:
-        """Loads of `name` after a batching statement that rebinds it to the batch (`features =
-        tf.train.batch(features, ...)`): they read the batch, in a straight-line body."""
-        if name not in self.uses[batch_index].stores or not self._straight_body:
+        """Loads of `name` after a statement that rebinds it, from the batching statement on
+        (`features = tf.train.batch(features, ...)`, or `[image, label] = batch` after it): they
+        read the batch, or what came after, in a straight-line body."""
+        if not self._straight_body:
             return 0
-        if not isinstance(self.body[batch_index], (cst.SimpleStatementLine, cst.If)):
-            return 0  # a loop may bind nothing: later loads could still read the record
-        return sum(self.uses[index].loads.count(name) for index in range(batch_index + 1, len(self.body)))
+        for index in range(batch_index, len(self.body)):
+            if name not in self.uses[index].stores:
+                continue
+            if not (isinstance(self.body[index], cst.SimpleStatementLine)
+                    or (index == batch_index and isinstance(self.body[index], cst.If))):
+                return 0  # a loop or an arm may bind nothing: later loads could still read the record
+            return sum(self.uses[later].loads.count(name) for later in range(index + 1, len(self.body)))
+        return 0
 
     @property
     def _straight_body(self) -> bool:

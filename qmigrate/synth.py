@@ -4,6 +4,7 @@ Everything returned is source text; the engine parses and places it. One stateme
 (`dataset = dataset.map(...)`), the idiom of the tf.data guides of that era, so each stage is one
 line and the user's indentation never has to be guessed for continuation lines.
 """
+import dataclasses
 from typing import List, Optional, Sequence, Tuple
 
 from qmigrate import bucketing
@@ -154,8 +155,15 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
 
     if batching.bucket_boundaries is not None:
         # One batch per bucket of lengths, each batched as the pipeline batches (bucketing.py).
-        stage(bucketing.bucket_stage(batching, tf, target, lambda window: _batch(
-            window, batching, tf, target, shapes=bucketing.window_shapes(window, tf, target))))
+        stage(bucketing.bucket_stage(batching, tf, target, lambda window: _either_batch(
+            window, batching, lambda chosen: _batch(
+                window, chosen, tf, target, shapes=bucketing.window_shapes(window, tf, target)))))
+    elif isinstance(batching.allow_smaller_final_batch, str):
+        # allow_smaller_final_batch given by a test: the same test, where the batch was made.
+        keep, drop = (_batch(ds, dataclasses.replace(batching, allow_smaller_final_batch=flag), tf, target,
+                             pipeline.dense_arity) for flag in (True, False))
+        out.append(_when(batching.allow_smaller_final_batch, ["%s = %s.%s" % (ds, ds, keep)],
+                         ["%s = %s.%s" % (ds, ds, drop)]))
     else:
         stage(_batch(ds, batching, tf, target, pipeline.dense_arity))
     stage("prefetch(%s)" % pipeline.prefetch)
@@ -165,6 +173,16 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         out.append("%s = %s.setdefault(%r, %s)" % (
             pipeline.iterator_name, SHARED_ITERATORS, pipeline.shared_iterator_key, _one_shot(ds, tf, target)))
     return out
+
+
+def _either_batch(dataset: str, batching, batch) -> str:
+    """An expression batching `dataset`: `dataset.<batch(batching)>`, or, when
+    allow_smaller_final_batch is a test, both batchings chosen by it (`a if test else b`)."""
+    test = batching.allow_smaller_final_batch
+    if not isinstance(test, str):
+        return "%s.%s" % (dataset, batch(batching))
+    keep, drop = (batch(dataclasses.replace(batching, allow_smaller_final_batch=flag)) for flag in (True, False))
+    return "(%s.%s if %s else %s.%s)" % (dataset, keep, test, dataset, drop)
 
 
 def _when(condition: Optional[str], then: List[str], otherwise: Sequence[str] = ()) -> str:

@@ -12,7 +12,7 @@ import libcst as cst
 from qmigrate.diagnostics import Safety
 from qmigrate.model import FileSource, RecordReader
 from qmigrate.rules.base import (
-    Example, Rule, SourceOf, Unsupported, example_source, is_none, literal_bool, whole)
+    Example, Rule, SourceOf, Unsupported, example_source, is_none, is_plain, literal_bool, whole)
 
 PROVIDER = "tensorflow.contrib.slim.dataset_data_provider.DatasetDataProvider"
 PARALLEL_READ = "tensorflow.contrib.slim.parallel_reader.parallel_read"
@@ -25,18 +25,6 @@ def _optional(args, name: str, source: SourceOf) -> Optional[str]:
     return None if is_none(node) else source(node)
 
 
-class _Plain(cst.CSTVisitor):
-    """Whether an expression reads only names and literals (no attribute, call or subscript)."""
-
-    def __init__(self):
-        self.plain = True
-
-    def on_visit(self, node) -> bool:
-        if isinstance(node, (cst.Attribute, cst.Call, cst.Subscript, cst.Lambda, cst.Await, cst.NamedExpr)):
-            self.plain = False
-        return self.plain
-
-
 def _shuffle(args, source: SourceOf):
     """slim's `shuffle=`: True/False, or the source of a condition on names and literals
     (`split_name == 'train'`), which the rewrite tests with a Python `if`, as slim did. The
@@ -45,9 +33,7 @@ def _shuffle(args, source: SourceOf):
     node = args.get("shuffle")
     if node is None or (isinstance(node, cst.Name) and node.value in ("True", "False")):
         return literal_bool(node, True, "shuffle")
-    plain = _Plain()
-    node.visit(plain)
-    if not plain.plain:
+    if not is_plain(node):
         raise Unsupported("`shuffle=` is computed with an attribute, call or subscript, which could change "
                           "before the rewritten test; bind it to a name first")
     return source(node.with_changes(lpar=[], rpar=[]) if hasattr(node, "lpar") else node)
