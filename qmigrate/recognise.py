@@ -1288,7 +1288,8 @@ class _BlockRecogniser:
         for reader in readers:
             reads = set(self.uses[reader].loads) - tainted
             for index in range(reader + 1, batch_index):
-                rebound = reads & self.uses[index].stores if index not in chain else set()
+                # A kept `if` stays where it is: what it binds is bound there, after the moved code.
+                rebound = reads & self.uses[index].stores if index not in chain or index in kept else set()
                 if rebound:
                     raise _Broken(calls, "`%s` is reassigned between the queue and the batch, so the moved code "
                                   "would see another value" % sorted(rebound)[0])

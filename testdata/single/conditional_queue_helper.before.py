@@ -81,3 +81,16 @@ def record_used_in_test_body(files, batch_size, shuffle=True):
         tf.summary.scalar('first_id', parsed['id'])
         tensors = _mix(tensors, capacity=4 * batch_size, min_after_dequeue=2 * batch_size, num_threads=1)
     return tf.train.batch(tensors, batch_size=batch_size)
+
+
+def scale_rebound_in_test(files, batch_size, scale=1.0, shuffle=True):
+    """Left alone: the `if` rebinds `scale`, which the per-record code before it read."""
+    filename_queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+    reader = tf.TFRecordReader()
+    _, serialized = reader.read(filename_queue)
+    parsed = tf.parse_single_example(serialized, _FEATURES)
+    tensors = [parsed['x'] * scale, parsed['id']]
+    if shuffle:
+        scale = 2.0
+        tensors = _mix(tensors, capacity=4 * batch_size, min_after_dequeue=2 * batch_size, num_threads=1)
+    return tf.train.batch(tensors, batch_size=batch_size)
