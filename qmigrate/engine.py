@@ -1105,12 +1105,18 @@ class _PipelineRewriter(cst.CSTTransformer):
                 blank = [cst.EmptyLine(indent=False)]  # after the if/elif that names the files
             replacements[read.path] = [function.with_changes(leading_lines=blank)]
             removed.update(leaf.path for leaf in record_leaves)
+            for index, statement in match.kept_statements.items():  # stays in place, without what moved
+                replacements[leaves[index].path] = [statement.with_changes(
+                    leading_lines=leaves[index].updated.leading_lines)]
+            kept = {leaves[index].path for index in match.kept_statements}
             # Statements that stay between the function and the new chain start after a blank line.
-            following = next((leaf for leaf in leaves[match.read_index + 1:] if leaf.path not in removed), None)
-            if (following is not None and following is not batch and following.path not in replacements
+            following = next((leaf for leaf in leaves[match.read_index + 1:]
+                              if leaf.path not in removed or leaf.path in kept), None)
+            if (following is not None and following is not batch
+                    and (following.path not in replacements or following.path in kept)
                     and not following.updated.leading_lines and following.withs == read.withs):
-                replacements[following.path] = [following.updated.with_changes(
-                    leading_lines=[cst.EmptyLine(indent=False)])]
+                stays = replacements[following.path][0] if following.path in kept else following.updated
+                replacements[following.path] = [stays.with_changes(leading_lines=[cst.EmptyLine(indent=False)])]
 
         tf, config = self.tf, self.module.config_for_parsing
         if match.branch_batchings:  # the arms' tails go into the `if` below
@@ -1244,8 +1250,13 @@ class _PipelineRewriter(cst.CSTTransformer):
     def _record_function(self, function, statements) -> cst.FunctionDef:
         config = self.module.config_for_parsing
         shapes = "".join("    %s.set_shape(%s)\n" % pair for pair in function.static_shapes)
+        returns = function.returns
+        if function.keep_input is not None:
+            keep = function.keep_input if function.keep_is_tensor else "%s.convert_to_tensor(%s, %s.bool)" % (
+                self.tf, function.keep_input, self.tf)
+            returns = "%s, %s" % (returns, keep)
         template = cst.parse_statement("def %s(%s):\n%s    return %s\n" % (
-            function.name, ", ".join(function.params), shapes, function.returns), config)
+            function.name, ", ".join(function.params), shapes, returns), config)
         if statements:
             # A blank line that separated the first record statement now separates the function.
             first = statements[0]

@@ -65,6 +65,9 @@ class Match:
     # The helper uses this match accounts for, when not helpers_used (a helper chosen at run time:
     # each arm's binding, counted with the variable's first call).
     counted_helpers: Optional[Tuple[str, ...]] = None
+    # Record leaves that also stay in place, as given (`if shuffle:` around a queue helper's call,
+    # kept without the call): leaf index -> the statement.
+    kept_statements: Dict[int, cst.BaseStatement] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -936,6 +939,16 @@ class _BlockRecogniser:
                           % self._line_of(index))
         return self._link_provider(names[0], index, set(self.uses[index].stores), [call for _, call in gets])
 
+    def _seen_reader_kwargs(self, bound: dict) -> dict:
+        """A slim call's arguments with `reader_kwargs=name` replaced by the dict literal `name` is
+        bound to, when slim_provider.literal_dict proves it (the rule reads literals only)."""
+        node = bound.get("reader_kwargs")
+        if isinstance(node, cst.Name):
+            literal = slim_provider.literal_dict(node.value, self.scope, self.scope_loads[node.value])
+            if literal is not None:
+                return dict(bound, reader_kwargs=literal)
+        return bound
+
     def _link_provider(self, name: str, index: int, tainted: Set[str], get_calls: List[cst.Call]) -> Match:
         """`x = provider.get(items)` (or an if/else of such gets): slim's provider is the file source
         and the reader, and the gets, decoding with the dataset's own decoder, the first per-record
@@ -944,7 +957,7 @@ class _BlockRecogniser:
         provider_index, rule, call = provider = self.providers[name]
         calls = (call,)
         try:
-            bound = rule.bind(call)
+            bound = self._seen_reader_kwargs(rule.bind(call))
         except Unsupported as error:
             raise _Broken(calls, str(error))
         if bound.get("dataset") is None:
@@ -979,7 +992,7 @@ class _BlockRecogniser:
         calls = (call,)
         key, value = self._read_targets(target, calls)
         try:
-            bound = rule.bind(call)
+            bound = self._seen_reader_kwargs(rule.bind(call))
         except Unsupported as error:
             raise _Broken(calls, str(error))
         tainted = {value} | ({key} if key else set())
@@ -1042,6 +1055,7 @@ class _BlockRecogniser:
         batch = in_loop = queue_batch = None
         through, rewritten = [], dict(record_statements or {})  # hand-built queues the records go through;
         # record leaves written anew
+        kept = {}  # record leaves that also stay in place (Match.kept_statements)
         arms = ()  # the other arms' (batching rule and call, call) when each branch batches
         unbatched = "its records are not batched by tf.train.batch/shuffle_batch in the same block"
         for index in range(read_index + 1, len(self.body)):
@@ -1070,6 +1084,12 @@ class _BlockRecogniser:
                 rewritten[index] = queue.record_statements
                 if queue.structure is not None:  # the list the dequeue binds, which the statements do not show
                     structures = dict(structures or {}, **{"dequeued " + queue.structure[0]: (index,) + queue.structure})
+                if queue.condition is not None:  # `if test:` around the helper's call stays, without the call
+                    if queue.kept is not None:
+                        self._check_kept(queue, tainted, calls + self._later_batchings(index, tainted | uses.stores))
+                        kept[index] = queue.kept
+                    tainted |= queue.call_stores
+                    continue
                 tainted |= uses.stores
                 continue
             value_expr = cstutil.statement_value(self.body[index])
@@ -1158,7 +1178,7 @@ class _BlockRecogniser:
                 except ValueError as error:
                     raise _Broken(calls, str(error))
             self._check_isolated(producer_index, reader_index, read_index, record_indices, batch_index,
-                                 tainted, calls, chain, on_self)
+                                 tainted, calls, chain, on_self, kept=frozenset(kept))
             if bound_producer is None:
                 bound_producer = producer_rule.bind(producer_call)
             matched = self._file_name_match(bound_producer, producer_index, batch_index, calls)
@@ -1190,12 +1210,16 @@ class _BlockRecogniser:
             element_kind, returns = bucketing.element(self.source_of(bound["input_length"]), element_kind, returns)
         if batching.keep_input:
             # maybe_batch's keep_input is computed per record: the map function returns it beside
-            # the element, a filter keeps the records it allows.
-            returns = "(%s), %s" % (returns, batching.keep_input) if element_kind in ("tuple", "bucket", "bucket_list") else (
-                "%s, %s" % (returns, batching.keep_input))
-        if record_indices or returns != value or static_shapes:
+            # the element (RecordFunction.keep_input), a filter keeps the records it allows.
+            if element_kind in ("tuple", "bucket", "bucket_list"):
+                returns = "(%s)" % returns
+        if record_indices or returns != value or static_shapes or batching.keep_input:
             params = params or ((key, value) if key else (value,))
-            function = RecordFunction(self.names.fresh("parse_record"), params, returns, static_shapes)
+            keep = bound.get("keep_input") if found and batching.keep_input else None
+            made_by_tf = isinstance(keep, cst.Call) and (self.imports.resolve(keep.func) or "").startswith(
+                "tensorflow.")  # a TensorFlow op gives a tensor already
+            function = RecordFunction(self.names.fresh("parse_record"), params, returns, static_shapes,
+                                      keep_input=batching.keep_input, keep_is_tensor=made_by_tf)
         else:
             function = None
         file_name = self._fresh_local("filename", file_source, record_reader) if record_reader else "filename"
@@ -1215,7 +1239,7 @@ class _BlockRecogniser:
         return Match(tuple(dict.fromkeys((producer_index,) + tuple(removed))), read_index, tuple(record_indices), batch_index,
                      pipeline, element_kind, calls, queue_name=queue_name, batch_helper=helper_batch,
                      helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None,
-                     record_statements=rewritten,
+                     record_statements=rewritten, kept_statements=kept,
                      branch_batchings=branch_batchings if found else (),
                      record_call=record_call)
 
@@ -1394,9 +1418,21 @@ class _BlockRecogniser:
             key = None
         return key, value
 
+    def _check_kept(self, queue, tainted: Set[str], calls) -> None:
+        """The statements that stay in `if test:` beside a queue helper's call do not touch the
+        records: they stay where they are, outside the map function."""
+        uses = cstutil.name_uses(queue.kept)
+        for names, what in ((set(uses.loads), "uses"), (uses.stores | uses.mutated, "rebinds")):
+            touched = tainted & names
+            if touched:
+                raise _Broken(calls + queue.calls, "the `if %s:` around %s() also %s `%s`, a per-record tensor, "
+                              "outside the call; only the call's records can move into the map function"
+                              % (queue.condition, queue.helper, what, sorted(touched)[0]))
+
     def _check_isolated(self, producer_index, reader_index, read_index, record_indices, batch_index, tainted,
-                        calls, chain, on_self=frozenset()):
-        """Prove that moving the chain cannot change what any other code sees."""
+                        calls, chain, on_self=frozenset(), kept=frozenset()):
+        """Prove that moving the chain cannot change what any other code sees. `kept`: record
+        leaves that stay in place too (their moved part reads only what handbuilt checked)."""
         chain = set(chain) | set(record_indices)
         queues = []  # a slice producer's outputs are records, checked with the tainted names below
         if (reader_index is not None or producer_index != read_index) and "queue" not in on_self:
@@ -1428,11 +1464,13 @@ class _BlockRecogniser:
                               % sorted(escaped)[0])
         # The map function is traced where the batch was built: what it reads must not change
         # between where the code stood and there; the producer's and reader's arguments neither.
-        readers = record_indices + [producer_index] + ([reader_index] if reader_index is not None else [])
+        readers = [index for index in record_indices if index not in kept] + [producer_index] + (
+            [reader_index] if reader_index is not None else [])
         for reader in readers:
             reads = set(self.uses[reader].loads) - tainted
             for index in range(reader + 1, batch_index):
-                rebound = reads & self.uses[index].stores if index not in chain else set()
+                # A kept `if` stays where it is: what it binds is bound there, after the moved code.
+                rebound = reads & self.uses[index].stores if index not in chain or index in kept else set()
                 if rebound:
                     raise _Broken(calls, "`%s` is reassigned between the queue and the batch, so the moved code "
                                   "would see another value" % sorted(rebound)[0])
@@ -1532,13 +1570,19 @@ class _BlockRecogniser:
                    if index not in chain and not _defers(self.body[index]))
 
     def _later_loads(self, name: str, batch_index: int) -> int:
-        """Loads of `name` after a batching statement that rebinds it to the batch (`features =
-        tf.train.batch(features, ...)`): they read the batch, in a straight-line body."""
-        if name not in self.uses[batch_index].stores or not self._straight_body:
+        """Loads of `name` after a statement that rebinds it, from the batching statement on
+        (`features = tf.train.batch(features, ...)`, or `[image, label] = batch` after it): they
+        read the batch, or what came after, in a straight-line body."""
+        if not self._straight_body:
             return 0
-        if not isinstance(self.body[batch_index], (cst.SimpleStatementLine, cst.If)):
-            return 0  # a loop may bind nothing: later loads could still read the record
-        return sum(self.uses[index].loads.count(name) for index in range(batch_index + 1, len(self.body)))
+        for index in range(batch_index, len(self.body)):
+            if name not in self.uses[index].stores:
+                continue
+            if not (isinstance(self.body[index], cst.SimpleStatementLine)
+                    or (index == batch_index and isinstance(self.body[index], cst.If))):
+                return 0  # a loop or an arm may bind nothing: later loads could still read the record
+            return sum(self.uses[later].loads.count(name) for later in range(index + 1, len(self.body)))
+        return 0
 
     @property
     def _straight_body(self) -> bool:
@@ -1591,7 +1635,7 @@ class _BlockRecogniser:
         dequeued = structures.get("dequeued " + name)
         if dequeued is not None and bindings and bindings[-1] == dequeued[0]:
             # The list a queue helper's dequeue gave back, used by nothing but the batching after.
-            later = [index for index in record_indices if index > dequeued[0] and name in self.uses[index].loads]
+            later = [index for index in record_indices if index > dequeued[0] and self._may_change(index, name)]
             if later:
                 raise _Broken(calls, "the batched list `%s` (line %d) is used again at line %d, which may change "
                               "its length" % (name, self._line_of(dequeued[0]), self._line_of(later[0])))
@@ -1613,6 +1657,23 @@ class _BlockRecogniser:
         # A slice producer's outputs arrive as one tuple parameter already.
         return "tuple", name if kind == "sliced" else "tuple(%s)" % name
 
+    def _may_change(self, index: int, name: str) -> bool:
+        """Whether statement `index` reads the list `name` in a way that may change it: any read
+        but passing it to a logging call (`tf.logging.info(x)`, `print(x)`), which only formats it."""
+        if name not in self.uses[index].loads:
+            return False
+        value = cstutil.statement_value(self.body[index])
+        if not (isinstance(cstutil.single_small(self.body[index]), cst.Expr) and isinstance(value, cst.Call)):
+            return True
+        resolved = self.imports.resolve(value.func)
+        if resolved is None and dotted(value.func) == "print" and "print" not in self.scope_stores:
+            resolved = "print"  # the builtin, not rebound here
+        if resolved not in _LOGGING_CALLS:
+            return True
+        # The name itself, passed whole as an argument: nothing else reads it there.
+        direct = sum(1 for arg in value.args if isinstance(arg.value, cst.Name) and arg.value.value == name)
+        return direct != self.uses[index].loads.count(name)
+
     def _bound_structure(self, name: str, binding: int, record_indices, calls) -> Tuple[str, int]:
         """("dict", 0) or ("list", n) for `name = {...}` / `dict(...)` / `[a, b]` / `(a, b)` in the
         per-record code. A list or tuple must not be touched after (an append would change its length)."""
@@ -1624,7 +1685,7 @@ class _BlockRecogniser:
         if isinstance(value, (cst.List, cst.Tuple)):
             if any(isinstance(element, cst.StarredElement) for element in value.elements):
                 raise _Broken(calls, "the batched list `%s` (line %d) is built with *unpacking" % (name, line))
-            later = [index for index in record_indices if index > binding and name in self.uses[index].loads]
+            later = [index for index in record_indices if index > binding and self._may_change(index, name)]
             if later:
                 raise _Broken(calls, "the batched list `%s` (line %d) is used again at line %d, which may change "
                               "its length" % (name, line, self._line_of(later[0])))
@@ -1806,6 +1867,11 @@ def _defers(stmt: cst.CSTNode) -> bool:
     cstutil.walk(stmt, finder)
     return finder.found
 
+
+# Calls that format their arguments and keep no reference to them (_BlockRecogniser._may_change).
+_LOGGING_CALLS = frozenset(["print"] + ["tensorflow.logging.%s" % level for level in (
+    "debug", "info", "warn", "warning", "error", "fatal", "log", "vlog")] + ["logging.%s" % level for level in (
+        "debug", "info", "warning", "error", "critical", "log")])
 
 _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")
 

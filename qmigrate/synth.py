@@ -5,7 +5,7 @@ Everything returned is source text; the engine parses and places it. One stateme
 line and the user's indentation never has to be guessed for continuation lines.
 """
 import dataclasses
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from qmigrate import bucketing
 from qmigrate.model import Pipeline, SliceSource
@@ -136,7 +136,8 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         # Already repeated with slim's record shuffle, before the map: a shuffle_batch only shuffles.
         if batching.shuffle_buffer:
             seed = "seed=%s" % batching.seed if batching.seed else ""
-            stage("shuffle(%s)" % _call_args(batching.shuffle_buffer, seed))
+            shuffle = "%s = %s.shuffle(%s)" % (ds, ds, _call_args(batching.shuffle_buffer, seed))
+            out.append(_when(batching.shuffle_condition, [shuffle]))
     elif batching.shuffle_buffer:
         buffer, comment = batching.shuffle_buffer, ""
         if pipeline.sharding and pipeline.sharding.split_buffer:
@@ -145,14 +146,26 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
             comment = "# The towers shared one shuffle buffer: each shard keeps its share.\n"
             buffer = "max(%s // %s, 1)" % (_operand(buffer), _operand(pipeline.sharding.num_shards))
         stages = _shuffle_and_repeat(ds, buffer, source.num_epochs, batching.seed, tf, target)
-        out.extend([comment + stages[0]] + stages[1:])
+        if batching.shuffle_condition:
+            # A queue helper's shuffling queue made only when its caller's test held: tested again here.
+            repeat = "%s = %s.repeat(%s)" % (ds, ds, source.num_epochs or "")
+            out.append(comment + _when(batching.shuffle_condition, stages, [repeat]))
+        else:
+            out.extend([comment + stages[0]] + stages[1:])
     else:
         stage("repeat(%s)" % (source.num_epochs or ""))
 
     if batching.bucket_boundaries is not None:
         # One batch per bucket of lengths, each batched as the pipeline batches (bucketing.py).
-        stage(bucketing.bucket_stage(batching, tf, target, lambda window: _batch(
-            window, batching, tf, target, shapes=bucketing.window_shapes(window, tf, target))))
+        stage(bucketing.bucket_stage(batching, tf, target, lambda window: _either_batch(
+            window, batching, lambda chosen: _batch(
+                window, chosen, tf, target, shapes=bucketing.window_shapes(window, tf, target)))))
+    elif isinstance(batching.allow_smaller_final_batch, str):
+        # allow_smaller_final_batch given by a test: the same test, where the batch was made.
+        keep, drop = (_batch(ds, dataclasses.replace(batching, allow_smaller_final_batch=flag), tf, target,
+                             pipeline.dense_arity) for flag in (True, False))
+        out.append(_when(batching.allow_smaller_final_batch, ["%s = %s.%s" % (ds, ds, keep)],
+                         ["%s = %s.%s" % (ds, ds, drop)]))
     else:
         stage(_batch(ds, batching, tf, target, pipeline.dense_arity))
     stage("prefetch(%s)" % pipeline.prefetch)
@@ -194,6 +207,25 @@ def _chosen_reader(pipeline: Pipeline, tf: str, target: Target) -> str:
                                                                                variable, helper)
         arms.append("\n".join([head] + lines))
     return "\n".join(arms)
+def _either_batch(dataset: str, batching, batch) -> str:
+    """An expression batching `dataset`: `dataset.<batch(batching)>`, or, when
+    allow_smaller_final_batch is a test, both batchings chosen by it (`a if test else b`)."""
+    test = batching.allow_smaller_final_batch
+    if not isinstance(test, str):
+        return "%s.%s" % (dataset, batch(batching))
+    keep, drop = (batch(dataclasses.replace(batching, allow_smaller_final_batch=flag)) for flag in (True, False))
+    return "(%s.%s if %s else %s.%s)" % (dataset, keep, test, dataset, drop)
+
+
+def _when(condition: Optional[str], then: List[str], otherwise: Sequence[str] = ()) -> str:
+    """`then` (statements' source) under `if condition:`, `otherwise` under its else; `then`
+    alone when there is no condition."""
+    if not condition:
+        return "\n".join(then)
+    text = "if %s:\n%s" % (condition, "\n".join("    " + line for line in then))
+    if otherwise:
+        text += "\nelse:\n%s" % "\n".join("    " + line for line in otherwise)
+    return text
 
 
 def _read_records(pipeline: Pipeline, tf: str, target: Target, stage) -> None:

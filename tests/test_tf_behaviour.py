@@ -171,6 +171,15 @@ CASES = [
     ("chosen_reader_helper", "inputs", lambda d: dict(file_format="tfrecords", train_files=_files(d, "dict_*"),
                                                       eval_files=_files(d, "dict_*"), batch_size=5, epochs=1,
                                                       which="eval"), 50, "epoch"),
+    # --- slim2 ---
+    ("conditional_queue_helper", "padded_records", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50,
+     "epoch"),
+    ("conditional_queue_helper", "padded_records", lambda d: dict(files=_files(d, "dict_*"), batch_size=8,
+                                                                  shuffle=True), 50, "epoch"),
+    ("computed_final_batch", "batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
+    # the last 2 of 50 examples dropped with the partial batch
+    ("computed_final_batch", "batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, keep_last=False),
+     48, "epoch"),
 ]
 
 
@@ -316,6 +325,13 @@ BUCKET_CASES = [
      [16, 17]),
     ("bucketed_lengths", "kept_buckets", lambda d: dict(files=_files(d, "dict_*"), batch_size=4), 40, [2, 4]),
     ("bucketed_lengths", "sliced_buckets", lambda d: dict(batch_size=3), 40, [3, 6]),
+    # --- slim2 ---
+    # lengths id % 7 of 50 examples: 15, 14 and 21 in the 3 buckets; full batches of 4 only: 12 + 12 + 20.
+    ("computed_final_batch", "bucketed", lambda d: dict(files=_files(d, "dict_*"), batch_size=4), 50, [2, 4]),
+    ("computed_final_batch", "bucketed", lambda d: dict(files=_files(d, "dict_*"), batch_size=4, keep_last=False),
+     44, [2, 4]),
+    ("computed_final_batch", "bucketed", lambda d: dict(files=_files(d, "dict_*"), batch_size=4, max_length=4), 36,
+     [2, 4]),
 ]
 
 
