@@ -349,6 +349,7 @@ def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dic
     """path -> {helper: who else calls it} for migrated helpers that other modules of the set refer
     to: their signature must stay, so the pipelines call a migrated copy instead."""
     keeps: Dict[str, Dict[str, str]] = {}
+    program.watch(name.rsplit(".", 1)[-1] for done in first.values() for name in done.changed_helpers)
     for path, done in first.items():
         for name in done.changed_helpers:
             # A reading method (`Class.method`) is referred to by its own name, as an attribute.
