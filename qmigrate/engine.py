@@ -183,25 +183,46 @@ _KEPT_REASON = ("%s() is kept as it was for %s, which pass it a queue or tensors
 PLUMBING_KEPT = "queue code is left in the migrated files, or none of them had a pipeline to migrate"
 
 
+@dataclass(frozen=True)
+class Parsed:
+    """What analysing a module parsed, which a later analysis of the same bytes may start from:
+    libcst's module (immutable: a rewrite makes new nodes), the stdlib tree, the import map, and
+    the tower loops found in it (None if not looked for)."""
+
+    module: cst.Module
+    tree: Optional[ast.AST]
+    imports: ImportMap
+    consumers: Optional[list] = None
+
+    @classmethod
+    def of(cls, analysis: "FileAnalysis", consumers=None) -> "Parsed":
+        return cls(analysis.module, analysis.tree, analysis.imports, consumers)
+
+
 def parse(source: bytes) -> cst.Module:
     """The module; raises cst.ParserSyntaxError if it does not parse."""
     return cst.parse_module(source)
 
 
 def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Module] = None,
-            edits: Optional[towers.TowerEdits] = None, keep_helpers: Dict[str, str] = None) -> FileAnalysis:
+            edits: Optional[towers.TowerEdits] = None, keep_helpers: Dict[str, str] = None,
+            parsed: Optional["Parsed"] = None) -> FileAnalysis:
     """Recognise and rewrite the pipelines of one module (and its part in tower loops, `edits`).
 
     `keep_helpers` names helper functions other code calls (name -> why): they stay as they are,
     and the pipelines call a migrated copy. Raises cst.ParserSyntaxError if it does not parse,
-    python3_check.NotPython3 if only libcst parses it (Python 2 syntax, mostly).
+    python3_check.NotPython3 if only libcst parses it (Python 2 syntax, mostly). `parsed`: what
+    an earlier analysis of the same bytes parsed (its module is then the one analysed).
     """
-    module = module if module is not None else parse(source)
+    if parsed is not None:
+        module, tree, imports = parsed.module, parsed.tree, parsed.imports
+    else:
+        module = module if module is not None else parse(source)
+        tree = stdlib_tree(source)
+        if tree is None:
+            python3_check.check(source)
+        imports = ImportMap(module, tree)  # the stdlib tree is several times faster to walk
     edits = edits or towers.TowerEdits()
-    tree = stdlib_tree(source)
-    if tree is None:
-        python3_check.check(source)
-    imports = ImportMap(module, tree)  # the stdlib tree is several times faster to walk
     positions = _Positions(module)
     analysis = FileAnalysis(path, source, module, module, positions=positions, imports=imports, tree=tree)
     suppressed = _suppressed_lines(module) if SUPPRESS_MARK.encode() in source else {}
