@@ -88,6 +88,8 @@ class FileAnalysis:
     kept_calls: Set[int] = field(default_factory=set)  # id(call) in helpers kept as they were for other callers
     todo: Dict[int, str] = field(default_factory=dict)  # id(call) -> what to do, where the rule's advice does not fit
     tree: Optional[ast.AST] = None  # the stdlib parser's tree (None where it rejects the file)
+    module_loads: Optional[Counter] = None  # name loads of `module`, once counted
+    queue_calls: Optional[List[cst.Call]] = None  # the queue API calls found in `module`
 
     def new_bytes(self) -> bytes:
         """The source of `new_module`, generated once per module (verify and result both need it)."""
@@ -193,10 +195,13 @@ class Parsed:
     tree: Optional[ast.AST]
     imports: ImportMap
     consumers: Optional[list] = None
+    queue_calls: Optional[List[cst.Call]] = None  # the module's queue API calls, in order
+    uses: object = None  # cstutil.name_uses(module), if counted
 
     @classmethod
     def of(cls, analysis: "FileAnalysis", consumers=None) -> "Parsed":
-        return cls(analysis.module, analysis.tree, analysis.imports, consumers)
+        return cls(analysis.module, analysis.tree, analysis.imports, consumers, analysis.queue_calls,
+                   cstutil.kept_module_uses(analysis.module))
 
 
 def parse(source: bytes) -> cst.Module:
@@ -216,6 +221,8 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     """
     if parsed is not None:
         module, tree, imports = parsed.module, parsed.tree, parsed.imports
+        if parsed.uses is not None:
+            cstutil.keep_module_uses(module, parsed.uses)
     else:
         module = module if module is not None else parse(source)
         tree = stdlib_tree(source)
@@ -226,7 +233,9 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     positions = _Positions(module)
     analysis = FileAnalysis(path, source, module, module, positions=positions, imports=imports, tree=tree)
     suppressed = _suppressed_lines(module) if SUPPRESS_MARK.encode() in source else {}
-    calls = _queue_calls(module, imports)
+    calls = list(parsed.queue_calls) if parsed is not None and parsed.queue_calls is not None else \
+        _queue_calls(module, imports)
+    analysis.queue_calls = list(calls)
     suppressed_rules = set()
     cheap = call_positions(tree, source, module.encoding, calls, imports, lambda name: rule_for(name) is not None)
     for call in calls:
@@ -291,6 +300,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         new_module = _ensure_tf_import(new_module, imports, rewriter.tf)
         new_module = drop_unused_tf_imports(module, new_module, imports, rewriter.module_loads)
     analysis.new_module = new_module
+    analysis.module_loads = rewriter.module_loads
     _finish_python_fed(analysis, fed, options)
     _explain_unfed_queues(analysis, imports, positions)
     return analysis
@@ -735,7 +745,8 @@ def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, se
         return
     new_module, removed, reasons = queue_runners.remove_plumbing(analysis.new_module, ImportMap(analysis.new_module))
     # analysis.imports is the old module's map (from its stdlib tree: the same as from its CST)
-    analysis.new_module = drop_unused_tf_imports(analysis.module, new_module, analysis.imports)
+    analysis.new_module = drop_unused_tf_imports(analysis.module, new_module, analysis.imports,
+                                                 analysis.module_loads)
     # Calls in the rewritten module are new nodes; match them to the originals by order.
     for rule, call in plumbing:
         key = rule.code
