@@ -180,7 +180,10 @@ def _run(job: _Job) -> _Done:
         if problem:  # the file stays as it is; what its analysis found still counts for the set
             return _Done(_failed(path, problem, source, Failure.VERIFY), **stats)
         result, summary, without = analysis.result(), None, None
-        if job.also_without_plumbing and plumbing:
+        # Queue runners stay while the module itself still builds queues (migrate() counts this
+        # file's own queues among those its program leaves): then the result without them is
+        # never asked for.
+        if job.also_without_plumbing and plumbing and not stats["built"]:
             without = _without_plumbing(analysis)
         if job.digest is None:
             if consumers is None and b"device" in source:

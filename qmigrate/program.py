@@ -108,8 +108,7 @@ class Program:
             # Read without keeping the bytes: most files mention none of the names.
             source = self._sources[path] if path in self._sources else (
                 self._source_of(path) if path in self._known else None)
-            watched = self._watched
-            self._mentions[path] = {w for w in _WORD.findall(source) if w in watched} if source is not None else set()
+            self._mentions[path] = self._watched.intersection(_WORD.findall(source)) if source is not None else set()
         return word in self._mentions[path]
 
     def closure(self, path: str) -> Set[str]:
