@@ -124,11 +124,12 @@ class _Done:
 # What a worker parsed in the first pass, kept for a later pass over the same bytes (by path and
 # digest): a module whose tower loops or migrated helpers set-level work may ask about again is
 # then parsed once. Kept first come, first kept, up to a bound on the source bytes (a parsed
-# module takes ~45 times its source in memory: 3 MB of source is ~140 MB), each entry dropped
-# when used: a run over more than that reparses the rest, as before.
+# module takes ~65 times its source in resident memory: 1 MB of source is ~65 MB; with 3 MB a
+# -j 1 run over 200 tower modules peaked at 299 MB), each entry dropped when used: a run over
+# more than that reparses the rest, as before.
 _PARSED: Dict[Tuple[str, str], engine.Parsed] = {}
 _PARSED_BYTES = [0]
-PARSED_SOURCE_BYTES = 3 * 1024 * 1024
+PARSED_SOURCE_BYTES = 1024 * 1024
 
 
 def _keep_parsed(path: str, key: str, source: bytes, parsed: engine.Parsed) -> None:
