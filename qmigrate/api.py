@@ -2,9 +2,11 @@
 
 This is the one place that turns a per-file error into a `FAILED` result; nothing here aborts a run.
 """
-import concurrent.futures
+import collections
 import contextlib
 import io
+import multiprocessing
+import multiprocessing.connection
 import os
 import re
 import signal
@@ -119,6 +121,30 @@ class _Done:
     built: int = 0  # queue calls left that build queues when the program runs
 
 
+# What a worker parsed in the first pass, kept for a later pass over the same bytes (by path and
+# digest): a module whose tower loops or migrated helpers set-level work may ask about again is
+# then parsed once. Kept first come, first kept, up to a bound on the source bytes (a parsed
+# module takes ~65 times its source in resident memory: 1 MB of source is ~65 MB; with 3 MB a
+# -j 1 run over 200 tower modules peaked at 299 MB), each entry dropped when used: a run over
+# more than that reparses the rest, as before.
+_PARSED: Dict[Tuple[str, str], engine.Parsed] = {}
+_PARSED_BYTES = [0]
+PARSED_SOURCE_BYTES = 1024 * 1024
+
+
+def _keep_parsed(path: str, key: str, source: bytes, parsed: engine.Parsed) -> None:
+    if _PARSED_BYTES[0] + len(source) <= PARSED_SOURCE_BYTES:
+        _PARSED[(path, key)] = parsed
+        _PARSED_BYTES[0] += len(source)
+
+
+def _kept_parsed(path: str, key: Optional[str], source: bytes) -> Optional[engine.Parsed]:
+    parsed = _PARSED.pop((path, key), None) if key is not None else None
+    if parsed is not None:
+        _PARSED_BYTES[0] -= len(source)
+    return parsed
+
+
 def _run(job: _Job) -> _Done:
     """Read and (first pass) prefilter one file, then analyse, link-edit and verify it. Never raises."""
     path, options = job.path, job.options
@@ -143,7 +169,8 @@ def _run(job: _Job) -> _Done:
         return _Done(_failed(path, "cannot decode: " + problem, source, Failure.UNDECODABLE))
 
     def work():
-        analysis, consumers = _analyse(path, source, options, job.plan, dict(job.keep))
+        parsed = _kept_parsed(path, job.digest, source)
+        analysis, consumers = _analyse(path, source, options, job.plan, dict(job.keep), parsed)
         if job.drop_plumbing:
             engine.remove_plumbing(analysis, True, False)
         plumbing = any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences)
@@ -154,7 +181,10 @@ def _run(job: _Job) -> _Done:
         if problem:  # the file stays as it is; what its analysis found still counts for the set
             return _Done(_failed(path, problem, source, Failure.VERIFY), **stats)
         result, summary, without = analysis.result(), None, None
-        if job.also_without_plumbing and plumbing:
+        # Queue runners stay while the module itself still builds queues (migrate() counts this
+        # file's own queues among those its program leaves): then the result without them is
+        # never asked for.
+        if job.also_without_plumbing and plumbing and not stats["built"]:
             without = _without_plumbing(analysis)
         if job.digest is None:
             if consumers is None and b"device" in source:
@@ -163,6 +193,8 @@ def _run(job: _Job) -> _Done:
                      for index, c in enumerate(consumers or ())]
             summary = summarise(path, source, analysis.tree, analysis.imports, analysis.pipeline_functions, found,
                                 lambda name: rule_for(name) is not None)
+            if found or analysis.changed_helpers:  # a link plan or callers elsewhere may bring it back
+                _keep_parsed(path, summary.digest, source, engine.Parsed.of(analysis, consumers))
         return _Done(result, summary=summary, without_plumbing=without, **stats)
 
     done = _guarded(path, source, work)
@@ -179,16 +211,28 @@ def _without_plumbing(analysis: engine.FileAnalysis) -> Optional[FileResult]:
     return _failed(analysis.path, problem, analysis.source) if problem else analysis.result()
 
 
-def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan], keep: Dict[str, str]):
+def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan], keep: Dict[str, str],
+             parsed: Optional[engine.Parsed] = None):
     """(analysis, the module's tower consumers or None if not looked for), with the plan applied
-    and the helpers in `keep` kept as they are."""
+    and the helpers in `keep` kept as they are; from `parsed` (of these bytes), if given."""
     if plan is None:
+        if parsed is not None:
+            return engine.analyse(path, source, options, keep_helpers=keep, parsed=parsed), None
         return engine.analyse(path, source, options, keep_helpers=keep), None
-    module = engine.parse(source)
-    consumers = towers.find_consumers(module, ImportMap(module, stdlib_tree(source)))
+    if parsed is None:
+        module = engine.parse(source)
+        consumers = towers.find_consumers(module, ImportMap(module, stdlib_tree(source)))
+    else:
+        module = parsed.module
+        consumers = parsed.consumers
+        if consumers is None:
+            consumers = towers.find_consumers(module, parsed.imports)
     edits = towers.TowerEdits(set(plan.shard_functions), dict(plan.passthrough),
                               [consumers[index] for index in plan.consumers], plan.strategy)
-    analysis = engine.analyse(path, source, options, module, edits, keep)
+    if parsed is not None:
+        analysis = engine.analyse(path, source, options, module, edits, keep, parsed)
+    else:
+        analysis = engine.analyse(path, source, options, module, edits, keep)
     for index, reason in plan.reasons.items():
         analysis.reasons[id(consumers[index].prefetch_call)] = reason
     for index, code, indexed in plan.findings:
@@ -209,6 +253,14 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
     more) are analysed again with what it asks of them, in the workers too.
     """
     files = discover(paths, include, exclude)
+    try:
+        return _migrate(files, options, write, jobs, progress)
+    finally:
+        _PARSED.clear()  # what this process kept of this run (with -j 1, the workers' share)
+        _PARSED_BYTES[0] = 0
+
+
+def _migrate(files: List[str], options: Options, write: bool, jobs: int, progress) -> List[FileResult]:
     with _Pool(jobs) as pool:
         first = dict(zip(files, pool.map(_run, [_Job(path, options) for path in files], progress)))
         results: Dict[str, FileResult] = {path: done.result for path, done in first.items()}
@@ -305,18 +357,46 @@ def _tower_loops(path: str):
 
 
 class _Pool:
-    """function over a list, in order: in one process pool kept for the whole run when jobs > 1."""
+    """function over a list, in order: in `jobs` worker processes kept for the whole run when jobs > 1.
+
+    A file goes back to the worker that read it in an earlier pass, which may still hold what it
+    parsed then (_PARSED). Work is handed out a chunk at a time as workers finish theirs: a
+    worker's own files first, then files nobody has seen, then another worker's (no worker idles
+    while another has a queue; a file taken that way is parsed again).
+    """
 
     def __init__(self, jobs: int):
         self.jobs = jobs
-        self._executor = None
+        self._workers = []  # (process, connection)
+        self._home: Dict[str, int] = {}  # path -> the worker that last handled it
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        if self._executor is not None:
-            self._executor.shutdown()
+        for process, connection in self._workers:
+            try:
+                connection.send(None)
+            except OSError:
+                pass
+        for process, connection in self._workers:
+            process.join(timeout=5)
+            if process.is_alive():
+                process.terminate()
+                process.join()
+            connection.close()
+        self._workers = []
+
+    def _start(self):
+        if self._workers:
+            return
+        context = multiprocessing.get_context()
+        for _ in range(self.jobs):
+            mine, theirs = context.Pipe()
+            process = context.Process(target=_worker_loop, args=(theirs,), daemon=True)
+            process.start()
+            theirs.close()
+            self._workers.append((process, mine))
 
     def map(self, function, jobs_list, progress=None) -> list:
         out = []
@@ -326,14 +406,84 @@ class _Pool:
                 if progress:
                     progress(1)
             return out
-        if self._executor is None:
-            self._executor = concurrent.futures.ProcessPoolExecutor(max_workers=self.jobs)
+        self._start()
         chunksize = max(1, min(32, len(jobs_list) // (self.jobs * 8) or 1))
-        for done in self._executor.map(function, jobs_list, chunksize=chunksize):
-            out.append(done)
-            if progress:
-                progress(1)
-        return out
+        own = [collections.deque() for _ in self._workers]
+        unseen = collections.deque()
+        for index, item in enumerate(jobs_list):
+            home = self._home.get(_path_of(item))
+            (own[home] if home is not None else unseen).append(index)
+
+        def next_chunk(worker):
+            chunk = []
+            while len(chunk) < chunksize:
+                if own[worker]:
+                    chunk.append(own[worker].popleft())
+                elif unseen:
+                    chunk.append(unseen.popleft())
+                else:
+                    busiest = max(range(len(own)), key=lambda w: len(own[w]))
+                    if not own[busiest]:
+                        break
+                    chunk.append(own[busiest].pop())  # from the end: its owner works from the start
+            return chunk
+
+        results = [None] * len(jobs_list)
+        busy: Dict[int, List[int]] = {}
+        for worker in range(len(self._workers)):
+            self._send(worker, function, next_chunk(worker), jobs_list, busy)
+        connections = {connection: worker for worker, (_, connection) in enumerate(self._workers)}
+        sentinels = {process.sentinel: worker for worker, (process, _) in enumerate(self._workers)}
+        while busy:
+            for ready in multiprocessing.connection.wait(list(connections) + list(sentinels)):
+                worker = connections.get(ready)
+                if worker is None or worker not in busy:
+                    if sentinels.get(ready) in busy:
+                        raise RuntimeError("a qmigrate worker process died")
+                    continue
+                try:
+                    failed, answers = ready.recv()
+                except EOFError:
+                    raise RuntimeError("a qmigrate worker process died")
+                if failed:
+                    raise answers
+                for index, answer in zip(busy.pop(worker), answers):
+                    results[index] = answer
+                    self._home[_path_of(jobs_list[index])] = worker
+                    if progress:
+                        progress(1)
+                self._send(worker, function, next_chunk(worker), jobs_list, busy)
+        return results
+
+    def _send(self, worker, function, chunk, jobs_list, busy):
+        if chunk:
+            busy[worker] = chunk
+            self._workers[worker][1].send((function, [jobs_list[index] for index in chunk]))
+
+
+def _path_of(item) -> Optional[str]:
+    return item.path if isinstance(item, _Job) else item if isinstance(item, str) else None
+
+
+def _worker_loop(connection) -> None:
+    """A worker: (function, items) in, (failed, results or the exception) out, until None comes.
+
+    One chunk at a time, its answer sent before the next is read: neither side ever writes while
+    the other does. Ctrl-C is the parent's to handle (it ends the workers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            message = connection.recv()
+        except EOFError:
+            return
+        if message is None:
+            return
+        function, items = message
+        try:
+            answer = (False, [function(item) for item in items])
+        except Exception as error:  # raised in the parent, as the executor did
+            answer = (True, error)
+        connection.send(answer)
 
 
 def _read_python(path: str) -> Optional[bytes]:
@@ -349,6 +499,7 @@ def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dic
     """path -> {helper: who else calls it} for migrated helpers that other modules of the set refer
     to: their signature must stay, so the pipelines call a migrated copy instead."""
     keeps: Dict[str, Dict[str, str]] = {}
+    program.watch(name.rsplit(".", 1)[-1] for done in first.values() for name in done.changed_helpers)
     for path, done in first.items():
         for name in done.changed_helpers:
             # A reading method (`Class.method`) is referred to by its own name, as an attribute.

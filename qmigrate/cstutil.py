@@ -284,6 +284,19 @@ def name_uses(node: cst.CSTNode) -> "_NameUses":
     return uses
 
 
+def kept_module_uses(module: cst.Module) -> Optional["_NameUses"]:
+    """name_uses(module) if it is among those kept, else None (nothing is computed)."""
+    kept = _MODULE_USES.get(id(module))
+    return kept[1] if kept is not None and kept[0] is module else None
+
+
+def keep_module_uses(module: cst.Module, uses: "_NameUses") -> None:
+    """Keep name_uses(module), counted before (by an earlier analysis of the same module)."""
+    if id(module) not in _MODULE_USES and len(_MODULE_USES) >= 4:
+        del _MODULE_USES[next(iter(_MODULE_USES))]
+    _MODULE_USES[id(module)] = (module, uses)
+
+
 def dotted_head(node: cst.BaseExpression) -> str:
     """`a` for the expression `a.b.c`."""
     while isinstance(node, cst.Attribute):

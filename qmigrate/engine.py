@@ -88,6 +88,8 @@ class FileAnalysis:
     kept_calls: Set[int] = field(default_factory=set)  # id(call) in helpers kept as they were for other callers
     todo: Dict[int, str] = field(default_factory=dict)  # id(call) -> what to do, where the rule's advice does not fit
     tree: Optional[ast.AST] = None  # the stdlib parser's tree (None where it rejects the file)
+    module_loads: Optional[Counter] = None  # name loads of `module`, once counted
+    queue_calls: Optional[List[cst.Call]] = None  # the queue API calls found in `module`
 
     def new_bytes(self) -> bytes:
         """The source of `new_module`, generated once per module (verify and result both need it)."""
@@ -183,29 +185,57 @@ _KEPT_REASON = ("%s() is kept as it was for %s, which pass it a queue or tensors
 PLUMBING_KEPT = "queue code is left in the migrated files, or none of them had a pipeline to migrate"
 
 
+@dataclass(frozen=True)
+class Parsed:
+    """What analysing a module parsed, which a later analysis of the same bytes may start from:
+    libcst's module (immutable: a rewrite makes new nodes), the stdlib tree, the import map, and
+    the tower loops found in it (None if not looked for)."""
+
+    module: cst.Module
+    tree: Optional[ast.AST]
+    imports: ImportMap
+    consumers: Optional[list] = None
+    queue_calls: Optional[List[cst.Call]] = None  # the module's queue API calls, in order
+    uses: object = None  # cstutil.name_uses(module), if counted
+
+    @classmethod
+    def of(cls, analysis: "FileAnalysis", consumers=None) -> "Parsed":
+        return cls(analysis.module, analysis.tree, analysis.imports, consumers, analysis.queue_calls,
+                   cstutil.kept_module_uses(analysis.module))
+
+
 def parse(source: bytes) -> cst.Module:
     """The module; raises cst.ParserSyntaxError if it does not parse."""
     return cst.parse_module(source)
 
 
 def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Module] = None,
-            edits: Optional[towers.TowerEdits] = None, keep_helpers: Dict[str, str] = None) -> FileAnalysis:
+            edits: Optional[towers.TowerEdits] = None, keep_helpers: Dict[str, str] = None,
+            parsed: Optional["Parsed"] = None) -> FileAnalysis:
     """Recognise and rewrite the pipelines of one module (and its part in tower loops, `edits`).
 
     `keep_helpers` names helper functions other code calls (name -> why): they stay as they are,
     and the pipelines call a migrated copy. Raises cst.ParserSyntaxError if it does not parse,
-    python3_check.NotPython3 if only libcst parses it (Python 2 syntax, mostly).
+    python3_check.NotPython3 if only libcst parses it (Python 2 syntax, mostly). `parsed`: what
+    an earlier analysis of the same bytes parsed (its module is then the one analysed).
     """
-    module = module if module is not None else parse(source)
+    if parsed is not None:
+        module, tree, imports = parsed.module, parsed.tree, parsed.imports
+        if parsed.uses is not None:
+            cstutil.keep_module_uses(module, parsed.uses)
+    else:
+        module = module if module is not None else parse(source)
+        tree = stdlib_tree(source)
+        if tree is None:
+            python3_check.check(source)
+        imports = ImportMap(module, tree)  # the stdlib tree is several times faster to walk
     edits = edits or towers.TowerEdits()
-    tree = stdlib_tree(source)
-    if tree is None:
-        python3_check.check(source)
-    imports = ImportMap(module, tree)  # the stdlib tree is several times faster to walk
     positions = _Positions(module)
     analysis = FileAnalysis(path, source, module, module, positions=positions, imports=imports, tree=tree)
     suppressed = _suppressed_lines(module) if SUPPRESS_MARK.encode() in source else {}
-    calls = _queue_calls(module, imports)
+    calls = list(parsed.queue_calls) if parsed is not None and parsed.queue_calls is not None else \
+        _queue_calls(module, imports)
+    analysis.queue_calls = list(calls)
     suppressed_rules = set()
     cheap = call_positions(tree, source, module.encoding, calls, imports, lambda name: rule_for(name) is not None)
     for call in calls:
@@ -280,6 +310,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         new_module = _ensure_tf_import(new_module, imports, rewriter.tf)
         new_module = drop_unused_tf_imports(module, new_module, imports, rewriter.module_loads)
     analysis.new_module = new_module
+    analysis.module_loads = rewriter.module_loads
     _finish_python_fed(analysis, fed, options)
     _explain_unfed_queues(analysis, imports, positions)
     return analysis
@@ -725,7 +756,8 @@ def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, se
         return
     new_module, removed, reasons = queue_runners.remove_plumbing(analysis.new_module, ImportMap(analysis.new_module))
     # analysis.imports is the old module's map (from its stdlib tree: the same as from its CST)
-    analysis.new_module = drop_unused_tf_imports(analysis.module, new_module, analysis.imports)
+    analysis.new_module = drop_unused_tf_imports(analysis.module, new_module, analysis.imports,
+                                                 analysis.module_loads)
     # Calls in the rewritten module are new nodes; match them to the originals by order.
     for rule, call in plumbing:
         key = rule.code

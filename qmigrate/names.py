@@ -4,6 +4,7 @@ Cheaper than libcst's QualifiedNameProvider (no scope analysis) and it also foll
 module-level assignment aliases legacy code loves (`slim = tf.contrib.slim`).
 """
 import ast
+import functools
 from typing import Dict, Optional
 
 import libcst as cst
@@ -48,6 +49,7 @@ def dotted(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
+@functools.lru_cache(maxsize=4096)  # the same few hundred names are asked about in every module
 def canonical(full_name: str) -> str:
     """Map a fully qualified name onto its canonical TF 1.x spelling."""
     for prefix, replacement in _PREFIX_ALIASES:

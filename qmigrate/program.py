@@ -11,6 +11,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from qmigrate.positions import stdlib_tree
 
+_WORD = re.compile(rb"\w+")
+
 
 class ModuleIndex:
     """Which file of the set `import name` loads: the one beside the importer, else the first (in
@@ -43,6 +45,8 @@ class Program:
         self._index = ModuleIndex(self.paths)
         self._trees: Dict[str, Optional[ast.AST]] = {}
         self._imports: Dict[str, Set[str]] = {}
+        self._watched: Set[bytes] = set()  # names references() is asked about, as bytes
+        self._mentions: Dict[str, Set[bytes]] = {}  # path -> the watched names it mentions
 
     def source(self, path: str) -> Optional[bytes]:
         if path not in self._sources:
@@ -91,6 +95,22 @@ class Program:
         self._imports[path] = found
         return found
 
+    def watch(self, names: Iterable[str]) -> None:
+        """Names `references` will be asked about, all before the first question: each file is then
+        split into words once for all of them, instead of searched once per name."""
+        assert not self._mentions, "watch() comes before any question"
+        self._watched.update(name.encode() for name in names)
+
+    def _mentioned(self, path: str, word: bytes) -> bool:
+        """Whether `word` (a watched name of ASCII word characters) stands as a whole word in the
+        file: the same answer as searching `\\bword\\b` in its bytes."""
+        if path not in self._mentions:
+            # Read without keeping the bytes: most files mention none of the names.
+            source = self._sources[path] if path in self._sources else (
+                self._source_of(path) if path in self._known else None)
+            self._mentions[path] = self._watched.intersection(_WORD.findall(source)) if source is not None else set()
+        return word in self._mentions[path]
+
     def closure(self, path: str) -> Set[str]:
         """`path` and every file of the set it imports, directly or not."""
         seen, stack = {path}, [path]
@@ -107,14 +127,21 @@ class Program:
         do plain names in a file that defines its own top-level function or class of that name and
         imports none (they mean its own)."""
         skip = set(exclude) | {defining}
-        pattern = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+        word = name.encode()
+        # A watched name of ASCII word characters is mentioned where it is one of the file's words.
+        indexed = word in self._watched and _WORD.fullmatch(word)
+        pattern = None if indexed else re.compile(rb"\b" + re.escape(word) + rb"\b")
         found = []
         for path in self.paths:
             if path in skip:
                 continue
-            source = self.source(path)
-            if source is None or not pattern.search(source):
-                continue
+            if indexed:
+                if not self._mentioned(path, word):
+                    continue
+            else:
+                source = self.source(path)
+                if source is None or not pattern.search(source):
+                    continue
             tree = self.tree(path)
             own = tree is not None and _defines_own(tree, name)
             for node in ast.walk(tree) if tree is not None else ():

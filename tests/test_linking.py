@@ -98,3 +98,15 @@ def test_module_names_resolve_beside_the_importer_first(tmp_path):
     assert linker.resolve(paths[2], "inputs.load") == (paths[1], "load")
     assert linker.resolve(os.path.join("c", "x.py"), "inputs.load") is None  # not summarised: missing
     assert linker.missing == {os.path.join("c", "x.py")}
+
+
+def test_a_tower_module_is_parsed_and_searched_once(counts, tmp_path):
+    """Its second analysis (with the link's edits) starts from what the first one parsed, kept by
+    the process that analysed it (here the only one)."""
+    files = 8
+    link_bench.make_tree(str(tmp_path), files, 100)
+    results = api.migrate([str(tmp_path)], jobs=1)
+    assert sum(r.status is Status.MIGRATED for r in results) == files
+    assert counts["parse"] == files
+    assert counts["tower search"] == files
+    assert not api._PARSED  # nothing kept once the run is over
