@@ -171,6 +171,12 @@ CASES = [
     ("chosen_reader_helper", "inputs", lambda d: dict(file_format="tfrecords", train_files=_files(d, "dict_*"),
                                                       eval_files=_files(d, "dict_*"), batch_size=5, epochs=1,
                                                       which="eval"), 50, "epoch"),
+    # --- unbatched2 ---
+    # shuffle=self.training: evaluation reads the two files once in order; training shuffles them
+    # anew in each of its 3 epochs.
+    ("attribute_shuffle", "file_examples", lambda d: dict(paths=_files(d, "dict_*"), training=False), 50, "epoch"),
+    ("attribute_shuffle", "file_examples", lambda d: dict(paths=_files(d, "dict_*"), training=True, epochs=3), 150,
+     "epoch"),
 ]
 
 
