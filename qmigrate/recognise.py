@@ -1168,7 +1168,8 @@ class _BlockRecogniser:
                 calls += (call,)
                 removed = tuple(removed) + ((index,) if index is not None else ())
             file_source = producer_rule.model(bound_producer, self.source_of, self.imports.resolve)
-            self._check_attribute_condition(bound_producer.get("shuffle"), producer_index, batch_index, calls)
+            self._check_attribute_condition(bound_producer.get("shuffle"), producer_index, batch_index,
+                                            set(chain) | set(record_indices), calls)
             record_reader = self._reader_model(reader)
             reader_choice = None
             if chosen is not None:
@@ -1250,7 +1251,8 @@ class _BlockRecogniser:
                 calls += (call,)
                 extra = (index,) if index is not None else ()
             file_source = producer_rule.model(bound, self.source_of, self.imports.resolve)
-            self._check_attribute_condition(bound.get("shuffle"), producer_index, read_index, calls)
+            self._check_attribute_condition(bound.get("shuffle"), producer_index, read_index,
+                                            set(removed) | {reader_index}, calls)
             record_reader = self._reader_model(reader)
         except Unsupported as unsupported:
             raise _Broken(calls, str(unsupported))
@@ -1283,16 +1285,21 @@ class _BlockRecogniser:
         return Match(tuple(dict.fromkeys(removed)), read_index, (), read_index, pipeline,
                      "tuple" if key else "single", calls, unbatched_target=target, shared_reader=shared)
 
-    def _check_attribute_condition(self, node, producer_index: int, built_index: int, calls) -> None:
+    def _check_attribute_condition(self, node, producer_index: int, built_index: int, moved: Set[int],
+                                   calls) -> None:
         """For a producer's `shuffle=` that is an attribute (`self.is_training`), tested by a Python
         `if` where the dataset is built (`built_index`, the read or the batch) instead of at the
-        producer: prove nothing between can reassign it. Refused when a statement between rebinds or
-        stores into its base name, or calls anything but a TensorFlow API (any other function or
-        method may reach the object and change the attribute)."""
+        producer: prove nothing between can reassign it. Refused when a statement between that stays
+        (not in `moved`: the chain's own statements, and the per-record code, which the map function
+        runs after the test as the queue ran it after the producer's) rebinds or stores into its base
+        name, or calls anything but a TensorFlow API (any other function or method may reach the
+        object and change the attribute)."""
         if not isinstance(node, cst.Attribute):
             return  # literals need nothing; a plain name's rebinding is checked with the chain's reads
         base = condition_base(node)
         for index in range(producer_index + 1, built_index):
+            if index in moved:
+                continue
             uses = self.uses[index]
             if base in uses.stores or base in uses.mutated:
                 raise _Broken(calls, "`shuffle=%s` is tested where the dataset is built, at line %d, and line %d "
