@@ -18,7 +18,7 @@ from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
     BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, rule_for)
-from qmigrate.rules.base import Unsupported
+from qmigrate.rules.base import Unsupported, condition_base
 from qmigrate.rules.producers import MATCH_FILENAMES_ONCE
 from qmigrate.rules.slim_provider import ReaderModel, UnseenSlimDataset
 
@@ -1188,6 +1188,8 @@ class _BlockRecogniser:
                 calls += (call,)
                 removed = tuple(removed) + ((index,) if index is not None else ())
             file_source = producer_rule.model(bound_producer, self.source_of, self.imports.resolve)
+            self._check_attribute_condition(bound_producer.get("shuffle"), producer_index, batch_index,
+                                            set(chain) | set(record_indices), calls)
             record_reader = self._reader_model(reader)
             reader_choice = None
             if chosen is not None:
@@ -1273,6 +1275,8 @@ class _BlockRecogniser:
                 calls += (call,)
                 extra = (index,) if index is not None else ()
             file_source = producer_rule.model(bound, self.source_of, self.imports.resolve)
+            self._check_attribute_condition(bound.get("shuffle"), producer_index, read_index,
+                                            set(removed) | {reader_index}, calls)
             record_reader = self._reader_model(reader)
         except Unsupported as unsupported:
             raise _Broken(calls, str(unsupported))
@@ -1304,6 +1308,34 @@ class _BlockRecogniser:
         removed = tuple(i for i in (producer_index,) + extra + tuple(removed) if i != read_index)
         return Match(tuple(dict.fromkeys(removed)), read_index, (), read_index, pipeline,
                      "tuple" if key else "single", calls, unbatched_target=target, shared_reader=shared)
+
+    def _check_attribute_condition(self, node, producer_index: int, built_index: int, moved: Set[int],
+                                   calls) -> None:
+        """For a producer's `shuffle=` that is an attribute (`self.is_training`), tested by a Python
+        `if` where the dataset is built (`built_index`, the read or the batch) instead of at the
+        producer: prove nothing between can reassign it. Refused when a statement between that stays
+        (not in `moved`: the chain's own statements, and the per-record code, which the map function
+        runs after the test as the queue ran it after the producer's) rebinds or stores into its base
+        name, or calls anything but a TensorFlow API (any other function or method may reach the
+        object and change the attribute)."""
+        if not isinstance(node, cst.Attribute):
+            return  # literals need nothing; a plain name's rebinding is checked with the chain's reads
+        base = condition_base(node)
+        for index in range(producer_index + 1, built_index):
+            if index in moved:
+                continue
+            uses = self.uses[index]
+            if base in uses.stores or base in uses.mutated:
+                raise _Broken(calls, "`shuffle=%s` is tested where the dataset is built, at line %d, and line %d "
+                              "stores into `%s` before it" % (_code(node), self._line_of(built_index),
+                                                              self._line_of(index), base))
+            for call in cstutil.calls_of(self.body[index]):
+                resolved = self.imports.resolve(call.func)
+                if resolved is None or not resolved.startswith("tensorflow."):
+                    raise _Broken(calls, "`shuffle=%s` is tested where the dataset is built, at line %d, and "
+                                  "`%s(...)` at line %d, before it, may change it"
+                                  % (_code(node), self._line_of(built_index), _code(call.func),
+                                     self._line_of(index)))
 
     def _later_batchings(self, index: int, tainted: Set[str]) -> Tuple[cst.Call, ...]:
         """The batching calls after leaf `index` that read the records (`tainted`): the reason the

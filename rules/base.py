@@ -92,16 +92,27 @@ def literal_bool(node: Optional[cst.BaseExpression], default: bool, what: str) -
 
 def bool_or_condition(node: Optional[cst.BaseExpression], default: bool, what: str,
                       source: Callable[[cst.CSTNode], str]) -> Union[bool, str]:
-    """A True/False literal's value, or the source of a plain name (`shuffle`) the caller turns
-    into a Python `if`: the producers themselves test their `shuffle` argument with a Python `if`,
-    so that is the same test, made once, as before. (The recogniser proves the name is not
-    rebound before the new test; an attribute could change unseen, so it is refused.)"""
+    """A True/False literal's value, or the source of a plain name (`shuffle`) or attribute
+    (`self.is_training`) the caller turns into a Python `if`: the producers themselves test their
+    `shuffle` argument with a Python `if` when the graph is built, so that is the same test, made
+    once, as before. The recogniser proves nothing rebinds the name, or can reassign the attribute
+    (see `condition_base`), before the new test."""
     if node is None or (isinstance(node, cst.Name) and node.value in ("True", "False")):
         return literal_bool(node, default, what)
-    if isinstance(node, cst.Name):
+    if condition_base(node) is not None:
         return source(node)
     raise Unsupported("`%s` is computed at run time by an expression; qmigrate needs a literal True or "
-                      "False, or a plain name" % what)
+                      "False, a plain name or an attribute of one (`self.is_training`)" % what)
+
+
+def condition_base(node: Optional[cst.BaseExpression]) -> Optional[str]:
+    """The name under a plain name or a dotted attribute of one (`self` for `self.is_training`),
+    as `bool_or_condition` takes it; None for literals and anything else."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    if isinstance(node, cst.Name) and node.value not in ("True", "False", "None"):
+        return node.value
+    return None
 
 
 class _PlainTest(cst.CSTVisitor):

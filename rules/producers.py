@@ -29,8 +29,11 @@ class StringInputProducer(Rule):
     `num_epochs` times after the read; the code after it stays where it is.
 
     ## Limitations
-    `shuffle=` must be a literal or a plain name (`shuffle`, not `self.shuffle`), which becomes
-    a Python `if` around the shuffle, the test the producer made itself.
+    `shuffle=` must be a literal, a plain name (`shuffle`) or an attribute of one
+    (`self.is_training`), which becomes a Python `if` around the shuffle, the test the producer
+    made itself when the graph was built. The test moves to where the dataset is built (the read,
+    or the batch): with an attribute, nothing between may store into its object or call anything
+    but a TensorFlow API (which could change it), or the pipeline stays.
     """
 
     code = "QM101"
@@ -192,8 +195,9 @@ class SliceInputProducer(Rule):
     The random order itself differs from the queue's (another random stream).
 
     ## Limitations
-    `tensor_list` must be a literal list or tuple; `shuffle=` a literal or a plain name; `capacity` (the queue's
-    size) has no counterpart and is dropped; `shared_name` is not rewritten. Rows given as numpy
+    `tensor_list` must be a literal list or tuple; `shuffle=` a literal, a plain name or an
+    attribute of one (as for string_input_producer); `capacity` (the queue's size) has no
+    counterpart and is dropped; `shared_name` is not rewritten. Rows given as numpy
     arrays become graph constants, as with the producer, and once more for the shuffle's size
     (`tf.shape` of the first): for arrays of hundreds of MB, feed them through placeholders and
     an initializable iterator instead.

@@ -180,6 +180,18 @@ CASES = [
     # the last 2 of 50 examples dropped with the partial batch
     ("computed_final_batch", "batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, keep_last=False),
      48, "epoch"),
+    # --- unbatched2 ---
+    # shuffle=self.training: evaluation reads the two files once in order; training shuffles them
+    # anew in each of its 3 epochs.
+    ("attribute_shuffle", "file_examples", lambda d: dict(paths=_files(d, "dict_*"), training=False), 50, "epoch"),
+    ("attribute_shuffle", "file_examples", lambda d: dict(paths=_files(d, "dict_*"), training=True, epochs=3), 150,
+     "epoch"),
+    # Batched: training's batches of 10 split no epoch's end (which 4 records a remainder drops
+    # would depend on the random order).
+    ("attribute_shuffle", "id_batches", lambda d: dict(paths=_files(d, "dict_*"), training=True, epochs=2,
+                                                       batch_size=10), 100, "epoch"),
+    ("attribute_shuffle", "id_batches", lambda d: dict(paths=_files(d, "dict_*"), training=False, epochs=1,
+                                                       batch_size=8), 48, "epoch"),
 ]
 
 

@@ -13,11 +13,13 @@ class ExampleReader(object):
         self.is_training = is_training
 
     def get_example(self, batch_size):
-        reader = tf.TFRecordReader()
         num_epochs = None if self.is_training else 1
-        path_queue = tf.train.input_producer(self.files, num_epochs=num_epochs, shuffle=self.is_training,
-                                             capacity=batch_size)
-        _, serialized = reader.read(path_queue)
+        dataset = tf.data.Dataset.from_tensor_slices(self.files)
+        if self.is_training:
+            dataset = dataset.shuffle(tf.size(self.files, out_type=tf.int64))
+        dataset = dataset.flat_map(tf.data.TFRecordDataset)
+        dataset = dataset.repeat(num_epochs)
+        serialized = dataset.make_one_shot_iterator().get_next()
         return tf.parse_single_example(serialized, _FEATURES)
 
 
@@ -26,10 +28,10 @@ def evaluation_batches(files, batch_size):
         example = tf.parse_single_example(serialized, _FEATURES)
         return example
 
-    dataset = tf.data.Dataset.from_tensor_slices(files)
-    dataset = dataset.flat_map(tf.data.TFRecordDataset)
-    dataset = dataset.map(parse_record)
-    dataset = dataset.repeat(1)
-    dataset = dataset.batch(batch_size)
-    dataset = dataset.prefetch(1)
-    return dataset.make_one_shot_iterator().get_next()
+    dataset_2 = tf.data.Dataset.from_tensor_slices(files)
+    dataset_2 = dataset_2.flat_map(tf.data.TFRecordDataset)
+    dataset_2 = dataset_2.map(parse_record)
+    dataset_2 = dataset_2.repeat(1)
+    dataset_2 = dataset_2.batch(batch_size)
+    dataset_2 = dataset_2.prefetch(1)
+    return dataset_2.make_one_shot_iterator().get_next()
