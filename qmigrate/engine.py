@@ -9,13 +9,14 @@ import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstutil, data_findings, handbuilt,
-                      helpers, python3_check, python_fed, queue_roles, range_producers, synth, towers, wording)
+                      helpers, method_queues, python3_check, python_fed, queue_roles, range_producers, synth, towers,
+                      wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -157,16 +158,30 @@ class FileAnalysis:
 class _Positions:
     """Node positions from libcst, resolved only if something asks (it regenerates the module)."""
 
-    def __init__(self, module: cst.Module):
+    def __init__(self, module: cst.Module, where: Optional[Callable[[int, int], Tuple[int, int]]] = None):
         self.module = module
         self._resolved = None
+        # (line, column) in `module` -> in the file as the user wrote it, when the module is a
+        # rewrite of it made before the analysis (method_queues); None: the same.
+        self.where = where
 
-    def span(self, node: cst.CSTNode) -> Tuple[int, int, int]:
-        """(line, 1-based column) where the node starts, and the line where it ends."""
+    def raw_span(self, node: cst.CSTNode) -> Tuple[int, int, int]:
+        """(line, 1-based column) where the node starts in `module`, and the line where it ends."""
         if self._resolved is None:
             self._resolved = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         where = self._resolved[node]
         return where.start.line, where.start.column + 1, where.end.line
+
+    def span(self, node: cst.CSTNode) -> Tuple[int, int, int]:
+        """(line, 1-based column) where the node starts, and the line where it ends, in the file."""
+        line, column, end = self.raw_span(node)
+        return self.mapped(line, column, end)
+
+    def mapped(self, line: int, column: int, end: int) -> Tuple[int, int, int]:
+        if self.where is None:
+            return line, column, end
+        line_, column_ = self.where(line, column)
+        return line_, column_, self.where(end, 1)[0]
 
     def start(self, node: cst.CSTNode) -> Tuple[int, int]:
         return self.span(node)[:2]
@@ -195,14 +210,56 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     `keep_helpers` names helper functions other code calls (name -> why): they stay as they are,
     and the pipelines call a migrated copy. Raises cst.ParserSyntaxError if it does not parse,
     python3_check.NotPython3 if only libcst parses it (Python 2 syntax, mostly).
+
+    A queue one method makes and hands to another of its class (method_queues) is first made in
+    the callee instead; that rewrite is kept only where the pipeline it completes is migrated.
     """
     module = module if module is not None else parse(source)
+    if not edits and b"_producer" in source:
+        sunk = _analyse_sunk(path, source, options, module, keep_helpers)
+        if sunk is not None:
+            return sunk
+    return _analyse(path, source, options, module, edits, keep_helpers)
+
+
+def _analyse_sunk(path: str, source: bytes, options: Options, module: cst.Module,
+                  keep_helpers: Optional[Dict[str, str]]) -> Optional[FileAnalysis]:
+    """The analysis of the module with the producers of method_queues.find moved into the methods
+    their queues are handed to, keeping the moves whose producer the migration then rewrites (None:
+    none). Positions are those of the file as written."""
+    tree = stdlib_tree(source)
+    if tree is None:
+        return None
+    imports = ImportMap(module, tree)
+    module_names = set()
+    for stmt in module.body:
+        module_names |= {stmt.name.value} if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) \
+            else set(cstutil.name_uses(stmt).stores)
+    sinks = method_queues.find(module, imports, module_names)
+    while sinks:
+        new_module, producers = method_queues.sink(module, sinks)
+        new_source = new_module.bytes
+        old_at, new_at = _Positions(module), _Positions(new_module)
+        where = method_queues.line_map(module.code, new_module.code, [
+            (new_at.raw_span(call), old_at.raw_span(s.producer)) for s, call in zip(sinks, producers) if call])
+        analysis = _analyse(path, new_source, options, new_module, None, dict(keep_helpers or {}), where)
+        kept = [s for s, call in zip(sinks, producers) if call is not None and id(call) in analysis.fixed_calls]
+        if len(kept) == len(sinks):
+            analysis.source, analysis.tree = source, tree  # the file as written, for the diff and summary
+            return analysis
+        sinks = kept
+    return None
+
+
+def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
+             edits: Optional[towers.TowerEdits], keep_helpers: Optional[Dict[str, str]],
+             where: Optional[Callable[[int, int], Tuple[int, int]]] = None) -> FileAnalysis:
     edits = edits or towers.TowerEdits()
     tree = stdlib_tree(source)
     if tree is None:
         python3_check.check(source)
     imports = ImportMap(module, tree)  # the stdlib tree is several times faster to walk
-    positions = _Positions(module)
+    positions = _Positions(module, where)
     analysis = FileAnalysis(path, source, module, module, positions=positions, imports=imports, tree=tree)
     suppressed = _suppressed_lines(module) if SUPPRESS_MARK.encode() in source else {}
     calls = _queue_calls(module, imports)
@@ -210,8 +267,9 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     cheap = call_positions(tree, source, module.encoding, calls, imports, lambda name: rule_for(name) is not None)
     for call in calls:
         rule = rule_for(imports.resolve(call.func))
-        line, column, end = cheap[id(call)] if cheap is not None else positions.span(call)
+        line, column, end = cheap[id(call)] if cheap is not None else positions.raw_span(call)
         silenced = set().union(*(suppressed.get(n, ()) for n in range(line, end + 1)))
+        line, column, end = positions.mapped(line, column, end)
         if rule.code in silenced or "*" in silenced or not options.wants(rule.code):  # any line the call spans
             analysis.suppressed_calls.add(id(call))  # neither reported nor rewritten
             suppressed_rules.add(rule)

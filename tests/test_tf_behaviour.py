@@ -151,6 +151,10 @@ CASES = [
     ("class_queue_on_self", "owner_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
     ("class_queue_on_self", "stream_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
     ("class_reader_method", "source_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
+    # --- classes2 ---
+    ("class_queue_passed", "record_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
+    ("class_queue_passed", "own_reader_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 50,
+     "epoch"),
 ]
 
 

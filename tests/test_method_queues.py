@@ -1,0 +1,87 @@
+"""A queue made in one method and handed to another of its class (qmigrate/method_queues.py): the
+producer moves into the callee where that is proven to mean the same, and only where the chain it
+completes is then migrated. The TF drain test of the class_queue_passed golden shows that what is
+moved reads the same examples."""
+import libcst as cst
+
+from qmigrate import api, method_queues
+from qmigrate.names import ImportMap
+
+# The queue is made in build() and read, and batched, in _read(); each case below changes one thing.
+BASE = '''import tensorflow as tf
+
+EPOCHS = 2
+
+
+class Feeder(object):
+    def build(self, files, size):
+        queue = tf.train.string_input_producer(files, num_epochs=EPOCHS)
+        self.size = size
+        return self._read(queue)
+
+    def _read(self, queue):
+        reader = tf.TFRecordReader()
+        _, value = reader.read(queue)
+        return tf.train.batch([value], self.size)
+'''
+
+
+def _migrate(tmp_path, text):
+    path = tmp_path / "feeder.py"
+    path.write_text(text)
+    [result] = api.migrate([str(path)])
+    return result
+
+
+def _sinks(text):
+    module = cst.parse_module(text)
+    return method_queues.find(module, ImportMap(module), {"tf", "EPOCHS", "Feeder"})
+
+
+def test_the_producer_moves_into_the_method_that_reads_and_batches(tmp_path):
+    result = _migrate(tmp_path, BASE)
+    output = result.new_source.decode()
+    assert all(d.fixed for d in result.diagnostics), result.diagnostics
+    assert "return self._read(files)" in output
+    assert "def _read(self, filenames):" in output
+    assert "from_tensor_slices(filenames)" in output and ".repeat(EPOCHS)" in output
+    # Positions are those of the file as written: the producer's own line and column.
+    [producer] = [d for d in result.diagnostics if d.code == "QM101"]
+    assert (producer.line, producer.column) == (8, 17)
+
+
+def test_a_method_called_from_two_places_keeps_its_queue_parameter(tmp_path):
+    text = BASE + '''
+    def preview(self, files):
+        return self._read(tf.train.string_input_producer(files))
+'''
+    assert _sinks(text) == []
+    result = _migrate(tmp_path, text)
+    assert result.new_source is None  # nothing migrates: _read is handed two queues
+
+
+def test_a_producer_argument_computed_in_the_caller_is_not_moved():
+    text = BASE.replace("queue = tf.train.string_input_producer(files, num_epochs=EPOCHS)",
+                        "epochs = 3\n        queue = tf.train.string_input_producer(files, num_epochs=epochs)")
+    assert _sinks(text) == []
+
+
+def test_file_names_changed_between_producer_and_call_are_not_moved():
+    text = BASE.replace("self.size = size", "files = files[1:]")
+    assert _sinks(text) == []
+    text = BASE.replace("self.size = size", "files.append('x')")
+    assert _sinks(text) == []
+
+
+def test_a_queue_read_again_in_the_caller_is_not_moved():
+    text = BASE.replace("self.size = size", "self.size = queue.size()")
+    assert _sinks(text) == []
+
+
+def test_a_move_that_completes_no_pipeline_leaves_the_file_as_it_is(tmp_path):
+    # _read hands the record to Python code qmigrate cannot move into a map function.
+    text = BASE.replace("return tf.train.batch([value], self.size)",
+                        "self.value = value\n        return tf.train.batch([value], self.size)")
+    result = _migrate(tmp_path, text)
+    assert result.new_source is None
+    assert any("queue" in d.message for d in result.diagnostics if d.code == "QM101")
