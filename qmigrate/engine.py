@@ -215,21 +215,19 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     the callee instead; that rewrite is kept only where the pipeline it completes is migrated.
     """
     module = module if module is not None else parse(source)
-    if not edits and b"_producer" in source:
-        sunk = _analyse_sunk(path, source, options, module, keep_helpers)
+    tree = stdlib_tree(source)
+    if not edits and tree is not None and b"_producer" in source and method_queues.worth_looking(tree):
+        sunk = _analyse_sunk(path, source, options, module, keep_helpers, tree)
         if sunk is not None:
             return sunk
-    return _analyse(path, source, options, module, edits, keep_helpers)
+    return _analyse(path, source, options, module, edits, keep_helpers, tree=tree)
 
 
 def _analyse_sunk(path: str, source: bytes, options: Options, module: cst.Module,
-                  keep_helpers: Optional[Dict[str, str]]) -> Optional[FileAnalysis]:
+                  keep_helpers: Optional[Dict[str, str]], tree: ast.Module) -> Optional[FileAnalysis]:
     """The analysis of the module with the producers of method_queues.find moved into the methods
     their queues are handed to, keeping the moves whose producer the migration then rewrites (None:
     none). Positions are those of the file as written."""
-    tree = stdlib_tree(source)
-    if tree is None:
-        return None
     imports = ImportMap(module, tree)
     module_names = set()
     for stmt in module.body:
@@ -253,9 +251,11 @@ def _analyse_sunk(path: str, source: bytes, options: Options, module: cst.Module
 
 def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
              edits: Optional[towers.TowerEdits], keep_helpers: Optional[Dict[str, str]],
-             where: Optional[Callable[[int, int], Tuple[int, int]]] = None) -> FileAnalysis:
+             where: Optional[Callable[[int, int], Tuple[int, int]]] = None, tree=False) -> FileAnalysis:
+    """analyse() of `module` as it is (`tree`: its stdlib tree when already made, None if the
+    stdlib parser refuses it; `where`: see _Positions)."""
     edits = edits or towers.TowerEdits()
-    tree = stdlib_tree(source)
+    tree = stdlib_tree(source) if tree is False else tree
     if tree is None:
         python3_check.check(source)
     imports = ImportMap(module, tree)  # the stdlib tree is several times faster to walk

@@ -14,8 +14,21 @@ made in the callee instead: the callee takes what the producer was made from (`_
 filenames)`, its first statement `filename_queue = tf.train.string_input_producer(filenames)`) and
 the caller passes that (`self._batches(files)`). The callee's block then holds the whole chain.
 
-This module only proposes that rewrite (`find`) and writes it (`sink`); the engine applies it only
-where the pipeline it completes is then migrated, and otherwise analyses the file as it is.
+A queue kept on `self` only for a function nested in the method that makes it is the same kind of
+split:
+
+    def inputs(self):
+        def read():
+            return decode(self.rows[0]), decode(self.rows[1])
+        self.rows = tf.train.slice_input_producer([a, b])
+        x, y = read()
+        return tf.train.batch([x, y], 8)
+
+The attribute becomes a local of the method and the nested function takes it as a parameter
+(`read(rows_value)`, called `read(rows)`), so the chain is the method's block's (`ClosureQueue`).
+
+This module only proposes these rewrites (`find`) and writes them (`sink`); the engine applies them
+only where the pipeline they complete is then migrated, and otherwise analyses the file as it is.
 
 Contract (what makes the move meaning-preserving):
 - the producer is a one-target assignment `q = producer(data, ...)`, a statement of the caller's
@@ -30,17 +43,24 @@ Contract (what makes the move meaning-preserving):
 - the producer's data expression is evaluated at the call instead of at the producer: the
   statements between call nothing and name none of its names, and, when it calls anything
   itself, there are none.
+
+For a queue kept on `self` for a nested function (ClosureQueue):
+- `self.attr = producer(...)` is the attribute's only binding, a statement of the method (through
+  `with`s), and nothing in the module reads `.attr` but that nested function (class_attrs);
+- the nested function is a statement of the method's body itself, takes plain positional
+  parameters only, and is named once in the method: in one call, made after the producer in the
+  method's straight-line code (through `with`s), so it reads the attribute once it is bound.
 """
+import ast
 import difflib
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import cstutil, helpers
-from qmigrate.class_attrs import overridden
+from qmigrate import blocks, class_attrs, cstutil, helpers
 from qmigrate.names import ImportMap
-from qmigrate.rules import PRODUCERS, rule_for
+from qmigrate.rules import PRODUCERS, SLICERS, rule_for
 
 _CONSTANTS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
 
@@ -61,7 +81,110 @@ class Sink:
     new_param: str  # the name it takes for what the producer was made from
 
 
-def find(module: cst.Module, imports: ImportMap, module_names: Set[str]) -> List[Sink]:
+@dataclass
+class ClosureQueue:
+    """`self.<attr> = producer(...)` at `statement` of `method`, read only by the nested `function`,
+    called once by `call`; `local` is the attribute's name as a local of the method, `param` the
+    function's new parameter."""
+
+    method: cst.FunctionDef
+    statement: cst.SimpleStatementLine
+    producer: cst.Call
+    loads: Set[int]  # id() of the `self.attr` nodes in the function
+    function: cst.FunctionDef
+    call: cst.Call
+    local: str
+    param: str
+
+
+def worth_looking(tree: ast.Module) -> bool:
+    """Whether a top-level class of the module (its stdlib tree) calls something named like a
+    producer in an assignment: the cheap test before `find`."""
+    for cls in tree.body:
+        if isinstance(cls, ast.ClassDef):
+            for node in ast.walk(cls):
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                    func = node.value.func
+                    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                    if name.endswith("_producer"):
+                        return True
+    return False
+
+
+def find(module: cst.Module, imports: ImportMap, module_names: Set[str]) -> list:
+    """The producers of the module whose queue can be made where it is read (Sink, ClosureQueue)."""
+    return _sinks(module, imports, module_names) + _closure_queues(module, imports)
+
+
+def _closure_queues(module: cst.Module, imports: ImportMap) -> List[ClosureQueue]:
+    found: List[ClosureQueue] = []
+    classes = None
+    for cls in module.body:
+        if not (isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock)):
+            continue
+        for method in cls.body.body:
+            if not isinstance(method, cst.FunctionDef) or _self_name(method) is None \
+                    or not isinstance(method.body, cst.IndentedBlock):
+                continue
+            leaves = [leaf.original for leaf in blocks.flatten(method.body.body, method.body.body)]
+            for position, stmt in enumerate(leaves):
+                assign = cstutil.single_assign(stmt)
+                if not (assign and isinstance(assign[0], cst.Attribute) and isinstance(assign[0].value, cst.Name)
+                        and assign[0].value.value == _self_name(method) and isinstance(assign[1], cst.Call)
+                        and rule_for(imports.resolve(assign[1].func)) in PRODUCERS + SLICERS):
+                    continue
+                if classes is None:
+                    classes = class_attrs.ModuleClasses(module, lambda node: 0, set(imports.aliases))
+                found += _closure_queue(classes.of(cls), method, leaves, position, assign)
+    return found
+
+
+def _closure_queue(attrs, method, leaves, position, assign) -> List[ClosureQueue]:
+    attr = assign[0].attr.value
+    try:
+        binding = attrs.binding(attr)
+    except class_attrs.NotProven:
+        return []
+    if binding.statement is not leaves[position]:
+        return []
+    loads = {id(use.node) for use in attrs.loads(attr) if use.method is method}
+    if not loads or len(loads) != len(attrs.loads(attr)):
+        return []
+    readers = [f for f in method.body.body if isinstance(f, cst.FunctionDef)
+               and loads <= {id(n) for n in cstutil.nodes_of(f, (cst.Attribute,))}]
+    if len(readers) != 1:
+        return []
+    function = readers[0]
+    params = function.params
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.kwonly_params or params.star_kwarg \
+            or params.posonly_params or any(p.default is not None for p in params.params) or function.decorators:
+        return []
+    name = function.name.value
+    if cstutil.name_uses(method.body).loads.count(name) != 1 + _defs_named(method.body, name):
+        return []
+    calls = [c for leaf in leaves[position + 1:] for c in cstutil.calls_of(leaf)
+             if isinstance(c.func, cst.Name) and c.func.value == name]
+    if len(calls) != 1 or any(a.star or a.keyword is not None for a in calls[0].args):
+        return []
+    local = _fresh_name(method, attr)
+    param = _fresh_name(function, attr + "_value", also=(local,))
+    return [ClosureQueue(method, leaves[position], assign[1], loads, function, calls[0], local, param)]
+
+
+def _defs_named(node: cst.CSTNode, name: str) -> int:
+    return sum(1 for f in cstutil.nodes_of(node, (cst.FunctionDef, cst.ClassDef)) if f.name.value == name)
+
+
+def _fresh_name(function: cst.FunctionDef, preferred: str, also=()) -> str:
+    uses = cstutil.name_uses(function)
+    taken = set(uses.loads) | set(uses.stores) | {p.name.value for p in function.params.params} | set(also)
+    name, n = preferred, 2
+    while name in taken:
+        name, n = "%s_%d" % (preferred, n), n + 1
+    return name
+
+
+def _sinks(module: cst.Module, imports: ImportMap, module_names: Set[str]) -> List[Sink]:
     """The producers of the module that can be moved into the method their queue is handed to."""
     found: List[Sink] = []
     attribute_counts = None
@@ -83,7 +206,7 @@ def find(module: cst.Module, imports: ImportMap, module_names: Set[str]) -> List
                     continue
                 if attribute_counts is None:
                     attribute_counts = _attribute_counts(module)
-                if attribute_counts.get(sink.callee.name.value, 0) != 1 or overridden(
+                if attribute_counts.get(sink.callee.name.value, 0) != 1 or class_attrs.overridden(
                         cls, sink.callee.name.value, module):
                     continue
                 found.append(sink)
@@ -106,7 +229,7 @@ def _candidate(cls, caller, self_name, body, index, imports, methods, module_nam
         return None
     queue, producer = assign[0].value, assign[1]
     rule = rule_for(imports.resolve(producer.func))
-    if rule not in PRODUCERS:
+    if rule not in PRODUCERS + SLICERS:
         return None
     uses = cstutil.name_uses(caller.body)
     if uses.loads.count(queue) != 1:
@@ -196,21 +319,42 @@ def _same_at_call(data: cst.BaseExpression, between: List[cst.BaseStatement]) ->
 
 
 def _fresh(callee: cst.FunctionDef, rule) -> str:
-    preferred = "filenames" if rule.signature[0] == "string_tensor" else rule.signature[0]
-    uses = cstutil.name_uses(callee)
-    taken = set(uses.loads) | set(uses.stores) | {p.name.value for p in callee.params.params}
-    name, n = preferred, 2
-    while name in taken:
-        name, n = "%s_%d" % (preferred, n), n + 1
-    return name
+    return _fresh_name(callee, "filenames" if rule.signature[0] == "string_tensor" else rule.signature[0])
 
 
 class _Sinker(cst.CSTTransformer):
-    def __init__(self, sinks: List[Sink]):
+    def __init__(self, moves: list):
+        sinks = [m for m in moves if isinstance(m, Sink)]
+        closures = [m for m in moves if isinstance(m, ClosureQueue)]
         self.by_statement = {id(s.statement): s for s in sinks}
         self.by_arg = {id(s.arg): s for s in sinks}
         self.by_callee = {id(s.callee): s for s in sinks}
-        self.inserted: Dict[int, cst.Call] = {}  # id(sink) -> the producer call in the new module
+        self.inserted: Dict[int, cst.Call] = {}  # id(move) -> the producer call in the new module
+        self.kept_on = {id(c.statement): c for c in closures}
+        self.reads = {load: c for c in closures for load in c.loads}
+        self.readers = {id(c.function): c for c in closures}
+        self.calls = {id(c.call): c for c in closures}
+
+    def leave_Attribute(self, original_node, updated_node):
+        found = self.reads.get(id(original_node))
+        return cst.Name(found.param) if found is not None else updated_node
+
+    def leave_Call(self, original_node, updated_node):
+        found = self.calls.get(id(original_node))
+        if found is None:
+            return updated_node
+        args = list(updated_node.args)
+        if args:
+            args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        return updated_node.with_changes(args=args + [cst.Arg(cst.Name(found.local))])
+
+    def leave_SimpleStatementLine(self, original_node, updated_node):
+        found = self.kept_on.get(id(original_node))
+        if found is None:
+            return updated_node
+        assign = updated_node.body[0]
+        self.inserted[id(found)] = assign.value
+        return updated_node.with_changes(body=[assign.with_changes(targets=[cst.AssignTarget(cst.Name(found.local))])])
 
     def leave_Arg(self, original_node, updated_node):
         found = self.by_arg.get(id(original_node))
@@ -238,6 +382,13 @@ class _Sinker(cst.CSTTransformer):
         return updated_node.with_changes(body=body)
 
     def leave_FunctionDef(self, original_node, updated_node):
+        reader = self.readers.get(id(original_node))
+        if reader is not None:
+            params = list(updated_node.params.params)
+            if params:
+                params[-1] = params[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            params.append(cst.Param(cst.Name(reader.param)))
+            return updated_node.with_changes(params=updated_node.params.with_changes(params=params))
         found = self.by_callee.get(id(original_node))
         if found is None:
             return updated_node
@@ -261,9 +412,9 @@ def _is_docstring(stmt) -> bool:
     return isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
 
 
-def sink(module: cst.Module, sinks: List[Sink]):
-    """(the module with each producer of `sinks` moved into its callee, the moved producer calls as
-    they stand in it, in the order of `sinks`)."""
+def sink(module: cst.Module, sinks: list):
+    """(the module with each move of `sinks` made, the producer calls as they stand in it, in the
+    order of `sinks`)."""
     sinker = _Sinker(sinks)
     new = module.visit(sinker)
     return new, [sinker.inserted.get(id(s)) for s in sinks]

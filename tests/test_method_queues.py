@@ -85,3 +85,40 @@ def test_a_move_that_completes_no_pipeline_leaves_the_file_as_it_is(tmp_path):
     result = _migrate(tmp_path, text)
     assert result.new_source is None
     assert any("queue" in d.message for d in result.diagnostics if d.code == "QM101")
+
+
+# Rows kept on `self` for a function nested in the method that makes them.
+CLOSURE = '''import tensorflow as tf
+
+
+class Rows(object):
+    def build(self, a, b):
+        def decode():
+            return self.rows[0] * 2, self.rows[1]
+
+        self.rows = tf.train.slice_input_producer([a, b], num_epochs=1)
+        x, y = decode()
+        return tf.train.batch([x, y], 4)
+'''
+
+
+def test_rows_kept_on_self_for_a_nested_function_are_passed_to_it(tmp_path):
+    result = _migrate(tmp_path, CLOSURE)
+    output = result.new_source.decode()
+    assert all(d.fixed for d in result.diagnostics), result.diagnostics
+    assert "self.rows" not in output and "def decode(rows_value):" in output
+    assert "decode(rows)" in output
+    [producer] = [d for d in result.diagnostics if d.code == "QM102"]
+    assert (producer.line, producer.column) == (9, 21)
+
+
+def test_a_nested_function_called_twice_or_before_the_binding_is_not_changed():
+    assert _sinks(CLOSURE.replace("return tf.train.batch([x, y], 4)", "return decode()")) == []
+    before = CLOSURE.replace("        x, y = decode()\n", "").replace(
+        "        self.rows = tf", "        x, y = decode()\n        self.rows = tf")
+    assert _sinks(before) == []
+
+
+def test_a_nested_function_with_defaults_or_another_reader_of_the_attribute_is_not_changed():
+    assert _sinks(CLOSURE.replace("def decode():", "def decode(k=1):")) == []
+    assert _sinks(CLOSURE + "\n    def peek(self):\n        return self.rows\n") == []

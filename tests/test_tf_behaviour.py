@@ -155,6 +155,7 @@ CASES = [
     ("class_queue_passed", "record_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
     ("class_queue_passed", "own_reader_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 50,
      "epoch"),
+    ("class_queue_closure", "pair_inputs", lambda d: dict(files=_files(d, "png/*.png"), batch_size=3), 111, "epoch"),
 ]
 
 
