@@ -216,7 +216,8 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     """
     module = module if module is not None else parse(source)
     tree = stdlib_tree(source)
-    if not edits and tree is not None and b"_producer" in source and method_queues.worth_looking(tree):
+    if not edits and tree is not None and b"_producer" in source and SUPPRESS_MARK.encode() not in source \
+            and method_queues.worth_looking(tree):  # a move would carry no `# qmigrate: ignore` mark along
         sunk = _analyse_sunk(path, source, options, module, keep_helpers, tree)
         if sunk is not None:
             return sunk

@@ -33,7 +33,8 @@ only where the pipeline they complete is then migrated, and otherwise analyses t
 Contract (what makes the move meaning-preserving):
 - the producer is a one-target assignment `q = producer(data, ...)`, a statement of the caller's
   body itself (not in a `with`, loop or branch), and `q` is read once in the caller: as an argument
-  (positional or by keyword) of `self.m(...)` in a later statement of that body;
+  (positional or by keyword) of `self.m(...)` in a later simple statement of that body (not in a
+  loop, nor in a lambda or comprehension, which may call it again: each call would make a queue);
 - `m` is a method of the class, defined once, not decorated, not defined by a related class of the
   module, and `.m` is named nowhere else in the module (this call is its only caller in the file;
   like every method the migration changes, a caller in another module is not seen);
@@ -63,6 +64,7 @@ from qmigrate.names import ImportMap
 from qmigrate.rules import PRODUCERS, SLICERS, rule_for
 
 _CONSTANTS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
+_REPEATING = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
 @dataclass
@@ -237,6 +239,8 @@ def _candidate(cls, caller, self_name, body, index, imports, methods, module_nam
     for later in range(index + 1, len(body)):
         if queue not in cstutil.name_uses(body[later]).loads:
             continue
+        if not isinstance(body[later], cst.SimpleStatementLine) or cstutil.nodes_of(body[later], _REPEATING):
+            return None  # a call in a loop (or one that may run later, or again) would make a queue a call
         found = _method_call(body[later], queue, self_name, methods)
         if found is None:
             return None

@@ -122,3 +122,11 @@ def test_a_nested_function_called_twice_or_before_the_binding_is_not_changed():
 def test_a_nested_function_with_defaults_or_another_reader_of_the_attribute_is_not_changed():
     assert _sinks(CLOSURE.replace("def decode():", "def decode(k=1):")) == []
     assert _sinks(CLOSURE + "\n    def peek(self):\n        return self.rows\n") == []
+
+
+def test_a_call_in_a_loop_or_a_lambda_is_not_given_the_producer():
+    looped = BASE.replace("        return self._read(queue)",
+                          "        for _ in range(2):\n            batch = self._read(queue)\n        return batch")
+    assert _sinks(looped) == []
+    deferred = BASE.replace("return self._read(queue)", "return lambda: self._read(queue)")
+    assert _sinks(deferred) == []
