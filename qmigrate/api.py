@@ -188,7 +188,8 @@ def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan
     consumers = towers.find_consumers(module, ImportMap(module, stdlib_tree(source)))
     edits = towers.TowerEdits(set(plan.shard_functions), dict(plan.passthrough),
                               [consumers[index] for index in plan.consumers], plan.strategy)
-    analysis = engine.analyse(path, source, options, module, edits, keep)
+    # The plan's reasons and findings are about nodes of `module`: it is analysed as it is.
+    analysis = engine.analyse(path, source, options, module, edits, keep, move_queues=False)
     for index, reason in plan.reasons.items():
         analysis.reasons[id(consumers[index].prefetch_call)] = reason
     for index, code, indexed in plan.findings:

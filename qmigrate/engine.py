@@ -204,7 +204,8 @@ def parse(source: bytes) -> cst.Module:
 
 
 def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Module] = None,
-            edits: Optional[towers.TowerEdits] = None, keep_helpers: Dict[str, str] = None) -> FileAnalysis:
+            edits: Optional[towers.TowerEdits] = None, keep_helpers: Dict[str, str] = None,
+            move_queues: bool = True) -> FileAnalysis:
     """Recognise and rewrite the pipelines of one module (and its part in tower loops, `edits`).
 
     `keep_helpers` names helper functions other code calls (name -> why): they stay as they are,
@@ -213,10 +214,11 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
 
     A queue one method makes and hands to another of its class (method_queues) is first made in
     the callee instead; that rewrite is kept only where the pipeline it completes is migrated.
+    `move_queues=False` analyses `module` itself (a caller that holds nodes of it needs that).
     """
     module = module if module is not None else parse(source)
     tree = stdlib_tree(source)
-    if not edits and tree is not None and b"_producer" in source and SUPPRESS_MARK.encode() not in source \
+    if move_queues and not edits and tree is not None and b"_producer" in source and SUPPRESS_MARK.encode() not in source \
             and method_queues.worth_looking(tree):  # a move would carry no `# qmigrate: ignore` mark along
         sunk = _analyse_sunk(path, source, options, module, keep_helpers, tree)
         if sunk is not None:

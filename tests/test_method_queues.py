@@ -130,3 +130,14 @@ def test_a_call_in_a_loop_or_a_lambda_is_not_given_the_producer():
     assert _sinks(looped) == []
     deferred = BASE.replace("return self._read(queue)", "return lambda: self._read(queue)")
     assert _sinks(deferred) == []
+
+
+def test_a_caller_holding_nodes_of_the_module_gets_it_analysed_as_it_is():
+    from qmigrate import engine
+
+    source = BASE.encode()
+    module = engine.parse(source)
+    moved = engine.analyse("feeder.py", source, engine.Options(), module)
+    kept = engine.analyse("feeder.py", source, engine.Options(), module, move_queues=False)
+    assert moved.module is not module and moved.fixed_calls
+    assert kept.module is module and not kept.fixed_calls
