@@ -193,7 +193,8 @@ def _run(job: _Job) -> _Done:
                      for index, c in enumerate(consumers or ())]
             summary = summarise(path, source, analysis.tree, analysis.imports, analysis.pipeline_functions, found,
                                 lambda name: rule_for(name) is not None)
-            if found or analysis.changed_helpers:  # a link plan or callers elsewhere may bring it back
+            if (found or analysis.changed_helpers) and not analysis.queues_moved:
+                # a link plan or callers elsewhere may bring it back (a moved module is not this source's parse)
                 _keep_parsed(path, summary.digest, source, engine.Parsed.of(analysis, consumers))
         return _Done(result, summary=summary, without_plumbing=without, **stats)
 
@@ -229,10 +230,8 @@ def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan
             consumers = towers.find_consumers(module, parsed.imports)
     edits = towers.TowerEdits(set(plan.shard_functions), dict(plan.passthrough),
                               [consumers[index] for index in plan.consumers], plan.strategy)
-    if parsed is not None:
-        analysis = engine.analyse(path, source, options, module, edits, keep, parsed)
-    else:
-        analysis = engine.analyse(path, source, options, module, edits, keep)
+    # The plan's reasons and findings are about nodes of `module`: it is analysed as it is.
+    analysis = engine.analyse(path, source, options, module, edits, keep, parsed, move_queues=False)
     for index, reason in plan.reasons.items():
         analysis.reasons[id(consumers[index].prefetch_call)] = reason
     for index, code, indexed in plan.findings:

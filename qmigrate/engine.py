@@ -9,13 +9,14 @@ import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstutil, data_findings, handbuilt,
-                      helpers, python3_check, python_fed, queue_roles, range_producers, synth, towers, wording)
+                      helpers, method_queues, python3_check, python_fed, queue_roles, range_producers, synth, towers,
+                      wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -85,6 +86,7 @@ class FileAnalysis:
     suppressed_calls: Set[int] = field(default_factory=set)  # id(call) of `# qmigrate: ignore` lines
     imports: Optional[ImportMap] = None
     changed_helpers: List[str] = field(default_factory=list)  # helpers whose signature the migration changed
+    queues_moved: bool = False  # analysed with method_queues' moves: `module` is not a parse of `source`
     kept_calls: Set[int] = field(default_factory=set)  # id(call) in helpers kept as they were for other callers
     todo: Dict[int, str] = field(default_factory=dict)  # id(call) -> what to do, where the rule's advice does not fit
     tree: Optional[ast.AST] = None  # the stdlib parser's tree (None where it rejects the file)
@@ -159,16 +161,30 @@ class FileAnalysis:
 class _Positions:
     """Node positions from libcst, resolved only if something asks (it regenerates the module)."""
 
-    def __init__(self, module: cst.Module):
+    def __init__(self, module: cst.Module, where: Optional[Callable[[int, int], Tuple[int, int]]] = None):
         self.module = module
         self._resolved = None
+        # (line, column) in `module` -> in the file as the user wrote it, when the module is a
+        # rewrite of it made before the analysis (method_queues); None: the same.
+        self.where = where
 
-    def span(self, node: cst.CSTNode) -> Tuple[int, int, int]:
-        """(line, 1-based column) where the node starts, and the line where it ends."""
+    def raw_span(self, node: cst.CSTNode) -> Tuple[int, int, int]:
+        """(line, 1-based column) where the node starts in `module`, and the line where it ends."""
         if self._resolved is None:
             self._resolved = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         where = self._resolved[node]
         return where.start.line, where.start.column + 1, where.end.line
+
+    def span(self, node: cst.CSTNode) -> Tuple[int, int, int]:
+        """(line, 1-based column) where the node starts, and the line where it ends, in the file."""
+        line, column, end = self.raw_span(node)
+        return self.mapped(line, column, end)
+
+    def mapped(self, line: int, column: int, end: int) -> Tuple[int, int, int]:
+        if self.where is None:
+            return line, column, end
+        line_, column_ = self.where(line, column)
+        return line_, column_, self.where(end, 1)[0]
 
     def start(self, node: cst.CSTNode) -> Tuple[int, int]:
         return self.span(node)[:2]
@@ -211,26 +227,96 @@ def parse(source: bytes) -> cst.Module:
 
 def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Module] = None,
             edits: Optional[towers.TowerEdits] = None, keep_helpers: Dict[str, str] = None,
-            parsed: Optional["Parsed"] = None) -> FileAnalysis:
+            parsed: Optional["Parsed"] = None, move_queues: bool = True) -> FileAnalysis:
     """Recognise and rewrite the pipelines of one module (and its part in tower loops, `edits`).
 
     `keep_helpers` names helper functions other code calls (name -> why): they stay as they are,
     and the pipelines call a migrated copy. Raises cst.ParserSyntaxError if it does not parse,
     python3_check.NotPython3 if only libcst parses it (Python 2 syntax, mostly). `parsed`: what
     an earlier analysis of the same bytes parsed (its module is then the one analysed).
+
+    A queue one method makes and hands to another of its class (method_queues) is first made in
+    the callee instead; that rewrite is kept only where the pipeline it completes is migrated.
+    `move_queues=False` analyses `module` itself (a caller that holds nodes of it needs that).
     """
     if parsed is not None:
-        module, tree, imports = parsed.module, parsed.tree, parsed.imports
-        if parsed.uses is not None:
-            cstutil.keep_module_uses(module, parsed.uses)
+        module, tree = parsed.module, parsed.tree
     else:
         module = module if module is not None else parse(source)
         tree = stdlib_tree(source)
+    if move_queues and not edits and tree is not None and b"_producer" in source and SUPPRESS_MARK.encode() not in source \
+            and method_queues.worth_looking(tree):  # a move would carry no `# qmigrate: ignore` mark along
+        sunk = _analyse_sunk(path, source, options, module, keep_helpers, tree)
+        if sunk is not None:
+            # The move is kept only when it leaves less queue code: another way of following the
+            # file (a reading method that takes the record) may migrate more of it without it.
+            plain = _analyse(path, source, options, module, edits, keep_helpers, tree=tree, parsed=parsed)
+            return sunk if _calls_left(sunk) < _calls_left(plain) else plain
+    return _analyse(path, source, options, module, edits, keep_helpers, tree=tree, parsed=parsed)
+
+
+def _calls_left(analysis: FileAnalysis) -> int:
+    """How many of the module's queue API calls its migration leaves."""
+    return sum(1 for _, call, _, _ in analysis.occurrences if id(call) not in analysis.fixed_calls)
+
+
+def _analyse_sunk(path: str, source: bytes, options: Options, module: cst.Module,
+                  keep_helpers: Optional[Dict[str, str]], tree: ast.Module) -> Optional[FileAnalysis]:
+    """The analysis of the module with the producers of method_queues.find moved into the methods
+    their queues are handed to, keeping the moves whose producer the migration then rewrites (None:
+    none). Positions are those of the file as written; its `module` is the moved one
+    (`queues_moved`), so it is not a parse of `source` to keep for a later pass."""
+    imports = ImportMap(module, tree)
+    module_names = set()
+    for stmt in module.body:
+        module_names |= {stmt.name.value} if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) \
+            else set(cstutil.name_uses(stmt).stores)
+    # A method other modules call keeps its signature (the queue parameter), so nothing moves into it.
+    sinks = [s for s in method_queues.find(module, imports, module_names)
+             if _moved_into(s) not in (keep_helpers or {})]
+    while sinks:
+        new_module, producers = method_queues.sink(module, sinks)
+        new_source = new_module.bytes
+        old_at, new_at = _Positions(module), _Positions(new_module)
+        where = method_queues.line_map(module.code, new_module.code, [
+            (new_at.raw_span(call), old_at.raw_span(s.producer)) for s, call in zip(sinks, producers) if call])
+        analysis = _analyse(path, new_source, options, new_module, None, dict(keep_helpers or {}), where)
+        kept = [s for s, call in zip(sinks, producers) if call is not None and id(call) in analysis.fixed_calls]
+        if len(kept) == len(sinks):
+            analysis.source, analysis.tree = source, tree  # the file as written, for the diff and summary
+            analysis.queues_moved = True
+            # The methods that now take what the producer was made from: their callers elsewhere
+            # are looked for (api._helpers_to_keep), as for any helper whose signature changed.
+            analysis.changed_helpers += [name for name in map(_moved_into, sinks) if name]
+            return analysis
+        sinks = kept
+    return None
+
+
+def _moved_into(sink) -> Optional[str]:
+    """`Class.method` whose signature a move changes (None: a nested function, seen only here)."""
+    if isinstance(sink, method_queues.Sink):
+        return "%s.%s" % (sink.cls.name.value, sink.callee.name.value)
+    return None
+
+
+def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
+             edits: Optional[towers.TowerEdits], keep_helpers: Optional[Dict[str, str]],
+             where: Optional[Callable[[int, int], Tuple[int, int]]] = None, tree=False,
+             parsed: Optional["Parsed"] = None) -> FileAnalysis:
+    """analyse() of `module` as it is (`tree`: its stdlib tree when already made, None if the
+    stdlib parser refuses it; `where`: see _Positions; `parsed`: as for analyse, of `module`)."""
+    edits = edits or towers.TowerEdits()
+    if parsed is not None:
+        imports = parsed.imports
+        if parsed.uses is not None:
+            cstutil.keep_module_uses(module, parsed.uses)
+    else:
+        tree = stdlib_tree(source) if tree is False else tree
         if tree is None:
             python3_check.check(source)
         imports = ImportMap(module, tree)  # the stdlib tree is several times faster to walk
-    edits = edits or towers.TowerEdits()
-    positions = _Positions(module)
+    positions = _Positions(module, where)
     analysis = FileAnalysis(path, source, module, module, positions=positions, imports=imports, tree=tree)
     suppressed = _suppressed_lines(module) if SUPPRESS_MARK.encode() in source else {}
     calls = list(parsed.queue_calls) if parsed is not None and parsed.queue_calls is not None else \
@@ -240,8 +326,9 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     cheap = call_positions(tree, source, module.encoding, calls, imports, lambda name: rule_for(name) is not None)
     for call in calls:
         rule = rule_for(imports.resolve(call.func))
-        line, column, end = cheap[id(call)] if cheap is not None else positions.span(call)
+        line, column, end = cheap[id(call)] if cheap is not None else positions.raw_span(call)
         silenced = set().union(*(suppressed.get(n, ()) for n in range(line, end + 1)))
+        line, column, end = positions.mapped(line, column, end)
         if rule.code in silenced or "*" in silenced or not options.wants(rule.code):  # any line the call spans
             analysis.suppressed_calls.add(id(call))  # neither reported nor rewritten
             suppressed_rules.add(rule)

@@ -269,7 +269,7 @@ def migrate_record_source(function: cst.FunctionDef, source: RecordSource) -> cs
         record = record.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         params = [record] + kept
     params[-1] = params[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    body = _redocument(body, "", source.value_name, source.dropped_params)  # no queue parameter to replace
+    body = redocument(body, "", source.value_name, source.dropped_params)  # no queue parameter to replace
     return function.with_changes(params=function.params.with_changes(params=params),
                                  body=function.body.with_changes(body=body))
 
@@ -549,7 +549,7 @@ def migrate_reader_helper(function: cst.FunctionDef, helper: ReaderHelper) -> cs
     body = blocks.rebuild(function.body.body, {}, gone)
     params = [p.with_changes(name=cst.Name(helper.value_name)) if p.name.value == helper.queue_param else p
               for p in function.params.params]
-    body = _redocument(body, helper.queue_param, helper.value_name)
+    body = redocument(body, helper.queue_param, helper.value_name)
     return function.with_changes(params=function.params.with_changes(params=params),
                                  body=function.body.with_changes(body=body))
 
@@ -565,16 +565,17 @@ def migrate_forwarding_helper(function: cst.FunctionDef, helper: ReaderHelper, c
     body = blocks.rebuild(function.body.body, replacements, set())
     params = [p.with_changes(name=cst.Name(helper.value_name)) if p.name.value == helper.queue_param else p
               for p in function.params.params]
-    body = _redocument(body, helper.queue_param, helper.value_name)
+    body = redocument(body, helper.queue_param, helper.value_name)
     return function.with_changes(params=function.params.with_changes(params=params),
                                  body=function.body.with_changes(body=body))
 
 
-def _redocument(body: List[cst.BaseStatement], old: str, new: str,
-                drop: Tuple[str, ...] = ()) -> List[cst.BaseStatement]:
+def redocument(body: List[cst.BaseStatement], old: str, new: str, drop: Tuple[str, ...] = (),
+               description: str = "one record read from the files, a scalar string Tensor."
+               ) -> List[cst.BaseStatement]:
     """The docstring's entry for the queue parameter (`filename_queue: A queue of ...`, with its
-    continuation lines) describes the record parameter that replaced it; the entries of the
-    parameters in `drop` (gone with the producer) go."""
+    continuation lines) describes the parameter that replaced it (`new: <description>`; by
+    default the record); the entries of the parameters in `drop` (gone with the producer) go."""
     if not body or not isinstance(cstutil.single_small(body[0]), cst.Expr):
         return body
     string = cstutil.single_small(body[0]).value
@@ -592,7 +593,7 @@ def _redocument(body: List[cst.BaseStatement], old: str, new: str,
         if entry is not None:
             indent = len(line) - len(stripped)
             if not described:
-                out.append(line[:indent] + "%s: one record read from the files, a scalar string Tensor." % new)
+                out.append(line[:indent] + "%s: %s" % (new, description))
                 described = True
             skipping = True
             continue

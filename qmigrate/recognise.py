@@ -796,6 +796,10 @@ class _BlockRecogniser:
             # A list of tensors indexed by the code: the map function gets them as one tuple.
             params, value = ("*" + target.value,), target.value
             names = [target.value]
+        elif isinstance(target, cst.Attribute):
+            raise _Broken(calls, "the result of slice_input_producer() is kept on `%s`, which qmigrate follows "
+                          "only when one function nested in this method reads it, called once after it is bound, "
+                          "and nothing else reads it" % _code(target))
         else:
             raise _Broken(calls, "the result of slice_input_producer() is not assigned to names")
         structures = {}

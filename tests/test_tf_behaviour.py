@@ -192,6 +192,11 @@ CASES = [
                                                        batch_size=10), 100, "epoch"),
     ("attribute_shuffle", "id_batches", lambda d: dict(paths=_files(d, "dict_*"), training=False, epochs=1,
                                                        batch_size=8), 48, "epoch"),
+    # --- classes2 ---
+    ("class_queue_passed", "record_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
+    ("class_queue_passed", "own_reader_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 50,
+     "epoch"),
+    ("class_queue_closure", "pair_inputs", lambda d: dict(files=_files(d, "png/*.png"), batch_size=3), 111, "epoch"),
 ]
 
 
