@@ -148,16 +148,20 @@ def test_same_examples_before_and_after(case, tf_version, tmp_path):
 
 
 @pytest.mark.parametrize("tf_version", ("1.8", "1.15", "2"), ids=lambda v: "tf" + v)
-@pytest.mark.parametrize("case", ("grouped_batches", "nested_producer", "thread_subclass"))
+@pytest.mark.parametrize("case", ("grouped_batches", "nested_producer", "thread_subclass", "growing_feeder"))
 def test_endless_feeders_give_the_same_sequence(case, tf_version, tmp_path):
     """One producer feeding a FIFO queue: the same elements in the same order, shapes and padding
-    included, from the generator (through a helper's `yield from`, a nested def moved up, or the
-    run() of a feeder that is itself a thread)."""
+    included, from the generator (through a helper's `yield from`, a nested def moved up, the
+    run() of a feeder that is itself a thread, or components collected at run time)."""
     old, new = _drain(case, tf_version, tmp_path)
     assert not old["ended"] and not new["ended"]
     assert new["static_shapes"] == old["static_shapes"]
     assert len(new["batches"]) == len(old["batches"]) > 0
     assert new["batches"] == old["batches"]
+    if case == "growing_feeder":  # one group: two components; two groups: three, the ids included
+        assert [len(shapes) for shapes in new["static_shapes"]] == [2, 3]
+        assert {b["groups"] is None for b in new["batches"][:8]} == {True}
+        assert {g for b in new["batches"][8:] for g in b["groups"]} == {0, 1}
     if case != "nested_producer":  # padded per batch in numpy, to different lengths
         assert len({b["shape"][1] for b in new["batches"]}) > 1
     else:  # whole chunks of 8 from the 30 examples: 0..23, then from 0 again

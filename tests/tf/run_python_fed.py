@@ -5,8 +5,8 @@ usage: run_python_fed.py MODULE_PATH CASE OUT_JSON [--drain-past-end]
 Writes {"static_shapes", "batches": [{"ids", "shape", "values"}], "ended"}. With
 --drain-past-end a finite case asks for one batch more than the data holds and records whether
 the input ended with OutOfRangeError (a queue would wait forever there, so only migrated code is
-asked); endless cases (grouped_batches, nested_producer, thread_subclass) read their first
-batches.
+asked); endless cases (grouped_batches, nested_producer, thread_subclass, growing_feeder) read
+their first batches.
 """
 import importlib.util
 import json
@@ -114,7 +114,30 @@ def thread_subclass(module, past_end):
     return out
 
 
-CASES = {"padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
+def growing_feeder(module, past_end):
+    """An endless feeder whose components depend on its data: its first batches with one group (two
+    components; each batch's third value, the group ids, is never fed) and with two groups (three)."""
+    groups = [[list(range(index, index + 1 + index % 3)) for index in range(7)],
+              [[100 + index] * (1 + index % 2) for index in range(5)]]
+    out = {"static_shapes": [], "batches": []}
+    for count in (1, 2):
+        with tf.Graph().as_default():
+            coord = tf.train.Coordinator()
+            feeder = module.GroupFeeder(coord, groups[:count], 3)
+            tensors = [feeder.values, feeder.lengths] + ([feeder.group_ids] if feeder.with_ids else [])
+            out["static_shapes"].append([t.shape.as_list() if t.shape.ndims is not None else None for t in tensors])
+            sess = tf.Session()
+            feeder.start_in_session(sess)
+            for _ in range(8):
+                got = sess.run(tensors)
+                out["batches"].append({"ids": [int(row[0]) for row in got[0].tolist()], "shape": list(got[0].shape),
+                                       "values": got[0].tolist(), "lengths": got[1].tolist(),
+                                       "groups": got[2].tolist() if len(got) > 2 else None})
+            coord.request_stop()
+    return out
+
+
+CASES = {"growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
          "nested_producer": nested_producer, "thread_subclass": thread_subclass}
 
 
