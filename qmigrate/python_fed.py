@@ -130,9 +130,9 @@ class _Tree:
         stmt = self.statement(node) if not isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) \
             else node
         if isinstance(stmt, cst.BaseCompoundStatement):
-            code = self.module.code_for_node(stmt).strip().splitlines()[0]
+            code = self.module.code_for_node(stmt.with_changes(leading_lines=())).strip().splitlines()[0]
         else:
-            code = self.source(stmt)
+            code = self.source(stmt.with_changes(leading_lines=()))  # without the comments above it
         code = code if len(code) <= 70 else code[:67] + "..."
         return "`%s` (line %d)" % (code, self.line_of(stmt))
 
@@ -262,11 +262,7 @@ class _Reader:
                 target = cstutil.single_assign(tree.statement(call))
                 if target and _is_ref(target[0]) and self._runs_by_name(tree.text(target[0])):
                     self.fed = True
-            return self._unclear("`%s` has %s in its %s (%s)" % (
-                queue, "%d enqueue ops" % len(enqueues) if enqueues else "no enqueue op",
-                "class" if region is self.cls else "function",
-                "one per if/else arm, or several producers: qmigrate follows one" if enqueues
-                else "it is filled elsewhere"))
+            return self._unclear(self._not_one_enqueue(queue, region, assign[0], [c for _, c in enqueues], refs))
         enqueue_ref, enqueue_call = enqueues[0]
         enqueue_stmt = tree.statement(enqueue_call)
         enqueue_assign = cstutil.single_assign(enqueue_stmt)
@@ -292,6 +288,14 @@ class _Reader:
                            "and into the thread that starts there" % (
                                "in `%s()` " % function.name.value if function is not None else "",
                                tree.where(elsewhere[0])))
+        handed = self._handed_on(enqueue, enqueue_assign[0])
+        if handed is not None:
+            raise _Refused("its enqueue op `%s` is handed to `%s(...)` in %s and run through it%s: qmigrate follows "
+                           "an enqueue op that a thread runs with sess.run(op, feed_dict)" % (
+                               enqueue, tree.source(handed.func), tree.where(handed),
+                               " (several copies of it: several producers)" if any(
+                                   isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Multiply)
+                                   for n in cstutil.nodes_of(handed, (cst.BinaryOperation,))) else ""))
         if enqueue_stmt not in body or body.index(enqueue_stmt) < ctor_index:
             raise _Refused("its enqueue op %s is not built after it in the same block" % tree.where(enqueue_stmt))
         if not components and self.growing is None:
@@ -338,6 +342,68 @@ class _Reader:
             plan.replaced[id(dequeue_stmt)] = lines
         plan.detail = self._detail(producer, args)
         return plan
+
+    def _not_one_enqueue(self, queue, region, target, enqueues, refs) -> str:
+        """Why a queue with no enqueue op, or several, in its class (function) is not followed:
+        the name bound to several queues, one enqueue op per arm of an if, several producers, or
+        the queue handed to code that fills it elsewhere."""
+        tree = self.tree
+        where = "class" if region is self.cls else "function"
+        bindings = [node for node in cstutil.nodes_of(region, (cst.Assign,)) if len(node.targets) == 1
+                    and tree.text(node.targets[0].target) == queue and isinstance(node.value, cst.Call)
+                    and self.imports.resolve(node.value.func) in _SIGNATURES]
+        if len(bindings) > 1:
+            statements = [tree.statement(b) for b in bindings]
+            arms = self._arms_of_one_if(statements) if len(set(map(id, statements))) == len(statements) else None
+            return ("`%s` is bound to %d queues in its %s (%s%s): qmigrate follows a queue bound once, its enqueue op "
+                    "and its dequeue" % (queue, len(bindings), where, ", ".join("line %d" % tree.line_of(b)
+                                                                                  for b in bindings),
+                                         ", one per arm of %s" % tree.where(arms) if arms is not None else ""))
+        if enqueues:
+            statements = [tree.statement(c) for c in enqueues]
+            arms = self._arms_of_one_if(statements) if len(set(map(id, statements))) == len(statements) else None
+            return "`%s` has %d enqueue ops in its %s (%s): %s" % (
+                queue, len(enqueues), where, ", ".join(tree.where(c) for c in enqueues),
+                "one per arm of %s, decided when it is built; qmigrate follows one enqueue op" % tree.where(arms)
+                if arms is not None else "several producers fill one queue, and from_generator has one")
+        handed = [ref for ref in refs if isinstance(tree.parent.get(id(ref)), cst.Arg)]
+        if handed:
+            call = tree.parent.get(id(tree.parent[id(handed[0])]))
+            self.fed = self.fed or (isinstance(call, cst.Call) and self._fills_by_feed(call))
+            return ("`%s` has no enqueue op in its %s: it is handed to %s, which fills it away from where it is "
+                    "built; qmigrate follows an enqueue op built beside the queue" % (
+                        queue, where, "`%s(...)` in %s" % (tree.source(call.func), tree.where(call))
+                        if isinstance(call, cst.Call) else tree.where(handed[0])))
+        return "`%s` has no enqueue op in its %s (it is filled elsewhere)" % (queue, where)
+
+    def _fills_by_feed(self, call: cst.Call) -> bool:
+        """Whether `call` makes a class (or calls a function) of this module that enqueues into a
+        queue and runs something with a feed_dict: a queue handed to a Python feeder."""
+        if not isinstance(call.func, cst.Name):
+            return False
+        for stmt in self.tree.module.body:
+            if isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) and stmt.name.value == call.func.value:
+                calls = cstutil.calls_of(stmt)
+                return any(isinstance(c.func, cst.Attribute) and c.func.attr.value in ("enqueue", "enqueue_many")
+                           for c in calls) and any(a.keyword is not None and a.keyword.value == "feed_dict"
+                                                   for c in calls for a in c.args)
+        return False
+
+    def _handed_on(self, enqueue: str, target) -> Optional[cst.Call]:
+        """A call, other than a session's run, that the enqueue op is handed to (a queue runner of
+        its own, a helper that runs it): the op is run there, where qmigrate does not follow."""
+        tree = self.tree
+        for ref in _refs(tree, self.region_for(enqueue), enqueue):
+            if ref is target:
+                continue
+            for ancestor in tree.up(ref):
+                if isinstance(ancestor, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                    break
+                if isinstance(ancestor, cst.Call) and ancestor.func is not ref and not (
+                        isinstance(ancestor.func, cst.Attribute) and ancestor.func.attr.value == "run") and (
+                        self.imports.resolve(ancestor.func) != "threading.Thread"):
+                    return ancestor
+        return None
 
     def _unclear(self, reason: str) -> None:
         """A queue whose feeding is not followed: refused with `reason` when its class (or
@@ -405,6 +471,7 @@ class _Reader:
             if not all(self._is_placeholder(v) for v in listed) or any(
                     isinstance(e, cst.StarredElement) for e in value.elements):
                 return [], None
+            self.fed = True  # it enqueues placeholders: a refusal below is said
             grown = self._growth(vals_text, stmt, vals, body, body.index(enqueue_stmt), self._is_placeholder,
                                  "tf.placeholder tensors")
             if grown:

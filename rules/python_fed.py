@@ -43,6 +43,12 @@ class PythonFedQueue(Rule):
     whose `get_next()` takes the dequeue's place. The thread's start and stop code, the queue's
     `close` and the placeholders that only fed it go.
 
+    Components decided when the feeder is built (a list of placeholders, and the queue's dtypes,
+    grown by `.append(...)` in branches before the queue, e.g. an id input only when there are
+    several speakers) are read when the dataset is built: `output_types=tuple(dtypes)` and the
+    placeholders' own shapes, the fed values cut to as many as `zip()` fed. A queue dequeued
+    once in each arm of an if (one arm runs) gets one dataset, built before the if.
+
     ## Fix safety
     Unsafe (applied with `--unsafe`; reported always): the generator runs inside TensorFlow's
     py_func on the input pipeline's thread, holding the GIL, instead of in its own thread; each new
@@ -62,8 +68,11 @@ class PythonFedQueue(Rule):
     thread function nested after the dequeue moves up when defining it evaluates nothing. A
     feeder that is itself a `threading.Thread` keeps its base: its run() becomes the generator, so
     its start() feeds nothing (said in the finding). Anything else (a loop that runs other ops,
-    an enqueue op returned to another function or module, computed `dtypes=`, `names=` queues,
-    the queue used for `size()`, a thread started in a loop) is reported with the construct, its
+    an enqueue op returned to another function or module or handed to a queue runner of the
+    program's own, a queue handed to a feeder class that enqueues into it, one name bound to a
+    queue per arm of an if, an enqueue op per arm, a placeholder list changed other than by
+    appends before the queue, computed `dtypes=` that are not such a list, `names=` queues, the
+    queue used for `size()`, a thread started in a loop) is reported with the construct, its
     line and the reason.
     """
 

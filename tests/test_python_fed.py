@@ -93,6 +93,26 @@ def test_refusals_name_the_construct_and_its_line():
         assert any(re.search(pattern, reason) for reason in reasons), (pattern, reasons)
 
 
+def test_branch_and_helper_refusals_name_the_construct_and_its_line():
+    result = _migrate(os.path.join(FOLDER, "refused_branches.before.py"))
+    assert not result.changed
+    reasons = [d.message for d in result.diagnostics if d.code == "QM307"]
+    expected = [
+        r"`q` is bound to 2 queues in its function \(line 16, line 20, one per arm of `if with_mask:` \(line 15\)\)",
+        r"`self\.queue` has 2 enqueue ops in its class \(`self\.enqueue = self\.queue\.enqueue_many\(\[self\.x\]\)` "
+        r"\(line 40\), `self\.enqueue = self\.queue\.enqueue\(\[self\.x\]\)` \(line 42\)\): one per arm of `if many:`",
+        r"its enqueue op `enqueue` is handed to `make_runner\(\.\.\.\)` in .* \(line 60\) and run through it "
+        r"\(several copies of it: several producers\)",
+        r"`self\._placeholders`, the list the queue reads, is also used by `self\._placeholders\.extend\(self\.more\(\)\)` "
+        r"\(line 77\), which may change it",
+        r"`self\.queue` has no enqueue op in its class: it is handed to `EnqueueThread\(\.\.\.\)` in "
+        r"`self\.thread = EnqueueThread\(self\.queue, rows, placeholders\)` \(line 108\)",
+    ]
+    for pattern in expected:
+        assert any(re.search(pattern, reason) for reason in reasons), (pattern, reasons)
+    assert all("fed from Python" in reason for reason in reasons)
+
+
 def test_emitted_code_is_python_3_6_syntax(tmp_path):
     import subprocess
 
