@@ -334,8 +334,10 @@ class _Reader:
         plan.removed.update({id(ctor_stmt), id(enqueue_stmt)})
         self._drop_placeholders(components, vals_text, body, plan, producer)
         built = [self._dataset(stmt, call, args, spec, many, producer) for stmt, call in dequeues]
-        if len(dequeues) > 1 and all(lines[:-1] == built[0][:-1] for lines in built):
-            # One dequeue per arm of an if (one runs): the same dataset, built once before the if.
+        if len(dequeues) > 1 and all(lines[:-1] == built[0][:-1] for lines in built) and all(
+                tree.block(stmt).body[0] is stmt for stmt, _ in dequeues):
+            # One dequeue per arm of an if (one runs), each first in its arm, so nothing the arm binds
+            # reaches it: the same dataset, built once before the if.
             plan.before[id(anchor)] = built[0][:-1]
             built = [lines[-1:] for lines in built]
         for (dequeue_stmt, _), lines in zip(dequeues, built):
@@ -518,7 +520,8 @@ class _Reader:
                 top = self._top_index(stmt, body)
                 small = cstutil.single_small(stmt)
                 if not (isinstance(small, cst.Expr) and small.value is append and top is not None
-                        and start < top < until and tree.in_loop(stmt, self.ctor_function) is None
+                        and start < top < until and tree.function(stmt) is self.ctor_function
+                        and tree.in_loop(stmt, self.ctor_function) is None
                         and len(append.args) == 1 and append.args[0].keyword is None and not append.args[0].star
                         and element_ok(append.args[0].value)):
                     raise _Refused("`%s` is grown by %s, which is not an append of %s between its binding and "
@@ -1259,9 +1262,10 @@ class _Apply(cst.CSTTransformer):
                     statements.insert(0, generator)
             else:
                 statements, new_lines = [new], list(new.leading_lines)
-            if id(old) in self.before:  # the statement's comments and blank lines go before what comes first
+            if id(old) in self.before:  # its comments go before what comes first; a blank line still sets it apart
+                apart = [cst.EmptyLine(indent=False)] if any(line.comment is None for line in new_lines) else []
                 statements = [cst.parse_statement(text + "\n", self.config) for text in self.before[id(old)]] + [
-                    statements[0].with_changes(leading_lines=[])] + statements[1:]
+                    statements[0].with_changes(leading_lines=apart)] + statements[1:]
             if pending or blank:
                 blanks = [line for line in new_lines if line.comment is None][:1] or (
                     [cst.EmptyLine(indent=False)] if blank and body else [])

@@ -145,7 +145,7 @@ def _drain(case, tf_version, tmp_path):
 
 
 @pytest.mark.parametrize("tf_version", ("1.8", "1.15", "2"), ids=lambda v: "tf" + v)
-@pytest.mark.parametrize("case", ("padding_feeder", "shuffle_chunks"))
+@pytest.mark.parametrize("case", ("padding_feeder", "shuffle_chunks", "arm_dequeues"))
 def test_same_examples_before_and_after(case, tf_version, tmp_path):
     old, new = _drain(case, tf_version, tmp_path)
     # The migrated input ends with the data (OutOfRangeError), where the queue would wait.
@@ -155,7 +155,12 @@ def test_same_examples_before_and_after(case, tf_version, tmp_path):
     old_ids = [i for b in old["batches"] for i in b["ids"]]
     new_ids = [i for b in new["batches"] for i in b["ids"]]
     assert Counter(new_ids) == Counter(old_ids) == Counter(range(len(old_ids)))  # every example once
-    if case == "padding_feeder":
+    if case == "arm_dequeues":
+        # One producer, FIFO, a dequeue per arm: the same batches in the same order in both graphs.
+        assert new["static_shapes"] == old["static_shapes"]
+        assert new["batches"] == old["batches"]
+        assert [b["values"][0][0] for b in new["batches"]] == [10.0 * i for i in range(0, 48, 8)]
+    elif case == "padding_feeder":
         # One producer, FIFO: the same batches in the same order, padded the same way.
         assert new["static_shapes"] == old["static_shapes"]
         assert new["batches"] == old["batches"]

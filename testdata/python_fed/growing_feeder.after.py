@@ -31,6 +31,7 @@ class GroupFeeder(threading.Thread):
 
         dataset = tf.data.Dataset.from_generator(self.run, output_types=tuple(dtypes), output_shapes=tuple(placeholder.shape for placeholder in self._placeholders))
         dataset = dataset.prefetch(4)
+
         if self.with_ids:
             self.values, self.lengths, self.group_ids = dataset.make_one_shot_iterator().get_next()
         else:

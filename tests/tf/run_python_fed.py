@@ -114,6 +114,28 @@ def thread_subclass(module, past_end):
     return out
 
 
+def arm_dequeues(module, past_end):
+    """Rows of (features, id, label), the label never fed: 3 batches of 8 per graph, whole batches
+    only and then with the last partial one kept (none here: 24 rows)."""
+    out = {"static_shapes": [], "batches": []}
+    for graph, keep_last in enumerate((False, True)):
+        rows = [(np.arange(4, dtype=np.float32) + 10 * index, index, -index)
+                for index in range(24 * graph, 24 * graph + 24)]
+        with tf.Graph().as_default():
+            sess = tf.Session()
+            features, ids = module.build_input(sess, rows, 8, keep_last)
+            out["static_shapes"].append([features.shape.as_list(), ids.shape.as_list()])
+            for _ in range(3 + past_end):
+                try:
+                    values, batch_ids = sess.run([features, ids])
+                except tf.errors.OutOfRangeError:
+                    out["ended"] = True
+                    break
+                out["batches"].append({"ids": batch_ids.tolist(), "shape": list(values.shape),
+                                       "values": values.tolist()})
+    return out
+
+
 def growing_feeder(module, past_end):
     """An endless feeder whose components depend on its data: its first batches with one group (two
     components; each batch's third value, the group ids, is never fed) and with two groups (three)."""
@@ -137,7 +159,7 @@ def growing_feeder(module, past_end):
     return out
 
 
-CASES = {"growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
+CASES = {"arm_dequeues": arm_dequeues, "growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
          "nested_producer": nested_producer, "thread_subclass": thread_subclass}
 
 
