@@ -563,7 +563,8 @@ class _Reader:
         tree = self.tree
         dtypes = args.get("dtypes")
         if isinstance(dtypes, (cst.List, cst.Tuple)):
-            types = "(%s)" % ", ".join(tree.source(d) for d in _elements(dtypes, "its `dtypes=`"))
+            listed = [tree.source(d) for d in _elements(dtypes, "its `dtypes=`")]
+            types = "(%s)" % ", ".join(listed) if len(listed) > 1 else "(%s,)" % "".join(listed)  # a tuple, as the shapes
         elif isinstance(dtypes, cst.Name):
             binding = next((s for s in body[:ctor_index] if cstutil.single_assign(s)
                             and tree.text(cstutil.single_assign(s)[0]) == dtypes.value
