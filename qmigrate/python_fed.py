@@ -252,6 +252,10 @@ class _Reader:
         if queue.startswith("self.") and self.cls is None:
             return None
         self.queue = queue
+        loop = tree.in_loop(ctor_stmt, function or tree.module)
+        if loop is not None:
+            return self._unclear("it is built in a loop %s: a queue per iteration, each filled by a producer of its "
+                                 "own; qmigrate follows one queue built once" % tree.where(loop))
         region = self.region_for(queue)
         body = list(block.body)
         ctor_index = body.index(ctor_stmt)

@@ -107,6 +107,7 @@ def test_branch_and_helper_refusals_name_the_construct_and_its_line():
         r"\(line 77\), which may change it",
         r"`self\.queue` has no enqueue op in its class: it is handed to `EnqueueThread\(\.\.\.\)` in "
         r"`self\.thread = EnqueueThread\(self\.queue, rows, placeholders\)` \(line 108\)",
+        r"it is built in a loop `for _ in range\(n_slots\):` \(line 118\): a queue per iteration",
     ]
     for pattern in expected:
         assert any(re.search(pattern, reason) for reason in reasons), (pattern, reasons)

@@ -107,3 +107,15 @@ class HandedQueue(object):
         self.queue = tf.FIFOQueue(8, [p.dtype for p in placeholders])
         self.thread = EnqueueThread(self.queue, rows, placeholders)
         self.xs = self.queue.dequeue()
+
+
+class QueuePerSlot(object):
+    """A queue per batch slot, each filled by a thread of its own."""
+
+    def __init__(self, n_slots):
+        self.x = tf.placeholder(tf.float32, [3])
+        self.queues, self.enqueue_ops = [], []
+        for _ in range(n_slots):
+            q = tf.FIFOQueue(8, [tf.float32], shapes=[[3]])
+            self.queues.append(q)
+            self.enqueue_ops.append(q.enqueue([self.x]))
