@@ -332,6 +332,7 @@ class _Reader:
 
         # The dequeue, in the block that built the queue.
         dequeues, anchor = self._dequeue(refs, body, body.index(enqueue_stmt))
+        self._check_unchanged(args, body[ctor_index + 1:body.index(anchor)])
         self._check_available(producer, body, body.index(anchor))
         self._check_defined(producer, body, body.index(anchor), plan, len(dequeues) == 1)
         self._other_uses(refs, enqueue_ref, [call for _, call in dequeues], plan)
@@ -598,10 +599,11 @@ class _Reader:
             for shape in shapes:
                 if not many:
                     out.append(self.tree.source(shape))
-                elif isinstance(shape, (cst.List, cst.Tuple)):
+                elif isinstance(shape, (cst.List, cst.Tuple)) and not any(
+                        isinstance(e, cst.StarredElement) for e in shape.elements):
                     out.append("[%s]" % ", ".join(["None"] + [self.tree.source(e.value) for e in shape.elements]))
-                else:
-                    raise _Refused("its `shapes=` are computed, and enqueue_many feeds them with a batch dimension")
+                else:  # a computed shape (`x.shape[1:]`): enqueue_many feeds it with a batch dimension first
+                    out.append("%s.TensorShape([None]).concatenate(%s)" % (self.tf, self.tree.source(shape)))
             return out
         if self.kind == _PADDING:
             raise _Refused("a PaddingFIFOQueue without shapes")
@@ -913,6 +915,25 @@ class _Reader:
             plan.nodes[id(parent)] = lambda node: cst.Name("True")
         else:
             plan.nodes[id(call)] = lambda node: cst.Name("False")
+
+    def _check_unchanged(self, args, between) -> None:
+        """The constructor's arguments (capacity, dtypes, shapes, ...) are read again where the
+        dataset is built: nothing between the two may bind a name (or `self.` attribute) they read."""
+        tree = self.tree
+        read = set()
+        for value in args.values():
+            read |= set(cstutil.name_uses(value).loads)
+            read |= {tree.text(n) for n in cstutil.nodes_of(value, (cst.Attribute,)) if _is_ref(n)}
+        for stmt in between:
+            stored = _stored_names(stmt) if not isinstance(stmt, cst.BaseCompoundStatement) else set()
+            for node in cstutil.nodes_of(stmt, (cst.AssignTarget, cst.AugAssign, cst.For, cst.WithItem)):
+                target = getattr(node, "target", None) or getattr(getattr(node, "asname", None), "name", None)
+                if target is not None:
+                    stored |= {tree.text(t) for t in _targets(target)}
+            changed = sorted(stored & read)
+            if changed:
+                raise _Refused("`%s`, which its constructor reads, is bound again in %s, before the dequeue where "
+                               "the dataset is built" % (changed[0], tree.where(stmt)))
 
     def _check_available(self, producer: "_Producer", body, dequeue_index: int) -> None:
         """What the thread was given must mean the same where the dataset is built (at the dequeue):

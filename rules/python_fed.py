@@ -37,7 +37,8 @@ class PythonFedQueue(Rule):
     `tf.data.Dataset.from_generator` spelled by hand. The loop becomes a generator (the run a
     `yield` of the fed values, in the queue's component order), the dequeue a dataset over it
     (`output_types` from the queue's dtypes, `output_shapes` from its shapes or the placeholders'),
-    `unbatch` for `enqueue_many`, `prefetch(capacity)` where the queue buffered, `shuffle` for a
+    `unbatch` for `enqueue_many` (a computed shape such as `x.shape[1:]` gets the batch
+    dimension it feeds in front, `tf.TensorShape([None]).concatenate(...)`), `prefetch(capacity)` where the queue buffered, `shuffle` for a
     RandomShuffleQueue (its `min_after_dequeue`, its seed), the batching of `dequeue_many` (remainder
     dropped), `dequeue_up_to` (kept) or a padding queue (`padded_batch`), and a one-shot iterator
     whose `get_next()` takes the dequeue's place. The thread's start and stop code, the queue's
@@ -64,7 +65,8 @@ class PythonFedQueue(Rule):
     iteration: several producers) or by a helper that function calls once without arguments
     (it then yields from the helper), whose only use of the session is that run, fed a literal
     dict of exactly the enqueued placeholders (or `dict(zip(placeholders, values))`, built just
-    before the run); what the thread is given must mean the same where the queue is dequeued; a
+    before the run); the constructor's arguments are read again at the dequeue, so nothing in
+    between may bind what they read; what the thread is given must mean the same where the queue is dequeued; a
     thread function nested after the dequeue moves up when defining it evaluates nothing. A
     feeder that is itself a `threading.Thread` keeps its base: its run() becomes the generator, so
     its start() feeds nothing (said in the finding). Anything else (a loop that runs other ops,

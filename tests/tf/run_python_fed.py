@@ -114,6 +114,23 @@ def thread_subclass(module, past_end):
     return out
 
 
+def computed_shapes(module, past_end):
+    """64 examples of 2x3 values pushed in chunks of 16, read in 8 batches of 8."""
+    values = np.arange(64 * 6, dtype=np.float32).reshape(64, 2, 3)
+    ids = np.arange(64, dtype=np.int64)
+    sess = tf.Session()
+    batch, batch_ids = module.build_input(sess, values, ids, 8)
+    out = {"static_shapes": [batch.shape.as_list(), batch_ids.shape.as_list()], "batches": []}
+    for _ in range(8 + past_end):
+        try:
+            got, got_ids = sess.run([batch, batch_ids])
+        except tf.errors.OutOfRangeError:
+            out["ended"] = True
+            break
+        out["batches"].append({"ids": got_ids.tolist(), "shape": list(got.shape), "values": got.tolist()})
+    return out
+
+
 def arm_dequeues(module, past_end):
     """Rows of (features, id, label), the label never fed: 3 batches of 8 per graph, whole batches
     only and then with the last partial one kept (none here: 24 rows)."""
@@ -159,7 +176,7 @@ def growing_feeder(module, past_end):
     return out
 
 
-CASES = {"arm_dequeues": arm_dequeues, "growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
+CASES = {"arm_dequeues": arm_dequeues, "computed_shapes": computed_shapes, "growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
          "nested_producer": nested_producer, "thread_subclass": thread_subclass}
 
 
