@@ -36,18 +36,23 @@ def load(path):
     return module
 
 
+def read_batches(sess, values, ids, count, out):
+    """Append `count` batches of (values, ids) to out["batches"]; an OutOfRangeError sets out["ended"]."""
+    for _ in range(count):
+        try:
+            got, got_ids = sess.run([values, ids])
+        except tf.errors.OutOfRangeError:
+            out["ended"] = True
+            return
+        out["batches"].append({"ids": got_ids.tolist(), "shape": list(got.shape), "values": got.tolist()})
+
+
 def padding_feeder(module, past_end):
     feeder = module.DataFeeder(LENGTHS, BATCH)
     out = {"static_shapes": [feeder.inputs.shape.as_list(), feeder.ids.shape.as_list()], "batches": []}
     sess = tf.Session()
     feeder.start_threads(sess)
-    for _ in range(len(LENGTHS) // BATCH + past_end):
-        try:
-            inputs, ids = sess.run([feeder.inputs, feeder.ids])
-        except tf.errors.OutOfRangeError:
-            out["ended"] = True
-            break
-        out["batches"].append({"ids": ids.tolist(), "shape": list(inputs.shape), "values": inputs.tolist()})
+    read_batches(sess, feeder.inputs, feeder.ids, len(LENGTHS) // BATCH + past_end, out)
     return out
 
 
@@ -121,13 +126,7 @@ def computed_shapes(module, past_end):
     sess = tf.Session()
     batch, batch_ids = module.build_input(sess, values, ids, 8)
     out = {"static_shapes": [batch.shape.as_list(), batch_ids.shape.as_list()], "batches": []}
-    for _ in range(8 + past_end):
-        try:
-            got, got_ids = sess.run([batch, batch_ids])
-        except tf.errors.OutOfRangeError:
-            out["ended"] = True
-            break
-        out["batches"].append({"ids": got_ids.tolist(), "shape": list(got.shape), "values": got.tolist()})
+    read_batches(sess, batch, batch_ids, 8 + past_end, out)
     return out
 
 
@@ -142,14 +141,7 @@ def arm_dequeues(module, past_end):
             sess = tf.Session()
             features, ids = module.build_input(sess, rows, 8, keep_last)
             out["static_shapes"].append([features.shape.as_list(), ids.shape.as_list()])
-            for _ in range(3 + past_end):
-                try:
-                    values, batch_ids = sess.run([features, ids])
-                except tf.errors.OutOfRangeError:
-                    out["ended"] = True
-                    break
-                out["batches"].append({"ids": batch_ids.tolist(), "shape": list(values.shape),
-                                       "values": values.tolist()})
+            read_batches(sess, features, ids, 3 + past_end, out)
     return out
 
 
