@@ -56,6 +56,7 @@ class Plan:
     replaced: Dict[int, List[str]] = field(default_factory=dict)  # id(statement) -> new statements (source)
     nodes: Dict[int, Callable[[cst.CSTNode], cst.CSTNode]] = field(default_factory=dict)  # id(node) -> rewrite
     moved: Dict[int, int] = field(default_factory=dict)  # id(statement) -> id(a later statement put before it)
+    before: Dict[int, List[str]] = field(default_factory=dict)  # id(statement) -> new statements put before it
 
 
 @dataclass(frozen=True)
@@ -121,16 +122,17 @@ class _Tree:
         return re.sub(r"\s+", "", self.module.code_for_node(node))
 
     def source(self, node: cst.CSTNode) -> str:
-        return " ".join(self.module.code_for_node(node).split())
+        """The node's code on one line (line continuations and breaks made spaces)."""
+        return " ".join(re.sub(r"\\[ \t]*\r?\n", " ", self.module.code_for_node(node)).split())
 
     def where(self, node: cst.CSTNode) -> str:
         """`<statement>` (line N), to name a construct in a reason."""
         stmt = self.statement(node) if not isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)) \
             else node
         if isinstance(stmt, cst.BaseCompoundStatement):
-            code = self.module.code_for_node(stmt).strip().splitlines()[0]
+            code = self.module.code_for_node(stmt.with_changes(leading_lines=())).strip().splitlines()[0]
         else:
-            code = self.source(stmt)
+            code = self.source(stmt.with_changes(leading_lines=()))  # without the comments above it
         code = code if len(code) <= 70 else code[:67] + "..."
         return "`%s` (line %d)" % (code, self.line_of(stmt))
 
@@ -215,11 +217,12 @@ def _one_plan_per_statement(found: List[object]) -> List[object]:
     seen: Dict[int, int] = {}
     for plan in found:
         if isinstance(plan, Plan):
-            for key in set(plan.removed) | set(plan.replaced) | set(plan.nodes):
+            for key in set(plan.removed) | set(plan.replaced) | set(plan.nodes) | set(plan.before):
                 seen[key] = seen.get(key, 0) + 1
     out = []
     for plan in found:
-        if isinstance(plan, Plan) and any(seen[k] > 1 for k in set(plan.removed) | set(plan.replaced) | set(plan.nodes)):
+        if isinstance(plan, Plan) and any(seen[k] > 1 for k in set(plan.removed) | set(plan.replaced) | set(plan.nodes)
+                                          | set(plan.before)):
             plan = Refusal(plan.queue_call, "another queue fed from Python shares its statements")
         out.append(plan)
     return out
@@ -249,6 +252,10 @@ class _Reader:
         if queue.startswith("self.") and self.cls is None:
             return None
         self.queue = queue
+        loop = tree.in_loop(ctor_stmt, function or tree.module)
+        if loop is not None:
+            return self._unclear("it is built in a loop %s: a queue per iteration, each filled by a producer of its "
+                                 "own; qmigrate follows one queue built once" % tree.where(loop))
         region = self.region_for(queue)
         body = list(block.body)
         ctor_index = body.index(ctor_stmt)
@@ -259,11 +266,7 @@ class _Reader:
                 target = cstutil.single_assign(tree.statement(call))
                 if target and _is_ref(target[0]) and self._runs_by_name(tree.text(target[0])):
                     self.fed = True
-            return self._unclear("`%s` has %s in its %s (%s)" % (
-                queue, "%d enqueue ops" % len(enqueues) if enqueues else "no enqueue op",
-                "class" if region is self.cls else "function",
-                "one per if/else arm, or several producers: qmigrate follows one" if enqueues
-                else "it is filled elsewhere"))
+            return self._unclear(self._not_one_enqueue(queue, region, assign[0], [c for _, c in enqueues], refs))
         enqueue_ref, enqueue_call = enqueues[0]
         enqueue_stmt = tree.statement(enqueue_call)
         enqueue_assign = cstutil.single_assign(enqueue_stmt)
@@ -272,11 +275,13 @@ class _Reader:
                                  % tree.where(enqueue_stmt))
         enqueue = tree.text(enqueue_assign[0])
         bound = _bind(enqueue_call, ("vals", "name"), "its enqueue")
+        self.growing = None  # the list the components are read from at run time (see _components)
         components, vals_text = self._components(bound.get("vals"), body[:body.index(enqueue_stmt)]
-                                                 if enqueue_stmt in body else [])
+                                                 if enqueue_stmt in body else [], body, enqueue_stmt)
         runs = self._enqueue_runs(enqueue, enqueue_assign[0])
         elsewhere = [call for call in self._runs_by_name(enqueue) if all(call is not run for run, _ in runs)]
-        self.fed = (bool(components) or any(feed is not None for _, feed in runs) or bool(elsewhere)
+        self.fed = (bool(components) or self.growing is not None or any(feed is not None for _, feed in runs)
+                    or bool(elsewhere)
                     or self._mentions_placeholder(bound.get("vals")))
         if not self.fed:
             return None
@@ -287,21 +292,34 @@ class _Reader:
                            "and into the thread that starts there" % (
                                "in `%s()` " % function.name.value if function is not None else "",
                                tree.where(elsewhere[0])))
+        handed = self._handed_on(enqueue, enqueue_assign[0])
+        if handed is not None:
+            raise _Refused("its enqueue op `%s` is handed to `%s(...)` in %s and run through it%s: qmigrate follows "
+                           "an enqueue op that a thread runs with sess.run(op, feed_dict)" % (
+                               enqueue, tree.source(handed.func), tree.where(handed),
+                               " (several copies of it: several producers)" if any(
+                                   isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Multiply)
+                                   for n in cstutil.nodes_of(handed, (cst.BinaryOperation,))) else ""))
         if enqueue_stmt not in body or body.index(enqueue_stmt) < ctor_index:
             raise _Refused("its enqueue op %s is not built after it in the same block" % tree.where(enqueue_stmt))
-        if not components:
-            raise _Refused("its enqueue %s does not enqueue a literal list of tf.placeholder tensors built "
-                           "before it in the same block" % tree.where(enqueue_stmt))
+        if not components and self.growing is None:
+            raise _Refused("its enqueue %s does not enqueue %s" % (
+                tree.where(enqueue_stmt), self._vals_spelling(bound.get("vals"))))
         args = _bind(self.call, _SIGNATURES[self.kind], "its constructor")
         if not is_none(args.get("shared_name")):
             raise _Refused("it sets `shared_name=` (a queue shared between sessions)")
         if not is_none(args.get("names")):
             raise _Refused("it has `names=` (dict elements), which qmigrate does not rewrite from Python yet")
-        dtypes = _elements(args.get("dtypes"), "its `dtypes=`")
-        if len(dtypes) != len(components):
-            raise _Refused("its `dtypes=` does not give one dtype per enqueued placeholder")
         many = enqueue_call.func.attr.value == "enqueue_many"
-        shapes = self._shapes(args, components, many)
+        if self.growing is None:
+            dtypes = [tree.source(d) for d in _elements(args.get("dtypes"), "its `dtypes=`")]
+            if len(dtypes) != len(components):
+                raise _Refused("its `dtypes=` does not give one dtype per enqueued placeholder")
+            shapes = self._shapes(args, components, many)
+            spec = _Spec(dtypes[0] if len(dtypes) == 1 else "(%s)" % ", ".join(dtypes),
+                         shapes[0] if len(shapes) == 1 else "(%s)" % ", ".join(shapes), len(dtypes) == 1)
+        else:
+            spec = self._growing_spec(args, body, ctor_index)
 
         # The one sess.run(enqueue, feed_dict=...) and the thread that runs it.
         if len(runs) != 1:
@@ -313,16 +331,86 @@ class _Reader:
         producer = self._producer(run_call, feed, components, vals_text, enqueue, plan)
 
         # The dequeue, in the block that built the queue.
-        dequeue_stmt, dequeue_call = self._dequeue(refs, body, body.index(enqueue_stmt))
-        self._check_available(producer, body, body.index(dequeue_stmt))
-        self._check_defined(producer, body, body.index(dequeue_stmt), plan)
-        self._other_uses(refs, enqueue_ref, dequeue_call, plan)
+        dequeues, anchor = self._dequeue(refs, body, body.index(enqueue_stmt))
+        self._check_unchanged(args, body[ctor_index + 1:body.index(anchor)])
+        self._check_available(producer, body, body.index(anchor))
+        self._check_defined(producer, body, body.index(anchor), plan, len(dequeues) == 1)
+        self._other_uses(refs, enqueue_ref, [call for _, call in dequeues], plan)
         plan.removed.update({id(ctor_stmt), id(enqueue_stmt)})
         self._drop_placeholders(components, vals_text, body, plan, producer)
-        plan.replaced[id(dequeue_stmt)] = self._dataset(dequeue_stmt, dequeue_call, args, dtypes, shapes, many,
-                                                        producer, len(components))
+        built = [self._dataset(stmt, call, args, spec, many, producer) for stmt, call in dequeues]
+        if len(dequeues) > 1 and all(lines[:-1] == built[0][:-1] for lines in built) and all(
+                tree.block(stmt).body[0] is stmt for stmt, _ in dequeues):
+            # One dequeue per arm of an if (one runs), each first in its arm, so nothing the arm binds
+            # reaches it: the same dataset, built once before the if.
+            plan.before[id(anchor)] = built[0][:-1]
+            built = [lines[-1:] for lines in built]
+        for (dequeue_stmt, _), lines in zip(dequeues, built):
+            plan.replaced[id(dequeue_stmt)] = lines
         plan.detail = self._detail(producer, args)
         return plan
+
+    def _not_one_enqueue(self, queue, region, target, enqueues, refs) -> str:
+        """Why a queue with no enqueue op, or several, in its class (function) is not followed:
+        the name bound to several queues, one enqueue op per arm of an if, several producers, or
+        the queue handed to code that fills it elsewhere."""
+        tree = self.tree
+        where = "class" if region is self.cls else "function"
+        bindings = [node for node in cstutil.nodes_of(region, (cst.Assign,)) if len(node.targets) == 1
+                    and tree.text(node.targets[0].target) == queue and isinstance(node.value, cst.Call)
+                    and self.imports.resolve(node.value.func) in _SIGNATURES]
+        if len(bindings) > 1:
+            statements = [tree.statement(b) for b in bindings]
+            arms = self._arms_of_one_if(statements) if len(set(map(id, statements))) == len(statements) else None
+            return ("`%s` is bound to %d queues in its %s (%s%s): qmigrate follows a queue bound once, its enqueue op "
+                    "and its dequeue" % (queue, len(bindings), where, ", ".join("line %d" % tree.line_of(b)
+                                                                                  for b in bindings),
+                                         ", one per arm of %s" % tree.where(arms) if arms is not None else ""))
+        if enqueues:
+            statements = [tree.statement(c) for c in enqueues]
+            arms = self._arms_of_one_if(statements) if len(set(map(id, statements))) == len(statements) else None
+            return "`%s` has %d enqueue ops in its %s (%s): %s" % (
+                queue, len(enqueues), where, ", ".join(tree.where(c) for c in enqueues),
+                "one per arm of %s, decided when it is built; qmigrate follows one enqueue op" % tree.where(arms)
+                if arms is not None else "several producers fill one queue, and from_generator has one")
+        handed = [ref for ref in refs if isinstance(tree.parent.get(id(ref)), cst.Arg)]
+        if handed:
+            call = tree.parent.get(id(tree.parent[id(handed[0])]))
+            self.fed = self.fed or (isinstance(call, cst.Call) and self._fills_by_feed(call))
+            return ("`%s` has no enqueue op in its %s: it is handed to %s, which fills it away from where it is "
+                    "built; qmigrate follows an enqueue op built beside the queue" % (
+                        queue, where, "`%s(...)` in %s" % (tree.source(call.func), tree.where(call))
+                        if isinstance(call, cst.Call) else tree.where(handed[0])))
+        return "`%s` has no enqueue op in its %s (it is filled elsewhere)" % (queue, where)
+
+    def _fills_by_feed(self, call: cst.Call) -> bool:
+        """Whether `call` makes a class (or calls a function) of this module that enqueues into a
+        queue and runs something with a feed_dict: a queue handed to a Python feeder."""
+        if not isinstance(call.func, cst.Name):
+            return False
+        for stmt in self.tree.module.body:
+            if isinstance(stmt, (cst.ClassDef, cst.FunctionDef)) and stmt.name.value == call.func.value:
+                calls = cstutil.calls_of(stmt)
+                return any(isinstance(c.func, cst.Attribute) and c.func.attr.value in ("enqueue", "enqueue_many")
+                           for c in calls) and any(a.keyword is not None and a.keyword.value == "feed_dict"
+                                                   for c in calls for a in c.args)
+        return False
+
+    def _handed_on(self, enqueue: str, target) -> Optional[cst.Call]:
+        """A call, other than a session's run, that the enqueue op is handed to (a queue runner of
+        its own, a helper that runs it): the op is run there, where qmigrate does not follow."""
+        tree = self.tree
+        for ref in _refs(tree, self.region_for(enqueue), enqueue):
+            if ref is target:
+                continue
+            for ancestor in tree.up(ref):
+                if isinstance(ancestor, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+                    break
+                if isinstance(ancestor, cst.Call) and ancestor.func is not ref and not (
+                        isinstance(ancestor.func, cst.Attribute) and ancestor.func.attr.value == "run") and (
+                        self.imports.resolve(ancestor.func) != "threading.Thread"):
+                    return ancestor
+        return None
 
     def _unclear(self, reason: str) -> None:
         """A queue whose feeding is not followed: refused with `reason` when its class (or
@@ -371,27 +459,38 @@ class _Reader:
                     return True
         return False
 
-    def _components(self, vals, before) -> Tuple[List[Tuple[str, cst.Call]], Optional[str]]:
+    def _components(self, vals, before, body, enqueue_stmt) -> Tuple[List[Tuple[str, cst.Call]], Optional[str]]:
         """[(placeholder reference, its tf.placeholder call)] in the enqueue's order, and the text of
-        the list when the enqueue reads a name bound to a literal list of placeholders."""
+        the list when the enqueue reads a name bound to a literal list of placeholders. A list that
+        `.append(tf.placeholder(...))` statements grow before the enqueue (in branches taken at run
+        time) has components known only when it runs: ([], its text), with `self.growing` set."""
         assigned = {}
         for stmt in before:
             assign = cstutil.single_assign(stmt)
             if assign and _is_ref(assign[0]):
-                assigned[self.tree.text(assign[0])] = assign[1]
+                assigned[self.tree.text(assign[0])] = (stmt, assign[1])
         vals_text = None
-        if vals is not None and _is_ref(vals) and isinstance(assigned.get(self.tree.text(vals)), (cst.List, cst.Tuple)):
+        if vals is not None and _is_ref(vals) and isinstance(assigned.get(self.tree.text(vals), (None, None))[1],
+                                                             (cst.List, cst.Tuple)):
             vals_text = self.tree.text(vals)
-            listed = [e.value for e in assigned[vals_text].elements]
-            if all(self._is_placeholder(v) for v in listed):
-                return [("%s[%d]" % (vals_text, i), v) for i, v in enumerate(listed)], vals_text
-            return [], None
+            stmt, value = assigned[vals_text]
+            listed = [e.value for e in value.elements]
+            if not all(self._is_placeholder(v) for v in listed) or any(
+                    isinstance(e, cst.StarredElement) for e in value.elements):
+                return [], None
+            self.fed = True  # it enqueues placeholders: a refusal below is said
+            grown = self._growth(vals_text, stmt, vals, body, body.index(enqueue_stmt), self._is_placeholder,
+                                 "tf.placeholder tensors")
+            if grown:
+                self.growing = vals_text
+                return [], vals_text
+            return [("%s[%d]" % (vals_text, i), v) for i, v in enumerate(listed)], vals_text
         if not isinstance(vals, (cst.List, cst.Tuple)):
             return [], None
         out = []
         for element in vals.elements:
             value = element.value
-            placeholder = assigned.get(self.tree.text(value)) if _is_ref(value) else None
+            placeholder = assigned.get(self.tree.text(value), (None, None))[1] if _is_ref(value) else None
             if isinstance(element, cst.StarredElement) or not self._is_placeholder(placeholder):
                 return [], None
             out.append((self.tree.text(value), placeholder))
@@ -399,6 +498,95 @@ class _Reader:
 
     def _is_placeholder(self, node) -> bool:
         return isinstance(node, cst.Call) and self.imports.resolve(node.func) == "tensorflow.placeholder"
+
+    def _vals_spelling(self, vals) -> str:
+        """What the enqueue should read, said against what it reads."""
+        wanted = "a literal list of tf.placeholder tensors built before it in the same block"
+        if isinstance(vals, cst.BinaryOperation):
+            return wanted + " (it enqueues a concatenation `%s`, whose parts qmigrate does not add up)" % self.tree.source(vals)
+        if vals is not None and _is_ref(vals):
+            return wanted + " (`%s` is not bound to such a list there)" % self.tree.source(vals)
+        return wanted
+
+    def _growth(self, text, binding, use, body, until, element_ok, what) -> List[cst.BaseStatement]:
+        """The `text.append(x)` statements that grow the list `binding` (a statement of `body`)
+        binds, all between it and body[until]; every other use of the list (besides `use`, the one
+        the queue reads) only reads it: an index, a loop over it, `len()`, `zip()`. Raises _Refused,
+        naming the use, when the list is changed otherwise or grown where qmigrate cannot follow."""
+        tree = self.tree
+        start, target = body.index(binding), cstutil.single_assign(binding)[0]
+        grown = []
+        for ref in _refs(tree, self.region_for(text), text):
+            if ref is use or ref is target:
+                continue
+            append = _method_of(tree, ref, ("append",))
+            if append is not None:
+                stmt = tree.statement(append)
+                top = self._top_index(stmt, body)
+                small = cstutil.single_small(stmt)
+                if not (isinstance(small, cst.Expr) and small.value is append and top is not None
+                        and start < top < until and tree.function(stmt) is self.ctor_function
+                        and tree.in_loop(stmt, self.ctor_function) is None
+                        and len(append.args) == 1 and append.args[0].keyword is None and not append.args[0].star
+                        and element_ok(append.args[0].value)):
+                    raise _Refused("`%s` is grown by %s, which is not an append of %s between its binding and "
+                                   "the queue's use of it, outside loops" % (text, tree.where(stmt), what))
+                grown.append(stmt)
+                continue
+            if not self._only_read(ref):
+                raise _Refused("`%s`, the list the queue reads, is also used by %s, which may change it"
+                               % (text, tree.where(ref)))
+        return grown
+
+    def _top_index(self, stmt, body) -> Optional[int]:
+        """The index in `body` of the statement of `body` that holds `stmt` (or is it)."""
+        ids = {id(s): i for i, s in enumerate(body)}
+        for node in [stmt] + list(self.tree.up(stmt)):
+            if id(node) in ids:
+                return ids[id(node)]
+        return None
+
+    def _only_read(self, ref) -> bool:
+        """Whether `ref` (a list) is only read where it stands: indexed (not stored into), looped
+        over, or given to len() or zip()."""
+        tree = self.tree
+        parent = tree.parent.get(id(ref))
+        if isinstance(parent, cst.Subscript) and parent.value is ref:
+            above = tree.parent.get(id(parent))
+            return not isinstance(above, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.Del, cst.Element,
+                                          cst.For, cst.CompFor))
+        if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is ref:
+            return True
+        call = tree.parent.get(id(parent)) if isinstance(parent, cst.Arg) else None
+        return (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in ("len", "zip")
+                and not parent.keyword and not parent.star)
+
+    def _growing_spec(self, args, body, ctor_index) -> "_Spec":
+        """output_types and output_shapes for components collected at run time in `self.growing`:
+        the queue's dtypes (a literal, or a list grown before it like the placeholders) and the
+        placeholders' own shapes, read when the dataset is built."""
+        tree = self.tree
+        dtypes = args.get("dtypes")
+        if isinstance(dtypes, (cst.List, cst.Tuple)):
+            listed = [tree.source(d) for d in _elements(dtypes, "its `dtypes=`")]
+            types = "(%s)" % ", ".join(listed) if len(listed) > 1 else "(%s,)" % "".join(listed)  # a tuple, as the shapes
+        elif isinstance(dtypes, cst.Name):
+            binding = next((s for s in body[:ctor_index] if cstutil.single_assign(s)
+                            and tree.text(cstutil.single_assign(s)[0]) == dtypes.value
+                            and isinstance(cstutil.single_assign(s)[1], (cst.List, cst.Tuple))), None)
+            if binding is None or not isinstance(cstutil.single_assign(binding)[1], cst.List):
+                raise _Refused("its `dtypes=` (`%s`) is not bound to a literal list before it in the same block"
+                               % dtypes.value)
+            self._growth(dtypes.value, binding, dtypes, body, ctor_index, lambda node: True, "a dtype")
+            types = "tuple(%s)" % dtypes.value
+        else:
+            _elements(dtypes, "its `dtypes=`")  # refused, with how it is spelled
+        if not is_none(args.get("shapes")):
+            raise _Refused("it has `shapes=` while its placeholders are collected at run time in `%s`: qmigrate "
+                           "does not match the two" % self.growing)
+        if self.kind == _PADDING:
+            raise _Refused("a PaddingFIFOQueue without shapes")
+        return _Spec(types, "tuple(placeholder.shape for placeholder in %s)" % self.growing, False)
 
     def _shapes(self, args, components, many) -> List[str]:
         """from_generator's output_shapes: the queue's shapes (with the batch dimension enqueue_many
@@ -411,10 +599,11 @@ class _Reader:
             for shape in shapes:
                 if not many:
                     out.append(self.tree.source(shape))
-                elif isinstance(shape, (cst.List, cst.Tuple)):
+                elif isinstance(shape, (cst.List, cst.Tuple)) and not any(
+                        isinstance(e, cst.StarredElement) for e in shape.elements):
                     out.append("[%s]" % ", ".join(["None"] + [self.tree.source(e.value) for e in shape.elements]))
-                else:
-                    raise _Refused("its `shapes=` are computed, and enqueue_many feeds them with a batch dimension")
+                else:  # a computed shape (`x.shape[1:]`): enqueue_many feeds it with a batch dimension first
+                    out.append("%s.TensorShape([None]).concatenate(%s)" % (self.tf, self.tree.source(shape)))
             return out
         if self.kind == _PADDING:
             raise _Refused("a PaddingFIFOQueue without shapes")
@@ -665,6 +854,10 @@ class _Reader:
             producer.removed_feed = block[index - 1]
             feed = before[1]
         order = [text for text, _ in components]
+        if isinstance(feed, cst.Dict) and self.growing is not None:
+            raise _Refused("its feed_dict %s is a literal dict, while the placeholders are collected at run time in "
+                           "`%s`: qmigrate orders them from dict(zip(%s, values))"
+                           % (tree.where(run_stmt), self.growing, self.growing))
         if isinstance(feed, cst.Dict):
             fed = {}
             for element in feed.elements:
@@ -684,11 +877,36 @@ class _Reader:
             return values[0] if len(values) == 1 else ", ".join(values)
         zipped = _dict_of_zip(feed)
         if zipped is not None and vals_text is not None and meaning(zipped[0]) == vals_text:
+            if self.growing is not None and tree.text(zipped[0]) != vals_text:
+                raise _Refused("its feed_dict %s zips `%s`, which stands for `%s`: the generator needs the list "
+                               "itself, collected at run time" % (tree.where(run_stmt), tree.source(zipped[0]),
+                                                                  vals_text))
             if isinstance(zipped[0], cst.Name):
                 producer.fed_params.add(zipped[0].value)
-            return "tuple(%s)" % tree.source(zipped[1])
+            # zip() stops at the last placeholder: values past it were never fed.
+            if self.growing is not None:
+                return "tuple(%s)[:len(%s)]" % (tree.source(zipped[1]), self.growing)
+            if self._gives_exactly(zipped[1], len(order)):
+                return "tuple(%s)" % tree.source(zipped[1])
+            return "tuple(%s)[:%d]" % (tree.source(zipped[1]), len(order))
         raise _Refused("its feed_dict %s is not a literal dict of the placeholders (nor dict(zip(placeholders, "
                        "values)))" % tree.where(run_stmt))
+
+    def _gives_exactly(self, values, count: int) -> bool:
+        """Whether `values` is a literal tuple (or list) of `count` items, or a call of a function of
+        this module that returns only such (so zip() with `count` placeholders takes it whole)."""
+        def literal(node) -> bool:
+            return isinstance(node, (cst.Tuple, cst.List)) and len(node.elements) == count and not any(
+                isinstance(e, cst.StarredElement) for e in node.elements)
+        if literal(values):
+            return True
+        if not (isinstance(values, cst.Call) and isinstance(values.func, cst.Name)):
+            return False
+        defined = [s for s in self.tree.module.body if isinstance(s, cst.FunctionDef) and s.name.value == values.func.value]
+        if len(defined) != 1 or cstutil.nodes_of(defined[0].body, (cst.Yield, cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            return False  # a generator, or returns that may belong to a nested function
+        returns = cstutil.nodes_of(defined[0].body, (cst.Return,))
+        return bool(returns) and all(literal(r.value) for r in returns)
 
     def _stop_test(self, call: cst.Call, plan: Plan) -> None:
         """`while not coord.should_stop():` loops while the consumer reads: `while True:`."""
@@ -697,6 +915,25 @@ class _Reader:
             plan.nodes[id(parent)] = lambda node: cst.Name("True")
         else:
             plan.nodes[id(call)] = lambda node: cst.Name("False")
+
+    def _check_unchanged(self, args, between) -> None:
+        """The constructor's arguments (capacity, dtypes, shapes, ...) are read again where the
+        dataset is built: nothing between the two may bind a name (or `self.` attribute) they read."""
+        tree = self.tree
+        read = set()
+        for value in args.values():
+            read |= set(cstutil.name_uses(value).loads)
+            read |= {tree.text(n) for n in cstutil.nodes_of(value, (cst.Attribute,)) if _is_ref(n)}
+        for stmt in between:
+            stored = _stored_names(stmt) if not isinstance(stmt, cst.BaseCompoundStatement) else set()
+            for node in cstutil.nodes_of(stmt, (cst.AssignTarget, cst.AugAssign, cst.For, cst.WithItem)):
+                target = getattr(node, "target", None) or getattr(getattr(node, "asname", None), "name", None)
+                if target is not None:
+                    stored |= {tree.text(t) for t in _targets(target)}
+            changed = sorted(stored & read)
+            if changed:
+                raise _Refused("`%s`, which its constructor reads, is bound again in %s, before the dequeue where "
+                               "the dataset is built" % (changed[0], tree.where(stmt)))
 
     def _check_available(self, producer: "_Producer", body, dequeue_index: int) -> None:
         """What the thread was given must mean the same where the dataset is built (at the dequeue):
@@ -729,7 +966,7 @@ class _Reader:
                                "queue is dequeued (`%s` is bound there more than once, or after the dequeue)"
                                % (tree.where(producer.thread), tree.source(arg), sorted(local)[0]))
 
-    def _check_defined(self, producer: "_Producer", body, dequeue_index: int, plan: Plan) -> None:
+    def _check_defined(self, producer: "_Producer", body, dequeue_index: int, plan: Plan, single: bool) -> None:
         """A thread function nested in the function that builds the queue must exist at the dequeue:
         one defined after it moves up to just before the dataset. That changes nothing else when
         defining it evaluates nothing (no decorators, literal defaults) and its name is not used
@@ -743,6 +980,9 @@ class _Reader:
             isinstance(p.default, cst.Name) and p.default.value in ("None", "True", "False"))
             for p in function.params.params)
         between = body[dequeue_index + 1:body.index(function)]
+        if not single:
+            raise _Refused("`%s()` is defined after the dequeues in %s, where the datasets need it"
+                           % (name, self.tree.where(body[dequeue_index])))
         if function.decorators or not defaults_plain or any(name in cstutil.name_uses(s).loads for s in between):
             raise _Refused("`%s()` is defined after the dequeue, where the dataset needs it, and cannot move up "
                            "(decorators, computed defaults, or its name used in between)" % name)
@@ -782,31 +1022,58 @@ class _Reader:
                                % (name, tree.where(use)))
 
     # -- the consumer -----------------------------------------------------------------------------
-    def _dequeue(self, refs, body, enqueue_index) -> Tuple[cst.BaseStatement, cst.Call]:
+    def _dequeue(self, refs, body, enqueue_index) -> Tuple[List[Tuple[cst.BaseStatement, cst.Call]], cst.BaseStatement]:
+        """[(statement, dequeue call)] and the statement of `body` that holds them: one dequeue in
+        the block that builds the queue, or one in each arm of an if/elif/else there (one runs)."""
         tree = self.tree
         dequeues = [c for r in refs for c in [_method_of(tree, r, _DEQUEUES)] if c]
         if not dequeues:
             raise _Refused("it is not dequeued in this file")
+        anchor = tree.statement(dequeues[0])
         if len(dequeues) > 1:
-            raise _Refused("it is dequeued in %d places (%s)" % (len(dequeues), ", ".join(tree.where(d) for d in dequeues)))
-        call = dequeues[0]
-        stmt = tree.statement(call)
-        if stmt not in body or body.index(stmt) <= enqueue_index:
+            anchor = self._arms_of_one_if([tree.statement(d) for d in dequeues])
+            if anchor is None:
+                raise _Refused("it is dequeued in %d places (%s), not one per arm of an if"
+                               % (len(dequeues), ", ".join(tree.where(d) for d in dequeues)))
+        if anchor not in body or body.index(anchor) <= enqueue_index:
             raise _Refused("it is dequeued in %s, away from the block that builds it: each call there would build its "
                            "own dataset and run its own generator; qmigrate rewrites a dequeue in that block"
-                           % tree.where(call))
-        if cstutil.statement_value(stmt) is not call:
-            raise _Refused("its dequeue %s is not assigned or returned as it is" % tree.where(call))
-        small = cstutil.single_small(stmt)
-        if isinstance(small, cst.Assign) and not all(_is_ref(t) for t in _targets(small.targets[0].target)):
-            raise _Refused("its dequeue %s is not assigned to names" % tree.where(call))
-        return stmt, call
+                           % tree.where(dequeues[0]))
+        out = []
+        for call in dequeues:
+            stmt = tree.statement(call)
+            if cstutil.statement_value(stmt) is not call:
+                raise _Refused("its dequeue %s is not assigned or returned as it is" % tree.where(call))
+            small = cstutil.single_small(stmt)
+            if isinstance(small, cst.Assign) and not all(_is_ref(t) for t in _targets(small.targets[0].target)):
+                raise _Refused("its dequeue %s is not assigned to names" % tree.where(call))
+            out.append((stmt, call))
+        return out, anchor
 
-    def _other_uses(self, refs, enqueue_ref, dequeue_call, plan) -> None:
+    def _arms_of_one_if(self, statements) -> Optional[cst.If]:
+        """The if statement whose arms (if, elif, else) each hold one of `statements` directly."""
+        tree = self.tree
+        tops, arms = set(), set()
+        top = None
+        for stmt in statements:
+            arm = tree.block(stmt)
+            owner = tree.parent.get(id(arm))
+            if isinstance(owner, cst.Else):
+                owner = tree.parent.get(id(owner))
+            if not isinstance(owner, cst.If) or not isinstance(arm, cst.IndentedBlock):
+                return None
+            while isinstance(tree.parent.get(id(owner)), cst.If) and tree.parent[id(owner)].orelse is owner:
+                owner = tree.parent[id(owner)]  # an elif: up to its if
+            arms.add(id(arm))
+            tops.add(id(owner))
+            top = owner
+        return top if len(tops) == 1 and len(arms) == len(statements) else None
+
+    def _other_uses(self, refs, enqueue_ref, dequeue_calls, plan) -> None:
         """The queue's close goes; anything else it is used for has no dataset counterpart."""
         tree = self.tree
         for ref in refs:
-            if ref is enqueue_ref or _method_of(tree, ref, _DEQUEUES) is dequeue_call:
+            if ref is enqueue_ref or any(_method_of(tree, ref, _DEQUEUES) is call for call in dequeue_calls):
                 continue
             close = _method_of(tree, ref, ("close",))
             stmt = tree.statement(ref)
@@ -822,6 +1089,8 @@ class _Reader:
     def _drop_placeholders(self, components, vals_text, body, plan, producer) -> None:
         """Placeholders that only fed the queue go; those read elsewhere stay (nothing feeds them now)."""
         tree = self.tree
+        if self.growing is not None:
+            return  # the generator reads the list (its length), and so does output_shapes
         texts = [vals_text] if vals_text is not None else [text for text, _ in components]
         for text in texts:
             stmt = next(s for s in body if cstutil.single_assign(s) and tree.text(cstutil.single_assign(s)[0]) == text)
@@ -831,7 +1100,7 @@ class _Reader:
             if not others:
                 plan.removed.add(id(stmt))
 
-    def _dataset(self, stmt, call, args, dtypes, shapes, many, producer, arity) -> List[str]:
+    def _dataset(self, stmt, call, args, spec, many, producer) -> List[str]:
         """The statements that replace the dequeue: a dataset over the generator, batched as the
         dequeue did, and its next element."""
         tree, tf, target = self.tree, self.tf, self.target
@@ -845,11 +1114,15 @@ class _Reader:
         generator = producer.reference(tree)
         if producer.kept:
             generator = "lambda: %s(%s)" % (generator, ", ".join(tree.source(arg) for _, arg in producer.kept))
-        types = [tree.source(d) for d in dtypes]
-        one = arity == 1
+        one = spec.one
+        small = cstutil.single_small(stmt)
+        if self.growing is not None and not (isinstance(small, cst.Assign) and isinstance(
+                small.targets[0].target, (cst.Tuple, cst.List)) and len(small.targets[0].target.elements) > 1):
+            # A queue of one component dequeues a tensor, of several a list; from_generator gives a tuple.
+            raise _Refused("its dequeue %s is not unpacked into names, and its components, collected at run time "
+                           "in `%s`, may be one (a tensor) or several (a list)" % (tree.where(call), self.growing))
         out = ["%s = %s.data.Dataset.from_generator(%s, output_types=%s, output_shapes=%s)" % (
-            ds, tf, generator, types[0] if one else "(%s)" % ", ".join(types),
-            shapes[0] if one else "(%s)" % ", ".join(shapes))]
+            ds, tf, generator, spec.types, spec.shapes)]
         if many:
             out.append("%s = %s.%s" % (ds, ds, synth._unbatch(tf, target)))
         # The generator runs ahead of the consumer by as many elements as the queue held.
@@ -864,7 +1137,6 @@ class _Reader:
                                 dynamic_pad=self.kind == _PADDING)
             out.append("%s = %s.%s" % (ds, ds, synth._batch(ds, batching, tf, target)))
         element = "%s.get_next()" % synth._one_shot(ds, tf, target)
-        small = cstutil.single_small(stmt)
         if isinstance(small, cst.Return):
             out.append("return %s" % element)
             return out
@@ -887,6 +1159,15 @@ class _Reader:
         if self.kind == _SHUFFLE and not (isinstance(keep, cst.Integer) and keep.evaluated_value == 0):
             parts.append("the last elements the RandomShuffleQueue kept back (min_after_dequeue) now come out")
         return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """from_generator's output_types and output_shapes (source), and whether an element is one tensor."""
+
+    types: str
+    shapes: str
+    one: bool
 
 
 @dataclass
@@ -959,22 +1240,23 @@ def _drop_params(dropped: Set[str]) -> Callable[[cst.CSTNode], cst.CSTNode]:
 
 def apply(module: cst.Module, plans: List[Plan]) -> cst.Module:
     """The module with every plan's edits made."""
-    removed, replaced, nodes, moved = set(), {}, {}, {}
+    removed, replaced, nodes, moved, before = set(), {}, {}, {}, {}
     for plan in plans:
         removed |= plan.removed
         replaced.update(plan.replaced)
         nodes.update(plan.nodes)
         moved.update(plan.moved)
-    return module.visit(_Apply(removed, replaced, nodes, moved, module.config_for_parsing))
+        before.update(plan.before)
+    return module.visit(_Apply(removed, replaced, nodes, moved, module.config_for_parsing, before))
 
 
 class _Apply(cst.CSTTransformer):
     """Edits by original node; statements are removed and replaced by their block, so the comments
     of a removed statement (those not about queues) move to the next statement that stays."""
 
-    def __init__(self, removed, replaced, nodes, moved, config):
+    def __init__(self, removed, replaced, nodes, moved, config, before):
         self.removed, self.replaced, self.nodes, self.config = removed, replaced, nodes, config
-        self.moved = moved
+        self.moved, self.before = moved, before
         self.moved_away = set(moved.values())
 
     def on_leave(self, original_node, updated_node):
@@ -1006,6 +1288,10 @@ class _Apply(cst.CSTTransformer):
                     statements.insert(0, generator)
             else:
                 statements, new_lines = [new], list(new.leading_lines)
+            if id(old) in self.before:  # its comments go before what comes first; a blank line still sets it apart
+                apart = [cst.EmptyLine(indent=False)] if any(line.comment is None for line in new_lines) else []
+                statements = [cst.parse_statement(text + "\n", self.config) for text in self.before[id(old)]] + [
+                    statements[0].with_changes(leading_lines=apart)] + statements[1:]
             if pending or blank:
                 blanks = [line for line in new_lines if line.comment is None][:1] or (
                     [cst.EmptyLine(indent=False)] if blank and body else [])

@@ -37,11 +37,18 @@ class PythonFedQueue(Rule):
     `tf.data.Dataset.from_generator` spelled by hand. The loop becomes a generator (the run a
     `yield` of the fed values, in the queue's component order), the dequeue a dataset over it
     (`output_types` from the queue's dtypes, `output_shapes` from its shapes or the placeholders'),
-    `unbatch` for `enqueue_many`, `prefetch(capacity)` where the queue buffered, `shuffle` for a
+    `unbatch` for `enqueue_many` (a computed shape such as `x.shape[1:]` gets the batch
+    dimension it feeds in front, `tf.TensorShape([None]).concatenate(...)`), `prefetch(capacity)` where the queue buffered, `shuffle` for a
     RandomShuffleQueue (its `min_after_dequeue`, its seed), the batching of `dequeue_many` (remainder
     dropped), `dequeue_up_to` (kept) or a padding queue (`padded_batch`), and a one-shot iterator
     whose `get_next()` takes the dequeue's place. The thread's start and stop code, the queue's
     `close` and the placeholders that only fed it go.
+
+    Components decided when the feeder is built (a list of placeholders, and the queue's dtypes,
+    grown by `.append(...)` in branches before the queue, e.g. an id input only when there are
+    several speakers) are read when the dataset is built: `output_types=tuple(dtypes)` and the
+    placeholders' own shapes, the fed values cut to as many as `zip()` fed. A queue dequeued
+    once in each arm of an if (one arm runs) gets one dataset, built before the if.
 
     ## Fix safety
     Unsafe (applied with `--unsafe`; reported always): the generator runs inside TensorFlow's
@@ -58,12 +65,16 @@ class PythonFedQueue(Rule):
     iteration: several producers) or by a helper that function calls once without arguments
     (it then yields from the helper), whose only use of the session is that run, fed a literal
     dict of exactly the enqueued placeholders (or `dict(zip(placeholders, values))`, built just
-    before the run); what the thread is given must mean the same where the queue is dequeued; a
+    before the run); the constructor's arguments are read again at the dequeue, so nothing in
+    between may bind what they read; what the thread is given must mean the same where the queue is dequeued; a
     thread function nested after the dequeue moves up when defining it evaluates nothing. A
     feeder that is itself a `threading.Thread` keeps its base: its run() becomes the generator, so
     its start() feeds nothing (said in the finding). Anything else (a loop that runs other ops,
-    an enqueue op returned to another function or module, computed `dtypes=`, `names=` queues,
-    the queue used for `size()`, a thread started in a loop) is reported with the construct, its
+    an enqueue op returned to another function or module or handed to a queue runner of the
+    program's own, a queue handed to a feeder class that enqueues into it, one name bound to a
+    queue per arm of an if, an enqueue op per arm, a placeholder list changed other than by
+    appends before the queue, computed `dtypes=` that are not such a list, `names=` queues, the
+    queue used for `size()`, a thread started in a loop) is reported with the construct, its
     line and the reason.
     """
 

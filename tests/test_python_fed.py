@@ -93,6 +93,27 @@ def test_refusals_name_the_construct_and_its_line():
         assert any(re.search(pattern, reason) for reason in reasons), (pattern, reasons)
 
 
+def test_branch_and_helper_refusals_name_the_construct_and_its_line():
+    result = _migrate(os.path.join(FOLDER, "refused_branches.before.py"))
+    assert not result.changed
+    reasons = [d.message for d in result.diagnostics if d.code == "QM307"]
+    expected = [
+        r"`q` is bound to 2 queues in its function \(line 16, line 20, one per arm of `if with_mask:` \(line 15\)\)",
+        r"`self\.queue` has 2 enqueue ops in its class \(`self\.enqueue = self\.queue\.enqueue_many\(\[self\.x\]\)` "
+        r"\(line 40\), `self\.enqueue = self\.queue\.enqueue\(\[self\.x\]\)` \(line 42\)\): one per arm of `if many:`",
+        r"its enqueue op `enqueue` is handed to `make_runner\(\.\.\.\)` in .* \(line 60\) and run through it "
+        r"\(several copies of it: several producers\)",
+        r"`self\._placeholders`, the list the queue reads, is also used by `self\._placeholders\.extend\(self\.more\(\)\)` "
+        r"\(line 77\), which may change it",
+        r"`self\.queue` has no enqueue op in its class: it is handed to `EnqueueThread\(\.\.\.\)` in "
+        r"`self\.thread = EnqueueThread\(self\.queue, rows, placeholders\)` \(line 108\)",
+        r"it is built in a loop `for _ in range\(n_slots\):` \(line 118\): a queue per iteration",
+    ]
+    for pattern in expected:
+        assert any(re.search(pattern, reason) for reason in reasons), (pattern, reasons)
+    assert all("fed from Python" in reason for reason in reasons)
+
+
 def test_emitted_code_is_python_3_6_syntax(tmp_path):
     import subprocess
 
@@ -125,7 +146,7 @@ def _drain(case, tf_version, tmp_path):
 
 
 @pytest.mark.parametrize("tf_version", ("1.8", "1.15", "2"), ids=lambda v: "tf" + v)
-@pytest.mark.parametrize("case", ("padding_feeder", "shuffle_chunks"))
+@pytest.mark.parametrize("case", ("padding_feeder", "shuffle_chunks", "arm_dequeues", "computed_shapes"))
 def test_same_examples_before_and_after(case, tf_version, tmp_path):
     old, new = _drain(case, tf_version, tmp_path)
     # The migrated input ends with the data (OutOfRangeError), where the queue would wait.
@@ -135,7 +156,16 @@ def test_same_examples_before_and_after(case, tf_version, tmp_path):
     old_ids = [i for b in old["batches"] for i in b["ids"]]
     new_ids = [i for b in new["batches"] for i in b["ids"]]
     assert Counter(new_ids) == Counter(old_ids) == Counter(range(len(old_ids)))  # every example once
-    if case == "padding_feeder":
+    if case == "computed_shapes":
+        # Shapes read from the arrays, with the batch dimension enqueue_many fed: the same batches.
+        assert new["static_shapes"] == old["static_shapes"] == [[8, 2, 3], [8]]
+        assert new["batches"] == old["batches"]
+    elif case == "arm_dequeues":
+        # One producer, FIFO, a dequeue per arm: the same batches in the same order in both graphs.
+        assert new["static_shapes"] == old["static_shapes"]
+        assert new["batches"] == old["batches"]
+        assert [b["values"][0][0] for b in new["batches"]] == [10.0 * i for i in range(0, 48, 8)]
+    elif case == "padding_feeder":
         # One producer, FIFO: the same batches in the same order, padded the same way.
         assert new["static_shapes"] == old["static_shapes"]
         assert new["batches"] == old["batches"]
@@ -148,16 +178,20 @@ def test_same_examples_before_and_after(case, tf_version, tmp_path):
 
 
 @pytest.mark.parametrize("tf_version", ("1.8", "1.15", "2"), ids=lambda v: "tf" + v)
-@pytest.mark.parametrize("case", ("grouped_batches", "nested_producer", "thread_subclass"))
+@pytest.mark.parametrize("case", ("grouped_batches", "nested_producer", "thread_subclass", "growing_feeder"))
 def test_endless_feeders_give_the_same_sequence(case, tf_version, tmp_path):
     """One producer feeding a FIFO queue: the same elements in the same order, shapes and padding
-    included, from the generator (through a helper's `yield from`, a nested def moved up, or the
-    run() of a feeder that is itself a thread)."""
+    included, from the generator (through a helper's `yield from`, a nested def moved up, the
+    run() of a feeder that is itself a thread, or components collected at run time)."""
     old, new = _drain(case, tf_version, tmp_path)
     assert not old["ended"] and not new["ended"]
     assert new["static_shapes"] == old["static_shapes"]
     assert len(new["batches"]) == len(old["batches"]) > 0
     assert new["batches"] == old["batches"]
+    if case == "growing_feeder":  # one group: two components; two groups: three, the ids included
+        assert [len(shapes) for shapes in new["static_shapes"]] == [2, 3]
+        assert {b["groups"] is None for b in new["batches"][:8]} == {True}
+        assert {g for b in new["batches"][8:] for g in b["groups"]} == {0, 1}
     if case != "nested_producer":  # padded per batch in numpy, to different lengths
         assert len({b["shape"][1] for b in new["batches"]}) > 1
     else:  # whole chunks of 8 from the 30 examples: 0..23, then from 0 again

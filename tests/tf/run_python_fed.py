@@ -5,8 +5,8 @@ usage: run_python_fed.py MODULE_PATH CASE OUT_JSON [--drain-past-end]
 Writes {"static_shapes", "batches": [{"ids", "shape", "values"}], "ended"}. With
 --drain-past-end a finite case asks for one batch more than the data holds and records whether
 the input ended with OutOfRangeError (a queue would wait forever there, so only migrated code is
-asked); endless cases (grouped_batches, nested_producer, thread_subclass) read their first
-batches.
+asked); endless cases (grouped_batches, nested_producer, thread_subclass, growing_feeder) read
+their first batches.
 """
 import importlib.util
 import json
@@ -36,18 +36,23 @@ def load(path):
     return module
 
 
+def read_batches(sess, values, ids, count, out):
+    """Append `count` batches of (values, ids) to out["batches"]; an OutOfRangeError sets out["ended"]."""
+    for _ in range(count):
+        try:
+            got, got_ids = sess.run([values, ids])
+        except tf.errors.OutOfRangeError:
+            out["ended"] = True
+            return
+        out["batches"].append({"ids": got_ids.tolist(), "shape": list(got.shape), "values": got.tolist()})
+
+
 def padding_feeder(module, past_end):
     feeder = module.DataFeeder(LENGTHS, BATCH)
     out = {"static_shapes": [feeder.inputs.shape.as_list(), feeder.ids.shape.as_list()], "batches": []}
     sess = tf.Session()
     feeder.start_threads(sess)
-    for _ in range(len(LENGTHS) // BATCH + past_end):
-        try:
-            inputs, ids = sess.run([feeder.inputs, feeder.ids])
-        except tf.errors.OutOfRangeError:
-            out["ended"] = True
-            break
-        out["batches"].append({"ids": ids.tolist(), "shape": list(inputs.shape), "values": inputs.tolist()})
+    read_batches(sess, feeder.inputs, feeder.ids, len(LENGTHS) // BATCH + past_end, out)
     return out
 
 
@@ -114,7 +119,56 @@ def thread_subclass(module, past_end):
     return out
 
 
-CASES = {"padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
+def computed_shapes(module, past_end):
+    """64 examples of 2x3 values pushed in chunks of 16, read in 8 batches of 8."""
+    values = np.arange(64 * 6, dtype=np.float32).reshape(64, 2, 3)
+    ids = np.arange(64, dtype=np.int64)
+    sess = tf.Session()
+    batch, batch_ids = module.build_input(sess, values, ids, 8)
+    out = {"static_shapes": [batch.shape.as_list(), batch_ids.shape.as_list()], "batches": []}
+    read_batches(sess, batch, batch_ids, 8 + past_end, out)
+    return out
+
+
+def arm_dequeues(module, past_end):
+    """Rows of (features, id, label), the label never fed: 3 batches of 8 per graph, whole batches
+    only and then with the last partial one kept (none here: 24 rows)."""
+    out = {"static_shapes": [], "batches": []}
+    for graph, keep_last in enumerate((False, True)):
+        rows = [(np.arange(4, dtype=np.float32) + 10 * index, index, -index)
+                for index in range(24 * graph, 24 * graph + 24)]
+        with tf.Graph().as_default():
+            sess = tf.Session()
+            features, ids = module.build_input(sess, rows, 8, keep_last)
+            out["static_shapes"].append([features.shape.as_list(), ids.shape.as_list()])
+            read_batches(sess, features, ids, 3 + past_end, out)
+    return out
+
+
+def growing_feeder(module, past_end):
+    """An endless feeder whose components depend on its data: its first batches with one group (two
+    components; each batch's third value, the group ids, is never fed) and with two groups (three)."""
+    groups = [[list(range(index, index + 1 + index % 3)) for index in range(7)],
+              [[100 + index] * (1 + index % 2) for index in range(5)]]
+    out = {"static_shapes": [], "batches": []}
+    for count in (1, 2):
+        with tf.Graph().as_default():
+            coord = tf.train.Coordinator()
+            feeder = module.GroupFeeder(coord, groups[:count], 3)
+            tensors = [feeder.values, feeder.lengths] + ([feeder.group_ids] if feeder.with_ids else [])
+            out["static_shapes"].append([t.shape.as_list() if t.shape.ndims is not None else None for t in tensors])
+            sess = tf.Session()
+            feeder.start_in_session(sess)
+            for _ in range(8):
+                got = sess.run(tensors)
+                out["batches"].append({"ids": [int(row[0]) for row in got[0].tolist()], "shape": list(got[0].shape),
+                                       "values": got[0].tolist(), "lengths": got[1].tolist(),
+                                       "groups": got[2].tolist() if len(got) > 2 else None})
+            coord.request_stop()
+    return out
+
+
+CASES = {"arm_dequeues": arm_dequeues, "computed_shapes": computed_shapes, "growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
          "nested_producer": nested_producer, "thread_subclass": thread_subclass}
 
 
