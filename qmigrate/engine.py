@@ -1088,7 +1088,7 @@ class _PipelineRewriter(cst.CSTTransformer):
             texts = synth.head_statements(pipeline, tf, self.target)
         else:
             texts = synth.dataset_statements(pipeline, tf, self.target)
-        statements = [cst.parse_statement(text, config) for text in texts]
+        statements = [_stage(text, config) for text in texts]
         leading = [line for line in batch.updated.leading_lines if line.comment is None]
         if function is not None and not leading:
             leading = [cst.EmptyLine(indent=False)]  # a blank line after the nested function
@@ -1144,9 +1144,10 @@ class _PipelineRewriter(cst.CSTTransformer):
         for block, batching in ((branch.body, match.pipeline.batching), (branch.orelse.body, match.branch_batchings[0])):
             pipeline = dataclasses.replace(match.pipeline, batching=batching)
             tail = [cst.parse_statement(text, config) for text in synth.tail_statements(pipeline, self.tf, self.target)]
-            consume = self._consume(block.body[0], dataclasses.replace(match, pipeline=pipeline))
-            tail[0] = tail[0].with_changes(leading_lines=block.body[0].leading_lines)
-            arms.append(block.with_changes(body=tail + [consume]))
+            # Statements before the batching (`capacity = ...`) stay ahead of the arm's tail.
+            consume = self._consume(block.body[-1], dataclasses.replace(match, pipeline=pipeline))
+            tail[0] = tail[0].with_changes(leading_lines=block.body[-1].leading_lines)
+            arms.append(block.with_changes(body=list(block.body[:-1]) + tail + [consume]))
         return branch.with_changes(body=arms[0], orelse=branch.orelse.with_changes(body=arms[1]))
 
     def _in_tower_loop(self, loop: cst.For, match: Match, statements) -> cst.For:
@@ -1261,3 +1262,12 @@ def _ensure_tf_import(module: cst.Module, imports: ImportMap, tf: str) -> cst.Mo
     statement = "import tensorflow\n" if tf == "tensorflow" else "import tensorflow as %s\n" % tf
     body.insert(_after_imports(body), cst.parse_statement(statement))
     return module.with_changes(body=body)
+
+
+def _stage(text: str, config) -> cst.BaseStatement:
+    """One statement the synthesiser wrote; a blank line it starts with is blank at any indentation."""
+    stmt = cst.parse_statement(text, config)
+    if not stmt.leading_lines:
+        return stmt
+    return stmt.with_changes(leading_lines=[line.with_changes(indent=False) if line.comment is None else line
+                                            for line in stmt.leading_lines])

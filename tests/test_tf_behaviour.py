@@ -151,6 +151,16 @@ CASES = [
     ("class_queue_on_self", "owner_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
     ("class_queue_on_self", "stream_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
     ("class_reader_method", "source_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
+    # --- split2 ---
+    # TFRecord keys (`file:offset`) are part of each example's fingerprint: they must be the reader's.
+    ("reader_keys", "keyed_chunks", lambda d: dict(patterns=_files(d, "gzip_*"), batch_size=4, epochs=0,
+                                                   shuffle=False), 80, ("forever", 30)),
+    ("reader_keys", "keyed_chunks", lambda d: dict(patterns=_files(d, "gzip_*"), batch_size=4, epochs=2,
+                                                   shuffle=True), 60, "epoch"),
+    ("reader_keys", "keyed_examples", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, training=False), 50,
+     "epoch"),
+    ("reader_keys", "keyed_examples", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, training=True), 50,
+     "epoch"),
 ]
 
 
