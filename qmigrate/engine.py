@@ -15,7 +15,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstutil, data_findings, handbuilt,
-                      helpers, python3_check, python_fed, queue_roles, range_producers, synth, towers, wording)
+                      helpers, python3_check, python_fed, queue_roles, range_producers, synth, towers, unlinked,
+                      wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -113,6 +114,16 @@ class FileAnalysis:
                    if id(call) not in self.fixed_calls and id(call) not in self.kept_calls
                    and rule not in PLUMBING and not rule.note)
 
+    def _unlinked(self, rule, call) -> str:
+        """Why a call no pipeline reached stays: where its chain leaves its function, if that shows."""
+        explainer = getattr(self, "_explainer", None)
+        if explainer is None or explainer[0] is not self.module:
+            calls = [c for _, c, _, _ in self.occurrences if isinstance(c, cst.Call)]
+            explainer = self._explainer = (self.module, unlinked.Explainer(
+                self.module, calls, self.imports.resolve, lambda node: self.positions.start(node)[0]))
+        specific = explainer[1].reason(rule.code, call) if isinstance(call, cst.Call) else None
+        return specific or _UNLINKED
+
     def result(self) -> FileResult:
         diagnostics = []
         queue_code_left = self.remaining_queue_calls > 0
@@ -126,7 +137,7 @@ class FileAnalysis:
                 message += "; %s" % rule.advice_for(name)
             elif not fixed:
                 reason = (self.reasons.get(id(call)) or rule.reason_for(name)
-                          or (_UNLINKED if rule not in PLUMBING else PLUMBING_KEPT))
+                          or (PLUMBING_KEPT if rule in PLUMBING else self._unlinked(rule, call)))
                 message += "; not rewritten: %s; to do: %s" % (reason, self.todo.get(id(call)) or rule.advice_for(name))
             diagnostics.append(Diagnostic(self.path, line, column, rule.code, message, fixed, rule.safety,
                                           rule.note))

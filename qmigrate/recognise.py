@@ -990,7 +990,7 @@ class _BlockRecogniser:
                 if finder.found:  # the batching calls there are told the same reason
                     raise _Broken(calls + tuple(finder.calls), self._nested_batch_reason(index))
                 if uses.control:
-                    raise _Broken(calls, "the per-record code contains `%s`" % sorted(uses.control)[0])
+                    raise _Broken(calls, self._control_reason(index, uses))
                 record_indices.append(index)
                 tainted |= uses.stores
             elif tainted & uses.stores:
@@ -1358,6 +1358,19 @@ class _BlockRecogniser:
                 raise _Broken(calls + (call,), "the branches of the if/else batch with different `%s` (line %d), "
                               "which the dataset they share would need to differ before the branch" % (what, line))
         return batching
+
+    def _control_reason(self, index: int, uses) -> str:
+        """Why a statement reading the records with control flow ends the chain: a `return` handing
+        them to a function qmigrate does not follow as a batching helper is named with its line."""
+        small = cstutil.single_small(self.body[index])
+        if isinstance(small, cst.Return) and isinstance(small.value, cst.Call):
+            name = dotted(small.value.func)
+            if name is not None and not (self.imports.resolve(small.value.func) or "").startswith("tensorflow."):
+                return ("its records go to %s() in the return at line %d, a function qmigrate does not follow as "
+                        "a batching helper" % (name, self._line_of(index)))
+        if isinstance(small, cst.Return):
+            return "its records are returned at line %d before any batching" % self._line_of(index)
+        return "the per-record code contains `%s`" % sorted(uses.control)[0]
 
     def _nested_batch_reason(self, index: int) -> str:
         """Why a statement holding the batching call is not followed, by what the statement is."""
