@@ -204,7 +204,7 @@ class Explainer:
         if tensors is None:
             return None
         # Every statement the batched tensors come from, transitively: a read among them means the
-        # chain is in this function (its reason is another one); else the nearest call that is not
+        # chain is in this function (its reason is another one); else the earliest call that is not
         # TensorFlow's is where the tensors come from.
         needed = list(dict.fromkeys(cstutil.name_uses(tensors).loads))
         seen: Set[str] = set()
@@ -215,6 +215,15 @@ class Explainer:
             if name in seen:
                 continue
             seen.add(name)
+            # `items.append(x)` fills a list bound before: what it appends counts as where it comes from.
+            appended = [i for i in range(index) if any(
+                isinstance(c.func, cst.Attribute) and c.func.attr.value in ("append", "extend", "insert")
+                and _is_name(c.func.value, name) for c in _calls(body[i]))]
+            for filler in appended:
+                if any(isinstance(c.func, cst.Attribute) and c.func.attr.value in _READS for c in _calls(body[filler])):
+                    return None
+                sources.append(filler)
+                needed += [n for n in cstutil.name_uses(body[filler]).loads if n not in seen]
             binder = next((i for i in range(index - 1, -1, -1) if name in cstutil.name_uses(body[i]).stores), None)
             if binder is None:
                 if parameter is None and function is not None and name in _params(function):
@@ -224,7 +233,7 @@ class Explainer:
                 return None
             sources.append(binder)
             needed += [n for n in cstutil.name_uses(body[binder]).loads if n not in seen]
-        for binder in sorted(set(sources), reverse=True):
+        for binder in sorted(set(sources)):  # the earliest: where the tensors start
             assign = cstutil.single_assign(body[binder])
             value = assign[1] if assign else None
             if not (isinstance(value, cst.Call) and self._callee(value, tf_too=False)):

@@ -1,5 +1,6 @@
 """Left alone, each with the construct its chain leaves the function at: a queue handed to a method,
-records returned to unknown callers, tensors batched as parameters, tensors from an object's method."""
+records returned to unknown callers, tensors batched as parameters, tensors from an object's method,
+a list filled in a loop from a queue that stays."""
 import tensorflow as tf
 
 
@@ -26,3 +27,12 @@ class Source(object):
 def from_object(loader, files, size):
     features = loader.parse_all(files)
     return tf.train.batch([features.x, features.y], size)
+
+
+def joined_from_queue(queue, threads, size):
+    serialized = queue.dequeue()
+    examples = []
+    for _ in range(threads):
+        parsed = tf.parse_single_example(serialized, {'x': tf.FixedLenFeature([2], tf.float32)})
+        examples.append([parsed['x']])
+    return tf.train.batch_join(examples, size)
