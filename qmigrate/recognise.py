@@ -1162,7 +1162,8 @@ class _BlockRecogniser:
         (`options = tf.python_io.TFRecordOptions(...)` a line above the reader): the reader's rule
         reads the compression type from that call. The binding statement stays where it is."""
         options = bound.get("options")
-        if not isinstance(options, cst.Name) or options.value in _param_names(self.scope):
+        if not isinstance(options, cst.Name) or (
+                isinstance(self.scope, cst.FunctionDef) and options.value in _param_names(self.scope)):
             return bound
         binders = [index for index in range(len(self.body)) if options.value in self.uses[index].stores]
         if len(binders) != 1:
