@@ -1079,7 +1079,11 @@ class _BlockRecogniser:
             # the element, a filter keeps the records it allows.
             returns = "(%s), %s" % (returns, batching.keep_input) if element_kind in ("tuple", "bucket", "bucket_list") else (
                 "%s, %s" % (returns, batching.keep_input))
-        if record_indices or returns != value or static_shapes:
+        # `key, value` batched as read: the keyed records are the elements already, no map needed.
+        keyed_as_read = (record_reader is not None and record_reader.keyed_records and element_kind == "tuple"
+                         and returns == "%s, %s" % (key, value))
+        if (record_indices or returns != value or static_shapes) and not (keyed_as_read and not record_indices
+                                                                          and not static_shapes):
             params = params or ((key, value) if key else (value,))
             function = RecordFunction(self.names.fresh("parse_record"), params, returns, static_shapes)
         else:

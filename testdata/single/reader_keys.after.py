@@ -9,8 +9,6 @@ _SCHEMA = {'x': tf.FixedLenFeature([3], tf.float32), 'id': tf.FixedLenFeature([]
 def keyed_chunks(patterns, batch_size, epochs, shuffle):
     epochs = epochs or None
     compressed = tf.python_io.TFRecordOptions(compression_type=tf.python_io.TFRecordCompressionType.GZIP)
-    def parse_record(record_keys, records):
-        return record_keys, records
 
     dataset = tf.data.Dataset.from_tensor_slices(patterns)
     if shuffle:
@@ -24,7 +22,6 @@ def keyed_chunks(patterns, batch_size, epochs, shuffle):
             (tf.string_join([filename, tf.as_string(offset)], ':'), record))))
 
     dataset = dataset.flat_map(lambda filename: keyed_records(filename).batch(batch_size))
-    dataset = dataset.map(parse_record)
     dataset = dataset.apply(tf.contrib.data.unbatch())
 
     if shuffle:
@@ -43,7 +40,7 @@ def keyed_chunks(patterns, batch_size, epochs, shuffle):
 
 
 def keyed_examples(files, batch_size, training):
-    def parse_record_2(where, serialized):
+    def parse_record(where, serialized):
         example = tf.parse_single_example(serialized, _SCHEMA)
         source = tf.string_split([where], ':').values[0]
         return {'id': example['id'], 'where': where, 'file': source}
@@ -58,7 +55,7 @@ def keyed_examples(files, batch_size, training):
             (tf.string_join([filename, tf.as_string(offset)], ':'), record))))
 
     dataset_2 = dataset_2.flat_map(keyed_records_2)
-    dataset_2 = dataset_2.map(parse_record_2)
+    dataset_2 = dataset_2.map(parse_record)
     if training:
         after = 10
         dataset_2 = dataset_2.apply(tf.contrib.data.shuffle_and_repeat(after, 1))
