@@ -100,6 +100,8 @@ class Explainer:
         index = next(i for i, s in enumerate(body) if s is statement)
         try:
             if code.startswith("QM1"):
+                if (self.resolve(call.func) or "").rpartition(".")[2] not in _PRODUCERS:
+                    return None  # match_filenames_once and the like make no queue
                 return self._producer(call, statement, function, body, index)
             if code.startswith("QM2"):
                 return self._reader(call, statement, function, body, index)
@@ -126,6 +128,8 @@ class Explainer:
             for used in _calls(stmt):
                 if not any(_is_name(arg.value, queue) for arg in used.args):
                     continue
+                if (self.resolve(used.func) or "").startswith("tensorflow."):
+                    return None  # the queue itself in a TensorFlow op (its size, a dequeue): said elsewhere
                 if isinstance(used.func, cst.Attribute) and used.func.attr.value in _READS:
                     return self._records(stmt, body, later, function, "its records")
                 name = self._callee(used)
@@ -291,6 +295,7 @@ class Explainer:
         return None
 
 
+_PRODUCERS = frozenset(("string_input_producer", "input_producer", "range_input_producer", "slice_input_producer"))
 _BUILTINS = frozenset(("len", "list", "tuple", "dict", "int", "float", "str", "range", "zip", "isinstance",
                        "print", "min", "max", "sorted", "enumerate", "map", "set", "getattr", "super"))
 
