@@ -134,8 +134,8 @@ class Explainer:
                     return self._records(stmt, body, later, function, "its records")
                 name = self._callee(used)
                 records = self._records(stmt, body, later, function, "the records it gives back")
-                return "its queue `%s` is passed to %s() (line %d), which reads it%s" % (
-                    queue, name, line, "; " + records if records else "")
+                return "its queue `%s` is passed to %s() (line %d), which qmigrate does not follow as a reader " \
+                       "helper%s" % (queue, name, line, "; " + records if records else "")
             return None
         return "its queue `%s` is not read in this function" % queue
 

@@ -1,6 +1,6 @@
 """Left alone, each with the construct its chain leaves the function at: a queue handed to a method,
 records returned to unknown callers, tensors batched as parameters, tensors from an object's method,
-a list filled in a loop from a queue that stays."""
+a list filled in a loop from a queue that stays, a queue handed to an object's method."""
 import tensorflow as tf
 
 
@@ -36,3 +36,9 @@ def joined_from_queue(queue, threads, size):
         parsed = tf.parse_single_example(serialized, {'x': tf.FixedLenFeature([2], tf.float32)})
         examples.append([parsed['x']])
     return tf.train.batch_join(examples, size)
+
+
+def through_object(loader, files, size):
+    queue = tf.train.string_input_producer(files)
+    example = loader.decode(queue)
+    return batch_rows(example, size, shuffle=False)
