@@ -5,11 +5,12 @@ Drives the 4-tower input of testdata/towers/tutorial like an accelerator would (
 tower's batch, then sleep for the model's step: 40 ms and 100 ms) across several epoch
 boundaries (bench/tf_accelerator_loop.py), for: the queue program (before); the emission this
 replaced, `shuffle(capacity)` then `repeat()` (the tutorial's golden at --old-rev); the current
-migration; and the current migration with prefetch(2). Prints, per step time, the medians over
-rounds of: total time after the first batch and its ratio to the queue's (target <= 1.0), the
-longest step after 5 warm-up steps over the median step (target <= 2), and the first batch's
-wait (the buffer's first fill). Epochs are the data's size (5 files x N records), with
-min_queue_examples 0.4 of it, as in the tutorial.
+migration; the current migration with prefetch(2); and the current migration with
+`--tower-strategy shared-iterator` (one pipeline that every tower takes batches from). Prints,
+per step time, the medians over rounds of: total time after the first batch and its ratio to the
+queue's (target <= 1.0), the longest step after 5 warm-up steps over the median step (target
+<= 2), and the first batch's wait (the buffer's first fill). Epochs are the data's size
+(5 files x N records), with min_queue_examples 0.4 of it, as in the tutorial.
 """
 import argparse
 import json
@@ -68,8 +69,12 @@ def programs(work, old_rev):
     assert "dataset.prefetch(1)" in text
     with open(path, "w") as handle:
         handle.write(text.replace("dataset.prefetch(1)", "dataset.prefetch(2)"))
+    shared = os.path.join(work, "new_shared")
+    shutil.copytree(before, shared)
+    api.migrate([shared], Options(tower_strategy="shared-iterator"), write=True)
     return {"queue (before)": (before, "queue"), "shuffle().repeat() (old emission)": (old, "shard"),
-            "shuffle_and_repeat (new)": (new, "shard"), "new, prefetch(2)": (deeper, "shard")}
+            "shuffle_and_repeat (new)": (new, "shard"), "new, prefetch(2)": (deeper, "shard"),
+            "new, --tower-strategy shared-iterator": (shared, "shared-iterator")}
 
 
 def main():

@@ -23,8 +23,8 @@ def tower_batches(cifar10, kind):
         return [queue.dequeue()[0] for _ in range(TOWERS)]
     if kind == "shard":
         return [cifar10.distorted_inputs(num_shards=TOWERS, shard_index=i)[0] for i in range(TOWERS)]
-    shared = {}
-    return [cifar10.distorted_inputs(shared_iterators=shared)[0] for _ in range(TOWERS)]
+    shared = {}  # as the migrated train script passes them: the dict and the prefetch queue's capacity
+    return [cifar10.distorted_inputs(shared_iterators=shared, prefetch_batches=2 * TOWERS)[0] for _ in range(TOWERS)]
 
 
 def main(program, data_dir, kind, steps):

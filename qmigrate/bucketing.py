@@ -69,13 +69,13 @@ def window_shapes(window: str, tf: str, target: Target) -> str:
 
 def bucket_stage(batching, tf: str, target: Target, batch_stage) -> str:
     """The stage after `repeat`: `apply(group_by_window(...))`, batching each bucket with the
-    stage `batch_stage(window_name)` gives (the pipeline's own batching, on the window)."""
+    expression `batch_stage(window_name)` gives (the pipeline's own batching, of the window)."""
     boundaries, size = batching.bucket_boundaries, batching.batch_size
     length, tensors = _fresh("length", boundaries, tf), _fresh("tensors", boundaries, tf)
     window = _fresh("window", size, tf)
     bucket = _fresh("bucket", size, tf, window)
     key = "lambda %s, %s: %s.reduce_sum(%s.cast(%s.less_equal(%s, %s), %s.int64))" % (
         length, tensors, tf, tf, tf, boundaries, length, tf)
-    reduce = "lambda %s, %s: %s.%s" % (bucket, window, window, batch_stage(window))
+    reduce = "lambda %s, %s: %s" % (bucket, window, batch_stage(window))
     module = "contrib.data" if target.group_by_window == "contrib" else "data.experimental"
     return "apply(%s.%s.group_by_window(%s, %s, %s))" % (tf, module, key, reduce, size)

@@ -256,8 +256,10 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     context.unsafe = options.unsafe
     keep = _keep_forwarded(keep_helpers or {}, context)
     # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).
-    first = dataclasses.replace(analysis, reasons={}, fixed_calls=set(), findings=list(analysis.findings),
-                                pipeline_functions=Counter(), todo={})
+    def pristine() -> FileAnalysis:
+        return dataclasses.replace(analysis, reasons={}, fixed_calls=set(), findings=list(analysis.findings),
+                                   pipeline_functions=Counter(), todo={})
+    first, unlinked_first = pristine(), pristine()
     rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep)
     new_module = module.visit(rewriter)
     uses = _forwarded_uses(rewriter.helper_uses, context)
@@ -271,9 +273,17 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep)
         new_module = module.visit(rewriter)
         uses = _forwarded_uses(rewriter.helper_uses, context)
+    unlinked = {name for name in rewriter.deferred_unbatched if not uses[name] or name in keep}
+    if unlinked:
+        # Record-source helpers no caller linked, or kept for callers that are not: their own reads
+        # become datasets in place after all (a kept one's migrated copy is made from its original).
+        analysis = unlinked_first
+        rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep, unlinked)
+        new_module = module.visit(rewriter)
+        uses = _forwarded_uses(rewriter.helper_uses, context)
     for call, reason in rewriter.fallback_reasons.items():
         analysis.reasons.setdefault(call, reason)
-    new_module = _migrate_helpers(new_module, context, uses, analysis, keep)
+    new_module = _migrate_helpers(new_module, context, uses, analysis, keep, rewriter.unbatched_sources)
     new_module = _drop_queue_helpers(new_module, rewriter.queue_helpers, uses, analysis, keep)
     if rewriter.file_seed:
         new_module = _add_file_order_seed(new_module)
@@ -369,15 +379,15 @@ def _mark_non_input_queues(analysis: FileAnalysis, options: Options) -> None:
 
 
 def _may_hold_pipeline(rules: Set[type]) -> bool:
-    """A pipeline needs a producer, a reader and a batching call (or a hand-built queue, whose
-    dequeue may batch) in the module, or a slice producer and a batching call (or such a queue);
-    a range producer is rewritten on its own."""
+    """A pipeline needs a producer and a reader in the module (their records batched or not), or
+    a slice producer and a batching call (or a hand-built queue, whose dequeue may batch), or slim's
+    provider and a batching; a range producer is rewritten on its own."""
     if rules & set(SLICERS) and rules & {*BATCHERS, *BUCKETERS, HandBuiltQueue} or RangeInputProducer in rules:
         return True
     batchers = BATCHERS + JOINERS + FILTERERS + BUCKETERS + (HandBuiltQueue,)
     if rules & {*SLIM_PROVIDERS, *SLIM_READS} and rules & set(batchers):
         return True  # slim: its provider or parallel read is the producer and the reader
-    return all(rules & set(family) for family in (PRODUCERS, READERS, batchers))
+    return all(rules & set(family) for family in (PRODUCERS, READERS))
 
 
 # Names of what builds sparse (or ragged) tensors, in any spelling.
@@ -572,11 +582,12 @@ def _attribute_loads(module: cst.Module, tree: Optional[ast.AST]) -> Set[str]:
 
 
 def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, analysis: FileAnalysis,
-                     keep: Dict[str, str]) -> cst.Module:
+                     keep: Dict[str, str], read_in_place: Set[str] = frozenset()) -> cst.Module:
     """Give every helper the migrated pipelines call its new shape (record in, or batch in).
 
     A helper in `keep` (other code still calls it with a queue or tensors to batch) stays as it
-    is; its migrated copy, under the name the pipelines call, follows it.
+    is; its migrated copy, under the name the pipelines call, follows it. A kept record source in
+    `read_in_place` had its own read rewritten: its copy is made from its original.
     """
     body = []
     for stmt in module.body:
@@ -597,7 +608,7 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
             calls = [helper.reader_call]
         elif name in context.record_sources:
             helper = context.record_sources[name]
-            migrated = helpers.migrate_record_source(stmt, helper)
+            migrated = helpers.migrate_record_source(helper.function if name in read_in_place else stmt, helper)
             calls = [helper.producer_call, helper.reader_call]
         elif name in context.batch_helpers:
             helper = context.batch_helpers[name]
@@ -791,8 +802,12 @@ class _PipelineRewriter(cst.CSTTransformer):
     """Rewrites every recognised pipeline in place, one root block at a time (all its edits or none)."""
 
     def __init__(self, module: cst.Module, context: ModuleContext, options: Options, analysis: FileAnalysis,
-                 edits: towers.TowerEdits, keep: Dict[str, str]):
+                 edits: towers.TowerEdits, keep: Dict[str, str], unbatched_sources: Set[str] = frozenset()):
         self.module = module
+        # Record-source helpers whose own unbatched read is rewritten in place (no caller links them);
+        # those that were not, for want of that knowledge.
+        self.unbatched_sources = unbatched_sources
+        self.deferred_unbatched: Set[str] = set()
         self.context = context
         self.edits = edits
         self.file_seed = False
@@ -919,6 +934,14 @@ class _PipelineRewriter(cst.CSTTransformer):
             for call in match.calls:
                 self.analysis.reasons.setdefault(
                     id(call), "its rewrite is the unsafe fix of %s, an ignored rule" % match.finding[0].code)
+        if source is not None and source.function is scope and scope.name.value not in self.unbatched_sources:
+            for match in [m for m in found.matches if m.unbatched_target is not None]:
+                # A record-source helper's own read, left for its callers to link; read in place only
+                # if none does (analyse runs again allowing it, as `unbatched_sources`).
+                found.matches.remove(match)
+                self.deferred_unbatched.add(scope.name.value)
+                for call in match.calls:
+                    reasons.setdefault(id(call), "its record is returned to its callers")
         for match in [m for m in found.matches if synth.cannot_write(m.pipeline, self.target)]:
             found.matches.remove(match)  # it needs what the target lacks (slim's file listing in TF 2)
             for call in match.calls:
@@ -927,9 +950,15 @@ class _PipelineRewriter(cst.CSTTransformer):
         removed: Set[blocks.Path] = set()
         sharded = self._function_name() in self.edits.shard_functions
         for match in found.matches:
+            if match.unbatched_target is not None:  # a record where the read was: no batch, no towers' shards
+                self._apply_unbatched(match, leaves, replacements, removed)
+                self.analysis.fixed_calls.update(id(call) for call in match.calls)
+                self.analysis.pipelines += 1
+                continue
             if sharded and self.edits.strategy == "shared-iterator":
                 match.pipeline = dataclasses.replace(match.pipeline, shared_iterator_key=self._function_name(),
-                                                     iterator_name=self.names.fresh("iterator"))
+                                                     iterator_name=self.names.fresh("iterator"),
+                                                     prefetch=towers.PREFETCH_PARAM)
             elif sharded:
                 # The towers dequeued from one queue: one shuffle buffer, now split among the shards.
                 match.pipeline = self._sharded(match.pipeline, Sharding(*towers.SHARD_PARAMS, split_buffer=True))
@@ -943,7 +972,7 @@ class _PipelineRewriter(cst.CSTTransformer):
                 self.analysis.add_finding(match.finding[0], match.finding[1], True)
             self.analysis.pipelines += 1
             self.analysis.pipeline_functions[self._qualified_name()] += 1
-            self.helper_uses.update(match.helpers_used)
+            self.helper_uses.update(match.helpers_used if match.counted_helpers is None else match.counted_helpers)
         if found.matches:
             self._reword_messages(leaves, replacements, removed,
                                   any(m.pipeline.batching.shuffle_buffer for m in found.matches))
@@ -1087,12 +1116,18 @@ class _PipelineRewriter(cst.CSTTransformer):
                 blank = [cst.EmptyLine(indent=False)]  # after the if/elif that names the files
             replacements[read.path] = [function.with_changes(leading_lines=blank)]
             removed.update(leaf.path for leaf in record_leaves)
+            for index, statement in match.kept_statements.items():  # stays in place, without what moved
+                replacements[leaves[index].path] = [statement.with_changes(
+                    leading_lines=leaves[index].updated.leading_lines)]
+            kept = {leaves[index].path for index in match.kept_statements}
             # Statements that stay between the function and the new chain start after a blank line.
-            following = next((leaf for leaf in leaves[match.read_index + 1:] if leaf.path not in removed), None)
-            if (following is not None and following is not batch and following.path not in replacements
+            following = next((leaf for leaf in leaves[match.read_index + 1:]
+                              if leaf.path not in removed or leaf.path in kept), None)
+            if (following is not None and following is not batch
+                    and (following.path not in replacements or following.path in kept)
                     and not following.updated.leading_lines and following.withs == read.withs):
-                replacements[following.path] = [following.updated.with_changes(
-                    leading_lines=[cst.EmptyLine(indent=False)])]
+                stays = replacements[following.path][0] if following.path in kept else following.updated
+                replacements[following.path] = [stays.with_changes(leading_lines=[cst.EmptyLine(indent=False)])]
 
         tf, config = self.tf, self.module.config_for_parsing
         if match.branch_batchings:  # the arms' tails go into the `if` below
@@ -1120,6 +1155,23 @@ class _PipelineRewriter(cst.CSTTransformer):
         else:
             statements += self._feed_helper(batch.updated, match)
             replacements[batch.path] = statements
+
+    def _apply_unbatched(self, match: Match, leaves, replacements, removed) -> None:
+        """The producer and reader go; the read becomes the dataset and its get_next(). The
+        comments above the producer and reader go above the dataset, the read's stay with it."""
+        chain = [leaves[i] for i in match.removed_indices]
+        read = leaves[match.read_index]
+        removed.update(leaf.path for leaf in chain)
+        comments = []
+        for leaf in chain:
+            comments += wording.moved_comments(leaf.updated)
+        pipeline = dataclasses.replace(match.pipeline, dataset_name=self.names.fresh("dataset"))
+        texts = synth.unbatched_statements(pipeline, self.tf, self.target, match.unbatched_target)
+        statements = [cst.parse_statement(text, self.module.config_for_parsing) for text in texts]
+        own = wording.moved_comments(read.updated)
+        blank = [line for line in chain[0].updated.leading_lines if line.comment is None]
+        statements[0] = statements[0].with_changes(leading_lines=blank + comments + own)
+        replacements[read.path] = statements
 
     def _returned_as_dataset(self, leaves, match: Match):
         """(return leaf, new return value) when an Estimator input_fn returns the batch it built.
@@ -1210,8 +1262,13 @@ class _PipelineRewriter(cst.CSTTransformer):
     def _record_function(self, function, statements) -> cst.FunctionDef:
         config = self.module.config_for_parsing
         shapes = "".join("    %s.set_shape(%s)\n" % pair for pair in function.static_shapes)
+        returns = function.returns
+        if function.keep_input is not None:
+            keep = function.keep_input if function.keep_is_tensor else "%s.convert_to_tensor(%s, %s.bool)" % (
+                self.tf, function.keep_input, self.tf)
+            returns = "%s, %s" % (returns, keep)
         template = cst.parse_statement("def %s(%s):\n%s    return %s\n" % (
-            function.name, ", ".join(function.params), shapes, function.returns), config)
+            function.name, ", ".join(function.params), shapes, returns), config)
         if statements:
             # A blank line that separated the first record statement now separates the function.
             first = statements[0]

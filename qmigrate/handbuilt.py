@@ -22,7 +22,7 @@ import libcst as cst
 from qmigrate import cstutil, helpers, queue_roles
 from qmigrate.model import Batching
 from qmigrate.names import ImportMap
-from qmigrate.rules.base import is_none
+from qmigrate.rules.base import is_none, is_plain
 from qmigrate.rules.batching import shuffle_buffer
 
 _FIFO, _PADDING, _SHUFFLE = "tensorflow.FIFOQueue", "tensorflow.PaddingFIFOQueue", "tensorflow.RandomShuffleQueue"
@@ -67,6 +67,12 @@ class HandBuiltQueue:
     # cannot see in the record statements (a queue helper given a list by name).
     structure: Optional[Tuple[str, int]] = None
     helper: Optional[str] = None  # the queue helper whose call this is
+    # A queue helper called as a statement of `if test:` (the statement at enqueue_index): the
+    # test's source, and the `if` as it stays in place without the call (its other statements
+    # are plain Python the recogniser proves do not touch the records; None when there are none).
+    condition: Optional[str] = None
+    kept: Optional[cst.BaseStatement] = None
+    call_stores: FrozenSet[str] = frozenset()  # the names the call binds (the records, once more)
 
 
 @dataclass(frozen=True)
@@ -256,6 +262,13 @@ def _find_helper_calls(body, scope, queue_helpers: "QueueHelpers", module_names:
         if not queue_helpers.contains_call(stmt):
             continue
         call = _helper_call(stmt, queue_helpers, bound)
+        if call is None and _conditional_call(stmt, queue_helpers, bound) is not None:
+            try:
+                found.accepted[index] = _at_conditional_call(stmt, body, index, queue_helpers, bound, module_names)
+            except _Refused as refused:
+                found.refused[index] = RefusedQueue(index, (_conditional_call(stmt, queue_helpers, bound)[1],),
+                                                    str(refused))
+            continue
         if call is None:
             nested = _nested_helper_call(stmt, queue_helpers, bound)
             if nested is not None:  # its records must not be moved into a map function with the statement
@@ -272,6 +285,63 @@ def _find_helper_calls(body, scope, queue_helpers: "QueueHelpers", module_names:
                                             queue_helpers.line_of)
         except _Refused as refused:
             found.refused[index] = RefusedQueue(index, (value,), str(refused))
+
+
+def _conditional_call(stmt, queue_helpers: "QueueHelpers", bound) -> Optional[Tuple[int, cst.Call]]:
+    """(position in the body, call) when `stmt` is `if test:` (no elif/else) whose body has one
+    statement `target = helper(...)` calling a queue helper and no other call of one; else None."""
+    if not (isinstance(stmt, cst.If) and stmt.orelse is None and isinstance(stmt.body, cst.IndentedBlock)):
+        return None
+    found = []
+    for position, inner in enumerate(stmt.body.body):
+        call = _helper_call(inner, queue_helpers, bound)
+        if call is not None and call[1] is not None:
+            found.append((position, call[2]))
+        elif queue_helpers.contains_call(inner):
+            return None
+    return found[0] if len(found) == 1 else None
+
+
+def _at_conditional_call(stmt: cst.If, body, index: int, queue_helpers: "QueueHelpers", bound,
+                         module_names: set) -> HandBuiltQueue:
+    """The queue of a helper called under `if test:` (statement `index` of `body`): the helper's
+    stage applied when the test holds. The test is evaluated again where the dataset is built,
+    so it must read only names and literals none of which is rebound in or after the `if`."""
+    position, call = _conditional_call(stmt, queue_helpers, bound)
+    line = queue_helpers.line_of(stmt)
+    if not is_plain(stmt.test):
+        raise _Refused("its records go through %s() under `%s` (line %d), whose test reads an attribute, a call or "
+                       "a subscript; the dataset would test it again, so bind it to a name first"
+                       % (call.func.value, _short(_header(stmt)), line))
+    inner = list(stmt.body.body)
+    helper, target, value = _helper_call(inner[position], queue_helpers, bound)
+    if isinstance(helper, RefusedHelper):
+        raise _Refused(helper.reason)
+    # The if's body in place of the if: what precedes the call and what follows it, as the checks see it.
+    flat = list(body[:index]) + inner + list(body[index + 1:])
+    queue = at_call(helper, flat, index + position, target, value, module_names, bound, queue_helpers.line_of)
+    if queue.batching is not None:
+        raise _Refused("%s() under `%s` (line %d) batches the records, and a batch made only when a test holds "
+                       "is not one dataset" % (helper.name, _short(_header(stmt)), line))
+    tested = set(cstutil.name_uses(stmt.test).loads)
+    for later in inner + list(body[index + 1:]):
+        rebound = tested & cstutil.name_uses(later).stores
+        if rebound:
+            raise _Refused("`%s`, which the test `%s` (line %d) reads, is reassigned at line %d, before the dataset "
+                           "that tests it again" % (sorted(rebound)[0], _short(_header(stmt)), line,
+                                                    queue_helpers.line_of(later)))
+    rest = inner[:position] + inner[position + 1:]
+    # With nothing else in it the `if` goes: its test reads only names, so dropping it changes nothing.
+    kept = stmt.with_changes(body=stmt.body.with_changes(body=rest)) if rest else None
+    condition = cst.Module([]).code_for_node(stmt.test)
+    stage = queue.stage
+    if stage.shuffle_buffer:
+        stage = dataclasses.replace(stage, shuffle_condition=condition)
+    # Threads are the map's parallelism only: those of a queue made when the test holds are not taken.
+    stage = dataclasses.replace(stage, num_threads=None)
+    return dataclasses.replace(queue, enqueue_index=index, dequeue_index=index, stage=stage,
+                               reads=queue.reads | frozenset(tested), condition=condition, kept=kept,
+                               call_stores=frozenset(cstutil.name_uses(inner[position]).stores))
 
 
 class _QueueReader:
@@ -998,6 +1068,7 @@ def merge(stage: Optional[Batching], batching: Batching) -> Batching:
     return dataclasses.replace(
         batching,
         shuffle_buffer=batching.shuffle_buffer or stage.shuffle_buffer,
+        shuffle_condition=batching.shuffle_condition if batching.shuffle_buffer else stage.shuffle_condition,
         seed=batching.seed if batching.shuffle_buffer else stage.seed,
         # The map runs the per-record code of both stages: with the batching's threads, else the queue's.
         num_threads=batching.num_threads or stage.num_threads)

@@ -75,6 +75,10 @@ class RecordFunction:
     params: Tuple[str, ...]
     returns: str
     static_shapes: Tuple[Tuple[str, str], ...] = ()  # (returned name, shape): batch's shapes=, set here
+    # maybe_batch's / bucketing's keep_input: returned after `returns` as a tensor (the queue
+    # converted it; a map function cannot return a Python bool such as a helper's `True`).
+    keep_input: Optional[str] = None
+    keep_is_tensor: bool = False  # keep_input is made by a TensorFlow op: returned as it is
 
 
 @dataclass(frozen=True)
@@ -86,7 +90,9 @@ class Batching:
     # The queue's min_after_dequeue (its mixing guarantee; capacity when that is a literal 0).
     shuffle_buffer: Optional[str] = None  # None: no record shuffle (tf.train.batch)
     seed: Optional[str] = None
-    allow_smaller_final_batch: bool = False
+    # True/False, or the source of a Python test of names and literals made where the batch was
+    # (`allow_smaller_final_batch=final_batch`): the batching stage is then an if/else.
+    allow_smaller_final_batch: Union[bool, str] = False
     enqueue_many: bool = False  # each input is a batch of examples: unbatched before batching again
     dynamic_pad: bool = False  # pad variable-length tensors to the longest in the batch
     shapes: Tuple[str, ...] = ()  # `shapes=`: the static shape of each tensor
@@ -94,6 +100,9 @@ class Batching:
     # bucket_by_sequence_length: the source of its `bucket_boundaries`; each element is then
     # (length, tensors), batched per bucket (qmigrate/bucketing.py).
     bucket_boundaries: Optional[str] = None
+    # The source of a Python test (names and literals) under which the records are shuffled: a
+    # queue helper's RandomShuffleQueue called in `if test:` only. None: unconditional.
+    shuffle_condition: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -125,3 +134,11 @@ class Pipeline:
     # The number of tensors in each element when it is a tuple of them (1: one tensor), known
     # to be dense; None otherwise (a dict, a computed tuple, possibly sparse).
     dense_arity: Optional[int] = None
+    # No batching follows the read: one-shot get_next() gives one record (read_up_to: one chunk) where
+    # reader.read gave it; `batching` and `record_function` are unused. keyed: elements are
+    # (file name, contents), the whole-file reader's key and value.
+    unbatched: bool = False
+    keyed: bool = False
+    # A reader helper chosen at run time (`if c: read = read_a` / `elif d: read = read_b`): the
+    # variable's name and, per helper it may hold, the reader that helper makes. `reader` is the first.
+    reader_choice: Optional[Tuple[str, Tuple[Tuple[str, RecordReader], ...]]] = None

@@ -14,7 +14,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from qmigrate import blocks, bucketing, class_attrs, cstutil, handbuilt, helpers, joins, slim_provider, towers
-from qmigrate.model import Pipeline, RecordFunction, Sharding
+from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
     BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, rule_for)
@@ -56,6 +56,18 @@ class Match:
     # Readers or producers bound to `self.<attr>` in another method, their calls moved into this
     # chain: each binding goes once nothing reads the attribute (class_attrs.Binding).
     remote_bindings: Tuple = ()
+    # An unbatched read (no batching in the block): the source of what get_next() is assigned to
+    # where the read stood; batch_index is then read_index, and nothing else moves.
+    unbatched_target: Optional[str] = None
+    # (leaf index, name) of a whole-file reader this read shares with other unbatched reads: the
+    # reader goes only if every use of it is such a read.
+    shared_reader: Optional[Tuple[int, str]] = None
+    # The helper uses this match accounts for, when not helpers_used (a helper chosen at run time:
+    # each arm's binding, counted with the variable's first call).
+    counted_helpers: Optional[Tuple[str, ...]] = None
+    # Record leaves that also stay in place, as given (`if shuffle:` around a queue helper's call,
+    # kept without the call): leaf index -> the statement.
+    kept_statements: Dict[int, cst.BaseStatement] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -342,7 +354,50 @@ class _BlockRecogniser:
                 stmt.visit(finder)
             result.failures.append(Failure((call,) + tuple(finder.calls[:1]), self._unread_provider(name, index)))
         _drop_joined(result)
+        self._check_shared_readers(result)
+        self._check_chosen_helpers(result)
         return result
+
+    def _check_chosen_helpers(self, result: BlockResult) -> None:
+        """A variable holding one of several reader helpers hands each call the record once its
+        helpers are migrated: every call of it is rewritten, or none."""
+        by_variable: Dict[str, List[Match]] = {}
+        for match in result.matches:
+            if match.pipeline.reader_choice is not None:
+                by_variable.setdefault(match.pipeline.reader_choice[0], []).append(match)
+        for variable, matches in by_variable.items():
+            counts = _NameCounts(variable)
+            cstutil.walk(self.scope, counts)
+            if len(matches) == counts.called:
+                for match in matches[1:]:
+                    match.counted_helpers = ()  # the arms' bindings are counted once
+                continue
+            calls = tuple(call for match in matches for call in match.calls)
+            for match in matches:
+                result.matches.remove(match)
+            result.failures.append(Failure(calls, "`%s` is called %d times, and not every call could be rewritten"
+                                           % (variable, counts.called)))
+
+    def _check_shared_readers(self, result: BlockResult) -> None:
+        """Unbatched reads through one whole-file reader are rewritten together, or none of them."""
+        _all_or_none(result, lambda match: match.shared_reader and match.shared_reader[1],
+                     lambda name: self.scope_loads[name], "the reader `%s` is read %d times, and not every read "
+                     "could be rewritten")
+
+    def _check_chosen_helpers(self, result: BlockResult) -> None:
+        """A variable holding one of several reader helpers hands each call the record once its
+        helpers are migrated: every call of it is rewritten, or none (the arms' bindings, uses of
+        the helpers, are counted with the first)."""
+        def called(variable: str) -> int:
+            counts = _NameCounts(variable)
+            cstutil.walk(self.scope, counts)
+            return counts.called
+
+        kept = _all_or_none(result, lambda match: match.pipeline.reader_choice and match.pipeline.reader_choice[0],
+                            called, "`%s` is called %d times, and not every call could be rewritten")
+        for matches in kept:
+            for match in matches[1:]:
+                match.counted_helpers = ()
 
     def _branched_producer(self, stmt: cst.If):
         """(queue name, rule, call, every arm's call, the if with each arm naming its files) for
@@ -407,6 +462,9 @@ class _BlockRecogniser:
         if joined is not None:  # `[read_helper(q) for _ in range(n)]`: n readers for batch_join
             value, readers_count = joined
         helper, name = self._reader_helper(value), None
+        choice = self._chosen_helpers(index, value) if helper is None and readers_count is None else None
+        if choice is not None:  # `read(queue)`, `read` bound to one of several reader helpers
+            helper = choice[1][0]
         method = self._method_helper(index, value, producers) if helper is None else None
         if method is not None:  # `self.read(queue)`: called as the function, the object first
             name, helper, value = method
@@ -423,7 +481,10 @@ class _BlockRecogniser:
             return None
         if not (isinstance(queue, cst.Name) and queue.value in producers):
             return None
-        return self._link_helper(producers[queue.value], helper, index, value, target, readers_count, name)
+        match = self._link_helper(producers[queue.value], helper, index, value, target, readers_count, name, choice)
+        if choice is not None:  # each arm's binding is a use of its helper, migrated by the calls together
+            match.counted_helpers = choice[2]
+        return match
 
     def _method_helper(self, index: int, value, producers):
         """(`Class.method`, its ReaderHelper, the call written as a call of the function with the
@@ -751,6 +812,39 @@ class _BlockRecogniser:
             return self.context.reader_helpers.get(value.func.value)
         return None
 
+    def _chosen_helpers(self, index: int, value):
+        """(variable, the reader helpers it may hold, the helper each arm binds) for `read(queue)`
+        at leaf `index` whose `read`
+        is bound only by an earlier `if a: read = helper_a` / `elif b: read = helper_b` (/ `else:`)
+        of this block, each arm binding it to a reader helper, and used only to be called.
+
+        _Broken when a helper it may hold is also kept as it is for other callers (the variable
+        would hand a record to the helper that takes a queue)."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+            return None
+        variable = value.func.value
+        if variable in self.context.functions:
+            return None
+        for earlier in range(index - 1, -1, -1):
+            if variable not in self.uses[earlier].stores:
+                continue
+            options = _helper_arms(self.body[earlier], variable, self.context.reader_helpers)
+            if not options:
+                return None
+            counts = _NameCounts(variable)
+            cstutil.walk(self.scope, counts)
+            # Bound in these arms only, and otherwise only called (each call checked in run()).
+            if counts.bound != len(options) or counts.names != counts.bound + counts.called:
+                return None
+            calls = tuple(option.reader_call for option in options)
+            kept = [option.name for option in options if option.name in self.context.kept_helpers]
+            if kept:
+                raise _Broken(calls, "`%s` may hold %s(), which other calls in this file hand a queue: it stays "
+                              "as it is for them" % (variable, kept[0]))
+            distinct = {option.name: option for option in options}
+            return variable, tuple(distinct.values()), tuple(option.name for option in options)
+        return None
+
     def _batch_helper(self, value) -> Optional[helpers.BatchHelper]:
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
             return self.context.batch_helpers.get(value.func.value)
@@ -758,7 +852,7 @@ class _BlockRecogniser:
 
     def _link_helper(self, producer, helper: helpers.ReaderHelper, index: int, call: cst.Call,
                      target: cst.BaseExpression, readers_count: Optional[cst.BaseExpression] = None,
-                     name: Optional[str] = None) -> Match:
+                     name: Optional[str] = None, choice=None) -> Match:
         """`x = read_helper(queue)` (or `image, label = ...`): the helper's reader, read in the
         caller; what it returns is per-record.
 
@@ -777,6 +871,20 @@ class _BlockRecogniser:
                           % ("() into ".join(reversed(helpers.chain_names(helper))), error))
         value = self._fresh_local(helper.value_name)
         reader = (helper.reader_rule, helper.reader_call, moved, None)
+        chosen, used = None, (name or helper.function.name.value,)
+        if choice is not None:  # each helper the variable may hold: its reader, its arguments moved out
+            variable, options, _ = choice
+            calls = (producer[2],) + tuple(option.reader_call for option in options)
+            readers = []
+            for option in options:
+                try:
+                    arguments = helpers.reader_arguments(option, call, self.context.module_names,
+                                                         self._caller_bound())
+                except (helpers.NotMovable, Unsupported) as error:
+                    raise _Broken(calls, "the reader's arguments cannot be moved out of %s(): %s"
+                                  % (option.function.name.value, error))
+                readers.append((option.name, (option.reader_rule, option.reader_call, arguments, None)))
+            chosen, used = (variable, tuple(readers)), tuple(option.name for option in options)
         join = None
         if readers_count is not None:
             returned = _only_return(helper.function)
@@ -788,7 +896,7 @@ class _BlockRecogniser:
             join = (self.source_of(readers_count), names[0], kind)
         return self._follow(producer, reader, index, None, value, set(names), [index], calls,
                             queue_name=producer_target(self.body[producer[0]]),
-                            helpers_used=(name or helper.function.name.value,), join=join)
+                            helpers_used=used, join=join, chosen=chosen)
 
     def _link_source(self, source: helpers.RecordSource, index: int, call: cst.Call,
                      target: cst.BaseExpression) -> Match:
@@ -832,6 +940,16 @@ class _BlockRecogniser:
                           % self._line_of(index))
         return self._link_provider(names[0], index, set(self.uses[index].stores), [call for _, call in gets])
 
+    def _seen_reader_kwargs(self, bound: dict) -> dict:
+        """A slim call's arguments with `reader_kwargs=name` replaced by the dict literal `name` is
+        bound to, when slim_provider.literal_dict proves it (the rule reads literals only)."""
+        node = bound.get("reader_kwargs")
+        if isinstance(node, cst.Name):
+            literal = slim_provider.literal_dict(node.value, self.scope, self.scope_loads[node.value])
+            if literal is not None:
+                return dict(bound, reader_kwargs=literal)
+        return bound
+
     def _link_provider(self, name: str, index: int, tainted: Set[str], get_calls: List[cst.Call]) -> Match:
         """`x = provider.get(items)` (or an if/else of such gets): slim's provider is the file source
         and the reader, and the gets, decoding with the dataset's own decoder, the first per-record
@@ -840,7 +958,7 @@ class _BlockRecogniser:
         provider_index, rule, call = provider = self.providers[name]
         calls = (call,)
         try:
-            bound = rule.bind(call)
+            bound = self._seen_reader_kwargs(rule.bind(call))
         except Unsupported as error:
             raise _Broken(calls, str(error))
         if bound.get("dataset") is None:
@@ -875,7 +993,7 @@ class _BlockRecogniser:
         calls = (call,)
         key, value = self._read_targets(target, calls)
         try:
-            bound = rule.bind(call)
+            bound = self._seen_reader_kwargs(rule.bind(call))
         except Unsupported as error:
             raise _Broken(calls, str(error))
         tainted = {value} | ({key} if key else set())
@@ -921,7 +1039,7 @@ class _BlockRecogniser:
     def _follow(self, producer, reader, read_index, key, value, tainted, record_indices, calls,
                 removed=(), reader_index=None, queue_name=None, helpers_used=(), params=None, join=None,
                 structures=None, bound_producer=None, record_call=None, on_self=frozenset(), loop_element=None,
-                record_statements=None) -> Match:
+                record_statements=None, chosen=None) -> Match:
         """From the read on: the per-record statements, the batching, the checks, the model.
 
         `reader` is None for a slice producer, whose outputs are the records (`params` names them).
@@ -931,13 +1049,16 @@ class _BlockRecogniser:
         `on_self`: which of "reader" and "queue" are attributes of the object, whose uses class_attrs proved.
         `loop_element`: (kind, returns) of a reader loop's appended element (joins.py), with
         `record_statements` its per-record statements, written at the loop's leaf.
+        `chosen`: (variable, ((helper name, reader), ...)) when the reader helper is chosen at run time.
         """
         producer_index, producer_rule, producer_call = producer
         record_indices = list(record_indices)
         batch = in_loop = queue_batch = None
         through, rewritten = [], dict(record_statements or {})  # hand-built queues the records go through;
         # record leaves written anew
+        kept = {}  # record leaves that also stay in place (Match.kept_statements)
         arms = ()  # the other arms' (batching rule and call, call) when each branch batches
+        unbatched = "its records are not batched by tf.train.batch/shuffle_batch in the same block"
         for index in range(read_index + 1, len(self.body)):
             uses = self.uses[index]
             reads_record = bool(tainted & set(uses.loads))
@@ -964,6 +1085,12 @@ class _BlockRecogniser:
                 rewritten[index] = queue.record_statements
                 if queue.structure is not None:  # the list the dequeue binds, which the statements do not show
                     structures = dict(structures or {}, **{"dequeued " + queue.structure[0]: (index,) + queue.structure})
+                if queue.condition is not None:  # `if test:` around the helper's call stays, without the call
+                    if queue.kept is not None:
+                        self._check_kept(queue, tainted, calls + self._later_batchings(index, tainted | uses.stores))
+                        kept[index] = queue.kept
+                    tainted |= queue.call_stores
+                    continue
                 tainted |= uses.stores
                 continue
             value_expr = cstutil.statement_value(self.body[index])
@@ -990,14 +1117,21 @@ class _BlockRecogniser:
                 if finder.found:  # the batching calls there are told the same reason
                     raise _Broken(calls + tuple(finder.calls), self._nested_batch_reason(index))
                 if uses.control:
-                    raise _Broken(calls, self._control_reason(index, uses))
+                    # The record leaves the block (a `return`): unbatched, get_next() stands for the read.
+                    unbatched = self._control_reason(index, uses)
+                    break
                 record_indices.append(index)
                 tainted |= uses.stores
             elif tainted & uses.stores:
                 raise _Broken(calls, "a statement rebinds `%s`, a per-record tensor, without using the record"
                               % sorted(tainted & uses.stores)[0])
         if batch is None:
-            raise _Broken(calls, "its records are not batched by tf.train.batch/shuffle_batch in the same block")
+            plain = not (through or rewritten or join or queue_name or record_call or bound_producer or on_self
+                         or loop_element or params)
+            if not plain or reader is None:
+                raise _Broken(calls, unbatched)
+            return self._unbatched(producer, reader, read_index, key, value, calls, removed, reader_index, unbatched,
+                                   record_indices)
         batch_index, found, batch_helper_def, batch_call = batch
         for queue in through:
             calls += queue.calls
@@ -1045,7 +1179,7 @@ class _BlockRecogniser:
                 except ValueError as error:
                     raise _Broken(calls, str(error))
             self._check_isolated(producer_index, reader_index, read_index, record_indices, batch_index,
-                                 tainted, calls, chain, on_self)
+                                 tainted, calls, chain, on_self, kept=frozenset(kept))
             if bound_producer is None:
                 bound_producer = producer_rule.bind(producer_call)
             matched = self._file_name_match(bound_producer, producer_index, batch_index, calls)
@@ -1056,6 +1190,10 @@ class _BlockRecogniser:
                 removed = tuple(removed) + ((index,) if index is not None else ())
             file_source = producer_rule.model(bound_producer, self.source_of, self.imports.resolve)
             record_reader = self._reader_model(reader)
+            reader_choice = None
+            if chosen is not None:
+                reader_choice = (chosen[0], tuple((helper_name, self._reader_model(option))
+                                                  for helper_name, option in chosen[1]))
         except Unsupported as unsupported:
             raise _Broken(calls, str(unsupported))
         if join is not None:
@@ -1076,16 +1214,20 @@ class _BlockRecogniser:
             element_kind, returns = bucketing.element(self.source_of(bound["input_length"]), element_kind, returns)
         if batching.keep_input:
             # maybe_batch's keep_input is computed per record: the map function returns it beside
-            # the element, a filter keeps the records it allows.
-            returns = "(%s), %s" % (returns, batching.keep_input) if element_kind in ("tuple", "bucket", "bucket_list") else (
-                "%s, %s" % (returns, batching.keep_input))
+            # the element (RecordFunction.keep_input), a filter keeps the records it allows.
+            if element_kind in ("tuple", "bucket", "bucket_list"):
+                returns = "(%s)" % returns
         # `key, value` batched as read: the keyed records are the elements already, no map needed.
         keyed_as_read = (record_reader is not None and record_reader.keyed_records and element_kind == "tuple"
-                         and returns == "%s, %s" % (key, value))
-        if (record_indices or returns != value or static_shapes) and not (keyed_as_read and not record_indices
-                                                                          and not static_shapes):
+                         and returns == "%s, %s" % (key, value) and not record_indices and not static_shapes
+                         and not batching.keep_input)
+        if (record_indices or returns != value or static_shapes or batching.keep_input) and not keyed_as_read:
             params = params or ((key, value) if key else (value,))
-            function = RecordFunction(self.names.fresh("parse_record"), params, returns, static_shapes)
+            keep = bound.get("keep_input") if found and batching.keep_input else None
+            made_by_tf = isinstance(keep, cst.Call) and (self.imports.resolve(keep.func) or "").startswith(
+                "tensorflow.")  # a TensorFlow op gives a tensor already
+            function = RecordFunction(self.names.fresh("parse_record"), params, returns, static_shapes,
+                                      keep_input=batching.keep_input, keep_is_tensor=made_by_tf)
         else:
             function = None
         file_name = self._fresh_local("filename", file_source, record_reader) if record_reader else "filename"
@@ -1099,13 +1241,77 @@ class _BlockRecogniser:
                             prefetch=prefetched.capacity if prefetched else "1")
         if in_loop is not None:
             pipeline = dataclasses.replace(pipeline, sharding=Sharding(in_loop.num_towers, in_loop.loop_var))
+        if reader_choice is not None:
+            pipeline = dataclasses.replace(pipeline, reader_choice=reader_choice)
         # A slice producer is its own read: listed once, or its comments would move twice.
         return Match(tuple(dict.fromkeys((producer_index,) + tuple(removed))), read_index, tuple(record_indices), batch_index,
                      pipeline, element_kind, calls, queue_name=queue_name, batch_helper=helper_batch,
                      helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None,
-                     record_statements=rewritten,
+                     record_statements=rewritten, kept_statements=kept,
                      branch_batchings=branch_batchings if found else (),
                      record_call=record_call)
+
+    def _unbatched(self, producer, reader, read_index: int, key: Optional[str], value: str, calls, removed,
+                   reader_index: Optional[int], reason: str, record_indices) -> Match:
+        """A read whose records no queue of this block batches (returned, stored, used one per step).
+
+        The producer and reader become a dataset whose one-shot iterator's get_next() stands where
+        the read stood, giving one record (or read_up_to's chunk) per run as the read did; the
+        per-record code stays where it is, as it ran in the caller's step, not in a queue's thread.
+        `reason`: why the chain did not reach a batching, said when this form cannot be proven.
+        `record_indices`: the statements that read the records after the read.
+        """
+        producer_index, producer_rule, producer_call = producer
+        for index in record_indices:
+            for call in cstutil.calls_of(self.body[index]):
+                if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("enqueue", "enqueue_many"):
+                    # A hand-built queue that stays: its records are its own to batch, with it.
+                    raise _Broken(calls, reason + "; they go into a hand-built queue's enqueue (line %d)"
+                                  % self._line_of(index))
+                if rule_for(self.imports.resolve(call.func)) is not None:
+                    raise _Broken(calls, reason + "; they go into %s (line %d), queue-based code that stays"
+                                  % (_code(call.func), self._line_of(index)))
+        try:
+            bound = producer_rule.bind(producer_call)
+            matched = self._file_name_match(bound, producer_index, read_index, calls)
+            extra = ()
+            if matched is not None:  # match_filenames_once, in the call or one line above
+                call, index = matched
+                bound = dict(bound, string_tensor=call)
+                calls += (call,)
+                extra = (index,) if index is not None else ()
+            file_source = producer_rule.model(bound, self.source_of, self.imports.resolve)
+            record_reader = self._reader_model(reader)
+        except Unsupported as unsupported:
+            raise _Broken(calls, str(unsupported))
+        if key and record_reader.kind != "whole_file":
+            raise _Broken(calls, "the code uses the reader's key `%s`, which the %s dataset does not give"
+                          % (key, record_reader.kind))
+        moved = [producer_index] + ([reader_index] if reader_index is not None else [])
+        shared = None
+        for index in moved:
+            name = producer_target(self.body[index])
+            if index == reader_index and record_reader.kind == "whole_file" and self.scope_loads[name] > 1:
+                # A whole-file reader finishes its file in each read: reads of other queues through it
+                # are independent, and it goes once each of them is rewritten (checked in run()).
+                shared = (index, name)
+            elif self.scope_loads[name] != 1:
+                raise _Broken(calls, "`%s` is used beyond reader.read(), by code qmigrate cannot rewrite" % name)
+        # The dataset is built where the read stood: what the producer and reader read must not change.
+        for index in moved + list(extra):
+            reads = set(self.uses[index].loads)
+            for later in range(index + 1, read_index):
+                rebound = reads & (self.uses[later].stores | self.uses[later].mutated)
+                if rebound:
+                    raise _Broken(calls, "`%s` is reassigned between the queue and its read, so the dataset built "
+                                  "at the read would see another value" % sorted(rebound)[0])
+        # Named when applied (a record-source helper's read may be left to its callers).
+        pipeline = Pipeline(file_source, record_reader, None, Batching("1"), unbatched=True, keyed=bool(key),
+                            file_name_param=self._fresh_local("filename", file_source, record_reader))
+        target = "%s, %s" % (key, value) if key else value
+        removed = tuple(i for i in (producer_index,) + extra + tuple(removed) if i != read_index)
+        return Match(tuple(dict.fromkeys(removed)), read_index, (), read_index, pipeline,
+                     "tuple" if key else "single", calls, unbatched_target=target, shared_reader=shared)
 
     def _later_batchings(self, index: int, tainted: Set[str]) -> Tuple[cst.Call, ...]:
         """The batching calls after leaf `index` that read the records (`tainted`): the reason the
@@ -1118,8 +1324,9 @@ class _BlockRecogniser:
         return tuple(found)
 
     def _file_name_match(self, bound, producer_index: int, batch_index: int, calls):
-        """(the match_filenames_once call, the index of the statement that binds it or None) for a
-        producer whose file names it gives, in place or through a name used only there."""
+        """(the match_filenames_once call, the index of the statement that binds it, or None when
+        that statement stays) for a producer whose file names it gives, in place or through a name
+        (which stays when something else uses it too)."""
         files = bound.get("string_tensor")
         if isinstance(files, cst.Call) and self.imports.resolve(files.func) == MATCH_FILENAMES_ONCE:
             return files, None
@@ -1132,16 +1339,14 @@ class _BlockRecogniser:
             if not (assign and isinstance(assign[0], cst.Name) and isinstance(assign[1], cst.Call)
                     and self.imports.resolve(assign[1].func) == MATCH_FILENAMES_ONCE):
                 return None
-            # A one-shot iterator cannot capture the variable itself: only its sole use can go.
-            if self.scope_loads[files.value] != 1:
-                raise _Broken(calls + (assign[1],), "its file names are a match_filenames_once variable that "
-                              "is also used elsewhere, and a one-shot iterator cannot capture a variable")
             # The pattern is read where the chain now stands: nothing may rebind what it reads.
             reads = set(self.uses[index].loads)
             if any(reads & self.uses[later].stores for later in range(index + 1, batch_index)):
                 raise _Broken(calls + (assign[1],), "what the match_filenames_once pattern reads is "
                               "reassigned before the batch")
-            return assign[1], index
+            # A one-shot iterator cannot capture the variable itself: the dataset lists the files
+            # with the op the variable was initialised from; the variable stays for its other uses.
+            return assign[1], (index if self.scope_loads[files.value] == 1 else None)
         return None
 
     def _reader_model(self, reader):
@@ -1238,9 +1443,21 @@ class _BlockRecogniser:
             key = None
         return key, value
 
+    def _check_kept(self, queue, tainted: Set[str], calls) -> None:
+        """The statements that stay in `if test:` beside a queue helper's call do not touch the
+        records: they stay where they are, outside the map function."""
+        uses = cstutil.name_uses(queue.kept)
+        for names, what in ((set(uses.loads), "uses"), (uses.stores | uses.mutated, "rebinds")):
+            touched = tainted & names
+            if touched:
+                raise _Broken(calls + queue.calls, "the `if %s:` around %s() also %s `%s`, a per-record tensor, "
+                              "outside the call; only the call's records can move into the map function"
+                              % (queue.condition, queue.helper, what, sorted(touched)[0]))
+
     def _check_isolated(self, producer_index, reader_index, read_index, record_indices, batch_index, tainted,
-                        calls, chain, on_self=frozenset()):
-        """Prove that moving the chain cannot change what any other code sees."""
+                        calls, chain, on_self=frozenset(), kept=frozenset()):
+        """Prove that moving the chain cannot change what any other code sees. `kept`: record
+        leaves that stay in place too (their moved part reads only what handbuilt checked)."""
         chain = set(chain) | set(record_indices)
         queues = []  # a slice producer's outputs are records, checked with the tainted names below
         if (reader_index is not None or producer_index != read_index) and "queue" not in on_self:
@@ -1272,11 +1489,13 @@ class _BlockRecogniser:
                               % sorted(escaped)[0])
         # The map function is traced where the batch was built: what it reads must not change
         # between where the code stood and there; the producer's and reader's arguments neither.
-        readers = record_indices + [producer_index] + ([reader_index] if reader_index is not None else [])
+        readers = [index for index in record_indices if index not in kept] + [producer_index] + (
+            [reader_index] if reader_index is not None else [])
         for reader in readers:
             reads = set(self.uses[reader].loads) - tainted
             for index in range(reader + 1, batch_index):
-                rebound = reads & self.uses[index].stores if index not in chain else set()
+                # A kept `if` stays where it is: what it binds is bound there, after the moved code.
+                rebound = reads & self.uses[index].stores if index not in chain or index in kept else set()
                 if rebound:
                     raise _Broken(calls, "`%s` is reassigned between the queue and the batch, so the moved code "
                                   "would see another value" % sorted(rebound)[0])
@@ -1425,13 +1644,19 @@ class _BlockRecogniser:
                    if index not in chain and not _defers(self.body[index]))
 
     def _later_loads(self, name: str, batch_index: int) -> int:
-        """Loads of `name` after a batching statement that rebinds it to the batch (`features =
-        tf.train.batch(features, ...)`): they read the batch, in a straight-line body."""
-        if name not in self.uses[batch_index].stores or not self._straight_body:
+        """Loads of `name` after a statement that rebinds it, from the batching statement on
+        (`features = tf.train.batch(features, ...)`, or `[image, label] = batch` after it): they
+        read the batch, or what came after, in a straight-line body."""
+        if not self._straight_body:
             return 0
-        if not isinstance(self.body[batch_index], (cst.SimpleStatementLine, cst.If)):
-            return 0  # a loop may bind nothing: later loads could still read the record
-        return sum(self.uses[index].loads.count(name) for index in range(batch_index + 1, len(self.body)))
+        for index in range(batch_index, len(self.body)):
+            if name not in self.uses[index].stores:
+                continue
+            if not (isinstance(self.body[index], cst.SimpleStatementLine)
+                    or (index == batch_index and isinstance(self.body[index], cst.If))):
+                return 0  # a loop or an arm may bind nothing: later loads could still read the record
+            return sum(self.uses[later].loads.count(name) for later in range(index + 1, len(self.body)))
+        return 0
 
     @property
     def _straight_body(self) -> bool:
@@ -1484,7 +1709,7 @@ class _BlockRecogniser:
         dequeued = structures.get("dequeued " + name)
         if dequeued is not None and bindings and bindings[-1] == dequeued[0]:
             # The list a queue helper's dequeue gave back, used by nothing but the batching after.
-            later = [index for index in record_indices if index > dequeued[0] and name in self.uses[index].loads]
+            later = [index for index in record_indices if index > dequeued[0] and self._may_change(index, name)]
             if later:
                 raise _Broken(calls, "the batched list `%s` (line %d) is used again at line %d, which may change "
                               "its length" % (name, self._line_of(dequeued[0]), self._line_of(later[0])))
@@ -1506,6 +1731,23 @@ class _BlockRecogniser:
         # A slice producer's outputs arrive as one tuple parameter already.
         return "tuple", name if kind == "sliced" else "tuple(%s)" % name
 
+    def _may_change(self, index: int, name: str) -> bool:
+        """Whether statement `index` reads the list `name` in a way that may change it: any read
+        but passing it to a logging call (`tf.logging.info(x)`, `print(x)`), which only formats it."""
+        if name not in self.uses[index].loads:
+            return False
+        value = cstutil.statement_value(self.body[index])
+        if not (isinstance(cstutil.single_small(self.body[index]), cst.Expr) and isinstance(value, cst.Call)):
+            return True
+        resolved = self.imports.resolve(value.func)
+        if resolved is None and dotted(value.func) == "print" and "print" not in self.scope_stores:
+            resolved = "print"  # the builtin, not rebound here
+        if resolved not in _LOGGING_CALLS:
+            return True
+        # The name itself, passed whole as an argument: nothing else reads it there.
+        direct = sum(1 for arg in value.args if isinstance(arg.value, cst.Name) and arg.value.value == name)
+        return direct != self.uses[index].loads.count(name)
+
     def _bound_structure(self, name: str, binding: int, record_indices, calls) -> Tuple[str, int]:
         """("dict", 0) or ("list", n) for `name = {...}` / `dict(...)` / `[a, b]` / `(a, b)` in the
         per-record code. A list or tuple must not be touched after (an append would change its length)."""
@@ -1517,7 +1759,7 @@ class _BlockRecogniser:
         if isinstance(value, (cst.List, cst.Tuple)):
             if any(isinstance(element, cst.StarredElement) for element in value.elements):
                 raise _Broken(calls, "the batched list `%s` (line %d) is built with *unpacking" % (name, line))
-            later = [index for index in record_indices if index > binding and name in self.uses[index].loads]
+            later = [index for index in record_indices if index > binding and self._may_change(index, name)]
             if later:
                 raise _Broken(calls, "the batched list `%s` (line %d) is used again at line %d, which may change "
                               "its length" % (name, line, self._line_of(later[0])))
@@ -1700,11 +1942,18 @@ def _defers(stmt: cst.CSTNode) -> bool:
     return finder.found
 
 
+# Calls that format their arguments and keep no reference to them (_BlockRecogniser._may_change).
+_LOGGING_CALLS = frozenset(["print"] + ["tensorflow.logging.%s" % level for level in (
+    "debug", "info", "warn", "warning", "error", "fatal", "log", "vlog")] + ["logging.%s" % level for level in (
+        "debug", "info", "warning", "error", "critical", "log")])
+
 _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")
 
 
 def _leaves_of(match: Match) -> Set[int]:
-    return set(match.removed_indices) | set(match.record_indices) | {match.read_index, match.batch_index}
+    """The leaves a match takes, less a whole-file reader it shares (see _check_shared_readers)."""
+    shared = {match.shared_reader[0]} if match.shared_reader else set()
+    return (set(match.removed_indices) - shared) | set(match.record_indices) | {match.read_index, match.batch_index}
 
 
 def _drop_joined(result: BlockResult) -> None:
@@ -1716,6 +1965,66 @@ def _drop_joined(result: BlockResult) -> None:
         result.failures.append(Failure(match.calls, "records of several readers meet in one statement (one batch of "
                                        "two reads); tf.data pairs such sources with Dataset.zip, which qmigrate "
                                        "does not write yet"))
+
+
+def _helper_arms(stmt, variable: str, reader_helpers) -> List[helpers.ReaderHelper]:
+    """The reader helpers bound to `variable` by `if a: variable = h1` / `elif b: variable = h2`
+    (/ `else: ...`), one per arm, each arm that one assignment; [] for any other statement."""
+    if not isinstance(stmt, cst.If):
+        return []
+    found, node = [], stmt
+    while node is not None:
+        body = node.body
+        assign = cstutil.single_assign(body.body[0]) if isinstance(body, cst.IndentedBlock) and len(
+            body.body) == 1 else None
+        if not (assign and isinstance(assign[0], cst.Name) and assign[0].value == variable
+                and isinstance(assign[1], cst.Name) and assign[1].value in reader_helpers):
+            return []
+        found.append(reader_helpers[assign[1].value])
+        node = node.orelse if isinstance(node, cst.If) else None  # an `else:` arm is the last
+    return found
+
+
+def _all_or_none(result: BlockResult, key: Callable, expected: Callable[[str], int], reason: str) -> List[List[Match]]:
+    """Matches that share something (`key(match)`, falsy for none) are kept only when there are
+    `expected(key)` of them; otherwise each goes, its calls told `reason % (key, expected)`.
+    Returns the groups kept."""
+    groups: Dict[str, List[Match]] = {}
+    for match in result.matches:
+        if key(match):
+            groups.setdefault(key(match), []).append(match)
+    kept = []
+    for name, matches in groups.items():
+        count = expected(name)
+        if len(matches) == count:
+            kept.append(matches)
+            continue
+        for match in matches:
+            result.matches.remove(match)
+        result.failures.append(Failure(tuple(call for match in matches for call in match.calls), reason % (name, count)))
+    return kept
+
+
+class _NameCounts(cst.CSTVisitor):
+    """How often a scope names `variable`: in all (attribute names aside), as an assignment's
+    whole target, and as the function a call calls."""
+
+    def __init__(self, variable: str):
+        self.variable = variable
+        self.names = self.bound = self.called = 0
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names += node.value == self.variable
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        cstutil.walk(node.value, self)  # `x.variable` names an attribute, not the variable
+        return False
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self.bound += isinstance(node.target, cst.Name) and node.target.value == self.variable
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.called += isinstance(node.func, cst.Name) and node.func.value == self.variable
 
 
 class _ReplaceByIdentity(cst.CSTTransformer):

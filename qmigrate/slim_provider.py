@@ -93,6 +93,15 @@ def _bindings(function: cst.FunctionDef) -> _Bindings:
     return found
 
 
+def literal_dict(name: str, function: cst.CSTNode, loads: int) -> Optional[cst.Dict]:
+    """The dict literal a local `name` stands for: bound once in `function`, by `name = {...}`,
+    not a parameter, and read once (`loads`: its reads in the function), so nothing changes it."""
+    if not isinstance(function, cst.FunctionDef) or name in _params(function) or loads != 1:
+        return None
+    values = _bindings(function).values.get(name, [])
+    return values[0] if len(values) == 1 and isinstance(values[0], cst.Dict) else None
+
+
 def _params(function: cst.FunctionDef) -> List[str]:
     params = function.params
     named = list(params.posonly_params) + list(params.params) + list(params.kwonly_params) + [
@@ -156,6 +165,8 @@ class DatasetProof:
                               % (name, cst.Module([]).code_for_node(value.func), self.line_of(value)))
         returns = _bindings(helper).returns
         last = helper.body.body[-1] if isinstance(helper.body, cst.IndentedBlock) and helper.body.body else None
+        while isinstance(last, cst.With) and isinstance(last.body, cst.IndentedBlock) and last.body.body:
+            last = last.body.body[-1]  # `with tf.name_scope(...):` around the body only names its ops
         if not returns or not isinstance(cstutil.single_small(last), cst.Return):
             raise Unsupported("%s() (line %d), which makes its slim dataset, does not end by returning it"
                               % (callee, self.line_of(helper)))

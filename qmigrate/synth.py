@@ -4,7 +4,8 @@ Everything returned is source text; the engine parses and places it. One stateme
 (`dataset = dataset.map(...)`), the idiom of the tf.data guides of that era, so each stage is one
 line and the user's indentation never has to be guessed for continuation lines.
 """
-from typing import List, Optional, Tuple
+import dataclasses
+from typing import List, Optional, Sequence, Tuple
 
 from qmigrate import bucketing
 from qmigrate.model import Pipeline, SliceSource
@@ -80,7 +81,9 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         else:  # the producer's own Python test of its `shuffle` argument, made here
             out.append("if %s:\n    %s = %s.shuffle(%s)" % (source.shuffle, ds, ds, _call_args(size, seed)))
 
-    if reader is not None:
+    if pipeline.reader_choice is not None:
+        out.append(_chosen_reader(pipeline, tf, target))
+    elif reader is not None:
         if reader.keyed_records:  # a function among the stages: blank lines around it
             out.append("\n" + keyed_records(reader, tf, target))
         _read_records(pipeline, tf, target, stage)
@@ -137,7 +140,8 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         # Already repeated with slim's record shuffle, before the map: a shuffle_batch only shuffles.
         if batching.shuffle_buffer:
             seed = "seed=%s" % batching.seed if batching.seed else ""
-            stage("shuffle(%s)" % _call_args(batching.shuffle_buffer, seed))
+            shuffle = "%s = %s.shuffle(%s)" % (ds, ds, _call_args(batching.shuffle_buffer, seed))
+            out.append(_when(batching.shuffle_condition, [shuffle]))
     elif batching.shuffle_buffer:
         buffer, comment = batching.shuffle_buffer, ""
         if pipeline.sharding and pipeline.sharding.split_buffer:
@@ -146,14 +150,26 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
             comment = "# The towers shared one shuffle buffer: each shard keeps its share.\n"
             buffer = "max(%s // %s, 1)" % (_operand(buffer), _operand(pipeline.sharding.num_shards))
         stages = _shuffle_and_repeat(ds, buffer, source.num_epochs, batching.seed, tf, target)
-        out.extend([comment + stages[0]] + stages[1:])
+        if batching.shuffle_condition:
+            # A queue helper's shuffling queue made only when its caller's test held: tested again here.
+            repeat = "%s = %s.repeat(%s)" % (ds, ds, source.num_epochs or "")
+            out.append(comment + _when(batching.shuffle_condition, stages, [repeat]))
+        else:
+            out.extend([comment + stages[0]] + stages[1:])
     else:
         stage("repeat(%s)" % (source.num_epochs or ""))
 
     if batching.bucket_boundaries is not None:
         # One batch per bucket of lengths, each batched as the pipeline batches (bucketing.py).
-        stage(bucketing.bucket_stage(batching, tf, target, lambda window: _batch(
-            window, batching, tf, target, shapes=bucketing.window_shapes(window, tf, target))))
+        stage(bucketing.bucket_stage(batching, tf, target, lambda window: _either_batch(
+            window, batching, lambda chosen: _batch(
+                window, chosen, tf, target, shapes=bucketing.window_shapes(window, tf, target)))))
+    elif isinstance(batching.allow_smaller_final_batch, str):
+        # allow_smaller_final_batch given by a test: the same test, where the batch was made.
+        keep, drop = (_batch(ds, dataclasses.replace(batching, allow_smaller_final_batch=flag), tf, target,
+                             pipeline.dense_arity) for flag in (True, False))
+        out.append(_when(batching.allow_smaller_final_batch, ["%s = %s.%s" % (ds, ds, keep)],
+                         ["%s = %s.%s" % (ds, ds, drop)]))
     else:
         stage(_batch(ds, batching, tf, target, pipeline.dense_arity))
     stage("prefetch(%s)" % pipeline.prefetch)
@@ -165,11 +181,62 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
     return out
 
 
+def unbatched_statements(pipeline: Pipeline, tf: str, target: Target, assigned: str) -> List[str]:
+    """An unbatched read, `assigned = reader.read(queue)`, as a dataset and its next element.
+
+    The reader gave one record (read_up_to: one chunk of a file) each time the read ran, in the
+    step that ran it; get_next() does the same, reading when asked (no prefetch: the read never ran
+    ahead either). The producer's epochs repeat the files after the read, as tail_statements does
+    for a tf.train.batch.
+    """
+    ds = pipeline.dataset_name
+    out = head_statements(pipeline, tf, target)
+    out.append("%s = %s.repeat(%s)" % (ds, ds, pipeline.source.num_epochs or ""))
+    out.append("%s = %s" % (assigned, next_element(pipeline, tf, target)))
+    return out
+
+
+def _chosen_reader(pipeline: Pipeline, tf: str, target: Target) -> str:
+    """The read stage of a reader helper chosen at run time: one arm per helper the variable may
+    hold, tested as the call did (the variable is bound only to these helpers, so the last arm is
+    the `else`; an unbound variable fails here as it failed at the call)."""
+    ds = pipeline.dataset_name
+    variable, choices = pipeline.reader_choice
+    arms = []
+    for position, (helper, reader) in enumerate(choices):
+        lines = []
+        _read_records(dataclasses.replace(pipeline, reader=reader), tf, target,
+                      lambda text: lines.append("    %s = %s.%s" % (ds, ds, text)))
+        head = "else:" if position == len(choices) - 1 else "%s %s is %s:" % ("if" if not position else "elif",
+                                                                               variable, helper)
+        arms.append("\n".join([head] + lines))
+    return "\n".join(arms)
+def _either_batch(dataset: str, batching, batch) -> str:
+    """An expression batching `dataset`: `dataset.<batch(batching)>`, or, when
+    allow_smaller_final_batch is a test, both batchings chosen by it (`a if test else b`)."""
+    test = batching.allow_smaller_final_batch
+    if not isinstance(test, str):
+        return "%s.%s" % (dataset, batch(batching))
+    keep, drop = (batch(dataclasses.replace(batching, allow_smaller_final_batch=flag)) for flag in (True, False))
+    return "(%s.%s if %s else %s.%s)" % (dataset, keep, test, dataset, drop)
+
+
+def _when(condition: Optional[str], then: List[str], otherwise: Sequence[str] = ()) -> str:
+    """`then` (statements' source) under `if condition:`, `otherwise` under its else; `then`
+    alone when there is no condition."""
+    if not condition:
+        return "\n".join(then)
+    text = "if %s:\n%s" % (condition, "\n".join("    " + line for line in then))
+    if otherwise:
+        text += "\nelse:\n%s" % "\n".join("    " + line for line in otherwise)
+    return text
+
+
 def _read_records(pipeline: Pipeline, tf: str, target: Target, stage) -> None:
     """The stage turning file names into the records a reader would have read."""
     reader, param = pipeline.reader, pipeline.file_name_param
     if reader.kind == "whole_file":
-        if pipeline.record_function and len(pipeline.record_function.params) == 2:
+        if pipeline.keyed or pipeline.record_function and len(pipeline.record_function.params) == 2:
             stage("map(lambda %s: (%s, %s.%s(%s)))" % (param, param, tf, target.read_file, param))
         else:
             stage("map(%s.%s)" % (tf, target.read_file))

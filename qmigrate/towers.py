@@ -242,12 +242,17 @@ class TowerEdits:
 
 STRATEGIES = ("shard", "shared-iterator")
 SHARED_PARAM = "shared_iterators"
+# The shared iterator prefetches what the prefetch queue held: the towers take several batches a
+# step from it, and one batch of prefetch left each step waiting for the next (measured:
+# bench/epoch_stall_bench.py, 1.13-1.24x the queue's time with prefetch(1)).
+PREFETCH_PARAM = "prefetch_batches"
+PREFETCH_QUEUE_CAPACITY = "8"  # slim's prefetch_queue(capacity=8) default
 
 
 def tower_params(strategy: str) -> Tuple[Tuple[str, str], ...]:
     """The keyword parameters (name, default) an input function gains for a strategy."""
     if strategy == "shared-iterator":
-        return ((SHARED_PARAM, "None"),)
+        return ((SHARED_PARAM, "None"), (PREFETCH_PARAM, "1"))
     return ((SHARD_PARAMS[0], "1"), (SHARD_PARAMS[1], "0"))
 
 
@@ -281,11 +286,22 @@ def passed_on(strategy: str):
 
 
 def tower_keywords(consumer: TowerConsumer, strategy: str, holder: str, config):
-    """What each tower passes: its shard, or the dict holding the one shared iterator."""
+    """What each tower passes: its shard, or the dict holding the one shared iterator and how many
+    batches it prefetches (the prefetch queue's capacity)."""
     if strategy == "shared-iterator":
-        return [(SHARED_PARAM, cst.Name(holder))]
+        return [(SHARED_PARAM, cst.Name(holder)), (PREFETCH_PARAM, prefetch_capacity(consumer.prefetch_call))]
     return [(SHARD_PARAMS[0], cst.parse_expression(consumer.num_towers, config)),
             (SHARD_PARAMS[1], cst.Name(consumer.loop_var))]
+
+
+def prefetch_capacity(call: Optional[cst.Call]) -> cst.BaseExpression:
+    """The `capacity` of a `prefetch_queue(tensors, capacity=8, ...)` call (its default when not given)."""
+    args = list(call.args) if call is not None else []
+    for position, arg in enumerate(args):
+        if (arg.keyword is not None and arg.keyword.value == "capacity") or (
+                arg.keyword is None and arg.star == "" and position == 1):
+            return arg.value
+    return cst.parse_expression(PREFETCH_QUEUE_CAPACITY)
 
 
 def tower_input(consumer: TowerConsumer, target: cst.BaseExpression, leading, tf: str, config,

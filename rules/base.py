@@ -104,6 +104,39 @@ def bool_or_condition(node: Optional[cst.BaseExpression], default: bool, what: s
                       "False, or a plain name" % what)
 
 
+class _PlainTest(cst.CSTVisitor):
+    def __init__(self):
+        self.plain = True
+
+    def on_visit(self, node) -> bool:
+        if isinstance(node, (cst.Attribute, cst.Call, cst.Subscript, cst.Lambda, cst.Await, cst.NamedExpr,
+                             cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            self.plain = False
+        return self.plain
+
+
+def is_plain(node: cst.CSTNode) -> bool:
+    """Whether an expression reads only names and literals (no attribute, call or subscript): it
+    has no side effect and gives the same value wherever it is evaluated while none of its names
+    is rebound."""
+    plain = _PlainTest()
+    node.visit(plain)
+    return plain.plain
+
+
+def bool_or_test(node: Optional[cst.BaseExpression], default: bool, what: str,
+                 source: Callable[[cst.CSTNode], str]) -> Union[bool, str]:
+    """A True/False literal's value, or the source of a plain test (`final_batch`,
+    `num_epochs is not None`) for an argument whose value the rewrite tests with a Python `if`
+    where the call stood, so at the same point, with the same names."""
+    if node is None or (isinstance(node, cst.Name) and node.value in ("True", "False")):
+        return literal_bool(node, default, what)
+    if not is_plain(node):
+        raise Unsupported("`%s` is computed with an attribute, call or subscript; qmigrate needs a literal True "
+                          "or False, or a test of names and literals" % what)
+    return source(node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node)
+
+
 def is_none(node: Optional[cst.BaseExpression]) -> bool:
     return node is None or (isinstance(node, cst.Name) and node.value == "None")
 

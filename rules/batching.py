@@ -6,7 +6,7 @@ import libcst as cst
 
 from qmigrate.model import Batching
 from qmigrate.rules.base import (
-    Example, Rule, SourceOf, Unsupported, example_source, is_none, is_one, literal_bool, whole)
+    Example, Rule, SourceOf, Unsupported, bool_or_test, example_source, is_none, is_one, literal_bool, whole)
 
 
 def _common(args, source: SourceOf, what: str) -> dict:
@@ -19,8 +19,8 @@ def _common(args, source: SourceOf, what: str) -> dict:
     return dict(
         batch_size=source(args["batch_size"]),
         num_threads=None if is_one(threads) else source(threads),
-        allow_smaller_final_batch=literal_bool(
-            args.get("allow_smaller_final_batch"), False, "allow_smaller_final_batch"),
+        allow_smaller_final_batch=bool_or_test(
+            args.get("allow_smaller_final_batch"), False, "allow_smaller_final_batch", source),
         enqueue_many=literal_bool(args.get("enqueue_many"), False, "enqueue_many"),
         dynamic_pad=literal_bool(args.get("dynamic_pad"), False, "dynamic_pad"),
         shapes=_shapes(args.get("shapes"), source),
@@ -57,7 +57,9 @@ class Batch(Rule):
     ## Fix safety
     Safe. Without `allow_smaller_final_batch=True` the remainder is dropped, as the queue never
     produced a partial batch, and the batch dimension stays static (on 1.8 through
-    `tf.contrib.data.batch_and_drop_remainder`). Records keep their order; with several threads
+    `tf.contrib.data.batch_and_drop_remainder`). `allow_smaller_final_batch` given by a Python
+    test of names and literals (`final_batch`, `num_epochs is not None`) becomes that test around
+    the two batchings, made where the batch was made. Records keep their order; with several threads
     the queue's order was already nondeterministic. `enqueue_many=True` (each input a batch of
     examples) becomes an `unbatch` after the per-record code; `dynamic_pad=True` becomes
     `padded_batch` over the dataset's own shapes, padding with 0 or "" to the longest in the
@@ -530,7 +532,7 @@ class MaybeShuffleBatch(Rule):
             def positives(files, batch_size):
                 def parse_record(line):
                     value = tf.string_to_number(line)
-                    return value, value > 0
+                    return value, tf.convert_to_tensor(value > 0, tf.bool)
 
                 dataset = tf.data.Dataset.from_tensor_slices(files)
                 dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))

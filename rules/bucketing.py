@@ -21,7 +21,8 @@ class BucketBySequenceLength(Rule):
     records, every batch comes from one bucket, and every kept record reaches one batch once
     per epoch. At the end of the input the remainders of the buckets come out as smaller
     batches with `allow_smaller_final_batch=True`, and are dropped without it (the batch
-    dimension then stays static, as the queue's was). Padding is 0 or "" to the longest in the
+    dimension then stays static, as the queue's was); given by a Python test of names and
+    literals, each bucket's batching is chosen by it (`a if test else b`). Padding is 0 or "" to the longest in the
     batch, as the PaddingFIFOQueue did. `keep_input` becomes a `filter`, as for `maybe_batch`.
     Measured on TF 1.8, 1.15 and 2.21 (tests/test_bucketing_tf.py): the same examples with the
     same padding, each batch from one bucket. Batches of different buckets come in the order the

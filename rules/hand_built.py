@@ -59,7 +59,10 @@ class HandBuiltQueue(Rule):
     records again (`tensors = list(tensors)`, the shapes its queue set), its queue the dataset's
     shuffle and `num_parallel_calls`; a helper returning `dequeue_many` is the batching. A loop
     that only sets again the static shapes the queue lost is dropped with it. A helper every
-    call of which migrated is removed; one that other code still calls stays as it is.
+    call of which migrated is removed; one that other code still calls stays as it is. A call
+    that is a statement of `if test:` (no else) is a stage taken when the test holds: the `if`
+    stays in place with its other statements (plain Python that does not touch the records), and
+    the dataset tests it again (`if test: shuffle_and_repeat(...) else: repeat(...)`).
 
     ## Fix safety
     Safe, as `shuffle_batch`: the shuffle sits before `repeat`, so every example is seen once per
@@ -70,7 +73,8 @@ class HandBuiltQueue(Rule):
     chain whose records are enqueued, the queue and its enqueue op used for nothing else, one
     enqueue op, a literal `shapes=` (set on plain names), no `shared_name=`, and what is enqueued a
     literal list, tuple or dict. A queue helper must build one queue as its first statement, from
-    parameters, and do nothing else; its call must be a statement of its own (not in an if arm),
+    parameters, and do nothing else; its call must be a statement of its own (or of an `if`
+    without else whose test reads only names and literals, none reassigned in or after the `if`),
     given a list by name only when the list's last binding before the call is a literal, and no
     argument of its queue may be a per-record tensor or be reassigned after the call. A
     QueueRunner subclass, a runner started by hand (`create_threads`, named with its line), a

@@ -18,7 +18,9 @@ class PrefetchQueue(Rule):
     in one order (a per-process seed), and each reads every record but maps only its own.
 
     With `--tower-strategy shared-iterator` the towers instead take batches from one iterator
-    (the input function gains `shared_iterators=None`), which is the queue's meaning exactly.
+    (the input function gains `shared_iterators=None, prefetch_batches=1`; the towers pass the dict
+    and the prefetch queue's capacity, which the one pipeline prefetches), which is the queue's
+    meaning exactly.
 
     A `shuffle_batch` behind the queue was one shuffle buffer for all towers: each shard keeps
     `min_after_dequeue // num_shards` of it (same memory and first fill). Each iterator

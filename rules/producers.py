@@ -22,12 +22,15 @@ class StringInputProducer(Rule):
 
     File names from `match_filenames_once(pattern)` (a local variable, which a one-shot iterator
     cannot capture) come from `tf.matching_files(pattern)`, the op that variable was initialised
-    from: the same names in the same order.
+    from: the same names in the same order (a variable with other uses stays for them).
+
+    A read whose records no queue batches (returned to a caller, kept on `self`, run one per step)
+    becomes the dataset's one-shot `get_next()` where the read was, the files repeated
+    `num_epochs` times after the read; the code after it stays where it is.
 
     ## Limitations
     `shuffle=` must be a literal or a plain name (`shuffle`, not `self.shuffle`), which becomes
-    a Python `if` around the shuffle, the test the producer made itself. A `match_filenames_once`
-    variable used beyond the producer is not rewritten.
+    a Python `if` around the shuffle, the test the producer made itself.
     """
 
     code = "QM101"
@@ -299,11 +302,13 @@ class MatchFilenamesOnce(Rule):
 
     ## Fix safety
     Safe: rewritten only inside a pipeline qmigrate migrates, in the producer's call or through a
-    name the producer alone uses. The pattern is matched when the iterator starts, as the variable
-    was matched when local variables were initialised.
+    name. The pattern is matched when the iterator starts, as the variable was matched when local
+    variables were initialised. A variable also used elsewhere (printed, counted, fed to other
+    code) stays for those uses, still initialised with local variables; the dataset lists the same
+    pattern itself (both see the same files unless files are added or removed in between).
 
     ## Limitations
-    A variable also used elsewhere (printed, counted, fed to other code) stays, and is reported.
+    What the pattern reads must not be reassigned between the variable and the read.
     """
 
     code = "QM103"
@@ -351,6 +356,20 @@ class MatchFilenamesOnce(Rule):
                 _, record = reader.read(queue)
                 tf.summary.scalar('files', tf.size(filenames))
                 return tf.train.batch([record], batch_size=batch_size)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def inputs(pattern, batch_size):
+                filenames = tf.train.match_filenames_once(pattern)
+                tf.summary.scalar('files', tf.size(filenames))
+                dataset = tf.data.Dataset.from_tensor_slices(tf.matching_files(pattern))
+                dataset = dataset.shuffle(tf.size(tf.matching_files(pattern), out_type=tf.int64))
+                dataset = dataset.flat_map(tf.data.TFRecordDataset)
+                dataset = dataset.repeat()
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+                dataset = dataset.prefetch(1)
+                return dataset.make_one_shot_iterator().get_next()
             """),
         ),
     )

@@ -5,14 +5,14 @@ Each is a file-name producer and a reader in one call (TF 1.8's `dataset_data_pr
 num_epochs, shuffle, seed)`, then `num_readers` readers filling a common queue, a
 RandomShuffleQueue(capacity, min_after_dequeue, seed) when shuffling, else a FIFOQueue.
 """
-from typing import Optional
+from typing import Optional, Tuple
 
 import libcst as cst
 
 from qmigrate.diagnostics import Safety
 from qmigrate.model import FileSource, RecordReader
 from qmigrate.rules.base import (
-    Example, Rule, SourceOf, Unsupported, example_source, is_none, literal_bool, whole)
+    Example, Rule, SourceOf, Unsupported, example_source, is_none, is_plain, literal_bool, whole)
 
 PROVIDER = "tensorflow.contrib.slim.dataset_data_provider.DatasetDataProvider"
 PARALLEL_READ = "tensorflow.contrib.slim.parallel_reader.parallel_read"
@@ -25,18 +25,6 @@ def _optional(args, name: str, source: SourceOf) -> Optional[str]:
     return None if is_none(node) else source(node)
 
 
-class _Plain(cst.CSTVisitor):
-    """Whether an expression reads only names and literals (no attribute, call or subscript)."""
-
-    def __init__(self):
-        self.plain = True
-
-    def on_visit(self, node) -> bool:
-        if isinstance(node, (cst.Attribute, cst.Call, cst.Subscript, cst.Lambda, cst.Await, cst.NamedExpr)):
-            self.plain = False
-        return self.plain
-
-
 def _shuffle(args, source: SourceOf):
     """slim's `shuffle=`: True/False, or the source of a condition on names and literals
     (`split_name == 'train'`), which the rewrite tests with a Python `if`, as slim did. The
@@ -45,9 +33,7 @@ def _shuffle(args, source: SourceOf):
     node = args.get("shuffle")
     if node is None or (isinstance(node, cst.Name) and node.value in ("True", "False")):
         return literal_bool(node, True, "shuffle")
-    plain = _Plain()
-    node.visit(plain)
-    if not plain.plain:
+    if not is_plain(node):
         raise Unsupported("`shuffle=` is computed with an attribute, call or subscript, which could change "
                           "before the rewritten test; bind it to a name first")
     return source(node.with_changes(lpar=[], rpar=[]) if hasattr(node, "lpar") else node)
@@ -61,10 +47,54 @@ def _buffer(args, name: str, default: str, source: SourceOf) -> str:
     return whole(node, source)
 
 
-def _no_reader_kwargs(args) -> None:
-    if not is_none(args.get("reader_kwargs")):
-        raise Unsupported("it passes `reader_kwargs=` to the reader class, which qmigrate does not carry over "
-                          "to TFRecordDataset")
+_OPTIONS = ("tensorflow.python_io.TFRecordOptions", "tensorflow.io.TFRecordOptions")
+_COMPRESSION = {"%s.%s" % (module, kind): value
+                for module in ("tensorflow.python_io.TFRecordCompressionType", "tensorflow.io.TFRecordCompressionType")
+                for kind, value in (("ZLIB", "ZLIB"), ("GZIP", "GZIP"), ("NONE", ""))}
+
+
+def reader_arguments(args, resolve) -> Tuple[Tuple[str, str], ...]:
+    """The TFRecordDataset arguments standing for `reader_kwargs=`, the keyword arguments slim gives
+    each tf.TFRecordReader. TF 1.8's TFRecordReader(name=None, options=None) reads files compressed
+    as `options` (a TFRecordOptions(compression_type)) says, and TFRecordDataset(filenames,
+    compression_type=None, buffer_size=None) takes that compression type as a string ("ZLIB",
+    "GZIP", "" for none). `name` only names the reader op: nothing read depends on it. Anything
+    else is refused with the reason (Unsupported)."""
+    node = args.get("reader_kwargs")
+    if is_none(node):
+        return ()
+    if not isinstance(node, cst.Dict):
+        raise Unsupported("its `reader_kwargs=` is not a literal dict (nor a name bound once, to one, in the "
+                          "function and read only there), so what it passes to tf.TFRecordReader cannot be seen")
+    out = []
+    for element in node.elements:
+        if not (isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString)):
+            raise Unsupported("its `reader_kwargs=` has a key that is not a literal string, or ** unpacking")
+        key = element.key.evaluated_value
+        if key == "name":
+            continue
+        if key != "options":
+            raise Unsupported("its `reader_kwargs=` passes `%s`, which tf.TFRecordReader does not take (it takes "
+                              "`name` and `options`)" % key)
+        compression = _compression(element.value, resolve)
+        if compression:
+            out.append(("compression_type", repr(compression)))
+    return tuple(out)
+
+
+def _compression(options, resolve) -> str:
+    """"ZLIB", "GZIP" or "" for `TFRecordOptions(TFRecordCompressionType.X)` (or None)."""
+    if is_none(options):
+        return ""
+    if isinstance(options, cst.Call) and resolve(options.func) in _OPTIONS and len(options.args) == 1:
+        arg = options.args[0]
+        if not arg.star and (arg.keyword is None or arg.keyword.value == "compression_type"):
+            compression = _COMPRESSION.get(resolve(arg.value))
+            if compression is not None:
+                return compression
+    raise Unsupported("its `reader_kwargs=` gives `options=` other than tf.python_io.TFRecordOptions("
+                      "tf.python_io.TFRecordCompressionType.ZLIB, GZIP or NONE), the one option TFRecordDataset "
+                      "has a counterpart for (compression_type)")
 
 
 def _tfrecord_class(args, resolve) -> None:
@@ -94,11 +124,15 @@ class DatasetDataProvider(Rule):
     epoch and the records are mixed in a buffer of `common_queue_min` (the common queue's
     `min_after_dequeue`) that spans epoch ends, seeded with `seed`; `num_readers` files are read at
     once (`interleave`); `num_epochs` repeats. The random orders differ from the queues'.
+    `reader_kwargs={'options': tf.python_io.TFRecordOptions(TFRecordCompressionType.ZLIB)}` (a
+    literal dict, or a local name bound once to one and read only there) reads compressed files:
+    TFRecordDataset's `compression_type='ZLIB'` (GZIP likewise); a `name` only named the reader op.
 
     ## Limitations
     Not rewritten: a dataset whose reader class or decoder is not visible (a parameter, another
-    module, an attribute), another reader class, custom or lookup item handlers, `reader_kwargs`,
-    a computed `shuffle=`, `get()` of the record key, a provider used beyond one `get()`.
+    module, an attribute), another reader class, custom or lookup item handlers, other
+    `reader_kwargs` (computed options, a parameter), a computed `shuffle=`, `get()` of the record
+    key, a provider used beyond one `get()`.
     """
 
     code = "QM106"
@@ -180,10 +214,10 @@ class DatasetDataProvider(Rule):
 
     @classmethod
     def reader_model(cls, args, source: SourceOf, resolve) -> RecordReader:
-        _no_reader_kwargs(args)
         readers = _optional(args, "num_readers", source) or "1"
         shuffle = _shuffle(args, source)
-        return RecordReader("tfrecord", parallel_reads=None if readers == "1" else readers,
+        return RecordReader("tfrecord", arguments=reader_arguments(args, resolve),
+                            parallel_reads=None if readers == "1" else readers,
                             record_shuffle=_buffer(args, "common_queue_min", "128", source) if shuffle else None)
 
 
@@ -198,11 +232,12 @@ class ParallelRead(Rule):
     Safe: the files listed by slim's `get_data_files` as before, shuffled every epoch with
     `shuffle=True` (the default), the records mixed in a buffer of `min_after_dequeue` that spans
     epoch ends (seeded with `seed`); `num_readers` (default 4) files read at once; `num_epochs`
-    repeats. The random orders differ from the queues'.
+    repeats. The random orders differ from the queues'. `reader_kwargs` giving the readers
+    TFRecordOptions of a compression type read compressed files, as for QM106.
 
     ## Limitations
-    Only `tf.TFRecordReader` named in the call; no `reader_kwargs`, no `dtypes`, a literal
-    `shuffle`; a key that the code uses (a TFRecordDataset gives no keys).
+    Only `tf.TFRecordReader` named in the call; `reader_kwargs` only as for QM106; no `dtypes`, a
+    literal `shuffle`; a key that the code uses (a TFRecordDataset gives no keys).
     """
 
     code = "QM107"
@@ -275,10 +310,10 @@ class ParallelRead(Rule):
     @classmethod
     def reader_model(cls, args, source: SourceOf, resolve) -> RecordReader:
         _tfrecord_class(args, resolve)
-        _no_reader_kwargs(args)
         readers = _optional(args, "num_readers", source) or "4"
         shuffle = _shuffle(args, source)
-        return RecordReader("tfrecord", parallel_reads=None if readers == "1" else readers,
+        return RecordReader("tfrecord", arguments=reader_arguments(args, resolve),
+                            parallel_reads=None if readers == "1" else readers,
                             record_shuffle=_buffer(args, "min_after_dequeue", "128", source) if shuffle else None)
 
 
@@ -293,7 +328,8 @@ class SinglePassRead(Rule):
     Safe: the files listed by slim's `get_data_files`, read once, in order.
 
     ## Limitations
-    Only `tf.TFRecordReader` named in the call, without `reader_kwargs`; a key that the code uses.
+    Only `tf.TFRecordReader` named in the call, `reader_kwargs` only as for QM106; a key that the
+    code uses.
     """
 
     code = "QM108"
@@ -346,8 +382,7 @@ class SinglePassRead(Rule):
     @classmethod
     def reader_model(cls, args, source: SourceOf, resolve) -> RecordReader:
         _tfrecord_class(args, resolve)
-        _no_reader_kwargs(args)
-        return RecordReader("tfrecord")
+        return RecordReader("tfrecord", arguments=reader_arguments(args, resolve))
 
 
 class ReaderModel:

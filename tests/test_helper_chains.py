@@ -86,12 +86,100 @@ def test_the_forwarded_reader_arguments_reach_the_dataset(tmp_path):
     assert "def decode(value):\n    raw = read_record(value)" in output
 
 
-def test_a_record_source_whose_caller_is_not_followed_says_why_the_caller_stops(tmp_path):
-    """The source's own chain stops at its `return` by design; what the user must change is in the
-    caller (here a batch built inside a larger statement)."""
+def test_a_record_source_whose_caller_is_not_followed_reads_in_place_and_says_why_the_caller_stops(tmp_path):
+    """No caller links the source (here its batch is built inside a larger statement): its own read
+    becomes a dataset's get_next() in place, the caller's queue batching those records, and the
+    caller is told what to change."""
     text = SOURCE.replace("    return tf.train.batch([x], batch_size=4)\n",
                           "    return [tf.train.batch([x], batch_size=4)]\n")
     result = _migrate(tmp_path, text)
+    output = result.new_source.decode()
+    assert "def load(kind, files, size):" in output  # its callers' calls are unchanged
+    assert "value = dataset.make_one_shot_iterator().get_next()" in output
+    assert "string_input_producer" not in output and "return [tf.train.batch([x], batch_size=4)]" in output
+    batch = [d for d in result.diagnostics if d.code == "QM301"]
+    assert batch and "nested in a larger expression" in batch[0].message, batch
+
+
+CHOSEN = '''import tensorflow as tf
+
+
+def read_tfrecords(filename_queue):
+    reader = tf.TFRecordReader()
+    _, serialized = reader.read(filename_queue)
+    return tf.parse_single_example(serialized, {'x': tf.FixedLenFeature([3], tf.float32)})['x']
+
+
+def read_lines(filename_queue):
+    reader = tf.TextLineReader()
+    _, line = reader.read(filename_queue)
+    return tf.string_to_number(line)
+
+
+def inputs(binary, files, batch_size):
+    if binary:
+        read = read_tfrecords
+    else:
+        read = read_lines
+    x = read(tf.train.string_input_producer(files))
+    queue = tf.train.string_input_producer(files)
+    x = read(queue)
+    return tf.train.batch([x], batch_size=batch_size)
+'''
+
+
+def test_a_reader_helper_chosen_at_run_time_reads_with_the_reader_of_each_helper(tmp_path):
+    text = CHOSEN.replace("    x = read(tf.train.string_input_producer(files))\n", "")
+    output = _migrate(tmp_path, text).new_source.decode()
+    assert "def read_tfrecords(serialized):" in output and "def read_lines(line):" in output
+    assert ("    if read is read_tfrecords:\n        dataset = dataset.flat_map(tf.data.TFRecordDataset)\n"
+            "    else:\n        dataset = dataset.flat_map(tf.data.TextLineDataset)\n") in output
+
+
+def test_a_chosen_reader_helper_whose_other_call_stays_is_not_migrated(tmp_path):
+    """One call of the variable cannot be followed (its queue is made in the call): migrating the
+    helpers would hand that call's queue to a helper that takes a record."""
+    result = _migrate(tmp_path, CHOSEN)
     assert result.new_source is None
-    producer = [d for d in result.diagnostics if d.code == "QM101"]
-    assert producer and "nested in a larger expression" in producer[0].message, producer
+    reader = [d for d in result.diagnostics if d.code == "QM201"]
+    assert reader and "`read` is called 2 times, and not every call could be rewritten" in reader[0].message
+
+
+def test_a_chosen_reader_helper_variable_used_otherwise_is_not_followed(tmp_path):
+    text = CHOSEN.replace("    x = read(tf.train.string_input_producer(files))\n", "    print(read)\n")
+    assert _migrate(tmp_path, text).new_source is None
+
+
+SHARED = '''import tensorflow as tf
+
+
+def images(files_a, files_b):
+    queue_a = tf.train.string_input_producer(files_a)
+    queue_b = tf.train.string_input_producer(files_b)
+    reader = tf.WholeFileReader()
+    _, image_a = reader.read(queue_a)
+    _, image_b = reader.read(queue_b)
+    return image_a, image_b
+'''
+
+
+def test_whole_file_reads_of_one_reader_from_two_queues_become_two_datasets(tmp_path):
+    output = _migrate(tmp_path, SHARED).new_source.decode()
+    assert "WholeFileReader" not in output and output.count("make_one_shot_iterator().get_next()") == 2
+
+
+def test_a_shared_reader_one_of_whose_reads_stays_is_kept_with_every_read(tmp_path):
+    text = SHARED.replace("    return image_a, image_b\n", "    tf.summary.scalar('left', queue_b.size())\n"
+                          "    return image_a, image_b\n")
+    result = _migrate(tmp_path, text)
+    assert result.new_source is None
+    # queue_a's read alone could be rewritten: it stays, with the shared reader, and says why.
+    producer = [d for d in result.diagnostics if d.code == "QM101" and d.line == 5]
+    assert producer and "the reader `reader` is read 2 times" in producer[0].message, producer
+
+
+def test_a_tfrecord_reader_shared_by_two_queues_is_not_rewritten(tmp_path):
+    """A TFRecord reader keeps its place in a file across reads: reads of two queues are not
+    independent, and are left as they are."""
+    text = SHARED.replace("tf.WholeFileReader()", "tf.TFRecordReader()")
+    assert _migrate(tmp_path, text).new_source is None

@@ -34,6 +34,10 @@ CASES = [
     ("split_inputs", lambda d: dict(data_dir=d, split_name="train", batch_size=5), 20 * 5, ("forever", TRAIN)),
     # --unsafe: a dataset made by the caller, its reader class checked when the pipeline is built
     ("eval_given", lambda d: dict(data_dir=d, batch_size=8), 20 * 8, ("forever", EVAL)),
+    # --- slim2 ---
+    # reader_kwargs: compressed files, read with the compression type of the readers' options
+    ("compressed_eval", lambda d: dict(data_dir=d, batch_size=8), EVAL, ("epochs", 1)),
+    ("compressed_ids", lambda d: dict(data_dir=d, batch_size=7), 2 * EVAL, ("epochs", 2)),
 ]
 
 

@@ -151,6 +151,35 @@ CASES = [
     ("class_queue_on_self", "owner_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
     ("class_queue_on_self", "stream_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
     ("class_reader_method", "source_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
+    # --- unbatched ---
+    # read_up_to's chunks (7, 7, 7, 4 per file of 25, twice), one record per step, whole files on `self`.
+    ("unbatched_reads", "make_chunk_input_fn", lambda d: dict(files=_files(d, "dict_*"), chunk_size=7, num_epochs=2),
+     100, "epoch"),
+    ("unbatched_reads", "one_example", lambda d: dict(files=_files(d, "dict_*"), num_epochs=2), 100, "epoch"),
+    ("unbatched_reads", "image_sizes", lambda d: dict(pattern_files=_files(d, "png/*.png")), 37, "epoch"),
+    ("unbatched_reads", "evaluation_examples", lambda d: dict(path=_files(d, "dict_*")[0]), 25, "epoch"),
+    # Two folders of 10 images read in step through one whole-file reader; the listing variables count 20.
+    ("shared_whole_file_reader", "paired_pixels", lambda d: dict(pattern_a=os.path.join(d, "png", "img_00*.png"),
+                                                                 pattern_b=os.path.join(d, "png", "img_01*.png")),
+     10, "epoch"),
+    # The match_filenames_once variable stays for a summary; the dataset lists the pattern itself.
+    ("glob_files", "counted_inputs", lambda d: dict(data_dir=d, batch_size=10), 200, ("forever", 50)),
+    # A reader helper chosen by a flag: each format, each of the two pipelines through the variable.
+    ("chosen_reader_helper", "inputs", lambda d: dict(file_format="csv", train_files=_files(d, "iris_*"),
+                                                      eval_files=_files(d, "iris_*"), batch_size=6, epochs=2),
+     180, "epoch"),
+    ("chosen_reader_helper", "inputs", lambda d: dict(file_format="tfrecords", train_files=_files(d, "dict_*"),
+                                                      eval_files=_files(d, "dict_*"), batch_size=5, epochs=1,
+                                                      which="eval"), 50, "epoch"),
+    # --- slim2 ---
+    ("conditional_queue_helper", "padded_records", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50,
+     "epoch"),
+    ("conditional_queue_helper", "padded_records", lambda d: dict(files=_files(d, "dict_*"), batch_size=8,
+                                                                  shuffle=True), 50, "epoch"),
+    ("computed_final_batch", "batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
+    # the last 2 of 50 examples dropped with the partial batch
+    ("computed_final_batch", "batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, keep_last=False),
+     48, "epoch"),
     # --- split2 ---
     # TFRecord keys (`file:offset`) are part of each example's fingerprint: they must be the reader's.
     ("reader_keys", "keyed_chunks", lambda d: dict(patterns=_files(d, "gzip_*"), batch_size=4, epochs=0,
@@ -306,6 +335,13 @@ BUCKET_CASES = [
      [16, 17]),
     ("bucketed_lengths", "kept_buckets", lambda d: dict(files=_files(d, "dict_*"), batch_size=4), 40, [2, 4]),
     ("bucketed_lengths", "sliced_buckets", lambda d: dict(batch_size=3), 40, [3, 6]),
+    # --- slim2 ---
+    # lengths id % 7 of 50 examples: 15, 14 and 21 in the 3 buckets; full batches of 4 only: 12 + 12 + 20.
+    ("computed_final_batch", "bucketed", lambda d: dict(files=_files(d, "dict_*"), batch_size=4), 50, [2, 4]),
+    ("computed_final_batch", "bucketed", lambda d: dict(files=_files(d, "dict_*"), batch_size=4, keep_last=False),
+     44, [2, 4]),
+    ("computed_final_batch", "bucketed", lambda d: dict(files=_files(d, "dict_*"), batch_size=4, max_length=4), 36,
+     [2, 4]),
 ]
 
 

@@ -97,3 +97,26 @@ def test_a_loop_on_one_fixed_device_is_no_tower_loop(tmp_path):
         return sizes
     """)
     assert "QM901" not in codes
+
+
+PREFETCHED = """
+    def towers(files, num_gpus):
+        records = inputs(files)
+        queue = slim.prefetch_queue.prefetch_queue([records]%s)
+        sizes = []
+        for i in range(num_gpus):
+            with tf.device('/gpu:%%d' %% i):
+                batch = queue.dequeue()
+                sizes.append(tf.size(batch))
+        return sizes
+    """
+
+
+def test_one_shared_iterator_prefetches_what_the_prefetch_queue_held(tmp_path):
+    # Several towers take a batch each per step from the one iterator: prefetch(1) made each step
+    # wait for the next batch (bench/epoch_stall_bench.py), so it prefetches the queue's capacity.
+    for capacity, passed in ((", capacity=2 * num_gpus", "2 * num_gpus"), ("", "8"), (", 3", "3")):
+        _, _, new = _migrate(tmp_path, PREFETCHED % capacity, tower_strategy="shared-iterator")
+        assert "def inputs(files, shared_iterators=None, prefetch_batches=1):" in new
+        assert ".prefetch(prefetch_batches)" in new
+        assert "inputs(files, shared_iterators=input_iterators, prefetch_batches=%s)" % passed in new, new

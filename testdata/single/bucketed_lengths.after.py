@@ -43,7 +43,7 @@ def kept_buckets(files, batch_size):
         })
         length = tf.cast(parsed['id'] % 7, tf.int32)
         keep = tf.not_equal(parsed['id'] % 5, 0)
-        return (length, {'x': parsed['x'], 'id': parsed['id']}), keep
+        return (length, {'x': parsed['x'], 'id': parsed['id']}), tf.convert_to_tensor(keep, tf.bool)
 
     dataset_3 = tf.data.Dataset.from_tensor_slices(files)
     dataset_3 = dataset_3.flat_map(tf.data.TFRecordDataset)

@@ -22,10 +22,14 @@ def pattern_inputs(data_dir, batch_size):
 
 
 def counted_inputs(data_dir, batch_size):
-    """The variable is summarised too: left alone, as a one-shot iterator cannot capture it."""
+    """The variable is summarised too: it stays for the summary, the dataset lists the pattern itself
+    (a one-shot iterator cannot capture the variable)."""
     filenames = tf.train.match_filenames_once(os.path.join(data_dir, 'dict_*.tfrecords'))
     tf.summary.scalar('input_files', tf.size(filenames))
-    filename_queue = tf.train.string_input_producer(filenames)
-    reader = tf.TFRecordReader()
-    _, serialized = reader.read(filename_queue)
-    return tf.train.batch([serialized], batch_size=batch_size)
+    dataset_2 = tf.data.Dataset.from_tensor_slices(tf.matching_files(os.path.join(data_dir, 'dict_*.tfrecords')))
+    dataset_2 = dataset_2.shuffle(tf.size(tf.matching_files(os.path.join(data_dir, 'dict_*.tfrecords')), out_type=tf.int64))
+    dataset_2 = dataset_2.flat_map(tf.data.TFRecordDataset)
+    dataset_2 = dataset_2.repeat()
+    dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+    dataset_2 = dataset_2.prefetch(1)
+    return dataset_2.make_one_shot_iterator().get_next()

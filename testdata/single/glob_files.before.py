@@ -17,7 +17,8 @@ def pattern_inputs(data_dir, batch_size):
 
 
 def counted_inputs(data_dir, batch_size):
-    """The variable is summarised too: left alone, as a one-shot iterator cannot capture it."""
+    """The variable is summarised too: it stays for the summary, the dataset lists the pattern itself
+    (a one-shot iterator cannot capture the variable)."""
     filenames = tf.train.match_filenames_once(os.path.join(data_dir, 'dict_*.tfrecords'))
     tf.summary.scalar('input_files', tf.size(filenames))
     filename_queue = tf.train.string_input_producer(filenames)

@@ -99,14 +99,24 @@ def capacity_changed(files, batch_size, capacity=100):
 
 
 def maybe_mixed(files, batch_size, shuffle=False):
-    """The queue helper is called in one arm of a flag: one dataset per arm would be needed."""
-    filename_queue = tf.train.string_input_producer(files, num_epochs=1)
-    _, serialized = tf.TFRecordReader().read(filename_queue)
-    parsed = tf.parse_single_example(serialized, _FEATURES)
-    tensors = [parsed['x'], parsed['id']]
+    """The queue helper is called under a flag, alone: the flag is tested again where the dataset is built."""
+    def parse_record_2(serialized):
+        parsed = tf.parse_single_example(serialized, _FEATURES)
+        tensors = [parsed['x'], parsed['id']]
+        tensors = list(tensors)
+        return tuple(tensors)
+
+    dataset_2 = tf.data.Dataset.from_tensor_slices(files)
+    dataset_2 = dataset_2.shuffle(tf.size(files, out_type=tf.int64))
+    dataset_2 = dataset_2.flat_map(tf.data.TFRecordDataset)
+    dataset_2 = dataset_2.map(parse_record_2)
     if shuffle:
-        tensors = _mix(tensors, 100, 50, num_threads=2)
-    return tf.train.batch(tensors, batch_size)
+        dataset_2 = dataset_2.apply(tf.contrib.data.shuffle_and_repeat(50, 1))
+    else:
+        dataset_2 = dataset_2.repeat(1)
+    dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+    dataset_2 = dataset_2.prefetch(1)
+    return list(dataset_2.make_one_shot_iterator().get_next())
 
 
 def _logged(fn):

@@ -91,7 +91,7 @@ def capacity_changed(files, batch_size, capacity=100):
 
 
 def maybe_mixed(files, batch_size, shuffle=False):
-    """The queue helper is called in one arm of a flag: one dataset per arm would be needed."""
+    """The queue helper is called under a flag, alone: the flag is tested again where the dataset is built."""
     filename_queue = tf.train.string_input_producer(files, num_epochs=1)
     _, serialized = tf.TFRecordReader().read(filename_queue)
     parsed = tf.parse_single_example(serialized, _FEATURES)

@@ -8,7 +8,7 @@ def even_ids(files, batch_size):
     def parse_record(serialized):
         example = tf.parse_single_example(serialized, FEATURES)
         keep = tf.equal(example['id'] % 2, 0)
-        return example, keep
+        return example, tf.convert_to_tensor(keep, tf.bool)
 
     dataset = tf.data.Dataset.from_tensor_slices(files)
     dataset = dataset.flat_map(tf.data.TFRecordDataset)
@@ -24,7 +24,7 @@ def even_ids(files, batch_size):
 def shuffled_small_ids(files, batch_size):
     def parse_record_2(serialized):
         example = tf.parse_single_example(serialized, FEATURES)
-        return (example['x'], example['id']), example['id'] < 30
+        return (example['x'], example['id']), tf.convert_to_tensor(example['id'] < 30, tf.bool)
 
     dataset_2 = tf.data.Dataset.from_tensor_slices(files)
     dataset_2 = dataset_2.shuffle(tf.size(files, out_type=tf.int64))

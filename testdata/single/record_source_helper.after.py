@@ -13,9 +13,10 @@ def load_example(files, num_epochs, scale):
     num_epochs: how often to read them.
     scale: what the features are multiplied by.
   """
-  filename_queue = tf.train.string_input_producer(files, num_epochs=num_epochs, shuffle=False)
-  reader = tf.TFRecordReader()
-  _, serialized = reader.read(filename_queue)
+  dataset = tf.data.Dataset.from_tensor_slices(files)
+  dataset = dataset.flat_map(tf.data.TFRecordDataset)
+  dataset = dataset.repeat(num_epochs)
+  serialized = dataset.make_one_shot_iterator().get_next()
   features = tf.parse_single_example(serialized, features={
       'x': tf.FixedLenFeature([3], tf.float32),
       'id': tf.FixedLenFeature([], tf.int64)})
@@ -41,13 +42,13 @@ def scaled_inputs(files, batch_size):
     x = x + 1.0
     return x, example_id
 
-  dataset = tf.data.Dataset.from_tensor_slices(files)
-  dataset = dataset.flat_map(tf.data.TFRecordDataset)
-  dataset = dataset.map(parse_record, num_parallel_calls=2)
-  dataset = dataset.repeat(2)
-  dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
-  dataset = dataset.prefetch(1)
-  xs, ids = dataset.make_one_shot_iterator().get_next()
+  dataset_2 = tf.data.Dataset.from_tensor_slices(files)
+  dataset_2 = dataset_2.flat_map(tf.data.TFRecordDataset)
+  dataset_2 = dataset_2.map(parse_record, num_parallel_calls=2)
+  dataset_2 = dataset_2.repeat(2)
+  dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+  dataset_2 = dataset_2.prefetch(1)
+  xs, ids = dataset_2.make_one_shot_iterator().get_next()
   return xs, ids
 
 

@@ -143,3 +143,51 @@ def given_inputs(dataset, batch_size):
 
 def eval_given(data_dir, batch_size):
     return given_inputs(get_split(data_dir, 'eval', 30), batch_size)
+
+
+def scoped_split(data_dir, split_name):
+    """A slim Dataset made and returned inside a name scope."""
+    with tf.name_scope('scoped_split'):
+        if not split_name:
+            raise ValueError('no split name')
+        decoder = slim.tfexample_decoder.TFExampleDecoder(
+            {'image/encoded': tf.FixedLenFeature((), tf.string), 'image/format': tf.FixedLenFeature((), tf.string),
+             'image/id': tf.FixedLenFeature([], tf.int64)},
+            {'image': slim.tfexample_decoder.Image(shape=[8, 8, 3], channels=3),
+             'id': slim.tfexample_decoder.Tensor('image/id')})
+        return slim.dataset.Dataset('%s/%s-*.tfrecord' % (data_dir, split_name), tf.TFRecordReader, decoder, 30, {})
+
+
+def compressed_eval(data_dir, batch_size):
+    """One pass over the evaluation split written ZLIB-compressed: the readers are told so."""
+    reader_kwargs = {'options': tf.python_io.TFRecordOptions(tf.python_io.TFRecordCompressionType.ZLIB)}
+    dataset = scoped_split(data_dir, 'zlib-eval')
+    def parse_record_7(serialized):
+        image, example_id = dataset.decoder.decode(serialized, ['image', 'id'])
+        return image, example_id
+
+    data_files_6 = tf.contrib.slim.parallel_reader.get_data_files(dataset.data_sources)
+    dataset_8 = tf.data.Dataset.from_tensor_slices(data_files_6)
+    dataset_8 = dataset_8.interleave(lambda filename: tf.data.TFRecordDataset(filename, compression_type='ZLIB'), cycle_length=2)
+    dataset_8 = dataset_8.map(parse_record_7)
+    dataset_8 = dataset_8.repeat(1)
+    dataset_8 = dataset_8.batch(batch_size)
+    dataset_8 = dataset_8.prefetch(1)
+    return list(dataset_8.make_one_shot_iterator().get_next())
+
+
+def compressed_ids(data_dir, batch_size):
+    """slim's parallel reader over GZIP-compressed files, named readers, options given in the call."""
+    def parse_record_8(serialized):
+        features = tf.parse_single_example(serialized, {'image/id': tf.FixedLenFeature([], tf.int64)})
+        return features['image/id']
+
+    data_files_7 = tf.contrib.slim.parallel_reader.get_data_files(data_dir + '/gzip-eval-*.tfrecord')
+    dataset_9 = tf.data.Dataset.from_tensor_slices(data_files_7)
+    dataset_9 = dataset_9.shuffle(tf.size(data_files_7, out_type=tf.int64))
+    dataset_9 = dataset_9.interleave(lambda filename: tf.data.TFRecordDataset(filename, compression_type='GZIP'), cycle_length=3)
+    dataset_9 = dataset_9.apply(tf.contrib.data.shuffle_and_repeat(10, 2))
+    dataset_9 = dataset_9.map(parse_record_8)
+    dataset_9 = dataset_9.batch(batch_size)
+    dataset_9 = dataset_9.prefetch(1)
+    return dataset_9.make_one_shot_iterator().get_next()

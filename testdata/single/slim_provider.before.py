@@ -107,3 +107,36 @@ def given_inputs(dataset, batch_size):
 
 def eval_given(data_dir, batch_size):
     return given_inputs(get_split(data_dir, 'eval', 30), batch_size)
+
+
+def scoped_split(data_dir, split_name):
+    """A slim Dataset made and returned inside a name scope."""
+    with tf.name_scope('scoped_split'):
+        if not split_name:
+            raise ValueError('no split name')
+        decoder = slim.tfexample_decoder.TFExampleDecoder(
+            {'image/encoded': tf.FixedLenFeature((), tf.string), 'image/format': tf.FixedLenFeature((), tf.string),
+             'image/id': tf.FixedLenFeature([], tf.int64)},
+            {'image': slim.tfexample_decoder.Image(shape=[8, 8, 3], channels=3),
+             'id': slim.tfexample_decoder.Tensor('image/id')})
+        return slim.dataset.Dataset('%s/%s-*.tfrecord' % (data_dir, split_name), tf.TFRecordReader, decoder, 30, {})
+
+
+def compressed_eval(data_dir, batch_size):
+    """One pass over the evaluation split written ZLIB-compressed: the readers are told so."""
+    reader_kwargs = {'options': tf.python_io.TFRecordOptions(tf.python_io.TFRecordCompressionType.ZLIB)}
+    dataset = scoped_split(data_dir, 'zlib-eval')
+    provider = slim.dataset_data_provider.DatasetDataProvider(
+        dataset, num_readers=2, shuffle=False, num_epochs=1, reader_kwargs=reader_kwargs)
+    image, example_id = provider.get(['image', 'id'])
+    return tf.train.batch([image, example_id], batch_size=batch_size, allow_smaller_final_batch=True)
+
+
+def compressed_ids(data_dir, batch_size):
+    """slim's parallel reader over GZIP-compressed files, named readers, options given in the call."""
+    gzip = tf.python_io.TFRecordCompressionType.GZIP
+    _, serialized = slim.parallel_reader.parallel_read(
+        data_dir + '/gzip-eval-*.tfrecord', tf.TFRecordReader, num_epochs=2, num_readers=3, min_after_dequeue=10,
+        reader_kwargs={'name': 'gzip_reader', 'options': tf.python_io.TFRecordOptions(compression_type=gzip)})
+    features = tf.parse_single_example(serialized, {'image/id': tf.FixedLenFeature([], tf.int64)})
+    return tf.train.batch([features['image/id']], batch_size, allow_smaller_final_batch=True)

@@ -68,3 +68,20 @@ def provider_kept(pattern, batch_size):
     for item in provider.list_items():
         images.append(provider.get([item])[0])
     return tf.train.batch(images, batch_size)
+
+
+def options_given(pattern, batch_size, options):
+    """The readers' options come from the caller: their compression cannot be seen."""
+    _, serialized = slim.parallel_reader.parallel_read(pattern, tf.TFRecordReader,
+                                                       reader_kwargs={'options': options})
+    return tf.train.batch([serialized], batch_size)
+
+
+def reader_kwargs_given(dataset_pattern, batch_size, reader_kwargs=None):
+    """The readers' keyword arguments are a parameter."""
+    decoder = slim.tfexample_decoder.TFExampleDecoder(
+        {'text': tf.FixedLenFeature([], tf.string)}, {'text': slim.tfexample_decoder.Tensor('text')})
+    dataset = slim.dataset.Dataset(dataset_pattern, tf.TFRecordReader, decoder, 10, {})
+    provider = slim.dataset_data_provider.DatasetDataProvider(dataset, reader_kwargs=reader_kwargs)
+    [text] = provider.get(['text'])
+    return tf.train.batch([text], batch_size)
