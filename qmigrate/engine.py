@@ -237,6 +237,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
             analysis.reasons[id(node)] = reason
             analysis.todo[id(node)] = ("replace the queues it fills by a dataset (from_generator for data made in "
                                        "Python), then remove it")
+    _reader_class_arguments(analysis, options)
     _mark_non_input_queues(analysis, options)
     fed = _python_fed_queues(analysis, options, source)
     if data_findings.worth_scanning(source, [analysis.call_names[id(c)] for _, c, _, _ in analysis.occurrences]):
@@ -343,6 +344,48 @@ def _explain_unfed_queues(analysis: FileAnalysis, imports: ImportMap, positions)
 
 
 QUEUE_RUNNER_API = "tensorflow.train.add_queue_runner"
+
+
+class _ReaderArguments(cst.CSTVisitor):
+    """`reader=tf.TFRecordReader` keyword arguments: a reader class handed over, not called."""
+
+    def __init__(self, imports: ImportMap):
+        self.imports = imports
+        self.found: List[Tuple[cst.CSTNode, str]] = []
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None and node.keyword.value == "reader" and isinstance(
+                node.value, (cst.Name, cst.Attribute)):
+            name = self.imports.resolve(node.value) or ""
+            if name.startswith("tensorflow.") and name.endswith("Reader"):
+                self.found.append((node.value, name))
+
+
+def _reader_class_arguments(analysis: FileAnalysis, options: Options) -> None:
+    """A reader class given as `reader=` (a slim Dataset's) in a module with queue code of its own
+    but no slim provider or parallel read: slim reads it through queues wherever a provider reads
+    that dataset, which is elsewhere, so it is reported here rather than left without a word when
+    the module's other queue code migrates. A module of Dataset definitions alone says nothing
+    (its providers, elsewhere, are reported and migrated where they are)."""
+    if b"Reader" not in analysis.source or not analysis.occurrences:
+        return  # a module of slim Dataset definitions alone: its readers are the providers' business
+    names = set(analysis.call_names.values())
+    if any(name.startswith("tensorflow.contrib.slim.") for name in names):
+        return  # a provider or parallel read here: its own rules say what becomes of the reader
+    finder = _ReaderArguments(analysis.imports)
+    cstutil.walk(analysis.module, finder)
+    for node, name in finder.found:
+        rule = rule_for(name)
+        if rule is None or not options.wants(rule.code):
+            continue
+        line, column = analysis.positions.start(node)
+        analysis.occurrences.append((rule, node, line, column))
+        analysis.call_names[id(node)] = name
+        analysis.reasons[id(node)] = ("it is handed over as a reader class (`reader=` at line %d), as to a slim "
+                                      "Dataset, which slim reads through queues wherever a DatasetDataProvider "
+                                      "reads that dataset; no provider reads it in this file" % line)
+        analysis.todo[id(node)] = ("migrate the DatasetDataProvider that reads this dataset (qmigrate does where "
+                                   "it sees the Dataset made), or read its files with the matching tf.data dataset")
 
 
 def _hand_made_runners(module: cst.Module, source: bytes,
