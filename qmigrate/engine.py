@@ -16,7 +16,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstutil, data_findings, handbuilt,
                       helpers, method_queues, python3_check, python_fed, queue_roles, range_producers, synth, towers,
-                      wording)
+                      unlinked, wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -117,6 +117,16 @@ class FileAnalysis:
                    if id(call) not in self.fixed_calls and id(call) not in self.kept_calls
                    and rule not in PLUMBING and not rule.note)
 
+    def _unlinked(self, rule, call) -> str:
+        """Why a call no pipeline reached stays: where its chain leaves its function, if that shows."""
+        explainer = getattr(self, "_explainer", None)
+        if explainer is None or explainer[0] is not self.module:
+            calls = [c for _, c, _, _ in self.occurrences if isinstance(c, cst.Call)]
+            explainer = self._explainer = (self.module, unlinked.Explainer(
+                self.module, calls, self.imports.resolve, lambda node: self.positions.start(node)[0]))
+        specific = explainer[1].reason(rule.code, call) if isinstance(call, cst.Call) else None
+        return specific or _UNLINKED
+
     def result(self) -> FileResult:
         diagnostics = []
         queue_code_left = self.remaining_queue_calls > 0
@@ -130,7 +140,7 @@ class FileAnalysis:
                 message += "; %s" % rule.advice_for(name)
             elif not fixed:
                 reason = (self.reasons.get(id(call)) or rule.reason_for(name)
-                          or (_UNLINKED if rule not in PLUMBING else PLUMBING_KEPT))
+                          or (PLUMBING_KEPT if rule in PLUMBING else self._unlinked(rule, call)))
                 message += "; not rewritten: %s; to do: %s" % (reason, self.todo.get(id(call)) or rule.advice_for(name))
             diagnostics.append(Diagnostic(self.path, line, column, rule.code, message, fixed, rule.safety,
                                           rule.note))
@@ -343,6 +353,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
             analysis.reasons[id(node)] = reason
             analysis.todo[id(node)] = ("replace the queues it fills by a dataset (from_generator for data made in "
                                        "Python), then remove it")
+    _reader_class_arguments(analysis, options)
     _mark_non_input_queues(analysis, options)
     fed = _python_fed_queues(analysis, options, source)
     if data_findings.worth_scanning(source, [analysis.call_names[id(c)] for _, c, _, _ in analysis.occurrences]):
@@ -450,6 +461,48 @@ def _explain_unfed_queues(analysis: FileAnalysis, imports: ImportMap, positions)
 
 
 QUEUE_RUNNER_API = "tensorflow.train.add_queue_runner"
+
+
+class _ReaderArguments(cst.CSTVisitor):
+    """`reader=tf.TFRecordReader` keyword arguments: a reader class handed over, not called."""
+
+    def __init__(self, imports: ImportMap):
+        self.imports = imports
+        self.found: List[Tuple[cst.CSTNode, str]] = []
+
+    def visit_Arg(self, node: cst.Arg) -> None:
+        if node.keyword is not None and node.keyword.value == "reader" and isinstance(
+                node.value, (cst.Name, cst.Attribute)):
+            name = self.imports.resolve(node.value) or ""
+            if name.startswith("tensorflow.") and name.endswith("Reader"):
+                self.found.append((node.value, name))
+
+
+def _reader_class_arguments(analysis: FileAnalysis, options: Options) -> None:
+    """A reader class given as `reader=` (a slim Dataset's) in a module with queue code of its own
+    but no slim provider or parallel read: slim reads it through queues wherever a provider reads
+    that dataset, which is elsewhere, so it is reported here rather than left without a word when
+    the module's other queue code migrates. A module of Dataset definitions alone says nothing
+    (its providers, elsewhere, are reported and migrated where they are)."""
+    if b"Reader" not in analysis.source or not analysis.occurrences:
+        return  # a module of slim Dataset definitions alone: its readers are the providers' business
+    names = set(analysis.call_names.values())
+    if any(name.startswith("tensorflow.contrib.slim.") for name in names):
+        return  # a provider or parallel read here: its own rules say what becomes of the reader
+    finder = _ReaderArguments(analysis.imports)
+    cstutil.walk(analysis.module, finder)
+    for node, name in finder.found:
+        rule = rule_for(name)
+        if rule is None or not options.wants(rule.code):
+            continue
+        line, column = analysis.positions.start(node)
+        analysis.occurrences.append((rule, node, line, column))
+        analysis.call_names[id(node)] = name
+        analysis.reasons[id(node)] = ("it is handed over as a reader class (`reader=` at line %d), as to a slim "
+                                      "Dataset, which slim reads through queues wherever a DatasetDataProvider "
+                                      "reads that dataset; no provider reads it in this file" % line)
+        analysis.todo[id(node)] = ("migrate the DatasetDataProvider that reads this dataset (qmigrate does where "
+                                   "it sees the Dataset made), or read its files with the matching tf.data dataset")
 
 
 def _hand_made_runners(module: cst.Module, source: bytes,
@@ -1242,7 +1295,7 @@ class _PipelineRewriter(cst.CSTTransformer):
             texts = synth.head_statements(pipeline, tf, self.target)
         else:
             texts = synth.dataset_statements(pipeline, tf, self.target)
-        statements = [cst.parse_statement(text, config) for text in texts]
+        statements = [_stage(text, config) for text in texts]
         leading = [line for line in batch.updated.leading_lines if line.comment is None]
         if function is not None and not leading:
             leading = [cst.EmptyLine(indent=False)]  # a blank line after the nested function
@@ -1315,9 +1368,10 @@ class _PipelineRewriter(cst.CSTTransformer):
         for block, batching in ((branch.body, match.pipeline.batching), (branch.orelse.body, match.branch_batchings[0])):
             pipeline = dataclasses.replace(match.pipeline, batching=batching)
             tail = [cst.parse_statement(text, config) for text in synth.tail_statements(pipeline, self.tf, self.target)]
-            consume = self._consume(block.body[0], dataclasses.replace(match, pipeline=pipeline))
-            tail[0] = tail[0].with_changes(leading_lines=block.body[0].leading_lines)
-            arms.append(block.with_changes(body=tail + [consume]))
+            # Statements before the batching (`capacity = ...`) stay ahead of the arm's tail.
+            consume = self._consume(block.body[-1], dataclasses.replace(match, pipeline=pipeline))
+            tail[0] = tail[0].with_changes(leading_lines=block.body[-1].leading_lines)
+            arms.append(block.with_changes(body=list(block.body[:-1]) + tail + [consume]))
         return branch.with_changes(body=arms[0], orelse=branch.orelse.with_changes(body=arms[1]))
 
     def _in_tower_loop(self, loop: cst.For, match: Match, statements) -> cst.For:
@@ -1437,3 +1491,12 @@ def _ensure_tf_import(module: cst.Module, imports: ImportMap, tf: str) -> cst.Mo
     statement = "import tensorflow\n" if tf == "tensorflow" else "import tensorflow as %s\n" % tf
     body.insert(_after_imports(body), cst.parse_statement(statement))
     return module.with_changes(body=body)
+
+
+def _stage(text: str, config) -> cst.BaseStatement:
+    """One statement the synthesiser wrote; a blank line it starts with is blank at any indentation."""
+    stmt = cst.parse_statement(text, config)
+    if not stmt.leading_lines:
+        return stmt
+    return stmt.with_changes(leading_lines=[line.with_changes(indent=False) if line.comment is None else line
+                                            for line in stmt.leading_lines])

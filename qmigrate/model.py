@@ -48,6 +48,9 @@ class RecordReader:
     record_shuffle: slim's common queue, a RandomShuffleQueue between the readers and the decoding:
     records are mixed in a buffer of its min_after_dequeue (seeded like the file order), before
     the per-record code; the repeat goes with that shuffle, as the queue spans epoch ends.
+    keyed_records: when the per-record code uses a TFRecordReader's key, the name of the function
+    (written before the dataset) that reads one file as (key, record) pairs, keys as the reader
+    made them: `<file name>:<byte offset of the record>`.
     """
 
     kind: str
@@ -56,6 +59,7 @@ class RecordReader:
     read_up_to: Optional[str] = None
     parallel_reads: Optional[str] = None  # several readers (batch_join): files read this many at a time
     record_shuffle: Optional[str] = None  # slim's common queue: a shuffle buffer of read records
+    keyed_records: Optional[str] = None  # a TFRecord read whose key is used: the function giving (key, record)
 
 
 @dataclass(frozen=True)

@@ -254,6 +254,7 @@ class _BlockRecogniser:
         self.providers: Dict[str, Tuple[int, type, cst.Call]] = {}  # slim providers of the block, by name
         self.providers_read: Set[str] = set()
         self.provider_gets: Dict[str, int] = {}  # a provider read in if/else arms is used once per get
+        self.branch_refusal: Optional[str] = None  # why the last if/else tried was not one tail per arm
 
     # Name uses are computed on demand: most blocks hold no producer and need none.
     @property
@@ -1121,7 +1122,7 @@ class _BlockRecogniser:
                     raise _Broken(calls + tuple(finder.calls), self._nested_batch_reason(index))
                 if uses.control:
                     # The record leaves the block (a `return`): unbatched, get_next() stands for the read.
-                    unbatched = "the per-record code contains `%s`" % sorted(uses.control)[0]
+                    unbatched = self._control_reason(index, uses)
                     break
                 record_indices.append(index)
                 tainted |= uses.stores
@@ -1207,7 +1208,10 @@ class _BlockRecogniser:
             batching = dataclasses.replace(batching, num_threads=batching.num_threads or join[0])
         if record_reader and record_reader.read_up_to and not batching.enqueue_many:
             raise _Broken(calls, "it reads chunks with read_up_to() but batches them without enqueue_many=True")
-        if key and record_reader.kind != "whole_file":
+        if key and record_reader.kind == "tfrecord":
+            # The key is rebuilt from each record's offset in its file (synth.keyed_records).
+            record_reader = dataclasses.replace(record_reader, keyed_records=self.names.fresh("keyed_records"))
+        elif key and record_reader.kind != "whole_file":
             raise _Broken(calls, "the per-record code uses the reader's key `%s`, which the %s dataset does not give"
                           % (key, record_reader.kind))
 
@@ -1219,7 +1223,11 @@ class _BlockRecogniser:
             # the element (RecordFunction.keep_input), a filter keeps the records it allows.
             if element_kind in ("tuple", "bucket", "bucket_list"):
                 returns = "(%s)" % returns
-        if record_indices or returns != value or static_shapes or batching.keep_input:
+        # `key, value` batched as read: the keyed records are the elements already, no map needed.
+        keyed_as_read = (record_reader is not None and record_reader.keyed_records and element_kind == "tuple"
+                         and returns == "%s, %s" % (key, value) and not record_indices and not static_shapes
+                         and not batching.keep_input)
+        if (record_indices or returns != value or static_shapes or batching.keep_input) and not keyed_as_read:
             params = params or ((key, value) if key else (value,))
             keep = bound.get("keep_input") if found and batching.keep_input else None
             made_by_tf = isinstance(keep, cst.Call) and (self.imports.resolve(keep.func) or "").startswith(
@@ -1384,7 +1392,7 @@ class _BlockRecogniser:
             return None
         rule, call, moved_arguments, up_to = reader
         if moved_arguments is None:
-            model = rule.model(rule.bind(call), self.source_of, self.imports.resolve)
+            model = rule.model(self._local_options(rule.bind(call)), self.source_of, self.imports.resolve)
         else:
             model = rule.model(moved_arguments, _code, self.imports.resolve)
         if up_to is None:
@@ -1392,6 +1400,23 @@ class _BlockRecogniser:
         if model.kind == "whole_file":
             raise Unsupported("it reads whole files with read_up_to(), whose keys qmigrate does not model")
         return dataclasses.replace(model, read_up_to=self.source_of(up_to))
+
+    def _local_options(self, bound: Dict[str, cst.BaseExpression]) -> Dict[str, cst.BaseExpression]:
+        """The reader's arguments with `options=name` replaced by the call that binds `name`, when
+        the block binds it once, `name = <call>`, and nothing else in the function rebinds it
+        (`options = tf.python_io.TFRecordOptions(...)` a line above the reader): the reader's rule
+        reads the compression type from that call. The binding statement stays where it is."""
+        options = bound.get("options")
+        if not isinstance(options, cst.Name) or (
+                isinstance(self.scope, cst.FunctionDef) and options.value in _param_names(self.scope)):
+            return bound
+        binders = [index for index in range(len(self.body)) if options.value in self.uses[index].stores]
+        if len(binders) != 1:
+            return bound
+        assign = cstutil.single_assign(self.body[binders[0]])
+        if not (assign and isinstance(assign[0], cst.Name) and isinstance(assign[1], cst.Call)):
+            return bound
+        return dict(bound, options=assign[1])
 
     def _batch_in_tower_loop(self, index: int, tainted: Set[str]):
         """(TowerLoopBatch, inner leaf) when leaf `index` is a tower loop whose only use of the
@@ -1513,29 +1538,65 @@ class _BlockRecogniser:
 
     def _batch_in_branches(self, index: int, tainted: Set[str], joined: bool = False):
         """((rule, call) of the if arm, (rule, call) of the else arm) for
-        `if c: x = <batch>(...) else: x = <batch>(...)` (or a `return` in each): one statement an arm,
-        the same targets; else None. `joined`: the arms are batch_joins of several readers' list."""
+        `if c: x = <batch>(...) else: x = <batch>(...)` (or a `return` in each): the batching last in
+        each arm, the same targets; else None. `joined`: the arms are batch_joins of several readers' list.
+
+        Simple statements before an arm's batching (`capacity = ...`) stay in the arm, ahead of its
+        tail: they run after the dataset's head as they ran after the reader; they must neither
+        read nor bind a per-record tensor, nor leave the arm early."""
         stmt = self.body[index]
-        if not (isinstance(stmt, cst.If) and isinstance(stmt.orelse, cst.Else)):
+        self.branch_refusal = None
+        if not isinstance(stmt, cst.If):
+            return None
+        line = self._line_of(index)
+        if not isinstance(stmt.orelse, cst.Else):
+            self.branch_refusal = ("the batching is inside an `if` (line %d) without a plain `else`, so some path "
+                                   "would batch nothing or batch elsewhere" % line)
             return None
         if tainted & set(cstutil.name_uses(stmt.test).loads):
-            return None  # a condition on the record itself stays where it is, and so does the batch
+            # a condition on the record itself stays where it is, and so does the batch
+            self.branch_refusal = ("the batching is inside an if/else (line %d) whose condition reads the "
+                                   "per-record tensor `%s`" % (line, sorted(tainted & set(cstutil.name_uses(
+                                       stmt.test).loads))[0]))
+            return None
         arms, targets = [], set()
         for block in (stmt.body, stmt.orelse.body):
-            if not (isinstance(block, cst.IndentedBlock) and len(block.body) == 1):
+            if not (isinstance(block, cst.IndentedBlock) and block.body):
                 return None
-            small = cstutil.single_small(block.body[0])
+            for before in block.body[:-1]:
+                uses = cstutil.name_uses(before)
+                touched = tainted & (set(uses.loads) | set(uses.stores) | set(uses.mutated))
+                if not isinstance(before, cst.SimpleStatementLine) or uses.control or touched:
+                    what = ("uses the per-record tensor `%s`" % sorted(touched)[0] if touched else
+                            "is not a simple statement" if not isinstance(before, cst.SimpleStatementLine)
+                            else "holds `%s`" % sorted(uses.control)[0])
+                    self.branch_refusal = ("the batching is inside an if/else (line %d) where a statement before "
+                                           "an arm's batching (line %d) %s" % (line, self.context.line_of(before)
+                                                                              if self.context.line_of else 0, what))
+                    return None
+            small = cstutil.single_small(block.body[-1])
             if isinstance(small, cst.Return) and small.value is not None:
                 targets.add("return")
             elif isinstance(small, cst.Assign) and len(small.targets) == 1:
                 targets.add(_code(small.targets[0].target))
             else:
-                return None
-            found = _call_with_rule(small.value, self.imports, JOINERS if joined else BATCHERS)
+                small = None
+            found = small is not None and _call_with_rule(small.value, self.imports,
+                                                          JOINERS if joined else BATCHERS)
             if not found:
+                bucketing = small is not None and _call_with_rule(small.value, self.imports, BUCKETERS)
+                self.branch_refusal = (
+                    "the batching is inside an if/else (line %d) whose arms bucket by length, which qmigrate "
+                    "writes only outside an if/else" % line if bucketing else
+                    "the batching is inside an if/else (line %d) whose arms do not both end in "
+                    "`x = <batching call>` or `return <batching call>`" % line)
                 return None
             arms.append(found)
-        return tuple(arms) if len(targets) == 1 else None
+        if len(targets) != 1:
+            self.branch_refusal = ("the batching is inside an if/else (line %d) whose arms bind the batches to "
+                                   "different targets" % line)
+            return None
+        return tuple(arms)
 
     def _arm_batching(self, arm, element_kind, returns, first, calls, record_indices, structures, join=None,
                       loop_element=None):
@@ -1558,13 +1619,26 @@ class _BlockRecogniser:
                               "which the dataset they share would need to differ before the branch" % (what, line))
         return batching
 
+    def _control_reason(self, index: int, uses) -> str:
+        """Why a statement reading the records with control flow ends the chain: a `return` handing
+        them to a function qmigrate does not follow as a batching helper is named with its line."""
+        small = cstutil.single_small(self.body[index])
+        if isinstance(small, cst.Return) and isinstance(small.value, cst.Call):
+            name = dotted(small.value.func)
+            if name is not None and not (self.imports.resolve(small.value.func) or "").startswith("tensorflow."):
+                return ("its records go to %s() in the return at line %d, a function qmigrate does not follow as "
+                        "a batching helper" % (name, self._line_of(index)))
+        if isinstance(small, cst.Return):
+            return "its records are returned at line %d before any batching" % self._line_of(index)
+        return "the per-record code contains `%s`" % sorted(uses.control)[0]
+
     def _nested_batch_reason(self, index: int) -> str:
         """Why a statement holding the batching call is not followed, by what the statement is."""
         stmt = self.body[index]
         line = self._line_of(index)
         if isinstance(stmt, cst.If):
-            return ("the batching is inside an if/else (line %d): each branch would need its own batch "
-                    "of one dataset, which qmigrate does not write yet" % line)
+            return self.branch_refusal or (
+                "the batching is nested inside the if/else at line %d, not the last statement of each arm" % line)
         if isinstance(stmt, (cst.For, cst.While)):
             return "the batching is inside a loop (line %d) that is not a tower loop" % line
         if isinstance(stmt, cst.Try):

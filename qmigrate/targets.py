@@ -127,6 +127,24 @@ class Target:
         return "read_file" if self.symbols.has("tensorflow.read_file") else "io.read_file"
 
     @property
+    def scan(self) -> str:
+        """The scan transformation: `tf.contrib.data.scan` (1.8, 1.10), `tf.data.experimental.scan` after."""
+        return "data.experimental.scan" if self.symbols.has("tensorflow.data.experimental.scan") else "contrib.data.scan"
+
+    @property
+    def string_join(self) -> str:
+        """Joining strings: `tf.string_join` in 1.x, `tf.strings.join` in 2.x."""
+        return "string_join" if self.symbols.has("tensorflow.string_join") else "strings.join"
+
+    def byte_length(self, tf: str, value: str) -> str:
+        """An int64 expression: the length in bytes of the string tensor `value`. Before
+        `tf.strings.length` (1.12), the size of its bytes decoded as uint8."""
+        if self.symbols.has("tensorflow.strings.length"):
+            return "%s.cast(%s.strings.length(%s), %s.int64)" % (tf, tf, value, tf)
+        decode = "decode_raw" if self.symbols.has("tensorflow.decode_raw") else "io.decode_raw"
+        return "%s.size(%s.%s(%s, %s.uint8), out_type=%s.int64)" % (tf, tf, decode, value, tf, tf)
+
+    @property
     def matching_files(self) -> str:
         """The op listing the files of a glob: `tf.matching_files` in 1.x, `tf.io.matching_files` in 2.x."""
         return "matching_files" if self.symbols.has("tensorflow.matching_files") else "io.matching_files"

@@ -217,7 +217,7 @@ class SessionStartsRunners(Rule):
 
             def train(files, train_op):
                 queue = tf.train.string_input_producer(files)
-                reader = tf.TFRecordReader()
+                reader = tf.TextLineReader()
                 key, record = reader.read(queue)
                 keys, records = tf.train.batch([key, record], batch_size=8)
                 with monitored_session.MonitoredTrainingSession() as sess:

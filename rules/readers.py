@@ -23,11 +23,12 @@ class TFRecordReader(_Reader):
 
     ## Fix safety
     Safe: the same records in the same order within each file. `options=TFRecordOptions(ZLIB|GZIP)`
-    becomes `compression_type=`: the only field of the options a reader uses.
+    becomes `compression_type=`: the only field of the options a reader uses (also when the options
+    are a local name bound once, in the same block, to that call). A read whose key is used gets
+    the reader's keys, `<file>:<byte offset>`, rebuilt by a scan over each file's record lengths.
 
     ## Limitations
-    Options built away from the reader (a variable) are not read; a read whose key is used is not
-    rewritten.
+    Options built elsewhere (a module constant, a parameter, a name bound twice) are not read.
     """
 
     code = "QM201"

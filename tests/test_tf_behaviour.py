@@ -197,6 +197,16 @@ CASES = [
     ("class_queue_passed", "own_reader_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 50,
      "epoch"),
     ("class_queue_closure", "pair_inputs", lambda d: dict(files=_files(d, "png/*.png"), batch_size=3), 111, "epoch"),
+    # --- split2 ---
+    # TFRecord keys (`file:offset`) are part of each example's fingerprint: they must be the reader's.
+    ("reader_keys", "keyed_chunks", lambda d: dict(patterns=_files(d, "gzip_*"), batch_size=4, epochs=0,
+                                                   shuffle=False), 80, ("forever", 30)),
+    ("reader_keys", "keyed_chunks", lambda d: dict(patterns=_files(d, "gzip_*"), batch_size=4, epochs=2,
+                                                   shuffle=True), 60, "epoch"),
+    ("reader_keys", "keyed_examples", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, training=False), 50,
+     "epoch"),
+    ("reader_keys", "keyed_examples", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, training=True), 50,
+     "epoch"),
 ]
 
 

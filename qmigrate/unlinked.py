@@ -1,0 +1,313 @@
+"""Why a producer, reader or batching call that no pipeline reached stays: where its chain leaves
+its function, named with the construct and its line.
+
+The recogniser follows a chain inside a function and the helpers it links; a call it never
+reached has no reason of its own. This looks one step along the data in that call's function:
+where the queue or the records go, or where the batched tensors come from. It only explains;
+nothing here decides what is rewritten.
+"""
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+import libcst as cst
+
+from qmigrate import cstutil
+from qmigrate.names import dotted
+
+_READS = ("read", "read_up_to")
+
+
+class _Index(cst.CSTVisitor):
+    """The simple statement and the function holding each wanted call."""
+
+    def __init__(self, wanted: Set[int]):
+        self.wanted = wanted
+        self.functions: List[cst.FunctionDef] = []
+        self.statement: Optional[cst.SimpleStatementLine] = None
+        self.found: Dict[int, Tuple[Optional[cst.SimpleStatementLine], Optional[cst.FunctionDef]]] = {}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.append(node)
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.pop()
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self.statement = node
+
+    def leave_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        self.statement = None
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if id(node) in self.wanted:
+            self.found[id(node)] = (self.statement, self.functions[-1] if self.functions else None)
+
+
+class _Statements(cst.CSTVisitor):
+    """A function's simple statements in source order, without those of nested functions or classes."""
+
+    def __init__(self, root: cst.CSTNode):
+        self.root = root
+        self.found: List[cst.SimpleStatementLine] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.root
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        self.found.append(node)
+        return False
+
+
+class _Calls(cst.CSTVisitor):
+    def __init__(self):
+        self.found: List[cst.Call] = []
+
+    def visit_Call(self, node: cst.Call) -> None:
+        self.found.append(node)
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+
+def _calls(node: cst.CSTNode) -> List[cst.Call]:
+    finder = _Calls()
+    cstutil.walk(node, finder)
+    return finder.found
+
+
+class Explainer:
+    """Reasons for the calls of one module; built once, asked per call."""
+
+    def __init__(self, module: cst.Module, calls: Iterable[cst.Call], resolve: Callable, line_of: Callable):
+        index = _Index({id(call) for call in calls})
+        cstutil.walk(module, index)
+        self.where = index.found
+        self.resolve = resolve
+        self.line_of = line_of
+        self.module = module
+        self._bodies: Dict[int, List[cst.SimpleStatementLine]] = {}
+
+    def reason(self, code: str, call: cst.Call) -> Optional[str]:
+        """Why the call with this rule code is not part of a chain, or None if nothing specific is seen."""
+        statement, function = self.where.get(id(call), (None, None))
+        if statement is None:
+            return None
+        body = self._body(function)
+        if not any(s is statement for s in body):
+            return None
+        index = next(i for i, s in enumerate(body) if s is statement)
+        try:
+            if code.startswith("QM1"):
+                if (self.resolve(call.func) or "").rpartition(".")[2] not in _PRODUCERS:
+                    return None  # match_filenames_once and the like make no queue
+                return self._producer(call, statement, function, body, index)
+            if code.startswith("QM2"):
+                return self._reader(call, statement, function, body, index)
+            if code.startswith("QM3"):
+                return self._batch(call, function, body, index)
+        except _Unknown:
+            return None
+        return None
+
+    # --- where things go -------------------------------------------------------------------
+    def _producer(self, call, statement, function, body, index) -> Optional[str]:
+        queue = self._target(statement, call)
+        if queue is None:
+            return None
+        for later in range(index + 1, len(body)):
+            stmt = body[later]
+            if queue not in cstutil.name_uses(stmt).loads:
+                continue
+            line = self.line_of(stmt)
+            small = cstutil.single_small(stmt)
+            if isinstance(small, cst.Return):
+                return "its queue `%s` is returned (line %d): it is read in a caller, which qmigrate does not link" % (
+                    queue, line)
+            for used in _calls(stmt):
+                if not any(_is_name(arg.value, queue) for arg in used.args):
+                    continue
+                if (self.resolve(used.func) or "").startswith("tensorflow."):
+                    return None  # the queue itself in a TensorFlow op (its size, a dequeue): said elsewhere
+                if isinstance(used.func, cst.Attribute) and used.func.attr.value in _READS:
+                    return self._records(stmt, body, later, function, "its records")
+                name = self._callee(used)
+                records = self._records(stmt, body, later, function, "the records it gives back")
+                return "its queue `%s` is passed to %s() (line %d), which qmigrate does not follow as a reader " \
+                       "helper%s" % (queue, name, line, "; " + records if records else "")
+            return None
+        return "its queue `%s` is not read in this function" % queue
+
+    def _reader(self, call, statement, function, body, index) -> Optional[str]:
+        inline = self._inline_read(statement, call)
+        if inline is not None:  # `tf.TFRecordReader().read(queue)`
+            return self._read_from(inline, statement, body, index, function)
+        reader = self._target(statement, call)
+        if reader is None:
+            return None
+        for later in range(index + 1, len(body)):
+            stmt = body[later]
+            if reader not in cstutil.name_uses(stmt).loads:
+                continue
+            for used in _calls(stmt):
+                if (isinstance(used.func, cst.Attribute) and used.func.attr.value in _READS
+                        and _is_name(used.func.value, reader)):
+                    return self._read_from(used, stmt, body, later, function)
+            return "the reader `%s` is used at line %d other than by read()" % (reader, self.line_of(stmt))
+        return None
+
+    def _read_from(self, read: cst.Call, stmt, body, index, function) -> Optional[str]:
+        queue = read.args[0].value if read.args else None
+        if (isinstance(queue, cst.Name) and function is not None
+                and queue.value in _params(function)):
+            records = self._records(stmt, body, index, function, "its records")
+            return "it reads `%s`, a parameter of %s(), so its producer is in a caller%s" % (
+                queue.value, function.name.value, "; " + records if records else "")
+        return self._records(stmt, body, index, function, "its records")
+
+    def _records(self, stmt, body, index, function, what: str) -> Optional[str]:
+        """Where the records bound by `stmt` go when no batching in this function takes them."""
+        tainted = set(cstutil.name_uses(stmt).stores) | set(cstutil.name_uses(stmt).mutated)
+        if not tainted:
+            return None
+        for later in range(index + 1, len(body)):
+            current = body[later]
+            uses = cstutil.name_uses(current)
+            if not tainted & set(uses.loads):
+                continue
+            if self._batches(current):
+                raise _Unknown()  # batched here: the reason, if any, is another one
+            small = cstutil.single_small(current)
+            line = self.line_of(current)
+            if isinstance(small, cst.Return):
+                helpers = [c for c in _calls(current) if self._callee(c, tf_too=False)]
+                if helpers:
+                    return "%s go to %s() in the return at line %d, a function qmigrate does not follow as a " \
+                           "batching helper" % (what, self._callee(helpers[0]), line)
+                where = " of %s()" % function.name.value if function is not None else ""
+                return "%s are returned (line %d) to the callers%s, which qmigrate does not link to them" % (
+                    what, line, where)
+            enqueues = [c for c in _calls(current) if isinstance(c.func, cst.Attribute)
+                        and c.func.attr.value in ("enqueue", "enqueue_many")]
+            if enqueues:
+                return "%s are enqueued into a hand-built queue (line %d)" % (what, line)
+            if isinstance(small, cst.Assign) and any(isinstance(t.target, cst.Attribute) for t in small.targets):
+                return "%s are stored on an object at line %d (`%s`)" % (
+                    what, line, dotted(next(t.target for t in small.targets if isinstance(t.target, cst.Attribute))))
+            tainted |= set(uses.stores) | set(uses.mutated)  # `result['x'] = f(record)`: the dict holds records
+        return "%s are not batched in %s" % (what, "%s()" % function.name.value if function is not None
+                                              else "this module")
+
+    # --- where batched tensors come from ---------------------------------------------------
+    def _batch(self, call, function, body, index) -> Optional[str]:
+        tensors = call.args[0].value if call.args else None
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value in ("tensors", "tensors_list"):
+                tensors = arg.value
+        if tensors is None:
+            return None
+        # Every statement the batched tensors come from, transitively: a read among them means the
+        # chain is in this function (its reason is another one); else the earliest call that is not
+        # TensorFlow's is where the tensors come from.
+        needed = list(dict.fromkeys(cstutil.name_uses(tensors).loads))
+        seen: Set[str] = set()
+        sources: List[int] = []
+        parameter = None
+        while needed:
+            name = needed.pop(0)
+            if name in seen:
+                continue
+            seen.add(name)
+            # `items.append(x)` fills a list bound before: what it appends counts as where it comes from.
+            appended = [i for i in range(index) if any(
+                isinstance(c.func, cst.Attribute) and c.func.attr.value in ("append", "extend", "insert")
+                and _is_name(c.func.value, name) for c in _calls(body[i]))]
+            for filler in appended:
+                if any(isinstance(c.func, cst.Attribute) and c.func.attr.value in _READS for c in _calls(body[filler])):
+                    return None
+                sources.append(filler)
+                needed += [n for n in cstutil.name_uses(body[filler]).loads if n not in seen]
+            binder = next((i for i in range(index - 1, -1, -1) if name in cstutil.name_uses(body[i]).stores), None)
+            if binder is None:
+                if parameter is None and function is not None and name in _params(function):
+                    parameter = name
+                continue  # a module-level name, or bound in a compound statement's header
+            if any(isinstance(c.func, cst.Attribute) and c.func.attr.value in _READS for c in _calls(body[binder])):
+                return None
+            sources.append(binder)
+            needed += [n for n in cstutil.name_uses(body[binder]).loads if n not in seen]
+        for binder in sorted(set(sources)):  # the earliest: where the tensors start
+            assign = cstutil.single_assign(body[binder])
+            value = assign[1] if assign else None
+            if not (isinstance(value, cst.Call) and self._callee(value, tf_too=False)):
+                continue
+            callee, line = self._callee(value), self.line_of(body[binder])
+            if isinstance(value.func, cst.Attribute) and value.func.attr.value.startswith("dequeue"):
+                return ("the tensors it batches come from %s() (line %d), the dequeue of a queue that is not "
+                        "replaced" % (callee, line))
+            return ("the tensors it batches come from %s() (line %d), a call qmigrate does not follow to a "
+                    "producer → reader chain" % (callee, line))
+        if parameter is not None:
+            return ("the tensors it batches come in as `%s`, a parameter of %s(): their reader is in a caller, "
+                    "which qmigrate does not link to this batching" % (parameter, function.name.value))
+        return None
+
+    # --- helpers -----------------------------------------------------------------------------
+    def _body(self, function) -> List[cst.SimpleStatementLine]:
+        root = function if function is not None else self.module
+        key = id(root)
+        if key not in self._bodies:
+            finder = _Statements(root)
+            cstutil.walk(root, finder)
+            self._bodies[key] = finder.found
+        return self._bodies[key]
+
+    def _batches(self, stmt) -> bool:
+        for call in _calls(stmt):
+            name = self.resolve(call.func) or ""
+            if name.startswith("tensorflow.train.") and "batch" in name:
+                return True
+        return False
+
+    def _callee(self, call: cst.Call, tf_too: bool = True) -> Optional[str]:
+        """The called function's spelling (`self._read`, `build_batch`); None for TensorFlow's own
+        functions unless `tf_too`, and for calls of anything but a name or attribute."""
+        name = self.resolve(call.func) or ""
+        if not tf_too and (name.startswith("tensorflow.") or name in _BUILTINS):
+            return None
+        spelled = dotted(call.func)
+        if spelled is None or (not tf_too and spelled in _BUILTINS):
+            return None
+        return spelled
+
+    def _target(self, statement, call) -> Optional[str]:
+        assign = cstutil.single_assign(statement)
+        if assign and assign[1] is call and isinstance(assign[0], cst.Name):
+            return assign[0].value
+        return None
+
+    def _inline_read(self, statement, call) -> Optional[cst.Call]:
+        for used in _calls(statement):
+            if (isinstance(used.func, cst.Attribute) and used.func.attr.value in _READS
+                    and used.func.value is call):
+                return used
+        return None
+
+
+_PRODUCERS = frozenset(("string_input_producer", "input_producer", "range_input_producer", "slice_input_producer"))
+_BUILTINS = frozenset(("len", "list", "tuple", "dict", "int", "float", "str", "range", "zip", "isinstance",
+                       "print", "min", "max", "sorted", "enumerate", "map", "set", "getattr", "super"))
+
+
+class _Unknown(Exception):
+    """Nothing specific to say."""
+
+
+def _is_name(node, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def _params(function: cst.FunctionDef) -> Sequence[str]:
+    params = function.params
+    return [p.name.value for p in list(params.posonly_params) + list(params.params) + list(params.kwonly_params)]
