@@ -37,7 +37,8 @@ Contract (what makes the move meaning-preserving):
   loop, nor in a lambda or comprehension, which may call it again: each call would make a queue);
 - `m` is a method of the class, defined once, not decorated, not defined by a related class of the
   module, and `.m` is named nowhere else in the module (this call is its only caller in the file;
-  like every method the migration changes, a caller in another module is not seen);
+  callers in other modules are found by the run, as for every helper whose signature changes, and
+  then nothing moves into `m`: engine._analyse_sunk);
 - the callee neither rebinds the parameter nor has `*args` before it;
 - the producer's other arguments are constants (literals, or names bound at module level and not
   in the caller), so they mean the same in the callee;
