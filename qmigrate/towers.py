@@ -14,6 +14,8 @@ import libcst as cst
 
 from qmigrate import blocks, cstutil
 from qmigrate.names import ImportMap, dotted
+from qmigrate.rules.base import Unsupported
+from qmigrate.rules.prefetch import PrefetchQueue
 
 PREFETCH_QUEUE = "tensorflow.contrib.slim.prefetch_queue.prefetch_queue"
 _RANGES = {"range", "xrange", "six.moves.xrange", "six.moves.range", "builtins.range"}
@@ -295,13 +297,13 @@ def tower_keywords(consumer: TowerConsumer, strategy: str, holder: str, config):
 
 
 def prefetch_capacity(call: Optional[cst.Call]) -> cst.BaseExpression:
-    """The `capacity` of a `prefetch_queue(tensors, capacity=8, ...)` call (its default when not given)."""
-    args = list(call.args) if call is not None else []
-    for position, arg in enumerate(args):
-        if (arg.keyword is not None and arg.keyword.value == "capacity") or (
-                arg.keyword is None and arg.star == "" and position == 1):
-            return arg.value
-    return cst.parse_expression(PREFETCH_QUEUE_CAPACITY)
+    """The `capacity` of a `prefetch_queue(tensors, capacity=8, ...)` call (its default when not
+    given, or when its arguments cannot be read)."""
+    try:
+        capacity = PrefetchQueue.bind(call).get("capacity") if call is not None else None
+    except Unsupported:
+        capacity = None
+    return capacity if capacity is not None else cst.parse_expression(PREFETCH_QUEUE_CAPACITY)
 
 
 def tower_input(consumer: TowerConsumer, target: cst.BaseExpression, leading, tf: str, config,
