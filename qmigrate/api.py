@@ -217,9 +217,7 @@ def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan
     """(analysis, the module's tower consumers or None if not looked for), with the plan applied
     and the helpers in `keep` kept as they are; from `parsed` (of these bytes), if given."""
     if plan is None:
-        if parsed is not None:
-            return engine.analyse(path, source, options, keep_helpers=keep, parsed=parsed), None
-        return engine.analyse(path, source, options, keep_helpers=keep), None
+        return engine.analyse(path, source, options, keep_helpers=keep, parsed=parsed), None
     if parsed is None:
         module = engine.parse(source)
         consumers = towers.find_consumers(module, ImportMap(module, stdlib_tree(source)))
