@@ -15,8 +15,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstutil, data_findings, handbuilt,
-                      helpers, method_queues, python3_check, python_fed, queue_roles, range_producers, synth, towers,
-                      unlinked, wording)
+                      helpers, method_queues, python3_check, python_fed, queue_roles, range_producers, slim_modules, synth,
+                      towers, unlinked, wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -371,6 +371,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     context = _module_context(module, imports, tree, source.decode(module.encoding, errors="replace"))
     context.line_of = lambda node: positions.start(node)[0]
     context.unsafe = options.unsafe
+    context.load_module = slim_modules.ModuleLoader(path)
     keep = _keep_forwarded(keep_helpers or {}, context)
     # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).
     def pristine() -> FileAnalysis:

@@ -208,6 +208,8 @@ class ModuleContext:
     # The line a statement of the module starts on, for reasons that name a line (None: unknown).
     line_of: Optional[Callable[[cst.CSTNode], int]] = None
     unsafe: bool = False  # unsafe fixes are applied (--unsafe)
+    # Loads a module this one imports, by name, to read (slim_modules.ModuleLoader; None: none is read).
+    load_module: Optional[Callable[[str], Optional[object]]] = None
     module: Optional[cst.Module] = None
     tree: Optional[object] = None  # the module's stdlib tree, when the stdlib parser takes it
     method_classes: Dict[int, cst.ClassDef] = field(default_factory=dict)  # id(method) -> its top-level class
@@ -974,8 +976,8 @@ class _BlockRecogniser:
         try:  # checked once the chain is known, so that its batching is told the reason too
             for get_call in get_calls:
                 slim_provider.get_items(get_call, bound.get("record_key"))
-            slim_provider.DatasetProof(self.scope, self.imports, self.context.functions,
-                                       self.context.line_of).check(bound["dataset"])
+            slim_provider.DatasetProof(self.scope, self.imports, self.context.functions, self.context.line_of,
+                                       self.context.module, self.context.load_module).check(bound["dataset"])
         except slim_provider.Unseen as error:
             # Unsafe: the rewrite checks the reader class when the pipeline is built, not the decoder.
             if not self.context.unsafe:

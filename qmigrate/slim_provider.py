@@ -13,7 +13,8 @@ from typing import Callable, Dict, List, Optional, Tuple
 import libcst as cst
 
 from qmigrate import cstutil
-from qmigrate.names import ImportMap
+from qmigrate.names import ImportMap, dotted
+from qmigrate.slim_modules import ModuleView, NotConstant, module_constant
 from qmigrate.rules.base import Unsupported
 
 _SLIM_DATA = "tensorflow.contrib.slim.python.slim.data."
@@ -113,16 +114,22 @@ class DatasetProof:
     """Proves, for the provider in one function, what its slim Dataset reads and decodes.
 
     `functions`: the module's top-level functions (a Dataset may be made by one of them);
-    `line_of`: a node's line, for reasons.
+    `line_of`: a node's line, for reasons; `module`: the module itself (its constants: a table of
+    dataset modules, a dict of item handlers); `load`: a slim_modules.ModuleLoader, which finds the
+    modules this one imports (a Dataset may be made by a function of one of them). Calls are
+    followed through at most MAX_DEPTH functions.
     """
 
-    def __init__(self, scope: cst.CSTNode, imports: ImportMap, functions: Dict[str, cst.FunctionDef],
-                 line_of: Optional[Callable[[cst.CSTNode], int]]):
-        self.scope, self.imports, self.functions = scope, imports, functions
-        self.line_of = line_of or (lambda node: 0)
+    MAX_DEPTH = 4
 
-    def resolve(self, node) -> Optional[str]:
-        return slim_name(self.imports.resolve(node))
+    def __init__(self, scope: cst.CSTNode, imports: ImportMap, functions: Dict[str, cst.FunctionDef],
+                 line_of: Optional[Callable[[cst.CSTNode], int]], module: Optional[cst.Module] = None,
+                 load: Optional[Callable[[str], Optional[ModuleView]]] = None):
+        self.scope = scope
+        self.here = ModuleView(module if module is not None else cst.Module([]), imports,
+                               line_of=line_of or (lambda node: 0))
+        self.here.functions = functions
+        self.load = load or (lambda name: None)
 
     def check(self, dataset: cst.BaseExpression) -> None:
         """Returns when the provider's `dataset` argument is a name bound once in the function to
@@ -130,17 +137,17 @@ class DatasetProof:
         when that Dataset is made out of sight, Unsupported when it is seen to differ."""
         if not isinstance(dataset, cst.Name):
             raise Unsupported("its slim dataset `%s` is not a plain name, so its reader class and decoder cannot be "
-                              "seen; bind it to a name first" % cst.Module([]).code_for_node(dataset))
+                              "seen; bind it to a name first" % _code(dataset))
         if not isinstance(self.scope, cst.FunctionDef):
             raise Unsupported("it is not in a function, where qmigrate looks for how its slim dataset is made")
         value = self._single_value(self.scope, dataset.value, "its slim dataset")
-        self._dataset_made_by(value, self.scope, dataset.value)
+        self._made_by(value, self.scope, self.here, dataset.value, 0)
 
     def _single_value(self, function: cst.FunctionDef, name: str, what: str) -> cst.BaseExpression:
         """The value `name` is bound to once in `function`, or Unseen saying why not."""
         if name in _params(function):
             raise Unseen("%s `%s` is a parameter of %s(), so its reader class and decoder cannot be seen here"
-                              % (what, name, function.name.value))
+                         % (what, name, function.name.value))
         values = _bindings(function).values.get(name, [])
         if len(values) != 1 or values[0] is None:
             raise Unseen("%s `%s` is %s in %s()" % (
@@ -148,80 +155,197 @@ class DatasetProof:
                 function.name.value))
         return values[0]
 
-    def _dataset_made_by(self, value: cst.BaseExpression, function: cst.FunctionDef, name: str) -> None:
-        """`value` (bound to `name` in `function`) is slim.dataset.Dataset(...) or a call of a function
-        of this module that returns one on every path."""
+    def _made_by(self, value: cst.BaseExpression, function: cst.FunctionDef, where: ModuleView, name: str,
+                 depth: int) -> None:
+        """`value` (bound to `name` in `function` of `where`) is slim.dataset.Dataset(...) or a call
+        of a function (of this module or of one it imports) that returns one on every path."""
         if not isinstance(value, cst.Call):
-            raise Unseen("its slim dataset `%s` (line %d) is not made by a call qmigrate can follow"
-                              % (name, self.line_of(value)))
-        if self.resolve(value.func) == DATASET:
-            self._check_dataset_call(value, function)
+            raise Unseen("its slim dataset `%s` (%s) is not made by a call qmigrate can follow"
+                         % (name, where.at(value)))
+        swapped = _attribute_stores(function, name, ("reader", "decoder"))
+        if swapped:
+            raise Unsupported("its slim dataset `%s` has its `%s` replaced in %s() (%s)" % (
+                name, swapped[0][0], function.name.value, where.at(swapped[0][1])))
+        if slim_name(where.resolve(value.func)) == DATASET:
+            self._check_dataset_call(value, function, where)
             return
-        callee = value.func.value if isinstance(value.func, cst.Name) else None
-        helper = self.functions.get(callee) if callee and callee not in _bindings(function).values else None
-        if helper is None:
-            raise Unseen("its slim dataset `%s` comes from `%s(...)` (line %d), which qmigrate cannot follow to "
-                              "the slim Dataset(...) that names its reader class and decoder"
-                              % (name, cst.Module([]).code_for_node(value.func), self.line_of(value)))
+        if depth >= self.MAX_DEPTH:
+            raise Unseen("its slim dataset comes through more than %d functions" % self.MAX_DEPTH)
+        for helper, there in self._callees(value, function, where, name):
+            self._returns_dataset(helper, there, depth + 1)
+
+    def _callees(self, call: cst.Call, function: cst.FunctionDef, where: ModuleView,
+                 name: str) -> List[Tuple[cst.FunctionDef, ModuleView]]:
+        """The functions `call` may run: `f(...)` of the module or imported from one, `module.f(...)`,
+        or `TABLE[key].f(...)` with TABLE a module constant mapping keys to imported modules (each
+        of them). Unseen when it is none of these or a module is not found."""
+        func, local = call.func, set(_bindings(function).values) | set(_params(function))
+        shown = "its slim dataset `%s` comes from `%s(...)` (%s)" % (name, _code(func), where.at(call))
+        if isinstance(func, cst.Name) and func.value not in local:
+            if func.value in where.functions:
+                return [(where.functions[func.value], where)]
+            imported = where.imports.aliases.get(func.value)
+            if imported and "." in imported:
+                module_name, _, attr = imported.rpartition(".")
+                return [self._function_of(module_name, attr, shown)]
+        if isinstance(func, cst.Attribute):
+            head = dotted(func.value)
+            if head is not None and head.split(".")[0] not in local and head.split(".")[0] in where.imports.aliases:
+                return [self._function_of(where.imports.resolve_dotted(head), func.attr.value, shown)]
+            table = func.value.value if isinstance(func.value, cst.Subscript) else None
+            if isinstance(table, cst.Name) and table.value not in local:
+                return [self._function_of(module, func.attr.value, shown)
+                        for module in self._table_modules(table.value, where, shown)]
+        raise Unseen("%s, which qmigrate cannot follow to the slim Dataset(...) that names its reader class and "
+                     "decoder" % shown)
+
+    def _table_modules(self, table: str, where: ModuleView, shown: str) -> List[str]:
+        """The modules a module-level dict `table` maps its keys to (a key it lacks fails as before)."""
+        try:
+            value = module_constant(where, table)
+        except NotConstant as error:
+            raise Unseen("%s: %s" % (shown, error))
+        modules = []
+        for element in value.elements if isinstance(value, cst.Dict) else ():
+            target = element.value if isinstance(element, cst.DictElement) else None
+            resolved = where.imports.aliases.get(target.value) if isinstance(target, cst.Name) else None
+            if resolved is None:
+                raise Unseen("%s: `%s` maps a key to %s, not to an imported module" % (
+                    shown, table, "`%s`" % _code(target) if target is not None else "** unpacking"))
+            modules.append(resolved)
+        if not modules:
+            raise Unseen("%s: `%s` is not a literal dict of imported modules" % (shown, table))
+        return modules
+
+    def _function_of(self, module_name: str, attr: str, shown: str) -> Tuple[cst.FunctionDef, ModuleView]:
+        there = self.load(module_name)
+        if there is None:
+            raise Unseen("%s, and the module `%s` is not a file qmigrate finds beside this one or in its package"
+                         % (shown, module_name))
+        if attr not in there.functions:
+            raise Unseen("%s, and %s has no function %s() of its own" % (shown, there.label, attr))
+        return there.functions[attr], there
+
+    def _returns_dataset(self, helper: cst.FunctionDef, there: ModuleView, depth: int) -> None:
+        """`helper` (of `there`) ends by returning, on every path, a slim Dataset (or what a call it
+        can follow returns)."""
         returns = _bindings(helper).returns
         last = helper.body.body[-1] if isinstance(helper.body, cst.IndentedBlock) and helper.body.body else None
         while isinstance(last, cst.With) and isinstance(last.body, cst.IndentedBlock) and last.body.body:
             last = last.body.body[-1]  # `with tf.name_scope(...):` around the body only names its ops
         if not returns or not isinstance(cstutil.single_small(last), cst.Return):
-            raise Unsupported("%s() (line %d), which makes its slim dataset, does not end by returning it"
-                              % (callee, self.line_of(helper)))
+            raise Unsupported("%s() (%s), which makes its slim dataset, does not end by returning it"
+                              % (helper.name.value, there.at(helper)))
         for returned in returns:
+            name = "returned by %s()" % helper.name.value
             if isinstance(returned, cst.Name):
+                name = returned.value
                 returned = self._single_value(helper, returned.value, "the slim dataset it returns,")
-            if not (isinstance(returned, cst.Call) and self.resolve(returned.func) == DATASET):
-                made = cst.Module([]).code_for_node(returned.func if isinstance(returned, cst.Call) else returned)
-                raise Unseen("its slim dataset comes from %s() (line %d), which returns what `%s` makes, not a "
-                                  "slim Dataset(...) of its own, so the reader class and decoder cannot be seen here"
-                                  % (callee, self.line_of(helper), made))
-            self._check_dataset_call(returned, helper)
+            if returned is None or not isinstance(returned, cst.Call):
+                raise Unseen("its slim dataset comes from %s() (%s), which returns `%s`, not a slim Dataset(...) "
+                             "of its own, so the reader class and decoder cannot be seen here" % (
+                                 helper.name.value, there.at(helper), _code(returned) if returned else "None"))
+            self._made_by(returned, helper, there, name, depth)
 
-    def _argument(self, call: cst.Call, position: int, keyword: str) -> Optional[cst.BaseExpression]:
+    def _argument(self, call: cst.Call, position: int, keyword: str, where: ModuleView) -> Optional[cst.BaseExpression]:
         for index, arg in enumerate(call.args):
             if arg.star:
-                raise Unsupported("its slim Dataset(...) (line %d) passes arguments with * or **"
-                                  % self.line_of(call))
+                raise Unsupported("its slim Dataset(...) (%s) passes arguments with * or **" % where.at(call))
             if (arg.keyword is None and index == position) or (arg.keyword and arg.keyword.value == keyword):
                 return arg.value
         return None
 
-    def _local(self, node, function: cst.FunctionDef, what: str):
-        """A name bound once in `function` stands for its value; other nodes for themselves."""
+    def _local(self, node, function: cst.FunctionDef, where: ModuleView, what: str):
+        """A name bound once in `function` stands for its value, a module constant for its own;
+        other nodes for themselves."""
         if isinstance(node, cst.Name) and node.value in _bindings(function).values:
             return self._single_value(function, node.value, what)
+        if isinstance(node, cst.Name) and node.value not in where.imports.aliases and node.value not in _params(function):
+            try:
+                return module_constant(where, node.value)
+            except NotConstant:
+                return node
         return node
 
-    def _check_dataset_call(self, call: cst.Call, function: cst.FunctionDef) -> None:
+    def _check_dataset_call(self, call: cst.Call, function: cst.FunctionDef, where: ModuleView) -> None:
         """Dataset(data_sources, reader, decoder, num_samples, items_to_descriptions, **kwargs)."""
-        line = self.line_of(call)
-        reader = self._local(self._argument(call, 1, "reader"), function, "its reader class")
-        if reader is None or self.resolve(reader) != TFRECORD_READER:
-            raise Unsupported("its slim Dataset (line %d) reads with %s, not tf.TFRecordReader, the only reader "
+        line = where.at(call)
+        reader = self._local(self._argument(call, 1, "reader", where), function, where, "its reader class")
+        if reader is None or slim_name(where.resolve(reader)) != TFRECORD_READER:
+            raise Unsupported("its slim Dataset (%s) reads with %s, not tf.TFRecordReader, the only reader "
                               "class qmigrate reads with a tf.data dataset here" % (
-                                  line, "`%s`" % cst.Module([]).code_for_node(reader) if reader is not None
-                                  else "no reader class"))
-        decoder = self._local(self._argument(call, 2, "decoder"), function, "its decoder")
-        if not (isinstance(decoder, cst.Call) and self.resolve(decoder.func) == DECODER):
-            raise Unsupported("its slim Dataset (line %d) decodes with something other than a TFExampleDecoder made "
+                                  line, "`%s`" % _code(reader) if reader is not None else "no reader class"))
+        decoder = self._local(self._argument(call, 2, "decoder", where), function, where, "its decoder")
+        if not (isinstance(decoder, cst.Call) and slim_name(where.resolve(decoder.func)) == DECODER):
+            raise Unsupported("its slim Dataset (%s) decodes with something other than a TFExampleDecoder made "
                               "in the same function; qmigrate cannot see what its decode() runs" % line)
-        handlers = self._local(self._argument(decoder, 1, "items_to_handlers"), function, "its item handlers")
+        handlers_arg = self._argument(decoder, 1, "items_to_handlers", where)
+        handlers = self._local(handlers_arg, function, where, "its item handlers")
         if not isinstance(handlers, cst.Dict):
-            raise Unsupported("the item handlers of its TFExampleDecoder (line %d) are not a literal dict in the "
-                              "function that makes it" % self.line_of(decoder))
+            raise Unsupported("the item handlers of its TFExampleDecoder (%s) are not a literal dict in the "
+                              "function that makes it" % where.at(decoder))
+        if isinstance(handlers_arg, cst.Name) and _item_stores(function, handlers_arg.value):
+            raise Unsupported("the item handlers `%s` of its TFExampleDecoder (%s) are changed after they are "
+                              "made" % (handlers_arg.value, where.at(decoder)))
         for element in handlers.elements:
             handler = element.value if isinstance(element, cst.DictElement) else None
-            name = self.resolve(handler.func) if isinstance(handler, cst.Call) else None
-            if not (name and name.startswith(_HANDLERS) and name[len(_HANDLERS):] in SAFE_HANDLERS):
-                shown = cst.Module([]).code_for_node(handler.func if isinstance(handler, cst.Call) else element)
-                raise Unsupported("its TFExampleDecoder (line %d) has the item handler `%s`, %s" % (
-                    self.line_of(decoder), shown,
-                    "which builds a lookup table a one-shot iterator cannot capture" if name and name.endswith(
-                        ".LookupTensor") else "whose decoding qmigrate cannot prove safe to run in Dataset.map "
-                    "(slim's Tensor, Image and BoundingBox are)"))
+            name = slim_name(where.resolve(handler.func)) if isinstance(handler, cst.Call) else None
+            if name and name.startswith(_HANDLERS) and name[len(_HANDLERS):] in SAFE_HANDLERS:
+                continue
+            shown = _code(handler.func if isinstance(handler, cst.Call) else element)
+            raise Unsupported("its TFExampleDecoder (%s) has the item handler `%s`, %s" % (
+                where.at(decoder), shown,
+                "which builds a lookup table a one-shot iterator cannot capture" if name and name.endswith(
+                    ".LookupTensor") else "whose decoding qmigrate cannot prove safe to run in Dataset.map "
+                "(slim's Tensor, Image and BoundingBox are)"))
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+class _Stores(cst.CSTVisitor):
+    """`name.attr = ...` and `name[key] = ...` in one function body (nested functions skipped)."""
+
+    def __init__(self, name: str):
+        self.name, self.attributes, self.items = name, [], []
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False
+
+    visit_ClassDef = visit_Lambda = visit_FunctionDef
+
+    def _target(self, target) -> None:
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == self.name:
+            self.attributes.append((target.attr.value, target))
+        elif isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name) \
+                and target.value.value == self.name:
+            self.items.append(target)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._target(target.target)
+
+    def visit_AugAssign(self, node) -> None:
+        self._target(node.target)
+
+    def visit_Call(self, node: cst.Call) -> None:  # `handlers.update(...)`, `handlers.pop(...)`
+        func = node.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == self.name \
+                and func.attr.value in ("update", "pop", "popitem", "setdefault", "clear", "__setitem__"):
+            self.items.append(node)
+
+
+def _attribute_stores(function: cst.FunctionDef, name: str, attrs) -> List[Tuple[str, cst.CSTNode]]:
+    found = _Stores(name)
+    function.body.visit(found)
+    return [(attr, node) for attr, node in found.attributes if attr in attrs]
+
+
+def _item_stores(function: cst.FunctionDef, name: str) -> List[cst.CSTNode]:
+    found = _Stores(name)
+    function.body.visit(found)
+    return found.items
 
 
 def get_items(call: cst.Call, record_key: Optional[cst.BaseExpression]) -> None:
