@@ -135,10 +135,11 @@ class NotConstant(Exception):
     """Why a module-level name cannot be read as the constant it is first bound to."""
 
 
-def module_constant(view: ModuleView, name: str) -> cst.BaseExpression:
+def module_constant(view: ModuleView, name: str, read_at: Optional[cst.Name] = None) -> cst.BaseExpression:
     """The value of `name = value`, the module's only top-level binding of `name`, when the module
-    otherwise only looks `name` up (`name[key]`, `key in name`): nothing in it rebinds or changes
-    it. Raises NotConstant saying why not. (Other modules changing it are not looked for.)"""
+    otherwise only looks `name` up (`name[key]`, `key in name`) or reads it at `read_at` (the use
+    being proved): nothing in it rebinds or changes it. Raises NotConstant saying why not. (Other
+    modules changing it are not looked for.)"""
     definitions = []
     for stmt in view.module.body:
         small = stmt.body[0] if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 else None
@@ -152,7 +153,7 @@ def module_constant(view: ModuleView, name: str) -> cst.BaseExpression:
     view.module.visit(uses)
     target = definitions[0].targets[0].target
     for node in uses.names:
-        if node is not target and id(node) not in uses.lookups:
+        if node is not target and node is not read_at and id(node) not in uses.lookups:
             raise NotConstant("`%s` is used otherwise than looked up (%s), so what it holds may change"
                               % (name, view.at(node)))
     return definitions[0].value

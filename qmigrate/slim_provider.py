@@ -262,7 +262,7 @@ class DatasetProof:
             return self._single_value(function, node.value, what)
         if isinstance(node, cst.Name) and node.value not in where.imports.aliases and node.value not in _params(function):
             try:
-                return module_constant(where, node.value)
+                return module_constant(where, node.value, node)
             except NotConstant:
                 return node
         return node

@@ -41,6 +41,22 @@ CASES = [
 ]
 
 
+# --- slim3 ---
+# slim_dataset_table: Datasets made in other modules (testdata/single/slimtable_*.py), found
+# through a module-level table of modules or an imported module's function.
+TABLE = os.path.join(TESTDATA, "single", "slim_dataset_table.before.py")
+TABLE_CASES = [
+    ("table_inputs", lambda d: dict(name="digits", data_dir=d, split_name="eval", batch_size=8, num_epochs=2),
+     2 * EVAL, ("epochs", 2)),
+    ("table_inputs", lambda d: dict(name="shapes", data_dir=d, split_name="train", batch_size=8, num_epochs=1),
+     TRAIN, ("epochs", 1)),
+    ("table_inputs", lambda d: dict(name="shapes", data_dir=d, split_name="train", batch_size=6), 20 * 6,
+     ("forever", TRAIN)),
+    ("module_inputs", lambda d: dict(data_dir=d, batch_size=7), EVAL, ("epochs", 1)),
+    ("imported_function_inputs", lambda d: dict(data_dir=d, batch_size=5), 20 * 5, ("forever", TRAIN)),
+]
+
+
 @pytest.fixture(scope="module")
 def slim_data(tmp_path_factory):
     folder = tmp_path_factory.mktemp("slimdata")
@@ -52,17 +68,31 @@ def slim_data(tmp_path_factory):
 @pytest.mark.parametrize("function,arguments,expected,mode", CASES,
                          ids=["%s-%d" % (case[0], index) for index, case in enumerate(CASES)])
 def test_slim_pipeline_gives_the_same_examples(function, arguments, expected, mode, version, slim_data, tmp_path):
+    _same_examples(BEFORE, function, arguments, expected, mode, version, slim_data, tmp_path, unsafe=True)
+
+
+@pytest.mark.parametrize("version", ("1.8",), ids=lambda v: "tf" + v)
+@pytest.mark.parametrize("function,arguments,expected,mode", TABLE_CASES,
+                         ids=["%s-%d" % (case[0], index) for index, case in enumerate(TABLE_CASES)])
+def test_datasets_of_other_modules_give_the_same_examples(function, arguments, expected, mode, version, slim_data,
+                                                          tmp_path):
+    """Migrated by default: the reader class and decoder are read in the dataset modules."""
+    _same_examples(TABLE, function, arguments, expected, mode, version, slim_data, tmp_path, unsafe=False,
+                   env={"PYTHONPATH": os.path.dirname(TABLE)})
+
+
+def _same_examples(before, function, arguments, expected, mode, version, slim_data, tmp_path, unsafe, env=None):
     python = tf_python(version)
-    [result] = api.migrate([BEFORE], Options(target=TARGETS[version], unsafe=True))
+    [result] = api.migrate([before], Options(target=TARGETS[version], unsafe=unsafe))
     assert result.changed
     after = tmp_path / "slim_provider.after_run.py"
     after.write_bytes(result.new_source)
     args = json.dumps(arguments(slim_data))
     max_batches = 10000 if mode[0] == "epochs" else 20
     runs = {}
-    for label, path in (("before", BEFORE), ("after", str(after))):
+    for label, path in (("before", before), ("after", str(after))):
         out = str(tmp_path / (label + ".json"))
-        runs[label] = (start_tf(python, "run_pipeline.py", path, function, args, max_batches, out), out)
+        runs[label] = (start_tf(python, "run_pipeline.py", path, function, args, max_batches, out, env=env), out)
     got = {}
     for label, (process, out) in runs.items():
         finish(process)
