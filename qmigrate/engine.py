@@ -1329,9 +1329,12 @@ class _PipelineRewriter(cst.CSTTransformer):
             comments += wording.moved_comments(leaf.updated)
         pipeline = dataclasses.replace(match.pipeline, dataset_name=self.names.fresh("dataset"))
         texts = synth.unbatched_statements(pipeline, self.tf, self.target, match.unbatched_target)
+        # A slim provider's get() becomes the decoding of the record get_next() gives.
+        texts = texts + list(match.record_statements.get(match.read_index, ()))
         statements = [cst.parse_statement(text, self.module.config_for_parsing) for text in texts]
         own = wording.moved_comments(read.updated)
-        blank = [line for line in chain[0].updated.leading_lines if line.comment is None]
+        first = chain[0] if chain else read  # a slim read is its own producer: nothing before it goes
+        blank = [line for line in first.updated.leading_lines if line.comment is None]
         statements[0] = statements[0].with_changes(leading_lines=blank + comments + own)
         replacements[read.path] = statements
 

@@ -345,7 +345,7 @@ class _BlockRecogniser:
                 result.failures.append(Failure(calls, str(broken), broken.finding))
                 continue
             if match is not None:
-                if match.removed_indices[0] in branched:
+                if match.removed_indices and match.removed_indices[0] in branched:
                     match.producer_branches, arms, _ = branched[match.removed_indices[0]]
                     match.calls = tuple(match.calls) + tuple(arms)
                 result.matches.append(match)
@@ -977,7 +977,8 @@ class _BlockRecogniser:
             for get_call in get_calls:
                 slim_provider.get_items(get_call, bound.get("record_key"))
             slim_provider.DatasetProof(self.scope, self.imports, self.context.functions, self.context.line_of,
-                                       self.context.module, self.context.load_module).check(bound["dataset"])
+                                       self.context.module, self.context.load_module).check(
+                bound["dataset"], in_map=not match.pipeline.unbatched)
         except slim_provider.Unseen as error:
             # Unsafe: the rewrite checks the reader class when the pipeline is built, not the decoder.
             if not self.context.unsafe:
@@ -1132,12 +1133,16 @@ class _BlockRecogniser:
                 raise _Broken(calls, "a statement rebinds `%s`, a per-record tensor, without using the record"
                               % sorted(tainted & uses.stores)[0])
         if batch is None:
-            plain = not (through or rewritten or join or queue_name or record_call or bound_producer or on_self
-                         or loop_element or params)
+            # slim's parallel_read / single_pass_read produce and read in one call (`bound_producer`
+            # is its own arguments): its records may leave unbatched as a plain reader's do.
+            slim_read = bound_producer is not None and record_call is None and (
+                producer[0] == read_index or producer[1] in SLIM_PROVIDERS)
+            plain = not (through or rewritten or join or queue_name or record_call or (
+                bound_producer and not slim_read) or on_self or loop_element or params)
             if not plain or reader is None:
                 raise _Broken(calls, unbatched)
             return self._unbatched(producer, reader, read_index, key, value, calls, removed, reader_index, unbatched,
-                                   record_indices)
+                                   record_indices, bound_producer if slim_read else None)
         batch_index, found, batch_helper_def, batch_call = batch
         for queue in through:
             calls += queue.calls
@@ -1260,14 +1265,15 @@ class _BlockRecogniser:
                      record_call=record_call)
 
     def _unbatched(self, producer, reader, read_index: int, key: Optional[str], value: str, calls, removed,
-                   reader_index: Optional[int], reason: str, record_indices) -> Match:
+                   reader_index: Optional[int], reason: str, record_indices, slim_bound=None) -> Match:
         """A read whose records no queue of this block batches (returned, stored, used one per step).
 
         The producer and reader become a dataset whose one-shot iterator's get_next() stands where
         the read stood, giving one record (or read_up_to's chunk) per run as the read did; the
         per-record code stays where it is, as it ran in the caller's step, not in a queue's thread.
         `reason`: why the chain did not reach a batching, said when this form cannot be proven.
-        `record_indices`: the statements that read the records after the read.
+        `record_indices`: the statements that read the records after the read. `slim_bound`: the
+        arguments of a slim read, which is its own producer (the read's statement).
         """
         producer_index, producer_rule, producer_call = producer
         for index in record_indices:
@@ -1280,8 +1286,9 @@ class _BlockRecogniser:
                     raise _Broken(calls, reason + "; they go into %s (line %d), queue-based code that stays"
                                   % (_code(call.func), self._line_of(index)))
         try:
-            bound = producer_rule.bind(producer_call)
-            matched = self._file_name_match(bound, producer_index, read_index, calls)
+            bound = slim_bound if slim_bound is not None else producer_rule.bind(producer_call)
+            matched = None if slim_bound is not None else self._file_name_match(bound, producer_index, read_index,
+                                                                                calls)
             extra = ()
             if matched is not None:  # match_filenames_once, in the call or one line above
                 call, index = matched
@@ -1298,6 +1305,8 @@ class _BlockRecogniser:
             raise _Broken(calls, "the code uses the reader's key `%s`, which the %s dataset does not give"
                           % (key, record_reader.kind))
         moved = [producer_index] + ([reader_index] if reader_index is not None else [])
+        if slim_bound is not None and producer_index == read_index:
+            moved = []  # the read's own statement becomes the dataset and its get_next()
         shared = None
         for index in moved:
             name = producer_target(self.body[index])
@@ -1305,7 +1314,7 @@ class _BlockRecogniser:
                 # A whole-file reader finishes its file in each read: reads of other queues through it
                 # are independent, and it goes once each of them is rewritten (checked in run()).
                 shared = (index, name)
-            elif self.scope_loads[name] != 1:
+            elif self.scope_loads[name] != self.provider_gets.get(name, 1):
                 raise _Broken(calls, "`%s` is used beyond reader.read(), by code qmigrate cannot rewrite" % name)
         # The dataset is built where the read stood: what the producer and reader read must not change.
         for index in moved + list(extra):

@@ -130,11 +130,16 @@ class DatasetProof:
                                line_of=line_of or (lambda node: 0))
         self.here.functions = functions
         self.load = load or (lambda name: None)
+        self.in_map = True
 
-    def check(self, dataset: cst.BaseExpression) -> None:
+    def check(self, dataset: cst.BaseExpression, in_map: bool = True) -> None:
         """Returns when the provider's `dataset` argument is a name bound once in the function to
         a slim Dataset that reads TFRecords and decodes with slim's own handlers; raises Unseen
-        when that Dataset is made out of sight, Unsupported when it is seen to differ."""
+        when that Dataset is made out of sight, Unsupported when it is seen to differ.
+
+        `in_map=False`: the decoding stays where provider.get() ran it, on the record get_next()
+        gives (an unbatched read), so any decoder does: only the reader class is proven."""
+        self.in_map = in_map
         if not isinstance(dataset, cst.Name):
             raise Unsupported("its slim dataset `%s` is not a plain name, so its reader class and decoder cannot be "
                               "seen; bind it to a name first" % _code(dataset))
@@ -275,6 +280,8 @@ class DatasetProof:
             raise Unsupported("its slim Dataset (%s) reads with %s, not tf.TFRecordReader, the only reader "
                               "class qmigrate reads with a tf.data dataset here" % (
                                   line, "`%s`" % _code(reader) if reader is not None else "no reader class"))
+        if not self.in_map:
+            return  # the decoder runs where provider.get() ran it, on the same record
         decoder = self._local(self._argument(call, 2, "decoder", where), function, where, "its decoder")
         if not (isinstance(decoder, cst.Call) and slim_name(where.resolve(decoder.func)) == DECODER):
             raise Unsupported("its slim Dataset (%s) decodes with something other than a TFExampleDecoder made "

@@ -187,11 +187,12 @@ def unbatched_statements(pipeline: Pipeline, tf: str, target: Target, assigned: 
     The reader gave one record (read_up_to: one chunk of a file) each time the read ran, in the
     step that ran it; get_next() does the same, reading when asked (no prefetch: the read never ran
     ahead either). The producer's epochs repeat the files after the read, as tail_statements does
-    for a tf.train.batch.
+    for a tf.train.batch; slim's record shuffle has repeated them already (head_statements).
     """
     ds = pipeline.dataset_name
     out = head_statements(pipeline, tf, target)
-    out.append("%s = %s.repeat(%s)" % (ds, ds, pipeline.source.num_epochs or ""))
+    if not (pipeline.reader is not None and pipeline.reader.record_shuffle):
+        out.append("%s = %s.repeat(%s)" % (ds, ds, pipeline.source.num_epochs or ""))
     out.append("%s = %s" % (assigned, next_element(pipeline, tf, target)))
     return out
 

@@ -55,6 +55,15 @@ TABLE_CASES = [
     ("module_inputs", lambda d: dict(data_dir=d, batch_size=7), EVAL, ("epochs", 1)),
     ("imported_function_inputs", lambda d: dict(data_dir=d, batch_size=5), 20 * 5, ("forever", TRAIN)),
 ]
+# slim_unbatched: records of a parallel_read or a provider returned one a run, batched by a
+# tf.train.batch of another function that stays (fed by the iterator's get_next()).
+UNBATCHED = os.path.join(TESTDATA, "single", "slim_unbatched.before.py")
+UNBATCHED_CASES = [
+    ("id_batches", lambda d: dict(data_dir=d, batch_size=7), EVAL, ("epochs", 1)),
+    ("id_batches", lambda d: dict(data_dir=d, batch_size=8, training=True), 20 * 8, ("forever", TRAIN)),
+    ("record_batches", lambda d: dict(data_dir=d, batch_size=4), EVAL, ("epochs", 1)),
+    ("record_batches", lambda d: dict(data_dir=d, batch_size=6, training=True), 20 * 6, ("forever", TRAIN)),
+]
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +88,14 @@ def test_datasets_of_other_modules_give_the_same_examples(function, arguments, e
     """Migrated by default: the reader class and decoder are read in the dataset modules."""
     _same_examples(TABLE, function, arguments, expected, mode, version, slim_data, tmp_path, unsafe=False,
                    env={"PYTHONPATH": os.path.dirname(TABLE)})
+
+
+@pytest.mark.parametrize("version", ("1.8",), ids=lambda v: "tf" + v)
+@pytest.mark.parametrize("function,arguments,expected,mode", UNBATCHED_CASES,
+                         ids=["%s-%d" % (case[0], index) for index, case in enumerate(UNBATCHED_CASES)])
+def test_unbatched_slim_records_give_the_same_examples(function, arguments, expected, mode, version, slim_data,
+                                                       tmp_path):
+    _same_examples(UNBATCHED, function, arguments, expected, mode, version, slim_data, tmp_path, unsafe=False)
 
 
 def _same_examples(before, function, arguments, expected, mode, version, slim_data, tmp_path, unsafe, env=None):
