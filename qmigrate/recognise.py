@@ -1534,6 +1534,7 @@ class _BlockRecogniser:
             if escaped:
                 raise _Broken(calls, "the per-record code stores into `%s`, which lives outside the record path"
                               % sorted(escaped)[0])
+        self._check_locals_of_map(record_indices, batch_index, chain, kept, calls)
         # The map function is traced where the batch was built: what it reads must not change
         # between where the code stood and there; the producer's and reader's arguments neither.
         readers = [index for index in record_indices if index not in kept] + [producer_index] + (
@@ -1546,6 +1547,36 @@ class _BlockRecogniser:
                 if rebound:
                     raise _Broken(calls, "`%s` is reassigned between the queue and the batch, so the moved code "
                                   "would see another value" % sorted(rebound)[0])
+
+    def _check_locals_of_map(self, record_indices, batch_index: int, chain: Set[int], kept, calls) -> None:
+        """Every name the map function binds is a local of it (Python's rule): a name the moved
+        per-record code binds that is also bound outside it before the batch (a parameter, or a
+        statement that stays, such as `noise = None` before `if c: noise = ...`) would be unbound
+        in the function where the code reads it before rebinding it. Allowed only when the first
+        moved statement to use the name is a plain assignment that binds it without reading it."""
+        moved = [index for index in sorted(record_indices) if index not in kept]
+        stores = set()
+        for index in moved:
+            stores |= self.uses[index].stores
+        if not stores:
+            return
+        outside: Dict[str, str] = {}
+        if isinstance(self.scope, cst.FunctionDef):
+            for param in slim_provider.param_names(self.scope):
+                outside[param] = "a parameter of %s()" % self.scope.name.value
+        for index in range(batch_index):
+            if index not in chain:
+                for name in self.uses[index].stores:
+                    outside.setdefault(name, "line %d" % self._line_of(index))
+        for name in sorted(stores & set(outside)):
+            first = next(index for index in moved if name in self.uses[index].stores
+                         or name in self.uses[index].loads)
+            small = cstutil.single_small(self.body[first])
+            if isinstance(small, cst.Assign) and name not in self.uses[first].loads:
+                continue
+            raise _Broken(calls, "the per-record code rebinds `%s` (line %d), which is also bound outside it (%s): "
+                          "in the map function it would be a name of its own, unbound where the code first reads "
+                          "it" % (name, self._line_of(first), outside[name]))
 
     def _batch_in_branches(self, index: int, tainted: Set[str], joined: bool = False):
         """((rule, call) of the if arm, (rule, call) of the else arm) for

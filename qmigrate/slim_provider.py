@@ -12,7 +12,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from qmigrate import cstutil
+from qmigrate import cstutil, item_handlers
 from qmigrate.names import ImportMap, dotted
 from qmigrate.slim_modules import ModuleView, NotConstant, module_constant
 from qmigrate.rules.base import Unsupported
@@ -101,6 +101,11 @@ def literal_dict(name: str, function: cst.CSTNode, loads: int) -> Optional[cst.D
         return None
     values = _bindings(function).values.get(name, [])
     return values[0] if len(values) == 1 and isinstance(values[0], cst.Dict) else None
+
+
+def param_names(function: cst.FunctionDef) -> List[str]:
+    """The names of a function's parameters (all kinds)."""
+    return _params(function)
 
 
 def _params(function: cst.FunctionDef) -> List[str]:
@@ -299,12 +304,16 @@ class DatasetProof:
             name = slim_name(where.resolve(handler.func)) if isinstance(handler, cst.Call) else None
             if name and name.startswith(_HANDLERS) and name[len(_HANDLERS):] in SAFE_HANDLERS:
                 continue
+            own = item_handlers.handler_class(where, handler) if isinstance(handler, cst.Call) else None
+            if own is not None:  # a class of the module's own: every method read
+                item_handlers.check_handler_class(where, own)
+                continue
             shown = _code(handler.func if isinstance(handler, cst.Call) else element)
             raise Unsupported("its TFExampleDecoder (%s) has the item handler `%s`, %s" % (
                 where.at(decoder), shown,
                 "which builds a lookup table a one-shot iterator cannot capture" if name and name.endswith(
                     ".LookupTensor") else "whose decoding qmigrate cannot prove safe to run in Dataset.map "
-                "(slim's Tensor, Image and BoundingBox are)"))
+                "(slim's Tensor, Image and BoundingBox are, and classes of the module's own whose code qmigrate reads)"))
 
 
 def _code(node: cst.CSTNode) -> str:

@@ -64,6 +64,14 @@ UNBATCHED_CASES = [
     ("record_batches", lambda d: dict(data_dir=d, batch_size=4), EVAL, ("epochs", 1)),
     ("record_batches", lambda d: dict(data_dir=d, batch_size=6, training=True), 20 * 6, ("forever", TRAIN)),
 ]
+# slim_own_handlers: item handler classes of the module's own, proven to build graph ops on the
+# tensors they are given only, decode inside the map function.
+OWN_HANDLERS = os.path.join(TESTDATA, "single", "slim_own_handlers.before.py")
+OWN_HANDLER_CASES = [
+    ("pixel_batches", lambda d: dict(data_dir=d, batch_size=8), EVAL, ("epochs", 1)),
+    ("pixel_batches", lambda d: dict(data_dir=d, batch_size=8, split_name="train", num_epochs=2), 2 * TRAIN,
+     ("epochs", 2)),
+]
 
 
 @pytest.fixture(scope="module")
@@ -96,6 +104,14 @@ def test_datasets_of_other_modules_give_the_same_examples(function, arguments, e
 def test_unbatched_slim_records_give_the_same_examples(function, arguments, expected, mode, version, slim_data,
                                                        tmp_path):
     _same_examples(UNBATCHED, function, arguments, expected, mode, version, slim_data, tmp_path, unsafe=False)
+
+
+@pytest.mark.parametrize("version", ("1.8",), ids=lambda v: "tf" + v)
+@pytest.mark.parametrize("function,arguments,expected,mode", OWN_HANDLER_CASES,
+                         ids=["%s-%d" % (case[0], index) for index, case in enumerate(OWN_HANDLER_CASES)])
+def test_own_item_handlers_decode_the_same_in_the_map(function, arguments, expected, mode, version, slim_data,
+                                                      tmp_path):
+    _same_examples(OWN_HANDLERS, function, arguments, expected, mode, version, slim_data, tmp_path, unsafe=False)
 
 
 def _same_examples(before, function, arguments, expected, mode, version, slim_data, tmp_path, unsafe, env=None):
