@@ -5,7 +5,7 @@ slim = tf.contrib.slim
 
 
 class RawPixels(slim.tfexample_decoder.ItemHandler):
-    """Raw bytes as a fixed-shape image in [0, 1]: graph ops on the parsed tensor only."""
+    """Raw bytes as a fixed-shape image centred on 0: graph ops on the parsed tensor only."""
 
     def __init__(self, key, shape, dtype=tf.uint8):
         super(RawPixels, self).__init__([key])
@@ -17,10 +17,10 @@ class RawPixels(slim.tfexample_decoder.ItemHandler):
         def decode(buffer):
             return tf.reshape(tf.decode_raw(buffer, out_type=self._dtype), self._shape)
 
-        return self._scaled(decode(keys_to_tensors[self._key]))
+        return self._centred(decode(keys_to_tensors[self._key]))
 
-    def _scaled(self, pixels):
-        return tf.cast(pixels, tf.float32) / 255.0
+    def _centred(self, pixels):
+        return tf.cast(pixels, tf.int32) - 128
 
 
 class ShiftedId(slim.tfexample_decoder.ItemHandler):
@@ -108,7 +108,7 @@ def noisy_batches(data_dir, batch_size, noisy=False):
     [pixels] = provider.get(['pixels'])
     noise = None
     if noisy:
-        noise = tf.random_uniform(tf.shape(pixels), maxval=0.1)
+        noise = tf.random_uniform(tf.shape(pixels), maxval=2, dtype=tf.int32)
     if noise is not None:
         pixels = pixels + noise
     return tf.train.batch([pixels], batch_size)
