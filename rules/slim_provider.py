@@ -117,9 +117,19 @@ class DatasetDataProvider(Rule):
     dataset's decoder. tf.data reads the same files and calls the same decoder in its map.
 
     ## Fix safety
-    Safe when the slim Dataset is built where qmigrate sees it (in the function, or returned by
-    a function of the module) with `reader=tf.TFRecordReader` and a `TFExampleDecoder` whose item
-    handlers are slim's own `Tensor`, `Image` or `BoundingBox`. The files are listed by slim's
+    Safe when the slim Dataset is built where qmigrate sees it (in the function, returned by a
+    function of the module, or by a function of a module it imports and qmigrate finds beside it
+    or in its package: `module.get_split(...)`, `from module import get_split`, or
+    `TABLE[name].get_split(...)` with TABLE a module-level dict of imported modules that the
+    module only looks up) with `reader=tf.TFRecordReader` and a `TFExampleDecoder` whose item
+    handlers are slim's own `Tensor`, `Image` or `BoundingBox`, or classes of the program's own
+    derived from `ItemHandler` alone whose methods build only graph ops on the tensors they are
+    given (no variables, tables, queues, collections, summaries or `py_func`, no ops built in
+    `__init__`, no attributes stored outside it, no code qmigrate cannot read): the decoder runs
+    once either way, when the graph is built, in the map function's graph instead of the main
+    one. A provider whose records leave the block unbatched (returned, batched by a caller) is
+    read through the dataset's one-shot iterator: `get()` decodes the record `get_next()` gives
+    where it decoded the dequeued one, so any decoder does. The files are listed by slim's
     `get_data_files` as before; with `shuffle=True` (the default) the file order is shuffled every
     epoch and the records are mixed in a buffer of `common_queue_min` (the common queue's
     `min_after_dequeue`) that spans epoch ends, seeded with `seed`; `num_readers` files are read at
@@ -129,8 +139,10 @@ class DatasetDataProvider(Rule):
     TFRecordDataset's `compression_type='ZLIB'` (GZIP likewise); a `name` only named the reader op.
 
     ## Limitations
-    Not rewritten: a dataset whose reader class or decoder is not visible (a parameter, another
-    module, an attribute), another reader class, custom or lookup item handlers, other
+    Not rewritten: a dataset whose reader class or decoder is not visible (a parameter, a module
+    not found, an attribute), another reader class, lookup item handlers or handler classes
+    qmigrate cannot prove, a dataset whose `reader` or `decoder` is replaced after it is made,
+    per-record code that rebinds a name bound before it outside (the map function's local), other
     `reader_kwargs` (computed options, a parameter), a computed `shuffle=`, `get()` of the record
     key, a provider used beyond one `get()`.
     """
@@ -234,6 +246,9 @@ class ParallelRead(Rule):
     epoch ends (seeded with `seed`); `num_readers` (default 4) files read at once; `num_epochs`
     repeats. The random orders differ from the queues'. `reader_kwargs` giving the readers
     TFRecordOptions of a compression type read compressed files, as for QM106.
+
+    Records returned (or otherwise left) unbatched are read one a run through the dataset's
+    one-shot iterator, as the common queue gave them; the code after the read stays where it is.
 
     ## Limitations
     Only `tf.TFRecordReader` named in the call; `reader_kwargs` only as for QM106; no `dtypes`, a
