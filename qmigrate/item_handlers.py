@@ -23,6 +23,7 @@ from typing import Optional, Set
 
 import libcst as cst
 
+from qmigrate import cstutil
 from qmigrate.rules.base import Unsupported
 from qmigrate.slim_modules import ModuleView
 
@@ -64,9 +65,10 @@ def handler_class(where: ModuleView, call: cst.Call) -> Optional[cst.ClassDef]:
     """The top-level class of `where` a handler call `Name(...)` makes, if it is one."""
     if not isinstance(call.func, cst.Name) or call.func.value in where.imports.aliases:
         return None
-    found = [stmt for stmt in where.module.body if isinstance(stmt, cst.ClassDef) and stmt.name.value == call.func.value]
-    bound_otherwise = [stmt for stmt in where.module.body if isinstance(stmt, (cst.FunctionDef,))
-                       and stmt.name.value == call.func.value]
+    name = call.func.value
+    found = [stmt for stmt in where.module.body if isinstance(stmt, cst.ClassDef) and stmt.name.value == name]
+    bound_otherwise = [stmt for stmt in where.module.body if not isinstance(stmt, cst.ClassDef) and (
+        stmt.name.value == name if isinstance(stmt, cst.FunctionDef) else name in cstutil.name_uses(stmt).stores)]
     return found[0] if len(found) == 1 and not bound_otherwise else None
 
 
@@ -151,9 +153,11 @@ class _Checker:
                 shown, " (`%s` is not bound in the module)" % head.value if unbound else "")
         if not resolved.startswith("tensorflow."):
             return "%s runs code of `%s`, which qmigrate does not read" % (shown, resolved.rsplit(".", 1)[0])
+        if re.search(r"py_func|py_function|numpy_function", resolved):
+            return "%s runs Python on each record, which qmigrate does not move into a map function" % shown
         if _UNSAFE_TF.search(resolved):
             return "%s makes or reaches what a map function cannot hold (variables, tables, queues, the graph's " \
-                   "collections, Python functions)" % shown
+                   "collections or summaries)" % shown
         if in_init:
             return "%s builds ops in the constructor, outside the map function that would use them" % shown
         return None
