@@ -170,8 +170,11 @@ class DatasetProof:
         """`value` (bound to `name` in `function` of `where`) is slim.dataset.Dataset(...) or a call
         of a function (of this module or of one it imports) that returns one on every path."""
         if not isinstance(value, cst.Call):
-            raise Unseen("its slim dataset `%s` (%s) is not made by a call qmigrate can follow"
-                         % (name, where.at(value)))
+            shown = _code(value)
+            raise Unseen("its slim dataset `%s` (%s) is not made by a call qmigrate can follow%s" % (
+                name, where.at(value), "" if len(shown) > 80 else ": it is `%s`%s" % (shown, (
+                    ", attributes of an object made elsewhere" if all(isinstance(arm, cst.Attribute) for arm in (
+                        (value.body, value.orelse) if isinstance(value, cst.IfExp) else (value,))) else ""))))
         swapped = _attribute_stores(function, name, ("reader", "decoder"))
         if swapped:
             raise Unsupported("its slim dataset `%s` has its `%s` replaced in %s() (%s)" % (
