@@ -198,3 +198,35 @@ def test_a_dataset_not_seen_is_refused_when_it_reads_another_format(slim_data, t
     with pytest.raises(AssertionError, match="migrated for slim datasets of TFRecord files; this one reads with"):
         run_tf(tf_python("1.8"), "run_pipeline.py", str(tmp_path / "lines.py"), "line_batches", args, 1,
                str(tmp_path / "out.json"), env={"PYTHONPATH": str(tmp_path)})
+
+
+def test_a_dataset_module_of_the_package_is_read_from_the_package_root(tmp_path):
+    """`from pkg.sets import flowers` in pkg/train.py: Python finds pkg under the directory above
+    it, and so does qmigrate; the Dataset made there is proven, the provider migrated by default."""
+    sets = tmp_path / "pkg" / "sets"
+    sets.mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (sets / "__init__.py").write_text("")
+    (sets / "flowers.py").write_text(
+        "import tensorflow as tf\n"
+        "slim = tf.contrib.slim\n"
+        "def get_split(pattern):\n"
+        "    decoder = slim.tfexample_decoder.TFExampleDecoder(\n"
+        "        {'x': tf.FixedLenFeature([], tf.int64)}, {'x': slim.tfexample_decoder.Tensor('x')})\n"
+        "    return slim.dataset.Dataset(pattern, tf.TFRecordReader, decoder, 10, {})\n")
+    train = tmp_path / "pkg" / "train.py"
+    train.write_text(
+        "import tensorflow as tf\n"
+        "from pkg.sets import flowers\n"
+        "slim = tf.contrib.slim\n"
+        "def inputs(pattern, batch_size):\n"
+        "    dataset = flowers.get_split(pattern)\n"
+        "    provider = slim.dataset_data_provider.DatasetDataProvider(dataset, shuffle=False)\n"
+        "    [x] = provider.get(['x'])\n"
+        "    return tf.train.batch([x], batch_size)\n")
+    [result] = api.migrate([str(train)])
+    assert result.changed and b"dataset.decoder.decode(serialized, ['x'])" in result.new_source
+    (sets / "flowers.py").write_text((sets / "flowers.py").read_text().replace("TFRecordReader", "TextLineReader"))
+    [result] = api.migrate([str(train)])
+    assert not result.changed
+    assert any("line 6 of flowers.py) reads with `tf.TextLineReader`" in d.message for d in result.diagnostics)
