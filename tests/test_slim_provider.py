@@ -42,35 +42,32 @@ CASES = [
 
 
 # --- slim3 ---
+# Migrated by default (golden, function, arguments, examples expected, mode):
 # slim_dataset_table: Datasets made in other modules (testdata/single/slimtable_*.py), found
-# through a module-level table of modules or an imported module's function.
-TABLE = os.path.join(TESTDATA, "single", "slim_dataset_table.before.py")
-TABLE_CASES = [
-    ("table_inputs", lambda d: dict(name="digits", data_dir=d, split_name="eval", batch_size=8, num_epochs=2),
-     2 * EVAL, ("epochs", 2)),
-    ("table_inputs", lambda d: dict(name="shapes", data_dir=d, split_name="train", batch_size=8, num_epochs=1),
-     TRAIN, ("epochs", 1)),
-    ("table_inputs", lambda d: dict(name="shapes", data_dir=d, split_name="train", batch_size=6), 20 * 6,
-     ("forever", TRAIN)),
-    ("module_inputs", lambda d: dict(data_dir=d, batch_size=7), EVAL, ("epochs", 1)),
-    ("imported_function_inputs", lambda d: dict(data_dir=d, batch_size=5), 20 * 5, ("forever", TRAIN)),
-]
+# through a module-level table of modules or an imported module's function;
 # slim_unbatched: records of a parallel_read or a provider returned one a run, batched by a
-# tf.train.batch of another function that stays (fed by the iterator's get_next()).
-UNBATCHED = os.path.join(TESTDATA, "single", "slim_unbatched.before.py")
-UNBATCHED_CASES = [
-    ("id_batches", lambda d: dict(data_dir=d, batch_size=7), EVAL, ("epochs", 1)),
-    ("id_batches", lambda d: dict(data_dir=d, batch_size=8, training=True), 20 * 8, ("forever", TRAIN)),
-    ("record_batches", lambda d: dict(data_dir=d, batch_size=4), EVAL, ("epochs", 1)),
-    ("record_batches", lambda d: dict(data_dir=d, batch_size=6, training=True), 20 * 6, ("forever", TRAIN)),
-]
+# tf.train.batch of another function that stays (fed by the iterator's get_next());
 # slim_own_handlers: item handler classes of the module's own, proven to build graph ops on the
 # tensors they are given only, decode inside the map function.
-OWN_HANDLERS = os.path.join(TESTDATA, "single", "slim_own_handlers.before.py")
-OWN_HANDLER_CASES = [
-    ("pixel_batches", lambda d: dict(data_dir=d, batch_size=8), EVAL, ("epochs", 1)),
-    ("pixel_batches", lambda d: dict(data_dir=d, batch_size=8, split_name="train", num_epochs=2), 2 * TRAIN,
-     ("epochs", 2)),
+DEFAULT_CASES = [
+    ("slim_dataset_table", "table_inputs", lambda d: dict(name="digits", data_dir=d, split_name="eval", batch_size=8,
+                                                          num_epochs=2), 2 * EVAL, ("epochs", 2)),
+    ("slim_dataset_table", "table_inputs", lambda d: dict(name="shapes", data_dir=d, split_name="train", batch_size=8,
+                                                          num_epochs=1), TRAIN, ("epochs", 1)),
+    ("slim_dataset_table", "table_inputs", lambda d: dict(name="shapes", data_dir=d, split_name="train",
+                                                          batch_size=6), 20 * 6, ("forever", TRAIN)),
+    ("slim_dataset_table", "module_inputs", lambda d: dict(data_dir=d, batch_size=7), EVAL, ("epochs", 1)),
+    ("slim_dataset_table", "imported_function_inputs", lambda d: dict(data_dir=d, batch_size=5), 20 * 5,
+     ("forever", TRAIN)),
+    ("slim_unbatched", "id_batches", lambda d: dict(data_dir=d, batch_size=7), EVAL, ("epochs", 1)),
+    ("slim_unbatched", "id_batches", lambda d: dict(data_dir=d, batch_size=8, training=True), 20 * 8,
+     ("forever", TRAIN)),
+    ("slim_unbatched", "record_batches", lambda d: dict(data_dir=d, batch_size=4), EVAL, ("epochs", 1)),
+    ("slim_unbatched", "record_batches", lambda d: dict(data_dir=d, batch_size=6, training=True), 20 * 6,
+     ("forever", TRAIN)),
+    ("slim_own_handlers", "pixel_batches", lambda d: dict(data_dir=d, batch_size=8), EVAL, ("epochs", 1)),
+    ("slim_own_handlers", "pixel_batches", lambda d: dict(data_dir=d, batch_size=8, split_name="train",
+                                                          num_epochs=2), 2 * TRAIN, ("epochs", 2)),
 ]
 
 
@@ -89,29 +86,14 @@ def test_slim_pipeline_gives_the_same_examples(function, arguments, expected, mo
 
 
 @pytest.mark.parametrize("version", ("1.8",), ids=lambda v: "tf" + v)
-@pytest.mark.parametrize("function,arguments,expected,mode", TABLE_CASES,
-                         ids=["%s-%d" % (case[0], index) for index, case in enumerate(TABLE_CASES)])
-def test_datasets_of_other_modules_give_the_same_examples(function, arguments, expected, mode, version, slim_data,
-                                                          tmp_path):
-    """Migrated by default: the reader class and decoder are read in the dataset modules."""
-    _same_examples(TABLE, function, arguments, expected, mode, version, slim_data, tmp_path, unsafe=False,
-                   env={"PYTHONPATH": os.path.dirname(TABLE)})
-
-
-@pytest.mark.parametrize("version", ("1.8",), ids=lambda v: "tf" + v)
-@pytest.mark.parametrize("function,arguments,expected,mode", UNBATCHED_CASES,
-                         ids=["%s-%d" % (case[0], index) for index, case in enumerate(UNBATCHED_CASES)])
-def test_unbatched_slim_records_give_the_same_examples(function, arguments, expected, mode, version, slim_data,
-                                                       tmp_path):
-    _same_examples(UNBATCHED, function, arguments, expected, mode, version, slim_data, tmp_path, unsafe=False)
-
-
-@pytest.mark.parametrize("version", ("1.8",), ids=lambda v: "tf" + v)
-@pytest.mark.parametrize("function,arguments,expected,mode", OWN_HANDLER_CASES,
-                         ids=["%s-%d" % (case[0], index) for index, case in enumerate(OWN_HANDLER_CASES)])
-def test_own_item_handlers_decode_the_same_in_the_map(function, arguments, expected, mode, version, slim_data,
-                                                      tmp_path):
-    _same_examples(OWN_HANDLERS, function, arguments, expected, mode, version, slim_data, tmp_path, unsafe=False)
+@pytest.mark.parametrize("golden,function,arguments,expected,mode", DEFAULT_CASES,
+                         ids=["%s-%s-%d" % (case[0], case[1], index) for index, case in enumerate(DEFAULT_CASES)])
+def test_default_migrations_give_the_same_examples(golden, function, arguments, expected, mode, version, slim_data,
+                                                   tmp_path):
+    """Migrated without --unsafe; the dataset modules beside the goldens are importable."""
+    before = os.path.join(TESTDATA, "single", golden + ".before.py")
+    _same_examples(before, function, arguments, expected, mode, version, slim_data, tmp_path, unsafe=False,
+                   env={"PYTHONPATH": os.path.dirname(before)})
 
 
 def _same_examples(before, function, arguments, expected, mode, version, slim_data, tmp_path, unsafe, env=None):
