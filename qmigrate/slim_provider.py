@@ -3,10 +3,13 @@
 The provider reads `dataset.data_sources` with `dataset.reader` and decodes each record with
 `dataset.decoder.decode(record, items)` (TF 1.8's dataset_data_provider.py). The rewrite calls
 the same decoder in a map function; it is written only when the Dataset is built where this
-module shows it, with `reader=tf.TFRecordReader` and a TFExampleDecoder whose item handlers are
-slim's own and need nothing a one-shot iterator cannot capture. A Dataset made out of sight
-raises Unseen (the unsafe fix checks its reader class at run time); anything else seen to differ
-raises Unsupported with the construct and its line.
+module shows it (in the function, a function of the module, or one of a module it imports, which
+slim_modules finds and reads), with `reader=tf.TFRecordReader` and a TFExampleDecoder whose item
+handlers are slim's own and need nothing a one-shot iterator cannot capture, or classes of the
+program's own that item_handlers proves. When the records leave unbatched, the decoding stays
+where get() ran it and only the reader class is proven. A Dataset made out of sight raises
+Unseen (the unsafe fix checks its reader class at run time); anything else seen to differ raises
+Unsupported with the construct and its line.
 """
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -23,7 +26,8 @@ DECODER = "tensorflow.contrib.slim.tfexample_decoder.TFExampleDecoder"
 _HANDLERS = "tensorflow.contrib.slim.tfexample_decoder."
 # Handlers that only reshape, decode or stack the parsed features: plain ops, fine in a map
 # function. LookupTensor builds a hash table (a one-shot iterator cannot capture one in TF 1.x),
-# ItemHandlerCallback and custom ItemHandlers run code qmigrate cannot see.
+# ItemHandlerCallback runs a function qmigrate does not read; ItemHandler classes of the
+# program's own are read by item_handlers.
 SAFE_HANDLERS = ("Tensor", "Image", "BoundingBox")
 TFRECORD_READER = "tensorflow.TFRecordReader"
 
