@@ -1571,9 +1571,13 @@ class _BlockRecogniser:
         for name in sorted(stores & set(outside)):
             first = next(index for index in moved if name in self.uses[index].stores
                          or name in self.uses[index].loads)
-            small = cstutil.single_small(self.body[first])
+            stmt = self.body[first]
+            small = cstutil.single_small(stmt)
             if isinstance(small, cst.Assign) and name not in self.uses[first].loads:
                 continue
+            if isinstance(stmt, cst.For) and name in slim_provider.bound_names(stmt.target) and \
+                    name not in cstutil.name_uses(stmt.iter).loads:
+                continue  # a loop variable, bound by the loop before its body reads it
             raise _Broken(calls, "the per-record code rebinds `%s` (line %d), which is also bound outside it (%s): "
                           "in the map function it would be a name of its own, unbound where the code first reads "
                           "it" % (name, self._line_of(first), outside[name]))

@@ -44,6 +44,11 @@ def slim_name(name: Optional[str]) -> Optional[str]:
     return name
 
 
+def bound_names(target: cst.BaseExpression) -> List[str]:
+    """The names an assignment or loop target binds."""
+    return _stored(target)
+
+
 def _stored(target: cst.BaseExpression) -> List[str]:
     """The names an assignment target binds (not those of `a.b = ` or `a[i] = `)."""
     if isinstance(target, cst.Name):
