@@ -57,6 +57,7 @@ class Plan:
     nodes: Dict[int, Callable[[cst.CSTNode], cst.CSTNode]] = field(default_factory=dict)  # id(node) -> rewrite
     moved: Dict[int, int] = field(default_factory=dict)  # id(statement) -> id(a later statement put before it)
     before: Dict[int, List[str]] = field(default_factory=dict)  # id(statement) -> new statements put before it
+    also: List[cst.Call] = field(default_factory=list)  # the constructors of the other arms (one queue per arm)
 
 
 @dataclass(frozen=True)
@@ -198,14 +199,13 @@ def find(module: cst.Module, imports: ImportMap, line_of: Callable[[cst.CSTNode]
         reader = _Reader(tree, imports, call, tf, target)
         try:
             plan = reader.read()
-        except _Refused as refused:
+        except Exception as error:  # a refusal, or a shape this reader did not foresee: left as it is
             if reader.fed:
-                found.append(Refusal(call, str(refused)))
-            continue
-        except Exception as error:  # a shape this reader did not foresee: left as it is, as any refusal
-            if reader.fed:
-                found.append(Refusal(call, "its producer has a shape qmigrate does not follow (%s)"
-                                     % type(error).__name__))
+                reason = str(error) if isinstance(error, _Refused) else (
+                    "its producer has a shape qmigrate does not follow (%s)" % type(error).__name__)
+                arms = getattr(reader, "arms", None)
+                found += [Refusal(c, reason) for c in (arms.calls if arms is not None else [call])
+                          if c is call or c in queue_calls]
             continue
         if plan is not None:
             found.append(plan)
@@ -236,6 +236,8 @@ class _Reader:
         self.tree, self.imports, self.call, self.tf, self.target = tree, imports, call, tf, target
         self.kind = imports.resolve(call.func)
         self.fed = False
+        self.arms: Optional[_Arms] = None  # a queue per arm of an if
+        self.buffers = []
 
     # -- the queue, its enqueue op and its placeholders ------------------------------------------
     def read(self) -> Optional[Plan]:
@@ -257,11 +259,18 @@ class _Reader:
             return self._unclear("it is built in a loop %s: a queue per iteration, each filled by a producer of its "
                                  "own; qmigrate follows one queue built once" % tree.where(loop))
         region = self.region_for(queue)
+        self.arms = self._queue_arms(queue, region)
+        targets = {id(assign[0])}
+        if self.arms is not None:  # a queue per arm of an if: read from its first, as one queue built at the if
+            if self.arms.calls[0] is not self.call:
+                return None
+            ctor_stmt, block = self.arms.statement, tree.block(self.arms.statement)
+            targets = {id(cstutil.single_assign(tree.statement(c))[0]) for c in self.arms.calls}
         body = list(block.body)
         ctor_index = body.index(ctor_stmt)
-        refs = [r for r in _refs(tree, region, queue) if r is not assign[0]]
+        refs = [r for r in _refs(tree, region, queue) if id(r) not in targets]
         enqueues = [(r, c) for r in refs for c in [_method_of(tree, r, ("enqueue", "enqueue_many"))] if c]
-        if len(enqueues) != 1:
+        if len(enqueues) != 1 or (self.arms is None and len(self._bindings(queue, region)) > 1):
             for _, call in enqueues:  # an enqueue op run with a feed_dict: fed from Python
                 target = cstutil.single_assign(tree.statement(call))
                 if target and _is_ref(target[0]) and self._runs_by_name(tree.text(target[0])):
@@ -310,6 +319,9 @@ class _Reader:
             raise _Refused("it sets `shared_name=` (a queue shared between sessions)")
         if not is_none(args.get("names")):
             raise _Refused("it has `names=` (dict elements), which qmigrate does not rewrite from Python yet")
+        self.buffers = [(None, self.kind, args)]  # (arm test, queue kind, constructor arguments) per arm
+        if self.arms is not None:
+            self.buffers = self._arm_buffers(args)
         many = enqueue_call.func.attr.value == "enqueue_many"
         if self.growing is None:
             dtypes = [tree.source(d) for d in _elements(args.get("dtypes"), "its `dtypes=`")]
@@ -332,11 +344,25 @@ class _Reader:
 
         # The dequeue, in the block that built the queue.
         dequeues, anchor = self._dequeue(refs, body, body.index(enqueue_stmt))
-        self._check_unchanged(args, body[ctor_index + 1:body.index(anchor)])
+        between = body[ctor_index + 1:body.index(anchor)]
+        if self.arms is None:
+            self._check_unchanged(args, between)
+        for call, test, (_, _, arm_args) in zip(self.arms.calls if self.arms else (), self.arms.tests
+                                                if self.arms else (), self.buffers):
+            # Each arm's arguments, and its test, are read again at the dequeue.
+            arm = list(tree.block(tree.statement(call)).body)
+            self._check_unchanged(dict(arm_args, test=test) if test is not None else arm_args,
+                                  arm[arm.index(tree.statement(call)) + 1:] + between)
         self._check_available(producer, body, body.index(anchor))
         self._check_defined(producer, body, body.index(anchor), plan, len(dequeues) == 1)
         self._other_uses(refs, enqueue_ref, [call for _, call in dequeues], plan)
         plan.removed.update({id(ctor_stmt), id(enqueue_stmt)})
+        if self.arms is not None:
+            plan.also = list(self.arms.calls[1:])
+            constructors = [tree.statement(c) for c in self.arms.calls]
+            if any(len(tree.block(stmt).body) > 1 for stmt in constructors):
+                plan.removed.discard(id(ctor_stmt))  # the arms' other statements stay
+                plan.removed.update(id(stmt) for stmt in constructors)
         self._drop_placeholders(components, vals_text, body, plan, producer)
         built = [self._dataset(stmt, call, args, spec, many, producer) for stmt, call in dequeues]
         if len(dequeues) > 1 and all(lines[:-1] == built[0][:-1] for lines in built) and all(
@@ -356,16 +382,24 @@ class _Reader:
         the queue handed to code that fills it elsewhere."""
         tree = self.tree
         where = "class" if region is self.cls else "function"
-        bindings = [node for node in cstutil.nodes_of(region, (cst.Assign,)) if len(node.targets) == 1
-                    and tree.text(node.targets[0].target) == queue and isinstance(node.value, cst.Call)
-                    and self.imports.resolve(node.value.func) in _SIGNATURES]
-        if len(bindings) > 1:
+        bindings = self._bindings(queue, region)
+        arm_enqueues = self.arms is not None and any(
+            any(a is self.arms.statement for a in tree.up(c)) for c in enqueues)
+        if len(bindings) > 1 and (self.arms is None or arm_enqueues):
             statements = [tree.statement(b) for b in bindings]
             arms = self._arms_of_one_if(statements) if len(set(map(id, statements))) == len(statements) else None
-            return ("`%s` is bound to %d queues in its %s (%s%s): qmigrate follows a queue bound once, its enqueue op "
-                    "and its dequeue" % (queue, len(bindings), where, ", ".join("line %d" % tree.line_of(b)
-                                                                                  for b in bindings),
-                                         ", one per arm of %s" % tree.where(arms) if arms is not None else ""))
+            if arm_enqueues:
+                why = ("each arm builds an enqueue op and a dequeue of its own (components of its own): qmigrate "
+                       "follows a queue per arm only when one enqueue op and one dequeue after the if serve them all")
+            elif arms is not None:
+                why = ("the if has no else, so the name may hold another queue: qmigrate follows a queue per arm only "
+                       "when every arm binds one")
+            else:
+                why = "not one per arm of one if: qmigrate follows a queue bound once, or once per arm of one if"
+            return "`%s` is bound to %d queues in its %s (%s%s): %s%s" % (
+                queue, len(bindings), where, ", ".join("line %d" % tree.line_of(b) for b in bindings),
+                ", one per arm of %s" % tree.where(arms) if arms is not None else "", why,
+                self._run_elsewhere(enqueues))
         if enqueues:
             statements = [tree.statement(c) for c in enqueues]
             arms = self._arms_of_one_if(statements) if len(set(map(id, statements))) == len(statements) else None
@@ -382,6 +416,60 @@ class _Reader:
                         queue, where, "`%s(...)` in %s" % (tree.source(call.func), tree.where(call))
                         if isinstance(call, cst.Call) else tree.where(handed[0])))
         return "`%s` has no enqueue op in its %s (it is filled elsewhere)" % (queue, where)
+
+    def _bindings(self, queue: str, region) -> List[cst.Assign]:
+        """The statements binding `queue` to a queue constructor in its class (function)."""
+        tree = self.tree
+        return [node for node in cstutil.nodes_of(region, (cst.Assign,)) if len(node.targets) == 1
+                and tree.text(node.targets[0].target) == queue and isinstance(node.value, cst.Call)
+                and self.imports.resolve(node.value.func) in _SIGNATURES]
+
+    def _queue_arms(self, queue: str, region) -> Optional["_Arms"]:
+        """The if (with its elifs and an else) each of whose arms binds `queue`, once, to a queue
+        constructor as a statement of its own: `if shuffle: q = RandomShuffleQueue(...) else: q =
+        FIFOQueue(...)`. None when `queue` is bound otherwise."""
+        tree = self.tree
+        bindings = self._bindings(queue, region)
+        if len(bindings) < 2:
+            return None
+        statements = [tree.statement(b) for b in bindings]
+        if len(set(map(id, statements))) != len(statements) or any(cstutil.single_assign(s) is None
+                                                                   for s in statements):
+            return None
+        top = self._arms_of_one_if(statements)
+        if top is None:
+            return None
+        tests, blocks, arm = [], [], top
+        while isinstance(arm, cst.If):
+            tests.append(arm.test)
+            blocks.append(arm.body)
+            arm = arm.orelse
+        if arm is None or len(blocks) + 1 != len(statements):
+            return None  # no else: the name may keep what it held before the if
+        blocks.append(arm.body)
+        tests.append(None)
+        calls = []
+        for block in blocks:
+            here = [s for s in statements if tree.block(s) is block]
+            if len(here) != 1:
+                return None
+            calls.append(cstutil.single_assign(here[0])[1])
+        return _Arms(top, tests, calls)
+
+    def _run_elsewhere(self, enqueues) -> str:
+        """`; its enqueue op ... is run nowhere in this file` when none of `enqueues` is run here."""
+        tree = self.tree
+        names = []
+        for call in enqueues:
+            assign = cstutil.single_assign(tree.statement(call))
+            if assign is None or not _is_ref(assign[0]):
+                return ""
+            names.append(tree.text(assign[0]))
+        if not names or any(self._runs_by_name(name) or any(self._run_of(r) for r in _refs(
+                tree, self.region_for(name), name)) for name in names):
+            return ""
+        return ("; its enqueue op `%s` is run nowhere in this file: its producer is in another module, which "
+                "qmigrate does not link to this queue" % names[0])
 
     def _fills_by_feed(self, call: cst.Call) -> bool:
         """Whether `call` makes a class (or calls a function) of this module that enqueues into a
@@ -1125,13 +1213,7 @@ class _Reader:
             ds, tf, generator, spec.types, spec.shapes)]
         if many:
             out.append("%s = %s.%s" % (ds, ds, synth._unbatch(tf, target)))
-        # The generator runs ahead of the consumer by as many elements as the queue held.
-        out.append("%s = %s.prefetch(%s)" % (ds, ds, tree.source(args["capacity"])))
-        if self.kind == _SHUFFLE:
-            from qmigrate.rules.batching import shuffle_buffer
-            seed = args.get("seed")
-            out.append("%s = %s.shuffle(%s%s)" % (ds, ds, shuffle_buffer(args, tree.source),
-                                                  "" if is_none(seed) else ", seed=%s" % tree.source(seed)))
+        out += self._buffering(ds)
         if method != "dequeue":
             batching = Batching(batch_size=tree.source(bound["n"]), allow_smaller_final_batch=method == "dequeue_up_to",
                                 dynamic_pad=self.kind == _PADDING)
@@ -1146,6 +1228,61 @@ class _Reader:
         out.append("%s = %s" % (tree.source(target_node), element))
         return out
 
+    def _buffering(self, ds: str) -> List[str]:
+        """The queue's buffer: `prefetch(capacity)` (the generator runs ahead of the consumer by as
+        many elements as the queue held) and `shuffle` for a RandomShuffleQueue; for a queue per arm
+        of an if, an if with the same tests choosing each arm's buffer (common lines before it)."""
+        from qmigrate.rules.batching import shuffle_buffer
+        tree = self.tree
+        per_arm = []
+        for _, kind, args in self.buffers:
+            lines = ["%s = %s.prefetch(%s)" % (ds, ds, tree.source(args["capacity"]))]
+            if kind == _SHUFFLE:
+                seed = args.get("seed")
+                lines.append("%s = %s.shuffle(%s%s)" % (ds, ds, shuffle_buffer(args, tree.source),
+                                                        "" if is_none(seed) else ", seed=%s" % tree.source(seed)))
+            per_arm.append(lines)
+        common = []
+        while all(lines and lines[0] == per_arm[0][0] for lines in per_arm):
+            common.append(per_arm[0][0])
+            per_arm = [lines[1:] for lines in per_arm]
+        if not any(per_arm):
+            return common
+        arms = list(zip(self.buffers, per_arm))
+        while not arms[-1][1]:
+            arms.pop()  # a last arm with nothing to add (its test calls nothing: see _arm_buffers)
+        chain = []
+        for index, ((test, _, _), lines) in enumerate(arms):
+            head = "else:" if test is None else "%s %s:" % ("if" if index == 0 else "elif", tree.source(test))
+            chain.append(head + "".join("\n    " + line for line in lines or ["pass"]))
+        return common + ["\n".join(chain)]
+
+    def _arm_buffers(self, first_args) -> List[Tuple[Optional[cst.BaseExpression], str, dict]]:
+        """Each arm's (test, queue kind, constructor arguments); the arms' queues must hold the same
+        elements (dtypes, shapes, padding) and differ only in how they buffer (capacity, shuffling)."""
+        tree = self.tree
+        out = []
+        for test, call in zip(self.arms.tests, self.arms.calls):
+            kind = self.imports.resolve(call.func)
+            args = first_args if call is self.call else _bind(call, _SIGNATURES[kind], "its constructor")
+            where = tree.where(call)
+            if not is_none(args.get("shared_name")) or not is_none(args.get("names")):
+                raise _Refused("its queue %s sets `shared_name=` or `names=`" % where)
+            for key in ("dtypes", "shapes"):
+                if (tree.text(args[key]) if not is_none(args.get(key)) else None) != (
+                        tree.text(first_args[key]) if not is_none(first_args.get(key)) else None):
+                    raise _Refused("the queue per arm of %s %s has other `%s=` than %s: qmigrate builds one dataset "
+                                   "for queues that hold the same elements" % (
+                                       tree.where(self.arms.statement), where, key, tree.where(self.call)))
+            if (kind == _PADDING) != (self.kind == _PADDING):
+                raise _Refused("one arm of %s builds a PaddingFIFOQueue and another not (%s): their batches differ"
+                               % (tree.where(self.arms.statement), where))
+            if test is not None and (cstutil.calls_of(test) or cstutil.nodes_of(test, (cst.Lambda, cst.Yield))):
+                raise _Refused("the test of %s calls something, and the dataset would evaluate it again"
+                               % tree.where(self.arms.statement))
+            out.append((test, kind, args))
+        return out
+
     def _detail(self, producer: "_Producer", args) -> str:
         parts = ["`%s()` becomes the generator of Dataset.from_generator: it runs inside TensorFlow's py_func on "
                  "the input pipeline's thread, holding the GIL, instead of in its own threading.Thread; each new "
@@ -1155,10 +1292,24 @@ class _Reader:
         if producer.subclass:
             parts.append("`%s` stays a threading.Thread for its callers, but its run() is now that generator: "
                          "start() feeds nothing" % self.cls.name.value)
-        keep = args.get("min_after_dequeue")
-        if self.kind == _SHUFFLE and not (isinstance(keep, cst.Integer) and keep.evaluated_value == 0):
-            parts.append("the last elements the RandomShuffleQueue kept back (min_after_dequeue) now come out")
+        for _, kind, arm_args in self.buffers:
+            keep = arm_args.get("min_after_dequeue")
+            if kind == _SHUFFLE and not (isinstance(keep, cst.Integer) and keep.evaluated_value == 0):
+                parts.append("the last elements the RandomShuffleQueue kept back (min_after_dequeue) now come out")
+                break
+        if self.arms is not None:
+            parts.append("the queue built in each arm of %s becomes the buffering of one dataset, chosen by the "
+                         "same test where the dequeue is" % self.tree.where(self.arms.statement))
         return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class _Arms:
+    """A queue per arm of an if: the if, each arm's test (None for the else) and constructor."""
+
+    statement: cst.If
+    tests: List[Optional[cst.BaseExpression]]
+    calls: List[cst.Call]
 
 
 @dataclass(frozen=True)
@@ -1332,11 +1483,12 @@ def finish(analysis, found: List[object], options, rule, changed_by_others: bool
         analysis.add_finding(rule, call, apply_it, item.detail)
         if apply_it:
             plans.append(item)
-            analysis.fixed_calls.add(id(call))
+            analysis.fixed_calls.update(id(c) for c in [call] + item.also)
             analysis.pipelines += 1
         else:
-            analysis.reasons[id(call)] = _ANOTHER if options.unsafe else _UNSAFE_ONLY
-            analysis.todo[id(call)] = ("run `qmigrate --unsafe`" if not options.unsafe else "run qmigrate again")
+            for each in [call] + item.also:
+                analysis.reasons[id(each)] = _ANOTHER if options.unsafe else _UNSAFE_ONLY
+                analysis.todo[id(each)] = ("run `qmigrate --unsafe`" if not options.unsafe else "run qmigrate again")
     if plans:
         analysis.new_module = _drop_unused_threading(analysis.module, apply(analysis.module, plans))
     return bool(plans)

@@ -197,3 +197,32 @@ def test_endless_feeders_give_the_same_sequence(case, tf_version, tmp_path):
     else:  # whole chunks of 8 from the 30 examples: 0..23, then from 0 again
         ids = [b["ids"][0] for b in new["batches"]]
         assert ids[:32] == list(range(24)) + list(range(8)) and len(set(ids)) == 24
+
+
+@pytest.mark.parametrize("tf_version", ("1.8", "1.15", "2"), ids=lambda v: "tf" + v)
+@pytest.mark.parametrize("case", ("shuffle_arm", "buffer_arms"))
+def test_a_queue_per_arm_buffers_as_its_arm_did(case, tf_version, tmp_path):
+    """A queue per arm of an if (FIFO in one, shuffling in another): one graph per arm, the same
+    examples, in the same order where the arm's queue was FIFO, shuffled where it shuffled, and the
+    migrated input ends where the data does."""
+    old, new = _drain(case, tf_version, tmp_path)
+    assert new["static_shapes"] == old["static_shapes"]
+    assert all(new["ends"]) and not any(old["ends"])
+    graphs = len(new["ends"])
+    per_graph = lambda run: [run["batches"][i:i + 6] for i in range(0, len(run["batches"]), 6)] \
+        if case == "buffer_arms" else [run["batches"][:6], run["batches"][6:]]
+    old_graphs, new_graphs = per_graph(old), per_graph(new)
+    assert len(new_graphs) == graphs and [len(g) for g in new_graphs] == [6] * graphs
+    for batch in old["batches"] + new["batches"]:  # each row still carries its own id
+        assert [row[0] for row in batch["values"]] == [10.0 * i for i in batch["ids"]]
+    shuffled = 1  # the second graph: the RandomShuffleQueue's arm
+    for index, (before, after) in enumerate(zip(old_graphs, new_graphs)):
+        ids = [i for b in after for i in b["ids"]]
+        assert sorted(ids) == sorted(set(ids)) and len(ids) == 48  # every example once
+        if index != shuffled:
+            assert after == before  # FIFO: the same batches in the same order
+        else:
+            assert ids != sorted(ids)
+            old_ids = [i for b in before for i in b["ids"]]
+            assert len(old_ids) == len(set(old_ids)) and set(old_ids) <= set(ids)
+            assert old_ids != sorted(old_ids)

@@ -168,7 +168,44 @@ def growing_feeder(module, past_end):
     return out
 
 
-CASES = {"arm_dequeues": arm_dequeues, "computed_shapes": computed_shapes, "growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
+def shuffle_arm(module, past_end):
+    """48 windows of 3 values (10 * id + 0, 1, 2) in batches of up to 8, one graph with the FIFOQueue
+    arm and one with the RandomShuffleQueue arm. The shuffling queue keeps 16 back and is never
+    closed: before migration it gives 4 batches, and only those are asked of it."""
+    out = {"static_shapes": [], "batches": []}
+    for shuffle in (False, True):
+        with tf.Graph().as_default():
+            windows = [np.arange(3, dtype=np.float32) + 10 * index for index in range(48)]
+            feeder = module.WindowFeeder(windows, BATCH, shuffle)
+            out["static_shapes"].append([feeder.windows_out.shape.as_list(), feeder.ids_out.shape.as_list()])
+            sess = tf.Session()
+            feeder.start(sess)
+            count = 6 + past_end if past_end or not shuffle else 4
+            out["ended"] = False
+            read_batches(sess, feeder.windows_out, feeder.ids_out, count, out)
+            out.setdefault("ends", []).append(out.pop("ended"))
+    return out
+
+
+def buffer_arms(module, past_end):
+    """Chunks of 8 rows fed in each of the three modes (a graph each, ids 48 * mode + 0..47), read
+    in 6 batches of 8."""
+    out = {"static_shapes": [], "batches": [], "ends": []}
+    for mode_index, mode in enumerate(("eval", "train", "test")):
+        with tf.Graph().as_default():
+            ids = np.arange(48, dtype=np.int64) + 48 * mode_index
+            values = np.stack([ids * 10.0, ids * 10.0 + 1], axis=1).astype(np.float32)
+            rows = [(values[start:start + 8], ids[start:start + 8]) for start in range(0, 48, 8)]
+            sess = tf.Session()
+            batch, batch_ids = module.build_input(sess, rows, BATCH, mode)
+            out["static_shapes"].append([batch.shape.as_list(), batch_ids.shape.as_list()])
+            out["ended"] = False
+            read_batches(sess, batch, batch_ids, 6 + past_end, out)
+            out["ends"].append(out.pop("ended"))
+    return out
+
+
+CASES = {"shuffle_arm": shuffle_arm, "buffer_arms": buffer_arms, "arm_dequeues": arm_dequeues, "computed_shapes": computed_shapes, "growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
          "nested_producer": nested_producer, "thread_subclass": thread_subclass}
 
 
