@@ -296,24 +296,36 @@ class _Reader:
             return None
         if elsewhere:
             function = tree.function(elsewhere[0])
+            returned = self._returned(enqueue, function, elsewhere[0])
+            if returned is not None:
+                raise _Refused(returned)
             raise _Refused("its enqueue op is run with a feed_dict %s%s, which gets it from elsewhere (returned or "
                            "passed in): qmigrate follows an enqueue op within the class or function that builds it, "
                            "and into the thread that starts there" % (
                                "in `%s()` " % function.name.value if function is not None else "",
                                tree.where(elsewhere[0])))
         handed = self._handed_on(enqueue, enqueue_assign[0])
+        idle = self._idle_runner(handed, enqueue) if handed is not None else None
+        if idle is not None:
+            raise _Refused(idle)
         if handed is not None:
-            raise _Refused("its enqueue op `%s` is handed to `%s(...)` in %s and run through it%s: qmigrate follows "
+            copies = next((n for n in cstutil.nodes_of(handed, (cst.BinaryOperation,))
+                           if isinstance(n.operator, cst.Multiply) and _refs(tree, n, enqueue)), None)
+            resolved = self.imports.resolve(handed.func) or ""
+            raise _Refused("its enqueue op `%s` is handed to `%s(...)`%s in %s and run through it%s: qmigrate follows "
                            "an enqueue op that a thread runs with sess.run(op, feed_dict)" % (
-                               enqueue, tree.source(handed.func), tree.where(handed),
-                               " (several copies of it: several producers)" if any(
-                                   isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Multiply)
-                                   for n in cstutil.nodes_of(handed, (cst.BinaryOperation,))) else ""))
+                               enqueue, tree.source(handed.func),
+                               "" if resolved.startswith("tensorflow.") else ", a queue runner of the program's own "
+                               "whose threads feed it as that code decides",
+                               tree.where(handed),
+                               " (`%s`: a thread per copy, several producers filling one queue, and from_generator "
+                               "has one)" % tree.source(copies) if copies is not None else ""))
         if enqueue_stmt not in body or body.index(enqueue_stmt) < ctor_index:
             raise _Refused("its enqueue op %s is not built after it in the same block" % tree.where(enqueue_stmt))
         if not components and self.growing is None:
-            raise _Refused("its enqueue %s does not enqueue %s" % (
-                tree.where(enqueue_stmt), self._vals_spelling(bound.get("vals"))))
+            # What would stop the rewrite whatever the enqueue reads is said first.
+            raise _Refused("; ".join(self._structural(runs, refs, body) + ["its enqueue %s does not enqueue %s" % (
+                tree.where(enqueue_stmt), self._vals_spelling(bound.get("vals")))]))
         args = _bind(self.call, _SIGNATURES[self.kind], "its constructor")
         if not is_none(args.get("shared_name")):
             raise _Refused("it sets `shared_name=` (a queue shared between sessions)")
@@ -383,14 +395,15 @@ class _Reader:
         tree = self.tree
         where = "class" if region is self.cls else "function"
         bindings = self._bindings(queue, region)
-        arm_enqueues = self.arms is not None and any(
-            any(a is self.arms.statement for a in tree.up(c)) for c in enqueues)
-        if len(bindings) > 1 and (self.arms is None or arm_enqueues):
-            statements = [tree.statement(b) for b in bindings]
+        statements = [tree.statement(b) for b in bindings]
+        beside = len(bindings) > 1 and all(any(tree.block(tree.statement(c)) is tree.block(b) for c in enqueues)
+                                           for b in statements)
+        if len(bindings) > 1 and (self.arms is None or beside):
             arms = self._arms_of_one_if(statements) if len(set(map(id, statements))) == len(statements) else None
-            if arm_enqueues:
-                why = ("each arm builds an enqueue op and a dequeue of its own (components of its own): qmigrate "
-                       "follows a queue per arm only when one enqueue op and one dequeue after the if serve them all")
+            if beside:
+                why = ("each with an enqueue op of its own beside it (components of its own): qmigrate "
+                       "follows a queue per arm of one if only when one enqueue op and one dequeue after the if serve "
+                       "them all")
             elif arms is not None:
                 why = ("the if has no else, so the name may hold another queue: qmigrate follows a queue per arm only "
                        "when every arm binds one")
@@ -499,6 +512,86 @@ class _Reader:
                         self.imports.resolve(ancestor.func) != "threading.Thread"):
                     return ancestor
         return None
+
+    def _structural(self, runs, refs, body) -> List[str]:
+        """Reasons the queue is not rewritten that do not depend on how its components are spelled:
+        producer threads started in a loop, a dequeue away from the block that builds it."""
+        tree, out = self.tree, []
+        for run, _ in runs[:1]:
+            function = tree.function(run)
+            for thread in cstutil.calls_of(tree.module):
+                if self.imports.resolve(thread.func) == "threading.Thread" and self._thread_target(thread) is function:
+                    loop = tree.in_loop(thread, tree.function(thread) or tree.module)
+                    if loop is not None:
+                        out.append("the thread that runs `%s()` is started in a loop %s: several producers fill one "
+                                   "queue, and from_generator has one" % (function.name.value, tree.where(loop)))
+                        break
+        dequeues = [c for r in refs for c in [_method_of(tree, r, _DEQUEUES)] if c]
+        away = [c for c in dequeues if not any(s in body for s in [tree.statement(c)] + list(tree.up(c)))]
+        if away:
+            out.append("it is dequeued in %s, away from the block that builds it: each call there would build its own "
+                       "dataset and run its own generator" % tree.where(away[0]))
+        return out
+
+    def _returned(self, enqueue: str, runner: Optional[cst.FunctionDef], run: cst.Call) -> Optional[str]:
+        """Why an enqueue op returned by the function that builds the queue, and run by a thread
+        function elsewhere, is not followed; None when it is not returned."""
+        tree, builder = self.tree, self.ctor_function
+        if builder is None or enqueue.startswith("self.") or runner is None:
+            return None
+        returns = [r for r in cstutil.nodes_of(builder.body, (cst.Return,)) if r.value is not None
+                   and tree.function(r) is builder and _refs(tree, r.value, enqueue)]
+        if not returns:
+            return None
+        threads = [c for c in cstutil.calls_of(tree.module) if self.imports.resolve(c.func) == "threading.Thread"
+                   and self._thread_target(c) is runner]
+        if len(threads) == 1:
+            bound = _bind(threads[0], _THREAD, "threading.Thread")
+            given = [tree.source(e) for e in _elements(bound["args"], "its Thread's `args=`")] if "args" in bound else []
+            how = "as the target of the thread %s, given `%s`" % (tree.where(threads[0]), ", ".join(given))
+        else:
+            how = "%d threads run it" % len(threads) if threads else "no thread of this file runs it"
+        return ("its enqueue op `%s` leaves `%s()` in its return value %s; `%s()` runs it with a feed_dict %s, %s: "
+                "the dataset that replaces the dequeue is built in `%s()`, and its generator would need the arguments "
+                "`%s()` gets elsewhere, which qmigrate does not carry into `%s()` (its signature, and every caller, "
+                "would change)" % (enqueue, builder.name.value, tree.where(returns[0]), runner.name.value,
+                                   tree.where(run), how, builder.name.value, runner.name.value, builder.name.value))
+
+    def _idle_runner(self, handed: cst.Call, enqueue: str) -> Optional[str]:
+        """Why a tf.train.QueueRunner that holds the enqueue op but is never started (no
+        create_threads, not handed to anything) feeds no thread: its enqueue ops are run from the
+        main code with a feed_dict. None when the runner may run threads."""
+        tree = self.tree
+        if self.imports.resolve(handed.func) != "tensorflow.train.QueueRunner":
+            return None
+        stmt = tree.statement(handed)
+        assign = cstutil.single_assign(stmt)
+        if assign is None or assign[1] is not handed or not _is_ref(assign[0]):
+            return None
+        runner = tree.text(assign[0])
+        runs = []
+        for ref in _refs(tree, self.region_for(runner), runner):
+            if ref is assign[0]:
+                continue
+            parent = tree.parent.get(id(ref))
+            if not (isinstance(parent, cst.Attribute) and parent.value is ref and parent.attr.value == "enqueue_ops"):
+                return None  # started, handed on, or used otherwise
+            runs += [call for call in self._run_of(parent) if call[1] is not None]
+            if not self._run_of(parent):
+                return None
+        if not runs:
+            return None
+        run = runs[0][0]
+        function = tree.function(run)
+        if function is not None and any(self._thread_target(c) is function for c in cstutil.calls_of(tree.module)
+                                        if self.imports.resolve(c.func) == "threading.Thread"):
+            return None  # run by a thread after all
+        return ("its enqueue op `%s` goes into the QueueRunner `%s` %s, which is never started (no create_threads, "
+                "not registered): %s runs its enqueue ops with a feed_dict from the main code%s, not from a thread, "
+                "so there is no producer loop to turn into a generator; the program decides when it feeds and "
+                "reads the queue, which a dataset does not reproduce" % (
+                    enqueue, runner, tree.where(handed), tree.where(run),
+                    " of `%s()`" % function.name.value if function is not None else ""))
 
     def _unclear(self, reason: str) -> None:
         """A queue whose feeding is not followed: refused with `reason` when its class (or

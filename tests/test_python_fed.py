@@ -85,8 +85,8 @@ def test_refusals_name_the_construct_and_its_line():
         r"started in a loop `for _ in range\(n_threads\):` \(line \d+\)",
         r"feeds `self\.weight`, which its enqueue op does not read",
         r"dequeued in `return self\.queue\.dequeue_many\(n\)` \(line \d+\), away from the block",
-        r"run with a feed_dict in `load_and_enqueue\(\)` `sess\.run\(enqueue_op, feed_dict=\{x: row\}\)` "
-        r"\(line \d+\), which gets it from elsewhere",
+        r"`enqueue_op` leaves `preloading\(\)` in its return value .*; `load_and_enqueue\(\)` runs it with a feed_dict "
+        r"`sess\.run\(enqueue_op, feed_dict=\{x: row\}\)` \(line \d+\), no thread of this file runs it",
         r"`feed\(\)` is also used by `self\.feed\(sess\)` \(line \d+\)",
     ]
     for pattern in expected:
@@ -101,8 +101,8 @@ def test_branch_and_helper_refusals_name_the_construct_and_its_line():
         r"`q` is bound to 2 queues in its function \(line 16, line 20, one per arm of `if with_mask:` \(line 15\)\)",
         r"`self\.queue` has 2 enqueue ops in its class \(`self\.enqueue = self\.queue\.enqueue_many\(\[self\.x\]\)` "
         r"\(line 40\), `self\.enqueue = self\.queue\.enqueue\(\[self\.x\]\)` \(line 42\)\): one per arm of `if many:`",
-        r"its enqueue op `enqueue` is handed to `make_runner\(\.\.\.\)` in .* \(line 60\) and run through it "
-        r"\(several copies of it: several producers\)",
+        r"its enqueue op `enqueue` is handed to `make_runner\(\.\.\.\)`, a queue runner of the program.s own .* \(line 60\) and run through it "
+        r"\(`\[enqueue\] \* n_threads`: a thread per copy, several producers",
         r"`self\._placeholders`, the list the queue reads, is also used by `self\._placeholders\.extend\(self\.more\(\)\)` "
         r"\(line 77\), which may change it",
         r"`self\.queue` has no enqueue op in its class: it is handed to `EnqueueThread\(\.\.\.\)` in "
@@ -226,3 +226,25 @@ def test_a_queue_per_arm_buffers_as_its_arm_did(case, tf_version, tmp_path):
             old_ids = [i for b in before for i in b["ids"]]
             assert len(old_ids) == len(set(old_ids)) and set(old_ids) <= set(ids)
             assert old_ids != sorted(old_ids)
+
+
+def test_handoff_refusals_name_the_construct_and_its_line():
+    result = _migrate(os.path.join(FOLDER, "refused_handoffs.before.py"))
+    assert not result.changed
+    reasons = [d.message for d in result.diagnostics if d.code == "QM307" and "fed from Python" in d.message]
+    expected = [
+        r"goes into the QueueRunner `runner` `runner = tf\.train\.QueueRunner\(pool, \[fill\]\)` \(line 17\), which is "
+        r"never started .*`sess\.run\(runner\.enqueue_ops, .*` \(line 22\) runs its enqueue ops with a feed_dict from "
+        r"the main code of `fill_then_train\(\)`, not from a thread",
+        r"`push_op` leaves `make_input\(\)` in its return value `return queue\.dequeue\(\), push_op, holders` \(line 31\); "
+        r"`pump\(\)` runs it .*\(line 36\), as the target of the thread .*\(line 42\), given `sess, push_op, source, "
+        r"holders`",
+        r"the thread that runs `work\(\)` is started in a loop `for _ in range\(workers\):` \(line 60\): several "
+        r"producers .*; it is dequeued in `return self\.queue\.dequeue\(\)` \(line 57\), away from the block .*; its "
+        r"enqueue .* \(line 54\) does not enqueue .*a concatenation",
+        r"`q` is bound to 3 queues in its function \(line 80, line 84, line 88\): each with an enqueue op of its own "
+        r"beside it .*; its enqueue op `self\.feed_op` is run nowhere in this file",
+    ]
+    for pattern in expected:
+        assert any(re.search(pattern, reason) for reason in reasons), (pattern, reasons)
+    assert len(reasons) == 6
