@@ -359,12 +359,11 @@ class _Reader:
         between = body[ctor_index + 1:body.index(anchor)]
         if self.arms is None:
             self._check_unchanged(args, between)
-        for call, test, (_, _, arm_args) in zip(self.arms.calls if self.arms else (), self.arms.tests
-                                                if self.arms else (), self.buffers):
-            # Each arm's arguments, and its test, are read again at the dequeue.
-            arm = list(tree.block(tree.statement(call)).body)
-            self._check_unchanged(dict(arm_args, test=test) if test is not None else arm_args,
-                                  arm[arm.index(tree.statement(call)) + 1:] + between)
+        else:  # each arm's arguments, and its test, are read again at the dequeue
+            for call, (test, _, arm_args) in zip(self.arms.calls, self.buffers):
+                arm = list(tree.block(tree.statement(call)).body)
+                self._check_unchanged(dict(arm_args, test=test) if test is not None else arm_args,
+                                      arm[arm.index(tree.statement(call)) + 1:] + between)
         self._check_available(producer, body, body.index(anchor))
         self._check_defined(producer, body, body.index(anchor), plan, len(dequeues) == 1)
         self._other_uses(refs, enqueue_ref, [call for _, call in dequeues], plan)
