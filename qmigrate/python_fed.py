@@ -237,6 +237,7 @@ class _Reader:
         self.kind = imports.resolve(call.func)
         self.fed = False
         self.arms: Optional[_Arms] = None  # a queue per arm of an if
+        self.parts = None  # (lists, placeholders) an enqueue of `self.xs + [self.y]` adds up
         self.buffers = []
 
     # -- the queue, its enqueue op and its placeholders ------------------------------------------
@@ -351,6 +352,9 @@ class _Reader:
                            "from_generator has one" % (len(runs), ", ".join(tree.where(r) for r, _ in runs))
                            if runs else "its enqueue op is never run with a feed_dict in this file")
         run_call, feed = runs[0]
+        blocking = self._structural(runs, refs, body)
+        if blocking:  # said together: either alone would stop the rewrite
+            raise _Refused("; ".join(blocking))
         plan = Plan(self.call, "")
         producer = self._producer(run_call, feed, components, vals_text, enqueue, plan)
 
@@ -528,8 +532,7 @@ class _Reader:
         dequeues = [c for r in refs for c in [_method_of(tree, r, _DEQUEUES)] if c]
         away = [c for c in dequeues if not any(s in body for s in [tree.statement(c)] + list(tree.up(c)))]
         if away:
-            out.append("it is dequeued in %s, away from the block that builds it: each call there would build its own "
-                       "dataset and run its own generator" % tree.where(away[0]))
+            out.append(_AWAY % tree.where(away[0]))
         return out
 
     def _returned(self, enqueue: str, runner: Optional[cst.FunctionDef], run: cst.Call) -> Optional[str]:
@@ -665,6 +668,8 @@ class _Reader:
                 self.growing = vals_text
                 return [], vals_text
             return [("%s[%d]" % (vals_text, i), v) for i, v in enumerate(listed)], vals_text
+        if isinstance(vals, cst.BinaryOperation) and isinstance(vals.operator, cst.Add):
+            return self._concatenated(vals, assigned, body, enqueue_stmt)
         if not isinstance(vals, (cst.List, cst.Tuple)):
             return [], None
         out = []
@@ -675,6 +680,39 @@ class _Reader:
                 return [], None
             out.append((self.tree.text(value), placeholder))
         return out, None
+
+    def _concatenated(self, vals, assigned, body, enqueue_stmt) -> Tuple[list, None]:
+        """`self.xs + [self.y]`: lists of placeholders made by a comprehension before the enqueue
+        (`[tf.placeholder(...) for ...]`, only read after) and literal lists of placeholder
+        references, added up. How many there are is known when it runs: ([], None), with
+        `self.growing` its text and `self.parts` (the lists, the single placeholders)."""
+        tree = self.tree
+
+        def flatten(node):
+            if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+                return flatten(node.left) + flatten(node.right)
+            return [node]
+        lists, singles = [], []
+        for part in flatten(vals):
+            bound = assigned.get(tree.text(part), (None, None)) if _is_ref(part) else (None, None)
+            if isinstance(part, cst.List):
+                for element in part.elements:
+                    value = element.value
+                    if isinstance(element, cst.StarredElement) or not _is_ref(value) or not self._is_placeholder(
+                            assigned.get(tree.text(value), (None, None))[1]):
+                        return [], None
+                    singles.append(tree.text(value))
+            elif isinstance(bound[1], cst.ListComp) and self._is_placeholder(bound[1].elt):
+                self.fed = True
+                self._growth(tree.text(part), bound[0], part, body, body.index(enqueue_stmt), self._is_placeholder,
+                             "tf.placeholder tensors")
+                lists.append(tree.text(part))
+            else:
+                return [], None
+        if not lists:
+            return [], None
+        self.growing, self.parts = tree.source(vals), (lists, singles)
+        return [], None
 
     def _is_placeholder(self, node) -> bool:
         return isinstance(node, cst.Call) and self.imports.resolve(node.func) == "tensorflow.placeholder"
@@ -728,7 +766,7 @@ class _Reader:
 
     def _only_read(self, ref) -> bool:
         """Whether `ref` (a list) is only read where it stands: indexed (not stored into), looped
-        over, or given to len() or zip()."""
+        over, or given to len(), zip() or enumerate()."""
         tree = self.tree
         parent = tree.parent.get(id(ref))
         if isinstance(parent, cst.Subscript) and parent.value is ref:
@@ -738,7 +776,8 @@ class _Reader:
         if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is ref:
             return True
         call = tree.parent.get(id(parent)) if isinstance(parent, cst.Arg) else None
-        return (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in ("len", "zip")
+        return (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
+                and call.func.value in ("len", "zip", "enumerate")
                 and not parent.keyword and not parent.star)
 
     def _growing_spec(self, args, body, ctor_index) -> "_Spec":
@@ -759,6 +798,8 @@ class _Reader:
                                % dtypes.value)
             self._growth(dtypes.value, binding, dtypes, body, ctor_index, lambda node: True, "a dtype")
             types = "tuple(%s)" % dtypes.value
+        elif self.parts is not None:  # computed: an enqueue takes exactly the dtypes of what it enqueues
+            types = "tuple(placeholder.dtype for placeholder in %s)" % self.growing
         else:
             _elements(dtypes, "its `dtypes=`")  # refused, with how it is spelled
         if not is_none(args.get("shapes")):
@@ -1023,6 +1064,8 @@ class _Reader:
     def _yielded(self, feed, function, run_stmt, components, vals_text, meaning, producer) -> str:
         """The value the generator yields for `feed_dict`: the fed values in component order."""
         tree = self.tree
+        if isinstance(feed, cst.Name) and self.parts is not None:
+            return self._built_feed(feed, function, run_stmt, meaning, producer)
         if isinstance(feed, cst.Name):  # `feed = {...}` (or dict(zip(...))) just before the run, used only there
             block = list(tree.block(run_stmt).body)
             index = block.index(run_stmt)
@@ -1071,6 +1114,51 @@ class _Reader:
             return "tuple(%s)[:%d]" % (tree.source(zipped[1]), len(order))
         raise _Refused("its feed_dict %s is not a literal dict of the placeholders (nor dict(zip(placeholders, "
                        "values)))" % tree.where(run_stmt))
+
+    def _built_feed(self, feed: cst.Name, function, run_stmt, meaning, producer) -> str:
+        """The yield for a feed_dict built key by key right before the run, for placeholders added
+        up from lists (self.parts): `feed = {self.y: y}`, then `for x, v in zip(self.xs, values):
+        feed[x] = v` (or `enumerate(self.xs)`, or `for x in self.xs`). Its keys must be exactly the
+        enqueued placeholders; the statements stay, and the generator yields the fed values in the
+        enqueue's order, `tuple(feed[placeholder] for placeholder in <the enqueued lists>)`."""
+        tree = self.tree
+        lists, singles = self.parts
+        block = list(tree.block(run_stmt).body)
+        index = block.index(run_stmt)
+        loops = []
+        while index > 0 and isinstance(block[index - 1], cst.For):
+            index -= 1
+            loops.insert(0, block[index])
+        binding = cstutil.single_assign(block[index - 1]) if index else None
+        where = tree.where(run_stmt)
+        if binding is None or tree.text(binding[0]) != feed.value or not isinstance(binding[1], cst.Dict) or len(
+                _refs(tree, function.body, feed.value)) != 2 + len(loops):
+            raise _Refused("its feed_dict `%s` is not a dict built right before the run %s (a literal, then loops "
+                           "that store one placeholder each) and used only there" % (feed.value, where))
+        keys = []
+        for element in binding[1].elements:
+            if not isinstance(element, cst.DictElement):
+                raise _Refused("its feed_dict unpacks a dict with ** %s" % where)
+            keys.append(meaning(element.key))
+        looped = []
+        for loop in loops:
+            store = cstutil.single_assign(loop.body.body[0]) if len(loop.body.body) == 1 else None
+            key = store[0].slice[0].slice.value if store is not None and isinstance(store[0], cst.Subscript) and (
+                tree.text(store[0].value) == feed.value and len(store[0].slice) == 1
+                and isinstance(store[0].slice[0].slice, cst.Index)) else None
+            over = _loop_source(loop, key)
+            if over is None or loop.orelse is not None:
+                raise _Refused("its feed_dict `%s` is filled by %s, which is not `for x in <list>:` (or over "
+                               "enumerate() or zip() of it) storing `%s[x]` alone" % (feed.value, tree.where(loop),
+                                                                                     feed.value))
+            looped.append(meaning(over))
+        if Counter(keys) != Counter(singles) or Counter(looped) != Counter(lists):
+            raise _Refused("its feed_dict `%s` %s does not feed exactly the placeholders its enqueue adds up (`%s`)"
+                           % (feed.value, where, self.growing))
+        if not producer.method or not all(text.startswith("self.") for text in lists + singles):
+            raise _Refused("the generator would read `%s` again, and only `self.` attributes read from a method of "
+                           "the class are sure to mean the same" % self.growing)
+        return "tuple(%s[placeholder] for placeholder in %s)" % (feed.value, self.growing)
 
     def _gives_exactly(self, values, count: int) -> bool:
         """Whether `values` is a literal tuple (or list) of `count` items, or a call of a function of
@@ -1216,9 +1304,7 @@ class _Reader:
                 raise _Refused("it is dequeued in %d places (%s), not one per arm of an if"
                                % (len(dequeues), ", ".join(tree.where(d) for d in dequeues)))
         if anchor not in body or body.index(anchor) <= enqueue_index:
-            raise _Refused("it is dequeued in %s, away from the block that builds it: each call there would build its "
-                           "own dataset and run its own generator; qmigrate rewrites a dequeue in that block"
-                           % tree.where(dequeues[0]))
+            raise _Refused(_AWAY % tree.where(dequeues[0]))
         out = []
         for call in dequeues:
             stmt = tree.statement(call)
@@ -1395,6 +1481,10 @@ class _Reader:
         return "; ".join(parts)
 
 
+_AWAY = ("it is dequeued in %s, away from the block that builds it: each call there would build its own dataset and "
+         "run its own generator; qmigrate rewrites a dequeue in that block")
+
+
 @dataclass(frozen=True)
 class _Arms:
     """A queue per arm of an if: the if, each arm's test (None for the else) and constructor."""
@@ -1469,6 +1559,26 @@ def _dict_of_zip(feed) -> Optional[Tuple[cst.BaseExpression, cst.BaseExpression]
         if isinstance(inner.func, cst.Name) and inner.func.value == "zip" and len(inner.args) == 2 and not any(
                 a.keyword or a.star for a in inner.args):
             return inner.args[0].value, inner.args[1].value
+    return None
+
+
+def _loop_source(loop: cst.For, key) -> Optional[cst.BaseExpression]:
+    """The list `for key in L`, `for _, key in enumerate(L)` or `for key, ... in zip(L, ...)` walks,
+    with `key` the loop's own name; else None."""
+    if not isinstance(key, cst.Name):
+        return None
+    target, over = loop.target, loop.iter
+    if isinstance(target, cst.Name):
+        return over if target.value == key.value else None
+    if not (isinstance(target, cst.Tuple) and isinstance(over, cst.Call) and isinstance(over.func, cst.Name)
+            and over.args and not any(a.keyword or a.star for a in over.args)):
+        return None
+    names = [e.value.value if isinstance(e.value, cst.Name) else None for e in target.elements]
+    if over.func.value == "enumerate" and len(over.args) == 1 and names[1:] == [key.value] and len(names) == 2:
+        return over.args[0].value
+    if over.func.value == "zip" and len(names) == len(over.args) and names[0] == key.value \
+            and names.count(key.value) == 1:
+        return over.args[0].value
     return None
 
 

@@ -146,7 +146,8 @@ def _drain(case, tf_version, tmp_path):
 
 
 @pytest.mark.parametrize("tf_version", ("1.8", "1.15", "2"), ids=lambda v: "tf" + v)
-@pytest.mark.parametrize("case", ("padding_feeder", "shuffle_chunks", "arm_dequeues", "computed_shapes"))
+@pytest.mark.parametrize("case", ("padding_feeder", "shuffle_chunks", "arm_dequeues", "computed_shapes",
+                                  "concatenated_inputs"))
 def test_same_examples_before_and_after(case, tf_version, tmp_path):
     old, new = _drain(case, tf_version, tmp_path)
     # The migrated input ends with the data (OutOfRangeError), where the queue would wait.
@@ -165,6 +166,12 @@ def test_same_examples_before_and_after(case, tf_version, tmp_path):
         assert new["static_shapes"] == old["static_shapes"]
         assert new["batches"] == old["batches"]
         assert [b["values"][0][0] for b in new["batches"]] == [10.0 * i for i in range(0, 48, 8)]
+    elif case == "concatenated_inputs":
+        # Column placeholders added up with the target's, fed key by key: the same chunks, in order,
+        # each column with its own values.
+        assert new["batches"] == old["batches"] and new["static_shapes"][2] == [None]
+        assert [b["ids"] for b in new["batches"]] == [list(range(s, s + 8)) for s in range(0, 40, 8)]
+        assert [b["second"] for b in new["batches"]] == [[i + 0.5 for i in b["ids"]] for b in new["batches"]]
     elif case == "padding_feeder":
         # One producer, FIFO: the same batches in the same order, padded the same way.
         assert new["static_shapes"] == old["static_shapes"]
@@ -240,11 +247,12 @@ def test_handoff_refusals_name_the_construct_and_its_line():
         r"`pump\(\)` runs it .*\(line 36\), as the target of the thread .*\(line 42\), given `sess, push_op, source, "
         r"holders`",
         r"the thread that runs `work\(\)` is started in a loop `for _ in range\(workers\):` \(line 60\): several "
-        r"producers .*; it is dequeued in `return self\.queue\.dequeue\(\)` \(line 57\), away from the block .*; its "
-        r"enqueue .* \(line 54\) does not enqueue .*a concatenation",
+        r"producers .*; it is dequeued in `return self\.queue\.dequeue\(\)` \(line 57\), away from the block ",
         r"`q` is bound to 3 queues in its function \(line 80, line 84, line 88\): each with an enqueue op of its own "
         r"beside it .*; its enqueue op `self\.feed_op` is run nowhere in this file",
+        r"its feed_dict `feed` `sess\.run\(self\.enqueue_op, feed_dict=feed\)` \(line \d+\) does not feed exactly the "
+        r"placeholders its enqueue adds up \(`self\.column_ins \+ \[self\.target_in\]`\)",
     ]
     for pattern in expected:
         assert any(re.search(pattern, reason) for reason in reasons), (pattern, reasons)
-    assert len(reasons) == 6
+    assert len(reasons) == 7

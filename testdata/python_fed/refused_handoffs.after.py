@@ -88,3 +88,26 @@ class PerConfigQueues(object):
             q = tf.FIFOQueue(8, [tf.float32])
             self.feed_op = q.enqueue([self.color])
             self.color_out = q.dequeue()
+
+
+class ColumnsAndFlag(object):
+    """Column placeholders added up with the target's, and a feed_dict that also sets a flag."""
+
+    def __init__(self, columns, target):
+        self.columns, self.target = columns, target
+        self.column_ins = [tf.placeholder(tf.float32, [None]) for _ in columns]
+        self.target_in = tf.placeholder(tf.float32, [None])
+        self.training = tf.placeholder(tf.bool, [])
+        self.queue = tf.FIFOQueue(16, [tf.float32] * (len(columns) + 1))
+        self.enqueue_op = self.queue.enqueue(self.column_ins + [self.target_in])
+        self.first, self.target_out = self.queue.dequeue()
+
+    def work(self, sess):
+        while True:
+            feed = {self.target_in: self.target, self.training: True}
+            for holder, column in zip(self.column_ins, self.columns):
+                feed[holder] = column
+            sess.run(self.enqueue_op, feed_dict=feed)
+
+    def start(self, sess):
+        threading.Thread(target=self.work, args=(sess,)).start()

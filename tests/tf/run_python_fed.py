@@ -205,7 +205,29 @@ def buffer_arms(module, past_end):
     return out
 
 
-CASES = {"shuffle_arm": shuffle_arm, "buffer_arms": buffer_arms, "arm_dequeues": arm_dequeues, "computed_shapes": computed_shapes, "growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
+def concatenated_inputs(module, past_end):
+    """40 rows of two columns (3 values 10 * id + 0, 1, 2, and id + 0.5) and a target (the id),
+    fed in 5 chunks of 8, one chunk per dequeue."""
+    ids = np.arange(40, dtype=np.int64)
+    first = (ids[:, None] * 10 + np.arange(3)).astype(np.float32)
+    second = (ids + 0.5).astype(np.float32)
+    feeder = module.ColumnFeeder([first, second], ids, 8)
+    out = {"static_shapes": [t.shape.as_list() if t.shape.ndims is not None else None  # a queue without shapes
+                             for t in (feeder.first, feeder.second, feeder.labels)], "batches": []}
+    sess = tf.Session()
+    feeder.start(sess)
+    for _ in range(5 + past_end):
+        try:
+            got_first, got_second, got_ids = sess.run([feeder.first, feeder.second, feeder.labels])
+        except tf.errors.OutOfRangeError:
+            out["ended"] = True
+            break
+        out["batches"].append({"ids": got_ids.tolist(), "shape": list(got_first.shape),
+                               "values": got_first.tolist(), "second": got_second.tolist()})
+    return out
+
+
+CASES = {"concatenated_inputs": concatenated_inputs, "shuffle_arm": shuffle_arm, "buffer_arms": buffer_arms, "arm_dequeues": arm_dequeues, "computed_shapes": computed_shapes, "growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
          "nested_producer": nested_producer, "thread_subclass": thread_subclass}
 
 
