@@ -1079,8 +1079,9 @@ class _Reader:
         order = [text for text, _ in components]
         if isinstance(feed, cst.Dict) and self.growing is not None:
             raise _Refused("its feed_dict %s is a literal dict, while the placeholders are collected at run time in "
-                           "`%s`: qmigrate orders them from dict(zip(%s, values))"
-                           % (tree.where(run_stmt), self.growing, self.growing))
+                           "`%s`: qmigrate orders them from %s"
+                           % (tree.where(run_stmt), self.growing, "dict(zip(%s, values))" % self.growing
+                              if self.parts is None else "a feed_dict built key by key right before the run"))
         if isinstance(feed, cst.Dict):
             fed = {}
             for element in feed.elements:
