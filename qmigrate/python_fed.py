@@ -711,6 +711,12 @@ class _Reader:
                 return [], None
         if not lists:
             return [], None
+        for single in singles:  # the generator and the dataset read it again: it must be bound once
+            bindings = [t for t in cstutil.nodes_of(self.region_for(single), (cst.AssignTarget,))
+                        if tree.text(t.target) == single]
+            if len(bindings) != 1:
+                raise _Refused("`%s`, which its enqueue adds to the lists, is bound %d times in its %s: the dataset "
+                               "would read it again" % (single, len(bindings), "class" if self.cls else "function"))
         self.growing, self.parts = tree.source(vals), (lists, singles)
         return [], None
 
