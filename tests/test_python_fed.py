@@ -252,7 +252,9 @@ def test_handoff_refusals_name_the_construct_and_its_line():
         r"beside it .*; its enqueue op `self\.feed_op` is run nowhere in this file",
         r"its feed_dict `feed` `sess\.run\(self\.enqueue_op, feed_dict=feed\)` \(line \d+\) does not feed exactly the "
         r"placeholders its enqueue adds up \(`self\.column_ins \+ \[self\.target_in\]`\)",
+        r"the queue per arm of `if wide:` \(line \d+\) `self\.queue = tf\.FIFOQueue\(8, \[tf\.float32\], "
+        r"shapes=\[\[3\]\]\)` \(line \d+\) has other `shapes=` than",
     ]
     for pattern in expected:
         assert any(re.search(pattern, reason) for reason in reasons), (pattern, reasons)
-    assert len(reasons) == 7
+    assert len(reasons) == 9  # the last class's two queues

@@ -111,3 +111,24 @@ class ColumnsAndFlag(object):
 
     def start(self, sess):
         threading.Thread(target=self.work, args=(sess,)).start()
+
+
+class ArmsOfOtherShapes(object):
+    """A queue per arm of an if, each holding rows of another width: not one dataset's elements."""
+
+    def __init__(self, rows, wide):
+        self.rows = rows
+        self.x = tf.placeholder(tf.float32, [None])
+        if wide:
+            self.queue = tf.FIFOQueue(8, [tf.float32], shapes=[[6]])
+        else:
+            self.queue = tf.FIFOQueue(8, [tf.float32], shapes=[[3]])
+        self.enqueue_op = self.queue.enqueue([self.x])
+        self.xs = self.queue.dequeue_many(2)
+
+    def work(self, sess):
+        for row in self.rows:
+            sess.run(self.enqueue_op, feed_dict={self.x: row})
+
+    def start(self, sess):
+        threading.Thread(target=self.work, args=(sess,)).start()
