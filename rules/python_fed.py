@@ -54,6 +54,12 @@ class PythonFedQueue(Rule):
     one enqueue op and one dequeue after the if is one dataset: its buffering (`prefetch` of each
     arm's capacity, `shuffle` where the arm shuffled) chosen by an if with the same tests, which
     must call nothing; the arms' constructors go (the if too when nothing else is in it).
+    Placeholder lists added up in the enqueue (`self.xs + [self.y]`, `self.xs` made by a
+    comprehension of placeholders) and fed by a feed_dict built key by key right before the run
+    (`feed = {self.y: y}`, then `for x, v in zip(self.xs, values): feed[x] = v`) whose keys are
+    exactly those placeholders: the generator (a method) yields
+    `tuple(feed[placeholder] for placeholder in self.xs + [self.y])`, output_types and
+    output_shapes are the placeholders' own, and the dequeue must be unpacked into names.
 
     ## Fix safety
     Unsafe (applied with `--unsafe`; reported always): the generator runs inside TensorFlow's
