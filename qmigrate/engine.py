@@ -15,8 +15,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstutil, data_findings, handbuilt,
-                      helpers, method_queues, python3_check, python_fed, queue_purpose, queue_roles, range_producers, synth, towers,
-                      unlinked, wording)
+                      helpers, method_queues, python3_check, python_fed, queue_purpose, queue_roles, range_producers,
+                      synth, towers, unlinked, wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -458,7 +458,7 @@ def _through_queues(body, queues: handbuilt.BlockQueues, failures, reasons: Dict
     for queue in queues.accepted.values():
         for failure in failures:
             at = [where[id(c)] for c in failure.calls if id(c) in where]
-            if any(i < queue.enqueue_index for i in at) and any(i > queue.dequeue_index for i in at):
+            if any(i <= queue.enqueue_index for i in at) and any(i > queue.dequeue_index for i in at):
                 for call in queue.calls:
                     reasons.setdefault(id(call), failure.reason)
                 break

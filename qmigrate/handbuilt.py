@@ -438,6 +438,7 @@ class _QueueReader:
         self.line_of = line_of
         self.chosen = chosen  # the queue class is chosen by a test: `call` is its RandomShuffleQueue
         self.listed = False  # the enqueue op is kept in a list of one: `ops = [q.enqueue(...)]`
+        self.loop_count: Optional[str] = None  # the list is filled by a loop of readers, this many times
         self.op_list: Optional[int] = None  # the index of `ops = []` when it is appended to the list
         self.body, self.imports, self.source_of, self.scope_loads = body, imports, source_of, scope_loads
         self.index, self.name, self.call = index, name, call
@@ -449,7 +450,7 @@ class _QueueReader:
         self.dequeue_target: Optional[cst.BaseExpression] = None
         self.dequeue_call: Optional[cst.Call] = None
         self.kind = imports.resolve(call.func)
-        self.calls: List[cst.Call] = [call]
+        self.calls: List[cst.Call] = [call] + ([chosen.other_call] if chosen is not None else [])
         self.enqueue_index: Optional[int] = None
         self.records_refused = ""
 
@@ -474,6 +475,8 @@ class _QueueReader:
             uses += loads.count(name)
             put = _method_call(stmt, name, ("enqueue", "enqueue_many"))
             listed = self._listed_put(index) if put is None and enqueue is None else None
+            if listed is None and put is None and enqueue is None and isinstance(stmt, cst.For):
+                listed = self._loop_put(stmt)
             if listed is not None:
                 put = listed[:2]
             take = _method_call(stmt, name, _DEQUEUES)
@@ -539,7 +542,6 @@ class _QueueReader:
         """The two queues a test chooses between must differ only in shuffling: same capacity,
         dtypes, shapes and names (their op names may differ)."""
         chosen = self.chosen
-        self.calls.append(chosen.other_call)
         test = chosen.test
         if not is_plain(test):
             raise _Refused("its class is chosen by a test that reads an attribute, a call or a subscript (`%s`); "
@@ -586,6 +588,55 @@ class _QueueReader:
                     return listed, value.args[0].value, earlier
                 return None
         return None
+
+    def _loop_put(self, loop: cst.For) -> Optional[Tuple[cst.Name, cst.Call, int]]:
+        """(list name, enqueue call, index of `ops = []`) for a loop of readers each adding its enqueue op,
+        `for _ in range(n): ...; ops.append(queue.enqueue(...))`, after `ops = []`: n enqueue ops,
+        one reader each (the block recogniser checks the reads; the loop count is `loop_count`)."""
+        it = loop.iter
+        if not (isinstance(loop.target, cst.Name) and isinstance(it, cst.Call) and isinstance(it.func, cst.Name)
+                and it.func.value in ("range", "xrange") and len(it.args) == 1 and not it.args[0].keyword
+                and not it.args[0].star and isinstance(loop.body, cst.IndentedBlock) and loop.orelse is None):
+            return None
+        body = list(loop.body.body)
+        last = cstutil.single_small(body[-1]) if body else None
+        value = last.value if isinstance(last, cst.Expr) else None
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value == "append" and isinstance(value.func.value, cst.Name)
+                and len(value.args) == 1 and not value.args[0].keyword and not value.args[0].star
+                and self._is_put(value.args[0].value)):
+            return None
+        if cstutil.name_uses(cst.IndentedBlock(body=body[:-1])).loads.count(self.name):
+            return None  # the queue is used in the loop beyond its enqueue op
+        if not self._reads_with_tf_reader(loop):
+            return None  # _loop_reason says which call the reader comes from
+        listed = value.func.value
+        index = next(i for i, stmt in enumerate(self.body) if stmt is loop)
+        for earlier in range(index - 1, self.index, -1):
+            uses = cstutil.name_uses(self.body[earlier])
+            if listed.value in uses.stores or listed.value in uses.loads:
+                made = cstutil.single_assign(self.body[earlier])
+                if (made and isinstance(made[0], cst.Name) and made[0].value == listed.value
+                        and isinstance(made[1], cst.List) and not made[1].elements):
+                    self.loop_count = self.source_of(it.args[0].value)
+                    return listed, value.args[0].value, earlier
+                return None
+        return None
+
+    def _reads_with_tf_reader(self, loop: cst.For) -> bool:
+        """Whether the loop reads once, with a TensorFlow reader made in it (`tf.XReader().read(...)`,
+        or `reader = tf.XReader()` then `reader.read(...)`)."""
+        reads = [c for c in cstutil.calls_of(loop.body) if isinstance(c.func, cst.Attribute)
+                 and c.func.attr.value in ("read", "read_up_to")]
+        if len(reads) != 1:
+            return False
+        made = reads[0].func.value
+        if isinstance(made, cst.Name):
+            bound = [a.value for a in cstutil.nodes_of(loop.body, cst.Assign) if len(a.targets) == 1
+                     and isinstance(a.targets[0].target, cst.Name) and a.targets[0].target.value == made.value]
+            made = bound[0] if len(bound) == 1 else None
+        name = self.imports.resolve(made.func) or "" if isinstance(made, cst.Call) else ""
+        return name.startswith("tensorflow.") and name.endswith("Reader")
 
     def _is_put(self, node: cst.BaseExpression) -> bool:
         return (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
@@ -718,6 +769,9 @@ class _QueueReader:
             expected = 2 if self.op_list is not None else 1  # the append reads the list too
             if self.scope_loads[op] != expected:
                 raise _Refused("its list of enqueue ops `%s` is used for more than the QueueRunner" % op)
+            if self.loop_count is not None:  # one enqueue op per reader of the loop, run at once
+                self.threads_node = None
+                return None if self.loop_count == "1" else self.loop_count
             return None
         if isinstance(ops, cst.BinaryOperation) and isinstance(ops.operator, cst.Multiply):
             for listed, times in ((ops.left, ops.right), (ops.right, ops.left)):

@@ -56,7 +56,10 @@ class HandBuiltQueue(Rule):
     one `ops.append(queue.enqueue(...))`: one thread). A queue whose class a test chooses
     (`if shuffle: q = tf.RandomShuffleQueue(...) else: q = tf.FIFOQueue(...)`, alike but for
     shuffling) is one queue that shuffles when the test holds: the dataset tests it again
-    (`if shuffle: shuffle_and_repeat(...) else: repeat(...)`).
+    (`if shuffle: shuffle_and_repeat(...) else: repeat(...)`). A loop of n readers on one file
+    queue, each appending its enqueue op to the runner's list (`for _ in range(n): ...;
+    ops.append(queue.enqueue([record]))`), reads the files n at a time:
+    `interleave(dataset_class, cycle_length=n)`, the loop's per-record code in the map.
 
     A *queue helper* — a function that passes the tensors it is given through such a queue and
     returns its dequeue (`def _shuffle_inputs(tensors, capacity, min_after_dequeue, n)`) — is
@@ -78,9 +81,9 @@ class HandBuiltQueue(Rule):
     none reassigned after it), enqueue, runner and dequeue must lie in one block with the producer → reader
     chain whose records are enqueued, the queue and its enqueue op used for nothing else, one
     enqueue op, a literal `shapes=` (set on plain names), no `shared_name=`, and what is enqueued a
-    literal list, tuple or dict. A queue filled by a loop of readers (one reader each on the same
-    file queue) is reported with the loop and, when its reader comes from a call that is no
-    TensorFlow reader class, with that call. A queue helper must build one queue as its first statement, from
+    literal list, tuple or dict. A loop of TensorFlow readers on one file queue, each adding its
+    enqueue op to the list the QueueRunner runs, must end in that append after `ops = []`; one
+    whose reader comes from a call that is no TensorFlow reader class is reported with that call. A queue helper must build one queue as its first statement, from
     parameters, and do nothing else; its call must be a statement of its own (or of an `if`
     without else whose test reads only names and literals, none reassigned in or after the `if`),
     given a list by name only when the list's last binding before the call is a literal, and no

@@ -216,6 +216,10 @@ CASES = [
                                                             in_order=True), 50, "epoch"),
     ("handbuilt_chosen", "ordered_or_mixed", lambda d: dict(files=_files(d, "dict_*"), batch_size=10,
                                                             in_order=False), 50, "epoch"),
+    ("handbuilt_reader_loop", "pooled_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 50,
+     "epoch"),
+    ("handbuilt_reader_loop", "parsed_in_readers", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 100,
+     "epoch"),
 ]
 
 
