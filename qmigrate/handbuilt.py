@@ -1387,6 +1387,9 @@ def origin_reasons(module: cst.Module, imports: ImportMap, line_of: Callable[[cs
                     and c.func.attr.value in ("enqueue", "enqueue_many") and c.args]
             if len(puts) != 1:
                 continue
+            # Run by a QueueRunner's threads, the enqueue op makes its tensors anew every run: records.
+            run = any(imports.resolve(c.func) == _RUNNER and queue in cstutil.name_uses(c).loads
+                      for c in cstutil.calls_of(function))
             value = puts[0].args[0].value
             names = [value] if isinstance(value, cst.Name) else [
                 e.value for e in getattr(value, "elements", ()) if isinstance(getattr(e, "value", None), cst.Name)]
@@ -1401,7 +1404,8 @@ def origin_reasons(module: cst.Module, imports: ImportMap, line_of: Callable[[cs
                         for caller, in_function in calls))
                              if calls else "is a parameter of %s(), which no function of this file calls"
                              % function.name.value)
-                    found[id(call)] = _ORIGIN % (name.value, where) + _other_uses(function, queue, line_of)
+                    found[id(call)] = _ORIGIN % (name.value, where) + (
+                        _other_uses(function, queue, line_of) if run else "")
                     break
                 source = _binding_call(function, name.value, line_of(puts[0]), line_of)
                 if source is not None:
@@ -1409,8 +1413,9 @@ def origin_reasons(module: cst.Module, imports: ImportMap, line_of: Callable[[cs
                     text = _PYTHON_SOURCES.get(made)
                     where = text % line_of(source) if text else "comes from `%s()` (line %d)" % (
                         _short(cst.Module([]).code_for_node(source.func)), line_of(source))
-                    found[id(call)] = _ORIGIN % (name.value, where) + _other_uses(function, queue, line_of)
-                    if not text and not made.startswith("tensorflow.") and todos is not None:
+                    found[id(call)] = _ORIGIN % (name.value, where) + (
+                        _other_uses(function, queue, line_of) if run else "")
+                    if run and not text and not made.startswith("tensorflow.") and todos is not None:
                         todos[id(call)] = _ELSEWHERE_TODO % _short(cst.Module([]).code_for_node(source.func))
                     break
     return found

@@ -175,9 +175,9 @@ def _shared(call: cst.Call, kind: str, function: _Function, line_of) -> Optional
     if puts and all(loop is not None for loop in loops):
         header = "for %s in %s:" % (_code(loops[0].target), _code(loops[0].iter))
         return ("%s and is filled with `%s` by enqueue ops a loop builds (`%s`, line %d): a hand-off between "
-                "processes (e.g. actors filling it, a learner draining it), not records this program reads"
+                "processes (e.g. actors filling it, a learner draining it), which tf.data has no counterpart for"
                 % (start, _code(puts[0].args[0].value), header, line_of(loops[0])), _SHARED_TODO)
-    return ("%s: a hand-off between processes or a barrier between workers, not records this program reads"
+    return ("%s: a hand-off between processes or a barrier between workers, which tf.data has no counterpart for"
             % start, _SHARED_TODO)
 
 
