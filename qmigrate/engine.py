@@ -597,17 +597,24 @@ def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, attribute_nam
     """The class's methods, and those that read the queue they are given (`self.read(queue)`):
     reader helpers under `Class.method`, when their queue is read once and the key not at all, and
     no class of the module it inherits from or that inherits from it defines that method too (the
-    call could reach that one). `attribute_names()`: the attribute names the module reads."""
+    call could reach that one); and, on the same terms, those that make their own producer and
+    reader and return what they parsed (`self.get_example()`): record sources under `Class.method`.
+    `attribute_names()`: the attribute names the module reads."""
     names = Counter(method.name.value for method in cls.body.body if isinstance(method, cst.FunctionDef))
     for method in cls.body.body:
         if not isinstance(method, cst.FunctionDef):
             continue
         context.method_classes[id(method)] = cls
         params = method.params.params
-        if names[method.name.value] != 1 or method.decorators or len(params) < 2:
+        if names[method.name.value] != 1 or method.decorators or not params:
             continue  # a method defined twice, a static or class method (no `self`)
-        reader = helpers.find_reader_helper(method, context.imports)
-        if reader is None or reader.queue_param == params[0].name.value:
+        reader = helpers.find_reader_helper(method, context.imports) if len(params) > 1 else None
+        if reader is None:
+            source = helpers.find_record_source(method, context.imports, method=True)
+            if source is not None and not class_attrs.overridden(cls, method.name.value, module):
+                context.record_sources["%s.%s" % (cls.name.value, method.name.value)] = source
+            continue
+        if reader.queue_param == params[0].name.value:
             continue
         loads = Counter(cstutil.name_uses(method.body).loads)
         if not (loads[reader.queue_param] == 1 and _key_unused(reader, loads, attribute_names())):
@@ -712,7 +719,7 @@ def _partly_used_helpers(module: cst.Module, uses: Counter, tree: Optional[ast.A
     # A method helper (`Class.method`) is used through attributes of the object (class_attrs).
     for name in uses:
         if "." in name:
-            attrs = context.class_attrs(context.method_helpers[name].function)
+            attrs = context.class_attrs((context.method_helpers.get(name) or context.record_sources[name]).function)
             # `self` handed to other code may call the method anywhere: then it is never all migrated.
             loads[name] = attrs.uses_of(name.rsplit(".", 1)[1]) if attrs is not None and not attrs.escapes else -1
     return {name for name in uses if uses[name] != loads[name]}
@@ -751,7 +758,7 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
     """
     body = []
     for stmt in module.body:
-        if isinstance(stmt, cst.ClassDef) and any(uses[name] for name in context.method_helpers):
+        if isinstance(stmt, cst.ClassDef) and any(uses[name] for name in uses if "." in name):
             stmt = _migrate_method_helpers(stmt, context, uses, analysis, keep)
         body.append(stmt)
         if not isinstance(stmt, cst.FunctionDef) or not uses[stmt.name.value]:
@@ -794,17 +801,23 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
 
 def _migrate_method_helpers(cls: cst.ClassDef, context: ModuleContext, uses: Counter, analysis: FileAnalysis,
                             keep: Dict[str, str]) -> cst.ClassDef:
-    """The class with each reader method the migrated pipelines call taking the record (a method
-    some other code still hands a queue is in `keep`: its pipelines were not migrated either)."""
+    """The class with each reader method and record-source method the migrated pipelines call
+    taking the record (a method some other code still calls as it was is in `keep`: its pipelines
+    were not migrated either)."""
     if not isinstance(cls.body, cst.IndentedBlock):
         return cls
     body = []
     for stmt in cls.body.body:
         name = "%s.%s" % (cls.name.value, stmt.name.value) if isinstance(stmt, cst.FunctionDef) else None
         helper = context.method_helpers.get(name)
+        source = context.record_sources.get(name) if name else None
         if helper is not None and uses[name] and name not in keep:
             stmt = helpers.migrate_reader_helper(stmt, helper)
             analysis.fixed_calls.add(id(helper.reader_call))
+            analysis.changed_helpers.append(name)
+        elif source is not None and uses[name] and name not in keep:
+            stmt = helpers.migrate_record_source(stmt, source, method=True)
+            analysis.fixed_calls.update((id(source.producer_call), id(source.reader_call)))
             analysis.changed_helpers.append(name)
         body.append(stmt)
     return cls.with_changes(body=cls.body.with_changes(body=body))
@@ -997,9 +1010,12 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.tf = tf_name(imports, self.names.used) or self.names.fresh("tf")
         self.names.used.add(self.tf)
         readers = set(context.reader_helpers) | set(context.record_sources)
-        context.kept_methods = {name: why for name, why in keep.items() if name in context.method_helpers}
+        # A method kept as it is keeps its callers' pipelines as they are (no migrated copy).
+        context.kept_methods = {name: why for name, why in keep.items() if name in context.method_helpers
+                                or "." in name and name in context.record_sources}
         context.kept_helpers = {name: self.names.fresh(helpers.migrated_name(name, name in readers))
-                                for name in sorted(keep) if name in readers or name in context.batch_helpers}
+                                for name in sorted(keep) if "." not in name and (
+                                    name in readers or name in context.batch_helpers)}
         self.iterator_holder = self.names.fresh("input_iterators") if edits.consumers else None
         self.scopes: List[cst.CSTNode] = [module]
         self.parents: List[cst.CSTNode] = []
@@ -1041,6 +1057,16 @@ class _PipelineRewriter(cst.CSTTransformer):
             return "%s.%s" % (defs[0].name.value, defs[1].name.value)
         return ""
 
+    def _source_name(self, scope: cst.CSTNode) -> Optional[str]:
+        """The record source `scope` is (`f`, or `Class.method`), if it is one."""
+        if not isinstance(scope, cst.FunctionDef):
+            return None
+        for name in (scope.name.value, self._qualified_name()):
+            source = self.context.record_sources.get(name)
+            if source is not None and source.function is scope:
+                return name
+        return None
+
     def leave_ClassDef(self, original_node, updated_node):
         bindings = self.attr_bindings.pop(id(original_node), ())
         return class_attrs.remove_bindings(updated_node, bindings) if bindings else updated_node
@@ -1077,8 +1103,9 @@ class _PipelineRewriter(cst.CSTTransformer):
         found = recognise_block(originals, self.scopes[-1], self.context, self.names, self.module.code_for_node,
                                 queues, [leaf.withs for leaf in leaves])
         scope = self.scopes[-1]
-        source = self.context.record_sources.get(scope.name.value) if isinstance(scope, cst.FunctionDef) else None
-        reasons = self.fallback_reasons if source is not None and source.function is scope else self.analysis.reasons
+        source_name = self._source_name(scope)
+        source = self.context.record_sources.get(source_name)
+        reasons = self.fallback_reasons if source is not None else self.analysis.reasons
         for failure in found.failures:
             for call in failure.calls:
                 reasons.setdefault(id(call), failure.reason)
@@ -1095,12 +1122,12 @@ class _PipelineRewriter(cst.CSTTransformer):
             for call in match.calls:
                 self.analysis.reasons.setdefault(
                     id(call), "its rewrite is the unsafe fix of %s, an ignored rule" % match.finding[0].code)
-        if source is not None and source.function is scope and scope.name.value not in self.unbatched_sources:
+        if source is not None and source_name not in self.unbatched_sources:
             for match in [m for m in found.matches if m.unbatched_target is not None]:
                 # A record-source helper's own read, left for its callers to link; read in place only
                 # if none does (analyse runs again allowing it, as `unbatched_sources`).
                 found.matches.remove(match)
-                self.deferred_unbatched.add(scope.name.value)
+                self.deferred_unbatched.add(source_name)
                 for call in match.calls:
                     reasons.setdefault(id(call), "its record is returned to its callers")
         for match in [m for m in found.matches if synth.cannot_write(m.pipeline, self.target)]:

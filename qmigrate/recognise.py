@@ -468,6 +468,10 @@ class _BlockRecogniser:
         method = self._method_helper(index, value, producers) if helper is None else None
         if method is not None:  # `self.read(queue)`: called as the function, the object first
             name, helper, value = method
+        if helper is None and readers_count is None:
+            source = self._method_source(index, value)
+            if source is not None:  # `x = self.get_example(...)`: a method that makes its producer and reader
+                return self._link_source(source[1], index, source[3], target, source[0], value)
         if helper is None:
             self._refuse_method_reader(index, value, producers)
         if helper is None and readers_count is None and isinstance(value, cst.Call) and isinstance(
@@ -511,6 +515,29 @@ class _BlockRecogniser:
         call = value.with_changes(func=cst.Name(value.func.attr.value),
                                   args=[cst.Arg(cst.Name(self_name))] + list(value.args))
         return name, helper, call
+
+    def _method_source(self, index: int, value):
+        """(`Class.method`, its RecordSource, the object's name, the call written as a call of the
+        function with the object first) for `self.method(...)`, a record-source method of this
+        method's class; None otherwise. _Broken when the method stays as it is for other callers."""
+        cls = self.context.method_classes.get(id(self.scope))
+        if cls is None or self.scope.decorators or not self.scope.params.params:
+            return None
+        self_name = self.scope.params.params[0].name.value
+        if not (isinstance(value, cst.Call) and _on_object(value.func) and value.func.value.value == self_name):
+            return None
+        name = "%s.%s" % (cls.name.value, value.func.attr.value)
+        source = self.context.record_sources.get(name)
+        if source is None:
+            return None
+        if name in self.context.kept_methods:
+            raise _Broken((source.producer_call, source.reader_call) + self._chain_calls(index, (None, ""), {}, {}),
+                          "its records are returned by the method self.%s(), which stays as it is for %s; "
+                          "migrated, it would take a record instead of making its own" % (
+                              value.func.attr.value, self.context.kept_methods[name]))
+        call = value.with_changes(func=cst.Name(value.func.attr.value),
+                                  args=[cst.Arg(cst.Name(self_name))] + list(value.args))
+        return name, source, self_name, call
 
     def _read_on_self(self, index, target, read, producers, readers) -> Optional[Match]:
         """`key, value = self.reader.read(queue)` / `reader.read(self.queue)`: a reader or queue kept
@@ -903,10 +930,13 @@ class _BlockRecogniser:
                             helpers_used=used, join=join, chosen=chosen)
 
     def _link_source(self, source: helpers.RecordSource, index: int, call: cst.Call,
-                     target: cst.BaseExpression) -> Match:
+                     target: cst.BaseExpression, key: Optional[str] = None,
+                     method_call: Optional[cst.Call] = None) -> Match:
         """`x = source(files, ...)`: a helper that makes its own producer and reader and returns what
         it parsed from one record. Its producer and reader become the dataset's; the call, given
-        the record, is the first per-record statement."""
+        the record, is the first per-record statement. A record-source method (`key`
+        `Class.method`) is called as `method_call` (`self.method(...)`), `call` being that call
+        written with the object first."""
         calls = (source.producer_call, source.reader_call)
         names = towers.target_names(target)
         if not names:
@@ -917,10 +947,15 @@ class _BlockRecogniser:
             raise _Broken(calls, "the producer's and reader's arguments cannot be moved out of %s(): %s"
                           % (source.name, error))
         value = self._fresh_local(source.value_name)
-        new_call = helpers.source_call(source, call, value, self.context.kept_helpers.get(source.name, source.name))
+        if method_call is not None:
+            new_call = helpers.source_call(source, method_call, value, method_call.func.attr.value,
+                                           on_object=method_call.func.value.value)
+        else:
+            new_call = helpers.source_call(source, call, value, self.context.kept_helpers.get(source.name,
+                                                                                             source.name))
         producer = (index, source.producer_rule, source.producer_call)
         return self._follow(producer, (source.reader_rule, source.reader_call, read, None), index, None, value,
-                            set(names), [index], calls, helpers_used=(source.name,), bound_producer=produced,
+                            set(names), [index], calls, helpers_used=(key or source.name,), bound_producer=produced,
                             record_call=new_call)
 
     def _provider_read(self, index: int) -> Match:

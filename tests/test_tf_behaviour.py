@@ -207,6 +207,9 @@ CASES = [
      "epoch"),
     ("reader_keys", "keyed_examples", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, training=True), 50,
      "epoch"),
+    # --- classes3 ---
+    ("class_record_source", "example_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100,
+     "epoch"),
 ]
 
 
