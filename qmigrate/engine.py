@@ -1297,6 +1297,8 @@ class _PipelineRewriter(cst.CSTTransformer):
                     body=[small.with_changes(value=match.record_call)]))
             # The function is defined where the read was: `with`s around it already hold it.
             enclosing = {id(w) for w in read.withs}
+            if match.arm_records is not None:  # the if/else's per-record code ends the function
+                record_leaves = record_leaves + [dataclasses.replace(batch, updated=match.arm_records.statement)]
             body = blocks.regroup(record_leaves, lambda w: id(w) not in enclosing and self._scoping(w))
             function = self._record_function(pipeline.record_function, body)
             blank = [line for line in chain[0].updated.leading_lines if line.comment is None]
@@ -1329,7 +1331,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         statements[0] = statements[0].with_changes(leading_lines=leading + comments)
         returned = self._returned_as_dataset(leaves, match)
         if match.branch_batchings:
-            replacements[batch.path] = statements + [self._in_branches(batch.updated, match)]
+            replacements[batch.path] = statements + [self._in_branches(batch.updated, match, batch.original)]
         elif match.tower_loop is not None:
             replacements[batch.path] = [self._in_tower_loop(batch.updated, match, statements)]
         elif returned is not None:
@@ -1388,11 +1390,15 @@ class _PipelineRewriter(cst.CSTTransformer):
             return leaves[match.batch_index + 1], dataset
         return leaves[match.batch_index + 1], "%s.map(lambda %s: %s)" % (dataset, ", ".join(targets), expression)
 
-    def _in_branches(self, branch: cst.If, match: Match) -> cst.If:
-        """The if/else, each arm batching the one dataset its own way and taking its next element."""
+    def _in_branches(self, branch: cst.If, match: Match, original: cst.If) -> cst.If:
+        """The if/else, each arm batching the one dataset its own way and taking its next element
+        (its per-record statements, match.arm_records, went into the map function)."""
         config = self.module.config_for_parsing
         arms = []
-        for block, batching in ((branch.body, match.pipeline.batching), (branch.orelse.body, match.branch_batchings[0])):
+        moved = match.arm_records.moved if match.arm_records is not None else frozenset()
+        for block, batching, before in ((branch.body, match.pipeline.batching, original.body),
+                                        (branch.orelse.body, match.branch_batchings[0], original.orelse.body)):
+            block = block.with_changes(body=[stmt for stmt, was in zip(block.body, before.body) if id(was) not in moved])
             pipeline = dataclasses.replace(match.pipeline, batching=batching)
             tail = [cst.parse_statement(text, config) for text in synth.tail_statements(pipeline, self.tf, self.target)]
             # Statements before the batching (`capacity = ...`) stay ahead of the arm's tail.

@@ -13,7 +13,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import blocks, bucketing, class_attrs, cstutil, handbuilt, helpers, joins, slim_provider, towers
+from qmigrate import blocks, branch_records, bucketing, class_attrs, cstutil, handbuilt, helpers, joins, slim_provider, towers
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
@@ -68,6 +68,8 @@ class Match:
     # Record leaves that also stay in place, as given (`if shuffle:` around a queue helper's call,
     # kept without the call): leaf index -> the statement.
     kept_statements: Dict[int, cst.BaseStatement] = field(default_factory=dict)
+    # With branch_batchings: the arms' per-record code, which the map function ends with.
+    arm_records: Optional[branch_records.ArmRecords] = None
 
 
 @dataclass(frozen=True)
@@ -255,6 +257,7 @@ class _BlockRecogniser:
         self.providers_read: Set[str] = set()
         self.provider_gets: Dict[str, int] = {}  # a provider read in if/else arms is used once per get
         self.branch_refusal: Optional[str] = None  # why the last if/else tried was not one tail per arm
+        self.branch_records = None  # the last if/else's per-record code in its arms (branch_records.ArmRecords)
 
     # Name uses are computed on demand: most blocks hold no producer and need none.
     @property
@@ -1097,6 +1100,7 @@ class _BlockRecogniser:
         # record leaves written anew
         kept = {}  # record leaves that also stay in place (Match.kept_statements)
         arms = ()  # the other arms' (batching rule and call, call) when each branch batches
+        arm_records = None  # their per-record code (branch_records.ArmRecords)
         unbatched = "its records are not batched by tf.train.batch/shuffle_batch in the same block"
         for index in range(read_index + 1, len(self.body)):
             uses = self.uses[index]
@@ -1141,6 +1145,7 @@ class _BlockRecogniser:
             branches = self._batch_in_branches(index, tainted, join is not None) if reads_record else None
             if branches is not None:
                 found, arms = branches[0], branches[1:]
+                arm_records = self.branch_records
                 batch = (index, found, None, found[1])
                 break
             tower = self._batch_in_tower_loop(index, tainted) if reads_record else None
@@ -1262,7 +1267,8 @@ class _BlockRecogniser:
         keyed_as_read = (record_reader is not None and record_reader.keyed_records and element_kind == "tuple"
                          and returns == "%s, %s" % (key, value) and not record_indices and not static_shapes
                          and not batching.keep_input)
-        if (record_indices or returns != value or static_shapes or batching.keep_input) and not keyed_as_read:
+        if (record_indices or returns != value or static_shapes or batching.keep_input or arm_records) \
+                and not keyed_as_read:
             params = params or ((key, value) if key else (value,))
             keep = bound.get("keep_input") if found and batching.keep_input else None
             made_by_tf = isinstance(keep, cst.Call) and (self.imports.resolve(keep.func) or "").startswith(
@@ -1290,7 +1296,7 @@ class _BlockRecogniser:
                      helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None,
                      record_statements=rewritten, kept_statements=kept,
                      branch_batchings=branch_batchings if found else (),
-                     record_call=record_call)
+                     record_call=record_call, arm_records=arm_records)
 
     def _unbatched(self, producer, reader, read_index: int, key: Optional[str], value: str, calls, removed,
                    reader_index: Optional[int], reason: str, record_indices) -> Match:
@@ -1577,10 +1583,12 @@ class _BlockRecogniser:
         each arm, the same targets; else None. `joined`: the arms are batch_joins of several readers' list.
 
         Simple statements before an arm's batching (`capacity = ...`) stay in the arm, ahead of its
-        tail: they run after the dataset's head as they ran after the reader; they must neither
-        read nor bind a per-record tensor, nor leave the arm early."""
+        tail: they run after the dataset's head as they ran after the reader; they must not leave
+        the arm early. Those that read or bind a per-record tensor move into the map function, in
+        the same `if` (branch_records; `self.branch_records` says how)."""
         stmt = self.body[index]
         self.branch_refusal = None
+        self.branch_records = None
         if not isinstance(stmt, cst.If):
             return None
         line = self._line_of(index)
@@ -1594,14 +1602,15 @@ class _BlockRecogniser:
                                    "per-record tensor `%s`" % (line, sorted(tainted & set(cstutil.name_uses(
                                        stmt.test).loads))[0]))
             return None
-        arms, targets = [], set()
+        arms, targets, arm_targets, per_record = [], set(), [], False
         for block in (stmt.body, stmt.orelse.body):
             if not (isinstance(block, cst.IndentedBlock) and block.body):
                 return None
             for before in block.body[:-1]:
                 uses = cstutil.name_uses(before)
                 touched = tainted & (set(uses.loads) | set(uses.stores) | set(uses.mutated))
-                if not isinstance(before, cst.SimpleStatementLine) or uses.control or touched:
+                per_record = per_record or bool(touched)
+                if not isinstance(before, cst.SimpleStatementLine) or uses.control or touched and joined:
                     what = ("uses the per-record tensor `%s`" % sorted(touched)[0] if touched else
                             "is not a simple statement" if not isinstance(before, cst.SimpleStatementLine)
                             else "holds `%s`" % sorted(uses.control)[0])
@@ -1612,8 +1621,10 @@ class _BlockRecogniser:
             small = cstutil.single_small(block.body[-1])
             if isinstance(small, cst.Return) and small.value is not None:
                 targets.add("return")
+                arm_targets.append(())
             elif isinstance(small, cst.Assign) and len(small.targets) == 1:
                 targets.add(_code(small.targets[0].target))
+                arm_targets.append(tuple(towers.target_names(small.targets[0].target) or ()))
             else:
                 small = None
             found = small is not None and _call_with_rule(small.value, self.imports,
@@ -1631,6 +1642,13 @@ class _BlockRecogniser:
             self.branch_refusal = ("the batching is inside an if/else (line %d) whose arms bind the batches to "
                                    "different targets" % line)
             return None
+        if per_record:
+            try:
+                self.branch_records = branch_records.arm_records(stmt, tainted, arms, arm_targets, self.scope_loads,
+                                                                 self.context.line_of or (lambda node: 0))
+            except branch_records.Refused as refused:
+                self.branch_refusal = "the batching is inside an if/else (line %d) where %s" % (line, refused)
+                return None
         return tuple(arms)
 
     def _arm_batching(self, arm, element_kind, returns, first, calls, record_indices, structures, join=None,

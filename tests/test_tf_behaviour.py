@@ -210,6 +210,10 @@ CASES = [
     # --- classes3 ---
     ("class_record_source", "example_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100,
      "epoch"),
+    ("branch_record_arms", "cropped_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8,
+                                                             training=True), 48, "epoch"),
+    ("branch_record_arms", "cropped_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8,
+                                                             training=False), 50, "epoch"),
 ]
 
 
