@@ -70,8 +70,8 @@ def arm_records(stmt: cst.If, tainted: Set[str], batchings, batch_targets, loads
     if not moved_ids:
         return None
     if not _calls_nothing(stmt.test):
-        raise Refused("its condition (line %d) calls a function, which the map function would call again"
-                      % line_of(stmt))
+        raise Refused("its condition calls a function, which the map function its arms' per-record code "
+                      "moves into would call again")
     new_arms = [block.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])])
                 for block, body in zip(arm_blocks, arms)]
     statement = stmt.with_changes(body=new_arms[0], orelse=stmt.orelse.with_changes(body=new_arms[1]),

@@ -1297,9 +1297,10 @@ class _PipelineRewriter(cst.CSTTransformer):
                     body=[small.with_changes(value=match.record_call)]))
             # The function is defined where the read was: `with`s around it already hold it.
             enclosing = {id(w) for w in read.withs}
+            in_function = record_leaves
             if match.arm_records is not None:  # the if/else's per-record code ends the function
-                record_leaves = record_leaves + [dataclasses.replace(batch, updated=match.arm_records.statement)]
-            body = blocks.regroup(record_leaves, lambda w: id(w) not in enclosing and self._scoping(w))
+                in_function = record_leaves + [dataclasses.replace(batch, updated=match.arm_records.statement)]
+            body = blocks.regroup(in_function, lambda w: id(w) not in enclosing and self._scoping(w))
             function = self._record_function(pipeline.record_function, body)
             blank = [line for line in chain[0].updated.leading_lines if line.comment is None]
             if match.producer_branches is not None and not blank:

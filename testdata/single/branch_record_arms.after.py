@@ -35,7 +35,6 @@ def cropped_batches(files, batch_size, training, width=2):
         dataset = dataset.batch(batch_size)
         dataset = dataset.prefetch(1)
         crop_batch, id_batch = dataset.make_one_shot_iterator().get_next()
-
     return crop_batch, id_batch
 
 
