@@ -21,7 +21,7 @@ from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
 from qmigrate.positions import call_positions, stdlib_tree
-from qmigrate.recognise import Match, ModuleContext, NamePool, recognise_block
+from qmigrate.recognise import Match, ModuleContext, NamePool, if_chain, recognise_block
 from qmigrate.rules import (
     ALL_RULES, BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS,
     rule_for)
@@ -1261,7 +1261,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         comments = []
         for leaf in chain:
             comments += wording.moved_comments(leaf.updated)
-        if match.branch_batchings:
+        if match.branch_batchings or match.branch_fallthrough:
             pass  # the if/else stays, with its comments
         elif match.batch_helper is None:
             comments += wording.moved_comments(batch.updated)
@@ -1321,7 +1321,7 @@ class _PipelineRewriter(cst.CSTTransformer):
                 replacements[following.path] = [stays.with_changes(leading_lines=[cst.EmptyLine(indent=False)])]
 
         tf, config = self.tf, self.module.config_for_parsing
-        if match.branch_batchings:  # the arms' tails go into the `if` below
+        if match.branch_batchings or match.branch_fallthrough:  # the arms' tails go into the `if` below
             texts = synth.head_statements(pipeline, tf, self.target)
         else:
             texts = synth.dataset_statements(pipeline, tf, self.target)
@@ -1331,7 +1331,7 @@ class _PipelineRewriter(cst.CSTTransformer):
             leading = [cst.EmptyLine(indent=False)]  # a blank line after the nested function
         statements[0] = statements[0].with_changes(leading_lines=leading + comments)
         returned = self._returned_as_dataset(leaves, match)
-        if match.branch_batchings:
+        if match.branch_batchings or match.branch_fallthrough:
             replacements[batch.path] = statements + [self._in_branches(batch.updated, match, batch.original)]
         elif match.tower_loop is not None:
             replacements[batch.path] = [self._in_tower_loop(batch.updated, match, statements)]
@@ -1392,13 +1392,15 @@ class _PipelineRewriter(cst.CSTTransformer):
         return leaves[match.batch_index + 1], "%s.map(lambda %s: %s)" % (dataset, ", ".join(targets), expression)
 
     def _in_branches(self, branch: cst.If, match: Match, original: cst.If) -> cst.If:
-        """The if/else, each arm batching the one dataset its own way and taking its next element
-        (its per-record statements, match.arm_records, went into the map function)."""
+        """The if/elif/else, each arm batching the one dataset its own way and taking its next
+        element (its per-record statements, match.arm_records, went into the map function); with
+        no `else` (match.branch_fallthrough), one is added taking the records one at a time."""
         config = self.module.config_for_parsing
         arms = []
         moved = match.arm_records.moved if match.arm_records is not None else frozenset()
-        for block, batching, before in ((branch.body, match.pipeline.batching, original.body),
-                                        (branch.orelse.body, match.branch_batchings[0], original.orelse.body)):
+        blocks_now, before_blocks = if_chain(branch)[0], if_chain(original)[0]
+        batchings = (match.pipeline.batching,) + tuple(match.branch_batchings)
+        for block, batching, before in zip(blocks_now, batchings, before_blocks):
             block = block.with_changes(body=[stmt for stmt, was in zip(block.body, before.body) if id(was) not in moved])
             pipeline = dataclasses.replace(match.pipeline, batching=batching)
             tail = [cst.parse_statement(text, config) for text in synth.tail_statements(pipeline, self.tf, self.target)]
@@ -1406,7 +1408,13 @@ class _PipelineRewriter(cst.CSTTransformer):
             consume = self._consume(block.body[-1], dataclasses.replace(match, pipeline=pipeline))
             tail[0] = tail[0].with_changes(leading_lines=block.body[-1].leading_lines)
             arms.append(block.with_changes(body=list(block.body[:-1]) + tail + [consume]))
-        return branch.with_changes(body=arms[0], orelse=branch.orelse.with_changes(body=arms[1]))
+        last = None
+        if match.branch_fallthrough:
+            # The path that batched nothing read one record per run, under the names the arms batch.
+            records = [cst.parse_statement(synth.repeat_statement(match.pipeline) + "\n", config),
+                       self._consume(blocks_now[0].body[-1], match).with_changes(leading_lines=[])]
+            last = cst.Else(body=blocks_now[0].with_changes(body=records))
+        return _with_arms(branch, arms, last)
 
     def _in_tower_loop(self, loop: cst.For, match: Match, statements) -> cst.For:
         """The tower loop with its batching replaced by this tower's shard of the dataset, on the CPU."""
@@ -1484,6 +1492,18 @@ class _PipelineRewriter(cst.CSTTransformer):
                                          small.targets[0].target if isinstance(small, cst.Assign) else None)
         new_value = cst.parse_expression(element, self.module.config_for_parsing)
         return cst.SimpleStatementLine([small.with_changes(value=new_value)])
+
+
+def _with_arms(branch: cst.If, arms: List[cst.BaseSuite], last: Optional[cst.Else]) -> cst.If:
+    """`branch` (an if/elif/else chain) with its arms' blocks replaced, in order; `last` added as
+    the `else` of a chain that had none."""
+    if isinstance(branch.orelse, cst.If):
+        orelse = _with_arms(branch.orelse, arms[1:], last)
+    elif isinstance(branch.orelse, cst.Else):
+        orelse = branch.orelse.with_changes(body=arms[1])
+    else:
+        orelse = last
+    return branch.with_changes(body=arms[0], orelse=orelse)
 
 
 FILE_ORDER_SEED = "_FILE_ORDER_SEED"

@@ -70,6 +70,9 @@ class Match:
     kept_statements: Dict[int, cst.BaseStatement] = field(default_factory=dict)
     # With branch_batchings: the arms' per-record code, which the map function ends with.
     arm_records: Optional[branch_records.ArmRecords] = None
+    # With branch_batchings: the `if`/`elif` has no `else`; that path takes the records one at a
+    # time (its targets are the batched names: they get the map function's elements as they are).
+    branch_fallthrough: bool = False
 
 
 @dataclass(frozen=True)
@@ -258,6 +261,7 @@ class _BlockRecogniser:
         self.provider_gets: Dict[str, int] = {}  # a provider read in if/else arms is used once per get
         self.branch_refusal: Optional[str] = None  # why the last if/else tried was not one tail per arm
         self.branch_records = None  # the last if/else's per-record code in its arms (branch_records.ArmRecords)
+        self.branch_fallthrough = False  # the last if/elif tried has no `else`: a path batches nothing
 
     # Name uses are computed on demand: most blocks hold no producer and need none.
     @property
@@ -1101,6 +1105,7 @@ class _BlockRecogniser:
         kept = {}  # record leaves that also stay in place (Match.kept_statements)
         arms = ()  # the other arms' (batching rule and call, call) when each branch batches
         arm_records = None  # their per-record code (branch_records.ArmRecords)
+        fallthrough = False  # their `if`/`elif` has no `else`: a path batches nothing
         unbatched = "its records are not batched by tf.train.batch/shuffle_batch in the same block"
         for index in range(read_index + 1, len(self.body)):
             uses = self.uses[index]
@@ -1145,7 +1150,7 @@ class _BlockRecogniser:
             branches = self._batch_in_branches(index, tainted, join is not None) if reads_record else None
             if branches is not None:
                 found, arms = branches[0], branches[1:]
-                arm_records = self.branch_records
+                arm_records, fallthrough = self.branch_records, self.branch_fallthrough
                 batch = (index, found, None, found[1])
                 break
             tower = self._batch_in_tower_loop(index, tainted) if reads_record else None
@@ -1242,6 +1247,9 @@ class _BlockRecogniser:
                                                   for helper_name, option in chosen[1]))
         except Unsupported as unsupported:
             raise _Broken(calls, str(unsupported))
+        if fallthrough and batching.keep_input:
+            raise _Broken(calls, "the batching is inside an `if` without a plain `else`, so some path batches "
+                          "nothing, and it batches only the records its keep_input allows")
         if join is not None:
             # The n readers' enqueue ops also ran the per-record code n at a time.
             record_reader = dataclasses.replace(record_reader, parallel_reads=join[0])
@@ -1288,6 +1296,8 @@ class _BlockRecogniser:
                             prefetch=prefetched.capacity if prefetched else "1")
         if in_loop is not None:
             pipeline = dataclasses.replace(pipeline, sharding=Sharding(in_loop.num_towers, in_loop.loop_var))
+        if fallthrough:
+            pipeline = dataclasses.replace(pipeline, unbatch_in_tail=True)
         if reader_choice is not None:
             pipeline = dataclasses.replace(pipeline, reader_choice=reader_choice)
         # A slice producer is its own read: listed once, or its comments would move twice.
@@ -1296,7 +1306,7 @@ class _BlockRecogniser:
                      helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None,
                      record_statements=rewritten, kept_statements=kept,
                      branch_batchings=branch_batchings if found else (),
-                     record_call=record_call, arm_records=arm_records)
+                     record_call=record_call, arm_records=arm_records, branch_fallthrough=fallthrough)
 
     def _unbatched(self, producer, reader, read_index: int, key: Optional[str], value: str, calls, removed,
                    reader_index: Optional[int], reason: str, record_indices) -> Match:
@@ -1589,21 +1599,23 @@ class _BlockRecogniser:
         stmt = self.body[index]
         self.branch_refusal = None
         self.branch_records = None
+        self.branch_fallthrough = False
         if not isinstance(stmt, cst.If):
             return None
         line = self._line_of(index)
-        if not isinstance(stmt.orelse, cst.Else):
+        arm_blocks, tests, fallthrough = if_chain(stmt)
+        if fallthrough and joined:
             self.branch_refusal = ("the batching is inside an `if` (line %d) without a plain `else`, so some path "
                                    "would batch nothing or batch elsewhere" % line)
             return None
-        if tainted & set(cstutil.name_uses(stmt.test).loads):
+        read_tests = tainted & set().union(*(set(cstutil.name_uses(test).loads) for test in tests))
+        if read_tests:
             # a condition on the record itself stays where it is, and so does the batch
             self.branch_refusal = ("the batching is inside an if/else (line %d) whose condition reads the "
-                                   "per-record tensor `%s`" % (line, sorted(tainted & set(cstutil.name_uses(
-                                       stmt.test).loads))[0]))
+                                   "per-record tensor `%s`" % (line, sorted(read_tests)[0]))
             return None
         arms, targets, arm_targets, per_record = [], set(), [], False
-        for block in (stmt.body, stmt.orelse.body):
+        for block in arm_blocks:
             if not (isinstance(block, cst.IndentedBlock) and block.body):
                 return None
             for before in block.body[:-1]:
@@ -1623,8 +1635,10 @@ class _BlockRecogniser:
                 targets.add("return")
                 arm_targets.append(())
             elif isinstance(small, cst.Assign) and len(small.targets) == 1:
-                targets.add(_code(small.targets[0].target))
-                arm_targets.append(tuple(towers.target_names(small.targets[0].target) or ()))
+                # the same names however each arm lays them out
+                names = towers.target_names(small.targets[0].target)
+                targets.add(names or _code(small.targets[0].target))
+                arm_targets.append(names)
             else:
                 small = None
             found = small is not None and _call_with_rule(small.value, self.imports,
@@ -1642,6 +1656,17 @@ class _BlockRecogniser:
             self.branch_refusal = ("the batching is inside an if/else (line %d) whose arms bind the batches to "
                                    "different targets" % line)
             return None
+        if fallthrough:
+            self.branch_refusal = self._fallthrough_refusal(stmt, arms[0], arm_targets[0], "return" in targets,
+                                                            per_record)
+            if self.branch_refusal is not None:
+                return None
+            self.branch_fallthrough = True
+        if per_record and len(arm_blocks) != 2:
+            self.branch_refusal = ("the batching is inside an if/elif (line %d) where a statement before an arm's "
+                                   "batching uses a per-record tensor, which qmigrate moves only out of the two "
+                                   "arms of an if/else" % line)
+            return None
         if per_record:
             try:
                 self.branch_records = branch_records.arm_records(stmt, tainted, arms, arm_targets, self.scope_loads,
@@ -1650,6 +1675,28 @@ class _BlockRecogniser:
                 self.branch_refusal = "the batching is inside an if/else (line %d) where %s" % (line, refused)
                 return None
         return tuple(arms)
+
+    def _fallthrough_refusal(self, stmt: cst.If, arm, target_names, returns: bool, per_record: bool
+                             ) -> Optional[str]:
+        """Why an `if`/`elif` without `else`, each arm batching, cannot keep its path that batches
+        nothing (None: it can). On that path the per-record names stay the record's tensors, one
+        record per run: each arm must bind its batch to the very names it batches (`a, b =
+        batch([a, b])`), so that path binds them to the dataset's elements as they are."""
+        rule, call = arm
+        batched = rule.bind(call).get("tensors")
+        names = tuple(e.value.value for e in batched.elements if isinstance(e.value, cst.Name)) if isinstance(
+            batched, (cst.List, cst.Tuple)) else ()
+        why = None
+        if returns:
+            why = "its arms return their batches"
+        elif per_record:
+            why = "a statement before an arm's batching uses a per-record tensor"
+        elif not names or len(names) != len(batched.elements) or tuple(target_names) != names:
+            why = "an arm binds its batch to other names than the tensors it batches"
+        if why is None:
+            return None
+        return ("the batching is inside an `if` (line %d) without a plain `else`, so some path batches nothing, "
+                "and %s" % (self.context.line_of(stmt) if self.context.line_of else 0, why))
 
     def _arm_batching(self, arm, element_kind, returns, first, calls, record_indices, structures, join=None,
                       loop_element=None):
@@ -1933,6 +1980,22 @@ class _BlockRecogniser:
         while name in taken or any(re.search(r"\b%s\b" % name, str(text)) for text in texts):
             name, n = "%s_%d" % (preferred, n), n + 1
         return name
+
+
+def if_chain(stmt: cst.If) -> Tuple[List[cst.BaseSuite], List[cst.BaseExpression], bool]:
+    """The arms of `if`/`elif`.../`else` (their blocks), the tests, and whether no `else` ends it."""
+    blocks_, tests = [], []
+    node = stmt
+    while True:
+        blocks_.append(node.body)
+        tests.append(node.test)
+        if isinstance(node.orelse, cst.If):
+            node = node.orelse
+            continue
+        if isinstance(node.orelse, cst.Else):
+            blocks_.append(node.orelse.body)
+            return blocks_, tests, False
+        return blocks_, tests, True
 
 
 def _dict_values(returns: str) -> List[str]:
