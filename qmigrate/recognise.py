@@ -502,13 +502,7 @@ class _BlockRecogniser:
         object first) for `self.method(...)`, a reader method of this method's class; None otherwise.
         _Broken when other code hands that method a queue where its pipeline stays: migrated, the
         method would take records from every caller."""
-        cls = self.context.method_classes.get(id(self.scope))
-        if cls is None or self.scope.decorators or not self.scope.params.params:
-            return None
-        self_name = self.scope.params.params[0].name.value
-        if not (isinstance(value, cst.Call) and _on_object(value.func) and value.func.value.value == self_name):
-            return None
-        name = "%s.%s" % (cls.name.value, value.func.attr.value)
+        name, _, call = self._self_method_call(value)
         helper = self.context.method_helpers.get(name)
         if helper is None:
             return None
@@ -519,21 +513,26 @@ class _BlockRecogniser:
                           "its queue is read by the method self.%s(), which stays as it is for %s (they may hand "
                           "it a queue); migrated, it would take records from every caller" % (
                               value.func.attr.value, self.context.kept_methods[name]))
+        return name, helper, call
+
+    def _self_method_call(self, value) -> Tuple[Optional[str], Optional[str], Optional[cst.Call]]:
+        """(`Class.method`, the object's name, the call written as a call of the function with the
+        object first) when `value` is `self.method(...)` in a method of a top-level class; Nones otherwise."""
+        cls = self.context.method_classes.get(id(self.scope))
+        if cls is None or self.scope.decorators or not self.scope.params.params:
+            return None, None, None
+        self_name = self.scope.params.params[0].name.value
+        if not (isinstance(value, cst.Call) and _on_object(value.func) and value.func.value.value == self_name):
+            return None, None, None
         call = value.with_changes(func=cst.Name(value.func.attr.value),
                                   args=[cst.Arg(cst.Name(self_name))] + list(value.args))
-        return name, helper, call
+        return "%s.%s" % (cls.name.value, value.func.attr.value), self_name, call
 
     def _method_source(self, index: int, value):
         """(`Class.method`, its RecordSource, the object's name, the call written as a call of the
         function with the object first) for `self.method(...)`, a record-source method of this
         method's class; None otherwise. _Broken when the method stays as it is for other callers."""
-        cls = self.context.method_classes.get(id(self.scope))
-        if cls is None or self.scope.decorators or not self.scope.params.params:
-            return None
-        self_name = self.scope.params.params[0].name.value
-        if not (isinstance(value, cst.Call) and _on_object(value.func) and value.func.value.value == self_name):
-            return None
-        name = "%s.%s" % (cls.name.value, value.func.attr.value)
+        name, self_name, call = self._self_method_call(value)
         source = self.context.record_sources.get(name)
         if source is None:
             return None
@@ -542,8 +541,6 @@ class _BlockRecogniser:
                           "its records are returned by the method self.%s(), which stays as it is for %s; "
                           "migrated, it would take a record instead of making its own" % (
                               value.func.attr.value, self.context.kept_methods[name]))
-        call = value.with_changes(func=cst.Name(value.func.attr.value),
-                                  args=[cst.Arg(cst.Name(self_name))] + list(value.args))
         return name, source, self_name, call
 
     def _read_on_self(self, index, target, read, producers, readers) -> Optional[Match]:
