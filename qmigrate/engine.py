@@ -15,13 +15,13 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstutil, data_findings, handbuilt,
-                      helpers, method_queues, python3_check, python_fed, queue_roles, range_producers, slim_modules,
-                      synth, towers, unlinked, wording)
+                      helpers, method_queues, python3_check, python_fed, queue_purpose, queue_roles, range_producers,
+                      slim_modules, synth, towers, unlinked, wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
 from qmigrate.positions import call_positions, stdlib_tree
-from qmigrate.recognise import Match, ModuleContext, NamePool, recognise_block
+from qmigrate.recognise import Match, ModuleContext, NamePool, if_chain, recognise_block
 from qmigrate.rules import (
     ALL_RULES, BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS,
     rule_for)
@@ -350,9 +350,9 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
             line, column = positions.start(node)
             analysis.occurrences.append((rule, node, line, column))
             analysis.call_names[id(node)] = name
-            analysis.reasons[id(node)] = reason
-            analysis.todo[id(node)] = ("replace the queues it fills by a dataset (from_generator for data made in "
-                                       "Python), then remove it")
+            analysis.reasons[id(node)], todo = reason if isinstance(reason, tuple) else (reason, None)
+            analysis.todo[id(node)] = todo or ("replace the queues it fills by a dataset (from_generator for data "
+                                               "made in Python), then remove it")
     _reader_class_arguments(analysis, options)
     _mark_non_input_queues(analysis, options)
     fed = _python_fed_queues(analysis, options, source)
@@ -449,19 +449,42 @@ def _finish_python_fed(analysis: FileAnalysis, fed: list, options: Options) -> N
         analysis.new_module = _ensure_tf_import(analysis.new_module, analysis.imports, _python_fed_tf(analysis))
 
 
+def _through_queues(body, queues: handbuilt.BlockQueues, failures, reasons: Dict[int, str]) -> None:
+    """A chain that runs through an accepted hand-built queue of the block (calls of it before the
+    queue's enqueue and after its dequeue) but stays: the queue stays for the chain's reason."""
+    where: Dict[int, int] = {}
+    for index, stmt in enumerate(body):
+        for call in cstutil.calls_of(stmt):
+            where[id(call)] = index
+    for queue in queues.accepted.values():
+        for failure in failures:
+            at = [where[id(c)] for c in failure.calls if id(c) in where]
+            if any(i <= queue.enqueue_index for i in at) and any(i > queue.dequeue_index for i in at):
+                for call in queue.calls:
+                    reasons.setdefault(id(call), failure.reason)
+                break
+
+
 def _explain_unfed_queues(analysis: FileAnalysis, imports: ImportMap, positions) -> None:
     """Hand-built queues no pipeline took, with no reason more precise than "not the record of a
     chain": where what they enqueue comes from."""
-    wanted = {id(call) for rule, call, _, _ in analysis.occurrences if rule is HandBuiltQueue
-              and id(call) not in analysis.fixed_calls and analysis.reasons.get(id(call)) in (None, handbuilt.NOT_FED)}
+    wanted = {id(call): analysis.call_names.get(id(call)) for rule, call, _, _ in analysis.occurrences
+              if rule is HandBuiltQueue and id(call) not in analysis.fixed_calls
+              and analysis.reasons.get(id(call)) in (None, handbuilt.NOT_FED)}
     if not wanted:
         return
-    for call, reason in handbuilt.origin_reasons(analysis.module, imports, lambda n: positions.start(n)[0],
-                                                 wanted).items():
+    line_of = lambda node: positions.start(node)[0]  # noqa: E731
+    for call, (reason, todo) in queue_purpose.reasons(analysis.module, imports.resolve, line_of, wanted).items():
+        analysis.reasons[call], analysis.todo[call] = reason, todo
+        del wanted[call]
+    todos: Dict[int, str] = {}
+    for call, reason in handbuilt.origin_reasons(analysis.module, imports, line_of, set(wanted), todos).items():
         analysis.reasons[call] = reason
+    analysis.todo.update(todos)
 
 
 QUEUE_RUNNER_API = "tensorflow.train.add_queue_runner"
+QUEUE_RUNNER = "tensorflow.train.QueueRunner"
 
 
 class _ReaderArguments(cst.CSTVisitor):
@@ -523,9 +546,40 @@ def _hand_made_runners(module: cst.Module, source: bytes,
                     found.append((rule, base.value, name, "`%s` subclasses %s: the threads it runs are its own code, "
                                   "which tf.data cannot take over" % (node.name.value, name)))
         elif node.attr.value == "QUEUE_RUNNERS" and (imports.resolve(node) or "").endswith("GraphKeys.QUEUE_RUNNERS"):
-            found.append((rule, node, "tensorflow.GraphKeys.QUEUE_RUNNERS", "it registers queue runners in the QUEUE_RUNNERS collection by hand: a queue "
-                          "runner of this module's own, whose threads tf.data cannot take over"))
+            found.append((rule, node, "tensorflow.GraphKeys.QUEUE_RUNNERS", _collection_use(module, node, imports) or (
+                "it registers queue runners in the QUEUE_RUNNERS collection by hand: a queue runner of this module's "
+                "own, whose threads tf.data cannot take over")))
     return found
+
+
+def _collection_use(module: cst.Module, node: cst.Attribute, imports: ImportMap) -> Optional[Tuple[str, str]]:
+    """(why, what to do) for the QUEUE_RUNNERS collection used as add_queue_runner and
+    start_queue_runners use it, spelled by hand: `add_to_collection(QUEUE_RUNNERS, runner)` of a
+    `runner = tf.train.QueueRunner(...)`, or `for qr in get_collection(QUEUE_RUNNERS):` starting
+    `qr.create_threads(...)`. None for any other use (a queue runner module of its own)."""
+    calls = [c for c in cstutil.calls_of(module) if c.args and c.args[0].value is node]
+    if len(calls) != 1:
+        return None
+    call, name = calls[0], imports.resolve(calls[0].func) or ""
+    if name.endswith(".add_to_collection") and len(calls[0].args) == 2 and isinstance(call.args[1].value, cst.Name):
+        runner = call.args[1].value.value
+        made = [a.value for a in cstutil.nodes_of(module, cst.Assign) if len(a.targets) == 1
+                and isinstance(a.targets[0].target, cst.Name) and a.targets[0].target.value == runner]
+        if len(made) == 1 and isinstance(made[0], cst.Call) and imports.resolve(made[0].func) == QUEUE_RUNNER:
+            return ("it puts `%s`, a tf.train.QueueRunner, in the QUEUE_RUNNERS collection, as add_queue_runner "
+                    "does; it goes with the queue that runner fills" % runner,
+                    "remove it together with the queue once the queue is replaced by a dataset")
+    if name.endswith(".get_collection"):
+        for loop in cstutil.nodes_of(module, cst.For):
+            if loop.iter is call and isinstance(loop.target, cst.Name) and any(
+                    isinstance(c.func, cst.Attribute) and c.func.attr.value == "create_threads"
+                    and isinstance(c.func.value, cst.Name) and c.func.value.value == loop.target.value
+                    for c in cstutil.calls_of(loop.body)):
+                return ("it starts the threads of every queue runner in the QUEUE_RUNNERS collection by hand "
+                        "(`%s.create_threads(...)`), as tf.train.start_queue_runners does"
+                        % loop.target.value,
+                        "remove the loop once every input pipeline of this program uses tf.data")
+    return None
 
 
 def _mark_non_input_queues(analysis: FileAnalysis, options: Options) -> None:
@@ -598,17 +652,24 @@ def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, attribute_nam
     """The class's methods, and those that read the queue they are given (`self.read(queue)`):
     reader helpers under `Class.method`, when their queue is read once and the key not at all, and
     no class of the module it inherits from or that inherits from it defines that method too (the
-    call could reach that one). `attribute_names()`: the attribute names the module reads."""
+    call could reach that one); and, on the same terms, those that make their own producer and
+    reader and return what they parsed (`self.get_example()`): record sources under `Class.method`.
+    `attribute_names()`: the attribute names the module reads."""
     names = Counter(method.name.value for method in cls.body.body if isinstance(method, cst.FunctionDef))
     for method in cls.body.body:
         if not isinstance(method, cst.FunctionDef):
             continue
         context.method_classes[id(method)] = cls
         params = method.params.params
-        if names[method.name.value] != 1 or method.decorators or len(params) < 2:
+        if names[method.name.value] != 1 or method.decorators or not params:
             continue  # a method defined twice, a static or class method (no `self`)
-        reader = helpers.find_reader_helper(method, context.imports)
-        if reader is None or reader.queue_param == params[0].name.value:
+        reader = helpers.find_reader_helper(method, context.imports) if len(params) > 1 else None
+        if reader is None:
+            source = helpers.find_record_source(method, context.imports, method=True)
+            if source is not None and not class_attrs.overridden(cls, method.name.value, module):
+                context.record_sources["%s.%s" % (cls.name.value, method.name.value)] = source
+            continue
+        if reader.queue_param == params[0].name.value:
             continue
         loads = Counter(cstutil.name_uses(method.body).loads)
         if not (loads[reader.queue_param] == 1 and _key_unused(reader, loads, attribute_names())):
@@ -713,7 +774,7 @@ def _partly_used_helpers(module: cst.Module, uses: Counter, tree: Optional[ast.A
     # A method helper (`Class.method`) is used through attributes of the object (class_attrs).
     for name in uses:
         if "." in name:
-            attrs = context.class_attrs(context.method_helpers[name].function)
+            attrs = context.class_attrs((context.method_helpers.get(name) or context.record_sources[name]).function)
             # `self` handed to other code may call the method anywhere: then it is never all migrated.
             loads[name] = attrs.uses_of(name.rsplit(".", 1)[1]) if attrs is not None and not attrs.escapes else -1
     return {name for name in uses if uses[name] != loads[name]}
@@ -752,7 +813,7 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
     """
     body = []
     for stmt in module.body:
-        if isinstance(stmt, cst.ClassDef) and any(uses[name] for name in context.method_helpers):
+        if isinstance(stmt, cst.ClassDef) and any(uses[name] for name in uses if "." in name):
             stmt = _migrate_method_helpers(stmt, context, uses, analysis, keep)
         body.append(stmt)
         if not isinstance(stmt, cst.FunctionDef) or not uses[stmt.name.value]:
@@ -795,17 +856,23 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
 
 def _migrate_method_helpers(cls: cst.ClassDef, context: ModuleContext, uses: Counter, analysis: FileAnalysis,
                             keep: Dict[str, str]) -> cst.ClassDef:
-    """The class with each reader method the migrated pipelines call taking the record (a method
-    some other code still hands a queue is in `keep`: its pipelines were not migrated either)."""
+    """The class with each reader method and record-source method the migrated pipelines call
+    taking the record (a method some other code still calls as it was is in `keep`: its pipelines
+    were not migrated either)."""
     if not isinstance(cls.body, cst.IndentedBlock):
         return cls
     body = []
     for stmt in cls.body.body:
         name = "%s.%s" % (cls.name.value, stmt.name.value) if isinstance(stmt, cst.FunctionDef) else None
         helper = context.method_helpers.get(name)
+        source = context.record_sources.get(name) if name else None
         if helper is not None and uses[name] and name not in keep:
             stmt = helpers.migrate_reader_helper(stmt, helper)
             analysis.fixed_calls.add(id(helper.reader_call))
+            analysis.changed_helpers.append(name)
+        elif source is not None and uses[name] and name not in keep:
+            stmt = helpers.migrate_record_source(stmt, source, method=True)
+            analysis.fixed_calls.update((id(source.producer_call), id(source.reader_call)))
             analysis.changed_helpers.append(name)
         body.append(stmt)
     return cls.with_changes(body=cls.body.with_changes(body=body))
@@ -998,9 +1065,12 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.tf = tf_name(imports, self.names.used) or self.names.fresh("tf")
         self.names.used.add(self.tf)
         readers = set(context.reader_helpers) | set(context.record_sources)
-        context.kept_methods = {name: why for name, why in keep.items() if name in context.method_helpers}
+        # A method kept as it is keeps its callers' pipelines as they are (no migrated copy).
+        context.kept_methods = {name: why for name, why in keep.items() if name in context.method_helpers
+                                or "." in name and name in context.record_sources}
         context.kept_helpers = {name: self.names.fresh(helpers.migrated_name(name, name in readers))
-                                for name in sorted(keep) if name in readers or name in context.batch_helpers}
+                                for name in sorted(keep) if "." not in name and (
+                                    name in readers or name in context.batch_helpers)}
         self.iterator_holder = self.names.fresh("input_iterators") if edits.consumers else None
         self.scopes: List[cst.CSTNode] = [module]
         self.parents: List[cst.CSTNode] = []
@@ -1042,6 +1112,16 @@ class _PipelineRewriter(cst.CSTTransformer):
             return "%s.%s" % (defs[0].name.value, defs[1].name.value)
         return ""
 
+    def _source_name(self, scope: cst.CSTNode) -> Optional[str]:
+        """The record source `scope` is (`f`, or `Class.method`), if it is one."""
+        if not isinstance(scope, cst.FunctionDef):
+            return None
+        for name in (scope.name.value, self._qualified_name()):
+            source = self.context.record_sources.get(name)
+            if source is not None and source.function is scope:
+                return name
+        return None
+
     def leave_ClassDef(self, original_node, updated_node):
         bindings = self.attr_bindings.pop(id(original_node), ())
         return class_attrs.remove_bindings(updated_node, bindings) if bindings else updated_node
@@ -1078,15 +1158,20 @@ class _PipelineRewriter(cst.CSTTransformer):
         found = recognise_block(originals, self.scopes[-1], self.context, self.names, self.module.code_for_node,
                                 queues, [leaf.withs for leaf in leaves])
         scope = self.scopes[-1]
-        source = self.context.record_sources.get(scope.name.value) if isinstance(scope, cst.FunctionDef) else None
-        reasons = self.fallback_reasons if source is not None and source.function is scope else self.analysis.reasons
+        source_name = self._source_name(scope)
+        source = self.context.record_sources.get(source_name)
+        reasons = self.fallback_reasons if source is not None else self.analysis.reasons
         for failure in found.failures:
             for call in failure.calls:
                 reasons.setdefault(id(call), failure.reason)
             if failure.finding is not None and self.wants(failure.finding[0].code):
                 self.analysis.add_finding(failure.finding[0], failure.finding[1], False)
+        if queues and queues.accepted and found.failures:
+            _through_queues(originals, queues, found.failures, reasons)
         for call, reason in handbuilt.reasons(queues) if queues else ():
             reasons.setdefault(id(call), reason)
+        for call, todo in handbuilt.todos(queues) if queues else ():
+            self.analysis.todo.setdefault(id(call), todo)
         for match in [m for m in found.matches if any(id(c) in self.analysis.suppressed_calls for c in m.calls)]:
             found.matches.remove(match)  # a `# qmigrate: ignore` on any of its lines keeps the whole pipeline
             for call in match.calls:
@@ -1096,12 +1181,12 @@ class _PipelineRewriter(cst.CSTTransformer):
             for call in match.calls:
                 self.analysis.reasons.setdefault(
                     id(call), "its rewrite is the unsafe fix of %s, an ignored rule" % match.finding[0].code)
-        if source is not None and source.function is scope and scope.name.value not in self.unbatched_sources:
+        if source is not None and source_name not in self.unbatched_sources:
             for match in [m for m in found.matches if m.unbatched_target is not None]:
                 # A record-source helper's own read, left for its callers to link; read in place only
                 # if none does (analyse runs again allowing it, as `unbatched_sources`).
                 found.matches.remove(match)
-                self.deferred_unbatched.add(scope.name.value)
+                self.deferred_unbatched.add(source_name)
                 for call in match.calls:
                     reasons.setdefault(id(call), "its record is returned to its callers")
         for match in [m for m in found.matches if synth.cannot_write(m.pipeline, self.target)]:
@@ -1235,7 +1320,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         comments = []
         for leaf in chain:
             comments += wording.moved_comments(leaf.updated)
-        if match.branch_batchings:
+        if match.branch_batchings or match.branch_fallthrough:
             pass  # the if/else stays, with its comments
         elif match.batch_helper is None:
             comments += wording.moved_comments(batch.updated)
@@ -1271,7 +1356,10 @@ class _PipelineRewriter(cst.CSTTransformer):
                     body=[small.with_changes(value=match.record_call)]))
             # The function is defined where the read was: `with`s around it already hold it.
             enclosing = {id(w) for w in read.withs}
-            body = blocks.regroup(record_leaves, lambda w: id(w) not in enclosing and self._scoping(w))
+            in_function = record_leaves
+            if match.arm_records is not None:  # the if/else's per-record code ends the function
+                in_function = record_leaves + [dataclasses.replace(batch, updated=match.arm_records.statement)]
+            body = blocks.regroup(in_function, lambda w: id(w) not in enclosing and self._scoping(w))
             function = self._record_function(pipeline.record_function, body)
             blank = [line for line in chain[0].updated.leading_lines if line.comment is None]
             if match.producer_branches is not None and not blank:
@@ -1292,7 +1380,7 @@ class _PipelineRewriter(cst.CSTTransformer):
                 replacements[following.path] = [stays.with_changes(leading_lines=[cst.EmptyLine(indent=False)])]
 
         tf, config = self.tf, self.module.config_for_parsing
-        if match.branch_batchings:  # the arms' tails go into the `if` below
+        if match.branch_batchings or match.branch_fallthrough:  # the arms' tails go into the `if` below
             texts = synth.head_statements(pipeline, tf, self.target)
         else:
             texts = synth.dataset_statements(pipeline, tf, self.target)
@@ -1302,8 +1390,8 @@ class _PipelineRewriter(cst.CSTTransformer):
             leading = [cst.EmptyLine(indent=False)]  # a blank line after the nested function
         statements[0] = statements[0].with_changes(leading_lines=leading + comments)
         returned = self._returned_as_dataset(leaves, match)
-        if match.branch_batchings:
-            replacements[batch.path] = statements + [self._in_branches(batch.updated, match)]
+        if match.branch_batchings or match.branch_fallthrough:
+            replacements[batch.path] = statements + [self._in_branches(batch.updated, match, batch.original)]
         elif match.tower_loop is not None:
             replacements[batch.path] = [self._in_tower_loop(batch.updated, match, statements)]
         elif returned is not None:
@@ -1365,18 +1453,30 @@ class _PipelineRewriter(cst.CSTTransformer):
             return leaves[match.batch_index + 1], dataset
         return leaves[match.batch_index + 1], "%s.map(lambda %s: %s)" % (dataset, ", ".join(targets), expression)
 
-    def _in_branches(self, branch: cst.If, match: Match) -> cst.If:
-        """The if/else, each arm batching the one dataset its own way and taking its next element."""
+    def _in_branches(self, branch: cst.If, match: Match, original: cst.If) -> cst.If:
+        """The if/elif/else, each arm batching the one dataset its own way and taking its next
+        element (its per-record statements, match.arm_records, went into the map function); with
+        no `else` (match.branch_fallthrough), one is added taking the records one at a time."""
         config = self.module.config_for_parsing
         arms = []
-        for block, batching in ((branch.body, match.pipeline.batching), (branch.orelse.body, match.branch_batchings[0])):
+        moved = match.arm_records.moved if match.arm_records is not None else frozenset()
+        blocks_now, before_blocks = if_chain(branch)[0], if_chain(original)[0]
+        batchings = (match.pipeline.batching,) + tuple(match.branch_batchings)
+        for block, batching, before in zip(blocks_now, batchings, before_blocks):
+            block = block.with_changes(body=[stmt for stmt, was in zip(block.body, before.body) if id(was) not in moved])
             pipeline = dataclasses.replace(match.pipeline, batching=batching)
             tail = [cst.parse_statement(text, config) for text in synth.tail_statements(pipeline, self.tf, self.target)]
             # Statements before the batching (`capacity = ...`) stay ahead of the arm's tail.
             consume = self._consume(block.body[-1], dataclasses.replace(match, pipeline=pipeline))
             tail[0] = tail[0].with_changes(leading_lines=block.body[-1].leading_lines)
             arms.append(block.with_changes(body=list(block.body[:-1]) + tail + [consume]))
-        return branch.with_changes(body=arms[0], orelse=branch.orelse.with_changes(body=arms[1]))
+        last = None
+        if match.branch_fallthrough:
+            # The path that batched nothing read one record per run, under the names the arms batch.
+            records = [cst.parse_statement(synth.repeat_statement(match.pipeline) + "\n", config),
+                       self._consume(blocks_now[0].body[-1], match).with_changes(leading_lines=[])]
+            last = cst.Else(body=blocks_now[0].with_changes(body=records))
+        return _with_arms(branch, arms, last)
 
     def _in_tower_loop(self, loop: cst.For, match: Match, statements) -> cst.For:
         """The tower loop with its batching replaced by this tower's shard of the dataset, on the CPU."""
@@ -1454,6 +1554,18 @@ class _PipelineRewriter(cst.CSTTransformer):
                                          small.targets[0].target if isinstance(small, cst.Assign) else None)
         new_value = cst.parse_expression(element, self.module.config_for_parsing)
         return cst.SimpleStatementLine([small.with_changes(value=new_value)])
+
+
+def _with_arms(branch: cst.If, arms: List[cst.BaseSuite], last: Optional[cst.Else]) -> cst.If:
+    """`branch` (an if/elif/else chain) with its arms' blocks replaced, in order; `last` added as
+    the `else` of a chain that had none."""
+    if isinstance(branch.orelse, cst.If):
+        orelse = _with_arms(branch.orelse, arms[1:], last)
+    elif isinstance(branch.orelse, cst.Else):
+        orelse = branch.orelse.with_changes(body=arms[1])
+    else:
+        orelse = last
+    return branch.with_changes(body=arms[0], orelse=orelse)
 
 
 FILE_ORDER_SEED = "_FILE_ORDER_SEED"

@@ -16,6 +16,7 @@ Their arguments are moved into the caller's scope by substitution: the helper's 
 the call's argument expressions, its locals their (single, earlier) definitions.
 """
 import builtins
+from collections import Counter
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
@@ -148,10 +149,16 @@ def _is_docstring(stmt: cst.BaseStatement) -> bool:
     return isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
 
 
-def find_record_source(function: cst.FunctionDef, imports: ImportMap) -> Optional[RecordSource]:
-    """`function` when its body (after a docstring) starts `q = <producer>(...)`, `r = <Reader>(...)`,
-    `_, v = r.read(q)` (or `_, v = <Reader>(...).read(q)`) and ends `return <value>`, holding no
-    other return, yield or loop control, and reading neither q nor r again."""
+def find_record_source(function: cst.FunctionDef, imports: ImportMap, method: bool = False) -> Optional[RecordSource]:
+    """`function` when its body (after a docstring) opens with `q = <producer>(...)`, `r = <Reader>(...)`
+    and `_, v = r.read(q)` (or `_, v = <Reader>(...).read(q)`) and ends `return <value>`, holding no
+    other return, yield or loop control, and reading neither q nor r again.
+
+    The opening may hold the reader before the producer, and plain assignments of the values only
+    the producer and reader read (`num_epochs = None if training else 1`): each such name is read
+    once, by them, and never after the read; it leaves with them (move_expression writes its value
+    where the producer goes). `method`: `function` is a method, whose first parameter (the object)
+    it keeps whatever its parsing reads."""
     if not isinstance(function.body, cst.IndentedBlock):
         return None
     body = list(function.body.body)
@@ -159,21 +166,16 @@ def find_record_source(function: cst.FunctionDef, imports: ImportMap) -> Optiona
         body = body[1:]
     if len(body) < 3 or not isinstance(cstutil.single_small(body[-1]), cst.Return):
         return None
-    first = cstutil.single_assign(body[0])
-    producer_rule = _call_rule(first[1], imports, PRODUCERS) if first else None
-    if not (producer_rule and isinstance(first[0], cst.Name)):
+    opening = _source_opening(body, imports)
+    if opening is None:
         return None
-    queue = first[0].value
-    second = cstutil.single_assign(body[1])
-    reader_rule = _call_rule(second[1], imports, READERS) if second else None
-    if reader_rule and isinstance(second[0], cst.Name):
-        reader_name, reader_call, read_stmt = second[0].value, second[1], body[2]
-    else:
-        reader_name, reader_call, read_stmt = None, None, body[1]
-    read = cstutil.single_assign(read_stmt)
-    if read is None:
-        return None
-    target, value = read
+    producer_stmt, producer_rule, queue, reader_stmt, reader_rule, read_stmt, plumbing = opening
+    first = cstutil.single_assign(producer_stmt)
+    reader_name, reader_call = None, None
+    if reader_stmt is not None:
+        second = cstutil.single_assign(reader_stmt)
+        reader_name, reader_call = second[0].value, second[1]
+    target, value = cstutil.single_assign(read_stmt)
     value = without_op_name(value)
     if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "read"
             and len(value.args) == 1 and value.args[0].keyword is None and not value.args[0].star
@@ -191,23 +193,72 @@ def find_record_source(function: cst.FunctionDef, imports: ImportMap) -> Optiona
             and all(isinstance(e.value, cst.Name) for e in target.elements)):
         return None
     key, record = (e.value.value for e in target.elements)
-    removable = tuple(body[:2] if reader_name is not None else body[:1]) + (read_stmt,)
+    removable = tuple(stmt for stmt in body if stmt in (producer_stmt, reader_stmt, read_stmt) or stmt in plumbing)
     rest = cst.IndentedBlock(body=[stmt for stmt in body if stmt not in removable])
     uses = cstutil.name_uses(rest)
     if uses.control - {"return"} or _count_returns(rest) != 1:
         return None
     if {queue, reader_name} & set(uses.loads) or (key != "_" and key in uses.loads) or record == key:
         return None
+    # A value assigned for the producer or reader is read once, by them, and by nothing after.
+    plumbing_loads = Counter(cstutil.name_uses(cst.IndentedBlock(body=list(removable))).loads)
+    param_names = {p.name.value for p in _params(function)}
+    for stmt in plumbing:
+        name = cstutil.single_assign(stmt)[0].value
+        if plumbing_loads[name] != 1 or name in uses.loads or name in uses.stores or name in param_names \
+                or {queue, reader_name} & set(cstutil.name_uses(stmt).loads):
+            return None
     # Parameters the producer and reader read, and nothing else, leave with them.
-    plumbing = set(cstutil.name_uses(cst.IndentedBlock(body=list(removable))).loads)
+    plumbing_names = set(plumbing_loads)
     params = _params(function)
     if function.params.star_arg is not cst.MaybeSentinel.DEFAULT or function.params.kwonly_params or \
             function.params.star_kwarg is not None or function.params.posonly_params:
         return None
-    dropped = tuple(p.name.value for p in params if p.name.value in plumbing and p.name.value not in uses.loads)
+    if method and not params:
+        return None
+    kept = {params[0].name.value} if method else set()
+    dropped = tuple(p.name.value for p in params
+                    if p.name.value in plumbing_names and p.name.value not in uses.loads and p.name.value not in kept)
     if record in {p.name.value for p in params}:
         return None
     return RecordSource(function, record, producer_rule, first[1], reader_rule, reader_call, removable, dropped)
+
+
+def _source_opening(body: List[cst.BaseStatement], imports: ImportMap):
+    """(producer statement, its rule, the queue's name, reader statement or None, its rule, read
+    statement, plumbing assignments) for the statements of `body` up to its first `.read(...)`:
+    one `q = <producer>(...)`, at most one `r = <Reader>(...)`, and plain `name = value`
+    assignments; None for any other opening."""
+    producer = reader = None
+    plumbing = []
+    for stmt in body[:-1]:
+        assign = cstutil.single_assign(stmt)
+        if assign is None or not isinstance(assign[0], (cst.Name, cst.Tuple, cst.List)):
+            return None
+        target, value = assign
+        read = without_op_name(value)
+        if isinstance(read, cst.Call) and isinstance(read.func, cst.Attribute) and read.func.attr.value == "read":
+            if producer is None or not isinstance(target, (cst.Tuple, cst.List)):
+                return None
+            return producer + (reader[0] if reader else None, reader[1] if reader else None, stmt, tuple(plumbing))
+        if not isinstance(target, cst.Name):
+            return None
+        producer_rule = _call_rule(value, imports, PRODUCERS)
+        reader_rule = _call_rule(value, imports, READERS)
+        if producer_rule is not None:
+            if producer is not None:
+                return None
+            producer = (stmt, producer_rule, target.value)
+        elif reader_rule is not None:
+            if reader is not None:
+                return None
+            reader = (stmt, reader_rule)
+        elif cstutil.calls_of(value) and any(_call_rule(call, imports, PRODUCERS + READERS)
+                                             for call in cstutil.calls_of(value)):
+            return None
+        else:
+            plumbing.append(stmt)
+    return None
 
 
 class _Returns(cst.CSTVisitor):
@@ -233,7 +284,7 @@ def _count_returns(node: cst.CSTNode) -> int:
 def source_arguments(source: RecordSource, call: cst.Call, module_names: set, shadowed: frozenset = frozenset()):
     """(producer's arguments, reader's arguments), by parameter, written for the calling scope."""
     arguments = bind_call(source.function, call)
-    before = source.removable[0]
+    before = source.removable[-1]  # the read: every value assigned for the producer and reader reaches it
 
     def moved(rule, node):
         return {name: move_expression(value, source.function, before, arguments, module_names, shadowed=shadowed)
@@ -242,10 +293,13 @@ def source_arguments(source: RecordSource, call: cst.Call, module_names: set, sh
     return moved(source.producer_rule, source.producer_call), moved(source.reader_rule, source.reader_call)
 
 
-def source_call(source: RecordSource, call: cst.Call, record: str, callee: str) -> cst.Call:
+def source_call(source: RecordSource, call: cst.Call, record: str, callee: str,
+                on_object: Optional[str] = None) -> cst.Call:
     """The caller's call of the migrated source: the record first, then the arguments of the
-    parameters it keeps, each as it was passed (positional ones keep their order)."""
-    params = [p.name.value for p in _params(source.function)]
+    parameters it keeps, each as it was passed (positional ones keep their order). `on_object`:
+    the source is a method, called `<on_object>.<callee>(...)` (`call` is that call, the object
+    not among its arguments)."""
+    params = [p.name.value for p in _params(source.function)][1 if on_object else 0:]
     args = [cst.Arg(cst.Name(record))]
     for position, arg in enumerate(call.args):
         param = arg.keyword.value if arg.keyword is not None else params[position]
@@ -253,22 +307,23 @@ def source_call(source: RecordSource, call: cst.Call, record: str, callee: str) 
             args.append(arg)
     if args[-1].comma is not cst.MaybeSentinel.DEFAULT and len(args) > 1:
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    return call.with_changes(func=cst.Name(callee), args=args)
+    func = cst.Attribute(cst.Name(on_object), cst.Name(callee)) if on_object else cst.Name(callee)
+    return call.with_changes(func=func, args=args)
 
 
-def migrate_record_source(function: cst.FunctionDef, source: RecordSource) -> cst.FunctionDef:
-    """The source taking the record (and the parameters its parsing reads), without producer and reader."""
+def migrate_record_source(function: cst.FunctionDef, source: RecordSource, method: bool = False) -> cst.FunctionDef:
+    """The source taking the record (and the parameters its parsing reads), without producer and
+    reader; a method (`method`) takes it after the object."""
     original = source.function
     gone = {leaf.path for leaf in blocks.flatten(original.body.body, original.body.body)
             if leaf.original in source.removable}
     body = blocks.rebuild(function.body.body, {}, gone)
     kept = [p for p in function.params.params if p.name.value not in source.dropped_params]
-    record = cst.Param(cst.Name(source.value_name))
-    params = [record] + kept
-    if len(params) > 1:
-        record = record.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        params = [record] + kept
-    params[-1] = params[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    head, kept = (kept[:1], kept[1:]) if method else ([], kept)
+    params = head + [cst.Param(cst.Name(source.value_name))] + kept
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    params = [param if isinstance(param.comma, cst.Comma) else param.with_changes(comma=comma)
+              for param in params[:-1]] + [params[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)]
     body = redocument(body, "", source.value_name, source.dropped_params)  # no queue parameter to replace
     return function.with_changes(params=function.params.with_changes(params=params),
                                  body=function.body.with_changes(body=body))
@@ -438,14 +493,18 @@ def literal_truth(node: Optional[cst.BaseExpression]) -> Optional[bool]:
 class _Substitute(cst.CSTTransformer):
     def __init__(self, replace):
         self.replace = replace
+        self.attribute_names = set()  # id() of the `attr` of each `obj.attr`: no name of the scope
 
     def leave_Name(self, original_node, updated_node):
+        if id(original_node) in self.attribute_names:
+            return updated_node
         return self.replace(original_node) or updated_node
 
     def leave_Attribute(self, original_node, updated_node):
         return self.replace(original_node) or updated_node
 
     def visit_Attribute(self, node):
+        self.attribute_names.add(id(node.attr))
         return self.replace(node) is None  # a replaced `obj.attr` is not entered
 
     def visit_Arg(self, node):

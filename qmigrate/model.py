@@ -142,3 +142,7 @@ class Pipeline:
     # A reader helper chosen at run time (`if c: read = read_a` / `elif d: read = read_b`): the
     # variable's name and, per helper it may hold, the reader that helper makes. `reader` is the first.
     reader_choice: Optional[Tuple[str, Tuple[Tuple[str, RecordReader], ...]]] = None
+    # Some path of the code batches nothing (`if a: batch(...)` / `elif b: batch(...)`, no `else`):
+    # enqueue_many's unbatch goes into each batching tail, not ahead of them (that path takes
+    # the map's elements as they are).
+    unbatch_in_tail: bool = False

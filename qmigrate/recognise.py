@@ -13,7 +13,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import blocks, bucketing, class_attrs, cstutil, handbuilt, helpers, joins, slim_provider, towers
+from qmigrate import blocks, branch_records, bucketing, class_attrs, cstutil, handbuilt, helpers, joins, slim_provider, towers
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
@@ -68,6 +68,11 @@ class Match:
     # Record leaves that also stay in place, as given (`if shuffle:` around a queue helper's call,
     # kept without the call): leaf index -> the statement.
     kept_statements: Dict[int, cst.BaseStatement] = field(default_factory=dict)
+    # With branch_batchings: the arms' per-record code, which the map function ends with.
+    arm_records: Optional[branch_records.ArmRecords] = None
+    # With branch_batchings: the `if`/`elif` has no `else`; that path takes the records one at a
+    # time (its targets are the batched names: they get the map function's elements as they are).
+    branch_fallthrough: bool = False
 
 
 @dataclass(frozen=True)
@@ -257,6 +262,8 @@ class _BlockRecogniser:
         self.providers_read: Set[str] = set()
         self.provider_gets: Dict[str, int] = {}  # a provider read in if/else arms is used once per get
         self.branch_refusal: Optional[str] = None  # why the last if/else tried was not one tail per arm
+        self.branch_records = None  # the last if/else's per-record code in its arms (branch_records.ArmRecords)
+        self.branch_fallthrough = False  # the last if/elif tried has no `else`: a path batches nothing
 
     # Name uses are computed on demand: most blocks hold no producer and need none.
     @property
@@ -470,6 +477,10 @@ class _BlockRecogniser:
         method = self._method_helper(index, value, producers) if helper is None else None
         if method is not None:  # `self.read(queue)`: called as the function, the object first
             name, helper, value = method
+        if helper is None and readers_count is None:
+            source = self._method_source(index, value)
+            if source is not None:  # `x = self.get_example(...)`: a method that makes its producer and reader
+                return self._link_source(source[1], index, source[3], target, source[0], value)
         if helper is None:
             self._refuse_method_reader(index, value, producers)
         if helper is None and readers_count is None and isinstance(value, cst.Call) and isinstance(
@@ -493,13 +504,7 @@ class _BlockRecogniser:
         object first) for `self.method(...)`, a reader method of this method's class; None otherwise.
         _Broken when other code hands that method a queue where its pipeline stays: migrated, the
         method would take records from every caller."""
-        cls = self.context.method_classes.get(id(self.scope))
-        if cls is None or self.scope.decorators or not self.scope.params.params:
-            return None
-        self_name = self.scope.params.params[0].name.value
-        if not (isinstance(value, cst.Call) and _on_object(value.func) and value.func.value.value == self_name):
-            return None
-        name = "%s.%s" % (cls.name.value, value.func.attr.value)
+        name, _, call = self._self_method_call(value)
         helper = self.context.method_helpers.get(name)
         if helper is None:
             return None
@@ -510,9 +515,35 @@ class _BlockRecogniser:
                           "its queue is read by the method self.%s(), which stays as it is for %s (they may hand "
                           "it a queue); migrated, it would take records from every caller" % (
                               value.func.attr.value, self.context.kept_methods[name]))
+        return name, helper, call
+
+    def _self_method_call(self, value) -> Tuple[Optional[str], Optional[str], Optional[cst.Call]]:
+        """(`Class.method`, the object's name, the call written as a call of the function with the
+        object first) when `value` is `self.method(...)` in a method of a top-level class; Nones otherwise."""
+        cls = self.context.method_classes.get(id(self.scope))
+        if cls is None or self.scope.decorators or not self.scope.params.params:
+            return None, None, None
+        self_name = self.scope.params.params[0].name.value
+        if not (isinstance(value, cst.Call) and _on_object(value.func) and value.func.value.value == self_name):
+            return None, None, None
         call = value.with_changes(func=cst.Name(value.func.attr.value),
                                   args=[cst.Arg(cst.Name(self_name))] + list(value.args))
-        return name, helper, call
+        return "%s.%s" % (cls.name.value, value.func.attr.value), self_name, call
+
+    def _method_source(self, index: int, value):
+        """(`Class.method`, its RecordSource, the object's name, the call written as a call of the
+        function with the object first) for `self.method(...)`, a record-source method of this
+        method's class; None otherwise. _Broken when the method stays as it is for other callers."""
+        name, self_name, call = self._self_method_call(value)
+        source = self.context.record_sources.get(name)
+        if source is None:
+            return None
+        if name in self.context.kept_methods:
+            raise _Broken((source.producer_call, source.reader_call) + self._chain_calls(index, (None, ""), {}, {}),
+                          "its records are returned by the method self.%s(), which stays as it is for %s; "
+                          "migrated, it would take a record instead of making its own" % (
+                              value.func.attr.value, self.context.kept_methods[name]))
+        return name, source, self_name, call
 
     def _read_on_self(self, index, target, read, producers, readers) -> Optional[Match]:
         """`key, value = self.reader.read(queue)` / `reader.read(self.queue)`: a reader or queue kept
@@ -734,6 +765,9 @@ class _BlockRecogniser:
         if not reader_found:
             return None
         calls = (producers[queue][2], reader_found[1])
+        into = self.queues.accepted.get(index)  # each reader adds its enqueue op of a hand-built queue
+        if into is not None and into.enqueue_index == index and any(c is found.element for c in into.calls):
+            return self._loop_into_queue(index, found, producers[queue], reader_found, up_to, calls, into)
         joined = ()  # the batch_joins of the list (one, or one per if/else arm): told the same reason
         for later in range(index + 1, len(self.body)):
             if found.list_name in self.uses[later].loads:
@@ -765,6 +799,29 @@ class _BlockRecogniser:
                             tainted, [index], calls, removed=(created[0], index),
                             join=(self.source_of(found.count), found.list_name, None), loop_element=element,
                             record_statements={index: statements})
+
+    def _loop_into_queue(self, index: int, found: "joins.ReaderLoop", producer, reader_found, up_to, calls,
+                         queue) -> Match:
+        """`for _ in range(n): reader; read; ...; ops.append(q.enqueue(...))` with `QueueRunner(q, ops)`:
+        n readers on one file queue fill a hand-built queue (handbuilt._QueueReader._loop_put), so the
+        files are read n at a time (interleave) and the per-record code of the loop runs before the
+        queue's stage; the records come out of its dequeue."""
+        key, value = self._read_targets(found.read_target, calls)
+        stores = cstutil.name_uses(self.body[index].body).stores - {found.list_name}
+        live = set(stores)
+        for later in range(index + 1, len(self.body)):
+            if later == queue.dequeue_index:
+                live -= self.uses[later].stores
+                continue
+            escaped = live & set(self.uses[later].loads)
+            if escaped:  # the last reader's tensors, which a dataset no longer has
+                raise _Broken(calls + queue.calls, "`%s`, made in the reader loop, is used after it at line %d"
+                              % (sorted(escaped)[0], self._line_of(later)))
+            live -= self.uses[later].stores
+        statements = tuple(self.source_of(stmt) for stmt in found.record_stmts)
+        return self._follow(producer, (reader_found[0], reader_found[1], None, up_to), index, key, value,
+                            set(stores), [index], calls, parallel_reads=self.source_of(found.count),
+                            through=(queue,), record_statements={index: statements})
 
     def _loop_element(self, found: "joins.ReaderLoop", calls) -> Tuple[str, str]:
         """(kind, the map function's return) for what the reader loop appends: a literal list,
@@ -905,10 +962,13 @@ class _BlockRecogniser:
                             helpers_used=used, join=join, chosen=chosen)
 
     def _link_source(self, source: helpers.RecordSource, index: int, call: cst.Call,
-                     target: cst.BaseExpression) -> Match:
+                     target: cst.BaseExpression, key: Optional[str] = None,
+                     method_call: Optional[cst.Call] = None) -> Match:
         """`x = source(files, ...)`: a helper that makes its own producer and reader and returns what
         it parsed from one record. Its producer and reader become the dataset's; the call, given
-        the record, is the first per-record statement."""
+        the record, is the first per-record statement. A record-source method (`key`
+        `Class.method`) is called as `method_call` (`self.method(...)`), `call` being that call
+        written with the object first."""
         calls = (source.producer_call, source.reader_call)
         names = towers.target_names(target)
         if not names:
@@ -919,10 +979,15 @@ class _BlockRecogniser:
             raise _Broken(calls, "the producer's and reader's arguments cannot be moved out of %s(): %s"
                           % (source.name, error))
         value = self._fresh_local(source.value_name)
-        new_call = helpers.source_call(source, call, value, self.context.kept_helpers.get(source.name, source.name))
+        if method_call is not None:
+            new_call = helpers.source_call(source, method_call, value, method_call.func.attr.value,
+                                           on_object=method_call.func.value.value)
+        else:
+            new_call = helpers.source_call(source, call, value, self.context.kept_helpers.get(source.name,
+                                                                                             source.name))
         producer = (index, source.producer_rule, source.producer_call)
         return self._follow(producer, (source.reader_rule, source.reader_call, read, None), index, None, value,
-                            set(names), [index], calls, helpers_used=(source.name,), bound_producer=produced,
+                            set(names), [index], calls, helpers_used=(key or source.name,), bound_producer=produced,
                             record_call=new_call)
 
     def _provider_read(self, index: int) -> Match:
@@ -1046,7 +1111,7 @@ class _BlockRecogniser:
     def _follow(self, producer, reader, read_index, key, value, tainted, record_indices, calls,
                 removed=(), reader_index=None, queue_name=None, helpers_used=(), params=None, join=None,
                 structures=None, bound_producer=None, record_call=None, on_self=frozenset(), loop_element=None,
-                record_statements=None, chosen=None) -> Match:
+                record_statements=None, chosen=None, parallel_reads=None, through=()) -> Match:
         """From the read on: the per-record statements, the batching, the checks, the model.
 
         `reader` is None for a slice producer, whose outputs are the records (`params` names them).
@@ -1057,14 +1122,17 @@ class _BlockRecogniser:
         `loop_element`: (kind, returns) of a reader loop's appended element (joins.py), with
         `record_statements` its per-record statements, written at the loop's leaf.
         `chosen`: (variable, ((helper name, reader), ...)) when the reader helper is chosen at run time.
+        `parallel_reads`: the number of readers of a reader loop filling the hand-built queue in `through`.
         """
         producer_index, producer_rule, producer_call = producer
         record_indices = list(record_indices)
         batch = in_loop = queue_batch = None
-        through, rewritten = [], dict(record_statements or {})  # hand-built queues the records go through;
-        # record leaves written anew
+        # hand-built queues the records go through; record leaves written anew
+        through, rewritten = list(through), dict(record_statements or {})
         kept = {}  # record leaves that also stay in place (Match.kept_statements)
         arms = ()  # the other arms' (batching rule and call, call) when each branch batches
+        arm_records = None  # their per-record code (branch_records.ArmRecords)
+        fallthrough = False  # their `if`/`elif` has no `else`: a path batches nothing
         unbatched = "its records are not batched by tf.train.batch/shuffle_batch in the same block"
         for index in range(read_index + 1, len(self.body)):
             uses = self.uses[index]
@@ -1109,6 +1177,7 @@ class _BlockRecogniser:
             branches = self._batch_in_branches(index, tainted, join is not None) if reads_record else None
             if branches is not None:
                 found, arms = branches[0], branches[1:]
+                arm_records, fallthrough = self.branch_records, self.branch_fallthrough
                 batch = (index, found, None, found[1])
                 break
             tower = self._batch_in_tower_loop(index, tainted) if reads_record else None
@@ -1209,10 +1278,15 @@ class _BlockRecogniser:
                                                   for helper_name, option in chosen[1]))
         except Unsupported as unsupported:
             raise _Broken(calls, str(unsupported))
+        if fallthrough and batching.keep_input:
+            raise _Broken(calls, "the batching is inside an `if` without a plain `else`, so some path batches "
+                          "nothing, and it batches only the records its keep_input allows")
         if join is not None:
             # The n readers' enqueue ops also ran the per-record code n at a time.
             record_reader = dataclasses.replace(record_reader, parallel_reads=join[0])
             batching = dataclasses.replace(batching, num_threads=batching.num_threads or join[0])
+        elif parallel_reads is not None:  # n readers filled a hand-built queue: files read n at a time
+            record_reader = dataclasses.replace(record_reader, parallel_reads=parallel_reads)
         if record_reader and record_reader.read_up_to and not batching.enqueue_many:
             raise _Broken(calls, "it reads chunks with read_up_to() but batches them without enqueue_many=True")
         if key and record_reader.kind == "tfrecord":
@@ -1234,7 +1308,8 @@ class _BlockRecogniser:
         keyed_as_read = (record_reader is not None and record_reader.keyed_records and element_kind == "tuple"
                          and returns == "%s, %s" % (key, value) and not record_indices and not static_shapes
                          and not batching.keep_input)
-        if (record_indices or returns != value or static_shapes or batching.keep_input) and not keyed_as_read:
+        if (record_indices or returns != value or static_shapes or batching.keep_input or arm_records) \
+                and not keyed_as_read:
             params = params or ((key, value) if key else (value,))
             keep = bound.get("keep_input") if found and batching.keep_input else None
             made_by_tf = isinstance(keep, cst.Call) and (self.imports.resolve(keep.func) or "").startswith(
@@ -1254,6 +1329,8 @@ class _BlockRecogniser:
                             prefetch=prefetched.capacity if prefetched else "1")
         if in_loop is not None:
             pipeline = dataclasses.replace(pipeline, sharding=Sharding(in_loop.num_towers, in_loop.loop_var))
+        if fallthrough:
+            pipeline = dataclasses.replace(pipeline, unbatch_in_tail=True)
         if reader_choice is not None:
             pipeline = dataclasses.replace(pipeline, reader_choice=reader_choice)
         # A slice producer is its own read: listed once, or its comments would move twice.
@@ -1262,7 +1339,7 @@ class _BlockRecogniser:
                      helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None,
                      record_statements=rewritten, kept_statements=kept,
                      branch_batchings=branch_batchings if found else (),
-                     record_call=record_call)
+                     record_call=record_call, arm_records=arm_records, branch_fallthrough=fallthrough)
 
     def _unbatched(self, producer, reader, read_index: int, key: Optional[str], value: str, calls, removed,
                    reader_index: Optional[int], reason: str, record_indices, slim_bound=None) -> Match:
@@ -1588,31 +1665,36 @@ class _BlockRecogniser:
         each arm, the same targets; else None. `joined`: the arms are batch_joins of several readers' list.
 
         Simple statements before an arm's batching (`capacity = ...`) stay in the arm, ahead of its
-        tail: they run after the dataset's head as they ran after the reader; they must neither
-        read nor bind a per-record tensor, nor leave the arm early."""
+        tail: they run after the dataset's head as they ran after the reader; they must not leave
+        the arm early. Those that read or bind a per-record tensor move into the map function, in
+        the same `if` (branch_records; `self.branch_records` says how)."""
         stmt = self.body[index]
         self.branch_refusal = None
+        self.branch_records = None
+        self.branch_fallthrough = False
         if not isinstance(stmt, cst.If):
             return None
         line = self._line_of(index)
-        if not isinstance(stmt.orelse, cst.Else):
+        arm_blocks, tests, fallthrough = if_chain(stmt)
+        if fallthrough and joined:
             self.branch_refusal = ("the batching is inside an `if` (line %d) without a plain `else`, so some path "
                                    "would batch nothing or batch elsewhere" % line)
             return None
-        if tainted & set(cstutil.name_uses(stmt.test).loads):
+        read_tests = tainted & set().union(*(set(cstutil.name_uses(test).loads) for test in tests))
+        if read_tests:
             # a condition on the record itself stays where it is, and so does the batch
             self.branch_refusal = ("the batching is inside an if/else (line %d) whose condition reads the "
-                                   "per-record tensor `%s`" % (line, sorted(tainted & set(cstutil.name_uses(
-                                       stmt.test).loads))[0]))
+                                   "per-record tensor `%s`" % (line, sorted(read_tests)[0]))
             return None
-        arms, targets = [], set()
-        for block in (stmt.body, stmt.orelse.body):
+        arms, targets, arm_targets, per_record = [], set(), [], False
+        for block in arm_blocks:
             if not (isinstance(block, cst.IndentedBlock) and block.body):
                 return None
             for before in block.body[:-1]:
                 uses = cstutil.name_uses(before)
                 touched = tainted & (set(uses.loads) | set(uses.stores) | set(uses.mutated))
-                if not isinstance(before, cst.SimpleStatementLine) or uses.control or touched:
+                per_record = per_record or bool(touched)
+                if not isinstance(before, cst.SimpleStatementLine) or uses.control or touched and joined:
                     what = ("uses the per-record tensor `%s`" % sorted(touched)[0] if touched else
                             "is not a simple statement" if not isinstance(before, cst.SimpleStatementLine)
                             else "holds `%s`" % sorted(uses.control)[0])
@@ -1623,8 +1705,12 @@ class _BlockRecogniser:
             small = cstutil.single_small(block.body[-1])
             if isinstance(small, cst.Return) and small.value is not None:
                 targets.add("return")
+                arm_targets.append(())
             elif isinstance(small, cst.Assign) and len(small.targets) == 1:
-                targets.add(_code(small.targets[0].target))
+                # the same names however each arm lays them out
+                names = towers.target_names(small.targets[0].target)
+                targets.add(names or _code(small.targets[0].target))
+                arm_targets.append(names)
             else:
                 small = None
             found = small is not None and _call_with_rule(small.value, self.imports,
@@ -1642,7 +1728,47 @@ class _BlockRecogniser:
             self.branch_refusal = ("the batching is inside an if/else (line %d) whose arms bind the batches to "
                                    "different targets" % line)
             return None
+        if fallthrough:
+            self.branch_refusal = self._fallthrough_refusal(stmt, arms[0], arm_targets[0], "return" in targets,
+                                                            per_record)
+            if self.branch_refusal is not None:
+                return None
+            self.branch_fallthrough = True
+        if per_record and len(arm_blocks) != 2:
+            self.branch_refusal = ("the batching is inside an if/elif (line %d) where a statement before an arm's "
+                                   "batching uses a per-record tensor, which qmigrate moves only out of the two "
+                                   "arms of an if/else" % line)
+            return None
+        if per_record:
+            try:
+                self.branch_records = branch_records.arm_records(stmt, tainted, arms, arm_targets, self.scope_loads,
+                                                                 self.context.line_of or (lambda node: 0))
+            except branch_records.Refused as refused:
+                self.branch_refusal = "the batching is inside an if/else (line %d) where %s" % (line, refused)
+                return None
         return tuple(arms)
+
+    def _fallthrough_refusal(self, stmt: cst.If, arm, target_names, returns: bool, per_record: bool
+                             ) -> Optional[str]:
+        """Why an `if`/`elif` without `else`, each arm batching, cannot keep its path that batches
+        nothing (None: it can). On that path the per-record names stay the record's tensors, one
+        record per run: each arm must bind its batch to the very names it batches (`a, b =
+        batch([a, b])`), so that path binds them to the dataset's elements as they are."""
+        rule, call = arm
+        batched = rule.bind(call).get("tensors")
+        names = tuple(e.value.value for e in batched.elements if isinstance(e.value, cst.Name)) if isinstance(
+            batched, (cst.List, cst.Tuple)) else ()
+        why = None
+        if returns:
+            why = "its arms return their batches"
+        elif per_record:
+            why = "a statement before an arm's batching uses a per-record tensor"
+        elif not names or len(names) != len(batched.elements) or tuple(target_names) != names:
+            why = "an arm binds its batch to other names than the tensors it batches"
+        if why is None:
+            return None
+        return ("the batching is inside an `if` (line %d) without a plain `else`, so some path batches nothing, "
+                "and %s" % (self.context.line_of(stmt) if self.context.line_of else 0, why))
 
     def _arm_batching(self, arm, element_kind, returns, first, calls, record_indices, structures, join=None,
                       loop_element=None):
@@ -1926,6 +2052,22 @@ class _BlockRecogniser:
         while name in taken or any(re.search(r"\b%s\b" % name, str(text)) for text in texts):
             name, n = "%s_%d" % (preferred, n), n + 1
         return name
+
+
+def if_chain(stmt: cst.If) -> Tuple[List[cst.BaseSuite], List[cst.BaseExpression], bool]:
+    """The arms of `if`/`elif`.../`else` (their blocks), the tests, and whether no `else` ends it."""
+    blocks_, tests = [], []
+    node = stmt
+    while True:
+        blocks_.append(node.body)
+        tests.append(node.test)
+        if isinstance(node.orelse, cst.If):
+            node = node.orelse
+            continue
+        if isinstance(node.orelse, cst.Else):
+            blocks_.append(node.orelse.body)
+            return blocks_, tests, False
+        return blocks_, tests, True
 
 
 def _dict_values(returns: str) -> List[str]:

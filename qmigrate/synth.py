@@ -117,7 +117,7 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
     if function is not None:
         threads = "num_parallel_calls=%s" % batching.num_threads if batching.num_threads else ""
         stage("map(%s)" % _call_args(function.name, threads))
-    if batching.enqueue_many:
+    if batching.enqueue_many and not pipeline.unbatch_in_tail:
         # Each input was a batch of examples (enqueue_many=True): examples are batched anew.
         stage(_unbatch(tf, target))
     if batching.keep_input:
@@ -136,6 +136,8 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
     def stage(text: str) -> None:
         out.append("%s = %s.%s" % (ds, ds, text))
 
+    if batching.enqueue_many and pipeline.unbatch_in_tail:
+        stage(_unbatch(tf, target))  # as in head_statements, for this path only
     if pipeline.reader is not None and pipeline.reader.record_shuffle:
         # Already repeated with slim's record shuffle, before the map: a shuffle_batch only shuffles.
         if batching.shuffle_buffer:
@@ -189,12 +191,16 @@ def unbatched_statements(pipeline: Pipeline, tf: str, target: Target, assigned: 
     ahead either). The producer's epochs repeat the files after the read, as tail_statements does
     for a tf.train.batch; slim's record shuffle has repeated them already (head_statements).
     """
-    ds = pipeline.dataset_name
-    out = head_statements(pipeline, tf, target)
-    if not (pipeline.reader is not None and pipeline.reader.record_shuffle):
-        out.append("%s = %s.repeat(%s)" % (ds, ds, pipeline.source.num_epochs or ""))
-    out.append("%s = %s" % (assigned, next_element(pipeline, tf, target)))
-    return out
+    # slim's record shuffle (shuffle_and_repeat in head_statements) has repeated them already.
+    repeat = [] if pipeline.reader is not None and pipeline.reader.record_shuffle else [repeat_statement(pipeline)]
+    return head_statements(pipeline, tf, target) + repeat + [
+        "%s = %s" % (assigned, next_element(pipeline, tf, target))]
+
+
+def repeat_statement(pipeline: Pipeline) -> str:
+    """The producer's epochs, for a path that takes the records one at a time (no batching):
+    get_next() after it reads when asked, as the read did (no prefetch)."""
+    return "%s = %s.repeat(%s)" % (pipeline.dataset_name, pipeline.dataset_name, pipeline.source.num_epochs or "")
 
 
 def _chosen_reader(pipeline: Pipeline, tf: str, target: Target) -> str:

@@ -207,6 +207,33 @@ CASES = [
      "epoch"),
     ("reader_keys", "keyed_examples", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, training=True), 50,
      "epoch"),
+    # --- graphfed ---
+    ("handbuilt_chosen", "flagged_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10, shuffle=True),
+     50, "epoch"),
+    ("handbuilt_chosen", "flagged_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10, shuffle=False),
+     50, "epoch"),
+    ("handbuilt_chosen", "ordered_or_mixed", lambda d: dict(files=_files(d, "dict_*"), batch_size=10,
+                                                            in_order=True), 50, "epoch"),
+    ("handbuilt_chosen", "ordered_or_mixed", lambda d: dict(files=_files(d, "dict_*"), batch_size=10,
+                                                            in_order=False), 50, "epoch"),
+    ("handbuilt_reader_loop", "pooled_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 50,
+     "epoch"),
+    ("handbuilt_reader_loop", "parsed_in_readers", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 100,
+     "epoch"),
+    # --- classes3 ---
+    ("class_record_source", "example_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100,
+     "epoch"),
+    ("branch_record_arms", "cropped_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8,
+                                                             training=True), 48, "epoch"),
+    ("branch_record_arms", "cropped_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8,
+                                                             training=False), 50, "epoch"),
+    # (a batch size dividing the 50 examples: which ones a shuffled drop-remainder leaves out is random)
+    ("branch_no_else", "id_rows", lambda d: dict(files=_files(d, "dict_*"), batch_size=5, training=True), 50,
+     "epoch"),
+    ("branch_no_else", "id_rows", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, training=False), 48,
+     "epoch"),
+    ("branch_no_else", "id_rows", lambda d: dict(files=_files(d, "dict_*"), batch_size=1, training=False), 50,
+     "epoch"),
 ]
 
 

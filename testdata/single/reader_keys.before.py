@@ -41,7 +41,7 @@ def keyed_examples(files, batch_size, training):
 
 
 def arm_reads_record(files, batch_size, training):
-    """Left alone: a statement of an arm reads the record, so the arm is not only a tail."""
+    """Left alone: the arms batch different tensors, which one map function does not give both."""
     queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
     reader = tf.TFRecordReader()
     _, serialized = reader.read(queue)
