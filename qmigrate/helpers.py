@@ -438,14 +438,18 @@ def literal_truth(node: Optional[cst.BaseExpression]) -> Optional[bool]:
 class _Substitute(cst.CSTTransformer):
     def __init__(self, replace):
         self.replace = replace
+        self.attrs = set()  # id() of the `attr` names of attributes: `python_io` in `tf.python_io` names nothing
 
     def leave_Name(self, original_node, updated_node):
+        if id(original_node) in self.attrs:
+            return updated_node
         return self.replace(original_node) or updated_node
 
     def leave_Attribute(self, original_node, updated_node):
         return self.replace(original_node) or updated_node
 
     def visit_Attribute(self, node):
+        self.attrs.add(id(node.attr))
         return self.replace(node) is None  # a replaced `obj.attr` is not entered
 
     def visit_Arg(self, node):

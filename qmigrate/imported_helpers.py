@@ -44,7 +44,7 @@ def candidates(callers: Iterable[str], summaries: Mapping[str, Optional[ModuleSu
             function = next((f for f in helper.functions if f.name == name), None) if helper else None
             if function is None or not _reader_only(function.builds):
                 continue
-            if _rebinds(program.tree(path), local):
+            if _rebinds(program.tree(path), local) or _star_may_bind(program, path, local):
                 continue
             imports.append((local, where, name))
         if imports:
@@ -73,6 +73,35 @@ def _rebinds(tree: Optional[ast.AST], local: str) -> bool:
     imported = [alias for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
                 for alias in node.names if (alias.asname or alias.name.split(".")[0]) == local]
     return len(imported) != 1
+
+
+def _star_may_bind(program: Program, path: str, local: str) -> bool:
+    """Whether a `from module import *` of the module may bind `local`: the star-imported module
+    is outside the set, or binds the name at its top level, or star-imports in turn."""
+    tree = program.tree(path)
+    for node in ast.walk(tree) if tree is not None else ():
+        if not (isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)):
+            continue
+        where = program.module_path(path, node.module or "") if not node.level else None
+        other = program.tree(where) if where else None
+        if other is None or _binds_at_top(other, local):
+            return True
+    return False
+
+
+def _binds_at_top(tree: ast.AST, name: str) -> bool:
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                alias.name == "*" or (alias.asname or alias.name.split(".")[0]) == name for alias in node.names):
+            return True
+        if any(isinstance(target, ast.Name) and target.id == name
+               for sub in ast.walk(node) if isinstance(sub, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For,
+                                                            ast.With))
+               for target in ast.walk(sub) if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store)):
+            return True
+    return False
 
 
 def accepted(wanted: Mapping[str, Tuple[Import, ...]], used: Mapping[str, Iterable[str]], program: Program,

@@ -1,0 +1,158 @@
+"""Reader helpers imported from another module of the set (imported_helpers): migrated only when
+every module that mentions the helper is a caller whose pipelines all hand it the record.
+
+The golden towers/imported_reader holds the migrated program; here it is drained under TensorFlow
+1.8 before and after (the same examples, batch shapes and static shapes), and the shapes that must
+leave every module as it was are checked without TensorFlow.
+"""
+import json
+import os
+import textwrap
+from collections import Counter
+
+import pytest
+
+from conftest import TESTDATA
+from qmigrate import api
+from qmigrate.diagnostics import Status
+from test_golden import assemble_program, migrate_tree
+from tfenv import finish, load_json, run_tf, start_tf, tf_python
+
+SCENARIO = os.path.join(TESTDATA, "towers", "imported_reader", "before")
+
+
+@pytest.fixture(scope="module")
+def mnist_dir(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tfdata")
+    run_tf(tf_python("1.8"), "make_data.py", folder)
+    return str(folder)
+
+
+def _drain(python, folder, module, function, args, out):
+    """run_pipeline.py on `function` of `module` in `folder`, whose sibling modules it imports."""
+    return start_tf(python, "run_pipeline.py", os.path.join(folder, module), function, json.dumps(args), 10000,
+                    out, env={"PYTHONPATH": folder})
+
+
+@pytest.mark.parametrize("module,function,kwargs,exact", [
+    ("eval_mnist.py", "evaluation_batches", dict(batch_size=32), True),
+    ("train_mnist.py", "training_batches", dict(batch_size=32, epochs=2), False),
+])
+def test_imported_reader_helper_drains_the_same_under_tf18(module, function, kwargs, exact, mnist_dir, tmp_path):
+    python = tf_python("1.8")
+    before = assemble_program(SCENARIO, str(tmp_path / "before"))
+    after = str(tmp_path / "after")
+    migrate_tree(SCENARIO, after)
+    with open(os.path.join(after, "mnist_records.py")) as handle:
+        assert "reader.read" not in handle.read()  # the helper takes the record
+    files = sorted(os.path.join(mnist_dir, name) for name in os.listdir(mnist_dir) if name.startswith("mnist_"))
+    args = dict(kwargs, files=files)
+    runs = {label: (_drain(python, folder, module, function, args, str(tmp_path / (label + ".json"))),
+                    str(tmp_path / (label + ".json"))) for label, folder in (("before", before), ("after", after))}
+    for process, _ in runs.values():
+        finish(process)
+    old, new = (load_json(runs[label][1]) for label in ("before", "after"))
+    assert new["static_shapes"] == old["static_shapes"]
+    assert new["batch_shapes"] == old["batch_shapes"]
+    assert len(new["examples"]) == len(old["examples"]) > 0
+    if exact:  # one pass in file order, its last batch smaller: the same examples in the same order
+        assert new["examples"] == old["examples"]
+    else:  # two shuffled epochs, the last partial batch dropped: which examples it held is chance
+        counts = Counter(new["examples"])
+        assert max(counts.values()) <= 2 and len(counts) >= len(new["examples"]) // 2
+
+
+HELPER = '''\
+import tensorflow as tf
+
+OPTIONS = tf.python_io.TFRecordOptions(tf.python_io.TFRecordCompressionType.GZIP)
+
+
+def decode(filename_queue, size):
+    reader = tf.TFRecordReader(%s)
+    _, serialized = reader.read(filename_queue)
+    features = tf.parse_single_example(serialized, {'x': tf.FixedLenFeature([size], tf.float32)})
+    return features['x']
+'''
+
+CALLER = '''\
+import tensorflow as tf
+
+from records import decode
+
+
+def inputs(files, batch_size):
+    queue = tf.train.string_input_producer(files, num_epochs=1)
+    x = decode(queue, 3)
+    return tf.train.batch([x], batch_size=batch_size)
+'''
+
+
+def _program(tmp_path, modules):
+    for name, text in modules.items():
+        (tmp_path / name).write_text(textwrap.dedent(text))
+    results = api.migrate([str(tmp_path)])
+    return {os.path.basename(result.path): result for result in results}
+
+
+def test_every_caller_migrated_changes_the_helper(tmp_path):
+    results = _program(tmp_path, {"records.py": HELPER % "", "train.py": CALLER})
+    assert results["records.py"].status is Status.MIGRATED
+    assert results["train.py"].status is Status.MIGRATED
+    assert b"def decode(serialized, size):" in results["records.py"].new_source
+    assert b"x = decode(serialized, 3)" in results["train.py"].new_source
+
+
+@pytest.mark.parametrize("other", [
+    # a caller that still hands it a queue of its own making
+    "import tensorflow as tf\nfrom records import decode\nq = tf.FIFOQueue(3, tf.string)\nx = decode(q, 3)\n",
+    # reached as an attribute of the module: not followed
+    "import records\n\ndef read(q):\n    return records.decode(q, 3)\n",
+    # passed around as a value
+    "from records import decode\nREADERS = [decode]\n",
+])
+def test_a_caller_left_as_it_is_keeps_every_module(tmp_path, other):
+    results = _program(tmp_path, {"records.py": HELPER % "", "train.py": CALLER, "other.py": other})
+    assert not results["records.py"].changed
+    assert not results["train.py"].changed
+    assert not results["other.py"].changed
+
+
+def test_the_helpers_own_module_calling_it_keeps_it(tmp_path):
+    own = HELPER % "" + "\n\ndef first(queue):\n    return decode(queue, 3)\n"
+    results = _program(tmp_path, {"records.py": own, "train.py": CALLER})
+    assert not results["records.py"].changed
+    assert not results["train.py"].changed
+
+
+def test_a_reader_argument_of_the_helpers_module_is_not_moved(tmp_path):
+    """`TFRecordReader(options=OPTIONS)`: OPTIONS means nothing in the caller's module."""
+    results = _program(tmp_path, {"records.py": HELPER % "options=OPTIONS", "train.py": CALLER})
+    assert not results["records.py"].changed
+    assert not results["train.py"].changed
+
+
+def test_a_reader_argument_of_tensorflow_is_moved(tmp_path):
+    compressed = "options=tf.python_io.TFRecordOptions(tf.python_io.TFRecordCompressionType.GZIP)"
+    results = _program(tmp_path, {"records.py": HELPER % compressed, "train.py": CALLER})
+    assert results["records.py"].status is Status.MIGRATED
+    assert b"GZIP" in results["train.py"].new_source
+
+
+@pytest.mark.parametrize("star", [
+    "from helpers_outside_the_set import *\n",  # anything may come of it
+    "from more import *\n",  # a module of the set that defines the name too
+])
+def test_a_star_import_that_may_rebind_the_name_keeps_every_module(tmp_path, star):
+    caller = CALLER.replace("from records import decode\n", "from records import decode\n" + star)
+    more = "def decode(queue, size):\n    return queue\n"
+    results = _program(tmp_path, {"records.py": HELPER % "", "train.py": caller, "more.py": more})
+    assert not results["records.py"].changed
+    assert not results["train.py"].changed
+
+
+def test_a_star_import_of_a_module_without_the_name_is_harmless(tmp_path):
+    caller = CALLER.replace("from records import decode\n", "from records import decode\nfrom more import *\n")
+    results = _program(tmp_path, {"records.py": HELPER % "", "train.py": caller, "more.py": "SIZE = 3\n"})
+    assert results["records.py"].status is Status.MIGRATED
+    assert results["train.py"].status is Status.MIGRATED
