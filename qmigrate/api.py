@@ -107,6 +107,7 @@ class _Job:
     # and its own helpers to migrate for their callers elsewhere.
     imported: Tuple[imported_helpers.Import, ...] = ()
     migrate: Tuple[str, ...] = ()
+    refused: Tuple[Tuple[str, str], ...] = ()  # helpers (imported: by local name) that stay, and why
 
 
 @dataclass(frozen=True)
@@ -220,7 +221,7 @@ def _without_plumbing(analysis: engine.FileAnalysis) -> Optional[FileResult]:
 
 def _foreign(job: _Job) -> Optional[engine.ForeignHelpers]:
     """The reader helpers across modules a job asks for, read from their modules (None: none)."""
-    if not job.imported and not job.migrate:
+    if not job.imported and not job.migrate and not job.refused:
         return None
     imported = {}
     for local, where, name in job.imported:
@@ -228,7 +229,7 @@ def _foreign(job: _Job) -> Optional[engine.ForeignHelpers]:
         found = engine.imported_reader_helper(source, name) if source is not None else None
         if found is not None:
             imported[local] = found
-    return engine.ForeignHelpers(imported, tuple(job.migrate))
+    return engine.ForeignHelpers(imported, tuple(job.migrate), dict(job.refused))
 
 
 def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan], keep: Dict[str, str],
@@ -290,14 +291,12 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
         # knowing it (with their link plan, if any).
         program = Program(files, _read_python)
         keeps = _helpers_to_keep(first, program)
-        imported, migrated = _helpers_across_modules(first, summaries, digests, program, keeps, options, pool)
-        again = list(plans) + [path for path in list(keeps) + list(imported) + list(migrated)
-                               if path not in plans]
-        again = list(dict.fromkeys(again))
+        across = _helpers_across_modules(first, summaries, digests, program, keeps, options, pool)
+        again = list(dict.fromkeys(list(plans) + list(keeps) + across.paths()))
         for path, done in zip(again, pool.map(_run, [
                 _Job(path, options, plans.get(path), digest=digests.get(path),
                      also_without_plumbing=True, keep=tuple(sorted(keeps.get(path, {}).items())),
-                     imported=imported.get(path, ()), migrate=migrated.get(path, ()))
+                     **across.of(path))
                 for path in again])):
             results[path] = done.result
             if done.analysed:
@@ -329,7 +328,7 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
                     plumbing.append(path)
             jobs_list = [_Job(path, options, plans.get(path), True, digests.get(path),
                               keep=tuple(sorted(keeps.get(path, {}).items())),
-                              imported=imported.get(path, ()), migrate=migrated.get(path, ())) for path in plumbing]
+                              **across.of(path)) for path in plumbing]
             for path, done in zip(plumbing, pool.map(_run, jobs_list)):
                 results[path] = done.result
 
@@ -536,11 +535,10 @@ def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dic
 
 
 def _helpers_across_modules(first: Dict[str, _Done], summaries, digests: Dict[str, str], program: Program,
-                            keeps, options: Options, pool):
-    """(caller path -> the imported reader helpers its pipelines call with the record, helper path
-    -> its helpers to migrate): imported_helpers' steps, the callers analysed once more to learn
-    which helpers their pipelines call at every call. Modules with helpers kept for other callers
-    take no part."""
+                            keeps, options: Options, pool) -> imported_helpers.Jobs:
+    """What reader helpers across modules ask of each module (imported_helpers' steps: the callers
+    are analysed once more to learn which helpers their pipelines call at every call). Modules
+    with helpers kept for other callers take no part."""
     callers = [path for path, done in first.items()
                if done.analysed and done.remaining and path in digests and path not in keeps]
     wanted = imported_helpers.candidates(callers, summaries, program)
@@ -548,13 +546,13 @@ def _helpers_across_modules(first: Dict[str, _Done], summaries, digests: Dict[st
               for path, imports in wanted.items()}
     wanted = {path: tuple(imports) for path, imports in wanted.items() if imports}
     if not wanted:
-        return {}, {}
+        return imported_helpers.Jobs({}, {}, set(), {})
     order = sorted(wanted)
     probes = pool.map(_run, [_Job(path, options, digest=digests[path], imported=wanted[path]) for path in order])
     used = {path: done.imported_used for path, done in zip(order, probes)}
     changed = {path: done.changed_helpers for path, done in first.items()}
-    helpers = imported_helpers.accepted(wanted, used, program, changed)
-    return imported_helpers.jobs_for(wanted, used, helpers)
+    migrated, why = imported_helpers.decide(wanted, used, program, changed)
+    return imported_helpers.Jobs(wanted, used, migrated, why)
 
 
 def _summarise_file(path: str) -> Optional[ModuleSummary]:

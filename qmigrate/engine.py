@@ -374,7 +374,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     rules_found = {rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules
     if foreign is not None and foreign.imported:
         rules_found.add(READERS[0])  # the readers of imported helpers count as this module's
-    if not edits and not (foreign is not None and foreign.migrate) and not _may_hold_pipeline(rules_found):
+    if not edits and not (foreign is not None and (foreign.migrate or foreign.refused)) \
+            and not _may_hold_pipeline(rules_found):
         _finish_python_fed(analysis, fed, options)
         _explain_unfed_queues(analysis, imports, positions)
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
@@ -383,6 +384,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     context.unsafe = options.unsafe
     foreign = foreign or ForeignHelpers()
     imported = _add_imported_helpers(context, foreign.imported)
+    context.refused_helpers = {name: why for name, why in foreign.refused.items() if name in imported}
+    imported -= set(context.refused_helpers)
     keep = _keep_forwarded(keep_helpers or {}, context)
     # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).
     def pristine() -> FileAnalysis:
@@ -423,6 +426,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     if wanted:  # its callers are in other modules, whose pipelines now hand it the record
         uses = _forwarded_uses(uses + Counter(wanted), context)
     new_module = _migrate_helpers(new_module, context, uses, analysis, keep, rewriter.unbatched_sources)
+    _refuse_own_helpers(analysis, context, foreign.refused)
     new_module = _drop_queue_helpers(new_module, rewriter.queue_helpers, uses, analysis, keep)
     if rewriter.file_seed:
         new_module = _add_file_order_seed(new_module)
@@ -596,6 +600,9 @@ class ForeignHelpers:
 
     imported: Dict[str, ImportedHelper] = field(default_factory=dict)
     migrate: Tuple[str, ...] = ()
+    # Helpers that stay as they are, and why: imported ones by their local name (their callers'
+    # chains stay, with that reason), this module's own by name (their reader gets it).
+    refused: Dict[str, str] = field(default_factory=dict)
 
 
 def imported_reader_helper(source: bytes, name: str) -> Optional[ImportedHelper]:
@@ -652,6 +659,14 @@ def _add_imported_helpers(context: ModuleContext, imported: Dict[str, ImportedHe
         context.may_be_sparse = context.may_be_sparse or found.sparse
         added.add(local)
     return added
+
+
+def _refuse_own_helpers(analysis: FileAnalysis, context: ModuleContext, refused: Dict[str, str]) -> None:
+    """The reader of each helper of this module that stays for its callers elsewhere says why."""
+    for name, why in refused.items():
+        helper = context.reader_helpers.get(name)
+        if helper is not None and id(helper.reader_call) not in analysis.fixed_calls:
+            analysis.reasons[id(helper.reader_call)] = why
 
 
 def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.AST], code: str) -> ModuleContext:

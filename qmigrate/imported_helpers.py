@@ -7,7 +7,7 @@ Set-level work in three steps, on summaries and stdlib trees (never a CST):
    queues, of top-level functions of the set that make a reader and no producer;
 2. each such caller is analysed with those helpers (engine.ForeignHelpers.imported): it says
    which ones its pipelines called with the record at every one of their calls;
-3. `accepted`: a helper is migrated (it takes the record) only when every module that mentions
+3. `decide`: a helper is migrated (it takes the record) only when every module that mentions
    it is such a caller and its own module does not use it: a changed signature never meets a
    caller that still hands it a queue.
 """
@@ -104,35 +104,55 @@ def _binds_at_top(tree: ast.AST, name: str) -> bool:
     return False
 
 
-def accepted(wanted: Mapping[str, Tuple[Import, ...]], used: Mapping[str, Iterable[str]], program: Program,
-             changed: Mapping[str, Iterable[str]]) -> Set[Tuple[str, str]]:
-    """The helpers (path, name) to migrate: every module of the set that mentions one is a caller
-    whose pipelines called it with the record at every call, under a name it imported it by
-    (`used`: caller -> those local names), never as an attribute (`records.decode`); the helper's
-    own module neither uses it nor changed it in the first pass (`changed`: path -> helpers)."""
+def decide(wanted: Mapping[str, Tuple[Import, ...]], used: Mapping[str, Iterable[str]], program: Program,
+           changed: Mapping[str, Iterable[str]]) -> Tuple[Set[Tuple[str, str]], Dict[Tuple[str, str], str]]:
+    """(the helpers (path, name) to migrate, why each other one stays).
+
+    A helper is migrated when every module of the set that mentions it is a caller whose
+    pipelines called it with the record at every call, under a name it imported it by (`used`:
+    caller -> those local names), never as an attribute (`records.decode`), and the helper's own
+    module neither uses it nor changed it in the first pass (`changed`: path -> helpers)."""
     users: Dict[Tuple[str, str], Set[str]] = {}
-    refused: Set[Tuple[str, str]] = set()
+    stuck: Dict[Tuple[str, str], str] = {}  # a caller's chain that does not migrate with it
     for caller, imports in wanted.items():
         done = set(used.get(caller, ()))
         for local, path, name in imports:
             key = (path, name)
+            users.setdefault(key, set())
             if local in done:
-                users.setdefault(key, set()).add(caller)
+                users[key].add(caller)
             else:
-                refused.add(key)  # one of its imports of the helper is not migrated at every call
-    out = set()
-    for (path, name), callers in users.items():
-        if (path, name) in refused or name in set(changed.get(path, ())):
+                stuck.setdefault(key, _base(caller))
+    out, why = set(), {}
+    for key, callers in sorted(users.items()):
+        path, name = key
+        own = _base(path)
+        mentions = sorted(program.references(name, path))
+        elsewhere = [(where, line) for where, line in mentions if where not in callers]
+        attribute = next((caller for caller in sorted(callers) if _as_attribute(program.tree(caller), name)), None)
+        if key in stuck:
+            lines = [line for where, line in mentions if _base(where) == stuck[key]]
+            why[key] = "its call in %s%s stays as it is, handing it a queue" % (
+                stuck[key], " (line %d)" % lines[-1] if lines else "")
+        elif name in set(changed.get(path, ())) or _used_in_own_module(program.tree(path), name):
+            why[key] = "%s() is used in %s itself" % (name, own)
+        elif elsewhere:
+            why[key] = "%s mentions it in code that stays as it is" % ", ".join(
+                "%s:%d" % (_base(where), line) for where, line in elsewhere[:3])
+        elif attribute is not None:
+            why[key] = "%s reaches it as an attribute of its module, which qmigrate does not follow" % _base(attribute)
+        else:
+            out.add(key)
             continue
-        mentions = {where for where, _ in program.references(name, path)}
-        if not mentions <= callers:
-            continue
-        if any(_as_attribute(program.tree(caller), name) for caller in callers):
-            continue
-        if _used_in_own_module(program.tree(path), name):
-            continue
-        out.add((path, name))
-    return out
+        why[key] = ("%s() of %s is a reader helper that other modules call, and it changes only together with every "
+                    "caller: %s" % (name, own, why[key]))
+    return out, why
+
+
+def _base(path: str) -> str:
+    import os
+
+    return os.path.basename(path)
 
 
 def _as_attribute(tree: Optional[ast.AST], name: str) -> bool:
@@ -147,15 +167,31 @@ def _used_in_own_module(tree: Optional[ast.AST], name: str) -> bool:
         isinstance(node, ast.Attribute) and node.attr == name for node in ast.walk(tree))
 
 
-def jobs_for(wanted: Mapping[str, Tuple[Import, ...]], used: Mapping[str, Iterable[str]],
-             helpers: Set[Tuple[str, str]]) -> Tuple[Dict[str, Tuple[Import, ...]], Dict[str, Tuple[str, ...]]]:
-    """(caller path -> the accepted imports to analyse it with, helper path -> the helpers to migrate)."""
-    callers: Dict[str, Tuple[Import, ...]] = {}
-    for caller, imports in wanted.items():
-        kept = tuple(entry for entry in imports if (entry[1], entry[2]) in helpers and entry[0] in set(used[caller]))
-        if kept:
-            callers[caller] = kept
-    defining: Dict[str, List[str]] = {}
-    for path, name in sorted(helpers):
-        defining.setdefault(path, []).append(name)
-    return callers, {path: tuple(names) for path, names in defining.items()}
+class Jobs:
+    """What each module's next analysis is given (engine.ForeignHelpers, as picklable tuples)."""
+
+    def __init__(self, wanted: Mapping[str, Tuple[Import, ...]], used: Mapping[str, Iterable[str]],
+                 migrated: Set[Tuple[str, str]], why: Mapping[Tuple[str, str], str]):
+        self.imported: Dict[str, Tuple[Import, ...]] = {}
+        self.refused: Dict[str, List[Tuple[str, str]]] = {}
+        self.migrate: Dict[str, Tuple[str, ...]] = {}
+        for caller, imports in wanted.items():
+            done = set(used.get(caller, ()))
+            taken = tuple(entry for entry in imports if entry[0] in done and (entry[1], entry[2]) in migrated | set(why))
+            if taken:
+                self.imported[caller] = taken
+            self.refused[caller] = [(entry[0], why[(entry[1], entry[2])]) for entry in taken
+                                    if (entry[1], entry[2]) in why]
+        for (path, name), reason in why.items():
+            self.refused.setdefault(path, []).append((name, reason))
+        for path, name in sorted(migrated):
+            self.migrate[path] = self.migrate.get(path, ()) + (name,)
+
+    def paths(self) -> List[str]:
+        """The modules to analyse again."""
+        return sorted(set(self.imported) | set(self.migrate) | {path for path, found in self.refused.items() if found})
+
+    def of(self, path: str) -> dict:
+        """The _Job fields of one module."""
+        return dict(imported=self.imported.get(path, ()), migrate=self.migrate.get(path, ()),
+                    refused=tuple(sorted(self.refused.get(path, ()))))

@@ -156,3 +156,13 @@ def test_a_star_import_of_a_module_without_the_name_is_harmless(tmp_path):
     results = _program(tmp_path, {"records.py": HELPER % "", "train.py": caller, "more.py": "SIZE = 3\n"})
     assert results["records.py"].status is Status.MIGRATED
     assert results["train.py"].status is Status.MIGRATED
+
+
+def test_what_stays_says_which_caller_holds_it_back(tmp_path):
+    other = "import tensorflow as tf\nfrom records import decode\nq = tf.FIFOQueue(3, tf.string)\nx = decode(q, 3)\n"
+    results = _program(tmp_path, {"records.py": HELPER % "", "train.py": CALLER, "other.py": other})
+    why = "its call in other.py (line 4) stays as it is, handing it a queue"
+    [reader] = [d for d in results["records.py"].diagnostics if d.code == "QM201"]
+    assert "decode() of records.py is a reader helper that other modules call" in reader.message and why in reader.message
+    chain = [d for d in results["train.py"].diagnostics if d.code in ("QM101", "QM301")]
+    assert len(chain) == 2 and all(why in d.message for d in chain)
