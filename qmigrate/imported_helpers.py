@@ -75,9 +75,11 @@ def _rebinds(tree: Optional[ast.AST], local: str) -> bool:
     return len(imported) != 1
 
 
-def _star_may_bind(program: Program, path: str, local: str) -> bool:
+def _star_may_bind(program: Program, path: str, local: str, seen: Optional[Set[str]] = None) -> bool:
     """Whether a `from module import *` of the module may bind `local`: the star-imported module
-    is outside the set, or binds the name at its top level, or star-imports in turn."""
+    is outside the set, or binds the name at its top level, or star-imports a module that may."""
+    seen = set() if seen is None else seen
+    seen.add(path)
     tree = program.tree(path)
     for node in ast.walk(tree) if tree is not None else ():
         if not (isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)):
@@ -86,20 +88,24 @@ def _star_may_bind(program: Program, path: str, local: str) -> bool:
         other = program.tree(where) if where else None
         if other is None or _binds_at_top(other, local):
             return True
+        if where not in seen and (len(seen) > 8 or _star_may_bind(program, where, local, seen)):
+            return True
     return False
 
 
 def _binds_at_top(tree: ast.AST, name: str) -> bool:
+    """Whether a module binds `name` by a definition, an import (star imports aside) or an
+    assignment at any depth of its top-level statements."""
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
             return True
         if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
-                alias.name == "*" or (alias.asname or alias.name.split(".")[0]) == name for alias in node.names):
+                (alias.asname or alias.name.split(".")[0]) == name for alias in node.names):
             return True
-        if any(isinstance(target, ast.Name) and target.id == name
-               for sub in ast.walk(node) if isinstance(sub, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For,
-                                                            ast.With))
-               for target in ast.walk(sub) if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue  # their own scope
+        if any(isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Store)
+               for sub in ast.walk(node)):
             return True
     return False
 

@@ -166,3 +166,16 @@ def test_what_stays_says_which_caller_holds_it_back(tmp_path):
     assert "decode() of records.py is a reader helper that other modules call" in reader.message and why in reader.message
     chain = [d for d in results["train.py"].diagnostics if d.code in ("QM101", "QM301")]
     assert len(chain) == 2 and all(why in d.message for d in chain)
+
+
+def test_star_imports_are_followed_through_the_set(tmp_path):
+    caller = CALLER.replace("from records import decode\n", "from layers import *\nfrom records import decode\n")
+    layers = "from ops import *\nWIDTH = 3\n"
+    clean = _program(tmp_path, {"records.py": HELPER % "", "train.py": caller, "layers.py": layers,
+                                "ops.py": "def conv(x):\n    return x\n"})
+    assert clean["train.py"].status is Status.MIGRATED
+    for name in ("records.py", "train.py"):
+        (tmp_path / name).unlink()
+    shadowing = _program(tmp_path, {"records.py": HELPER % "", "train.py": caller, "layers.py": layers,
+                                    "ops.py": "decode = None\n"})
+    assert not shadowing["train.py"].changed
