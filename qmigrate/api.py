@@ -125,6 +125,7 @@ class _Done:
     changed_helpers: Tuple[str, ...] = ()  # helpers whose signature the migration changed
     built: int = 0  # queue calls left that build queues when the program runs
     imported_used: Tuple[str, ...] = ()  # imported reader helpers every call of which was migrated
+    record_attributes: Tuple[str, ...] = ()  # attributes that kept records, removed (guarded_records)
 
 
 # What a worker parsed in the first pass, kept for a later pass over the same bytes (by path and
@@ -183,7 +184,8 @@ def _run(job: _Job) -> _Done:
         stats = dict(readable=True, analysed=True, pipelines=analysis.pipelines,
                      remaining=analysis.remaining_queue_calls, plumbing=plumbing,
                      changed_helpers=tuple(analysis.changed_helpers), built=analysis.queues_built,
-                     imported_used=tuple(analysis.imported_used))
+                     imported_used=tuple(analysis.imported_used),
+                     record_attributes=tuple(analysis.record_attributes))
         problem = engine.verify(analysis)
         if problem:  # the file stays as it is; what its analysis found still counts for the set
             return _Done(_failed(path, problem, source, Failure.VERIFY), **stats)
@@ -523,6 +525,7 @@ def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dic
     keeps: Dict[str, Dict[str, str]] = {}
     program.watch(name.rsplit(".", 1)[-1] for done in first.values() for name in done.changed_helpers)
     for path, done in first.items():
+        _keep_record_attributes(path, done, program, keeps)
         for name in done.changed_helpers:
             # A reading method (`Class.method`) is referred to by its own name, as an attribute.
             found = program.references(name.rsplit(".", 1)[-1], path)
@@ -550,9 +553,25 @@ def _helpers_across_modules(first: Dict[str, _Done], summaries, digests: Dict[st
     order = sorted(wanted)
     probes = pool.map(_run, [_Job(path, options, digest=digests[path], imported=wanted[path]) for path in order])
     used = {path: done.imported_used for path, done in zip(order, probes)}
+    for path, done in zip(order, probes):
+        if _keep_record_attributes(path, done, program, keeps):
+            used[path] = ()  # its chains stay as they are: so do the helpers they call
     changed = {path: done.changed_helpers for path, done in first.items()}
     migrated, why = imported_helpers.decide(wanted, used, program, changed)
     return imported_helpers.Jobs(wanted, used, migrated, why)
+
+
+def _keep_record_attributes(path: str, done: _Done, program: Program, keeps: Dict[str, Dict[str, str]]) -> bool:
+    """Add to `keeps` the attributes that kept records in `path`, which its migration removed, when
+    other modules mention them (they may read the records); whether any was added."""
+    added = False
+    for attr in done.record_attributes:
+        found = program.references(attr, path)
+        if found:
+            places = ", ".join("%s:%d" % (os.path.basename(where), line) for where, line in found[:3])
+            keeps.setdefault(path, {})["." + attr] = "other modules mention `.%s` (%s)" % (attr, places)
+            added = True
+    return added
 
 
 def _summarise_file(path: str) -> Optional[ModuleSummary]:

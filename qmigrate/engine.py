@@ -14,8 +14,8 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstutil, data_findings, handbuilt,
-                      helpers, method_queues, python3_check, python_fed, queue_roles, range_producers, synth, towers,
+from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstutil, data_findings, guarded_records,
+                      handbuilt, helpers, method_queues, python3_check, python_fed, queue_roles, range_producers, synth, towers,
                       unlinked, wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
@@ -87,6 +87,9 @@ class FileAnalysis:
     imports: Optional[ImportMap] = None
     changed_helpers: List[str] = field(default_factory=list)  # helpers whose signature the migration changed
     imported_used: List[str] = field(default_factory=list)  # imported reader helpers every call of which migrated
+    # Attributes that kept records on the object, which the migration removed (guarded_records):
+    # other modules must not mention them (the run checks; `.name` in keep_helpers: they do).
+    record_attributes: List[str] = field(default_factory=list)
     queues_moved: bool = False  # analysed with method_queues' moves: `module` is not a parse of `source`
     kept_calls: Set[int] = field(default_factory=set)  # id(call) in helpers kept as they were for other callers
     todo: Dict[int, str] = field(default_factory=dict)  # id(call) -> what to do, where the rule's advice does not fit
@@ -267,7 +270,58 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
             plain = _analyse(path, source, options, module, edits, keep_helpers, tree=tree, parsed=parsed,
                              foreign=foreign)
             return sunk if _calls_left(sunk) < _calls_left(plain) else plain
-    return _analyse(path, source, options, module, edits, keep_helpers, tree=tree, parsed=parsed, foreign=foreign)
+    plain = _analyse(path, source, options, module, edits, keep_helpers, tree=tree, parsed=parsed, foreign=foreign)
+    if move_queues and not edits and tree is not None and b"_producer" in source \
+            and SUPPRESS_MARK.encode() not in source and plain.remaining_queue_calls:
+        guarded = _analyse_guarded(path, source, options, module, keep_helpers, tree, foreign)
+        if guarded is not None and _calls_left(guarded) < _calls_left(plain):
+            return guarded
+        _say_kept_records(plain, keep_helpers or {})
+    return plain
+
+
+def _say_kept_records(analysis: FileAnalysis, keep: Dict[str, str]) -> None:
+    """The batching of records kept on the object, whose attributes other modules mention, says so."""
+    if not any(name.startswith(".") for name in keep):
+        return
+    for move in guarded_records.find(analysis.module, analysis.imports):
+        why = next((keep["." + attr] for attr in move.attrs if "." + attr in keep), None)
+        call = cstutil.single_assign(move.batch)[1]
+        if why is not None and id(call) not in analysis.fixed_calls:
+            analysis.reasons[id(call)] = ("its records are kept on the object (`.%s`), and %s: they may read them"
+                                          % (move.attrs[0], why))
+
+
+def _analyse_guarded(path: str, source: bytes, options: Options, module: cst.Module,
+                     keep_helpers: Optional[Dict[str, str]], tree: ast.Module,
+                     foreign: Optional["ForeignHelpers"]) -> Optional[FileAnalysis]:
+    """The analysis of the module with guarded_records' moves made, keeping those whose batching
+    the migration then rewrites and finishing them (None: none). As for _analyse_sunk, positions
+    are those of the file as written and `module` is not a parse of `source`."""
+    everything = [move for move in guarded_records.find(module, ImportMap(module, tree))
+                  if not any("." + attr in (keep_helpers or {}) for attr in move.attrs)]
+    moves = everything
+    while moves:
+        new_module, calls = guarded_records.sink(module, moves)
+        old_at, new_at = _Positions(module), _Positions(new_module)
+        old_calls = [cstutil.single_assign(move.batch)[1] for move in moves]
+        where = method_queues.line_map(module.code, new_module.code, [
+            (new_at.raw_span(call), old_at.raw_span(old)) for call, old in zip(calls, old_calls)])
+        analysis = _analyse(path, new_module.bytes, options, new_module, None, dict(keep_helpers or {}), where,
+                            foreign=foreign)
+        kept = guarded_records.together(everything, [
+            move for move, call in zip(moves, calls) if id(call) in analysis.fixed_calls])
+        if len(kept) == len(moves):
+            finished = guarded_records.finish(analysis.new_module, moves)
+            if finished is None:
+                return None
+            analysis.new_module = finished
+            analysis.source, analysis.tree = source, tree
+            analysis.queues_moved = True
+            analysis.record_attributes = sorted({attr for move in moves for attr in move.attrs})
+            return analysis
+        moves = kept
+    return None
 
 
 def _calls_left(analysis: FileAnalysis) -> int:
@@ -1010,6 +1064,13 @@ def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, se
     if not plumbing:
         return
     new_module, removed, reasons = queue_runners.remove_plumbing(analysis.new_module, ImportMap(analysis.new_module))
+    while removed:  # a Coordinator whose last uses went with the runners: gone on a second look
+        again, more, reasons_again = queue_runners.remove_plumbing(new_module, ImportMap(new_module))
+        if not more:
+            break
+        new_module, reasons = again, reasons_again
+        for key, count in more.items():
+            removed[key] = removed.get(key, 0) + count
     # analysis.imports is the old module's map (from its stdlib tree: the same as from its CST)
     analysis.new_module = drop_unused_tf_imports(analysis.module, new_module, analysis.imports,
                                                  analysis.module_loads)

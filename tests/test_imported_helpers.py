@@ -179,3 +179,52 @@ def test_star_imports_are_followed_through_the_set(tmp_path):
     shadowing = _program(tmp_path, {"records.py": HELPER % "", "train.py": caller, "layers.py": layers,
                                     "ops.py": "decode = None\n"})
     assert not shadowing["train.py"].changed
+
+
+GUARDED = '''\
+import tensorflow as tf
+
+from records import decode
+
+
+class Model(object):
+    def __init__(self, files, towers):
+        self.files = files
+        self.batches = []
+        for index in range(towers):
+            self.tower(index)
+
+    def tower(self, index):
+        if index == 0:
+            queue = tf.train.string_input_producer(self.files)
+            self.x = decode(queue, 3)
+        batch = tf.train.shuffle_batch([self.x], batch_size=4, capacity=30, min_after_dequeue=10)
+        self.batches.append(batch)
+'''
+
+
+def test_records_kept_on_the_object_move_into_one_iterator(tmp_path):
+    results = _program(tmp_path, {"records.py": HELPER % "", "model.py": GUARDED})
+    assert results["model.py"].status is Status.MIGRATED
+    new = results["model.py"].new_source.decode()
+    assert "self.input_iterator = dataset.make_one_shot_iterator()" in new
+    assert "batch = self.input_iterator.get_next()" in new
+    assert "self.x" not in new
+
+
+def test_records_kept_on_the_object_that_another_module_reads_stay(tmp_path):
+    reader = "def peek(model):\n    return model.x\n"
+    results = _program(tmp_path, {"records.py": HELPER % "", "model.py": GUARDED, "peek.py": reader})
+    assert not results["model.py"].changed and not results["records.py"].changed
+    [batch] = [d for d in results["model.py"].diagnostics if d.code == "QM302"]
+    assert "other modules mention `.x` (peek.py:2)" in batch.message
+
+
+@pytest.mark.parametrize("change", [
+    ("tf.train.string_input_producer(self.files)", "tf.train.string_input_producer(self.files, num_epochs=2)"),
+    ("        self.batches.append(batch)\n", "        self.batches.append(batch)\n        self.last = self.x\n"),
+    ("        if index == 0:", "        getattr(self, 'x')\n        if index == 0:"),
+])
+def test_records_kept_on_the_object_outside_the_contract_stay(tmp_path, change):
+    results = _program(tmp_path, {"records.py": HELPER % "", "model.py": GUARDED.replace(*change)})
+    assert not results["model.py"].changed
