@@ -566,7 +566,7 @@ def _keep_record_attributes(path: str, done: _Done, program: Program, keeps: Dic
     other modules mention them (they may read the records); whether any was added."""
     added = False
     for attr in done.record_attributes:
-        found = program.references(attr, path)
+        found = program.attribute_mentions(attr, path)
         if found:
             places = ", ".join("%s:%d" % (os.path.basename(where), line) for where, line in found[:3])
             keeps.setdefault(path, {})["." + attr] = "other modules mention `.%s` (%s)" % (attr, places)

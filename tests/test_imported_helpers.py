@@ -228,3 +228,60 @@ def test_records_kept_on_the_object_that_another_module_reads_stay(tmp_path):
 def test_records_kept_on_the_object_outside_the_contract_stay(tmp_path, change):
     results = _program(tmp_path, {"records.py": HELPER % "", "model.py": GUARDED.replace(*change)})
     assert not results["model.py"].changed
+
+
+TOWER_DRIVER = '''
+import json, sys
+import importlib.util
+import tensorflow as tf
+spec = importlib.util.spec_from_file_location("model_under_test", sys.argv[1])
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+ids = module.tower_ids(json.loads(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
+steps = []
+with tf.Session() as sess:
+    sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+    coord = tf.train.Coordinator()
+    threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+    for _ in range(int(sys.argv[5])):
+        steps.append([batch.tolist() for batch in sess.run(ids)])
+    coord.request_stop()
+    coord.join(threads, stop_grace_period_secs=5)
+print(json.dumps({"shapes": [t.get_shape().as_list() for t in ids], "steps": steps}))
+'''
+
+
+def test_guarded_records_reach_one_tower_each_under_tf18(mnist_dir, tmp_path):
+    """Two towers of 5, 50 examples: 5 steps are one epoch. The migrated program gives every example
+    to exactly one tower in each epoch; the legacy one (whose shuffle buffers span epochs) gives
+    every example in four epochs' steps too, in batches of the same shapes."""
+    import subprocess
+
+    python = tf_python("1.8")
+    scenario = os.path.join(TESTDATA, "towers", "guarded_records", "before")
+    before = assemble_program(scenario, str(tmp_path / "before"))
+    after = str(tmp_path / "after")
+    migrate_tree(scenario, after)
+    with open(os.path.join(after, "pair_model.py")) as handle:
+        assert "self.input_iterator.get_next()" in handle.read()
+    driver = tmp_path / "driver.py"
+    driver.write_text(TOWER_DRIVER)
+    files = sorted(os.path.join(mnist_dir, name) for name in os.listdir(mnist_dir) if name.startswith("dict_"))
+    runs = {}
+    for label, folder in (("before", before), ("after", after)):
+        done = subprocess.run([python, str(driver), os.path.join(folder, "pair_model.py"), json.dumps(files), "5",
+                               "2", "20"], cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True, timeout=300,
+                              env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONPATH=folder))
+        assert done.returncode == 0, (label, done.stderr[-3000:])
+        runs[label] = json.loads(done.stdout.strip().splitlines()[-1])
+    assert runs["before"]["shapes"] == runs["after"]["shapes"] == [[5], [5]]
+    for label, run in runs.items():
+        assert len(run["steps"]) == 20
+        assert all(len(step) == 2 and all(len(batch) == 5 for batch in step) for step in run["steps"])
+        seen = Counter(i for step in run["steps"] for batch in step for i in batch)
+        assert set(seen) == set(range(50)), label  # four epochs' worth: every example came
+    # The migrated towers share one stream that keeps epoch ends: every 5 steps, each example once.
+    after_ids = [i for step in runs["after"]["steps"] for batch in step for i in batch]
+    for start in range(0, 200, 50):
+        assert sorted(after_ids[start:start + 50]) == list(range(50))

@@ -18,16 +18,20 @@ class PairModel(object):
 
   def build_tower(self, index):
     if index == 0:
+      def parse_record(serialized):
+        signal, target, example_id = read_pair(serialized, emphasis=2.)
+        return signal, target, example_id
+
       # The input is opened once; every tower's batches come from it.
-      filename_queue = tf.train.string_input_producer(self.files)
-      self.signal, self.target, self.example_id = read_pair(filename_queue, emphasis=2.)
-    xs, vs, ids = tf.train.shuffle_batch(
-        [self.signal, self.target, self.example_id],
-        batch_size=self.batch_size,
-        num_threads=2,
-        capacity=40 + 3 * self.batch_size,
-        min_after_dequeue=40,
-        name='pairs')
+      dataset = tf.data.Dataset.from_tensor_slices(self.files)
+      dataset = dataset.shuffle(tf.size(self.files, out_type=tf.int64))
+      dataset = dataset.flat_map(tf.data.TFRecordDataset)
+      dataset = dataset.map(parse_record, num_parallel_calls=2)
+      dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(40))
+      dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(self.batch_size))
+      dataset = dataset.prefetch(1)
+      self.input_iterator = dataset.make_one_shot_iterator()
+    xs, vs, ids = self.input_iterator.get_next()
     prediction = tf.layers.dense(xs, 2, name='dense', reuse=index > 0)
     self.losses.append(tf.reduce_mean(tf.square(prediction - vs)))
     self.ids.append(ids)

@@ -6,10 +6,8 @@ def emphasise(signal, factor):
   return signal * factor
 
 
-def read_pair(filename_queue, emphasis=0.):
+def read_pair(serialized, emphasis=0.):
   """The next record of the queue's files, as its x and v tensors (and its id)."""
-  reader = tf.TFRecordReader()
-  _, serialized = reader.read(filename_queue)
   features = tf.parse_single_example(
       serialized,
       features={
