@@ -15,8 +15,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstutil, data_findings, guarded_records,
-                      handbuilt, helpers, method_queues, python3_check, python_fed, queue_roles, range_producers, synth, towers,
-                      unlinked, wording)
+                      handbuilt, helpers, method_queues, python3_check, python_fed, queue_roles, range_producers, synth,
+                      towers, unlinked, wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted

@@ -29,15 +29,16 @@ Contract (what makes it meaning-preserving):
   a producer in that block that repeats forever (no `num_epochs`): there is no epoch end, at which
   each call's queue would drop its own partial batch and one dataset only one;
 - the first later statement of the method's body to name those attributes is `t = batch([self.a,
-  self.b], ...)` (batch or shuffle_batch) batching exactly them;
+  self.b], ...)` (batch or shuffle_batch) batching exactly them; the batching moves above the
+  statements between, so those are simple statements that bind no name it reads, name no
+  attribute it reads and call no method of the object;
 - nothing else in the module names `.a` or `.b` (their only store and load are these moves': a
-  subclass overriding the method with the same shape moves with it, or neither moves), no string
-  spells them (getattr), and no other module of the run mentions them (checked by the run:
+  subclass overriding the method with the same shape moves with it, or neither moves), no
+  getattr/setattr/hasattr/delattr names them, and no other module of the run mentions them (checked by the run:
   `FileAnalysis.record_attributes`); code outside the run does not know the names of the records
   a model keeps; the name of the iterator attribute is named nowhere in the module.
 When the guard is false at a call before it was ever true, both programs fail on the attribute.
 """
-import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
@@ -80,15 +81,17 @@ def find(module: cst.Module, imports: ImportMap) -> List[Guarded]:
                     found.append(candidate)
                     taken.add(candidate.iterator)
     # Every `.a` of the module is a store or load of these moves (a subclass that overrides the
-    # method with the same shape moves with it); no `'a'` string may reach it by getattr.
-    code = module.code
+    # method with the same shape moves with it); no getattr(x, 'a') may reach it.
+    by_name = {arg.value.evaluated_value for call in cstutil.calls_of(module)
+               if isinstance(call.func, cst.Name) and call.func.value in ("getattr", "setattr", "hasattr", "delattr")
+               for arg in call.args if isinstance(arg.value, cst.SimpleString)}
     groups: Dict[str, int] = {}
     for move in found:
         for attr in move.attrs:
             groups[attr] = groups.get(attr, 0) + 1
     return [move for move in found if all(
-        counts.get(attr, 0) == 2 * groups[attr] and attr not in stores
-        and not re.search(r"""['"]%s['"]""" % re.escape(attr), code) for attr in move.attrs)]
+        counts.get(attr, 0) == 2 * groups[attr] and attr not in stores and attr not in by_name
+        for attr in move.attrs)]
 
 
 def together(moves: List[Guarded], kept: List[Guarded]) -> List[Guarded]:
@@ -144,13 +147,20 @@ def _self_attributes(target, self_name: str) -> Optional[List[str]]:
 
 
 def _batch_after(body, index, attrs, self_name, imports) -> Optional[cst.BaseStatement]:
-    """The first later statement of the body naming the attributes, when it batches exactly them."""
+    """The first later statement of the body naming the attributes, when it batches exactly them
+    and the statements before it can run after it (the batching moves above them): simple ones
+    that bind nothing it reads and call no method of the object."""
+    between = []
     for stmt in body[index + 1:]:
         named = {node.attr.value for node in cstutil.nodes_of(stmt, (cst.Attribute,))}
         if not named & set(attrs):
+            between.append(stmt)
             continue
+        if not _may_follow(between, stmt, self_name):
+            return None
         assign = cstutil.single_assign(stmt) if isinstance(stmt, cst.SimpleStatementLine) else None
-        if not assign or not isinstance(assign[1], cst.Call) or rule_for(imports.resolve(assign[1].func)) not in BATCHERS:
+        if not (assign and isinstance(assign[1], cst.Call)
+                and rule_for(imports.resolve(assign[1].func)) in BATCHERS):
             return None
         tensors = _tensors_arg(assign[1])
         if not isinstance(tensors, (cst.List, cst.Tuple)):
@@ -160,6 +170,24 @@ def _batch_after(body, index, attrs, self_name, imports) -> Optional[cst.BaseSta
             return None
         return stmt
     return None
+
+
+def _may_follow(between, batch, self_name: str) -> bool:
+    """Whether `between` (statements before `batch`) may run after it instead."""
+    reads = set(cstutil.name_uses(batch).loads)
+    read_attrs = {node.attr.value for node in cstutil.nodes_of(batch, (cst.Attribute,))}
+    for stmt in between:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            return False
+        uses = cstutil.name_uses(stmt)
+        if reads & (set(uses.stores) | set(uses.mutated)):
+            return False
+        if {node.attr.value for node in cstutil.nodes_of(stmt, (cst.Attribute,))} & read_attrs:
+            return False  # `self.batch_size = 64` between: the batching reads it
+        if any(isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name)
+               and call.func.value.value == self_name for call in cstutil.calls_of(stmt)):
+            return False  # a method of the object may change what the batching reads
+    return True
 
 
 def _tensors_arg(call: cst.Call) -> Optional[cst.BaseExpression]:
@@ -289,8 +317,8 @@ class _Finisher(cst.CSTTransformer):
             value = assign[1]
             call = value.args[0].value if (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
                                            and value.func.value == "list" and len(value.args) == 1) else value
-            if (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) and call.func.attr.value == "get_next"
-                    and not call.args and isinstance(call.func.value, cst.Call)
+            if (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                    and call.func.attr.value == "get_next" and not call.args and isinstance(call.func.value, cst.Call)
                     and isinstance(call.func.value.func, cst.Attribute)
                     and call.func.value.func.attr.value == "make_one_shot_iterator"):
                 return stmt, value, call.func.value

@@ -183,7 +183,8 @@ class Jobs:
         self.migrate: Dict[str, Tuple[str, ...]] = {}
         for caller, imports in wanted.items():
             done = set(used.get(caller, ()))
-            taken = tuple(entry for entry in imports if entry[0] in done and (entry[1], entry[2]) in migrated | set(why))
+            decided = migrated | set(why)
+            taken = tuple(entry for entry in imports if entry[0] in done and (entry[1], entry[2]) in decided)
             if taken:
                 self.imported[caller] = taken
             self.refused[caller] = [(entry[0], why[(entry[1], entry[2])]) for entry in taken

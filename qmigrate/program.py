@@ -159,8 +159,12 @@ class Program:
         return sorted(set(found))
 
 
+_BY_NAME = ("getattr", "setattr", "hasattr", "delattr")
+
+
 def _attribute_mentions(program: "Program", name: str, defining: str) -> List[Tuple[str, int]]:
-    """(path, line) of every `x.name` and every string "name" (getattr) in files other than `defining`."""
+    """(path, line) of every `x.name` and every getattr(x, "name") (or setattr, hasattr, delattr) in
+    files other than `defining`."""
     word = name.encode()
     found = []
     for path in program.paths:
@@ -170,7 +174,8 @@ def _attribute_mentions(program: "Program", name: str, defining: str) -> List[Tu
         tree = program.tree(path)
         for node in ast.walk(tree) if tree is not None else ():
             if (isinstance(node, ast.Attribute) and node.attr == name) or (
-                    isinstance(node, ast.Constant) and node.value == name):
+                    isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BY_NAME
+                    and any(isinstance(arg, ast.Constant) and arg.value == name for arg in node.args)):
                 found.append((path, node.lineno))
     return sorted(set(found))
 

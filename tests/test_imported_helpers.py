@@ -285,3 +285,13 @@ def test_guarded_records_reach_one_tower_each_under_tf18(mnist_dir, tmp_path):
     after_ids = [i for step in runs["after"]["steps"] for batch in step for i in batch]
     for start in range(0, 200, 50):
         assert sorted(after_ids[start:start + 50]) == list(range(50))
+
+
+def test_records_kept_on_the_object_with_what_the_batching_reads_changed_between_stay(tmp_path):
+    changed = GUARDED.replace("batch_size=4", "batch_size=self.size").replace(
+        "        batch = tf.train", "        self.size = 4\n        batch = tf.train")
+    results = _program(tmp_path, {"records.py": HELPER % "", "model.py": changed})
+    assert not results["model.py"].changed
+    harmless = GUARDED.replace("        batch = tf.train", "        width = 3\n        batch = tf.train")
+    results = _program(tmp_path, {"records.py": HELPER % "", "model.py": harmless})
+    assert results["model.py"].status is Status.MIGRATED
