@@ -293,7 +293,7 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
         # knowing it (with their link plan, if any).
         program = Program(files, _read_python)
         keeps = _helpers_to_keep(first, program)
-        across = _helpers_across_modules(first, summaries, digests, program, keeps, options, pool)
+        across = _helpers_across_modules(first, summaries, digests, program, keeps, plans, options, pool)
         again = list(dict.fromkeys(list(plans) + list(keeps) + across.paths()))
         for path, done in zip(again, pool.map(_run, [
                 _Job(path, options, plans.get(path), digest=digests.get(path),
@@ -303,6 +303,12 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
             results[path] = done.result
             if done.analysed:
                 relinked[path] = done
+        if not across.held(relinked):
+            # A caller or helper did not migrate again as its probe did: all of them stay as the
+            # first pass left them (none of them is linked or keeps a helper: nothing else moves).
+            for path in across.paths():
+                results[path] = first[path].result
+                relinked.pop(path, None)
 
         # Queue runners go from each program that builds no queue any more: the script and every
         # module of the set it imports, directly or not.
@@ -538,14 +544,16 @@ def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dic
 
 
 def _helpers_across_modules(first: Dict[str, _Done], summaries, digests: Dict[str, str], program: Program,
-                            keeps, options: Options, pool) -> imported_helpers.Jobs:
+                            keeps, plans, options: Options, pool) -> imported_helpers.Jobs:
     """What reader helpers across modules ask of each module (imported_helpers' steps: the callers
     are analysed once more to learn which helpers their pipelines call at every call). Modules
-    with helpers kept for other callers take no part."""
+    with helpers kept for other callers, or a link plan, take no part."""
     callers = [path for path, done in first.items()
-               if done.analysed and done.remaining and path in digests and path not in keeps]
+               if done.analysed and done.remaining and path in digests and path not in keeps
+               and path not in plans]
     wanted = imported_helpers.candidates(callers, summaries, program)
-    wanted = {path: [entry for entry in imports if entry[1] in digests and entry[1] not in keeps]
+    wanted = {path: [entry for entry in imports
+                     if entry[1] in digests and entry[1] not in keeps and entry[1] not in plans]
               for path, imports in wanted.items()}
     wanted = {path: tuple(imports) for path, imports in wanted.items() if imports}
     if not wanted:

@@ -194,6 +194,22 @@ class Jobs:
         for path, name in sorted(migrated):
             self.migrate[path] = self.migrate.get(path, ()) + (name,)
 
+    def held(self, again: Mapping[str, object]) -> bool:
+        """Whether the modules analysed again (`again`: path -> its _Done, when analysed) did what
+        the probes promised: each caller migrated every call of its migrated helpers, and each
+        helper module changed them."""
+        for caller, imports in self.imported.items():
+            refused = {local for local, _ in self.refused.get(caller, ())}
+            wanted = {entry[0] for entry in imports} - refused
+            done = again.get(caller)
+            if wanted and (done is None or not wanted <= set(done.imported_used)):
+                return False
+        for path, names in self.migrate.items():
+            done = again.get(path)
+            if done is None or not set(names) <= set(done.changed_helpers):
+                return False
+        return True
+
     def paths(self) -> List[str]:
         """The modules to analyse again."""
         return sorted(set(self.imported) | set(self.migrate) | {path for path, found in self.refused.items() if found})
