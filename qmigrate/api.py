@@ -19,7 +19,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from qmigrate import engine, python3_check, towers, untraced_towers
+from qmigrate import engine, imported_helpers, python3_check, towers, untraced_towers
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -103,6 +103,11 @@ class _Job:
     # gives its result without them, unless the answer is already known to be no.
     also_without_plumbing: bool = False
     keep: Tuple[Tuple[str, str], ...] = ()  # helpers other modules call: (name, who), kept as they are
+    # Reader helpers across modules (imported_helpers): those imported it may call with the record,
+    # and its own helpers to migrate for their callers elsewhere.
+    imported: Tuple[imported_helpers.Import, ...] = ()
+    migrate: Tuple[str, ...] = ()
+    refused: Tuple[Tuple[str, str], ...] = ()  # helpers (imported: by local name) that stay, and why
 
 
 @dataclass(frozen=True)
@@ -119,6 +124,8 @@ class _Done:
     without_plumbing: Optional[FileResult] = None  # the result had its queue runners gone
     changed_helpers: Tuple[str, ...] = ()  # helpers whose signature the migration changed
     built: int = 0  # queue calls left that build queues when the program runs
+    imported_used: Tuple[str, ...] = ()  # imported reader helpers every call of which was migrated
+    record_attributes: Tuple[str, ...] = ()  # attributes that kept records, removed (guarded_records)
 
 
 # What a worker parsed in the first pass, kept for a later pass over the same bytes (by path and
@@ -170,13 +177,15 @@ def _run(job: _Job) -> _Done:
 
     def work():
         parsed = _kept_parsed(path, job.digest, source)
-        analysis, consumers = _analyse(path, source, options, job.plan, dict(job.keep), parsed)
+        analysis, consumers = _analyse(path, source, options, job.plan, dict(job.keep), parsed, _foreign(job))
         if job.drop_plumbing:
             engine.remove_plumbing(analysis, True, False)
         plumbing = any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences)
         stats = dict(readable=True, analysed=True, pipelines=analysis.pipelines,
                      remaining=analysis.remaining_queue_calls, plumbing=plumbing,
-                     changed_helpers=tuple(analysis.changed_helpers), built=analysis.queues_built)
+                     changed_helpers=tuple(analysis.changed_helpers), built=analysis.queues_built,
+                     imported_used=tuple(analysis.imported_used),
+                     record_attributes=tuple(analysis.record_attributes))
         problem = engine.verify(analysis)
         if problem:  # the file stays as it is; what its analysis found still counts for the set
             return _Done(_failed(path, problem, source, Failure.VERIFY), **stats)
@@ -212,12 +221,26 @@ def _without_plumbing(analysis: engine.FileAnalysis) -> Optional[FileResult]:
     return _failed(analysis.path, problem, analysis.source) if problem else analysis.result()
 
 
+def _foreign(job: _Job) -> Optional[engine.ForeignHelpers]:
+    """The reader helpers across modules a job asks for, read from their modules (None: none)."""
+    if not job.imported and not job.migrate and not job.refused:
+        return None
+    imported = {}
+    for local, where, name in job.imported:
+        source = _read_python(where)
+        found = engine.imported_reader_helper(source, name) if source is not None else None
+        if found is not None:
+            imported[local] = found
+    return engine.ForeignHelpers(imported, tuple(job.migrate), dict(job.refused))
+
+
 def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan], keep: Dict[str, str],
-             parsed: Optional[engine.Parsed] = None):
+             parsed: Optional[engine.Parsed] = None, foreign: Optional[engine.ForeignHelpers] = None):
     """(analysis, the module's tower consumers or None if not looked for), with the plan applied
-    and the helpers in `keep` kept as they are; from `parsed` (of these bytes), if given."""
+    and the helpers in `keep` kept as they are; from `parsed` (of these bytes), if given; with
+    `foreign`'s reader helpers across modules."""
     if plan is None:
-        return engine.analyse(path, source, options, keep_helpers=keep, parsed=parsed), None
+        return engine.analyse(path, source, options, keep_helpers=keep, parsed=parsed, foreign=foreign), None
     if parsed is None:
         module = engine.parse(source)
         consumers = towers.find_consumers(module, ImportMap(module, stdlib_tree(source)))
@@ -229,7 +252,8 @@ def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan
     edits = towers.TowerEdits(set(plan.shard_functions), dict(plan.passthrough),
                               [consumers[index] for index in plan.consumers], plan.strategy)
     # The plan's reasons and findings are about nodes of `module`: it is analysed as it is.
-    analysis = engine.analyse(path, source, options, module, edits, keep, parsed, move_queues=False)
+    analysis = engine.analyse(path, source, options, module, edits, keep, parsed, move_queues=False,
+                              foreign=foreign)
     for index, reason in plan.reasons.items():
         analysis.reasons[id(consumers[index].prefetch_call)] = reason
     for index, code, indexed in plan.findings:
@@ -269,14 +293,22 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
         # knowing it (with their link plan, if any).
         program = Program(files, _read_python)
         keeps = _helpers_to_keep(first, program)
-        again = list(plans) + [path for path in keeps if path not in plans]
+        across = _helpers_across_modules(first, summaries, digests, program, keeps, plans, options, pool)
+        again = list(dict.fromkeys(list(plans) + list(keeps) + across.paths()))
         for path, done in zip(again, pool.map(_run, [
                 _Job(path, options, plans.get(path), digest=digests.get(path),
-                     also_without_plumbing=True, keep=tuple(sorted(keeps.get(path, {}).items())))
+                     also_without_plumbing=True, keep=tuple(sorted(keeps.get(path, {}).items())),
+                     **across.of(path))
                 for path in again])):
             results[path] = done.result
             if done.analysed:
                 relinked[path] = done
+        if not across.held(relinked):
+            # A caller or helper did not migrate again as its probe did: all of them stay as the
+            # first pass left them (none of them is linked or keeps a helper: nothing else moves).
+            for path in across.paths():
+                results[path] = first[path].result
+                relinked.pop(path, None)
 
         # Queue runners go from each program that builds no queue any more: the script and every
         # module of the set it imports, directly or not.
@@ -303,7 +335,8 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
                 else:
                     plumbing.append(path)
             jobs_list = [_Job(path, options, plans.get(path), True, digests.get(path),
-                              keep=tuple(sorted(keeps.get(path, {}).items()))) for path in plumbing]
+                              keep=tuple(sorted(keeps.get(path, {}).items())),
+                              **across.of(path)) for path in plumbing]
             for path, done in zip(plumbing, pool.map(_run, jobs_list)):
                 results[path] = done.result
 
@@ -498,6 +531,7 @@ def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dic
     keeps: Dict[str, Dict[str, str]] = {}
     program.watch(name.rsplit(".", 1)[-1] for done in first.values() for name in done.changed_helpers)
     for path, done in first.items():
+        _keep_record_attributes(path, done, program, keeps)
         for name in done.changed_helpers:
             # A reading method (`Class.method`) is referred to by its own name, as an attribute.
             found = program.references(name.rsplit(".", 1)[-1], path)
@@ -507,6 +541,45 @@ def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dic
                 keeps.setdefault(path, {})[name] = "its callers in other modules (%s%s)" % (
                     ", ".join(places[:3]), more)
     return keeps
+
+
+def _helpers_across_modules(first: Dict[str, _Done], summaries, digests: Dict[str, str], program: Program,
+                            keeps, plans, options: Options, pool) -> imported_helpers.Jobs:
+    """What reader helpers across modules ask of each module (imported_helpers' steps: the callers
+    are analysed once more to learn which helpers their pipelines call at every call). Modules
+    with helpers kept for other callers, or a link plan, take no part."""
+    callers = [path for path, done in first.items()
+               if done.analysed and done.remaining and path in digests and path not in keeps
+               and path not in plans]
+    wanted = imported_helpers.candidates(callers, summaries, program)
+    wanted = {path: [entry for entry in imports
+                     if entry[1] in digests and entry[1] not in keeps and entry[1] not in plans]
+              for path, imports in wanted.items()}
+    wanted = {path: tuple(imports) for path, imports in wanted.items() if imports}
+    if not wanted:
+        return imported_helpers.Jobs({}, {}, set(), {})
+    order = sorted(wanted)
+    probes = pool.map(_run, [_Job(path, options, digest=digests[path], imported=wanted[path]) for path in order])
+    used = {path: done.imported_used for path, done in zip(order, probes)}
+    for path, done in zip(order, probes):
+        if _keep_record_attributes(path, done, program, keeps):
+            used[path] = ()  # its chains stay as they are: so do the helpers they call
+    changed = {path: done.changed_helpers for path, done in first.items()}
+    migrated, why = imported_helpers.decide(wanted, used, program, changed)
+    return imported_helpers.Jobs(wanted, used, migrated, why)
+
+
+def _keep_record_attributes(path: str, done: _Done, program: Program, keeps: Dict[str, Dict[str, str]]) -> bool:
+    """Add to `keeps` the attributes that kept records in `path`, which its migration removed, when
+    other modules mention them (they may read the records); whether any was added."""
+    added = False
+    for attr in done.record_attributes:
+        found = program.attribute_mentions(attr, path)
+        if found:
+            places = ", ".join("%s:%d" % (os.path.basename(where), line) for where, line in found[:3])
+            keeps.setdefault(path, {})["." + attr] = "other modules mention `.%s` (%s)" % (attr, places)
+            added = True
+    return added
 
 
 def _summarise_file(path: str) -> Optional[ModuleSummary]:

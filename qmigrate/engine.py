@@ -14,9 +14,9 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstutil, data_findings, handbuilt,
-                      helpers, method_queues, python3_check, python_fed, queue_purpose, queue_roles, range_producers,
-                      slim_modules, synth, towers, unlinked, wording)
+from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstutil, data_findings, guarded_records,
+                      handbuilt, helpers, method_queues, python3_check, python_fed, queue_purpose, queue_roles,
+                      range_producers, slim_modules, synth, towers, unlinked, wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -86,6 +86,10 @@ class FileAnalysis:
     suppressed_calls: Set[int] = field(default_factory=set)  # id(call) of `# qmigrate: ignore` lines
     imports: Optional[ImportMap] = None
     changed_helpers: List[str] = field(default_factory=list)  # helpers whose signature the migration changed
+    imported_used: List[str] = field(default_factory=list)  # imported reader helpers every call of which migrated
+    # Attributes that kept records on the object, which the migration removed (guarded_records):
+    # other modules must not mention them (the run checks; `.name` in keep_helpers: they do).
+    record_attributes: List[str] = field(default_factory=list)
     queues_moved: bool = False  # analysed with method_queues' moves: `module` is not a parse of `source`
     kept_calls: Set[int] = field(default_factory=set)  # id(call) in helpers kept as they were for other callers
     todo: Dict[int, str] = field(default_factory=dict)  # id(call) -> what to do, where the rule's advice does not fit
@@ -237,7 +241,8 @@ def parse(source: bytes) -> cst.Module:
 
 def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Module] = None,
             edits: Optional[towers.TowerEdits] = None, keep_helpers: Dict[str, str] = None,
-            parsed: Optional["Parsed"] = None, move_queues: bool = True) -> FileAnalysis:
+            parsed: Optional["Parsed"] = None, move_queues: bool = True,
+            foreign: Optional["ForeignHelpers"] = None) -> FileAnalysis:
     """Recognise and rewrite the pipelines of one module (and its part in tower loops, `edits`).
 
     `keep_helpers` names helper functions other code calls (name -> why): they stay as they are,
@@ -248,6 +253,8 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     A queue one method makes and hands to another of its class (method_queues) is first made in
     the callee instead; that rewrite is kept only where the pipeline it completes is migrated.
     `move_queues=False` analyses `module` itself (a caller that holds nodes of it needs that).
+    `foreign`: reader helpers imported from other modules of the set that its pipelines may call,
+    and helpers of this module to migrate for callers in other modules (ForeignHelpers).
     """
     if parsed is not None:
         module, tree = parsed.module, parsed.tree
@@ -256,13 +263,65 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         tree = stdlib_tree(source)
     if move_queues and not edits and tree is not None and b"_producer" in source and SUPPRESS_MARK.encode() not in source \
             and method_queues.worth_looking(tree):  # a move would carry no `# qmigrate: ignore` mark along
-        sunk = _analyse_sunk(path, source, options, module, keep_helpers, tree)
+        sunk = _analyse_sunk(path, source, options, module, keep_helpers, tree, foreign)
         if sunk is not None:
             # The move is kept only when it leaves less queue code: another way of following the
             # file (a reading method that takes the record) may migrate more of it without it.
-            plain = _analyse(path, source, options, module, edits, keep_helpers, tree=tree, parsed=parsed)
+            plain = _analyse(path, source, options, module, edits, keep_helpers, tree=tree, parsed=parsed,
+                             foreign=foreign)
             return sunk if _calls_left(sunk) < _calls_left(plain) else plain
-    return _analyse(path, source, options, module, edits, keep_helpers, tree=tree, parsed=parsed)
+    plain = _analyse(path, source, options, module, edits, keep_helpers, tree=tree, parsed=parsed, foreign=foreign)
+    if move_queues and not edits and tree is not None and b"_producer" in source \
+            and SUPPRESS_MARK.encode() not in source and plain.remaining_queue_calls:
+        guarded = _analyse_guarded(path, source, options, module, keep_helpers, tree, foreign)
+        if guarded is not None and _calls_left(guarded) < _calls_left(plain):
+            return guarded
+        _say_kept_records(plain, keep_helpers or {})
+    return plain
+
+
+def _say_kept_records(analysis: FileAnalysis, keep: Dict[str, str]) -> None:
+    """The batching of records kept on the object, whose attributes other modules mention, says so."""
+    if not any(name.startswith(".") for name in keep):
+        return
+    for move in guarded_records.find(analysis.module, analysis.imports):
+        why = next((keep["." + attr] for attr in move.attrs if "." + attr in keep), None)
+        call = cstutil.single_assign(move.batch)[1]
+        if why is not None and id(call) not in analysis.fixed_calls:
+            analysis.reasons[id(call)] = ("its records are kept on the object (`.%s`), and %s: they may read them"
+                                          % (move.attrs[0], why))
+
+
+def _analyse_guarded(path: str, source: bytes, options: Options, module: cst.Module,
+                     keep_helpers: Optional[Dict[str, str]], tree: ast.Module,
+                     foreign: Optional["ForeignHelpers"]) -> Optional[FileAnalysis]:
+    """The analysis of the module with guarded_records' moves made, keeping those whose batching
+    the migration then rewrites and finishing them (None: none). As for _analyse_sunk, positions
+    are those of the file as written and `module` is not a parse of `source`."""
+    everything = [move for move in guarded_records.find(module, ImportMap(module, tree))
+                  if not any("." + attr in (keep_helpers or {}) for attr in move.attrs)]
+    moves = everything
+    while moves:
+        new_module, calls = guarded_records.sink(module, moves)
+        old_at, new_at = _Positions(module), _Positions(new_module)
+        old_calls = [cstutil.single_assign(move.batch)[1] for move in moves]
+        where = method_queues.line_map(module.code, new_module.code, [
+            (new_at.raw_span(call), old_at.raw_span(old)) for call, old in zip(calls, old_calls)])
+        analysis = _analyse(path, new_module.bytes, options, new_module, None, dict(keep_helpers or {}), where,
+                            foreign=foreign)
+        kept = guarded_records.together(everything, [
+            move for move, call in zip(moves, calls) if id(call) in analysis.fixed_calls])
+        if len(kept) == len(moves):
+            finished = guarded_records.finish(analysis.new_module, moves)
+            if finished is None:
+                return None
+            analysis.new_module = finished
+            analysis.source, analysis.tree = source, tree
+            analysis.queues_moved = True
+            analysis.record_attributes = sorted({attr for move in moves for attr in move.attrs})
+            return analysis
+        moves = kept
+    return None
 
 
 def _calls_left(analysis: FileAnalysis) -> int:
@@ -271,7 +330,8 @@ def _calls_left(analysis: FileAnalysis) -> int:
 
 
 def _analyse_sunk(path: str, source: bytes, options: Options, module: cst.Module,
-                  keep_helpers: Optional[Dict[str, str]], tree: ast.Module) -> Optional[FileAnalysis]:
+                  keep_helpers: Optional[Dict[str, str]], tree: ast.Module,
+                  foreign: Optional["ForeignHelpers"] = None) -> Optional[FileAnalysis]:
     """The analysis of the module with the producers of method_queues.find moved into the methods
     their queues are handed to, keeping the moves whose producer the migration then rewrites (None:
     none). Positions are those of the file as written; its `module` is the moved one
@@ -290,7 +350,8 @@ def _analyse_sunk(path: str, source: bytes, options: Options, module: cst.Module
         old_at, new_at = _Positions(module), _Positions(new_module)
         where = method_queues.line_map(module.code, new_module.code, [
             (new_at.raw_span(call), old_at.raw_span(s.producer)) for s, call in zip(sinks, producers) if call])
-        analysis = _analyse(path, new_source, options, new_module, None, dict(keep_helpers or {}), where)
+        analysis = _analyse(path, new_source, options, new_module, None, dict(keep_helpers or {}), where,
+                            foreign=foreign)
         kept = [s for s, call in zip(sinks, producers) if call is not None and id(call) in analysis.fixed_calls]
         if len(kept) == len(sinks):
             analysis.source, analysis.tree = source, tree  # the file as written, for the diff and summary
@@ -313,7 +374,7 @@ def _moved_into(sink) -> Optional[str]:
 def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
              edits: Optional[towers.TowerEdits], keep_helpers: Optional[Dict[str, str]],
              where: Optional[Callable[[int, int], Tuple[int, int]]] = None, tree=False,
-             parsed: Optional["Parsed"] = None) -> FileAnalysis:
+             parsed: Optional["Parsed"] = None, foreign: Optional["ForeignHelpers"] = None) -> FileAnalysis:
     """analyse() of `module` as it is (`tree`: its stdlib tree when already made, None if the
     stdlib parser refuses it; `where`: see _Positions; `parsed`: as for analyse, of `module`)."""
     edits = edits or towers.TowerEdits()
@@ -364,7 +425,11 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
             silenced = suppressed.get(positions.start(node)[0], ()) if suppressed else ()
             if ApiNotInTarget.code not in silenced and "*" not in silenced:
                 analysis.add_finding(ApiNotInTarget, node, False, detail)
-    if not edits and not _may_hold_pipeline({rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules):
+    rules_found = {rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules
+    if foreign is not None and foreign.imported:
+        rules_found.add(READERS[0])  # the readers of imported helpers count as this module's
+    if not edits and not (foreign is not None and (foreign.migrate or foreign.refused)) \
+            and not _may_hold_pipeline(rules_found):
         _finish_python_fed(analysis, fed, options)
         _explain_unfed_queues(analysis, imports, positions)
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
@@ -372,6 +437,10 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     context.line_of = lambda node: positions.start(node)[0]
     context.unsafe = options.unsafe
     context.load_module = slim_modules.ModuleLoader(path)
+    foreign = foreign or ForeignHelpers()
+    imported = _add_imported_helpers(context, foreign.imported)
+    context.refused_helpers = {name: why for name, why in foreign.refused.items() if name in imported}
+    imported -= set(context.refused_helpers)
     keep = _keep_forwarded(keep_helpers or {}, context)
     # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).
     def pristine() -> FileAnalysis:
@@ -382,7 +451,13 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     new_module = module.visit(rewriter)
     uses = _forwarded_uses(rewriter.helper_uses, context)
     partial = _partly_used_helpers(module, uses, tree, context) - set(keep)
-    if partial:
+    dropped = partial & imported
+    for name in dropped:
+        # An imported helper has no copy here to call: its calls all stay as they are.
+        del context.reader_helpers[name]
+        imported.discard(name)
+    partial -= dropped
+    if partial or dropped:
         # Calls of these helpers that were not migrated still pass a queue: the helpers stay as they
         # are for them, and the migrated pipelines call a migrated copy. Rewrite again knowing it.
         keep.update((name, "calls of it in this file that stay as they are") for name in partial)
@@ -401,7 +476,12 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         uses = _forwarded_uses(rewriter.helper_uses, context)
     for call, reason in rewriter.fallback_reasons.items():
         analysis.reasons.setdefault(call, reason)
+    analysis.imported_used = sorted(name for name in imported if uses[name])
+    wanted = [name for name in foreign.migrate if name in context.reader_helpers and name not in keep]
+    if wanted:  # its callers are in other modules, whose pipelines now hand it the record
+        uses = _forwarded_uses(uses + Counter(wanted), context)
     new_module = _migrate_helpers(new_module, context, uses, analysis, keep, rewriter.unbatched_sources)
+    _refuse_own_helpers(analysis, context, foreign.refused)
     new_module = _drop_queue_helpers(new_module, rewriter.queue_helpers, uses, analysis, keep)
     if rewriter.file_seed:
         new_module = _add_file_order_seed(new_module)
@@ -607,6 +687,95 @@ def _may_hold_pipeline(rules: Set[type]) -> bool:
 
 # Names of what builds sparse (or ragged) tensors, in any spelling.
 _SPARSE = re.compile(r"[Ss]parse|VarLen|string_split|strings\.split|[Rr]agged")
+
+
+@dataclass(frozen=True)
+class ImportedHelper:
+    """A reader helper of another module of the set, as a caller that imports it sees it."""
+
+    helper: helpers.ReaderHelper
+    tf_names: Tuple[Tuple[str, str], ...]  # names its reader's arguments read -> what they are there
+    sparse: bool  # its module may build sparse tensors (see ModuleContext.may_be_sparse)
+
+
+@dataclass(frozen=True)
+class ForeignHelpers:
+    """Reader helpers that cross a module boundary (set-level work decides them: imported_helpers).
+
+    `imported`: local name -> a helper of another module that this module's pipelines may call
+    (then with the record); `migrate`: helpers of this module to migrate for their callers in
+    other modules, whose pipelines all hand them the record.
+    """
+
+    imported: Dict[str, ImportedHelper] = field(default_factory=dict)
+    migrate: Tuple[str, ...] = ()
+    # Helpers that stay as they are, and why: imported ones by their local name (their callers'
+    # chains stay, with that reason), this module's own by name (their reader gets it).
+    refused: Dict[str, str] = field(default_factory=dict)
+
+
+def imported_reader_helper(source: bytes, name: str) -> Optional[ImportedHelper]:
+    """The top-level function `name` of a module's source as a reader helper that a caller in
+    another module may call with the record (None: not one, or its reader cannot be made there).
+
+    Only a helper that makes its reader itself (no forwarding), reads its queue parameter once and
+    not the key, and whose reader's arguments read only its parameters and TensorFlow: what the
+    caller's dataset is made from must mean the same in the caller's module. Never raises.
+    """
+    try:
+        module = parse(source)
+    except Exception:
+        return None
+    tree = stdlib_tree(source)
+    imports = ImportMap(module, tree)
+    function = next((stmt for stmt in module.body if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name),
+                    None)
+    if function is None or function.decorators:
+        return None
+    helper = helpers.find_reader_helper(function, imports)
+    if helper is None or helper.via is not None:
+        return None
+    loads = Counter(cstutil.name_uses(function.body).loads)
+    if loads[helper.queue_param] != 1 or not _key_unused(helper, loads, _attribute_loads(module, tree)):
+        return None
+    params = {param.name.value for param in function.params.params}
+    tf_names = []
+    for arg in helper.reader_call.args:
+        for used in cstutil.name_uses(arg.value).loads:
+            if used in params:
+                continue
+            resolved = imports.aliases.get(used)
+            if resolved is None or resolved.split(".")[0] != "tensorflow":
+                return None
+            tf_names.append((used, resolved))
+    code = source.decode(module.encoding, errors="replace")
+    return ImportedHelper(helper, tuple(sorted(set(tf_names))), bool(_SPARSE.search(code)))
+
+
+def _add_imported_helpers(context: ModuleContext, imported: Dict[str, ImportedHelper]) -> Set[str]:
+    """Add to the module's reader helpers those imported under names it neither defines nor
+    rebinds, whose reader's TensorFlow names mean the same here; their local names."""
+    added = set()
+    for local, found in imported.items():
+        if local in context.functions or local in context.reader_helpers or local in context.record_sources:
+            continue
+        if any(context.imports.aliases.get(used) != resolved for used, resolved in found.tf_names):
+            continue
+        helper = found.helper
+        if helper.name != local:  # `from records import decode as read`: its calls here say `read`
+            helper = dataclasses.replace(helper, function=helper.function.with_changes(name=cst.Name(local)))
+        context.reader_helpers[local] = helper
+        context.may_be_sparse = context.may_be_sparse or found.sparse
+        added.add(local)
+    return added
+
+
+def _refuse_own_helpers(analysis: FileAnalysis, context: ModuleContext, refused: Dict[str, str]) -> None:
+    """The reader of each helper of this module that stays for its callers elsewhere says why."""
+    for name, why in refused.items():
+        helper = context.reader_helpers.get(name)
+        if helper is not None and id(helper.reader_call) not in analysis.fixed_calls:
+            analysis.reasons[id(helper.reader_call)] = why
 
 
 def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.AST], code: str) -> ModuleContext:
@@ -963,6 +1132,13 @@ def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, se
     if not plumbing:
         return
     new_module, removed, reasons = queue_runners.remove_plumbing(analysis.new_module, ImportMap(analysis.new_module))
+    while removed:  # a Coordinator whose last uses went with the runners: gone on a second look
+        again, more, reasons_again = queue_runners.remove_plumbing(new_module, ImportMap(new_module))
+        if not more:
+            break
+        new_module, reasons = again, reasons_again
+        for key, count in more.items():
+            removed[key] = removed.get(key, 0) + count
     # analysis.imports is the old module's map (from its stdlib tree: the same as from its CST)
     analysis.new_module = drop_unused_tf_imports(analysis.module, new_module, analysis.imports,
                                                  analysis.module_loads)

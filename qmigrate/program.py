@@ -121,6 +121,11 @@ class Program:
                     stack.append(imported)
         return seen
 
+    def attribute_mentions(self, name: str, defining: str) -> List[Tuple[str, int]]:
+        """(path, line) of every `x.name` and string "name" in the files other than `defining`: where
+        an attribute of that name may be read."""
+        return _attribute_mentions(self, name, defining)
+
     def references(self, name: str, defining: str, exclude: Iterable[str] = ()) -> List[Tuple[str, int]]:
         """(path, line) of every mention of the identifier `name` in files other than `defining`:
         a call, an attribute (`module.name`), an import of it. Comments and strings do not count, nor
@@ -152,6 +157,27 @@ class Program:
                         alias.name == name or alias.name.endswith("." + name) for alias in node.names):
                     found.append((path, node.lineno))
         return sorted(set(found))
+
+
+_BY_NAME = ("getattr", "setattr", "hasattr", "delattr")
+
+
+def _attribute_mentions(program: "Program", name: str, defining: str) -> List[Tuple[str, int]]:
+    """(path, line) of every `x.name` and every getattr(x, "name") (or setattr, hasattr, delattr) in
+    files other than `defining`."""
+    word = name.encode()
+    found = []
+    for path in program.paths:
+        source = program.source(path) if path != defining else None
+        if source is None or word not in source:
+            continue
+        tree = program.tree(path)
+        for node in ast.walk(tree) if tree is not None else ():
+            if (isinstance(node, ast.Attribute) and node.attr == name) or (
+                    isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BY_NAME
+                    and any(isinstance(arg, ast.Constant) and arg.value == name for arg in node.args)):
+                found.append((path, node.lineno))
+    return sorted(set(found))
 
 
 def _defines_own(tree: ast.Module, name: str) -> bool:

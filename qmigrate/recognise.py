@@ -221,6 +221,9 @@ class ModuleContext:
     method_helpers: Dict[str, helpers.ReaderHelper] = field(default_factory=dict)  # `Class.method` -> reader method
     # Reader methods other code may hand a queue (name -> who): they stay, and so do their pipelines.
     kept_methods: Dict[str, str] = field(default_factory=dict)
+    # Reader helpers imported from other modules that stay as they are (local name -> why): the
+    # chains that call them stay too, with that reason.
+    refused_helpers: Dict[str, str] = field(default_factory=dict)
     _classes: Optional[class_attrs.ModuleClasses] = None
 
     def class_attrs(self, function: cst.CSTNode) -> Optional[class_attrs.ClassAttrs]:
@@ -494,6 +497,9 @@ class _BlockRecogniser:
             return None
         if not (isinstance(queue, cst.Name) and queue.value in producers):
             return None
+        refused = self.context.refused_helpers.get(helper.name) if name is None and choice is None else None
+        if refused is not None:
+            raise _Broken(self._chain_calls(index, (None, queue.value), producers, {}), refused)
         match = self._link_helper(producers[queue.value], helper, index, value, target, readers_count, name, choice)
         if choice is not None:  # each arm's binding is a use of its helper, migrated by the calls together
             match.counted_helpers = choice[2]

@@ -210,6 +210,9 @@ class Explainer:
         # Every statement the batched tensors come from, transitively: a read among them means the
         # chain is in this function (its reason is another one); else the earliest call that is not
         # TensorFlow's is where the tensors come from.
+        kept = self._kept_on_object(tensors, function, body, index)
+        if kept is not None:
+            return kept
         needed = list(dict.fromkeys(cstutil.name_uses(tensors).loads))
         seen: Set[str] = set()
         sources: List[int] = []
@@ -251,6 +254,28 @@ class Explainer:
         if parameter is not None:
             return ("the tensors it batches come in as `%s`, a parameter of %s(): their reader is in a caller, "
                     "which qmigrate does not link to this batching" % (parameter, function.name.value))
+        return None
+
+    def _kept_on_object(self, tensors, function, body, index) -> Optional[str]:
+        """Batched tensors read from attributes of a parameter (`self.wav`) that an earlier statement
+        of the function sets from a call: said as such, not as tensors that come in as `self`."""
+        if function is None:
+            return None
+        params = _params(function)
+        attributes = [node for node in _attributes(tensors)
+                      if isinstance(node.value, cst.Name) and node.value.value in params]
+        for attribute in attributes:
+            spelled = dotted(attribute)
+            for earlier in range(index - 1, -1, -1):
+                assign = cstutil.single_assign(body[earlier])
+                if not assign or not any(dotted(t) == spelled for t in _targets(assign[0])):
+                    continue
+                value = assign[1]
+                callee = self._callee(value) if isinstance(value, cst.Call) else None
+                origin = " from %s()" % callee if callee else ""
+                return ("the tensors it batches are kept on the object (`%s`, set at line %d%s): a chain that "
+                        "goes through attributes, which qmigrate does not follow" % (
+                            spelled, self.line_of(body[earlier]), origin))
         return None
 
     # --- helpers -----------------------------------------------------------------------------
@@ -311,3 +336,23 @@ def _is_name(node, name: str) -> bool:
 def _params(function: cst.FunctionDef) -> Sequence[str]:
     params = function.params
     return [p.name.value for p in list(params.posonly_params) + list(params.params) + list(params.kwonly_params)]
+
+
+def _attributes(node: cst.CSTNode) -> List[cst.Attribute]:
+    """The `name.attr` attributes a node holds, outermost first."""
+    found = []
+
+    class _Finder(cst.CSTVisitor):
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:
+            found.append(attribute)
+            return False
+
+    cstutil.walk(node, _Finder())
+    return found
+
+
+def _targets(target: cst.BaseExpression) -> List[cst.BaseExpression]:
+    """The single targets of an assignment target (tuples and lists unpacked)."""
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [leaf for element in target.elements for leaf in _targets(element.value)]
+    return [target]

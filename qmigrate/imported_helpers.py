@@ -1,0 +1,220 @@
+"""Reader helpers called across modules: `records.py` defines `decode(filename_queue, size)`, which
+makes a reader and reads the queue it is given; `train.py` imports it, makes the producer and
+batches what it returns.
+
+Set-level work in three steps, on summaries and stdlib trees (never a CST):
+1. `candidates`: the imports (`from records import decode [as d]`) of modules that still build
+   queues, of top-level functions of the set that make a reader and no producer;
+2. each such caller is analysed with those helpers (engine.ForeignHelpers.imported): it says
+   which ones its pipelines called with the record at every one of their calls;
+3. `decide`: a helper is migrated (it takes the record) only when every module that mentions
+   it is such a caller and its own module does not use it: a changed signature never meets a
+   caller that still hands it a queue.
+"""
+import ast
+from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple
+
+from qmigrate.names import canonical
+from qmigrate.program import Program
+from qmigrate.rules import PRODUCERS, READERS
+from qmigrate.summary import ModuleSummary
+
+Import = Tuple[str, str, str]  # (local name in the caller, the helper's path, its name there)
+
+_READER_NAMES = frozenset(canonical(name) for rule in READERS for name in rule.names)
+_PRODUCER_NAMES = frozenset(canonical(name) for rule in PRODUCERS for name in rule.names)
+
+
+def candidates(callers: Iterable[str], summaries: Mapping[str, Optional[ModuleSummary]],
+               program: Program) -> Dict[str, Tuple[Import, ...]]:
+    """caller path -> the reader helpers of other modules of the set it imports by name and never
+    rebinds. `callers`: the modules that still build queues after the first pass."""
+    found: Dict[str, Tuple[Import, ...]] = {}
+    for path in callers:
+        summary = summaries.get(path)
+        if summary is None:
+            continue
+        imports = []
+        for local, target in summary.imports:
+            module, _, name = target.rpartition(".")
+            if not module or module.split(".")[0] == "tensorflow":
+                continue
+            where = program.module_path(path, module)
+            helper = summaries.get(where) if where and where != path else None
+            function = next((f for f in helper.functions if f.name == name), None) if helper else None
+            if function is None or not _reader_only(function.builds):
+                continue
+            if _rebinds(program.tree(path), local) or _star_may_bind(program, path, local):
+                continue
+            imports.append((local, where, name))
+        if imports:
+            found[path] = tuple(sorted(imports))
+    return found
+
+
+def _reader_only(builds: Tuple[str, ...]) -> bool:
+    return any(name in _READER_NAMES for name in builds) and not any(name in _PRODUCER_NAMES for name in builds)
+
+
+def _rebinds(tree: Optional[ast.AST], local: str) -> bool:
+    """Whether the module binds `local` anywhere but by the import (then a call may mean another
+    function); True without a tree."""
+    if tree is None:
+        return True
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == local and not isinstance(node.ctx, ast.Load):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == local:
+            return True
+        if isinstance(node, ast.arg) and node.arg == local:
+            return True
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and local in node.names:
+            return True
+    imported = [alias for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+                for alias in node.names if (alias.asname or alias.name.split(".")[0]) == local]
+    return len(imported) != 1
+
+
+def _star_may_bind(program: Program, path: str, local: str, seen: Optional[Set[str]] = None) -> bool:
+    """Whether a `from module import *` of the module may bind `local`: the star-imported module
+    is outside the set, or binds the name at its top level, or star-imports a module that may."""
+    seen = set() if seen is None else seen
+    seen.add(path)
+    tree = program.tree(path)
+    for node in ast.walk(tree) if tree is not None else ():
+        if not (isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)):
+            continue
+        where = program.module_path(path, node.module or "") if not node.level else None
+        other = program.tree(where) if where else None
+        if other is None or _binds_at_top(other, local):
+            return True
+        if where not in seen and (len(seen) > 8 or _star_may_bind(program, where, local, seen)):
+            return True
+    return False
+
+
+def _binds_at_top(tree: ast.AST, name: str) -> bool:
+    """Whether a module binds `name` by a definition, an import (star imports aside) or an
+    assignment at any depth of its top-level statements."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+            return True
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                (alias.asname or alias.name.split(".")[0]) == name for alias in node.names):
+            return True
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue  # their own scope
+        if any(isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, ast.Store)
+               for sub in ast.walk(node)):
+            return True
+    return False
+
+
+def decide(wanted: Mapping[str, Tuple[Import, ...]], used: Mapping[str, Iterable[str]], program: Program,
+           changed: Mapping[str, Iterable[str]]) -> Tuple[Set[Tuple[str, str]], Dict[Tuple[str, str], str]]:
+    """(the helpers (path, name) to migrate, why each other one stays).
+
+    A helper is migrated when every module of the set that mentions it is a caller whose
+    pipelines called it with the record at every call, under a name it imported it by (`used`:
+    caller -> those local names), never as an attribute (`records.decode`), and the helper's own
+    module neither uses it nor changed it in the first pass (`changed`: path -> helpers)."""
+    users: Dict[Tuple[str, str], Set[str]] = {}
+    stuck: Dict[Tuple[str, str], str] = {}  # a caller's chain that does not migrate with it
+    for caller, imports in wanted.items():
+        done = set(used.get(caller, ()))
+        for local, path, name in imports:
+            key = (path, name)
+            users.setdefault(key, set())
+            if local in done:
+                users[key].add(caller)
+            else:
+                stuck.setdefault(key, _base(caller))
+    out, why = set(), {}
+    for key, callers in sorted(users.items()):
+        path, name = key
+        own = _base(path)
+        mentions = sorted(program.references(name, path))
+        elsewhere = [(where, line) for where, line in mentions if where not in callers]
+        attribute = next((caller for caller in sorted(callers) if _as_attribute(program.tree(caller), name)), None)
+        if key in stuck:
+            lines = [line for where, line in mentions if _base(where) == stuck[key]]
+            why[key] = "its call in %s%s stays as it is, handing it a queue" % (
+                stuck[key], " (line %d)" % lines[-1] if lines else "")
+        elif name in set(changed.get(path, ())) or _used_in_own_module(program.tree(path), name):
+            why[key] = "%s() is used in %s itself" % (name, own)
+        elif elsewhere:
+            why[key] = "%s mentions it in code that stays as it is" % ", ".join(
+                "%s:%d" % (_base(where), line) for where, line in elsewhere[:3])
+        elif attribute is not None:
+            why[key] = "%s reaches it as an attribute of its module, which qmigrate does not follow" % _base(attribute)
+        else:
+            out.add(key)
+            continue
+        why[key] = ("%s() of %s is a reader helper that other modules call, and it changes only together with every "
+                    "caller: %s" % (name, own, why[key]))
+    return out, why
+
+
+def _base(path: str) -> str:
+    import os
+
+    return os.path.basename(path)
+
+
+def _as_attribute(tree: Optional[ast.AST], name: str) -> bool:
+    return tree is None or any(isinstance(node, ast.Attribute) and node.attr == name for node in ast.walk(tree))
+
+
+def _used_in_own_module(tree: Optional[ast.AST], name: str) -> bool:
+    """Whether the defining module reads the name (a call, a reference, `__all__` aside)."""
+    if tree is None:
+        return True
+    return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(tree)) or any(
+        isinstance(node, ast.Attribute) and node.attr == name for node in ast.walk(tree))
+
+
+class Jobs:
+    """What each module's next analysis is given (engine.ForeignHelpers, as picklable tuples)."""
+
+    def __init__(self, wanted: Mapping[str, Tuple[Import, ...]], used: Mapping[str, Iterable[str]],
+                 migrated: Set[Tuple[str, str]], why: Mapping[Tuple[str, str], str]):
+        self.imported: Dict[str, Tuple[Import, ...]] = {}
+        self.refused: Dict[str, List[Tuple[str, str]]] = {}
+        self.migrate: Dict[str, Tuple[str, ...]] = {}
+        for caller, imports in wanted.items():
+            done = set(used.get(caller, ()))
+            decided = migrated | set(why)
+            taken = tuple(entry for entry in imports if entry[0] in done and (entry[1], entry[2]) in decided)
+            if taken:
+                self.imported[caller] = taken
+            self.refused[caller] = [(entry[0], why[(entry[1], entry[2])]) for entry in taken
+                                    if (entry[1], entry[2]) in why]
+        for (path, name), reason in why.items():
+            self.refused.setdefault(path, []).append((name, reason))
+        for path, name in sorted(migrated):
+            self.migrate[path] = self.migrate.get(path, ()) + (name,)
+
+    def held(self, again: Mapping[str, object]) -> bool:
+        """Whether the modules analysed again (`again`: path -> its _Done, when analysed) did what
+        the probes promised: each caller migrated every call of its migrated helpers, and each
+        helper module changed them."""
+        for caller, imports in self.imported.items():
+            refused = {local for local, _ in self.refused.get(caller, ())}
+            wanted = {entry[0] for entry in imports} - refused
+            done = again.get(caller)
+            if wanted and (done is None or not wanted <= set(done.imported_used)):
+                return False
+        for path, names in self.migrate.items():
+            done = again.get(path)
+            if done is None or not set(names) <= set(done.changed_helpers):
+                return False
+        return True
+
+    def paths(self) -> List[str]:
+        """The modules to analyse again."""
+        return sorted(set(self.imported) | set(self.migrate) | {path for path, found in self.refused.items() if found})
+
+    def of(self, path: str) -> dict:
+        """The _Job fields of one module."""
+        return dict(imported=self.imported.get(path, ()), migrate=self.migrate.get(path, ()),
+                    refused=tuple(sorted(self.refused.get(path, ()))))
