@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from qmigrate import blocks, cstutil
+from qmigrate import batch_down, blocks, cstutil
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import BATCHERS, PRODUCERS, READERS, rule_for
 
@@ -89,6 +89,7 @@ class BatchHelper:
     sites: Tuple[BatchSite, ...]  # one, or the two arms of `if flag: ... else: ...`
     flag: Optional[str]  # the parameter that picks the arm
     removable: Tuple[cst.BaseStatement, ...]  # the statements the migrated helper drops
+    returns: bool = False  # it returns the batching call itself (batch_down.py)
 
 
 def _params(function: cst.FunctionDef) -> List[cst.Param]:
@@ -374,6 +375,10 @@ def find_batch_helper(function: cst.FunctionDef, imports: ImportMap) -> Optional
         if not set(tensors) <= set(param_names):
             return None
         return BatchHelper(function, tensors, targets, tuple(sites), flag, (stmt,))
+    found = batch_down.returning_sites(function, imports, BATCHERS, _call_rule, BatchSite)
+    if found is not None:
+        sites, flag, removable, tensors = found
+        return BatchHelper(function, tensors, tensors, tuple(sites), flag, removable, returns=True)
     return None
 
 
@@ -606,9 +611,12 @@ def redocument(body: List[cst.BaseStatement], old: str, new: str, drop: Tuple[st
 
 def migrate_batch_helper(function: cst.FunctionDef, helper: BatchHelper) -> cst.FunctionDef:
     """The helper taking the batch instead of the tensors to batch, without its batching."""
-    index = list(helper.function.body.body).index(helper.removable[0])
-    body = [stmt for i, stmt in enumerate(function.body.body) if i != index]
-    dropped_reads = set(cstutil.name_uses(helper.removable[0]).loads)
+    positions = [list(helper.function.body.body).index(stmt) for stmt in helper.removable]
+    if helper.returns:
+        body = batch_down.migrated_body(list(function.body.body), positions, helper.tensor_params)
+    else:
+        body = [stmt for i, stmt in enumerate(function.body.body) if i not in positions]
+    dropped_reads = {name for stmt in helper.removable for name in cstutil.name_uses(stmt).loads}
     # Locals that only configured the batching (`num_preprocess_threads = 16`) go with it.
     remaining = cst.IndentedBlock(body=body)
     while True:

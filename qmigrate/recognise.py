@@ -13,7 +13,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import blocks, bucketing, class_attrs, cstutil, handbuilt, helpers, joins, slim_provider, towers
+from qmigrate import batch_down, blocks, bucketing, class_attrs, cstutil, handbuilt, helpers, joins, slim_provider, towers
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
@@ -1442,24 +1442,35 @@ class _BlockRecogniser:
             arguments = helpers.bind_call(helper.function, call)
         except helpers.NotMovable as error:
             raise _Broken(calls, "%s() %s" % (name, error))
-        site = helper.sites[0]
+        sites, test = helper.sites[:1], None
         if helper.flag is not None:
             truth = helpers.literal_truth(arguments.get(helper.flag))
-            if truth is None:
+            if truth is not None:
+                sites = [helper.sites[0] if truth else helper.sites[1]]
+            elif helper.flag in arguments and batch_down.is_plain_test(arguments[helper.flag]):
+                sites, test = list(helper.sites), self.source_of(arguments[helper.flag])
+            else:
                 raise _Broken(calls, "%s() is called with `%s` computed at run time, so which batching it does "
                               "is unknown" % (name, helper.flag))
-            site = helper.sites[0] if truth else helper.sites[1]
-        try:
-            definitions = helpers.reaching_definitions(helper.function, helper.removable[0])
-            moved = {param: helpers.move_expression(node, helper.function, helper.removable[0], arguments,
-                                                    self.context.module_names, definitions=definitions)
-                     for param, node in site.rule.bind(site.call).items() if param != "tensors"}
-            batching = site.rule.model(moved, _code, self.imports.resolve)
-        except helpers.NotMovable as error:
-            raise _Broken(calls + (site.call,), "the arguments of its batching cannot be moved out of %s(): %s"
-                          % (name, error))
-        except Unsupported as error:
-            raise _Broken(calls + (site.call,), str(error))
+        models = []
+        for site in sites:
+            try:
+                definitions = helpers.reaching_definitions(helper.function, helper.removable[0])
+                moved = {param: helpers.move_expression(node, helper.function, helper.removable[0], arguments,
+                                                        self.context.module_names, definitions=definitions)
+                         for param, node in site.rule.bind(site.call).items() if param != "tensors"}
+                models.append(site.rule.model(moved, _code, self.imports.resolve))
+            except helpers.NotMovable as error:
+                raise _Broken(calls + (site.call,), "the arguments of its batching cannot be moved out of %s(): %s"
+                              % (name, error))
+            except Unsupported as error:
+                raise _Broken(calls + (site.call,), str(error))
+        batching = models[0]
+        if test is not None:
+            batching, why = batch_down.runtime_choice(models[0], models[1], test)
+            if batching is None:
+                raise _Broken(calls + tuple(s.call for s in sites), "%s() is called with `%s` computed at run time, "
+                              "and %s" % (name, helper.flag, why))
         missing = [p for p in helper.tensor_params if p not in arguments]
         if missing:
             raise _Broken(calls, "%s() is called without `%s`" % (name, missing[0]))

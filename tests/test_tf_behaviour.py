@@ -207,6 +207,15 @@ CASES = [
      "epoch"),
     ("reader_keys", "keyed_examples", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, training=True), 50,
      "epoch"),
+    # --- batchdown ---
+    # A helper returning the batch its callers' records are handed down to: a literal flag, and a
+    # flag computed at run time (the dataset shuffles under the caller's test).
+    ("returned_batch_helper", "training_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 100,
+     "epoch"),
+    ("returned_batch_helper", "split_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10,
+                                                              split="train"), 50, "epoch"),
+    ("returned_batch_helper", "split_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=5,
+                                                              split="test"), 50, "epoch"),
 ]
 
 
