@@ -19,7 +19,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from qmigrate import engine, python3_check, towers, untraced_towers
+from qmigrate import engine, handed_down, python3_check, towers, untraced_towers
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -103,6 +103,7 @@ class _Job:
     # gives its result without them, unless the answer is already known to be no.
     also_without_plumbing: bool = False
     keep: Tuple[Tuple[str, str], ...] = ()  # helpers other modules call: (name, who), kept as they are
+    handed: Optional[handed_down.Handed] = None  # batching helpers across modules (handed_down.py)
 
 
 @dataclass(frozen=True)
@@ -119,6 +120,7 @@ class _Done:
     without_plumbing: Optional[FileResult] = None  # the result had its queue runners gone
     changed_helpers: Tuple[str, ...] = ()  # helpers whose signature the migration changed
     built: int = 0  # queue calls left that build queues when the program runs
+    handed_uses: Tuple[Tuple[str, int], ...] = ()  # calls migrated of batching helpers of other modules
 
 
 # What a worker parsed in the first pass, kept for a later pass over the same bytes (by path and
@@ -170,13 +172,14 @@ def _run(job: _Job) -> _Done:
 
     def work():
         parsed = _kept_parsed(path, job.digest, source)
-        analysis, consumers = _analyse(path, source, options, job.plan, dict(job.keep), parsed)
+        analysis, consumers = _analyse(path, source, options, job.plan, dict(job.keep), parsed, job.handed)
         if job.drop_plumbing:
             engine.remove_plumbing(analysis, True, False)
         plumbing = any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences)
         stats = dict(readable=True, analysed=True, pipelines=analysis.pipelines,
                      remaining=analysis.remaining_queue_calls, plumbing=plumbing,
-                     changed_helpers=tuple(analysis.changed_helpers), built=analysis.queues_built)
+                     changed_helpers=tuple(analysis.changed_helpers), built=analysis.queues_built,
+                     handed_uses=tuple(sorted(analysis.handed_uses.items())))
         problem = engine.verify(analysis)
         if problem:  # the file stays as it is; what its analysis found still counts for the set
             return _Done(_failed(path, problem, source, Failure.VERIFY), **stats)
@@ -213,11 +216,11 @@ def _without_plumbing(analysis: engine.FileAnalysis) -> Optional[FileResult]:
 
 
 def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan], keep: Dict[str, str],
-             parsed: Optional[engine.Parsed] = None):
+             parsed: Optional[engine.Parsed] = None, handed: Optional[handed_down.Handed] = None):
     """(analysis, the module's tower consumers or None if not looked for), with the plan applied
     and the helpers in `keep` kept as they are; from `parsed` (of these bytes), if given."""
     if plan is None:
-        return engine.analyse(path, source, options, keep_helpers=keep, parsed=parsed), None
+        return engine.analyse(path, source, options, keep_helpers=keep, parsed=parsed, handed=handed), None
     if parsed is None:
         module = engine.parse(source)
         consumers = towers.find_consumers(module, ImportMap(module, stdlib_tree(source)))
@@ -229,7 +232,7 @@ def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan
     edits = towers.TowerEdits(set(plan.shard_functions), dict(plan.passthrough),
                               [consumers[index] for index in plan.consumers], plan.strategy)
     # The plan's reasons and findings are about nodes of `module`: it is analysed as it is.
-    analysis = engine.analyse(path, source, options, module, edits, keep, parsed, move_queues=False)
+    analysis = engine.analyse(path, source, options, module, edits, keep, parsed, move_queues=False, handed=handed)
     for index, reason in plan.reasons.items():
         analysis.reasons[id(consumers[index].prefetch_call)] = reason
     for index, code, indexed in plan.findings:
@@ -260,6 +263,8 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
 def _migrate(files: List[str], options: Options, write: bool, jobs: int, progress) -> List[FileResult]:
     with _Pool(jobs) as pool:
         first = dict(zip(files, pool.map(_run, [_Job(path, options) for path in files], progress)))
+        program = Program(files, _read_python)
+        handed = _hand_down(files, first, options, pool, program)
         results: Dict[str, FileResult] = {path: done.result for path, done in first.items()}
         plans, summaries = _link(files, first, options, pool)
         digests = {path: summary.digest for path, summary in summaries.items() if summary is not None}
@@ -267,12 +272,12 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
 
         # Helpers other modules still call keep their signature: their modules are analysed again
         # knowing it (with their link plan, if any).
-        program = Program(files, _read_python)
         keeps = _helpers_to_keep(first, program)
         again = list(plans) + [path for path in keeps if path not in plans]
         for path, done in zip(again, pool.map(_run, [
                 _Job(path, options, plans.get(path), digest=digests.get(path),
-                     also_without_plumbing=True, keep=tuple(sorted(keeps.get(path, {}).items())))
+                     also_without_plumbing=True, keep=tuple(sorted(keeps.get(path, {}).items())),
+                     handed=handed.get(path))
                 for path in again])):
             results[path] = done.result
             if done.analysed:
@@ -303,7 +308,8 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
                 else:
                     plumbing.append(path)
             jobs_list = [_Job(path, options, plans.get(path), True, digests.get(path),
-                              keep=tuple(sorted(keeps.get(path, {}).items()))) for path in plumbing]
+                              keep=tuple(sorted(keeps.get(path, {}).items())), handed=handed.get(path))
+                         for path in plumbing]
             for path, done in zip(plumbing, pool.map(_run, jobs_list)):
                 results[path] = done.result
 
@@ -481,6 +487,40 @@ def _worker_loop(connection) -> None:
         except Exception as error:  # raised in the parent, as the executor did
             answer = (True, error)
         connection.send(answer)
+
+
+def _hand_down(files: List[str], first: Dict[str, _Done], options: Options, pool: "_Pool",
+               program: Program) -> Dict[str, handed_down.Handed]:
+    """Batching helpers of other modules that the first pass left unlinked (handed_down.py): the
+    importers analysed again with them, and the helpers' modules once every call was migrated.
+    `first` then holds those passes (as first passes: later passes build on them); returns what
+    each module was asked, for the later passes."""
+    planner = handed_down.Planner(program, lambda p: p in first and first[p].analysed,
+                                  lambda p: first[p].remaining > 0)
+    importers = planner.candidates([path for path in files if path.endswith(".py")])
+    if not importers:
+        return {}
+    done: Dict[str, _Done] = {}
+    for _ in range(handed_down.MAX_ROUNDS):
+        asked = handed_down.handed_for(importers, exported=False)
+        paths = sorted(asked)
+        done = dict(zip(paths, pool.map(_run, [_Job(path, options, handed=asked[path]) for path in paths])))
+        uses = {path: dict(d.handed_uses) for path, d in done.items() if d.analysed}
+        accepted = planner.accepted(importers, uses)
+        if accepted == importers:
+            break
+        importers = {path: names for path, names in accepted.items() if names}
+    else:
+        return {}
+    if not importers:
+        return {}
+    handed = handed_down.handed_for(importers, exported=True)
+    homes = sorted(path for path in handed if handed[path].exported)
+    done.update(zip(homes, pool.map(_run, [_Job(path, options, handed=handed[path]) for path in homes])))
+    if any(not d.analysed or d.result.status is Status.FAILED for d in done.values()):
+        return {}  # all of it or nothing: a helper migrated without its callers, or the reverse, is wrong
+    first.update(done)
+    return handed
 
 
 def _read_python(path: str) -> Optional[bytes]:

@@ -15,8 +15,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstutil, data_findings, handbuilt,
-                      helpers, method_queues, python3_check, python_fed, queue_roles, range_producers, synth, towers,
-                      unlinked, wording)
+                      handed_down, helpers, method_queues, python3_check, python_fed, queue_roles, range_producers,
+                      synth, towers, unlinked, wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -92,6 +92,8 @@ class FileAnalysis:
     tree: Optional[ast.AST] = None  # the stdlib parser's tree (None where it rejects the file)
     module_loads: Optional[Counter] = None  # name loads of `module`, once counted
     queue_calls: Optional[List[cst.Call]] = None  # the queue API calls found in `module`
+    # Batching helpers of other modules (handed_down.Handed): name -> the calls of it migrated here.
+    handed_uses: Dict[str, int] = field(default_factory=dict)
 
     def new_bytes(self) -> bytes:
         """The source of `new_module`, generated once per module (verify and result both need it)."""
@@ -237,7 +239,8 @@ def parse(source: bytes) -> cst.Module:
 
 def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Module] = None,
             edits: Optional[towers.TowerEdits] = None, keep_helpers: Dict[str, str] = None,
-            parsed: Optional["Parsed"] = None, move_queues: bool = True) -> FileAnalysis:
+            parsed: Optional["Parsed"] = None, move_queues: bool = True,
+            handed: Optional[handed_down.Handed] = None) -> FileAnalysis:
     """Recognise and rewrite the pipelines of one module (and its part in tower loops, `edits`).
 
     `keep_helpers` names helper functions other code calls (name -> why): they stay as they are,
@@ -248,7 +251,16 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     A queue one method makes and hands to another of its class (method_queues) is first made in
     the callee instead; that rewrite is kept only where the pipeline it completes is migrated.
     `move_queues=False` analyses `module` itself (a caller that holds nodes of it needs that).
+    `handed`: batching helpers of other modules this one calls, and helpers of this one whose
+    every caller elsewhere was migrated (handed_down.Handed).
     """
+    analysis = _analyse_either(path, source, options, module, edits, keep_helpers, parsed, move_queues, handed)
+    if handed is not None and handed.exported:
+        handed_down.migrate_exported(analysis, handed.exported)
+    return analysis
+
+
+def _analyse_either(path, source, options, module, edits, keep_helpers, parsed, move_queues, handed):
     if parsed is not None:
         module, tree = parsed.module, parsed.tree
     else:
@@ -256,13 +268,14 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         tree = stdlib_tree(source)
     if move_queues and not edits and tree is not None and b"_producer" in source and SUPPRESS_MARK.encode() not in source \
             and method_queues.worth_looking(tree):  # a move would carry no `# qmigrate: ignore` mark along
-        sunk = _analyse_sunk(path, source, options, module, keep_helpers, tree)
+        sunk = _analyse_sunk(path, source, options, module, keep_helpers, tree, handed)
         if sunk is not None:
             # The move is kept only when it leaves less queue code: another way of following the
             # file (a reading method that takes the record) may migrate more of it without it.
-            plain = _analyse(path, source, options, module, edits, keep_helpers, tree=tree, parsed=parsed)
+            plain = _analyse(path, source, options, module, edits, keep_helpers, tree=tree, parsed=parsed,
+                             handed=handed)
             return sunk if _calls_left(sunk) < _calls_left(plain) else plain
-    return _analyse(path, source, options, module, edits, keep_helpers, tree=tree, parsed=parsed)
+    return _analyse(path, source, options, module, edits, keep_helpers, tree=tree, parsed=parsed, handed=handed)
 
 
 def _calls_left(analysis: FileAnalysis) -> int:
@@ -271,7 +284,8 @@ def _calls_left(analysis: FileAnalysis) -> int:
 
 
 def _analyse_sunk(path: str, source: bytes, options: Options, module: cst.Module,
-                  keep_helpers: Optional[Dict[str, str]], tree: ast.Module) -> Optional[FileAnalysis]:
+                  keep_helpers: Optional[Dict[str, str]], tree: ast.Module,
+                  handed: Optional[handed_down.Handed] = None) -> Optional[FileAnalysis]:
     """The analysis of the module with the producers of method_queues.find moved into the methods
     their queues are handed to, keeping the moves whose producer the migration then rewrites (None:
     none). Positions are those of the file as written; its `module` is the moved one
@@ -290,7 +304,8 @@ def _analyse_sunk(path: str, source: bytes, options: Options, module: cst.Module
         old_at, new_at = _Positions(module), _Positions(new_module)
         where = method_queues.line_map(module.code, new_module.code, [
             (new_at.raw_span(call), old_at.raw_span(s.producer)) for s, call in zip(sinks, producers) if call])
-        analysis = _analyse(path, new_source, options, new_module, None, dict(keep_helpers or {}), where)
+        analysis = _analyse(path, new_source, options, new_module, None, dict(keep_helpers or {}), where,
+                            handed=handed)
         kept = [s for s, call in zip(sinks, producers) if call is not None and id(call) in analysis.fixed_calls]
         if len(kept) == len(sinks):
             analysis.source, analysis.tree = source, tree  # the file as written, for the diff and summary
@@ -313,7 +328,7 @@ def _moved_into(sink) -> Optional[str]:
 def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
              edits: Optional[towers.TowerEdits], keep_helpers: Optional[Dict[str, str]],
              where: Optional[Callable[[int, int], Tuple[int, int]]] = None, tree=False,
-             parsed: Optional["Parsed"] = None) -> FileAnalysis:
+             parsed: Optional["Parsed"] = None, handed: Optional[handed_down.Handed] = None) -> FileAnalysis:
     """analyse() of `module` as it is (`tree`: its stdlib tree when already made, None if the
     stdlib parser refuses it; `where`: see _Positions; `parsed`: as for analyse, of `module`)."""
     edits = edits or towers.TowerEdits()
@@ -371,6 +386,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     context = _module_context(module, imports, tree, source.decode(module.encoding, errors="replace"))
     context.line_of = lambda node: positions.start(node)[0]
     context.unsafe = options.unsafe
+    imported = handed_down.add_imported(context, handed)
     keep = _keep_forwarded(keep_helpers or {}, context)
     # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).
     def pristine() -> FileAnalysis:
@@ -400,6 +416,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         uses = _forwarded_uses(rewriter.helper_uses, context)
     for call, reason in rewriter.fallback_reasons.items():
         analysis.reasons.setdefault(call, reason)
+    analysis.handed_uses = {name: uses[name] for name in imported if name not in keep}
     new_module = _migrate_helpers(new_module, context, uses, analysis, keep, rewriter.unbatched_sources)
     new_module = _drop_queue_helpers(new_module, rewriter.queue_helpers, uses, analysis, keep)
     if rewriter.file_seed:
@@ -1390,7 +1407,9 @@ class _PipelineRewriter(cst.CSTTransformer):
         """`a, b = <next element>` and the batching helper's call, given the batch instead of tensors."""
         use = match.batch_helper
         element = synth.next_element(match.pipeline, self.tf, self.target)
-        targets = ", ".join(use.targets) + ("," if len(use.targets) == 1 else "")
+        # One tensor batched is one tensor back (TF 1.8's dequeue_many gives no list of one), and
+        # the dataset's element is that tensor: no unpacking.
+        targets = ", ".join(use.targets)
         assign = cst.parse_statement("%s = %s\n" % (targets, element), self.module.config_for_parsing)
         call = cstutil.statement_value(batch_stmt)
         params = [p.name.value for p in use.helper.function.params.params]

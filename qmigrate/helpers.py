@@ -90,6 +90,7 @@ class BatchHelper:
     flag: Optional[str]  # the parameter that picks the arm
     removable: Tuple[cst.BaseStatement, ...]  # the statements the migrated helper drops
     returns: bool = False  # it returns the batching call itself (batch_down.py)
+    foreign: bool = False  # defined in another module (handed_down.py): its module's names mean nothing here
 
 
 def _params(function: cst.FunctionDef) -> List[cst.Param]:

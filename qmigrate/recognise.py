@@ -1456,8 +1456,9 @@ class _BlockRecogniser:
         for site in sites:
             try:
                 definitions = helpers.reaching_definitions(helper.function, helper.removable[0])
+                module_names = frozenset() if helper.foreign else self.context.module_names
                 moved = {param: helpers.move_expression(node, helper.function, helper.removable[0], arguments,
-                                                        self.context.module_names, definitions=definitions)
+                                                        module_names, definitions=definitions)
                          for param, node in site.rule.bind(site.call).items() if param != "tensors"}
                 models.append(site.rule.model(moved, _code, self.imports.resolve))
             except helpers.NotMovable as error:
