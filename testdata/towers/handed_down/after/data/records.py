@@ -14,7 +14,7 @@ def _parse(serialized):
 def train_inputs(files, batch_size, num_epochs=2):
     def parse_record(serialized):
         features, example_id = _parse(serialized)
-        features = features / 10.0
+        features = features * 0.5
         return features, example_id
 
     dataset = tf.data.Dataset.from_tensor_slices(files)

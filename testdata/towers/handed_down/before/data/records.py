@@ -16,7 +16,7 @@ def _parse(filename_queue):
 def train_inputs(files, batch_size, num_epochs=2):
     filename_queue = tf.train.string_input_producer(files, num_epochs=num_epochs)
     features, example_id = _parse(filename_queue)
-    features = features / 10.0
+    features = features * 0.5
     return make_batches(features, example_id, batch_size, shuffle=True)
 
 
