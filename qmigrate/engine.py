@@ -15,8 +15,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstutil, data_findings, handbuilt,
-                      handed_down, helpers, method_queues, python3_check, python_fed, queue_roles, range_producers,
-                      synth, towers, unlinked, wording)
+                      handed_down, helpers, method_queues, python3_check, python_fed, queue_roles, queue_sources,
+                      range_producers, synth, towers, unlinked, wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -598,6 +598,10 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
             source = helpers.find_record_source(stmt, imports)
             if source is not None:
                 context.record_sources[stmt.name.value] = source
+                continue
+            queue_source = queue_sources.find(stmt, imports)
+            if queue_source is not None:
+                context.queue_sources[stmt.name.value] = queue_source
             continue
         loads = Counter(cstutil.name_uses(stmt.body).loads)
         if reader is not None:
@@ -637,7 +641,8 @@ def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, attribute_nam
 def _add_forwarding_helpers(module: cst.Module, context: ModuleContext) -> None:
     """Functions that pass their queue parameter on to a reader helper, and use it for nothing
     else, read through it: followed to any depth (each found one may be forwarded to in turn)."""
-    taken = set(context.reader_helpers) | set(context.batch_helpers) | set(context.record_sources)
+    taken = set(context.reader_helpers) | set(context.batch_helpers) | set(context.record_sources) | set(
+        context.queue_sources)
     functions = [stmt for stmt in module.body if isinstance(stmt, cst.FunctionDef) and stmt.name.value not in taken]
     found = True
     while found:
@@ -791,6 +796,10 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
             helper = context.batch_helpers[name]
             migrated = helpers.migrate_batch_helper(stmt, helper)
             calls = [site.call for site in helper.sites]
+        elif name in context.queue_sources:
+            helper = context.queue_sources[name]
+            migrated = queue_sources.migrate(stmt, helper)
+            calls = [helper.call]
         else:
             continue
         if name not in keep:
@@ -1017,6 +1026,8 @@ class _PipelineRewriter(cst.CSTTransformer):
         context.kept_methods = {name: why for name, why in keep.items() if name in context.method_helpers}
         context.kept_helpers = {name: self.names.fresh(helpers.migrated_name(name, name in readers))
                                 for name in sorted(keep) if name in readers or name in context.batch_helpers}
+        context.kept_helpers.update((name, self.names.fresh(queue_sources.copy_name(name)))
+                                    for name in sorted(keep) if name in context.queue_sources)
         self.iterator_holder = self.names.fresh("input_iterators") if edits.consumers else None
         self.scopes: List[cst.CSTNode] = [module]
         self.parents: List[cst.CSTNode] = []
@@ -1289,7 +1300,7 @@ class _PipelineRewriter(cst.CSTTransformer):
             enclosing = {id(w) for w in read.withs}
             body = blocks.regroup(record_leaves, lambda w: id(w) not in enclosing and self._scoping(w))
             function = self._record_function(pipeline.record_function, body)
-            blank = [line for line in chain[0].updated.leading_lines if line.comment is None]
+            blank = [line for line in chain[0].updated.leading_lines if line.comment is None] if chain else []
             if match.producer_branches is not None and not blank:
                 blank = [cst.EmptyLine(indent=False)]  # after the if/elif that names the files
             replacements[read.path] = [function.with_changes(leading_lines=blank)]

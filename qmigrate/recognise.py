@@ -13,7 +13,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import batch_down, blocks, bucketing, class_attrs, cstutil, handbuilt, helpers, joins, slim_provider, towers
+from qmigrate import (batch_down, blocks, bucketing, class_attrs, cstutil, handbuilt, helpers, joins, queue_sources,
+                      slim_provider, towers)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
@@ -197,6 +198,7 @@ class ModuleContext:
     input_fns: Set[str] = field(default_factory=set)  # functions an Estimator calls
     reader_helpers: Dict[str, helpers.ReaderHelper] = field(default_factory=dict)
     batch_helpers: Dict[str, helpers.BatchHelper] = field(default_factory=dict)
+    queue_sources: Dict[str, "queue_sources.QueueSource"] = field(default_factory=dict)
     record_sources: Dict[str, helpers.RecordSource] = field(default_factory=dict)
     # Helpers kept as they are for callers the migration does not rewrite: old name -> the name of
     # the migrated copy the pipelines call instead.
@@ -282,6 +284,7 @@ class _BlockRecogniser:
         producers: Dict[str, Tuple[int, type, cst.Call]] = {}
         readers: Dict[str, Tuple[int, type, cst.Call]] = {}
         branched: Dict[int, Tuple[cst.If, Tuple[cst.Call, ...], cst.Call]] = {}  # if/elif producers
+        sourced: Dict[int, str] = {}  # producers made by a queue-source helper: the helper's name
         for index, stmt in enumerate(self.body):
             assign = cstutil.single_assign(stmt)
             if isinstance(stmt, cst.If) and slim_provider.gets_in(stmt, self.providers):
@@ -308,12 +311,24 @@ class _BlockRecogniser:
                     result.failures.append(Failure(broken.calls, str(broken)))
                     continue
                 if match is not None:
+                    self._with_producer_statement(match, branched, sourced)
                     result.matches.append(match)
                 continue
             if assign is None:
                 continue
             target, value = assign
             name = _target_name(target)
+            source = queue_sources.called(value, self.context.queue_sources) if name else None
+            if source is not None:
+                try:
+                    rule, call, rewritten = self._queue_source(source, value, stmt)
+                except _Broken as broken:
+                    result.failures.append(Failure(broken.calls, str(broken)))
+                    continue
+                producers[name] = (index, rule, call)
+                branched[index] = (rewritten, (), call)
+                sourced[index] = source.name
+                continue
             found = _call_with_rule(value, self.imports, PRODUCERS)
             if found and name:
                 producers[name] = (index,) + found
@@ -343,9 +358,7 @@ class _BlockRecogniser:
                 result.failures.append(Failure(calls, str(broken), broken.finding))
                 continue
             if match is not None:
-                if match.removed_indices[0] in branched:
-                    match.producer_branches, arms, _ = branched[match.removed_indices[0]]
-                    match.calls = tuple(match.calls) + tuple(arms)
+                self._with_producer_statement(match, branched, sourced)
                 result.matches.append(match)
         for name in sorted(set(self.providers) - self.providers_read):
             index, _, call = self.providers[name]
@@ -357,6 +370,29 @@ class _BlockRecogniser:
         self._check_shared_readers(result)
         self._check_chosen_helpers(result)
         return result
+
+    @staticmethod
+    def _with_producer_statement(match: Match, branched, sourced) -> None:
+        """A producer made in if/elif arms, or by a queue-source helper, leaves a statement naming
+        the files in its place; a queue-source helper is used by the match."""
+        if match.removed_indices[0] in branched:
+            match.producer_branches, arms, _ = branched[match.removed_indices[0]]
+            match.calls = tuple(match.calls) + tuple(arms)
+        if match.removed_indices[0] in sourced:
+            match.helpers_used = tuple(match.helpers_used) + (sourced[match.removed_indices[0]],)
+
+    def _queue_source(self, source: queue_sources.QueueSource, call: cst.Call, stmt: cst.BaseStatement):
+        """(rule, the producer call as written here, the statement naming the files in place of
+        `queue = source(...)`) for a call of a queue-source helper."""
+        files = self.names.fresh("filenames")
+        try:
+            producer = queue_sources.producer_call(source, call, files, self.context.module_names,
+                                                   self._caller_bound())
+        except helpers.NotMovable as error:
+            raise _Broken((source.call,), "the producer's arguments cannot be moved out of %s(): %s"
+                          % (source.name, error))
+        callee = self.context.kept_helpers.get(source.name, source.name)
+        return source.rule, producer, queue_sources.files_statement(call, files, callee, stmt.leading_lines)
 
     def _check_chosen_helpers(self, result: BlockResult) -> None:
         """A variable holding one of several reader helpers hands each call the record once its
@@ -713,7 +749,7 @@ class _BlockRecogniser:
         producer's queue, batched by `*_join(examples, ...)`: n readers, one file each at a time."""
         try:
             found = joins.reader_loop(loop, lambda expr: bool(_call_with_rule(expr, self.imports, READERS)),
-                                      _read_call)
+                                      _read_call, self._helper_read)
         except joins.NotAReaderLoop as refused:
             calls = tuple(call for stmt in loop.body.body for call in cstutil.calls_of(stmt)
                           if rule_for(self.imports.resolve(call.func)) in READERS)
@@ -722,6 +758,8 @@ class _BlockRecogniser:
             raise _Broken(calls, str(refused))
         if found is None:
             return None
+        if found.helper_queue is not None:
+            return self._helper_loop_at(index, loop, found, producers)
         reader, queue, up_to = _read_call(found.read_value)
         if queue not in producers:
             return None
@@ -732,13 +770,78 @@ class _BlockRecogniser:
         if not reader_found:
             return None
         calls = (producers[queue][2], reader_found[1])
-        joined = ()  # the batch_joins of the list (one, or one per if/else arm): told the same reason
+        joined = self._joined_calls(index, found)
+        calls += joined
+        created = self._check_loop_list(index, found, calls, joined)
+        key, value = self._read_targets(found.read_target, calls)
+        element = self._loop_element(found, calls)
+        self._check_loop_locals(index, loop, found, calls)
+        tainted = {found.list_name} | (cstutil.name_uses(loop.body).stores - {found.list_name})
+        statements = tuple(self.source_of(stmt) for stmt in found.record_stmts)
+        return self._follow(producers[queue], (reader_found[0], reader_found[1], None, up_to), index, key, value,
+                            tainted, [index], calls, removed=(created[0], index),
+                            join=(self.source_of(found.count), found.list_name, None), loop_element=element,
+                            record_statements={index: statements})
+
+    def _helper_read(self, value) -> Optional[str]:
+        """The queue name `read_helper(queue)` passes a reader helper of the module, or None."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+            return None
+        helper = self.context.reader_helpers.get(value.func.value)
+        if helper is None or value.func.value in self.scope_stores:
+            return None
+        try:
+            queue = helpers.bind_call(helper.function, value).get(helper.queue_param)
+        except helpers.NotMovable:
+            return None
+        return queue.value if isinstance(queue, cst.Name) else None
+
+    def _helper_loop_at(self, index: int, loop: cst.For, found: "joins.ReaderLoop", producers) -> Optional[Match]:
+        """A reader loop whose read is a reader helper's call: each call made its own reader on the
+        shared queue, as a reader made in the loop does. The helper takes the record; its call,
+        given it, is the map function's first statement."""
+        queue = found.helper_queue
+        if queue not in producers:
+            return None
+        call = found.read_value
+        helper = self.context.reader_helpers[call.func.value]
+        calls = (producers[queue][2], helper.reader_call)
+        joined = self._joined_calls(index, found)
+        calls += joined
+        try:
+            moved = helpers.reader_arguments(helper, call, self.context.module_names, self._caller_bound())
+        except (helpers.NotMovable, Unsupported) as error:
+            raise _Broken(calls, "the reader's arguments cannot be moved out of %s(): %s"
+                          % ("() into ".join(reversed(helpers.chain_names(helper))), error))
+        created = self._check_loop_list(index, found, calls, joined)
+        element = self._loop_element(found, calls)
+        self._check_loop_locals(index, loop, found, calls)
+        value = self._fresh_local(helper.value_name)
+        read_stmt = next(stmt for stmt in loop.body.body if cstutil.statement_value(stmt) is call)
+        renames = {queue: value}
+        if helper.name in self.context.kept_helpers:  # kept for other callers: call its migrated copy
+            renames[helper.name] = self.context.kept_helpers[helper.name]
+        statements = (self.source_of(cstutil.rename(read_stmt, renames)),) + tuple(
+            self.source_of(stmt) for stmt in found.record_stmts)
+        tainted = {found.list_name} | (cstutil.name_uses(loop.body).stores - {found.list_name})
+        return self._follow(producers[queue], (helper.reader_rule, helper.reader_call, moved, None), index, None,
+                            value, tainted, [index], calls, removed=(created[0], index), helpers_used=(helper.name,),
+                            join=(self.source_of(found.count), found.list_name, None), loop_element=element,
+                            record_statements={index: statements})
+
+    def _joined_calls(self, index: int, found: "joins.ReaderLoop") -> Tuple[cst.Call, ...]:
+        """The batch_joins of the loop's list (one, or one per if/else arm): told the same reason."""
+        joined = ()
         for later in range(index + 1, len(self.body)):
             if found.list_name in self.uses[later].loads:
                 finder = _CallFinder(self.imports, JOINERS)
                 self.body[later].visit(finder)
                 joined += tuple(finder.calls)
-        calls += joined
+        return joined
+
+    def _check_loop_list(self, index: int, found: "joins.ReaderLoop", calls, joined) -> List[int]:
+        """The statements before the loop that make its list: one, `[]`; the list used by nothing
+        but the loop's append and the batch_joins."""
         created = [i for i in range(index) if found.list_name in self.uses[i].stores]
         if not created or not joins.is_empty_list(
                 (cstutil.single_assign(self.body[created[-1]]) or (None, None))[1]) or len(created) != 1:
@@ -747,8 +850,10 @@ class _BlockRecogniser:
         if self.scope_loads[found.list_name] != 1 + len(joined):
             raise _Broken(calls, "the list `%s` is used beyond the loop's append and its batch_join"
                           % found.list_name)
-        key, value = self._read_targets(found.read_target, calls)
-        element = self._loop_element(found, calls)
+        return created
+
+    def _check_loop_locals(self, index: int, loop: cst.For, found: "joins.ReaderLoop", calls) -> None:
+        """No name the loop binds is used after it (it held the last reader's tensors)."""
         stores = cstutil.name_uses(loop.body).stores - {found.list_name}
         live = set(stores)
         for later in range(index + 1, len(self.body)):
@@ -757,12 +862,6 @@ class _BlockRecogniser:
                 raise _Broken(calls, "`%s`, made in the reader loop, is used after it at line %d"
                               % (sorted(escaped)[0], self._line_of(later)))
             live -= self.uses[later].stores
-        tainted = {found.list_name} | stores
-        statements = tuple(self.source_of(stmt) for stmt in found.record_stmts)
-        return self._follow(producers[queue], (reader_found[0], reader_found[1], None, up_to), index, key, value,
-                            tainted, [index], calls, removed=(created[0], index),
-                            join=(self.source_of(found.count), found.list_name, None), loop_element=element,
-                            record_statements={index: statements})
 
     def _loop_element(self, found: "joins.ReaderLoop", calls) -> Tuple[str, str]:
         """(kind, the map function's return) for what the reader loop appends: a literal list,

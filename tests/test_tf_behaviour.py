@@ -216,6 +216,9 @@ CASES = [
                                                               split="train"), 50, "epoch"),
     ("returned_batch_helper", "split_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=5,
                                                               split="test"), 50, "epoch"),
+    # A helper returning its producer's queue, read by a reader helper once, or in a loop for batch_join.
+    ("queue_source_helper", "single_reader_batches", lambda d: dict(data_dir=d, batch_size=8), 50, "epoch"),
+    ("queue_source_helper", "reader_loop_batches", lambda d: dict(data_dir=d, batch_size=10), 100, "epoch"),
 ]
 
 
