@@ -124,6 +124,14 @@ def is_plain_test(node: cst.BaseExpression) -> bool:
     return isinstance(node, _PURE)
 
 
+def given_test(function: cst.FunctionDef, flag: str, arguments) -> bool:
+    """Whether the call passes `flag` itself (a default is written in the helper's scope) as a
+    plain test (is_plain_test)."""
+    default = next((p.default for p in function.params.params if p.name.value == flag), None)
+    value = arguments.get(flag)
+    return value is not None and value is not default and is_plain_test(value)
+
+
 def runtime_choice(first, second, test_source: str) -> Tuple[Optional[object], str]:
     """(one batching that shuffles under `test_source` when the flag's arm `first` shuffles and
     `second` does not, None and why otherwise). `first`/`second`: model.Batching of the if arm and

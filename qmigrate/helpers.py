@@ -474,6 +474,7 @@ def move_expression(expr: cst.BaseExpression, function: cst.FunctionDef, before:
     if definitions is None:
         definitions = reaching_definitions(function, before)
     params = {p.name.value for p in _params(function)}
+    reassigned = params & set(cstutil.name_uses(function.body).stores)
 
     def replace(node):
         if isinstance(node, cst.Attribute):
@@ -486,6 +487,8 @@ def move_expression(expr: cst.BaseExpression, function: cst.FunctionDef, before:
             return None
         name = node.value
         if name in params:
+            if name in reassigned:
+                raise NotMovable("parameter `%s` is reassigned inside %s" % (name, function.name.value))
             if name not in arguments:
                 raise NotMovable("parameter `%s` has no value at the call" % name)
             return _parenthesised(arguments[name])

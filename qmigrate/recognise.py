@@ -1546,7 +1546,7 @@ class _BlockRecogniser:
             truth = helpers.literal_truth(arguments.get(helper.flag))
             if truth is not None:
                 sites = [helper.sites[0] if truth else helper.sites[1]]
-            elif helper.flag in arguments and batch_down.is_plain_test(arguments[helper.flag]):
+            elif batch_down.given_test(helper.function, helper.flag, arguments):
                 sites, test = list(helper.sites), self.source_of(arguments[helper.flag])
             else:
                 raise _Broken(calls, "%s() is called with `%s` computed at run time, so which batching it does "

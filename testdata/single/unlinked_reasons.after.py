@@ -20,6 +20,11 @@ def batch_with_length(row, size):
     return tf.train.batch([row, tf.size(row)], size)
 
 
+def batch_logged(row, size):
+    tf.summary.scalar('row_size', tf.size(row))
+    return tf.train.batch([row], size)
+
+
 class Source(object):
     def _decode(self, line):
         row = {'line': line}
