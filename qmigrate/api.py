@@ -497,10 +497,10 @@ def _hand_down(files: List[str], first: Dict[str, _Done], options: Options, pool
     each module was asked, for the later passes."""
     planner = handed_down.Planner(program, lambda p: p in first and first[p].analysed,
                                   lambda p: first[p].remaining > 0)
-    importers = planner.candidates([path for path in files if path.endswith(".py")])
-    if not importers:
+    candidates = planner.candidates([path for path in files if path.endswith(".py")])
+    if not candidates:
         return {}
-    done: Dict[str, _Done] = {}
+    importers, asked, done = candidates, {}, {}
     for _ in range(handed_down.MAX_ROUNDS):
         asked = handed_down.handed_for(importers, exported=False)
         paths = sorted(asked)
@@ -511,12 +511,21 @@ def _hand_down(files: List[str], first: Dict[str, _Done], options: Options, pool
             break
         importers = {path: names for path, names in accepted.items() if names}
     else:
-        return {}
-    if not importers:
-        return {}
-    handed = handed_down.handed_for(importers, exported=True)
-    homes = sorted(path for path in handed if handed[path].exported)
-    done.update(zip(homes, pool.map(_run, [_Job(path, options, handed=handed[path]) for path in homes])))
+        importers = {}  # no settled set of callers: none is followed
+    refused = {path: tuple((local, planner.refusals.get((helper.path, helper.name), handed_down.UNSETTLED))
+                           for local, helper in sorted(names.items()) if local not in importers.get(path, {}))
+               for path, names in candidates.items()}
+    unfollowed: Dict[str, set] = {}
+    for path, names in candidates.items():
+        for local, helper in names.items():
+            if local not in importers.get(path, {}):
+                unfollowed.setdefault(helper.path, set()).add((helper.name, planner.refusals.get(
+                    (helper.path, helper.name), handed_down.UNSETTLED)))
+    handed = handed_down.handed_for(importers, exported=True, refused={p: r for p, r in refused.items() if r},
+                                    unfollowed={path: tuple(sorted(r)) for path, r in unfollowed.items()})
+    again = [path for path in sorted(handed) if handed[path] != asked.get(path)]
+    done = {path: d for path, d in done.items() if path in handed}
+    done.update(zip(again, pool.map(_run, [_Job(path, options, handed=handed[path]) for path in again])))
     if any(not d.analysed or d.result.status is Status.FAILED for d in done.values()):
         return {}  # all of it or nothing: a helper migrated without its callers, or the reverse, is wrong
     first.update(done)

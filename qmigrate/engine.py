@@ -257,6 +257,8 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     analysis = _analyse_either(path, source, options, module, edits, keep_helpers, parsed, move_queues, handed)
     if handed is not None and handed.exported:
         handed_down.migrate_exported(analysis, handed.exported)
+    if handed is not None and handed.unfollowed:
+        handed_down.explain_unfollowed(analysis, handed.unfollowed)
     return analysis
 
 

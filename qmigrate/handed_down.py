@@ -35,6 +35,7 @@ from qmigrate import cstutil, helpers
 from qmigrate.names import ImportMap
 
 MAX_ROUNDS = 4
+UNSETTLED = "its callers could not be settled (each round of migrating them left another call out)"
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,8 @@ class Handed:
 
     imported: Tuple[Tuple[str, str], ...] = ()  # (name the module calls it by, the helper's `def` source)
     exported: Tuple[str, ...] = ()  # its own helpers, whose every caller elsewhere was migrated
+    refused: Tuple[Tuple[str, str], ...] = ()  # (name the module calls it by, why it is not followed)
+    unfollowed: Tuple[Tuple[str, str], ...] = ()  # its own helpers the run did not follow, and why
 
 
 # ---------------------------------------------------------------- worker side
@@ -50,9 +53,12 @@ class Handed:
 def add_imported(context, handed: Optional[Handed]) -> Tuple[str, ...]:
     """Register the imported helpers as batching helpers of the module being analysed; returns
     the names registered (a name the module binds itself, at top level, stays its own)."""
-    if handed is None or not handed.imported:
+    if handed is None or not (handed.imported or handed.refused):
         return ()
     names = []
+    for local, reason in handed.refused:  # its callers say why they stay (recognise._helper_batching)
+        if local not in context.functions and local not in context.batch_helpers:
+            context.refused_helpers[local] = reason
     for local, text in handed.imported:
         if local in context.functions or local in context.batch_helpers or local in context.reader_helpers:
             continue
@@ -66,6 +72,17 @@ def add_imported(context, handed: Optional[Handed]) -> Tuple[str, ...]:
             helper.returns, foreign=True)
         names.append(local)
     return tuple(names)
+
+
+def explain_unfollowed(analysis, unfollowed: Tuple[Tuple[str, str], ...]) -> None:
+    """Say at the batching calls of the module's helpers why their callers elsewhere stay."""
+    reasons = dict(unfollowed)
+    for stmt in analysis.module.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value in reasons:
+            helper = helpers.find_batch_helper(stmt, analysis.imports)
+            for site in helper.sites if helper is not None else ():
+                if id(site.call) not in analysis.fixed_calls:
+                    analysis.reasons[id(site.call)] = reasons[stmt.name.value]
 
 
 def migrate_exported(analysis, names: Tuple[str, ...]) -> None:
@@ -107,6 +124,8 @@ class Planner:
         self.analysed = analysed
         self.left = left
         self._helpers: Dict[str, Dict[str, Optional[_Helper]]] = {}
+        self._modules: Dict[str, Optional[cst.Module]] = {}
+        self.refusals: Dict[Tuple[str, str], str] = {}
 
     def candidates(self, paths: List[str]) -> Dict[str, Dict[str, _Helper]]:
         """importer path -> {name it calls the helper by: the helper}."""
@@ -130,19 +149,31 @@ class Planner:
     def accepted(self, importers: Dict[str, Dict[str, _Helper]],
                  uses: Dict[str, Dict[str, int]]) -> Dict[str, Dict[str, _Helper]]:
         """The importers' helpers whose every reference in the run is a call an importer
-        migrated (`uses`: importer path -> name -> calls migrated)."""
+        migrated (`uses`: importer path -> name -> calls migrated). Why the others are not:
+        `self.refusals[(helper path, name)]`."""
         by_helper: Dict[Tuple[str, str], List[Tuple[str, str]]] = {}
         for path, names in importers.items():
             for local, helper in names.items():
                 by_helper.setdefault((helper.path, helper.name), []).append((path, local))
         good = set()
         for (home, name), callers in by_helper.items():
-            referring = {path for path, _ in self.program.references(name, home)}
-            if not referring <= {path for path, _ in callers}:
-                continue  # a module that imports it another way, or calls it as `module.name`
-            if all(uses.get(path, {}).get(local, 0) and uses[path][local] == self._calls(path, local, name)
-                   for path, local in callers):
-                good.add((home, name))
+            places = self.program.references(name, home)
+            callers_paths = {path for path, _ in callers}
+            others = ["%s:%d" % (os.path.basename(path), line) for path, line in places if path not in callers_paths]
+            if others:  # a module that imports it another way, or calls it as `module.name`
+                self.refusals[(home, name)] = (
+                    "%s() of %s is not followed: code qmigrate does not migrate with it also refers to it (%s), "
+                    "and would get its tensors back unbatched" % (name, os.path.basename(home), ", ".join(others[:3])))
+                continue
+            short = [(path, local) for path, local in callers
+                     if not uses.get(path, {}).get(local, 0) or uses[path][local] != self._calls(path, local, name)]
+            if short:
+                self.refusals[(home, name)] = (
+                    "%s() of %s is not followed: not every call of it could be migrated (%s), and a call left as "
+                    "it is would get its tensors back unbatched" % (name, os.path.basename(home), ", ".join(
+                        os.path.basename(path) for path, _ in short[:3])))
+                continue
+            good.add((home, name))
         return {path: {local: helper for local, helper in names.items() if (helper.path, helper.name) in good}
                 for path, names in importers.items()}
 
@@ -179,6 +210,14 @@ class Planner:
             cache[name] = self._find(path, name)
         return cache[name]
 
+    def _parsed(self, path: str) -> Optional[cst.Module]:
+        if path not in self._modules:
+            try:
+                self._modules[path] = cst.parse_module(self.program.source(path))
+            except Exception:  # the worker said why, when it analysed the file
+                self._modules[path] = None
+        return self._modules[path]
+
     def _find(self, path: str, name: str) -> Optional[_Helper]:
         tree = self.program.tree(path)
         if tree is None:
@@ -191,10 +230,8 @@ class Planner:
             return None  # the module calls or rebinds it itself
         if not all(_literal(default) for default in defs[0].args.defaults + defs[0].args.kw_defaults if default):
             return None
-        source = self.program.source(path)
-        try:
-            module = cst.parse_module(source)
-        except Exception:
+        module = self._parsed(path)
+        if module is None:
             return None
         function = next(stmt for stmt in module.body if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name)
         helper = helpers.find_batch_helper(function, ImportMap(module, tree))
@@ -214,18 +251,24 @@ def _literal(node: ast.AST) -> bool:
         isinstance(node, ast.Constant) and not isinstance(node.value, type(Ellipsis)))
 
 
-def handed_for(importers: Dict[str, Dict[str, _Helper]], exported: bool) -> Dict[str, Handed]:
-    """What each module is asked: importers their helpers; with `exported`, the helpers' modules
-    too (their helpers migrated)."""
+def handed_for(importers: Dict[str, Dict[str, _Helper]], exported: bool,
+               refused: Optional[Dict[str, Tuple[Tuple[str, str], ...]]] = None,
+               unfollowed: Optional[Dict[str, Tuple[Tuple[str, str], ...]]] = None) -> Dict[str, Handed]:
+    """What each module is asked: importers their helpers (and why the `refused` ones, by path,
+    are not followed); with `exported`, the helpers' modules too (their helpers migrated, or
+    `unfollowed`, by path: why not)."""
     handed: Dict[str, Handed] = {}
     homes: Dict[str, Set[str]] = {}
-    for path, names in importers.items():
-        if names:
-            handed[path] = Handed(imported=tuple(sorted((local, h.text) for local, h in names.items())))
+    for path in set(importers) | set(refused or {}):
+        names = importers.get(path, {})
+        if names or (refused or {}).get(path):
+            handed[path] = Handed(imported=tuple(sorted((local, h.text) for local, h in names.items())),
+                                  refused=tuple((refused or {}).get(path, ())))
         for helper in names.values():
             homes.setdefault(helper.path, set()).add(helper.name)
     if exported:
-        for path, names in homes.items():
+        for path in set(homes) | set(unfollowed or {}):
             own = handed.get(path, Handed())
-            handed[path] = Handed(own.imported, tuple(sorted(names)))
+            handed[path] = Handed(own.imported, tuple(sorted(homes.get(path, ()))), own.refused,
+                                  tuple((unfollowed or {}).get(path, ())))
     return handed

@@ -199,6 +199,7 @@ class ModuleContext:
     reader_helpers: Dict[str, helpers.ReaderHelper] = field(default_factory=dict)
     batch_helpers: Dict[str, helpers.BatchHelper] = field(default_factory=dict)
     queue_sources: Dict[str, "queue_sources.QueueSource"] = field(default_factory=dict)
+    refused_helpers: Dict[str, str] = field(default_factory=dict)  # batching helpers of other modules: why not
     record_sources: Dict[str, helpers.RecordSource] = field(default_factory=dict)
     # Helpers kept as they are for callers the migration does not rewrite: old name -> the name of
     # the migrated copy the pipelines call instead.
@@ -948,6 +949,12 @@ class _BlockRecogniser:
             return variable, tuple(distinct.values()), tuple(option.name for option in options)
         return None
 
+    def _refused_helper(self, value) -> Optional[str]:
+        """Why the batching helper of another module `value` calls is not followed (handed_down), or None."""
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+            return self.context.refused_helpers.get(value.func.value)
+        return None
+
     def _batch_helper(self, value) -> Optional[helpers.BatchHelper]:
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
             return self.context.batch_helpers.get(value.func.value)
@@ -1199,6 +1206,9 @@ class _BlockRecogniser:
             value_expr = cstutil.statement_value(self.body[index])
             found = _call_with_rule(value_expr, self.imports, BATCHERS + JOINERS + FILTERERS + BUCKETERS)
             helper = self._batch_helper(value_expr)
+            refused = self._refused_helper(value_expr) if reads_record else None
+            if refused:
+                raise _Broken(calls, refused)
             if (found or helper) and reads_record:
                 batch = (index, found, helper, value_expr)
                 break
