@@ -512,17 +512,7 @@ def _hand_down(files: List[str], first: Dict[str, _Done], options: Options, pool
         importers = {path: names for path, names in accepted.items() if names}
     else:
         importers = {}  # no settled set of callers: none is followed
-    refused = {path: tuple((local, planner.refusals.get((helper.path, helper.name), handed_down.UNSETTLED))
-                           for local, helper in sorted(names.items()) if local not in importers.get(path, {}))
-               for path, names in candidates.items()}
-    unfollowed: Dict[str, set] = {}
-    for path, names in candidates.items():
-        for local, helper in names.items():
-            if local not in importers.get(path, {}):
-                unfollowed.setdefault(helper.path, set()).add((helper.name, planner.refusals.get(
-                    (helper.path, helper.name), handed_down.UNSETTLED)))
-    handed = handed_down.handed_for(importers, exported=True, refused={p: r for p, r in refused.items() if r},
-                                    unfollowed={path: tuple(sorted(r)) for path, r in unfollowed.items()})
+    handed = planner.settled(candidates, importers)
     again = [path for path in sorted(handed) if handed[path] != asked.get(path)]
     done = {path: d for path, d in done.items() if path in handed}
     done.update(zip(again, pool.map(_run, [_Job(path, options, handed=handed[path]) for path in again])))

@@ -177,6 +177,22 @@ class Planner:
         return {path: {local: helper for local, helper in names.items() if (helper.path, helper.name) in good}
                 for path, names in importers.items()}
 
+    def settled(self, candidates: Dict[str, Dict[str, _Helper]],
+                importers: Dict[str, Dict[str, _Helper]]) -> Dict[str, Handed]:
+        """What each module is asked once `importers` (of the `candidates`) are settled: the
+        accepted helpers imported and exported, the others refused with why (self.refusals)."""
+        refused: Dict[str, List[Tuple[str, str]]] = {}
+        unfollowed: Dict[str, Set[Tuple[str, str]]] = {}
+        for path, names in candidates.items():
+            for local, helper in sorted(names.items()):
+                if local in importers.get(path, {}):
+                    continue
+                reason = self.refusals.get((helper.path, helper.name), UNSETTLED)
+                refused.setdefault(path, []).append((local, reason))
+                unfollowed.setdefault(helper.path, set()).add((helper.name, reason))
+        return handed_for(importers, exported=True, refused={path: tuple(r) for path, r in refused.items()},
+                          unfollowed={path: tuple(sorted(r)) for path, r in unfollowed.items()})
+
     def _calls(self, path: str, local: str, name: str) -> int:
         """Loads of `local` in the importer; -1 when it also names `name` otherwise (an attribute)."""
         tree = self.program.tree(path)
