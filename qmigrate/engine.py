@@ -15,8 +15,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstutil, data_findings, handbuilt,
-                      handed_down, helpers, method_queues, python3_check, python_fed, queue_roles, queue_sources,
-                      range_producers, synth, towers, unlinked, wording)
+                      handed_down, helpers, method_queues, python3_check, python_fed, queue_purpose, queue_roles,
+                      queue_sources, range_producers, synth, towers, unlinked, wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -367,9 +367,9 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
             line, column = positions.start(node)
             analysis.occurrences.append((rule, node, line, column))
             analysis.call_names[id(node)] = name
-            analysis.reasons[id(node)] = reason
-            analysis.todo[id(node)] = ("replace the queues it fills by a dataset (from_generator for data made in "
-                                       "Python), then remove it")
+            analysis.reasons[id(node)], todo = reason if isinstance(reason, tuple) else (reason, None)
+            analysis.todo[id(node)] = todo or ("replace the queues it fills by a dataset (from_generator for data "
+                                               "made in Python), then remove it")
     _reader_class_arguments(analysis, options)
     _mark_non_input_queues(analysis, options)
     fed = _python_fed_queues(analysis, options, source)
@@ -467,19 +467,42 @@ def _finish_python_fed(analysis: FileAnalysis, fed: list, options: Options) -> N
         analysis.new_module = _ensure_tf_import(analysis.new_module, analysis.imports, _python_fed_tf(analysis))
 
 
+def _through_queues(body, queues: handbuilt.BlockQueues, failures, reasons: Dict[int, str]) -> None:
+    """A chain that runs through an accepted hand-built queue of the block (calls of it before the
+    queue's enqueue and after its dequeue) but stays: the queue stays for the chain's reason."""
+    where: Dict[int, int] = {}
+    for index, stmt in enumerate(body):
+        for call in cstutil.calls_of(stmt):
+            where[id(call)] = index
+    for queue in queues.accepted.values():
+        for failure in failures:
+            at = [where[id(c)] for c in failure.calls if id(c) in where]
+            if any(i <= queue.enqueue_index for i in at) and any(i > queue.dequeue_index for i in at):
+                for call in queue.calls:
+                    reasons.setdefault(id(call), failure.reason)
+                break
+
+
 def _explain_unfed_queues(analysis: FileAnalysis, imports: ImportMap, positions) -> None:
     """Hand-built queues no pipeline took, with no reason more precise than "not the record of a
     chain": where what they enqueue comes from."""
-    wanted = {id(call) for rule, call, _, _ in analysis.occurrences if rule is HandBuiltQueue
-              and id(call) not in analysis.fixed_calls and analysis.reasons.get(id(call)) in (None, handbuilt.NOT_FED)}
+    wanted = {id(call): analysis.call_names.get(id(call)) for rule, call, _, _ in analysis.occurrences
+              if rule is HandBuiltQueue and id(call) not in analysis.fixed_calls
+              and analysis.reasons.get(id(call)) in (None, handbuilt.NOT_FED)}
     if not wanted:
         return
-    for call, reason in handbuilt.origin_reasons(analysis.module, imports, lambda n: positions.start(n)[0],
-                                                 wanted).items():
+    line_of = lambda node: positions.start(node)[0]  # noqa: E731
+    for call, (reason, todo) in queue_purpose.reasons(analysis.module, imports.resolve, line_of, wanted).items():
+        analysis.reasons[call], analysis.todo[call] = reason, todo
+        del wanted[call]
+    todos: Dict[int, str] = {}
+    for call, reason in handbuilt.origin_reasons(analysis.module, imports, line_of, set(wanted), todos).items():
         analysis.reasons[call] = reason
+    analysis.todo.update(todos)
 
 
 QUEUE_RUNNER_API = "tensorflow.train.add_queue_runner"
+QUEUE_RUNNER = "tensorflow.train.QueueRunner"
 
 
 class _ReaderArguments(cst.CSTVisitor):
@@ -541,9 +564,40 @@ def _hand_made_runners(module: cst.Module, source: bytes,
                     found.append((rule, base.value, name, "`%s` subclasses %s: the threads it runs are its own code, "
                                   "which tf.data cannot take over" % (node.name.value, name)))
         elif node.attr.value == "QUEUE_RUNNERS" and (imports.resolve(node) or "").endswith("GraphKeys.QUEUE_RUNNERS"):
-            found.append((rule, node, "tensorflow.GraphKeys.QUEUE_RUNNERS", "it registers queue runners in the QUEUE_RUNNERS collection by hand: a queue "
-                          "runner of this module's own, whose threads tf.data cannot take over"))
+            found.append((rule, node, "tensorflow.GraphKeys.QUEUE_RUNNERS", _collection_use(module, node, imports) or (
+                "it registers queue runners in the QUEUE_RUNNERS collection by hand: a queue runner of this module's "
+                "own, whose threads tf.data cannot take over")))
     return found
+
+
+def _collection_use(module: cst.Module, node: cst.Attribute, imports: ImportMap) -> Optional[Tuple[str, str]]:
+    """(why, what to do) for the QUEUE_RUNNERS collection used as add_queue_runner and
+    start_queue_runners use it, spelled by hand: `add_to_collection(QUEUE_RUNNERS, runner)` of a
+    `runner = tf.train.QueueRunner(...)`, or `for qr in get_collection(QUEUE_RUNNERS):` starting
+    `qr.create_threads(...)`. None for any other use (a queue runner module of its own)."""
+    calls = [c for c in cstutil.calls_of(module) if c.args and c.args[0].value is node]
+    if len(calls) != 1:
+        return None
+    call, name = calls[0], imports.resolve(calls[0].func) or ""
+    if name.endswith(".add_to_collection") and len(calls[0].args) == 2 and isinstance(call.args[1].value, cst.Name):
+        runner = call.args[1].value.value
+        made = [a.value for a in cstutil.nodes_of(module, cst.Assign) if len(a.targets) == 1
+                and isinstance(a.targets[0].target, cst.Name) and a.targets[0].target.value == runner]
+        if len(made) == 1 and isinstance(made[0], cst.Call) and imports.resolve(made[0].func) == QUEUE_RUNNER:
+            return ("it puts `%s`, a tf.train.QueueRunner, in the QUEUE_RUNNERS collection, as add_queue_runner "
+                    "does; it goes with the queue that runner fills" % runner,
+                    "remove it together with the queue once the queue is replaced by a dataset")
+    if name.endswith(".get_collection"):
+        for loop in cstutil.nodes_of(module, cst.For):
+            if loop.iter is call and isinstance(loop.target, cst.Name) and any(
+                    isinstance(c.func, cst.Attribute) and c.func.attr.value == "create_threads"
+                    and isinstance(c.func.value, cst.Name) and c.func.value.value == loop.target.value
+                    for c in cstutil.calls_of(loop.body)):
+                return ("it starts the threads of every queue runner in the QUEUE_RUNNERS collection by hand "
+                        "(`%s.create_threads(...)`), as tf.train.start_queue_runners does"
+                        % loop.target.value,
+                        "remove the loop once every input pipeline of this program uses tf.data")
+    return None
 
 
 def _mark_non_input_queues(analysis: FileAnalysis, options: Options) -> None:
@@ -1114,8 +1168,12 @@ class _PipelineRewriter(cst.CSTTransformer):
                 reasons.setdefault(id(call), failure.reason)
             if failure.finding is not None and self.wants(failure.finding[0].code):
                 self.analysis.add_finding(failure.finding[0], failure.finding[1], False)
+        if queues and queues.accepted and found.failures:
+            _through_queues(originals, queues, found.failures, reasons)
         for call, reason in handbuilt.reasons(queues) if queues else ():
             reasons.setdefault(id(call), reason)
+        for call, todo in handbuilt.todos(queues) if queues else ():
+            self.analysis.todo.setdefault(id(call), todo)
         for match in [m for m in found.matches if any(id(c) in self.analysis.suppressed_calls for c in m.calls)]:
             found.matches.remove(match)  # a `# qmigrate: ignore` on any of its lines keeps the whole pipeline
             for call in match.calls:

@@ -82,6 +82,8 @@ class RefusedQueue:
     enqueue_index: Optional[int]
     calls: Tuple[cst.Call, ...]
     reason: str
+    todo: str = ""  # what to do with its constructors, where the rule's advice does not fit
+    constructors: Tuple[cst.Call, ...] = ()
 
 
 @dataclass
@@ -146,7 +148,11 @@ def _loads_after(body, queue: HandBuiltQueue, name: str) -> int:
 
 
 class _Refused(Exception):
-    pass
+    """Why a queue stays; `todo`: what to do instead, where the rule's advice does not fit."""
+
+    def __init__(self, reason: str, todo: str = ""):
+        super().__init__(reason)
+        self.todo = todo
 
 
 def _bind(call: cst.Call, signature: Sequence[str], what: str) -> Dict[str, cst.BaseExpression]:
@@ -196,20 +202,28 @@ def find(body: Sequence[cst.BaseStatement], scope: cst.CSTNode, imports: ImportM
         assign = cstutil.single_assign(stmt)
         if (assign and isinstance(assign[0], cst.Name) and isinstance(assign[1], cst.Call)
                 and imports.resolve(assign[1].func) in _SIGNATURES):
-            constructors.append((index, assign[0].value, assign[1]))
+            if not _in_chosen_pair(scope, stmt, imports):  # the block around the `if` reads it
+                constructors.append((index, assign[0].value, assign[1], None))
+            continue
+        chosen = chosen_queue(stmt, imports)
+        if chosen is not None:
+            constructors.append((index, chosen.name, chosen.shuffle_call, chosen))
     if not constructors:
         return found
-    fetched = queue_roles.fetched_only(scope, [call for _, _, call in constructors])
+    fetched = queue_roles.fetched_only(scope, [call for _, _, call, _ in constructors])
     scope_loads = Counter(cstutil.name_uses(scope).loads)
-    for index, name, call in constructors:
+    for index, name, call, chosen in constructors:
         if id(call) in fetched:
             continue
         reader = _QueueReader(body, imports, source_of, scope_loads, index, name, call,
-                              line_of=queue_helpers.line_of if queue_helpers is not None else None)
+                              line_of=queue_helpers.line_of if queue_helpers is not None else None, chosen=chosen)
         try:
             queue = reader.read()
         except _Refused as refused:
-            item = RefusedQueue(reader.enqueue_index, tuple(reader.calls), str(refused))
+            if reader.enqueue_index is None:
+                refused = _arm_choice(scope, body[index], name, imports, queue_helpers) or refused
+            item = RefusedQueue(reader.enqueue_index, tuple(reader.calls), str(refused), refused.todo,
+                                (call,) + ((chosen.other_call,) if chosen is not None else ()))
             if reader.enqueue_index is None:
                 found.unplaced.append(item)
             else:
@@ -217,6 +231,78 @@ def find(body: Sequence[cst.BaseStatement], scope: cst.CSTNode, imports: ImportM
             continue
         found.accepted[queue.enqueue_index] = queue
     return found
+
+
+@dataclass(frozen=True)
+class ChosenQueue:
+    """`if test: name = tf.RandomShuffleQueue(...) else: name = tf.FIFOQueue(...)` (either way
+    round): one queue, shuffling when `condition` holds (the test, or `not (test)`)."""
+
+    name: str
+    shuffle_call: cst.Call
+    other_call: cst.Call
+    condition: str
+    test: cst.BaseExpression
+
+
+def chosen_queue(stmt: cst.BaseStatement, imports: ImportMap) -> Optional[ChosenQueue]:
+    """`stmt` as a queue class chosen by a test: an if/else whose arms are one statement each,
+    binding the same name, one to a RandomShuffleQueue and the other to a FIFOQueue."""
+    if not (isinstance(stmt, cst.If) and isinstance(stmt.orelse, cst.Else)
+            and isinstance(stmt.body, cst.IndentedBlock) and isinstance(stmt.orelse.body, cst.IndentedBlock)):
+        return None
+    arms = []
+    for arm in (stmt.body.body, stmt.orelse.body.body):
+        assign = cstutil.single_assign(arm[0]) if len(arm) == 1 else None
+        if not (assign and isinstance(assign[0], cst.Name) and isinstance(assign[1], cst.Call)):
+            return None
+        arms.append((assign[0].value, assign[1], imports.resolve(assign[1].func)))
+    if arms[0][0] != arms[1][0] or {arms[0][2], arms[1][2]} != {_SHUFFLE, _FIFO}:
+        return None
+    test = cst.Module([]).code_for_node(stmt.test)
+    if arms[0][2] == _SHUFFLE:
+        return ChosenQueue(arms[0][0], arms[0][1], arms[1][1], test, stmt.test)
+    negated = ("not %s" if isinstance(stmt.test, cst.Name) else "not (%s)") % test
+    return ChosenQueue(arms[0][0], arms[1][1], arms[0][1], negated, stmt.test)
+
+
+def _in_chosen_pair(scope, stmt, imports: ImportMap) -> bool:
+    """Whether `stmt` is an arm of a queue class chosen by a test (chosen_queue)."""
+    for branch in cstutil.nodes_of(scope, cst.If):
+        if chosen_queue(branch, imports) is not None and (
+                branch.body.body[0] is stmt or branch.orelse.body.body[0] is stmt):
+            return True
+    return False
+
+
+def _arm_choice(scope, stmt, name: str, imports: ImportMap, queue_helpers) -> Optional[_Refused]:
+    """Why a queue built in an arm of `if test: name = QueueA(...) else: name = QueueB(...)` stays:
+    the code picks the queue class by a test, and fills and drains `name` after the if."""
+    for branch in cstutil.nodes_of(scope, cst.If):
+        orelse = branch.orelse
+        if not (isinstance(orelse, cst.Else) and isinstance(branch.body, cst.IndentedBlock)
+                and isinstance(orelse.body, cst.IndentedBlock)):
+            continue
+        arms = (list(branch.body.body), list(orelse.body.body))
+        if not any(inner is stmt for arm in arms for inner in arm):
+            continue
+        kinds = []
+        for arm in arms:
+            bound = [cstutil.single_assign(inner) for inner in arm]
+            made = [b[1] for b in bound if b and isinstance(b[0], cst.Name) and b[0].value == name
+                    and isinstance(b[1], cst.Call) and imports.resolve(b[1].func) in _SIGNATURES]
+            if len(made) != 1:
+                return None
+            kinds.append(imports.resolve(made[0].func).rsplit(".", 1)[1])
+        if cstutil.name_uses(scope).loads.count(name) <= cstutil.name_uses(branch).loads.count(name):
+            return None  # not used after the if: nothing says how it is filled
+        line = queue_helpers.line_of(branch) if queue_helpers is not None else 0
+        return _Refused("`%s` is a %s or a %s, one per arm of `%s` (line %d), and is used after the if;"
+                        " qmigrate follows one queue bound once, so the queue class chosen by a test is not "
+                        "followed yet" % (name, kinds[0], kinds[1], _short(_header(branch)), line),
+                        "build the dataset once after the if, and apply the stage the test chooses "
+                        "(`dataset = dataset.shuffle(min_after_dequeue)` under the test for a RandomShuffleQueue)")
+    return None
 
 
 def _helper_reason(scope, queue_helpers: "QueueHelpers") -> Optional[str]:
@@ -347,8 +433,13 @@ def _at_conditional_call(stmt: cst.If, body, index: int, queue_helpers: "QueueHe
 class _QueueReader:
     """Reads one queue's statements in the block; `read` raises _Refused with the reason."""
 
-    def __init__(self, body, imports, source_of, scope_loads, index, name, call, in_helper=False, line_of=None):
+    def __init__(self, body, imports, source_of, scope_loads, index, name, call, in_helper=False, line_of=None,
+                 chosen: Optional[ChosenQueue] = None):
         self.line_of = line_of
+        self.chosen = chosen  # the queue class is chosen by a test: `call` is its RandomShuffleQueue
+        self.listed = False  # the enqueue op is kept in a list of one: `ops = [q.enqueue(...)]`
+        self.loop_count: Optional[str] = None  # the list is filled by a loop of readers, this many times
+        self.op_list: Optional[int] = None  # the index of `ops = []` when it is appended to the list
         self.body, self.imports, self.source_of, self.scope_loads = body, imports, source_of, scope_loads
         self.index, self.name, self.call = index, name, call
         # In a queue helper the enqueued tensors are a parameter and the dequeue may be returned:
@@ -359,7 +450,7 @@ class _QueueReader:
         self.dequeue_target: Optional[cst.BaseExpression] = None
         self.dequeue_call: Optional[cst.Call] = None
         self.kind = imports.resolve(call.func)
-        self.calls: List[cst.Call] = [call]
+        self.calls: List[cst.Call] = [call] + ([chosen.other_call] if chosen is not None else [])
         self.enqueue_index: Optional[int] = None
         self.records_refused = ""
 
@@ -369,6 +460,8 @@ class _QueueReader:
         if not is_none(args.get("shared_name")):
             raise _Refused("it sets `shared_name=` (a queue shared between sessions), which tf.data has no "
                            "counterpart for")
+        if self.chosen is not None:
+            self._check_chosen(args)
         enqueue = runner = dequeue = None
         runner_indices: List[int] = []
         uses = 0
@@ -381,11 +474,18 @@ class _QueueReader:
                 continue
             uses += loads.count(name)
             put = _method_call(stmt, name, ("enqueue", "enqueue_many"))
+            listed = self._listed_put(index) if put is None and enqueue is None else None
+            if listed is None and put is None and enqueue is None and isinstance(stmt, cst.For):
+                listed = self._loop_put(stmt)
+            if listed is not None:
+                put = listed[:2]
             take = _method_call(stmt, name, _DEQUEUES)
             if put and put[0] is not None and enqueue is None:
                 enqueue = (index,) + put
                 self.enqueue_index = index
                 self.calls.append(put[1])
+                if listed is not None:
+                    self.listed, self.op_list = True, listed[2]
             elif take and dequeue is None:
                 dequeue = (index,) + take
                 self.dequeue_call = take[1]
@@ -394,12 +494,11 @@ class _QueueReader:
                 runner = self._runner(stmt, record=True)
                 runner_indices.append(index)
             elif isinstance(stmt, (cst.For, cst.While)):
-                raise _Refused("it is filled or drained in a loop (several readers' enqueue ops), which qmigrate "
-                               "does not follow yet")
+                raise _Refused(*self._loop_reason(stmt))
             else:
                 raise _Refused("`%s` is used by `%s`, which a dataset has no counterpart for (one enqueue op, "
                                "one QueueRunner and one dequeue are followed)"
-                               % (name, _short(self.source_of(stmt))))
+                               % (name, _short(self.source_of(_bare(stmt)))))
         if enqueue is None:
             raise _Refused("it has no enqueue op in the same block (it is built in an if/else arm, or filled in "
                            "another function)")
@@ -423,9 +522,155 @@ class _QueueReader:
         shapes = self._by_key(self._shapes(args.get("shapes"), tensors), args.get("names"), tensors)
         batching, stage, records = self._lower(dequeue_call, dequeue_target, args, threads, many, shapes, tensors)
         self._check_not_rebound(args, dequeue_call, dequeue_index)
-        return HandBuiltQueue(name, (self.index,) + tuple(runner_indices), enqueue_index, dequeue_index, tensors,
+        plumbing = (self.index,) + tuple(runner_indices) + ((self.op_list,) if self.op_list is not None else ())
+        reads: FrozenSet[str] = frozenset()
+        if self.chosen is not None:
+            condition = self.chosen.condition
+            reads = frozenset(cstutil.name_uses(self.chosen.test).loads)
+            for later in range(self.index + 1, len(self.body)):
+                rebound = reads & cstutil.name_uses(self.body[later]).stores
+                if rebound:
+                    raise _Refused("`%s`, which the test choosing its class reads, is reassigned after the if; the "
+                                   "dataset tests it again where it is built" % sorted(rebound)[0])
+            batching = dataclasses.replace(batching, shuffle_condition=condition) if batching else None
+            stage = dataclasses.replace(stage, shuffle_condition=condition) if stage else None
+        return HandBuiltQueue(name, plumbing, enqueue_index, dequeue_index, tensors,
                               batching, stage, records, tuple(self.calls), self.source_of(args["capacity"]),
-                              self.records_refused)
+                              self.records_refused, reads=reads)
+
+    def _check_chosen(self, args) -> None:
+        """The two queues a test chooses between must differ only in shuffling: same capacity,
+        dtypes, shapes and names (their op names may differ)."""
+        chosen = self.chosen
+        test = chosen.test
+        if not is_plain(test):
+            raise _Refused("its class is chosen by a test that reads an attribute, a call or a subscript (`%s`); "
+                           "the dataset would test it again where it is built" % _short(self.source_of(test)),
+                           "bind the test to a name before the if (`shuffle = %s`, `if shuffle:`), and qmigrate can "
+                           "replace the queue" % _short(self.source_of(test)))
+        other = _bind(chosen.other_call, _SIGNATURES[_FIFO], "its FIFOQueue")
+        if not is_none(other.get("shared_name")):
+            raise _Refused("its FIFOQueue sets `shared_name=` (a queue shared between sessions), which tf.data has "
+                           "no counterpart for")
+        same = lambda node: " ".join(self.source_of(node).split()) if node is not None else None  # noqa: E731
+        for key in ("capacity", "dtypes", "shapes", "names"):
+            if same(args.get(key)) != same(other.get(key)):
+                raise _Refused("the RandomShuffleQueue and the FIFOQueue a test chooses between differ in `%s=`, "
+                               "so they are not one queue that shuffles or not" % key,
+                               "give both queues the same capacity, dtypes, shapes and names, and qmigrate can "
+                               "replace them with one dataset that shuffles when the test holds")
+
+    def _listed_put(self, index: int) -> Optional[Tuple[cst.Name, cst.Call, Optional[int]]]:
+        """(list name, enqueue call, index of `ops = []` or None) for `ops = [queue.enqueue(...)]`, or
+        `ops.append(queue.enqueue(...))` after `ops = []` with nothing in between using `ops`: a
+        list of one enqueue op, run by one thread."""
+        stmt = self.body[index]
+        assign = cstutil.single_assign(stmt)
+        if assign and isinstance(assign[0], cst.Name) and isinstance(assign[1], (cst.List, cst.Tuple)):
+            elements = assign[1].elements
+            if len(elements) == 1 and not isinstance(elements[0], cst.StarredElement) and self._is_put(
+                    elements[0].value):
+                return assign[0], elements[0].value, None
+            return None
+        value = cstutil.statement_value(stmt)
+        if not (isinstance(cstutil.single_small(stmt), cst.Expr) and isinstance(value, cst.Call)
+                and isinstance(value.func, cst.Attribute) and value.func.attr.value == "append"
+                and isinstance(value.func.value, cst.Name) and len(value.args) == 1 and not value.args[0].keyword
+                and not value.args[0].star and self._is_put(value.args[0].value)):
+            return None
+        listed = value.func.value
+        for earlier in range(index - 1, self.index, -1):
+            uses = cstutil.name_uses(self.body[earlier])
+            if listed.value in uses.stores or listed.value in uses.loads:
+                made = cstutil.single_assign(self.body[earlier])
+                if (made and isinstance(made[0], cst.Name) and made[0].value == listed.value
+                        and isinstance(made[1], cst.List) and not made[1].elements):
+                    return listed, value.args[0].value, earlier
+                return None
+        return None
+
+    def _loop_put(self, loop: cst.For) -> Optional[Tuple[cst.Name, cst.Call, int]]:
+        """(list name, enqueue call, index of `ops = []`) for a loop of readers each adding its enqueue op,
+        `for _ in range(n): ...; ops.append(queue.enqueue(...))`, after `ops = []`: n enqueue ops,
+        one reader each (the block recogniser checks the reads; the loop count is `loop_count`)."""
+        it = loop.iter
+        if not (isinstance(loop.target, cst.Name) and isinstance(it, cst.Call) and isinstance(it.func, cst.Name)
+                and it.func.value in ("range", "xrange") and len(it.args) == 1 and not it.args[0].keyword
+                and not it.args[0].star and isinstance(loop.body, cst.IndentedBlock) and loop.orelse is None):
+            return None
+        body = list(loop.body.body)
+        last = cstutil.single_small(body[-1]) if body else None
+        value = last.value if isinstance(last, cst.Expr) else None
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value == "append" and isinstance(value.func.value, cst.Name)
+                and len(value.args) == 1 and not value.args[0].keyword and not value.args[0].star
+                and self._is_put(value.args[0].value)):
+            return None
+        if cstutil.name_uses(cst.IndentedBlock(body=body[:-1])).loads.count(self.name):
+            return None  # the queue is used in the loop beyond its enqueue op
+        if not self._reads_with_tf_reader(loop):
+            return None  # _loop_reason says which call the reader comes from
+        listed = value.func.value
+        index = next(i for i, stmt in enumerate(self.body) if stmt is loop)
+        for earlier in range(index - 1, self.index, -1):
+            uses = cstutil.name_uses(self.body[earlier])
+            if listed.value in uses.stores or listed.value in uses.loads:
+                made = cstutil.single_assign(self.body[earlier])
+                if (made and isinstance(made[0], cst.Name) and made[0].value == listed.value
+                        and isinstance(made[1], cst.List) and not made[1].elements):
+                    self.loop_count = self.source_of(it.args[0].value)
+                    return listed, value.args[0].value, earlier
+                return None
+        return None
+
+    def _reads_with_tf_reader(self, loop: cst.For) -> bool:
+        """Whether the loop reads once, with a TensorFlow reader made in it (`tf.XReader().read(...)`,
+        or `reader = tf.XReader()` then `reader.read(...)`)."""
+        reads = [c for c in cstutil.calls_of(loop.body) if isinstance(c.func, cst.Attribute)
+                 and c.func.attr.value in ("read", "read_up_to")]
+        if len(reads) != 1:
+            return False
+        made = reads[0].func.value
+        if isinstance(made, cst.Name):
+            bound = [a.value for a in cstutil.nodes_of(loop.body, cst.Assign) if len(a.targets) == 1
+                     and isinstance(a.targets[0].target, cst.Name) and a.targets[0].target.value == made.value]
+            made = bound[0] if len(bound) == 1 else None
+        name = self.imports.resolve(made.func) or "" if isinstance(made, cst.Call) else ""
+        return name.startswith("tensorflow.") and name.endswith("Reader")
+
+    def _is_put(self, node: cst.BaseExpression) -> bool:
+        return (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)
+                and isinstance(node.func.value, cst.Name) and node.func.value.value == self.name
+                and node.func.attr.value in ("enqueue", "enqueue_many"))
+
+    def _loop_reason(self, loop) -> Tuple[str, str]:
+        """(why, what to do) for a queue used in a loop: a loop of readers each enqueuing its records
+        is named with its count, and with the call its reader comes from when that is no TensorFlow reader."""
+        generic = "it is filled or drained in a loop (several readers' enqueue ops), which qmigrate does not follow yet"
+        puts = [c for c in cstutil.calls_of(loop.body) if self._is_put(c)]
+        reads = [c for c in cstutil.calls_of(loop.body) if isinstance(c.func, cst.Attribute)
+                 and c.func.attr.value in ("read", "read_up_to") and isinstance(c.func.value, cst.Name)]
+        if not (isinstance(loop, cst.For) and puts and len(reads) == 1):
+            return generic, ""
+        header = "for %s in %s:" % (_short(self.source_of(loop.target)), _short(self.source_of(loop.iter)))
+        reason = ("it is filled by the enqueue ops of a loop of readers (`%s`%s), one reader each on the same queue "
+                  "of files, which qmigrate does not follow into a hand-built queue yet"
+                  % (header, self._at_line(loop)))
+        reader = reads[0].func.value.value
+        made = [a.value for a in cstutil.nodes_of(loop.body, cst.Assign) if len(a.targets) == 1
+                and isinstance(a.targets[0].target, cst.Name) and a.targets[0].target.value == reader]
+        if len(made) == 1 and isinstance(made[0], cst.Call) and not (
+                self.imports.resolve(made[0].func) or "").endswith("Reader"):
+            reason += ("; and its reader comes from `%s`, not a TensorFlow reader class, so which dataset reads its "
+                       "files cannot be seen" % _short(self.source_of(made[0])))
+        count = "n"
+        if (isinstance(loop.iter, cst.Call) and isinstance(loop.iter.func, cst.Name) and loop.iter.func.value == "range"
+                and len(loop.iter.args) == 1):
+            count = _short(self.source_of(loop.iter.args[0].value))
+        todo = ("read the files with dataset.interleave(<the reader's dataset class>, cycle_length=%s), %smap the "
+                "per-record code and batch, in place of the readers, the queue and its dequeue"
+                % (count, "shuffle(min_after_dequeue), " if self.kind == _SHUFFLE else ""))
+        return reason, todo
 
     def _runner(self, stmt, record=False) -> Optional[Tuple[cst.Call, cst.BaseExpression, object]]:
         """(QueueRunner call, its enqueue ops, how it is registered) for `add_queue_runner(QueueRunner(q, ops))`
@@ -519,6 +764,15 @@ class _QueueReader:
         """How many enqueue ops the runner runs at once (None: one): `[op] * n`, `n * [op]`, `[op, op]`."""
         op = enqueue_target.value if isinstance(enqueue_target, cst.Name) else None
         count = None
+        if isinstance(ops, cst.Name) and op is not None and ops.value == op and self.listed:
+            # `ops = [queue.enqueue(...)]` handed over whole: one enqueue op, one thread.
+            expected = 2 if self.op_list is not None else 1  # the append reads the list too
+            if self.scope_loads[op] != expected:
+                raise _Refused("its list of enqueue ops `%s` is used for more than the QueueRunner" % op)
+            if self.loop_count is not None:  # one enqueue op per reader of the loop, run at once
+                self.threads_node = None
+                return None if self.loop_count == "1" else self.loop_count
+            return None
         if isinstance(ops, cst.BinaryOperation) and isinstance(ops.operator, cst.Multiply):
             for listed, times in ((ops.left, ops.right), (ops.right, ops.left)):
                 if isinstance(listed, cst.List) and len(listed.elements) == 1:
@@ -1091,6 +1345,13 @@ def reasons(queues: BlockQueues):
             yield call, helper_reason if followed else refused.reason
 
 
+def todos(queues: BlockQueues):
+    """(constructor call, what to do) for the block's refused queues whose refusal says more than the rule's advice."""
+    for refused in list(queues.refused.values()) + queues.unplaced:
+        for call in refused.constructors if refused.todo else ():
+            yield call, refused.todo
+
+
 _ORIGIN = ("what it enqueues, `%s`, %s; qmigrate replaces a hand-built queue whose records a producer → reader "
            "chain reads in the same block (or a queue helper called with such records)")
 _PYTHON_SOURCES = {
@@ -1104,7 +1365,7 @@ _PYTHON_SOURCES = {
 
 
 def origin_reasons(module: cst.Module, imports: ImportMap, line_of: Callable[[cst.CSTNode], int],
-                   wanted: set) -> Dict[int, str]:
+                   wanted: set, todos: Optional[Dict[int, str]] = None) -> Dict[int, str]:
     """id(constructor call) -> where the tensors a hand-built queue enqueues come from, for the
     queues (constructor calls, `wanted` by id) of functions that enqueue one name (or a literal list of names) with one enqueue op: a
     placeholder, tf.py_func, a call of another function or module, or a parameter (and the lines
@@ -1126,6 +1387,9 @@ def origin_reasons(module: cst.Module, imports: ImportMap, line_of: Callable[[cs
                     and c.func.attr.value in ("enqueue", "enqueue_many") and c.args]
             if len(puts) != 1:
                 continue
+            # Run by a QueueRunner's threads, the enqueue op makes its tensors anew every run: records.
+            run = any(imports.resolve(c.func) == _RUNNER and queue in cstutil.name_uses(c).loads
+                      for c in cstutil.calls_of(function))
             value = puts[0].args[0].value
             names = [value] if isinstance(value, cst.Name) else [
                 e.value for e in getattr(value, "elements", ()) if isinstance(getattr(e, "value", None), cst.Name)]
@@ -1140,7 +1404,8 @@ def origin_reasons(module: cst.Module, imports: ImportMap, line_of: Callable[[cs
                         for caller, in_function in calls))
                              if calls else "is a parameter of %s(), which no function of this file calls"
                              % function.name.value)
-                    found[id(call)] = _ORIGIN % (name.value, where)
+                    found[id(call)] = _ORIGIN % (name.value, where) + (
+                        _other_uses(function, queue, line_of) if run else "")
                     break
                 source = _binding_call(function, name.value, line_of(puts[0]), line_of)
                 if source is not None:
@@ -1148,9 +1413,34 @@ def origin_reasons(module: cst.Module, imports: ImportMap, line_of: Callable[[cs
                     text = _PYTHON_SOURCES.get(made)
                     where = text % line_of(source) if text else "comes from `%s()` (line %d)" % (
                         _short(cst.Module([]).code_for_node(source.func)), line_of(source))
-                    found[id(call)] = _ORIGIN % (name.value, where)
+                    found[id(call)] = _ORIGIN % (name.value, where) + (
+                        _other_uses(function, queue, line_of) if run else "")
+                    if run and not text and not made.startswith("tensorflow.") and todos is not None:
+                        todos[id(call)] = _ELSEWHERE_TODO % _short(cst.Module([]).code_for_node(source.func))
                     break
     return found
+
+
+_ELSEWHERE_TODO = ("have %s() give back the tf.data dataset of its records (their per-record code in a map) instead "
+                   "of tensors, apply here what the queue did (shuffle(min_after_dequeue) for a RandomShuffleQueue, "
+                   "num_parallel_calls for its runner's threads, batch for dequeue_many) and take the records from "
+                   "the dataset's iterator; or feed it from Python with from_generator if they are made in Python")
+
+
+_QUEUE_OPS = ("enqueue", "enqueue_many") + _DEQUEUES
+
+
+def _other_uses(function: cst.FunctionDef, queue: str, line_of) -> str:
+    """`; and ...` naming the first call of a method of `queue` other than its enqueue and dequeue
+    ops (`queue.size(name=...)`, `queue.close()`): what a dataset standing for it could not give."""
+    for call in cstutil.calls_of(function):
+        if (isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name)
+                and call.func.value.value == queue and call.func.attr.value not in _QUEUE_OPS):
+            named = any(arg.keyword is not None and arg.keyword.value == "name" for arg in call.args)
+            return ("; and `%s` (line %d) uses the queue itself%s, which a dataset standing for it has no "
+                    "counterpart for" % (_short(cst.Module([]).code_for_node(call)), line_of(call),
+                                         " (a node named for other code to read)" if named else ""))
+    return ""
 
 
 def _callers(functions: List[cst.FunctionDef]) -> Dict[str, List[Tuple[cst.Call, cst.FunctionDef]]]:

@@ -57,6 +57,7 @@ class Plan:
     nodes: Dict[int, Callable[[cst.CSTNode], cst.CSTNode]] = field(default_factory=dict)  # id(node) -> rewrite
     moved: Dict[int, int] = field(default_factory=dict)  # id(statement) -> id(a later statement put before it)
     before: Dict[int, List[str]] = field(default_factory=dict)  # id(statement) -> new statements put before it
+    also: List[cst.Call] = field(default_factory=list)  # the constructors of the other arms (one queue per arm)
 
 
 @dataclass(frozen=True)
@@ -198,14 +199,13 @@ def find(module: cst.Module, imports: ImportMap, line_of: Callable[[cst.CSTNode]
         reader = _Reader(tree, imports, call, tf, target)
         try:
             plan = reader.read()
-        except _Refused as refused:
+        except Exception as error:  # a refusal, or a shape this reader did not foresee: left as it is
             if reader.fed:
-                found.append(Refusal(call, str(refused)))
-            continue
-        except Exception as error:  # a shape this reader did not foresee: left as it is, as any refusal
-            if reader.fed:
-                found.append(Refusal(call, "its producer has a shape qmigrate does not follow (%s)"
-                                     % type(error).__name__))
+                reason = str(error) if isinstance(error, _Refused) else (
+                    "its producer has a shape qmigrate does not follow (%s)" % type(error).__name__)
+                arms = getattr(reader, "arms", None)
+                found += [Refusal(c, reason) for c in (arms.calls if arms is not None else [call])
+                          if c is call or c in queue_calls]
             continue
         if plan is not None:
             found.append(plan)
@@ -236,6 +236,9 @@ class _Reader:
         self.tree, self.imports, self.call, self.tf, self.target = tree, imports, call, tf, target
         self.kind = imports.resolve(call.func)
         self.fed = False
+        self.arms: Optional[_Arms] = None  # a queue per arm of an if
+        self.parts = None  # (lists, placeholders) an enqueue of `self.xs + [self.y]` adds up
+        self.buffers = []
 
     # -- the queue, its enqueue op and its placeholders ------------------------------------------
     def read(self) -> Optional[Plan]:
@@ -257,11 +260,18 @@ class _Reader:
             return self._unclear("it is built in a loop %s: a queue per iteration, each filled by a producer of its "
                                  "own; qmigrate follows one queue built once" % tree.where(loop))
         region = self.region_for(queue)
+        self.arms = self._queue_arms(queue, region)
+        targets = {id(assign[0])}
+        if self.arms is not None:  # a queue per arm of an if: read from its first, as one queue built at the if
+            if self.arms.calls[0] is not self.call:
+                return None
+            ctor_stmt, block = self.arms.statement, tree.block(self.arms.statement)
+            targets = {id(cstutil.single_assign(tree.statement(c))[0]) for c in self.arms.calls}
         body = list(block.body)
         ctor_index = body.index(ctor_stmt)
-        refs = [r for r in _refs(tree, region, queue) if r is not assign[0]]
+        refs = [r for r in _refs(tree, region, queue) if id(r) not in targets]
         enqueues = [(r, c) for r in refs for c in [_method_of(tree, r, ("enqueue", "enqueue_many"))] if c]
-        if len(enqueues) != 1:
+        if len(enqueues) != 1 or (self.arms is None and len(self._bindings(queue, region)) > 1):
             for _, call in enqueues:  # an enqueue op run with a feed_dict: fed from Python
                 target = cstutil.single_assign(tree.statement(call))
                 if target and _is_ref(target[0]) and self._runs_by_name(tree.text(target[0])):
@@ -287,29 +297,44 @@ class _Reader:
             return None
         if elsewhere:
             function = tree.function(elsewhere[0])
+            returned = self._returned(enqueue, function, elsewhere[0])
+            if returned is not None:
+                raise _Refused(returned)
             raise _Refused("its enqueue op is run with a feed_dict %s%s, which gets it from elsewhere (returned or "
                            "passed in): qmigrate follows an enqueue op within the class or function that builds it, "
                            "and into the thread that starts there" % (
                                "in `%s()` " % function.name.value if function is not None else "",
                                tree.where(elsewhere[0])))
         handed = self._handed_on(enqueue, enqueue_assign[0])
+        idle = self._idle_runner(handed, enqueue) if handed is not None else None
+        if idle is not None:
+            raise _Refused(idle)
         if handed is not None:
-            raise _Refused("its enqueue op `%s` is handed to `%s(...)` in %s and run through it%s: qmigrate follows "
+            copies = next((n for n in cstutil.nodes_of(handed, (cst.BinaryOperation,))
+                           if isinstance(n.operator, cst.Multiply) and _refs(tree, n, enqueue)), None)
+            resolved = self.imports.resolve(handed.func) or ""
+            raise _Refused("its enqueue op `%s` is handed to `%s(...)`%s in %s and run through it%s: qmigrate follows "
                            "an enqueue op that a thread runs with sess.run(op, feed_dict)" % (
-                               enqueue, tree.source(handed.func), tree.where(handed),
-                               " (several copies of it: several producers)" if any(
-                                   isinstance(n, cst.BinaryOperation) and isinstance(n.operator, cst.Multiply)
-                                   for n in cstutil.nodes_of(handed, (cst.BinaryOperation,))) else ""))
+                               enqueue, tree.source(handed.func),
+                               "" if resolved.startswith("tensorflow.") else ", a queue runner of the program's own "
+                               "whose threads feed it as that code decides",
+                               tree.where(handed),
+                               " (`%s`: a thread per copy, several producers filling one queue, and from_generator "
+                               "has one)" % tree.source(copies) if copies is not None else ""))
         if enqueue_stmt not in body or body.index(enqueue_stmt) < ctor_index:
             raise _Refused("its enqueue op %s is not built after it in the same block" % tree.where(enqueue_stmt))
         if not components and self.growing is None:
-            raise _Refused("its enqueue %s does not enqueue %s" % (
-                tree.where(enqueue_stmt), self._vals_spelling(bound.get("vals"))))
+            # What would stop the rewrite whatever the enqueue reads is said first.
+            raise _Refused("; ".join(self._structural(runs, refs, body) + ["its enqueue %s does not enqueue %s" % (
+                tree.where(enqueue_stmt), self._vals_spelling(bound.get("vals")))]))
         args = _bind(self.call, _SIGNATURES[self.kind], "its constructor")
         if not is_none(args.get("shared_name")):
             raise _Refused("it sets `shared_name=` (a queue shared between sessions)")
         if not is_none(args.get("names")):
             raise _Refused("it has `names=` (dict elements), which qmigrate does not rewrite from Python yet")
+        self.buffers = [(None, self.kind, args)]  # (arm test, queue kind, constructor arguments) per arm
+        if self.arms is not None:
+            self.buffers = self._arm_buffers(args)
         many = enqueue_call.func.attr.value == "enqueue_many"
         if self.growing is None:
             dtypes = [tree.source(d) for d in _elements(args.get("dtypes"), "its `dtypes=`")]
@@ -327,16 +352,32 @@ class _Reader:
                            "from_generator has one" % (len(runs), ", ".join(tree.where(r) for r, _ in runs))
                            if runs else "its enqueue op is never run with a feed_dict in this file")
         run_call, feed = runs[0]
+        blocking = self._structural(runs, refs, body)
+        if blocking:  # said together: either alone would stop the rewrite
+            raise _Refused("; ".join(blocking))
         plan = Plan(self.call, "")
         producer = self._producer(run_call, feed, components, vals_text, enqueue, plan)
 
         # The dequeue, in the block that built the queue.
         dequeues, anchor = self._dequeue(refs, body, body.index(enqueue_stmt))
-        self._check_unchanged(args, body[ctor_index + 1:body.index(anchor)])
+        between = body[ctor_index + 1:body.index(anchor)]
+        if self.arms is None:
+            self._check_unchanged(args, between)
+        else:  # each arm's arguments, and its test, are read again at the dequeue
+            for call, (test, _, arm_args) in zip(self.arms.calls, self.buffers):
+                arm = list(tree.block(tree.statement(call)).body)
+                self._check_unchanged(dict(arm_args, test=test) if test is not None else arm_args,
+                                      arm[arm.index(tree.statement(call)) + 1:] + between)
         self._check_available(producer, body, body.index(anchor))
         self._check_defined(producer, body, body.index(anchor), plan, len(dequeues) == 1)
         self._other_uses(refs, enqueue_ref, [call for _, call in dequeues], plan)
         plan.removed.update({id(ctor_stmt), id(enqueue_stmt)})
+        if self.arms is not None:
+            plan.also = list(self.arms.calls[1:])
+            constructors = [tree.statement(c) for c in self.arms.calls]
+            if any(len(tree.block(stmt).body) > 1 for stmt in constructors):
+                plan.removed.discard(id(ctor_stmt))  # the arms' other statements stay
+                plan.removed.update(id(stmt) for stmt in constructors)
         self._drop_placeholders(components, vals_text, body, plan, producer)
         built = [self._dataset(stmt, call, args, spec, many, producer) for stmt, call in dequeues]
         if len(dequeues) > 1 and all(lines[:-1] == built[0][:-1] for lines in built) and all(
@@ -356,16 +397,25 @@ class _Reader:
         the queue handed to code that fills it elsewhere."""
         tree = self.tree
         where = "class" if region is self.cls else "function"
-        bindings = [node for node in cstutil.nodes_of(region, (cst.Assign,)) if len(node.targets) == 1
-                    and tree.text(node.targets[0].target) == queue and isinstance(node.value, cst.Call)
-                    and self.imports.resolve(node.value.func) in _SIGNATURES]
-        if len(bindings) > 1:
-            statements = [tree.statement(b) for b in bindings]
+        bindings = self._bindings(queue, region)
+        statements = [tree.statement(b) for b in bindings]
+        beside = len(bindings) > 1 and all(any(tree.block(tree.statement(c)) is tree.block(b) for c in enqueues)
+                                           for b in statements)
+        if len(bindings) > 1 and (self.arms is None or beside):
             arms = self._arms_of_one_if(statements) if len(set(map(id, statements))) == len(statements) else None
-            return ("`%s` is bound to %d queues in its %s (%s%s): qmigrate follows a queue bound once, its enqueue op "
-                    "and its dequeue" % (queue, len(bindings), where, ", ".join("line %d" % tree.line_of(b)
-                                                                                  for b in bindings),
-                                         ", one per arm of %s" % tree.where(arms) if arms is not None else ""))
+            if beside:
+                why = ("each with an enqueue op of its own beside it (components of its own): qmigrate "
+                       "follows a queue per arm of one if only when one enqueue op and one dequeue after the if serve "
+                       "them all")
+            elif arms is not None:
+                why = ("the if has no else, so the name may hold another queue: qmigrate follows a queue per arm only "
+                       "when every arm binds one")
+            else:
+                why = "not one per arm of one if: qmigrate follows a queue bound once, or once per arm of one if"
+            return "`%s` is bound to %d queues in its %s (%s%s): %s%s" % (
+                queue, len(bindings), where, ", ".join("line %d" % tree.line_of(b) for b in bindings),
+                ", one per arm of %s" % tree.where(arms) if arms is not None else "", why,
+                self._run_elsewhere(enqueues))
         if enqueues:
             statements = [tree.statement(c) for c in enqueues]
             arms = self._arms_of_one_if(statements) if len(set(map(id, statements))) == len(statements) else None
@@ -382,6 +432,60 @@ class _Reader:
                         queue, where, "`%s(...)` in %s" % (tree.source(call.func), tree.where(call))
                         if isinstance(call, cst.Call) else tree.where(handed[0])))
         return "`%s` has no enqueue op in its %s (it is filled elsewhere)" % (queue, where)
+
+    def _bindings(self, queue: str, region) -> List[cst.Assign]:
+        """The statements binding `queue` to a queue constructor in its class (function)."""
+        tree = self.tree
+        return [node for node in cstutil.nodes_of(region, (cst.Assign,)) if len(node.targets) == 1
+                and tree.text(node.targets[0].target) == queue and isinstance(node.value, cst.Call)
+                and self.imports.resolve(node.value.func) in _SIGNATURES]
+
+    def _queue_arms(self, queue: str, region) -> Optional["_Arms"]:
+        """The if (with its elifs and an else) each of whose arms binds `queue`, once, to a queue
+        constructor as a statement of its own: `if shuffle: q = RandomShuffleQueue(...) else: q =
+        FIFOQueue(...)`. None when `queue` is bound otherwise."""
+        tree = self.tree
+        bindings = self._bindings(queue, region)
+        if len(bindings) < 2:
+            return None
+        statements = [tree.statement(b) for b in bindings]
+        if len(set(map(id, statements))) != len(statements) or any(cstutil.single_assign(s) is None
+                                                                   for s in statements):
+            return None
+        top = self._arms_of_one_if(statements)
+        if top is None:
+            return None
+        tests, blocks, arm = [], [], top
+        while isinstance(arm, cst.If):
+            tests.append(arm.test)
+            blocks.append(arm.body)
+            arm = arm.orelse
+        if arm is None or len(blocks) + 1 != len(statements):
+            return None  # no else: the name may keep what it held before the if
+        blocks.append(arm.body)
+        tests.append(None)
+        calls = []
+        for block in blocks:
+            here = [s for s in statements if tree.block(s) is block]
+            if len(here) != 1:
+                return None
+            calls.append(cstutil.single_assign(here[0])[1])
+        return _Arms(top, tests, calls)
+
+    def _run_elsewhere(self, enqueues) -> str:
+        """`; its enqueue op ... is run nowhere in this file` when none of `enqueues` is run here."""
+        tree = self.tree
+        names = []
+        for call in enqueues:
+            assign = cstutil.single_assign(tree.statement(call))
+            if assign is None or not _is_ref(assign[0]):
+                return ""
+            names.append(tree.text(assign[0]))
+        if not names or any(self._runs_by_name(name) or any(self._run_of(r) for r in _refs(
+                tree, self.region_for(name), name)) for name in names):
+            return ""
+        return ("; its enqueue op `%s` is run nowhere in this file: its producer is in another module, which "
+                "qmigrate does not link to this queue" % names[0])
 
     def _fills_by_feed(self, call: cst.Call) -> bool:
         """Whether `call` makes a class (or calls a function) of this module that enqueues into a
@@ -411,6 +515,85 @@ class _Reader:
                         self.imports.resolve(ancestor.func) != "threading.Thread"):
                     return ancestor
         return None
+
+    def _structural(self, runs, refs, body) -> List[str]:
+        """Reasons the queue is not rewritten that do not depend on how its components are spelled:
+        producer threads started in a loop, a dequeue away from the block that builds it."""
+        tree, out = self.tree, []
+        for run, _ in runs[:1]:
+            function = tree.function(run)
+            for thread in cstutil.calls_of(tree.module):
+                if self.imports.resolve(thread.func) == "threading.Thread" and self._thread_target(thread) is function:
+                    loop = tree.in_loop(thread, tree.function(thread) or tree.module)
+                    if loop is not None:
+                        out.append("the thread that runs `%s()` is started in a loop %s: several producers fill one "
+                                   "queue, and from_generator has one" % (function.name.value, tree.where(loop)))
+                        break
+        dequeues = [c for r in refs for c in [_method_of(tree, r, _DEQUEUES)] if c]
+        away = [c for c in dequeues if not any(s in body for s in [tree.statement(c)] + list(tree.up(c)))]
+        if away:
+            out.append(_AWAY % tree.where(away[0]))
+        return out
+
+    def _returned(self, enqueue: str, runner: Optional[cst.FunctionDef], run: cst.Call) -> Optional[str]:
+        """Why an enqueue op returned by the function that builds the queue, and run by a thread
+        function elsewhere, is not followed; None when it is not returned."""
+        tree, builder = self.tree, self.ctor_function
+        if builder is None or enqueue.startswith("self.") or runner is None:
+            return None
+        returns = [r for r in cstutil.nodes_of(builder.body, (cst.Return,)) if r.value is not None
+                   and tree.function(r) is builder and _refs(tree, r.value, enqueue)]
+        if not returns:
+            return None
+        threads = [c for c in cstutil.calls_of(tree.module) if self.imports.resolve(c.func) == "threading.Thread"
+                   and self._thread_target(c) is runner]
+        if len(threads) == 1:
+            bound = _bind(threads[0], _THREAD, "threading.Thread")
+            given = [tree.source(e) for e in _elements(bound["args"], "its Thread's `args=`")] if "args" in bound else []
+            how = "as the target of the thread %s, given `%s`" % (tree.where(threads[0]), ", ".join(given))
+        else:
+            how = "%d threads run it" % len(threads) if threads else "no thread of this file runs it"
+        return ("its enqueue op `%s` leaves `%s()` in its return value %s; `%s()` runs it with a feed_dict %s, %s: "
+                "the dataset that replaces the dequeue is built in `%s()`, and its generator would need the arguments "
+                "`%s()` gets elsewhere, which qmigrate does not carry into `%s()` (its signature, and every caller, "
+                "would change)" % (enqueue, builder.name.value, tree.where(returns[0]), runner.name.value,
+                                   tree.where(run), how, builder.name.value, runner.name.value, builder.name.value))
+
+    def _idle_runner(self, handed: cst.Call, enqueue: str) -> Optional[str]:
+        """Why a tf.train.QueueRunner that holds the enqueue op but is never started (no
+        create_threads, not handed to anything) feeds no thread: its enqueue ops are run from the
+        main code with a feed_dict. None when the runner may run threads."""
+        tree = self.tree
+        if self.imports.resolve(handed.func) != "tensorflow.train.QueueRunner":
+            return None
+        stmt = tree.statement(handed)
+        assign = cstutil.single_assign(stmt)
+        if assign is None or assign[1] is not handed or not _is_ref(assign[0]):
+            return None
+        runner = tree.text(assign[0])
+        runs = []
+        for ref in _refs(tree, self.region_for(runner), runner):
+            if ref is assign[0]:
+                continue
+            parent = tree.parent.get(id(ref))
+            if not (isinstance(parent, cst.Attribute) and parent.value is ref and parent.attr.value == "enqueue_ops"):
+                return None  # started, handed on, or used otherwise
+            runs += [call for call in self._run_of(parent) if call[1] is not None]
+            if not self._run_of(parent):
+                return None
+        if not runs:
+            return None
+        run = runs[0][0]
+        function = tree.function(run)
+        if function is not None and any(self._thread_target(c) is function for c in cstutil.calls_of(tree.module)
+                                        if self.imports.resolve(c.func) == "threading.Thread"):
+            return None  # run by a thread after all
+        return ("its enqueue op `%s` goes into the QueueRunner `%s` %s, which is never started (no create_threads, "
+                "not registered): %s runs its enqueue ops with a feed_dict from the main code%s, not from a thread, "
+                "so there is no producer loop to turn into a generator; the program decides when it feeds and "
+                "reads the queue, which a dataset does not reproduce" % (
+                    enqueue, runner, tree.where(handed), tree.where(run),
+                    " of `%s()`" % function.name.value if function is not None else ""))
 
     def _unclear(self, reason: str) -> None:
         """A queue whose feeding is not followed: refused with `reason` when its class (or
@@ -485,6 +668,8 @@ class _Reader:
                 self.growing = vals_text
                 return [], vals_text
             return [("%s[%d]" % (vals_text, i), v) for i, v in enumerate(listed)], vals_text
+        if isinstance(vals, cst.BinaryOperation) and isinstance(vals.operator, cst.Add):
+            return self._concatenated(vals, assigned, body, enqueue_stmt)
         if not isinstance(vals, (cst.List, cst.Tuple)):
             return [], None
         out = []
@@ -495,6 +680,45 @@ class _Reader:
                 return [], None
             out.append((self.tree.text(value), placeholder))
         return out, None
+
+    def _concatenated(self, vals, assigned, body, enqueue_stmt) -> Tuple[list, None]:
+        """`self.xs + [self.y]`: lists of placeholders made by a comprehension before the enqueue
+        (`[tf.placeholder(...) for ...]`, only read after) and literal lists of placeholder
+        references, added up. How many there are is known when it runs: ([], None), with
+        `self.growing` its text and `self.parts` (the lists, the single placeholders)."""
+        tree = self.tree
+
+        def flatten(node):
+            if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+                return flatten(node.left) + flatten(node.right)
+            return [node]
+        lists, singles = [], []
+        for part in flatten(vals):
+            bound = assigned.get(tree.text(part), (None, None)) if _is_ref(part) else (None, None)
+            if isinstance(part, cst.List):
+                for element in part.elements:
+                    value = element.value
+                    if isinstance(element, cst.StarredElement) or not _is_ref(value) or not self._is_placeholder(
+                            assigned.get(tree.text(value), (None, None))[1]):
+                        return [], None
+                    singles.append(tree.text(value))
+            elif isinstance(bound[1], cst.ListComp) and self._is_placeholder(bound[1].elt):
+                self.fed = True
+                self._growth(tree.text(part), bound[0], part, body, body.index(enqueue_stmt), self._is_placeholder,
+                             "tf.placeholder tensors")
+                lists.append(tree.text(part))
+            else:
+                return [], None
+        if not lists:
+            return [], None
+        for single in singles:  # the generator and the dataset read it again: it must be bound once
+            bindings = [t for t in cstutil.nodes_of(self.region_for(single), (cst.AssignTarget,))
+                        if tree.text(t.target) == single]
+            if len(bindings) != 1:
+                raise _Refused("`%s`, which its enqueue adds to the lists, is bound %d times in its %s: the dataset "
+                               "would read it again" % (single, len(bindings), "class" if self.cls else "function"))
+        self.growing, self.parts = tree.source(vals), (lists, singles)
+        return [], None
 
     def _is_placeholder(self, node) -> bool:
         return isinstance(node, cst.Call) and self.imports.resolve(node.func) == "tensorflow.placeholder"
@@ -548,7 +772,7 @@ class _Reader:
 
     def _only_read(self, ref) -> bool:
         """Whether `ref` (a list) is only read where it stands: indexed (not stored into), looped
-        over, or given to len() or zip()."""
+        over, or given to len(), zip() or enumerate()."""
         tree = self.tree
         parent = tree.parent.get(id(ref))
         if isinstance(parent, cst.Subscript) and parent.value is ref:
@@ -558,7 +782,8 @@ class _Reader:
         if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is ref:
             return True
         call = tree.parent.get(id(parent)) if isinstance(parent, cst.Arg) else None
-        return (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in ("len", "zip")
+        return (isinstance(call, cst.Call) and isinstance(call.func, cst.Name)
+                and call.func.value in ("len", "zip", "enumerate")
                 and not parent.keyword and not parent.star)
 
     def _growing_spec(self, args, body, ctor_index) -> "_Spec":
@@ -579,6 +804,8 @@ class _Reader:
                                % dtypes.value)
             self._growth(dtypes.value, binding, dtypes, body, ctor_index, lambda node: True, "a dtype")
             types = "tuple(%s)" % dtypes.value
+        elif self.parts is not None:  # computed: an enqueue takes exactly the dtypes of what it enqueues
+            types = "tuple(placeholder.dtype for placeholder in %s)" % self.growing
         else:
             _elements(dtypes, "its `dtypes=`")  # refused, with how it is spelled
         if not is_none(args.get("shapes")):
@@ -843,6 +1070,8 @@ class _Reader:
     def _yielded(self, feed, function, run_stmt, components, vals_text, meaning, producer) -> str:
         """The value the generator yields for `feed_dict`: the fed values in component order."""
         tree = self.tree
+        if isinstance(feed, cst.Name) and self.parts is not None:
+            return self._built_feed(feed, function, run_stmt, meaning, producer)
         if isinstance(feed, cst.Name):  # `feed = {...}` (or dict(zip(...))) just before the run, used only there
             block = list(tree.block(run_stmt).body)
             index = block.index(run_stmt)
@@ -856,8 +1085,9 @@ class _Reader:
         order = [text for text, _ in components]
         if isinstance(feed, cst.Dict) and self.growing is not None:
             raise _Refused("its feed_dict %s is a literal dict, while the placeholders are collected at run time in "
-                           "`%s`: qmigrate orders them from dict(zip(%s, values))"
-                           % (tree.where(run_stmt), self.growing, self.growing))
+                           "`%s`: qmigrate orders them from %s"
+                           % (tree.where(run_stmt), self.growing, "dict(zip(%s, values))" % self.growing
+                              if self.parts is None else "a feed_dict built key by key right before the run"))
         if isinstance(feed, cst.Dict):
             fed = {}
             for element in feed.elements:
@@ -891,6 +1121,51 @@ class _Reader:
             return "tuple(%s)[:%d]" % (tree.source(zipped[1]), len(order))
         raise _Refused("its feed_dict %s is not a literal dict of the placeholders (nor dict(zip(placeholders, "
                        "values)))" % tree.where(run_stmt))
+
+    def _built_feed(self, feed: cst.Name, function, run_stmt, meaning, producer) -> str:
+        """The yield for a feed_dict built key by key right before the run, for placeholders added
+        up from lists (self.parts): `feed = {self.y: y}`, then `for x, v in zip(self.xs, values):
+        feed[x] = v` (or `enumerate(self.xs)`, or `for x in self.xs`). Its keys must be exactly the
+        enqueued placeholders; the statements stay, and the generator yields the fed values in the
+        enqueue's order, `tuple(feed[placeholder] for placeholder in <the enqueued lists>)`."""
+        tree = self.tree
+        lists, singles = self.parts
+        block = list(tree.block(run_stmt).body)
+        index = block.index(run_stmt)
+        loops = []
+        while index > 0 and isinstance(block[index - 1], cst.For):
+            index -= 1
+            loops.insert(0, block[index])
+        binding = cstutil.single_assign(block[index - 1]) if index else None
+        where = tree.where(run_stmt)
+        if binding is None or tree.text(binding[0]) != feed.value or not isinstance(binding[1], cst.Dict) or len(
+                _refs(tree, function.body, feed.value)) != 2 + len(loops):
+            raise _Refused("its feed_dict `%s` is not a dict built right before the run %s (a literal, then loops "
+                           "that store one placeholder each) and used only there" % (feed.value, where))
+        keys = []
+        for element in binding[1].elements:
+            if not isinstance(element, cst.DictElement):
+                raise _Refused("its feed_dict unpacks a dict with ** %s" % where)
+            keys.append(meaning(element.key))
+        looped = []
+        for loop in loops:
+            store = cstutil.single_assign(loop.body.body[0]) if len(loop.body.body) == 1 else None
+            key = store[0].slice[0].slice.value if store is not None and isinstance(store[0], cst.Subscript) and (
+                tree.text(store[0].value) == feed.value and len(store[0].slice) == 1
+                and isinstance(store[0].slice[0].slice, cst.Index)) else None
+            over = _loop_source(loop, key)
+            if over is None or loop.orelse is not None:
+                raise _Refused("its feed_dict `%s` is filled by %s, which is not `for x in <list>:` (or over "
+                               "enumerate() or zip() of it) storing `%s[x]` alone" % (feed.value, tree.where(loop),
+                                                                                     feed.value))
+            looped.append(meaning(over))
+        if Counter(keys) != Counter(singles) or Counter(looped) != Counter(lists):
+            raise _Refused("its feed_dict `%s` %s does not feed exactly the placeholders its enqueue adds up (`%s`)"
+                           % (feed.value, where, self.growing))
+        if not producer.method or not all(text.startswith("self.") for text in lists + singles):
+            raise _Refused("the generator would read `%s` again, and only `self.` attributes read from a method of "
+                           "the class are sure to mean the same" % self.growing)
+        return "tuple(%s[placeholder] for placeholder in %s)" % (feed.value, self.growing)
 
     def _gives_exactly(self, values, count: int) -> bool:
         """Whether `values` is a literal tuple (or list) of `count` items, or a call of a function of
@@ -1036,9 +1311,7 @@ class _Reader:
                 raise _Refused("it is dequeued in %d places (%s), not one per arm of an if"
                                % (len(dequeues), ", ".join(tree.where(d) for d in dequeues)))
         if anchor not in body or body.index(anchor) <= enqueue_index:
-            raise _Refused("it is dequeued in %s, away from the block that builds it: each call there would build its "
-                           "own dataset and run its own generator; qmigrate rewrites a dequeue in that block"
-                           % tree.where(dequeues[0]))
+            raise _Refused(_AWAY % tree.where(dequeues[0]))
         out = []
         for call in dequeues:
             stmt = tree.statement(call)
@@ -1125,13 +1398,7 @@ class _Reader:
             ds, tf, generator, spec.types, spec.shapes)]
         if many:
             out.append("%s = %s.%s" % (ds, ds, synth._unbatch(tf, target)))
-        # The generator runs ahead of the consumer by as many elements as the queue held.
-        out.append("%s = %s.prefetch(%s)" % (ds, ds, tree.source(args["capacity"])))
-        if self.kind == _SHUFFLE:
-            from qmigrate.rules.batching import shuffle_buffer
-            seed = args.get("seed")
-            out.append("%s = %s.shuffle(%s%s)" % (ds, ds, shuffle_buffer(args, tree.source),
-                                                  "" if is_none(seed) else ", seed=%s" % tree.source(seed)))
+        out += self._buffering(ds)
         if method != "dequeue":
             batching = Batching(batch_size=tree.source(bound["n"]), allow_smaller_final_batch=method == "dequeue_up_to",
                                 dynamic_pad=self.kind == _PADDING)
@@ -1146,6 +1413,61 @@ class _Reader:
         out.append("%s = %s" % (tree.source(target_node), element))
         return out
 
+    def _buffering(self, ds: str) -> List[str]:
+        """The queue's buffer: `prefetch(capacity)` (the generator runs ahead of the consumer by as
+        many elements as the queue held) and `shuffle` for a RandomShuffleQueue; for a queue per arm
+        of an if, an if with the same tests choosing each arm's buffer (common lines before it)."""
+        from qmigrate.rules.batching import shuffle_buffer
+        tree = self.tree
+        per_arm = []
+        for _, kind, args in self.buffers:
+            lines = ["%s = %s.prefetch(%s)" % (ds, ds, tree.source(args["capacity"]))]
+            if kind == _SHUFFLE:
+                seed = args.get("seed")
+                lines.append("%s = %s.shuffle(%s%s)" % (ds, ds, shuffle_buffer(args, tree.source),
+                                                        "" if is_none(seed) else ", seed=%s" % tree.source(seed)))
+            per_arm.append(lines)
+        common = []
+        while all(lines and lines[0] == per_arm[0][0] for lines in per_arm):
+            common.append(per_arm[0][0])
+            per_arm = [lines[1:] for lines in per_arm]
+        if not any(per_arm):
+            return common
+        arms = list(zip(self.buffers, per_arm))
+        while not arms[-1][1]:
+            arms.pop()  # a last arm with nothing to add (its test calls nothing: see _arm_buffers)
+        chain = []
+        for index, ((test, _, _), lines) in enumerate(arms):
+            head = "else:" if test is None else "%s %s:" % ("if" if index == 0 else "elif", tree.source(test))
+            chain.append(head + "".join("\n    " + line for line in lines or ["pass"]))
+        return common + ["\n".join(chain)]
+
+    def _arm_buffers(self, first_args) -> List[Tuple[Optional[cst.BaseExpression], str, dict]]:
+        """Each arm's (test, queue kind, constructor arguments); the arms' queues must hold the same
+        elements (dtypes, shapes, padding) and differ only in how they buffer (capacity, shuffling)."""
+        tree = self.tree
+        out = []
+        for test, call in zip(self.arms.tests, self.arms.calls):
+            kind = self.imports.resolve(call.func)
+            args = first_args if call is self.call else _bind(call, _SIGNATURES[kind], "its constructor")
+            where = tree.where(call)
+            if not is_none(args.get("shared_name")) or not is_none(args.get("names")):
+                raise _Refused("its queue %s sets `shared_name=` or `names=`" % where)
+            for key in ("dtypes", "shapes"):
+                if (tree.text(args[key]) if not is_none(args.get(key)) else None) != (
+                        tree.text(first_args[key]) if not is_none(first_args.get(key)) else None):
+                    raise _Refused("the queue per arm of %s %s has other `%s=` than %s: qmigrate builds one dataset "
+                                   "for queues that hold the same elements" % (
+                                       tree.where(self.arms.statement), where, key, tree.where(self.call)))
+            if (kind == _PADDING) != (self.kind == _PADDING):
+                raise _Refused("one arm of %s builds a PaddingFIFOQueue and another not (%s): their batches differ"
+                               % (tree.where(self.arms.statement), where))
+            if test is not None and (cstutil.calls_of(test) or cstutil.nodes_of(test, (cst.Lambda, cst.Yield))):
+                raise _Refused("the test of %s calls something, and the dataset would evaluate it again"
+                               % tree.where(self.arms.statement))
+            out.append((test, kind, args))
+        return out
+
     def _detail(self, producer: "_Producer", args) -> str:
         parts = ["`%s()` becomes the generator of Dataset.from_generator: it runs inside TensorFlow's py_func on "
                  "the input pipeline's thread, holding the GIL, instead of in its own threading.Thread; each new "
@@ -1155,10 +1477,28 @@ class _Reader:
         if producer.subclass:
             parts.append("`%s` stays a threading.Thread for its callers, but its run() is now that generator: "
                          "start() feeds nothing" % self.cls.name.value)
-        keep = args.get("min_after_dequeue")
-        if self.kind == _SHUFFLE and not (isinstance(keep, cst.Integer) and keep.evaluated_value == 0):
-            parts.append("the last elements the RandomShuffleQueue kept back (min_after_dequeue) now come out")
+        for _, kind, arm_args in self.buffers:
+            keep = arm_args.get("min_after_dequeue")
+            if kind == _SHUFFLE and not (isinstance(keep, cst.Integer) and keep.evaluated_value == 0):
+                parts.append("the last elements the RandomShuffleQueue kept back (min_after_dequeue) now come out")
+                break
+        if self.arms is not None:
+            parts.append("the queue built in each arm of %s becomes the buffering of one dataset, chosen by the "
+                         "same test where the dequeue is" % self.tree.where(self.arms.statement))
         return "; ".join(parts)
+
+
+_AWAY = ("it is dequeued in %s, away from the block that builds it: each call there would build its own dataset and "
+         "run its own generator; qmigrate rewrites a dequeue in that block")
+
+
+@dataclass(frozen=True)
+class _Arms:
+    """A queue per arm of an if: the if, each arm's test (None for the else) and constructor."""
+
+    statement: cst.If
+    tests: List[Optional[cst.BaseExpression]]
+    calls: List[cst.Call]
 
 
 @dataclass(frozen=True)
@@ -1226,6 +1566,26 @@ def _dict_of_zip(feed) -> Optional[Tuple[cst.BaseExpression, cst.BaseExpression]
         if isinstance(inner.func, cst.Name) and inner.func.value == "zip" and len(inner.args) == 2 and not any(
                 a.keyword or a.star for a in inner.args):
             return inner.args[0].value, inner.args[1].value
+    return None
+
+
+def _loop_source(loop: cst.For, key) -> Optional[cst.BaseExpression]:
+    """The list `for key in L`, `for _, key in enumerate(L)` or `for key, ... in zip(L, ...)` walks,
+    with `key` the loop's own name; else None."""
+    if not isinstance(key, cst.Name):
+        return None
+    target, over = loop.target, loop.iter
+    if isinstance(target, cst.Name):
+        return over if target.value == key.value else None
+    if not (isinstance(target, cst.Tuple) and isinstance(over, cst.Call) and isinstance(over.func, cst.Name)
+            and over.args and not any(a.keyword or a.star for a in over.args)):
+        return None
+    names = [e.value.value if isinstance(e.value, cst.Name) else None for e in target.elements]
+    if over.func.value == "enumerate" and len(over.args) == 1 and names[1:] == [key.value] and len(names) == 2:
+        return over.args[0].value
+    if over.func.value == "zip" and len(names) == len(over.args) and names[0] == key.value \
+            and names.count(key.value) == 1:
+        return over.args[0].value
     return None
 
 
@@ -1332,11 +1692,12 @@ def finish(analysis, found: List[object], options, rule, changed_by_others: bool
         analysis.add_finding(rule, call, apply_it, item.detail)
         if apply_it:
             plans.append(item)
-            analysis.fixed_calls.add(id(call))
+            analysis.fixed_calls.update(id(c) for c in [call] + item.also)
             analysis.pipelines += 1
         else:
-            analysis.reasons[id(call)] = _ANOTHER if options.unsafe else _UNSAFE_ONLY
-            analysis.todo[id(call)] = ("run `qmigrate --unsafe`" if not options.unsafe else "run qmigrate again")
+            for each in [call] + item.also:
+                analysis.reasons[id(each)] = _ANOTHER if options.unsafe else _UNSAFE_ONLY
+                analysis.todo[id(each)] = ("run `qmigrate --unsafe`" if not options.unsafe else "run qmigrate again")
     if plans:
         analysis.new_module = _drop_unused_threading(analysis.module, apply(analysis.module, plans))
     return bool(plans)

@@ -771,6 +771,9 @@ class _BlockRecogniser:
         if not reader_found:
             return None
         calls = (producers[queue][2], reader_found[1])
+        into = self.queues.accepted.get(index)  # each reader adds its enqueue op of a hand-built queue
+        if into is not None and into.enqueue_index == index and any(c is found.element for c in into.calls):
+            return self._loop_into_queue(index, found, producers[queue], reader_found, up_to, calls, into)
         joined = self._joined_calls(index, found)
         calls += joined
         created = self._check_loop_list(index, found, calls, joined)
@@ -863,6 +866,29 @@ class _BlockRecogniser:
                 raise _Broken(calls, "`%s`, made in the reader loop, is used after it at line %d"
                               % (sorted(escaped)[0], self._line_of(later)))
             live -= self.uses[later].stores
+
+    def _loop_into_queue(self, index: int, found: "joins.ReaderLoop", producer, reader_found, up_to, calls,
+                         queue) -> Match:
+        """`for _ in range(n): reader; read; ...; ops.append(q.enqueue(...))` with `QueueRunner(q, ops)`:
+        n readers on one file queue fill a hand-built queue (handbuilt._QueueReader._loop_put), so the
+        files are read n at a time (interleave) and the per-record code of the loop runs before the
+        queue's stage; the records come out of its dequeue."""
+        key, value = self._read_targets(found.read_target, calls)
+        stores = cstutil.name_uses(self.body[index].body).stores - {found.list_name}
+        live = set(stores)
+        for later in range(index + 1, len(self.body)):
+            if later == queue.dequeue_index:
+                live -= self.uses[later].stores
+                continue
+            escaped = live & set(self.uses[later].loads)
+            if escaped:  # the last reader's tensors, which a dataset no longer has
+                raise _Broken(calls + queue.calls, "`%s`, made in the reader loop, is used after it at line %d"
+                              % (sorted(escaped)[0], self._line_of(later)))
+            live -= self.uses[later].stores
+        statements = tuple(self.source_of(stmt) for stmt in found.record_stmts)
+        return self._follow(producer, (reader_found[0], reader_found[1], None, up_to), index, key, value,
+                            set(stores), [index], calls, parallel_reads=self.source_of(found.count),
+                            through=(queue,), record_statements={index: statements})
 
     def _loop_element(self, found: "joins.ReaderLoop", calls) -> Tuple[str, str]:
         """(kind, the map function's return) for what the reader loop appends: a literal list,
@@ -1149,7 +1175,7 @@ class _BlockRecogniser:
     def _follow(self, producer, reader, read_index, key, value, tainted, record_indices, calls,
                 removed=(), reader_index=None, queue_name=None, helpers_used=(), params=None, join=None,
                 structures=None, bound_producer=None, record_call=None, on_self=frozenset(), loop_element=None,
-                record_statements=None, chosen=None) -> Match:
+                record_statements=None, chosen=None, parallel_reads=None, through=()) -> Match:
         """From the read on: the per-record statements, the batching, the checks, the model.
 
         `reader` is None for a slice producer, whose outputs are the records (`params` names them).
@@ -1160,12 +1186,13 @@ class _BlockRecogniser:
         `loop_element`: (kind, returns) of a reader loop's appended element (joins.py), with
         `record_statements` its per-record statements, written at the loop's leaf.
         `chosen`: (variable, ((helper name, reader), ...)) when the reader helper is chosen at run time.
+        `parallel_reads`: the number of readers of a reader loop filling the hand-built queue in `through`.
         """
         producer_index, producer_rule, producer_call = producer
         record_indices = list(record_indices)
         batch = in_loop = queue_batch = None
-        through, rewritten = [], dict(record_statements or {})  # hand-built queues the records go through;
-        # record leaves written anew
+        # hand-built queues the records go through; record leaves written anew
+        through, rewritten = list(through), dict(record_statements or {})
         kept = {}  # record leaves that also stay in place (Match.kept_statements)
         arms = ()  # the other arms' (batching rule and call, call) when each branch batches
         unbatched = "its records are not batched by tf.train.batch/shuffle_batch in the same block"
@@ -1315,6 +1342,8 @@ class _BlockRecogniser:
             # The n readers' enqueue ops also ran the per-record code n at a time.
             record_reader = dataclasses.replace(record_reader, parallel_reads=join[0])
             batching = dataclasses.replace(batching, num_threads=batching.num_threads or join[0])
+        elif parallel_reads is not None:  # n readers filled a hand-built queue: files read n at a time
+            record_reader = dataclasses.replace(record_reader, parallel_reads=parallel_reads)
         if record_reader and record_reader.read_up_to and not batching.enqueue_many:
             raise _Broken(calls, "it reads chunks with read_up_to() but batches them without enqueue_many=True")
         if key and record_reader.kind == "tfrecord":

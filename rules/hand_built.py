@@ -51,7 +51,15 @@ class HandBuiltQueue(Rule):
     after it is the batching, and the queue's shuffle joins it; a FIFOQueue that holds the whole
     batches of a `tf.train.batch` and is dequeued whole is `prefetch(capacity)` (a chain of
     queues becomes one dataset). The runner and its registration (`add_queue_runner`, or
-    `tf.add_to_collection(tf.GraphKeys.QUEUE_RUNNERS, runner)`) go with the queue.
+    `tf.add_to_collection(tf.GraphKeys.QUEUE_RUNNERS, runner)`) go with the queue; so does a list
+    of its one enqueue op handed to the runner (`ops = [queue.enqueue(...)]`, or `ops = []` and
+    one `ops.append(queue.enqueue(...))`: one thread). A queue whose class a test chooses
+    (`if shuffle: q = tf.RandomShuffleQueue(...) else: q = tf.FIFOQueue(...)`, alike but for
+    shuffling) is one queue that shuffles when the test holds: the dataset tests it again
+    (`if shuffle: shuffle_and_repeat(...) else: repeat(...)`). A loop of n readers on one file
+    queue, each appending its enqueue op to the runner's list (`for _ in range(n): ...;
+    ops.append(queue.enqueue([record]))`), reads the files n at a time:
+    `interleave(dataset_class, cycle_length=n)`, the loop's per-record code in the map.
 
     A *queue helper* — a function that passes the tensors it is given through such a queue and
     returns its dequeue (`def _shuffle_inputs(tensors, capacity, min_after_dequeue, n)`) — is
@@ -69,10 +77,13 @@ class HandBuiltQueue(Rule):
     epoch where the queue mixed neighbouring epochs; partial batches only with `dequeue_up_to`.
 
     ## Limitations
-    The constructor, enqueue, runner and dequeue must lie in one block with the producer → reader
+    The constructor (or the if/else choosing its class, whose test reads only names and literals,
+    none reassigned after it), enqueue, runner and dequeue must lie in one block with the producer → reader
     chain whose records are enqueued, the queue and its enqueue op used for nothing else, one
     enqueue op, a literal `shapes=` (set on plain names), no `shared_name=`, and what is enqueued a
-    literal list, tuple or dict. A queue helper must build one queue as its first statement, from
+    literal list, tuple or dict. A loop of TensorFlow readers on one file queue, each adding its
+    enqueue op to the list the QueueRunner runs, must end in that append after `ops = []`; one
+    whose reader comes from a call that is no TensorFlow reader class is reported with that call. A queue helper must build one queue as its first statement, from
     parameters, and do nothing else; its call must be a statement of its own (or of an `if`
     without else whose test reads only names and literals, none reassigned in or after the `if`),
     given a list by name only when the list's last binding before the call is a literal, and no
@@ -81,7 +92,12 @@ class HandBuiltQueue(Rule):
     queue fed from Python, records shuffled twice (a RandomShuffleQueue then
     `shuffle_batch`), `enqueue_many` with `shapes=` (the shapes of single examples, which the map
     cannot set) and several enqueue ops (several readers) are reported with the reason. A queue
-    whose every dequeue goes back to Python is not input (QM003).
+    whose every dequeue goes back to Python is not input (QM003). So is a queue the code shows
+    carries something else, reported with what shows it and nothing to migrate: one shared by
+    name (`shared_name=`: a hand-off between processes, or the constant tokens of a barrier
+    between workers), one whose enqueue ops its function returns for the callers to run with no
+    QueueRunner (a buffer of state carried from one step to the next), and a QueueRunner whose
+    "queue" is an object of a class of the module (its own ops, not a queue of records).
     """
 
     code = "QM307"
@@ -188,6 +204,8 @@ class HandBuiltQueue(Rule):
 
     @classmethod
     def message_for(cls, name: Optional[str]) -> str:
+        if name is not None and name.endswith("GraphKeys.QUEUE_RUNNERS"):
+            return "%s is the collection of queue runners, used by hand" % short_name(name)
         what = _NAMES[name][0] if name in _NAMES else "a hand-built queue"
         return "%s is %s" % (short_name(name), what)
 

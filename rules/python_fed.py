@@ -48,7 +48,18 @@ class PythonFedQueue(Rule):
     grown by `.append(...)` in branches before the queue, e.g. an id input only when there are
     several speakers) are read when the dataset is built: `output_types=tuple(dtypes)` and the
     placeholders' own shapes, the fed values cut to as many as `zip()` fed. A queue dequeued
-    once in each arm of an if (one arm runs) gets one dataset, built before the if.
+    once in each arm of an if (one arm runs) gets one dataset, built before the if. A queue per
+    arm of an if (`if shuffle: q = tf.RandomShuffleQueue(...)` / `else: q = tf.FIFOQueue(...)`,
+    every arm, else included, binding one, holding the same dtypes, shapes and padding) served by
+    one enqueue op and one dequeue after the if is one dataset: its buffering (`prefetch` of each
+    arm's capacity, `shuffle` where the arm shuffled) chosen by an if with the same tests, which
+    must call nothing; the arms' constructors go (the if too when nothing else is in it).
+    Placeholder lists added up in the enqueue (`self.xs + [self.y]`, `self.xs` made by a
+    comprehension of placeholders) and fed by a feed_dict built key by key right before the run
+    (`feed = {self.y: y}`, then `for x, v in zip(self.xs, values): feed[x] = v`) whose keys are
+    exactly those placeholders: the generator (a method) yields
+    `tuple(feed[placeholder] for placeholder in self.xs + [self.y])`, output_types and
+    output_shapes are the placeholders' own, and the dequeue must be unpacked into names.
 
     ## Fix safety
     Unsafe (applied with `--unsafe`; reported always): the generator runs inside TensorFlow's
@@ -71,8 +82,14 @@ class PythonFedQueue(Rule):
     feeder that is itself a `threading.Thread` keeps its base: its run() becomes the generator, so
     its start() feeds nothing (said in the finding). Anything else (a loop that runs other ops,
     an enqueue op returned to another function or module or handed to a queue runner of the
-    program's own, a queue handed to a feeder class that enqueues into it, one name bound to a
-    queue per arm of an if, an enqueue op per arm, a placeholder list changed other than by
+    program's own or in several copies (a thread each: several producers), a `tf.train.QueueRunner`
+    that is never started and whose enqueue ops the main code runs with a feed_dict (no thread
+    produces), an enqueue op returned to a caller whose thread runs it (the generator would need
+    what that thread is given, in the function that builds the queue: its signature and callers
+    would change), a queue handed to a feeder class that enqueues into it, a queue per arm whose
+    enqueue op and dequeue are in the arm (components of its own), an enqueue op run in no
+    function of the file (its producer is in another module), an enqueue op per arm, a placeholder
+    list changed other than by
     appends before the queue, computed `dtypes=` that are not such a list, `names=` queues, the
     queue used for `size()`, a thread started in a loop) is reported with the construct, its
     line and the reason.

@@ -85,8 +85,8 @@ def test_refusals_name_the_construct_and_its_line():
         r"started in a loop `for _ in range\(n_threads\):` \(line \d+\)",
         r"feeds `self\.weight`, which its enqueue op does not read",
         r"dequeued in `return self\.queue\.dequeue_many\(n\)` \(line \d+\), away from the block",
-        r"run with a feed_dict in `load_and_enqueue\(\)` `sess\.run\(enqueue_op, feed_dict=\{x: row\}\)` "
-        r"\(line \d+\), which gets it from elsewhere",
+        r"`enqueue_op` leaves `preloading\(\)` in its return value .*; `load_and_enqueue\(\)` runs it with a feed_dict "
+        r"`sess\.run\(enqueue_op, feed_dict=\{x: row\}\)` \(line \d+\), no thread of this file runs it",
         r"`feed\(\)` is also used by `self\.feed\(sess\)` \(line \d+\)",
     ]
     for pattern in expected:
@@ -101,8 +101,8 @@ def test_branch_and_helper_refusals_name_the_construct_and_its_line():
         r"`q` is bound to 2 queues in its function \(line 16, line 20, one per arm of `if with_mask:` \(line 15\)\)",
         r"`self\.queue` has 2 enqueue ops in its class \(`self\.enqueue = self\.queue\.enqueue_many\(\[self\.x\]\)` "
         r"\(line 40\), `self\.enqueue = self\.queue\.enqueue\(\[self\.x\]\)` \(line 42\)\): one per arm of `if many:`",
-        r"its enqueue op `enqueue` is handed to `make_runner\(\.\.\.\)` in .* \(line 60\) and run through it "
-        r"\(several copies of it: several producers\)",
+        r"its enqueue op `enqueue` is handed to `make_runner\(\.\.\.\)`, a queue runner of the program.s own .* \(line 60\) and run through it "
+        r"\(`\[enqueue\] \* n_threads`: a thread per copy, several producers",
         r"`self\._placeholders`, the list the queue reads, is also used by `self\._placeholders\.extend\(self\.more\(\)\)` "
         r"\(line 77\), which may change it",
         r"`self\.queue` has no enqueue op in its class: it is handed to `EnqueueThread\(\.\.\.\)` in "
@@ -146,7 +146,8 @@ def _drain(case, tf_version, tmp_path):
 
 
 @pytest.mark.parametrize("tf_version", ("1.8", "1.15", "2"), ids=lambda v: "tf" + v)
-@pytest.mark.parametrize("case", ("padding_feeder", "shuffle_chunks", "arm_dequeues", "computed_shapes"))
+@pytest.mark.parametrize("case", ("padding_feeder", "shuffle_chunks", "arm_dequeues", "computed_shapes",
+                                  "concatenated_inputs"))
 def test_same_examples_before_and_after(case, tf_version, tmp_path):
     old, new = _drain(case, tf_version, tmp_path)
     # The migrated input ends with the data (OutOfRangeError), where the queue would wait.
@@ -165,6 +166,12 @@ def test_same_examples_before_and_after(case, tf_version, tmp_path):
         assert new["static_shapes"] == old["static_shapes"]
         assert new["batches"] == old["batches"]
         assert [b["values"][0][0] for b in new["batches"]] == [10.0 * i for i in range(0, 48, 8)]
+    elif case == "concatenated_inputs":
+        # Column placeholders added up with the target's, fed key by key: the same chunks, in order,
+        # each column with its own values.
+        assert new["batches"] == old["batches"] and new["static_shapes"][2] == [None]
+        assert [b["ids"] for b in new["batches"]] == [list(range(s, s + 8)) for s in range(0, 40, 8)]
+        assert [b["second"] for b in new["batches"]] == [[i + 0.5 for i in b["ids"]] for b in new["batches"]]
     elif case == "padding_feeder":
         # One producer, FIFO: the same batches in the same order, padded the same way.
         assert new["static_shapes"] == old["static_shapes"]
@@ -197,3 +204,57 @@ def test_endless_feeders_give_the_same_sequence(case, tf_version, tmp_path):
     else:  # whole chunks of 8 from the 30 examples: 0..23, then from 0 again
         ids = [b["ids"][0] for b in new["batches"]]
         assert ids[:32] == list(range(24)) + list(range(8)) and len(set(ids)) == 24
+
+
+@pytest.mark.parametrize("tf_version", ("1.8", "1.15", "2"), ids=lambda v: "tf" + v)
+@pytest.mark.parametrize("case", ("shuffle_arm", "buffer_arms"))
+def test_a_queue_per_arm_buffers_as_its_arm_did(case, tf_version, tmp_path):
+    """A queue per arm of an if (FIFO in one, shuffling in another): one graph per arm, the same
+    examples, in the same order where the arm's queue was FIFO, shuffled where it shuffled, and the
+    migrated input ends where the data does."""
+    old, new = _drain(case, tf_version, tmp_path)
+    assert new["static_shapes"] == old["static_shapes"]
+    assert all(new["ends"]) and not any(old["ends"])
+    graphs = len(new["ends"])
+    per_graph = lambda run: [run["batches"][i:i + 6] for i in range(0, len(run["batches"]), 6)] \
+        if case == "buffer_arms" else [run["batches"][:6], run["batches"][6:]]
+    old_graphs, new_graphs = per_graph(old), per_graph(new)
+    assert len(new_graphs) == graphs and [len(g) for g in new_graphs] == [6] * graphs
+    for batch in old["batches"] + new["batches"]:  # each row still carries its own id
+        assert [row[0] for row in batch["values"]] == [10.0 * i for i in batch["ids"]]
+    shuffled = 1  # the second graph: the RandomShuffleQueue's arm
+    for index, (before, after) in enumerate(zip(old_graphs, new_graphs)):
+        ids = [i for b in after for i in b["ids"]]
+        assert sorted(ids) == sorted(set(ids)) and len(ids) == 48  # every example once
+        if index != shuffled:
+            assert after == before  # FIFO: the same batches in the same order
+        else:
+            assert ids != sorted(ids)
+            old_ids = [i for b in before for i in b["ids"]]
+            assert len(old_ids) == len(set(old_ids)) and set(old_ids) <= set(ids)
+            assert old_ids != sorted(old_ids)
+
+
+def test_handoff_refusals_name_the_construct_and_its_line():
+    result = _migrate(os.path.join(FOLDER, "refused_handoffs.before.py"))
+    assert not result.changed
+    reasons = [d.message for d in result.diagnostics if d.code == "QM307" and "fed from Python" in d.message]
+    expected = [
+        r"goes into the QueueRunner `runner` `runner = tf\.train\.QueueRunner\(pool, \[fill\]\)` \(line 17\), which is "
+        r"never started .*`sess\.run\(runner\.enqueue_ops, .*` \(line 22\) runs its enqueue ops with a feed_dict from "
+        r"the main code of `fill_then_train\(\)`, not from a thread",
+        r"`push_op` leaves `make_input\(\)` in its return value `return queue\.dequeue\(\), push_op, holders` \(line 31\); "
+        r"`pump\(\)` runs it .*\(line 36\), as the target of the thread .*\(line 42\), given `sess, push_op, source, "
+        r"holders`",
+        r"the thread that runs `work\(\)` is started in a loop `for _ in range\(workers\):` \(line 60\): several "
+        r"producers .*; it is dequeued in `return self\.queue\.dequeue\(\)` \(line 57\), away from the block ",
+        r"`q` is bound to 3 queues in its function \(line 80, line 84, line 88\): each with an enqueue op of its own "
+        r"beside it .*; its enqueue op `self\.feed_op` is run nowhere in this file",
+        r"its feed_dict `feed` `sess\.run\(self\.enqueue_op, feed_dict=feed\)` \(line \d+\) does not feed exactly the "
+        r"placeholders its enqueue adds up \(`self\.column_ins \+ \[self\.target_in\]`\)",
+        r"the queue per arm of `if wide:` \(line \d+\) `self\.queue = tf\.FIFOQueue\(8, \[tf\.float32\], "
+        r"shapes=\[\[3\]\]\)` \(line \d+\) has other `shapes=` than",
+    ]
+    for pattern in expected:
+        assert any(re.search(pattern, reason) for reason in reasons), (pattern, reasons)
+    assert len(reasons) == 9  # the last class's two queues

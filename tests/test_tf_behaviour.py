@@ -207,6 +207,19 @@ CASES = [
      "epoch"),
     ("reader_keys", "keyed_examples", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, training=True), 50,
      "epoch"),
+    # --- graphfed ---
+    ("handbuilt_chosen", "flagged_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10, shuffle=True),
+     50, "epoch"),
+    ("handbuilt_chosen", "flagged_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10, shuffle=False),
+     50, "epoch"),
+    ("handbuilt_chosen", "ordered_or_mixed", lambda d: dict(files=_files(d, "dict_*"), batch_size=10,
+                                                            in_order=True), 50, "epoch"),
+    ("handbuilt_chosen", "ordered_or_mixed", lambda d: dict(files=_files(d, "dict_*"), batch_size=10,
+                                                            in_order=False), 50, "epoch"),
+    ("handbuilt_reader_loop", "pooled_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 50,
+     "epoch"),
+    ("handbuilt_reader_loop", "parsed_in_readers", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 100,
+     "epoch"),
     # --- batchdown ---
     # A helper returning the batch its callers' records are handed down to: a literal flag, and a
     # flag computed at run time (the dataset shuffles under the caller's test).

@@ -168,7 +168,66 @@ def growing_feeder(module, past_end):
     return out
 
 
-CASES = {"arm_dequeues": arm_dequeues, "computed_shapes": computed_shapes, "growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
+def shuffle_arm(module, past_end):
+    """48 windows of 3 values (10 * id + 0, 1, 2) in batches of up to 8, one graph with the FIFOQueue
+    arm and one with the RandomShuffleQueue arm. The shuffling queue keeps 16 back and is never
+    closed: before migration it gives 4 batches, and only those are asked of it."""
+    out = {"static_shapes": [], "batches": []}
+    for shuffle in (False, True):
+        with tf.Graph().as_default():
+            windows = [np.arange(3, dtype=np.float32) + 10 * index for index in range(48)]
+            feeder = module.WindowFeeder(windows, BATCH, shuffle)
+            out["static_shapes"].append([feeder.windows_out.shape.as_list(), feeder.ids_out.shape.as_list()])
+            sess = tf.Session()
+            feeder.start(sess)
+            count = 6 + past_end if past_end or not shuffle else 4
+            out["ended"] = False
+            read_batches(sess, feeder.windows_out, feeder.ids_out, count, out)
+            out.setdefault("ends", []).append(out.pop("ended"))
+    return out
+
+
+def buffer_arms(module, past_end):
+    """Chunks of 8 rows fed in each of the three modes (a graph each, ids 48 * mode + 0..47), read
+    in 6 batches of 8."""
+    out = {"static_shapes": [], "batches": [], "ends": []}
+    for mode_index, mode in enumerate(("eval", "train", "test")):
+        with tf.Graph().as_default():
+            ids = np.arange(48, dtype=np.int64) + 48 * mode_index
+            values = np.stack([ids * 10.0, ids * 10.0 + 1], axis=1).astype(np.float32)
+            rows = [(values[start:start + 8], ids[start:start + 8]) for start in range(0, 48, 8)]
+            sess = tf.Session()
+            batch, batch_ids = module.build_input(sess, rows, BATCH, mode)
+            out["static_shapes"].append([batch.shape.as_list(), batch_ids.shape.as_list()])
+            out["ended"] = False
+            read_batches(sess, batch, batch_ids, 6 + past_end, out)
+            out["ends"].append(out.pop("ended"))
+    return out
+
+
+def concatenated_inputs(module, past_end):
+    """40 rows of two columns (3 values 10 * id + 0, 1, 2, and id + 0.5) and a target (the id),
+    fed in 5 chunks of 8, one chunk per dequeue."""
+    ids = np.arange(40, dtype=np.int64)
+    first = (ids[:, None] * 10 + np.arange(3)).astype(np.float32)
+    second = (ids + 0.5).astype(np.float32)
+    feeder = module.ColumnFeeder([first, second], ids, 8)
+    out = {"static_shapes": [t.shape.as_list() if t.shape.ndims is not None else None  # a queue without shapes
+                             for t in (feeder.first, feeder.second, feeder.labels)], "batches": []}
+    sess = tf.Session()
+    feeder.start(sess)
+    for _ in range(5 + past_end):
+        try:
+            got_first, got_second, got_ids = sess.run([feeder.first, feeder.second, feeder.labels])
+        except tf.errors.OutOfRangeError:
+            out["ended"] = True
+            break
+        out["batches"].append({"ids": got_ids.tolist(), "shape": list(got_first.shape),
+                               "values": got_first.tolist(), "second": got_second.tolist()})
+    return out
+
+
+CASES = {"concatenated_inputs": concatenated_inputs, "shuffle_arm": shuffle_arm, "buffer_arms": buffer_arms, "arm_dequeues": arm_dequeues, "computed_shapes": computed_shapes, "growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
          "nested_producer": nested_producer, "thread_subclass": thread_subclass}
 
 

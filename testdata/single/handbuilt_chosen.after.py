@@ -1,0 +1,47 @@
+"""A queue class chosen by a flag (a RandomShuffleQueue when shuffling, else a FIFOQueue), its one
+enqueue op kept in a list for the QueueRunner: one queue that shuffles when the flag says so."""
+import tensorflow as tf
+
+_FEATURES = {
+    'x': tf.FixedLenFeature([3], tf.float32),
+    'id': tf.FixedLenFeature([], tf.int64),
+}
+
+
+def flagged_batches(files, batch_size, shuffle=True):
+    def parse_record(serialized):
+        record = serialized
+        parsed = tf.parse_single_example(record, _FEATURES)
+        return parsed['x'], parsed['id']
+
+    dataset = tf.data.Dataset.from_tensor_slices(files)
+    dataset = dataset.flat_map(tf.data.TFRecordDataset)
+    dataset = dataset.map(parse_record)
+    if shuffle:
+        dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(20, 1, seed=3))
+    else:
+        dataset = dataset.repeat(1)
+    dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+    dataset = dataset.prefetch(1)
+    return list(dataset.make_one_shot_iterator().get_next())
+
+
+def ordered_or_mixed(files, batch_size, in_order=False):
+    def parse_record_2(serialized):
+        parsed = tf.parse_single_example(serialized, _FEATURES)
+        x, example_id = parsed['x'] + 1.0, parsed['id']
+        x.set_shape([3])
+        example_id.set_shape([])
+        return x, example_id
+
+    dataset_2 = tf.data.Dataset.from_tensor_slices(files)
+    dataset_2 = dataset_2.shuffle(tf.size(files, out_type=tf.int64))
+    dataset_2 = dataset_2.flat_map(tf.data.TFRecordDataset)
+    dataset_2 = dataset_2.map(parse_record_2)
+    if not in_order:
+        dataset_2 = dataset_2.apply(tf.contrib.data.shuffle_and_repeat(2 * batch_size, 1))
+    else:
+        dataset_2 = dataset_2.repeat(1)
+    dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+    dataset_2 = dataset_2.prefetch(1)
+    return list(dataset_2.make_one_shot_iterator().get_next())

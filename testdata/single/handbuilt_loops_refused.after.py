@@ -1,0 +1,49 @@
+"""Hand-built queues filled by a loop of readers, or a queue class picked by a test that cannot be
+followed: each stays, with the reason."""
+import tensorflow as tf
+
+from . import shards
+
+
+def mixed_records(pattern, batch_size, num_readers=2):
+    files = shards.Shards(pattern)
+    file_queue = tf.train.string_input_producer(files.names(), shuffle=True)
+    pool = tf.RandomShuffleQueue(capacity=200, min_after_dequeue=100, dtypes=[tf.string])
+    fills = []
+    for _ in range(num_readers):
+        reader = files.make_reader()
+        _, record = reader.read(file_queue)
+        fills.append(pool.enqueue([record]))
+    tf.train.add_queue_runner(tf.train.QueueRunner(pool, fills))
+    record = pool.dequeue()
+    x = tf.parse_single_example(record, {'x': tf.FixedLenFeature([3], tf.float32)})['x']
+    return tf.train.batch([x], batch_size)
+
+
+def unequal_choice(path, batch_size, shuffle=True):
+    file_queue = tf.train.string_input_producer([path], shuffle=False)
+    if shuffle:
+        records = tf.RandomShuffleQueue(capacity=80, min_after_dequeue=20, dtypes=[tf.string])
+    else:
+        records = tf.FIFOQueue(capacity=50, dtypes=[tf.string])
+    _, record = tf.TFRecordReader().read(file_queue)
+    fills = [records.enqueue([record])]
+    tf.train.add_queue_runner(tf.train.QueueRunner(records, fills))
+    serialized = records.dequeue()
+    x = tf.parse_single_example(serialized, {'x': tf.FixedLenFeature([3], tf.float32)})['x']
+    return tf.train.batch([x], batch_size)
+
+
+def configured_choice(path, batch_size, config):
+    file_queue = tf.train.string_input_producer([path], shuffle=False)
+    if config.shuffle:
+        records = tf.RandomShuffleQueue(capacity=50, min_after_dequeue=20, dtypes=[tf.string])
+    else:
+        records = tf.FIFOQueue(capacity=50, dtypes=[tf.string])
+    _, record = tf.TFRecordReader().read(file_queue)
+    fills = []
+    fills.append(records.enqueue([record]))
+    tf.train.add_queue_runner(tf.train.QueueRunner(records, fills))
+    serialized = records.dequeue()
+    x = tf.parse_single_example(serialized, {'x': tf.FixedLenFeature([3], tf.float32)})['x']
+    return tf.train.batch([x], batch_size)

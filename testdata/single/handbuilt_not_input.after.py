@@ -1,0 +1,56 @@
+"""Queues that carry something other than input records: each stays, with the reason."""
+import tensorflow as tf
+
+
+def learner_inputs(make_rollout, num_workers, batch_size, dtypes, shapes):
+    # Rollout workers fill one queue that every process finds by its name; the learner drains it.
+    with tf.device('/job:learner/cpu:0'):
+        rollouts = tf.FIFOQueue(4, dtypes, shapes, shared_name='rollouts')
+    puts = []
+    for worker in range(num_workers):
+        with tf.device('/job:worker/task:%d' % worker):
+            trajectory = make_rollout(worker)
+            puts.append(rollouts.enqueue(trajectory))
+    tf.train.add_queue_runner(tf.train.QueueRunner(rollouts, puts))
+    return rollouts.dequeue_many(batch_size)
+
+
+def step_barrier(num_workers, task, after):
+    # Each worker signals every other one, then waits for a token from each.
+    gates = [tf.FIFOQueue(num_workers, [tf.bool], shapes=[[]], shared_name='gate_%d' % i)
+             for i in range(num_workers)]
+    signal = tf.constant(True)
+    ops = []
+    with tf.control_dependencies(after):
+        for i, gate in enumerate(gates):
+            if i != task:
+                ops.append(gate.enqueue(signal))
+    ops.append(gates[task].dequeue_many(num_workers - 1))
+    return tf.group(*ops)
+
+
+def delayed(x, delay, batch, width):
+    # A delay line: primed with zeros, one value in and one out per step the caller runs.
+    line = tf.FIFOQueue(delay, dtypes=tf.float32, shapes=(batch, width))
+    prime = line.enqueue_many(tf.zeros((delay, batch, width)))
+    previous = line.dequeue()
+    push = line.enqueue(x)
+    return previous, prime, push
+
+
+class _Pool(object):
+    """An object of this module that computes in batches with an op of its own."""
+
+    def __init__(self, size):
+        self.size = size
+
+    def results(self, values):
+        return tf.identity(values)
+
+
+def pooled(values, size):
+    pools = [None]
+    pools[0] = _Pool(size)
+    done = pools[0].results(values)
+    tf.train.add_queue_runner(tf.train.QueueRunner(pools[0], [done]))
+    return done
