@@ -19,7 +19,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from qmigrate import engine, imported_helpers, python3_check, towers, untraced_towers
+from qmigrate import engine, handed_down, imported_helpers, python3_check, towers, untraced_towers
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -108,6 +108,7 @@ class _Job:
     imported: Tuple[imported_helpers.Import, ...] = ()
     migrate: Tuple[str, ...] = ()
     refused: Tuple[Tuple[str, str], ...] = ()  # helpers (imported: by local name) that stay, and why
+    handed: Optional[handed_down.Handed] = None  # batching helpers across modules (handed_down.py)
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,7 @@ class _Done:
     built: int = 0  # queue calls left that build queues when the program runs
     imported_used: Tuple[str, ...] = ()  # imported reader helpers every call of which was migrated
     record_attributes: Tuple[str, ...] = ()  # attributes that kept records, removed (guarded_records)
+    handed_uses: Tuple[Tuple[str, int], ...] = ()  # calls migrated of batching helpers of other modules
 
 
 # What a worker parsed in the first pass, kept for a later pass over the same bytes (by path and
@@ -177,7 +179,8 @@ def _run(job: _Job) -> _Done:
 
     def work():
         parsed = _kept_parsed(path, job.digest, source)
-        analysis, consumers = _analyse(path, source, options, job.plan, dict(job.keep), parsed, _foreign(job))
+        analysis, consumers = _analyse(path, source, options, job.plan, dict(job.keep), parsed, _foreign(job),
+                                       job.handed)
         if job.drop_plumbing:
             engine.remove_plumbing(analysis, True, False)
         plumbing = any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences)
@@ -185,7 +188,8 @@ def _run(job: _Job) -> _Done:
                      remaining=analysis.remaining_queue_calls, plumbing=plumbing,
                      changed_helpers=tuple(analysis.changed_helpers), built=analysis.queues_built,
                      imported_used=tuple(analysis.imported_used),
-                     record_attributes=tuple(analysis.record_attributes))
+                     record_attributes=tuple(analysis.record_attributes),
+                     handed_uses=tuple(sorted(analysis.handed_uses.items())))
         problem = engine.verify(analysis)
         if problem:  # the file stays as it is; what its analysis found still counts for the set
             return _Done(_failed(path, problem, source, Failure.VERIFY), **stats)
@@ -235,12 +239,14 @@ def _foreign(job: _Job) -> Optional[engine.ForeignHelpers]:
 
 
 def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan], keep: Dict[str, str],
-             parsed: Optional[engine.Parsed] = None, foreign: Optional[engine.ForeignHelpers] = None):
+             parsed: Optional[engine.Parsed] = None, foreign: Optional[engine.ForeignHelpers] = None,
+             handed: Optional[handed_down.Handed] = None):
     """(analysis, the module's tower consumers or None if not looked for), with the plan applied
     and the helpers in `keep` kept as they are; from `parsed` (of these bytes), if given; with
     `foreign`'s reader helpers across modules."""
     if plan is None:
-        return engine.analyse(path, source, options, keep_helpers=keep, parsed=parsed, foreign=foreign), None
+        return engine.analyse(path, source, options, keep_helpers=keep, parsed=parsed, foreign=foreign,
+                              handed=handed), None
     if parsed is None:
         module = engine.parse(source)
         consumers = towers.find_consumers(module, ImportMap(module, stdlib_tree(source)))
@@ -253,7 +259,7 @@ def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan
                               [consumers[index] for index in plan.consumers], plan.strategy)
     # The plan's reasons and findings are about nodes of `module`: it is analysed as it is.
     analysis = engine.analyse(path, source, options, module, edits, keep, parsed, move_queues=False,
-                              foreign=foreign)
+                              foreign=foreign, handed=handed)
     for index, reason in plan.reasons.items():
         analysis.reasons[id(consumers[index].prefetch_call)] = reason
     for index, code, indexed in plan.findings:
@@ -284,6 +290,8 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
 def _migrate(files: List[str], options: Options, write: bool, jobs: int, progress) -> List[FileResult]:
     with _Pool(jobs) as pool:
         first = dict(zip(files, pool.map(_run, [_Job(path, options) for path in files], progress)))
+        program = Program(files, _read_python)
+        handed = _hand_down(files, first, options, pool, program)
         results: Dict[str, FileResult] = {path: done.result for path, done in first.items()}
         plans, summaries = _link(files, first, options, pool)
         digests = {path: summary.digest for path, summary in summaries.items() if summary is not None}
@@ -291,14 +299,13 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
 
         # Helpers other modules still call keep their signature: their modules are analysed again
         # knowing it (with their link plan, if any).
-        program = Program(files, _read_python)
         keeps = _helpers_to_keep(first, program)
         across = _helpers_across_modules(first, summaries, digests, program, keeps, plans, options, pool)
         again = list(dict.fromkeys(list(plans) + list(keeps) + across.paths()))
         for path, done in zip(again, pool.map(_run, [
                 _Job(path, options, plans.get(path), digest=digests.get(path),
                      also_without_plumbing=True, keep=tuple(sorted(keeps.get(path, {}).items())),
-                     **across.of(path))
+                     handed=handed.get(path), **across.of(path))
                 for path in again])):
             results[path] = done.result
             if done.analysed:
@@ -335,7 +342,7 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
                 else:
                     plumbing.append(path)
             jobs_list = [_Job(path, options, plans.get(path), True, digests.get(path),
-                              keep=tuple(sorted(keeps.get(path, {}).items())),
+                              keep=tuple(sorted(keeps.get(path, {}).items())), handed=handed.get(path),
                               **across.of(path)) for path in plumbing]
             for path, done in zip(plumbing, pool.map(_run, jobs_list)):
                 results[path] = done.result
@@ -514,6 +521,39 @@ def _worker_loop(connection) -> None:
         except Exception as error:  # raised in the parent, as the executor did
             answer = (True, error)
         connection.send(answer)
+
+
+def _hand_down(files: List[str], first: Dict[str, _Done], options: Options, pool: "_Pool",
+               program: Program) -> Dict[str, handed_down.Handed]:
+    """Batching helpers of other modules that the first pass left unlinked (handed_down.py): the
+    importers analysed again with them, and the helpers' modules once every call was migrated.
+    `first` then holds those passes (as first passes: later passes build on them); returns what
+    each module was asked, for the later passes."""
+    planner = handed_down.Planner(program, lambda p: p in first and first[p].analysed,
+                                  lambda p: first[p].remaining > 0)
+    candidates = planner.candidates([path for path in files if path.endswith(".py")])
+    if not candidates:
+        return {}
+    importers, asked, done = candidates, {}, {}
+    for _ in range(handed_down.MAX_ROUNDS):
+        asked = handed_down.handed_for(importers, exported=False)
+        paths = sorted(asked)
+        done = dict(zip(paths, pool.map(_run, [_Job(path, options, handed=asked[path]) for path in paths])))
+        uses = {path: dict(d.handed_uses) for path, d in done.items() if d.analysed}
+        accepted = planner.accepted(importers, uses)
+        if accepted == importers:
+            break
+        importers = {path: names for path, names in accepted.items() if names}
+    else:
+        importers = {}  # no settled set of callers: none is followed
+    handed = planner.settled(candidates, importers)
+    again = [path for path in sorted(handed) if handed[path] != asked.get(path)]
+    done = {path: d for path, d in done.items() if path in handed}
+    done.update(zip(again, pool.map(_run, [_Job(path, options, handed=handed[path]) for path in again])))
+    if any(not d.analysed or d.result.status is Status.FAILED for d in done.values()):
+        return {}  # all of it or nothing: a helper migrated without its callers, or the reverse, is wrong
+    first.update(done)
+    return handed
 
 
 def _read_python(path: str) -> Optional[bytes]:

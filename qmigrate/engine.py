@@ -15,8 +15,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstutil, data_findings, guarded_records,
-                      handbuilt, helpers, method_queues, python3_check, python_fed, queue_purpose, queue_roles,
-                      range_producers, slim_modules, synth, towers, unlinked, wording)
+                      handbuilt, handed_down, helpers, method_queues, python3_check, python_fed, queue_purpose,
+                      queue_roles, queue_sources, range_producers, slim_modules, synth, towers, unlinked, wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -96,6 +96,8 @@ class FileAnalysis:
     tree: Optional[ast.AST] = None  # the stdlib parser's tree (None where it rejects the file)
     module_loads: Optional[Counter] = None  # name loads of `module`, once counted
     queue_calls: Optional[List[cst.Call]] = None  # the queue API calls found in `module`
+    # Batching helpers of other modules (handed_down.Handed): name -> the calls of it migrated here.
+    handed_uses: Dict[str, int] = field(default_factory=dict)
 
     def new_bytes(self) -> bytes:
         """The source of `new_module`, generated once per module (verify and result both need it)."""
@@ -242,7 +244,8 @@ def parse(source: bytes) -> cst.Module:
 def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Module] = None,
             edits: Optional[towers.TowerEdits] = None, keep_helpers: Dict[str, str] = None,
             parsed: Optional["Parsed"] = None, move_queues: bool = True,
-            foreign: Optional["ForeignHelpers"] = None) -> FileAnalysis:
+            foreign: Optional["ForeignHelpers"] = None,
+            handed: Optional[handed_down.Handed] = None) -> FileAnalysis:
     """Recognise and rewrite the pipelines of one module (and its part in tower loops, `edits`).
 
     `keep_helpers` names helper functions other code calls (name -> why): they stay as they are,
@@ -255,7 +258,19 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     `move_queues=False` analyses `module` itself (a caller that holds nodes of it needs that).
     `foreign`: reader helpers imported from other modules of the set that its pipelines may call,
     and helpers of this module to migrate for callers in other modules (ForeignHelpers).
+    `handed`: batching helpers of other modules this one calls, and helpers of this one whose
+    every caller elsewhere was migrated (handed_down.Handed).
     """
+    analysis = _analyse_either(path, source, options, module, edits, keep_helpers, parsed, move_queues, foreign,
+                               handed)
+    if handed is not None and handed.exported:
+        handed_down.migrate_exported(analysis, handed.exported)
+    if handed is not None and handed.unfollowed:
+        handed_down.explain_unfollowed(analysis, handed.unfollowed)
+    return analysis
+
+
+def _analyse_either(path, source, options, module, edits, keep_helpers, parsed, move_queues, foreign, handed):
     if parsed is not None:
         module, tree = parsed.module, parsed.tree
     else:
@@ -263,17 +278,18 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         tree = stdlib_tree(source)
     if move_queues and not edits and tree is not None and b"_producer" in source and SUPPRESS_MARK.encode() not in source \
             and method_queues.worth_looking(tree):  # a move would carry no `# qmigrate: ignore` mark along
-        sunk = _analyse_sunk(path, source, options, module, keep_helpers, tree, foreign)
+        sunk = _analyse_sunk(path, source, options, module, keep_helpers, tree, foreign, handed)
         if sunk is not None:
             # The move is kept only when it leaves less queue code: another way of following the
             # file (a reading method that takes the record) may migrate more of it without it.
             plain = _analyse(path, source, options, module, edits, keep_helpers, tree=tree, parsed=parsed,
-                             foreign=foreign)
+                             foreign=foreign, handed=handed)
             return sunk if _calls_left(sunk) < _calls_left(plain) else plain
-    plain = _analyse(path, source, options, module, edits, keep_helpers, tree=tree, parsed=parsed, foreign=foreign)
+    plain = _analyse(path, source, options, module, edits, keep_helpers, tree=tree, parsed=parsed, foreign=foreign,
+                     handed=handed)
     if move_queues and not edits and tree is not None and b"_producer" in source \
             and SUPPRESS_MARK.encode() not in source and plain.remaining_queue_calls:
-        guarded = _analyse_guarded(path, source, options, module, keep_helpers, tree, foreign)
+        guarded = _analyse_guarded(path, source, options, module, keep_helpers, tree, foreign, handed)
         if guarded is not None and _calls_left(guarded) < _calls_left(plain):
             return guarded
         _say_kept_records(plain, keep_helpers or {})
@@ -294,7 +310,8 @@ def _say_kept_records(analysis: FileAnalysis, keep: Dict[str, str]) -> None:
 
 def _analyse_guarded(path: str, source: bytes, options: Options, module: cst.Module,
                      keep_helpers: Optional[Dict[str, str]], tree: ast.Module,
-                     foreign: Optional["ForeignHelpers"]) -> Optional[FileAnalysis]:
+                     foreign: Optional["ForeignHelpers"],
+                     handed: Optional[handed_down.Handed]) -> Optional[FileAnalysis]:
     """The analysis of the module with guarded_records' moves made, keeping those whose batching
     the migration then rewrites and finishing them (None: none). As for _analyse_sunk, positions
     are those of the file as written and `module` is not a parse of `source`."""
@@ -308,7 +325,7 @@ def _analyse_guarded(path: str, source: bytes, options: Options, module: cst.Mod
         where = method_queues.line_map(module.code, new_module.code, [
             (new_at.raw_span(call), old_at.raw_span(old)) for call, old in zip(calls, old_calls)])
         analysis = _analyse(path, new_module.bytes, options, new_module, None, dict(keep_helpers or {}), where,
-                            foreign=foreign)
+                            foreign=foreign, handed=handed)
         kept = guarded_records.together(everything, [
             move for move, call in zip(moves, calls) if id(call) in analysis.fixed_calls])
         if len(kept) == len(moves):
@@ -331,7 +348,8 @@ def _calls_left(analysis: FileAnalysis) -> int:
 
 def _analyse_sunk(path: str, source: bytes, options: Options, module: cst.Module,
                   keep_helpers: Optional[Dict[str, str]], tree: ast.Module,
-                  foreign: Optional["ForeignHelpers"] = None) -> Optional[FileAnalysis]:
+                  foreign: Optional["ForeignHelpers"] = None,
+                  handed: Optional[handed_down.Handed] = None) -> Optional[FileAnalysis]:
     """The analysis of the module with the producers of method_queues.find moved into the methods
     their queues are handed to, keeping the moves whose producer the migration then rewrites (None:
     none). Positions are those of the file as written; its `module` is the moved one
@@ -351,7 +369,7 @@ def _analyse_sunk(path: str, source: bytes, options: Options, module: cst.Module
         where = method_queues.line_map(module.code, new_module.code, [
             (new_at.raw_span(call), old_at.raw_span(s.producer)) for s, call in zip(sinks, producers) if call])
         analysis = _analyse(path, new_source, options, new_module, None, dict(keep_helpers or {}), where,
-                            foreign=foreign)
+                            foreign=foreign, handed=handed)
         kept = [s for s, call in zip(sinks, producers) if call is not None and id(call) in analysis.fixed_calls]
         if len(kept) == len(sinks):
             analysis.source, analysis.tree = source, tree  # the file as written, for the diff and summary
@@ -374,7 +392,8 @@ def _moved_into(sink) -> Optional[str]:
 def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
              edits: Optional[towers.TowerEdits], keep_helpers: Optional[Dict[str, str]],
              where: Optional[Callable[[int, int], Tuple[int, int]]] = None, tree=False,
-             parsed: Optional["Parsed"] = None, foreign: Optional["ForeignHelpers"] = None) -> FileAnalysis:
+             parsed: Optional["Parsed"] = None, foreign: Optional["ForeignHelpers"] = None,
+             handed: Optional[handed_down.Handed] = None) -> FileAnalysis:
     """analyse() of `module` as it is (`tree`: its stdlib tree when already made, None if the
     stdlib parser refuses it; `where`: see _Positions; `parsed`: as for analyse, of `module`)."""
     edits = edits or towers.TowerEdits()
@@ -438,9 +457,10 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     context.unsafe = options.unsafe
     context.load_module = slim_modules.ModuleLoader(path)
     foreign = foreign or ForeignHelpers()
-    imported = _add_imported_helpers(context, foreign.imported)
-    context.refused_helpers = {name: why for name, why in foreign.refused.items() if name in imported}
-    imported -= set(context.refused_helpers)
+    imported_readers = _add_imported_helpers(context, foreign.imported)
+    context.refused_helpers = {name: why for name, why in foreign.refused.items() if name in imported_readers}
+    imported_readers -= set(context.refused_helpers)
+    imported_batchers = handed_down.add_imported(context, handed)
     keep = _keep_forwarded(keep_helpers or {}, context)
     # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).
     def pristine() -> FileAnalysis:
@@ -451,11 +471,11 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     new_module = module.visit(rewriter)
     uses = _forwarded_uses(rewriter.helper_uses, context)
     partial = _partly_used_helpers(module, uses, tree, context) - set(keep)
-    dropped = partial & imported
+    dropped = partial & imported_readers
     for name in dropped:
         # An imported helper has no copy here to call: its calls all stay as they are.
         del context.reader_helpers[name]
-        imported.discard(name)
+        imported_readers.discard(name)
     partial -= dropped
     if partial or dropped:
         # Calls of these helpers that were not migrated still pass a queue: the helpers stay as they
@@ -476,7 +496,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         uses = _forwarded_uses(rewriter.helper_uses, context)
     for call, reason in rewriter.fallback_reasons.items():
         analysis.reasons.setdefault(call, reason)
-    analysis.imported_used = sorted(name for name in imported if uses[name])
+    analysis.imported_used = sorted(name for name in imported_readers if uses[name])
+    analysis.handed_uses = {name: uses[name] for name in imported_batchers if name not in keep}
     wanted = [name for name in foreign.migrate if name in context.reader_helpers and name not in keep]
     if wanted:  # its callers are in other modules, whose pipelines now hand it the record
         uses = _forwarded_uses(uses + Counter(wanted), context)
@@ -805,6 +826,10 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
             source = helpers.find_record_source(stmt, imports)
             if source is not None:
                 context.record_sources[stmt.name.value] = source
+                continue
+            queue_source = queue_sources.find(stmt, imports)
+            if queue_source is not None:
+                context.queue_sources[stmt.name.value] = queue_source
             continue
         loads = Counter(cstutil.name_uses(stmt.body).loads)
         if reader is not None:
@@ -851,7 +876,8 @@ def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, attribute_nam
 def _add_forwarding_helpers(module: cst.Module, context: ModuleContext) -> None:
     """Functions that pass their queue parameter on to a reader helper, and use it for nothing
     else, read through it: followed to any depth (each found one may be forwarded to in turn)."""
-    taken = set(context.reader_helpers) | set(context.batch_helpers) | set(context.record_sources)
+    taken = set(context.reader_helpers) | set(context.batch_helpers) | set(context.record_sources) | set(
+        context.queue_sources)
     functions = [stmt for stmt in module.body if isinstance(stmt, cst.FunctionDef) and stmt.name.value not in taken]
     found = True
     while found:
@@ -1005,6 +1031,10 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
             helper = context.batch_helpers[name]
             migrated = helpers.migrate_batch_helper(stmt, helper)
             calls = [site.call for site in helper.sites]
+        elif name in context.queue_sources:
+            helper = context.queue_sources[name]
+            migrated = queue_sources.migrate(stmt, helper)
+            calls = [helper.call]
         else:
             continue
         if name not in keep:
@@ -1247,6 +1277,8 @@ class _PipelineRewriter(cst.CSTTransformer):
         context.kept_helpers = {name: self.names.fresh(helpers.migrated_name(name, name in readers))
                                 for name in sorted(keep) if "." not in name and (
                                     name in readers or name in context.batch_helpers)}
+        context.kept_helpers.update((name, self.names.fresh(queue_sources.copy_name(name)))
+                                    for name in sorted(keep) if name in context.queue_sources)
         self.iterator_holder = self.names.fresh("input_iterators") if edits.consumers else None
         self.scopes: List[cst.CSTNode] = [module]
         self.parents: List[cst.CSTNode] = []
@@ -1537,7 +1569,7 @@ class _PipelineRewriter(cst.CSTTransformer):
                 in_function = record_leaves + [dataclasses.replace(batch, updated=match.arm_records.statement)]
             body = blocks.regroup(in_function, lambda w: id(w) not in enclosing and self._scoping(w))
             function = self._record_function(pipeline.record_function, body)
-            blank = [line for line in chain[0].updated.leading_lines if line.comment is None]
+            blank = [line for line in chain[0].updated.leading_lines if line.comment is None] if chain else []
             if match.producer_branches is not None and not blank:
                 blank = [cst.EmptyLine(indent=False)]  # after the if/elif that names the files
             replacements[read.path] = [function.with_changes(leading_lines=blank)]
@@ -1670,7 +1702,9 @@ class _PipelineRewriter(cst.CSTTransformer):
         """`a, b = <next element>` and the batching helper's call, given the batch instead of tensors."""
         use = match.batch_helper
         element = synth.next_element(match.pipeline, self.tf, self.target)
-        targets = ", ".join(use.targets) + ("," if len(use.targets) == 1 else "")
+        # One tensor batched is one tensor back (TF 1.8's dequeue_many gives no list of one), and
+        # the dataset's element is that tensor: no unpacking.
+        targets = ", ".join(use.targets)
         assign = cst.parse_statement("%s = %s\n" % (targets, element), self.module.config_for_parsing)
         call = cstutil.statement_value(batch_stmt)
         params = [p.name.value for p in use.helper.function.params.params]

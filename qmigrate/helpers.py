@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from qmigrate import blocks, cstutil
+from qmigrate import batch_down, blocks, cstutil
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import BATCHERS, PRODUCERS, READERS, rule_for
 
@@ -90,6 +90,8 @@ class BatchHelper:
     sites: Tuple[BatchSite, ...]  # one, or the two arms of `if flag: ... else: ...`
     flag: Optional[str]  # the parameter that picks the arm
     removable: Tuple[cst.BaseStatement, ...]  # the statements the migrated helper drops
+    returns: bool = False  # it returns the batching call itself (batch_down.py)
+    foreign: bool = False  # defined in another module (handed_down.py): its module's names mean nothing here
 
 
 def _params(function: cst.FunctionDef) -> List[cst.Param]:
@@ -429,6 +431,10 @@ def find_batch_helper(function: cst.FunctionDef, imports: ImportMap) -> Optional
         if not set(tensors) <= set(param_names):
             return None
         return BatchHelper(function, tensors, targets, tuple(sites), flag, (stmt,))
+    found = batch_down.returning_sites(function, imports, BATCHERS, _call_rule, BatchSite)
+    if found is not None:
+        sites, flag, removable, tensors = found
+        return BatchHelper(function, tensors, tensors, tuple(sites), flag, removable, returns=True)
     return None
 
 
@@ -527,6 +533,7 @@ def move_expression(expr: cst.BaseExpression, function: cst.FunctionDef, before:
     if definitions is None:
         definitions = reaching_definitions(function, before)
     params = {p.name.value for p in _params(function)}
+    reassigned = params & set(cstutil.name_uses(function.body).stores)
 
     def replace(node):
         if isinstance(node, cst.Attribute):
@@ -539,6 +546,8 @@ def move_expression(expr: cst.BaseExpression, function: cst.FunctionDef, before:
             return None
         name = node.value
         if name in params:
+            if name in reassigned:
+                raise NotMovable("parameter `%s` is reassigned inside %s" % (name, function.name.value))
             if name not in arguments:
                 raise NotMovable("parameter `%s` has no value at the call" % name)
             return _parenthesised(arguments[name])
@@ -665,9 +674,12 @@ def redocument(body: List[cst.BaseStatement], old: str, new: str, drop: Tuple[st
 
 def migrate_batch_helper(function: cst.FunctionDef, helper: BatchHelper) -> cst.FunctionDef:
     """The helper taking the batch instead of the tensors to batch, without its batching."""
-    index = list(helper.function.body.body).index(helper.removable[0])
-    body = [stmt for i, stmt in enumerate(function.body.body) if i != index]
-    dropped_reads = set(cstutil.name_uses(helper.removable[0]).loads)
+    positions = [list(helper.function.body.body).index(stmt) for stmt in helper.removable]
+    if helper.returns:
+        body = batch_down.migrated_body(list(function.body.body), positions, helper.tensor_params)
+    else:
+        body = [stmt for i, stmt in enumerate(function.body.body) if i not in positions]
+    dropped_reads = {name for stmt in helper.removable for name in cstutil.name_uses(stmt).loads}
     # Locals that only configured the batching (`num_preprocess_threads = 16`) go with it.
     remaining = cst.IndentedBlock(body=body)
     while True:

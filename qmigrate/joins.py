@@ -36,18 +36,20 @@ class ReaderLoop:
     read_target: cst.BaseExpression
     record_stmts: Tuple[cst.BaseStatement, ...]  # the per-record statements between read and append
     element: cst.BaseExpression  # what each iteration appends
+    helper_queue: Optional[str] = None  # the read is a reader helper's call, given this queue
 
 
 class NotAReaderLoop(Exception):
     """The loop reads records for a join but in a way this module does not rewrite; the text says why."""
 
 
-def reader_loop(loop: cst.For, is_reader_ctor, read_call) -> Optional[ReaderLoop]:
+def reader_loop(loop: cst.For, is_reader_ctor, read_call, helper_read=lambda expr: None) -> Optional[ReaderLoop]:
     """The reader loop `loop` is, or None when it is no loop over `range(n)` ending in
     `name.append(...)` after a read. Raises NotAReaderLoop for such a loop that cannot be moved.
 
     `is_reader_ctor(expr)` tells a reader constructor call; `read_call(expr)` is
-    recognise._read_call (reader, queue, up_to) or None.
+    recognise._read_call (reader, queue, up_to) or None; `helper_read(expr)` the queue a reader
+    helper's call `read(queue)` is given (each call makes its own reader), or None.
     """
     it = loop.iter
     if not (isinstance(loop.target, cst.Name) and isinstance(it, cst.Call) and dotted(it.func) in ("range", "xrange")
@@ -60,12 +62,14 @@ def reader_loop(loop: cst.For, is_reader_ctor, read_call) -> Optional[ReaderLoop
         return None
     list_name, element = append
     reads = [index for index, stmt in enumerate(body[:-1])
-             if cstutil.single_assign(stmt) and read_call(cstutil.single_assign(stmt)[1])]
+             if cstutil.single_assign(stmt) and (read_call(cstutil.single_assign(stmt)[1])
+                                                 or helper_read(cstutil.single_assign(stmt)[1]))]
     if len(reads) != 1:
         return None
     read_index = reads[0]
     target, value = cstutil.single_assign(body[read_index])
-    reader = read_call(value)[0]
+    helper_queue = None if read_call(value) else helper_read(value)
+    reader = read_call(value)[0] if helper_queue is None else None
     reader_stmt = None
     if isinstance(reader, str):  # a reader variable: made by the statement just before, in the loop
         made = cstutil.single_assign(body[read_index - 1]) if read_index > 0 else None
@@ -87,7 +91,7 @@ def reader_loop(loop: cst.For, is_reader_ctor, read_call) -> Optional[ReaderLoop
     if uses.loads.count(list_name) != 1 or list_name in uses.stores or list_name in uses.mutated:
         raise NotAReaderLoop("the loop uses its list `%s` other than by one append" % list_name)
     return ReaderLoop(list_name, it.args[0].value, reader_stmt, value, target, tuple(body[read_index + 1:-1]),
-                      element)
+                      element, helper_queue)
 
 
 def _append(stmt: cst.BaseStatement):

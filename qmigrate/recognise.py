@@ -13,7 +13,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import blocks, branch_records, bucketing, class_attrs, cstutil, handbuilt, helpers, joins, slim_provider, towers
+from qmigrate import (batch_down, blocks, branch_records, bucketing, class_attrs, cstutil, handbuilt, helpers, joins,
+                      queue_sources, slim_provider, towers)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
@@ -202,6 +203,8 @@ class ModuleContext:
     input_fns: Set[str] = field(default_factory=set)  # functions an Estimator calls
     reader_helpers: Dict[str, helpers.ReaderHelper] = field(default_factory=dict)
     batch_helpers: Dict[str, helpers.BatchHelper] = field(default_factory=dict)
+    queue_sources: Dict[str, "queue_sources.QueueSource"] = field(default_factory=dict)
+    refused_helpers: Dict[str, str] = field(default_factory=dict)  # batching helpers of other modules: why not
     record_sources: Dict[str, helpers.RecordSource] = field(default_factory=dict)
     # Helpers kept as they are for callers the migration does not rewrite: old name -> the name of
     # the migrated copy the pipelines call instead.
@@ -294,6 +297,7 @@ class _BlockRecogniser:
         producers: Dict[str, Tuple[int, type, cst.Call]] = {}
         readers: Dict[str, Tuple[int, type, cst.Call]] = {}
         branched: Dict[int, Tuple[cst.If, Tuple[cst.Call, ...], cst.Call]] = {}  # if/elif producers
+        sourced: Dict[int, str] = {}  # producers made by a queue-source helper: the helper's name
         for index, stmt in enumerate(self.body):
             assign = cstutil.single_assign(stmt)
             if isinstance(stmt, cst.If) and slim_provider.gets_in(stmt, self.providers):
@@ -320,12 +324,24 @@ class _BlockRecogniser:
                     result.failures.append(Failure(broken.calls, str(broken)))
                     continue
                 if match is not None:
+                    self._with_producer_statement(match, branched, sourced)
                     result.matches.append(match)
                 continue
             if assign is None:
                 continue
             target, value = assign
             name = _target_name(target)
+            source = queue_sources.called(value, self.context.queue_sources) if name else None
+            if source is not None:
+                try:
+                    rule, call, rewritten = self._queue_source(source, value, stmt)
+                except _Broken as broken:
+                    result.failures.append(Failure(broken.calls, str(broken)))
+                    continue
+                producers[name] = (index, rule, call)
+                branched[index] = (rewritten, (), call)
+                sourced[index] = source.name
+                continue
             found = _call_with_rule(value, self.imports, PRODUCERS)
             if found and name:
                 producers[name] = (index,) + found
@@ -355,9 +371,7 @@ class _BlockRecogniser:
                 result.failures.append(Failure(calls, str(broken), broken.finding))
                 continue
             if match is not None:
-                if match.removed_indices and match.removed_indices[0] in branched:
-                    match.producer_branches, arms, _ = branched[match.removed_indices[0]]
-                    match.calls = tuple(match.calls) + tuple(arms)
+                self._with_producer_statement(match, branched, sourced)
                 result.matches.append(match)
         for name in sorted(set(self.providers) - self.providers_read):
             index, _, call = self.providers[name]
@@ -369,6 +383,31 @@ class _BlockRecogniser:
         self._check_shared_readers(result)
         self._check_chosen_helpers(result)
         return result
+
+    @staticmethod
+    def _with_producer_statement(match: Match, branched, sourced) -> None:
+        """A producer made in if/elif arms, or by a queue-source helper, leaves a statement naming
+        the files in its place; a queue-source helper is used by the match."""
+        if not match.removed_indices:  # an unbatched slim read removes no producer statement
+            return
+        if match.removed_indices[0] in branched:
+            match.producer_branches, arms, _ = branched[match.removed_indices[0]]
+            match.calls = tuple(match.calls) + tuple(arms)
+        if match.removed_indices[0] in sourced:
+            match.helpers_used = tuple(match.helpers_used) + (sourced[match.removed_indices[0]],)
+
+    def _queue_source(self, source: queue_sources.QueueSource, call: cst.Call, stmt: cst.BaseStatement):
+        """(rule, the producer call as written here, the statement naming the files in place of
+        `queue = source(...)`) for a call of a queue-source helper."""
+        files = self.names.fresh("filenames")
+        try:
+            producer = queue_sources.producer_call(source, call, files, self.context.module_names,
+                                                   self._caller_bound())
+        except helpers.NotMovable as error:
+            raise _Broken((source.call,), "the producer's arguments cannot be moved out of %s(): %s"
+                          % (source.name, error))
+        callee = self.context.kept_helpers.get(source.name, source.name)
+        return source.rule, producer, queue_sources.files_statement(call, files, callee, stmt.leading_lines)
 
     def _check_chosen_helpers(self, result: BlockResult) -> None:
         """A variable holding one of several reader helpers hands each call the record once its
@@ -752,7 +791,7 @@ class _BlockRecogniser:
         producer's queue, batched by `*_join(examples, ...)`: n readers, one file each at a time."""
         try:
             found = joins.reader_loop(loop, lambda expr: bool(_call_with_rule(expr, self.imports, READERS)),
-                                      _read_call)
+                                      _read_call, self._helper_read)
         except joins.NotAReaderLoop as refused:
             calls = tuple(call for stmt in loop.body.body for call in cstutil.calls_of(stmt)
                           if rule_for(self.imports.resolve(call.func)) in READERS)
@@ -761,6 +800,8 @@ class _BlockRecogniser:
             raise _Broken(calls, str(refused))
         if found is None:
             return None
+        if found.helper_queue is not None:
+            return self._helper_loop_at(index, loop, found, producers)
         reader, queue, up_to = _read_call(found.read_value)
         if queue not in producers:
             return None
@@ -774,13 +815,78 @@ class _BlockRecogniser:
         into = self.queues.accepted.get(index)  # each reader adds its enqueue op of a hand-built queue
         if into is not None and into.enqueue_index == index and any(c is found.element for c in into.calls):
             return self._loop_into_queue(index, found, producers[queue], reader_found, up_to, calls, into)
-        joined = ()  # the batch_joins of the list (one, or one per if/else arm): told the same reason
+        joined = self._joined_calls(index, found)
+        calls += joined
+        created = self._check_loop_list(index, found, calls, joined)
+        key, value = self._read_targets(found.read_target, calls)
+        element = self._loop_element(found, calls)
+        self._check_loop_locals(index, loop, found, calls)
+        tainted = {found.list_name} | (cstutil.name_uses(loop.body).stores - {found.list_name})
+        statements = tuple(self.source_of(stmt) for stmt in found.record_stmts)
+        return self._follow(producers[queue], (reader_found[0], reader_found[1], None, up_to), index, key, value,
+                            tainted, [index], calls, removed=(created[0], index),
+                            join=(self.source_of(found.count), found.list_name, None), loop_element=element,
+                            record_statements={index: statements})
+
+    def _helper_read(self, value) -> Optional[str]:
+        """The queue name `read_helper(queue)` passes a reader helper of the module, or None."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+            return None
+        helper = self.context.reader_helpers.get(value.func.value)
+        if helper is None or value.func.value in self.scope_stores:
+            return None
+        try:
+            queue = helpers.bind_call(helper.function, value).get(helper.queue_param)
+        except helpers.NotMovable:
+            return None
+        return queue.value if isinstance(queue, cst.Name) else None
+
+    def _helper_loop_at(self, index: int, loop: cst.For, found: "joins.ReaderLoop", producers) -> Optional[Match]:
+        """A reader loop whose read is a reader helper's call: each call made its own reader on the
+        shared queue, as a reader made in the loop does. The helper takes the record; its call,
+        given it, is the map function's first statement."""
+        queue = found.helper_queue
+        if queue not in producers:
+            return None
+        call = found.read_value
+        helper = self.context.reader_helpers[call.func.value]
+        calls = (producers[queue][2], helper.reader_call)
+        joined = self._joined_calls(index, found)
+        calls += joined
+        try:
+            moved = helpers.reader_arguments(helper, call, self.context.module_names, self._caller_bound())
+        except (helpers.NotMovable, Unsupported) as error:
+            raise _Broken(calls, "the reader's arguments cannot be moved out of %s(): %s"
+                          % ("() into ".join(reversed(helpers.chain_names(helper))), error))
+        created = self._check_loop_list(index, found, calls, joined)
+        element = self._loop_element(found, calls)
+        self._check_loop_locals(index, loop, found, calls)
+        value = self._fresh_local(helper.value_name)
+        read_stmt = next(stmt for stmt in loop.body.body if cstutil.statement_value(stmt) is call)
+        renames = {queue: value}
+        if helper.name in self.context.kept_helpers:  # kept for other callers: call its migrated copy
+            renames[helper.name] = self.context.kept_helpers[helper.name]
+        statements = (self.source_of(cstutil.rename(read_stmt, renames)),) + tuple(
+            self.source_of(stmt) for stmt in found.record_stmts)
+        tainted = {found.list_name} | (cstutil.name_uses(loop.body).stores - {found.list_name})
+        return self._follow(producers[queue], (helper.reader_rule, helper.reader_call, moved, None), index, None,
+                            value, tainted, [index], calls, removed=(created[0], index), helpers_used=(helper.name,),
+                            join=(self.source_of(found.count), found.list_name, None), loop_element=element,
+                            record_statements={index: statements})
+
+    def _joined_calls(self, index: int, found: "joins.ReaderLoop") -> Tuple[cst.Call, ...]:
+        """The batch_joins of the loop's list (one, or one per if/else arm): told the same reason."""
+        joined = ()
         for later in range(index + 1, len(self.body)):
             if found.list_name in self.uses[later].loads:
                 finder = _CallFinder(self.imports, JOINERS)
                 self.body[later].visit(finder)
                 joined += tuple(finder.calls)
-        calls += joined
+        return joined
+
+    def _check_loop_list(self, index: int, found: "joins.ReaderLoop", calls, joined) -> List[int]:
+        """The statements before the loop that make its list: one, `[]`; the list used by nothing
+        but the loop's append and the batch_joins."""
         created = [i for i in range(index) if found.list_name in self.uses[i].stores]
         if not created or not joins.is_empty_list(
                 (cstutil.single_assign(self.body[created[-1]]) or (None, None))[1]) or len(created) != 1:
@@ -789,8 +895,10 @@ class _BlockRecogniser:
         if self.scope_loads[found.list_name] != 1 + len(joined):
             raise _Broken(calls, "the list `%s` is used beyond the loop's append and its batch_join"
                           % found.list_name)
-        key, value = self._read_targets(found.read_target, calls)
-        element = self._loop_element(found, calls)
+        return created
+
+    def _check_loop_locals(self, index: int, loop: cst.For, found: "joins.ReaderLoop", calls) -> None:
+        """No name the loop binds is used after it (it held the last reader's tensors)."""
         stores = cstutil.name_uses(loop.body).stores - {found.list_name}
         live = set(stores)
         for later in range(index + 1, len(self.body)):
@@ -799,12 +907,6 @@ class _BlockRecogniser:
                 raise _Broken(calls, "`%s`, made in the reader loop, is used after it at line %d"
                               % (sorted(escaped)[0], self._line_of(later)))
             live -= self.uses[later].stores
-        tainted = {found.list_name} | stores
-        statements = tuple(self.source_of(stmt) for stmt in found.record_stmts)
-        return self._follow(producers[queue], (reader_found[0], reader_found[1], None, up_to), index, key, value,
-                            tainted, [index], calls, removed=(created[0], index),
-                            join=(self.source_of(found.count), found.list_name, None), loop_element=element,
-                            record_statements={index: statements})
 
     def _loop_into_queue(self, index: int, found: "joins.ReaderLoop", producer, reader_found, up_to, calls,
                          queue) -> Match:
@@ -912,6 +1014,12 @@ class _BlockRecogniser:
                               "as it is for them" % (variable, kept[0]))
             distinct = {option.name: option for option in options}
             return variable, tuple(distinct.values()), tuple(option.name for option in options)
+        return None
+
+    def _refused_helper(self, value) -> Optional[str]:
+        """Why the batching helper of another module `value` calls is not followed (handed_down), or None."""
+        if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
+            return self.context.refused_helpers.get(value.func.value)
         return None
 
     def _batch_helper(self, value) -> Optional[helpers.BatchHelper]:
@@ -1177,6 +1285,9 @@ class _BlockRecogniser:
             value_expr = cstutil.statement_value(self.body[index])
             found = _call_with_rule(value_expr, self.imports, BATCHERS + JOINERS + FILTERERS + BUCKETERS)
             helper = self._batch_helper(value_expr)
+            refused = self._refused_helper(value_expr) if reads_record else None
+            if refused:
+                raise _Broken(calls, refused)
             if (found or helper) and reads_record:
                 batch = (index, found, helper, value_expr)
                 break
@@ -1536,24 +1647,36 @@ class _BlockRecogniser:
             arguments = helpers.bind_call(helper.function, call)
         except helpers.NotMovable as error:
             raise _Broken(calls, "%s() %s" % (name, error))
-        site = helper.sites[0]
+        sites, test = helper.sites[:1], None
         if helper.flag is not None:
             truth = helpers.literal_truth(arguments.get(helper.flag))
-            if truth is None:
+            if truth is not None:
+                sites = [helper.sites[0] if truth else helper.sites[1]]
+            elif batch_down.given_test(helper.function, helper.flag, arguments):
+                sites, test = list(helper.sites), self.source_of(arguments[helper.flag])
+            else:
                 raise _Broken(calls, "%s() is called with `%s` computed at run time, so which batching it does "
                               "is unknown" % (name, helper.flag))
-            site = helper.sites[0] if truth else helper.sites[1]
-        try:
-            definitions = helpers.reaching_definitions(helper.function, helper.removable[0])
-            moved = {param: helpers.move_expression(node, helper.function, helper.removable[0], arguments,
-                                                    self.context.module_names, definitions=definitions)
-                     for param, node in site.rule.bind(site.call).items() if param != "tensors"}
-            batching = site.rule.model(moved, _code, self.imports.resolve)
-        except helpers.NotMovable as error:
-            raise _Broken(calls + (site.call,), "the arguments of its batching cannot be moved out of %s(): %s"
-                          % (name, error))
-        except Unsupported as error:
-            raise _Broken(calls + (site.call,), str(error))
+        models = []
+        for site in sites:
+            try:
+                definitions = helpers.reaching_definitions(helper.function, helper.removable[0])
+                module_names = frozenset() if helper.foreign else self.context.module_names
+                moved = {param: helpers.move_expression(node, helper.function, helper.removable[0], arguments,
+                                                        module_names, definitions=definitions)
+                         for param, node in site.rule.bind(site.call).items() if param != "tensors"}
+                models.append(site.rule.model(moved, _code, self.imports.resolve))
+            except helpers.NotMovable as error:
+                raise _Broken(calls + (site.call,), "the arguments of its batching cannot be moved out of %s(): %s"
+                              % (name, error))
+            except Unsupported as error:
+                raise _Broken(calls + (site.call,), str(error))
+        batching = models[0]
+        if test is not None:
+            batching, why = batch_down.runtime_choice(models[0], models[1], test)
+            if batching is None:
+                raise _Broken(calls + tuple(s.call for s in sites), "%s() is called with `%s` computed at run time, "
+                              "and %s" % (name, helper.flag, why))
         missing = [p for p in helper.tensor_params if p not in arguments]
         if missing:
             raise _Broken(calls, "%s() is called without `%s`" % (name, missing[0]))

@@ -252,6 +252,13 @@ class Explainer:
             return ("the tensors it batches come from %s() (line %d), a call qmigrate does not follow to a "
                     "producer → reader chain" % (callee, line))
         if parameter is not None:
+            listed = isinstance(tensors, (cst.List, cst.Tuple)) and all(
+                isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in tensors.elements)
+            if not listed:  # batch_down / helpers follow a batching call that lists the parameters
+                return ("the tensors it batches come in as `%s`, a parameter of %s(), as part of `%s`: qmigrate "
+                        "follows a batching helper into its callers only when its batching call lists the "
+                        "parameters themselves (`[%s, ...]`)" % (
+                            parameter, function.name.value, cst.Module([]).code_for_node(tensors), parameter))
             return ("the tensors it batches come in as `%s`, a parameter of %s(): their reader is in a caller, "
                     "which qmigrate does not link to this batching" % (parameter, function.name.value))
         return None

@@ -106,10 +106,12 @@ def test_golden_program(before_dir, tmp_path, update_goldens):
         shutil.copytree(out, after_dir, ignore=shutil.ignore_patterns("__pycache__", ".common"))
         with open(os.path.join(os.path.dirname(before_dir), "findings.txt"), "w") as handle:
             handle.write(findings)
-    for name in sorted(os.listdir(out)):
-        if name.endswith(".py"):
-            with open(os.path.join(out, name), "rb") as got, open(os.path.join(after_dir, name), "rb") as want:
-                assert got.read() == want.read(), name
+    for folder, _, names in os.walk(out):  # packages too
+        for name in sorted(names):
+            if name.endswith(".py"):
+                name = os.path.relpath(os.path.join(folder, name), out)
+                with open(os.path.join(out, name), "rb") as got, open(os.path.join(after_dir, name), "rb") as want:
+                    assert got.read() == want.read(), name
     with open(os.path.join(os.path.dirname(before_dir), "findings.txt")) as handle:
         assert findings == handle.read()
     second = api.migrate([out])

@@ -234,6 +234,18 @@ CASES = [
      "epoch"),
     ("branch_no_else", "id_rows", lambda d: dict(files=_files(d, "dict_*"), batch_size=1, training=False), 50,
      "epoch"),
+    # --- batchdown ---
+    # A helper returning the batch its callers' records are handed down to: a literal flag, and a
+    # flag computed at run time (the dataset shuffles under the caller's test).
+    ("returned_batch_helper", "training_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 100,
+     "epoch"),
+    ("returned_batch_helper", "split_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10,
+                                                              split="train"), 50, "epoch"),
+    ("returned_batch_helper", "split_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=5,
+                                                              split="test"), 50, "epoch"),
+    # A helper returning its producer's queue, read by a reader helper once, or in a loop for batch_join.
+    ("queue_source_helper", "single_reader_batches", lambda d: dict(data_dir=d, batch_size=8), 50, "epoch"),
+    ("queue_source_helper", "reader_loop_batches", lambda d: dict(data_dir=d, batch_size=10), 100, "epoch"),
 ]
 
 

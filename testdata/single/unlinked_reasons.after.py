@@ -1,6 +1,8 @@
 """Left alone, each with the construct its chain leaves the function at: a queue handed to a method,
 records returned to unknown callers, tensors batched as parameters, tensors from an object's method,
-a list filled in a loop from a queue that stays, a queue handed to an object's method."""
+a list filled in a loop from a queue that stays, a queue handed to an object's method. (rows() hands
+its records down to batch_rows(), which is followed: batch_rows() stays for through_object(), and
+rows() calls its migrated copy.)"""
 import tensorflow as tf
 
 
@@ -10,20 +12,42 @@ def batch_rows(row, size, shuffle):
     return tf.train.batch([row], size)
 
 
+def batch_rows_from_batch(row, size, shuffle):
+    return row
+
+
+def batch_with_length(row, size):
+    return tf.train.batch([row, tf.size(row)], size)
+
+
+def batch_logged(row, size):
+    tf.summary.scalar('row_size', tf.size(row))
+    return tf.train.batch([row], size)
+
+
 class Source(object):
-    def _decode(self, filenames):
-        dataset = tf.data.Dataset.from_tensor_slices(filenames)
-        dataset = dataset.shuffle(tf.size(filenames, out_type=tf.int64))
-        dataset = dataset.flat_map(tf.data.TextLineDataset)
-        dataset = dataset.repeat()
-        line = dataset.make_one_shot_iterator().get_next()
+    def _decode(self, line):
         row = {'line': line}
         row['length'] = tf.size(tf.string_split([line], '').values)
         return row
 
     def rows(self, files, size, training):
-        row = self._decode(files)
-        return batch_rows(row['line'], size, shuffle=training)
+        def parse_record(line):
+            row = self._decode(line)
+            return row['line']
+
+        dataset = tf.data.Dataset.from_tensor_slices(files)
+        dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
+        dataset = dataset.flat_map(tf.data.TextLineDataset)
+        dataset = dataset.map(parse_record)
+        if training:
+            dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(size))
+        else:
+            dataset = dataset.repeat()
+        dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(size))
+        dataset = dataset.prefetch(1)
+        row_2 = dataset.make_one_shot_iterator().get_next()
+        return batch_rows_from_batch(row_2, size, shuffle=training)
 
 
 def from_object(loader, files, size):

@@ -1,12 +1,23 @@
 """Left alone, each with the construct its chain leaves the function at: a queue handed to a method,
 records returned to unknown callers, tensors batched as parameters, tensors from an object's method,
-a list filled in a loop from a queue that stays, a queue handed to an object's method."""
+a list filled in a loop from a queue that stays, a queue handed to an object's method. (rows() hands
+its records down to batch_rows(), which is followed: batch_rows() stays for through_object(), and
+rows() calls its migrated copy.)"""
 import tensorflow as tf
 
 
 def batch_rows(row, size, shuffle):
     if shuffle:
         return tf.train.shuffle_batch([row], size, capacity=3 * size, min_after_dequeue=size)
+    return tf.train.batch([row], size)
+
+
+def batch_with_length(row, size):
+    return tf.train.batch([row, tf.size(row)], size)
+
+
+def batch_logged(row, size):
+    tf.summary.scalar('row_size', tf.size(row))
     return tf.train.batch([row], size)
 
 
