@@ -123,19 +123,35 @@ class _Done:
 
 # What a worker parsed in the first pass, kept for a later pass over the same bytes (by path and
 # digest): a module whose tower loops or migrated helpers set-level work may ask about again is
-# then parsed once. Kept first come, first kept, up to a bound on the source bytes (a parsed
-# module takes ~65 times its source in resident memory: 1 MB of source is ~65 MB; with 3 MB a
-# -j 1 run over 200 tower modules peaked at 299 MB), each entry dropped when used: a run over
-# more than that reparses the rest, as before.
+# then parsed once. Kept first come, first kept, each entry dropped when used, within two bounds:
+# the source bytes kept (a parsed module holds ~138 times its source, measured with tracemalloc
+# over 100 tower modules: 1 MB of source is ~138 MB), and the process's resident memory, measured
+# before each entry is kept (nothing more is kept once it passes PARSED_RESIDENT_BYTES, so that
+# a process stays under 300 MB whatever the rest of the run holds). A run over more than that
+# parses the rest again in the later pass.
 _PARSED: Dict[Tuple[str, str], engine.Parsed] = {}
 _PARSED_BYTES = [0]
 PARSED_SOURCE_BYTES = 1024 * 1024
+PARSED_RESIDENT_BYTES = 200 * 1024 * 1024
+
+
+def _resident_bytes() -> Optional[int]:
+    """This process's resident memory now (Linux's /proc), or None where it cannot be read."""
+    try:
+        with open("/proc/self/statm", "rb") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _keep_parsed(path: str, key: str, source: bytes, parsed: engine.Parsed) -> None:
-    if _PARSED_BYTES[0] + len(source) <= PARSED_SOURCE_BYTES:
-        _PARSED[(path, key)] = parsed
-        _PARSED_BYTES[0] += len(source)
+    if _PARSED_BYTES[0] + len(source) > PARSED_SOURCE_BYTES:
+        return
+    resident = _resident_bytes()
+    if resident is not None and resident > PARSED_RESIDENT_BYTES:
+        return
+    _PARSED[(path, key)] = parsed
+    _PARSED_BYTES[0] += len(source)
 
 
 def _kept_parsed(path: str, key: Optional[str], source: bytes) -> Optional[engine.Parsed]:

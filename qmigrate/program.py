@@ -1,8 +1,10 @@
 """The files migrated together as one program: which module imports which, and who else refers to
 a function whose signature a migration changes.
 
-Read from the stdlib tree of each file, once; every question is a dict lookup or a walk over the
-files that mention the name asked about, so the cost stays linear in the size of the set.
+Each file's stdlib tree is made when a question needs it and dropped after: what is kept per file
+is small (the paths it imports, the watched names it mentions), so memory stays flat in the size of
+the set. Every question is a dict lookup or a walk over the files that mention the name asked
+about, so the cost stays linear in the size of the set.
 """
 import ast
 import os
@@ -41,23 +43,19 @@ class Program:
         self.paths = [path for path in paths if path.endswith(".py")]
         self._known = set(self.paths)
         self._source_of = source_of
-        self._sources: Dict[str, Optional[bytes]] = {}
         self._index = ModuleIndex(self.paths)
-        self._trees: Dict[str, Optional[ast.AST]] = {}
         self._imports: Dict[str, Set[str]] = {}
         self._watched: Set[bytes] = set()  # names references() is asked about, as bytes
         self._mentions: Dict[str, Set[bytes]] = {}  # path -> the watched names it mentions
 
     def source(self, path: str) -> Optional[bytes]:
-        if path not in self._sources:
-            self._sources[path] = self._source_of(path) if path in self._known else None
-        return self._sources[path]
+        """The file's bytes, read again at each call (not kept: a run holds one file's at a time)."""
+        return self._source_of(path) if path in self._known else None
 
     def tree(self, path: str) -> Optional[ast.AST]:
-        if path not in self._trees:
-            source = self.source(path)
-            self._trees[path] = stdlib_tree(source) if source is not None else None
-        return self._trees[path]
+        """The file's stdlib tree, parsed at each call (not kept: a tree is ~50x its source)."""
+        source = self.source(path)
+        return stdlib_tree(source) if source is not None else None
 
     def module_path(self, importer: str, name: str) -> Optional[str]:
         """The file of the set that `import name` in `importer` loads (a module, else a package's
@@ -105,9 +103,7 @@ class Program:
         """Whether `word` (a watched name of ASCII word characters) stands as a whole word in the
         file: the same answer as searching `\\bword\\b` in its bytes."""
         if path not in self._mentions:
-            # Read without keeping the bytes: most files mention none of the names.
-            source = self._sources[path] if path in self._sources else (
-                self._source_of(path) if path in self._known else None)
+            source = self.source(path)
             self._mentions[path] = self._watched.intersection(_WORD.findall(source)) if source is not None else set()
         return word in self._mentions[path]
 
