@@ -28,7 +28,7 @@ from qmigrate.names import ImportMap
 from qmigrate.positions import stdlib_tree
 from qmigrate.rules import rule_for
 from qmigrate.summary import ConsumerSummary, ModuleSummary, digest, summarise, summarise_source
-from qmigrate.program import Program
+from qmigrate.program import ImportSpecs, Program, import_specs
 from qmigrate.rules.findings import PerTowerPipelines, SharedBatchAcrossTowers, UntracedTowerInput
 from qmigrate.rules.unsupported import NotebookNotMigrated
 
@@ -119,6 +119,7 @@ class _Done:
     without_plumbing: Optional[FileResult] = None  # the result had its queue runners gone
     changed_helpers: Tuple[str, ...] = ()  # helpers whose signature the migration changed
     built: int = 0  # queue calls left that build queues when the program runs
+    import_specs: Optional[ImportSpecs] = None  # what the module imports (first pass; None: not parsed)
 
 
 # What a worker parsed in the first pass, kept for a later pass over the same bytes (by path and
@@ -190,9 +191,11 @@ def _run(job: _Job) -> _Done:
         if job.drop_plumbing:
             engine.remove_plumbing(analysis, True, False)
         plumbing = any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences)
+        first_pass = job.digest is None
         stats = dict(readable=True, analysed=True, pipelines=analysis.pipelines,
                      remaining=analysis.remaining_queue_calls, plumbing=plumbing,
-                     changed_helpers=tuple(analysis.changed_helpers), built=analysis.queues_built)
+                     changed_helpers=tuple(analysis.changed_helpers), built=analysis.queues_built,
+                     import_specs=import_specs(analysis.tree) if first_pass and analysis.tree is not None else None)
         problem = engine.verify(analysis)
         if problem:  # the file stays as it is; what its analysis found still counts for the set
             return _Done(_failed(path, problem, source, Failure.VERIFY), **stats)
@@ -235,8 +238,11 @@ def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan
     if plan is None:
         return engine.analyse(path, source, options, keep_helpers=keep, parsed=parsed), None
     if parsed is None:
-        module = engine.parse(source)
-        consumers = towers.find_consumers(module, ImportMap(module, stdlib_tree(source)))
+        module, tree = engine.parse(source), stdlib_tree(source)
+        imports = ImportMap(module, tree)
+        consumers = towers.find_consumers(module, imports)
+        if tree is not None:  # the analysis starts from these (one stdlib parse and import map, not two)
+            parsed = engine.Parsed(module, tree, imports, consumers)
     else:
         module = parsed.module
         consumers = parsed.consumers
@@ -283,7 +289,8 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
 
         # Helpers other modules still call keep their signature: their modules are analysed again
         # knowing it (with their link plan, if any).
-        program = Program(files, _read_python)
+        program = Program(files, _read_python, {path: done.import_specs for path, done in first.items()
+                                                if done.import_specs is not None})
         keeps = _helpers_to_keep(first, program)
         again = list(plans) + [path for path in keeps if path not in plans]
         for path, done in zip(again, pool.map(_run, [

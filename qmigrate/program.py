@@ -15,6 +15,21 @@ from qmigrate.positions import stdlib_tree
 
 _WORD = re.compile(rb"\w+")
 
+# Per import statement, in walk order: (None, "", names) for `import a.b, c`; (level, module or "",
+# names) for `from ... import names`. Small and picklable: a worker sends it with the summary.
+ImportSpecs = Tuple[Tuple[Optional[int], str, Tuple[str, ...]], ...]
+
+
+def import_specs(tree: ast.AST) -> ImportSpecs:
+    """What a module imports, as written (Program.imports resolves it to files of the set)."""
+    specs = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            specs.append((None, "", tuple(alias.name for alias in node.names)))
+        elif isinstance(node, ast.ImportFrom):
+            specs.append((node.level or 0, node.module or "", tuple(alias.name for alias in node.names)))
+    return tuple(specs)
+
 
 class ModuleIndex:
     """Which file of the set `import name` loads: the one beside the importer, else the first (in
@@ -39,7 +54,11 @@ class ModuleIndex:
 class Program:
     """The modules of one run: `paths`, whose bytes `source_of(path)` gives (None when unreadable)."""
 
-    def __init__(self, paths: Iterable[str], source_of: Callable[[str], Optional[bytes]]):
+    def __init__(self, paths: Iterable[str], source_of: Callable[[str], Optional[bytes]],
+                 specs: Optional[Dict[str, ImportSpecs]] = None):
+        """`specs`: import_specs() of files already parsed elsewhere (the workers), by path; the
+        others are parsed here when a question needs them."""
+        self._specs = dict(specs or {})
         self.paths = [path for path in paths if path.endswith(".py")]
         self._known = set(self.paths)
         self._source_of = source_of
@@ -66,26 +85,26 @@ class Program:
         """The paths of the set that `path` imports (directly)."""
         if path in self._imports:
             return self._imports[path]
+        specs = self._specs.pop(path, None)
+        if specs is None:
+            tree = self.tree(path)
+            specs = import_specs(tree) if tree is not None else ()
         found: Set[str] = set()
-        tree = self.tree(path)
-        for node in ast.walk(tree) if tree is not None else ():
-            names: List[str] = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    package = os.path.dirname(path)
-                    for _ in range(node.level - 1):
-                        package = os.path.dirname(package)
-                    relative = os.path.join(package, base.replace(".", os.sep)) if base else package
-                    for alias in node.names:
-                        for candidate in (relative + ".py", os.path.join(relative, alias.name + ".py"),
-                                          os.path.join(relative, "__init__.py")):
-                            if candidate in self._known:
-                                found.add(candidate)
-                    continue
-                names = [base] + ["%s.%s" % (base, alias.name) for alias in node.names]
+        for level, base, aliases in specs:
+            names: List[str] = list(aliases) if level is None else []
+            if level:
+                package = os.path.dirname(path)
+                for _ in range(level - 1):
+                    package = os.path.dirname(package)
+                relative = os.path.join(package, base.replace(".", os.sep)) if base else package
+                for alias in aliases:
+                    for candidate in (relative + ".py", os.path.join(relative, alias + ".py"),
+                                      os.path.join(relative, "__init__.py")):
+                        if candidate in self._known:
+                            found.add(candidate)
+                continue
+            if level is not None:
+                names = [base] + ["%s.%s" % (base, alias) for alias in aliases]
             for name in names:
                 target = self.module_path(path, name)
                 if target is not None and target != path:
