@@ -28,7 +28,7 @@ from qmigrate.names import ImportMap
 from qmigrate.positions import stdlib_tree
 from qmigrate.rules import rule_for
 from qmigrate.summary import ConsumerSummary, ModuleSummary, digest, summarise, summarise_source
-from qmigrate.program import Program
+from qmigrate.program import ImportSpecs, Program, import_specs
 from qmigrate.rules.findings import PerTowerPipelines, SharedBatchAcrossTowers, UntracedTowerInput
 from qmigrate.rules.unsupported import NotebookNotMigrated
 
@@ -128,23 +128,40 @@ class _Done:
     imported_used: Tuple[str, ...] = ()  # imported reader helpers every call of which was migrated
     record_attributes: Tuple[str, ...] = ()  # attributes that kept records, removed (guarded_records)
     handed_uses: Tuple[Tuple[str, int], ...] = ()  # calls migrated of batching helpers of other modules
+    import_specs: Optional[ImportSpecs] = None  # what the module imports (first pass; None: not parsed)
 
 
 # What a worker parsed in the first pass, kept for a later pass over the same bytes (by path and
 # digest): a module whose tower loops or migrated helpers set-level work may ask about again is
-# then parsed once. Kept first come, first kept, up to a bound on the source bytes (a parsed
-# module takes ~65 times its source in resident memory: 1 MB of source is ~65 MB; with 3 MB a
-# -j 1 run over 200 tower modules peaked at 299 MB), each entry dropped when used: a run over
-# more than that reparses the rest, as before.
+# then parsed once. Kept first come, first kept, each entry dropped when used, within two bounds:
+# the source bytes kept (a parsed module holds ~138 times its source, measured with tracemalloc
+# over 100 tower modules: 1 MB of source is ~138 MB), and the process's resident memory, measured
+# before each entry is kept (nothing more is kept once it passes PARSED_RESIDENT_BYTES, so that
+# a process stays under 300 MB whatever the rest of the run holds). A run over more than that
+# parses the rest again in the later pass.
 _PARSED: Dict[Tuple[str, str], engine.Parsed] = {}
 _PARSED_BYTES = [0]
 PARSED_SOURCE_BYTES = 1024 * 1024
+PARSED_RESIDENT_BYTES = 200 * 1024 * 1024
+
+
+def _resident_bytes() -> Optional[int]:
+    """This process's resident memory now (Linux's /proc), or None where it cannot be read."""
+    try:
+        with open("/proc/self/statm", "rb") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _keep_parsed(path: str, key: str, source: bytes, parsed: engine.Parsed) -> None:
-    if _PARSED_BYTES[0] + len(source) <= PARSED_SOURCE_BYTES:
-        _PARSED[(path, key)] = parsed
-        _PARSED_BYTES[0] += len(source)
+    if _PARSED_BYTES[0] + len(source) > PARSED_SOURCE_BYTES:
+        return
+    resident = _resident_bytes()
+    if resident is not None and resident > PARSED_RESIDENT_BYTES:
+        return
+    _PARSED[(path, key)] = parsed
+    _PARSED_BYTES[0] += len(source)
 
 
 def _kept_parsed(path: str, key: Optional[str], source: bytes) -> Optional[engine.Parsed]:
@@ -184,12 +201,14 @@ def _run(job: _Job) -> _Done:
         if job.drop_plumbing:
             engine.remove_plumbing(analysis, True, False)
         plumbing = any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences)
+        first_pass = job.digest is None
         stats = dict(readable=True, analysed=True, pipelines=analysis.pipelines,
                      remaining=analysis.remaining_queue_calls, plumbing=plumbing,
                      changed_helpers=tuple(analysis.changed_helpers), built=analysis.queues_built,
                      imported_used=tuple(analysis.imported_used),
                      record_attributes=tuple(analysis.record_attributes),
-                     handed_uses=tuple(sorted(analysis.handed_uses.items())))
+                     handed_uses=tuple(sorted(analysis.handed_uses.items())),
+                     import_specs=import_specs(analysis.tree) if first_pass and analysis.tree is not None else None)
         problem = engine.verify(analysis)
         if problem:  # the file stays as it is; what its analysis found still counts for the set
             return _Done(_failed(path, problem, source, Failure.VERIFY), **stats)
@@ -248,8 +267,11 @@ def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan
         return engine.analyse(path, source, options, keep_helpers=keep, parsed=parsed, foreign=foreign,
                               handed=handed), None
     if parsed is None:
-        module = engine.parse(source)
-        consumers = towers.find_consumers(module, ImportMap(module, stdlib_tree(source)))
+        module, tree = engine.parse(source), stdlib_tree(source)
+        imports = ImportMap(module, tree)
+        consumers = towers.find_consumers(module, imports)
+        if tree is not None:  # the analysis starts from these (one stdlib parse and import map, not two)
+            parsed = engine.Parsed(module, tree, imports, consumers)
     else:
         module = parsed.module
         consumers = parsed.consumers
@@ -290,7 +312,8 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
 def _migrate(files: List[str], options: Options, write: bool, jobs: int, progress) -> List[FileResult]:
     with _Pool(jobs) as pool:
         first = dict(zip(files, pool.map(_run, [_Job(path, options) for path in files], progress)))
-        program = Program(files, _read_python)
+        program = Program(files, _read_python, {path: done.import_specs for path, done in first.items()
+                                                if done.import_specs is not None})
         handed = _hand_down(files, first, options, pool, program)
         results: Dict[str, FileResult] = {path: done.result for path, done in first.items()}
         plans, summaries = _link(files, first, options, pool)

@@ -1,8 +1,10 @@
 """The files migrated together as one program: which module imports which, and who else refers to
 a function whose signature a migration changes.
 
-Read from the stdlib tree of each file, once; every question is a dict lookup or a walk over the
-files that mention the name asked about, so the cost stays linear in the size of the set.
+Each file's stdlib tree is made when a question needs it and dropped after: what is kept per file
+is small (the paths it imports, the watched names it mentions), so memory stays flat in the size of
+the set. Every question is a dict lookup or a walk over the files that mention the name asked
+about, so the cost stays linear in the size of the set.
 """
 import ast
 import os
@@ -12,6 +14,21 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 from qmigrate.positions import stdlib_tree
 
 _WORD = re.compile(rb"\w+")
+
+# Per import statement, in walk order: (None, "", names) for `import a.b, c`; (level, module or "",
+# names) for `from ... import names`. Small and picklable: a worker sends it with the summary.
+ImportSpecs = Tuple[Tuple[Optional[int], str, Tuple[str, ...]], ...]
+
+
+def import_specs(tree: ast.AST) -> ImportSpecs:
+    """What a module imports, as written (Program.imports resolves it to files of the set)."""
+    specs = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            specs.append((None, "", tuple(alias.name for alias in node.names)))
+        elif isinstance(node, ast.ImportFrom):
+            specs.append((node.level or 0, node.module or "", tuple(alias.name for alias in node.names)))
+    return tuple(specs)
 
 
 class ModuleIndex:
@@ -37,27 +54,27 @@ class ModuleIndex:
 class Program:
     """The modules of one run: `paths`, whose bytes `source_of(path)` gives (None when unreadable)."""
 
-    def __init__(self, paths: Iterable[str], source_of: Callable[[str], Optional[bytes]]):
+    def __init__(self, paths: Iterable[str], source_of: Callable[[str], Optional[bytes]],
+                 specs: Optional[Dict[str, ImportSpecs]] = None):
+        """`specs`: import_specs() of files already parsed elsewhere (the workers), by path; the
+        others are parsed here when a question needs them."""
+        self._specs = dict(specs or {})
         self.paths = [path for path in paths if path.endswith(".py")]
         self._known = set(self.paths)
         self._source_of = source_of
-        self._sources: Dict[str, Optional[bytes]] = {}
         self._index = ModuleIndex(self.paths)
-        self._trees: Dict[str, Optional[ast.AST]] = {}
         self._imports: Dict[str, Set[str]] = {}
         self._watched: Set[bytes] = set()  # names references() is asked about, as bytes
         self._mentions: Dict[str, Set[bytes]] = {}  # path -> the watched names it mentions
 
     def source(self, path: str) -> Optional[bytes]:
-        if path not in self._sources:
-            self._sources[path] = self._source_of(path) if path in self._known else None
-        return self._sources[path]
+        """The file's bytes, read again at each call (not kept: a run holds one file's at a time)."""
+        return self._source_of(path) if path in self._known else None
 
     def tree(self, path: str) -> Optional[ast.AST]:
-        if path not in self._trees:
-            source = self.source(path)
-            self._trees[path] = stdlib_tree(source) if source is not None else None
-        return self._trees[path]
+        """The file's stdlib tree, parsed at each call (not kept: a tree is ~50x its source)."""
+        source = self.source(path)
+        return stdlib_tree(source) if source is not None else None
 
     def module_path(self, importer: str, name: str) -> Optional[str]:
         """The file of the set that `import name` in `importer` loads (a module, else a package's
@@ -68,26 +85,26 @@ class Program:
         """The paths of the set that `path` imports (directly)."""
         if path in self._imports:
             return self._imports[path]
+        specs = self._specs.pop(path, None)
+        if specs is None:
+            tree = self.tree(path)
+            specs = import_specs(tree) if tree is not None else ()
         found: Set[str] = set()
-        tree = self.tree(path)
-        for node in ast.walk(tree) if tree is not None else ():
-            names: List[str] = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    package = os.path.dirname(path)
-                    for _ in range(node.level - 1):
-                        package = os.path.dirname(package)
-                    relative = os.path.join(package, base.replace(".", os.sep)) if base else package
-                    for alias in node.names:
-                        for candidate in (relative + ".py", os.path.join(relative, alias.name + ".py"),
-                                          os.path.join(relative, "__init__.py")):
-                            if candidate in self._known:
-                                found.add(candidate)
-                    continue
-                names = [base] + ["%s.%s" % (base, alias.name) for alias in node.names]
+        for level, base, aliases in specs:
+            names: List[str] = list(aliases) if level is None else []
+            if level:
+                package = os.path.dirname(path)
+                for _ in range(level - 1):
+                    package = os.path.dirname(package)
+                relative = os.path.join(package, base.replace(".", os.sep)) if base else package
+                for alias in aliases:
+                    for candidate in (relative + ".py", os.path.join(relative, alias + ".py"),
+                                      os.path.join(relative, "__init__.py")):
+                        if candidate in self._known:
+                            found.add(candidate)
+                continue
+            if level is not None:
+                names = [base] + ["%s.%s" % (base, alias) for alias in aliases]
             for name in names:
                 target = self.module_path(path, name)
                 if target is not None and target != path:
@@ -105,9 +122,7 @@ class Program:
         """Whether `word` (a watched name of ASCII word characters) stands as a whole word in the
         file: the same answer as searching `\\bword\\b` in its bytes."""
         if path not in self._mentions:
-            # Read without keeping the bytes: most files mention none of the names.
-            source = self._sources[path] if path in self._sources else (
-                self._source_of(path) if path in self._known else None)
+            source = self.source(path)
             self._mentions[path] = self._watched.intersection(_WORD.findall(source)) if source is not None else set()
         return word in self._mentions[path]
 

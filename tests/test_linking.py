@@ -110,3 +110,36 @@ def test_a_tower_module_is_parsed_and_searched_once(counts, tmp_path):
     assert counts["parse"] == files
     assert counts["tower search"] == files
     assert not api._PARSED  # nothing kept once the run is over
+
+
+def test_the_parse_cache_stops_at_the_resident_memory_bound(counts, tmp_path, monkeypatch):
+    """Over the bound, nothing more is kept: the later pass parses again, and the results are the
+    same as with every parse kept."""
+    files = 4
+    link_bench.make_tree(str(tmp_path), files, 100)
+    kept = [(r.path, r.status, r.diagnostics, r.new_source) for r in api.migrate([str(tmp_path)], jobs=1)]
+    assert counts["parse"] == files
+    counts.clear()
+    monkeypatch.setattr(api, "PARSED_RESIDENT_BYTES", 0)
+    reparsed = [(r.path, r.status, r.diagnostics, r.new_source) for r in api.migrate([str(tmp_path)], jobs=1)]
+    assert counts["parse"] == 2 * files  # first pass, then again with the link's edits
+    assert reparsed == kept
+
+
+def test_the_program_keeps_no_tree_per_file(tmp_path, monkeypatch):
+    """Set-level questions (imports, closures, references) keep small answers, not the stdlib trees
+    they were read from: memory stays flat in the number of files."""
+    from qmigrate import program as program_module
+
+    link_bench.make_tree(str(tmp_path), 8, 100)
+    paths = sorted(os.path.join(folder, name) for folder, _, found in os.walk(str(tmp_path)) for name in found)
+    program = program_module.Program(paths, api._read_python)
+    trees = []
+    monkeypatch.setattr(program_module, "stdlib_tree", lambda source: trees.append(stdlib_tree(source)) or trees[-1])
+    closures = {path: program.closure(path) for path in paths}
+    assert any(len(closure) > 1 for closure in closures.values())  # every 4th module imports the one before
+    assert program.references("training_inputs_6", paths[0])
+    import gc
+    import sys as sys_module
+    gc.collect()
+    assert all(sys_module.getrefcount(tree) == 3 for tree in trees)  # the list, the loop variable, the call
