@@ -318,9 +318,10 @@ def _analyse_guarded(path: str, source: bytes, options: Options, module: cst.Mod
     everything = [move for move in guarded_records.find(module, ImportMap(module, tree))
                   if not any("." + attr in (keep_helpers or {}) for attr in move.attrs)]
     moves = everything
+    old_at = _Positions(module)  # resolved once: each resolve regenerates the whole module
     while moves:
         new_module, calls = guarded_records.sink(module, moves)
-        old_at, new_at = _Positions(module), _Positions(new_module)
+        new_at = _Positions(new_module)
         old_calls = [cstutil.single_assign(move.batch)[1] for move in moves]
         where = method_queues.line_map(module.code, new_module.code, [
             (new_at.raw_span(call), old_at.raw_span(old)) for call, old in zip(calls, old_calls)])

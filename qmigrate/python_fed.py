@@ -72,6 +72,10 @@ class _Tree:
     def __init__(self, module: cst.Module, line_of: Callable[[cst.CSTNode], int]):
         self.module, self.line_of = module, line_of
         self.parent: Dict[int, cst.CSTNode] = {}
+        # Names and attributes by their (last) name, in the order a visit meets them: _refs looks
+        # there instead of visiting the module again for every question.
+        self.names: Dict[str, List[cst.Name]] = {}
+        self.attributes: Dict[str, List[cst.Attribute]] = {}
         stack: List[cst.CSTNode] = []
         tree = self
 
@@ -80,12 +84,20 @@ class _Tree:
                 if stack:
                     tree.parent[id(node)] = stack[-1]
                 stack.append(node)
+                if isinstance(node, cst.Name):
+                    tree.names.setdefault(node.value, []).append(node)
+                elif isinstance(node, cst.Attribute):
+                    tree.attributes.setdefault(node.attr.value, []).append(node)
                 return True
 
             def on_leave(self, original_node):
                 stack.pop()
 
         module.visit(_Walk())
+
+    def within(self, node: cst.CSTNode, root: cst.CSTNode) -> bool:
+        """Whether `node` is `root` or under it."""
+        return node is root or any(ancestor is root for ancestor in self.up(node))
 
     def up(self, node: cst.CSTNode):
         while id(node) in self.parent:
@@ -138,37 +150,27 @@ class _Tree:
         return "`%s` (line %d)" % (code, self.line_of(stmt))
 
 
-class _Refs(cst.CSTVisitor):
-    """Nodes spelling one reference (`x` or `self.x`) under a root."""
-
-    def __init__(self, tree: _Tree, text: str):
-        self.tree, self.text, self.found = tree, text, []
-        self.dotted = "." in text
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        if self.dotted and self.tree.text(node) == self.text:
-            self.found.append(node)
-            return False
-        return True
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if self.dotted or node.value != self.text:
-            return
-        parent = self.tree.parent.get(id(node))
-        if isinstance(parent, cst.Attribute) and parent.attr is node:
-            return
-        if isinstance(parent, (cst.Arg, cst.Param)) and (getattr(parent, "keyword", None) is node
-                                                          or getattr(parent, "name", None) is node):
-            return
-        if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node:
-            return
-        self.found.append(node)
+def _is_reference(tree: _Tree, node: cst.Name) -> bool:
+    """Whether the Name is a reference (not an attribute's name, a keyword, a parameter or a def's name)."""
+    parent = tree.parent.get(id(node))
+    if isinstance(parent, cst.Attribute) and parent.attr is node:
+        return False
+    if isinstance(parent, (cst.Arg, cst.Param)) and (getattr(parent, "keyword", None) is node
+                                                      or getattr(parent, "name", None) is node):
+        return False
+    if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node:
+        return False
+    return True
 
 
 def _refs(tree: _Tree, root: cst.CSTNode, text: str) -> List[cst.CSTNode]:
-    visitor = _Refs(tree, text)
-    root.visit(visitor)
-    return visitor.found
+    """The nodes spelling one reference (`x`, or `self.x` as the outermost such attribute) under
+    `root`, in the order of a visit (from the tree's index: no visit of the module per question)."""
+    if "." not in text:
+        return [node for node in tree.names.get(text, ()) if tree.within(node, root) and _is_reference(tree, node)]
+    last = text.rsplit(".", 1)[-1]
+    # An attribute spelling `self.x` holds no other (it is `self` and `.x`).
+    return [node for node in tree.attributes.get(last, ()) if tree.text(node) == text and tree.within(node, root)]
 
 
 def _elements(node, what: str) -> List[cst.BaseExpression]:
