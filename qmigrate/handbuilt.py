@@ -573,19 +573,29 @@ class _QueueReader:
                 return assign[0], elements[0].value, None
             return None
         value = cstutil.statement_value(stmt)
-        if not (isinstance(cstutil.single_small(stmt), cst.Expr) and isinstance(value, cst.Call)
-                and isinstance(value.func, cst.Attribute) and value.func.attr.value == "append"
-                and isinstance(value.func.value, cst.Name) and len(value.args) == 1 and not value.args[0].keyword
-                and not value.args[0].star and self._is_put(value.args[0].value)):
+        if not (isinstance(cstutil.single_small(stmt), cst.Expr) and self._appends_put(value)):
             return None
         listed = value.func.value
+        earlier = self._empty_list_before(listed, index)
+        return (listed, value.args[0].value, earlier) if earlier is not None else None
+
+    def _appends_put(self, value: Optional[cst.BaseExpression]) -> bool:
+        """Whether `value` is `ops.append(<enqueue op of this queue>)`."""
+        return (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value == "append" and isinstance(value.func.value, cst.Name)
+                and len(value.args) == 1 and not value.args[0].keyword and not value.args[0].star
+                and self._is_put(value.args[0].value))
+
+    def _empty_list_before(self, listed: cst.Name, index: int) -> Optional[int]:
+        """The index of `listed = []`, when it is the last statement before `index` (after the
+        queue's) to name `listed`; None otherwise."""
         for earlier in range(index - 1, self.index, -1):
             uses = cstutil.name_uses(self.body[earlier])
             if listed.value in uses.stores or listed.value in uses.loads:
                 made = cstutil.single_assign(self.body[earlier])
                 if (made and isinstance(made[0], cst.Name) and made[0].value == listed.value
                         and isinstance(made[1], cst.List) and not made[1].elements):
-                    return listed, value.args[0].value, earlier
+                    return earlier
                 return None
         return None
 
@@ -601,10 +611,7 @@ class _QueueReader:
         body = list(loop.body.body)
         last = cstutil.single_small(body[-1]) if body else None
         value = last.value if isinstance(last, cst.Expr) else None
-        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
-                and value.func.attr.value == "append" and isinstance(value.func.value, cst.Name)
-                and len(value.args) == 1 and not value.args[0].keyword and not value.args[0].star
-                and self._is_put(value.args[0].value)):
+        if not self._appends_put(value):
             return None
         if cstutil.name_uses(cst.IndentedBlock(body=body[:-1])).loads.count(self.name):
             return None  # the queue is used in the loop beyond its enqueue op
@@ -612,16 +619,11 @@ class _QueueReader:
             return None  # _loop_reason says which call the reader comes from
         listed = value.func.value
         index = next(i for i, stmt in enumerate(self.body) if stmt is loop)
-        for earlier in range(index - 1, self.index, -1):
-            uses = cstutil.name_uses(self.body[earlier])
-            if listed.value in uses.stores or listed.value in uses.loads:
-                made = cstutil.single_assign(self.body[earlier])
-                if (made and isinstance(made[0], cst.Name) and made[0].value == listed.value
-                        and isinstance(made[1], cst.List) and not made[1].elements):
-                    self.loop_count = self.source_of(it.args[0].value)
-                    return listed, value.args[0].value, earlier
-                return None
-        return None
+        earlier = self._empty_list_before(listed, index)
+        if earlier is None:
+            return None
+        self.loop_count = self.source_of(it.args[0].value)
+        return listed, value.args[0].value, earlier
 
     def _reads_with_tf_reader(self, loop: cst.For) -> bool:
         """Whether the loop reads once, with a TensorFlow reader made in it (`tf.XReader().read(...)`,
