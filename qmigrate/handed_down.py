@@ -33,6 +33,7 @@ import libcst as cst
 
 from qmigrate import cstutil, helpers
 from qmigrate.names import ImportMap
+from qmigrate.program import relative_base
 
 MAX_ROUNDS = 4
 UNSETTLED = "its callers could not be settled (each round of migrating them left another call out)"
@@ -209,12 +210,9 @@ class Planner:
     def _module_of(self, path: str, node: ast.ImportFrom) -> Optional[str]:
         if not node.level:
             return self.program.module_path(path, node.module) if node.module else None
-        package = os.path.dirname(path)
-        for _ in range(node.level - 1):
-            package = os.path.dirname(package)
         if not node.module:
             return None  # `from . import module`: a module, not a function
-        base = os.path.join(package, node.module.replace(".", os.sep))
+        base = relative_base(path, node.level, node.module)
         for candidate in (base + ".py", os.path.join(base, "__init__.py")):
             if candidate in self.program.paths:
                 return candidate

@@ -12,6 +12,7 @@ Set-level work in three steps, on summaries and stdlib trees (never a CST):
    caller that still hands it a queue.
 """
 import ast
+import os
 from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
 from qmigrate.names import canonical
@@ -128,25 +129,26 @@ def decide(wanted: Mapping[str, Tuple[Import, ...]], used: Mapping[str, Iterable
             if local in done:
                 users[key].add(caller)
             else:
-                stuck.setdefault(key, _base(caller))
+                stuck.setdefault(key, os.path.basename(caller))
     out, why = set(), {}
     for key, callers in sorted(users.items()):
         path, name = key
-        own = _base(path)
+        own = os.path.basename(path)
         mentions = sorted(program.references(name, path))
         elsewhere = [(where, line) for where, line in mentions if where not in callers]
         attribute = next((caller for caller in sorted(callers) if _as_attribute(program.tree(caller), name)), None)
         if key in stuck:
-            lines = [line for where, line in mentions if _base(where) == stuck[key]]
+            lines = [line for where, line in mentions if os.path.basename(where) == stuck[key]]
             why[key] = "its call in %s%s stays as it is, handing it a queue" % (
                 stuck[key], " (line %d)" % lines[-1] if lines else "")
         elif name in set(changed.get(path, ())) or _used_in_own_module(program.tree(path), name):
             why[key] = "%s() is used in %s itself" % (name, own)
         elif elsewhere:
             why[key] = "%s mentions it in code that stays as it is" % ", ".join(
-                "%s:%d" % (_base(where), line) for where, line in elsewhere[:3])
+                "%s:%d" % (os.path.basename(where), line) for where, line in elsewhere[:3])
         elif attribute is not None:
-            why[key] = "%s reaches it as an attribute of its module, which qmigrate does not follow" % _base(attribute)
+            why[key] = ("%s reaches it as an attribute of its module, which qmigrate does not follow"
+                        % os.path.basename(attribute))
         else:
             out.add(key)
             continue
@@ -155,10 +157,6 @@ def decide(wanted: Mapping[str, Tuple[Import, ...]], used: Mapping[str, Iterable
     return out, why
 
 
-def _base(path: str) -> str:
-    import os
-
-    return os.path.basename(path)
 
 
 def _as_attribute(tree: Optional[ast.AST], name: str) -> bool:

@@ -20,6 +20,15 @@ _WORD = re.compile(rb"\w+")
 ImportSpecs = Tuple[Tuple[Optional[int], str, Tuple[str, ...]], ...]
 
 
+def relative_base(importer: str, level: int, module: str) -> str:
+    """The path, without `.py`, that `from <level dots><module> import ...` in `importer` names
+    (the package folder itself when `module` is empty)."""
+    package = os.path.dirname(importer)
+    for _ in range(level - 1):
+        package = os.path.dirname(package)
+    return os.path.join(package, module.replace(".", os.sep)) if module else package
+
+
 def import_specs(tree: ast.AST) -> ImportSpecs:
     """What a module imports, as written (Program.imports resolves it to files of the set)."""
     specs = []
@@ -93,10 +102,7 @@ class Program:
         for level, base, aliases in specs:
             names: List[str] = list(aliases) if level is None else []
             if level:
-                package = os.path.dirname(path)
-                for _ in range(level - 1):
-                    package = os.path.dirname(package)
-                relative = os.path.join(package, base.replace(".", os.sep)) if base else package
+                relative = relative_base(path, level, base)
                 for alias in aliases:
                     for candidate in (relative + ".py", os.path.join(relative, alias + ".py"),
                                       os.path.join(relative, "__init__.py")):
