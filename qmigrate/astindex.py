@@ -11,13 +11,14 @@ _INDEX = "_qmigrate_index"  # attribute of the tree that holds its index
 
 
 def nodes(tree: ast.AST, *kinds: type) -> List[ast.AST]:
-    """The nodes of `tree` of the given classes (exact classes, not subclasses), in the order
-    `ast.walk(tree)` yields them."""
+    """The nodes under `tree` (not `tree` itself) of the given classes (exact classes, not
+    subclasses), in the order `ast.walk(tree)` yields them."""
     index: Dict[type, List[Tuple[int, ast.AST]]] = getattr(tree, _INDEX, None)
     if index is None:
         index = {}
         for position, node in enumerate(ast.walk(tree)):
-            index.setdefault(type(node), []).append((position, node))
+            if node is not tree:  # the index holds no reference to its tree: no cycle to wait for the gc
+                index.setdefault(type(node), []).append((position, node))
         setattr(tree, _INDEX, index)
     if len(kinds) == 1:
         return [node for _, node in index.get(kinds[0], ())]

@@ -142,6 +142,19 @@ def _walk_dispatch(node, visitor) -> None:
     visitor.on_leave(node)
 
 
+def children(node: cst.CSTNode) -> List[cst.CSTNode]:
+    """The node's direct children, as libcst visits them (faster than `node.children`)."""
+    found = []
+    for name in _CHILD_FIELDS.get(type(node)) or _child_fields(type(node)):
+        value = getattr(node, name)
+        kind = type(value)
+        if kind is tuple or kind is list:
+            found.extend(child for child in value if _IS_NODE.get(type(child)) or _is_node(type(child)))
+        elif _IS_NODE.get(kind) or _is_node(kind):
+            found.append(value)
+    return found
+
+
 class _NameUses(cst.CSTVisitor):
     def __init__(self):
         self.loads: List[str] = []

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstutil, data_findings, guarded_records,
                       handbuilt, handed_down, helpers, method_queues, python3_check, python_fed, queue_purpose,
@@ -20,7 +19,7 @@ from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstut
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
-from qmigrate.positions import call_positions, stdlib_tree
+from qmigrate.positions import NodePositions, call_positions, stdlib_tree
 from qmigrate.recognise import Match, ModuleContext, NamePool, if_chain, recognise_block
 from qmigrate.rules import (
     ALL_RULES, BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS,
@@ -175,21 +174,21 @@ class FileAnalysis:
 
 
 class _Positions:
-    """Node positions from libcst, resolved only if something asks (it regenerates the module)."""
+    """Node positions, computed only if something asks (positions.NodePositions: around the node
+    asked about when `tree`, the stdlib parse of the module's source, is given)."""
 
-    def __init__(self, module: cst.Module, where: Optional[Callable[[int, int], Tuple[int, int]]] = None):
+    def __init__(self, module: cst.Module, where: Optional[Callable[[int, int], Tuple[int, int]]] = None,
+                 tree: Optional[ast.AST] = None):
         self.module = module
-        self._resolved = None
+        self._nodes = NodePositions(module, tree)
         # (line, column) in `module` -> in the file as the user wrote it, when the module is a
         # rewrite of it made before the analysis (method_queues); None: the same.
         self.where = where
 
     def raw_span(self, node: cst.CSTNode) -> Tuple[int, int, int]:
         """(line, 1-based column) where the node starts in `module`, and the line where it ends."""
-        if self._resolved is None:
-            self._resolved = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
-        where = self._resolved[node]
-        return where.start.line, where.start.column + 1, where.end.line
+        line, column, end = self._nodes.span(node)
+        return line, column + 1, end
 
     def span(self, node: cst.CSTNode) -> Tuple[int, int, int]:
         """(line, 1-based column) where the node starts, and the line where it ends, in the file."""
@@ -318,15 +317,17 @@ def _analyse_guarded(path: str, source: bytes, options: Options, module: cst.Mod
     everything = [move for move in guarded_records.find(module, ImportMap(module, tree))
                   if not any("." + attr in (keep_helpers or {}) for attr in move.attrs)]
     moves = everything
-    old_at = _Positions(module)  # resolved once: each resolve regenerates the whole module
+    old_at = _Positions(module, tree=tree)
     while moves:
         new_module, calls = guarded_records.sink(module, moves)
-        new_at = _Positions(new_module)
+        new_source = new_module.bytes
+        new_tree = stdlib_tree(new_source)
+        new_at = _Positions(new_module, tree=new_tree)
         old_calls = [cstutil.single_assign(move.batch)[1] for move in moves]
         where = method_queues.line_map(module.code, new_module.code, [
             (new_at.raw_span(call), old_at.raw_span(old)) for call, old in zip(calls, old_calls)])
-        analysis = _analyse(path, new_module.bytes, options, new_module, None, dict(keep_helpers or {}), where,
-                            foreign=foreign, handed=handed)
+        analysis = _analyse(path, new_source, options, new_module, None, dict(keep_helpers or {}), where,
+                            tree=new_tree, foreign=foreign, handed=handed)
         kept = guarded_records.together(everything, [
             move for move, call in zip(moves, calls) if id(call) in analysis.fixed_calls])
         if len(kept) == len(moves):
@@ -366,10 +367,11 @@ def _analyse_sunk(path: str, source: bytes, options: Options, module: cst.Module
     while sinks:
         new_module, producers = method_queues.sink(module, sinks)
         new_source = new_module.bytes
-        old_at, new_at = _Positions(module), _Positions(new_module)
+        new_tree = stdlib_tree(new_source)
+        old_at, new_at = _Positions(module, tree=tree), _Positions(new_module, tree=new_tree)
         where = method_queues.line_map(module.code, new_module.code, [
             (new_at.raw_span(call), old_at.raw_span(s.producer)) for s, call in zip(sinks, producers) if call])
-        analysis = _analyse(path, new_source, options, new_module, None, dict(keep_helpers or {}), where,
+        analysis = _analyse(path, new_source, options, new_module, None, dict(keep_helpers or {}), where, tree=new_tree,
                             foreign=foreign, handed=handed)
         kept = [s for s, call in zip(sinks, producers) if call is not None and id(call) in analysis.fixed_calls]
         if len(kept) == len(sinks):
@@ -407,7 +409,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         if tree is None:
             python3_check.check(source)
         imports = ImportMap(module, tree)  # the stdlib tree is several times faster to walk
-    positions = _Positions(module, where)
+    positions = _Positions(module, where, tree or None)
     analysis = FileAnalysis(path, source, module, module, positions=positions, imports=imports, tree=tree)
     suppressed = _suppressed_lines(module) if SUPPRESS_MARK.encode() in source else {}
     calls = list(parsed.queue_calls) if parsed is not None and parsed.queue_calls is not None else \

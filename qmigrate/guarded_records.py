@@ -62,8 +62,10 @@ class Guarded:
 
 def find(module: cst.Module, imports: ImportMap) -> List[Guarded]:
     """The guarded records of the module's classes that the contract allows moving."""
-    counts = _attribute_counts(module)
-    stores = cstutil.name_uses(module).stores
+    if not any(isinstance(stmt, cst.ClassDef) for stmt in module.body):
+        return []
+    # Both need a walk of the whole module: made only once a candidate is found.
+    counts = _LazyCounts(module)
     found = []
     taken = set()
     for cls in module.body:
@@ -85,6 +87,9 @@ def find(module: cst.Module, imports: ImportMap) -> List[Guarded]:
     by_name = {arg.value.evaluated_value for call in cstutil.calls_of(module)
                if isinstance(call.func, cst.Name) and call.func.value in ("getattr", "setattr", "hasattr", "delattr")
                for arg in call.args if isinstance(arg.value, cst.SimpleString)}
+    if not found:
+        return []
+    stores = cstutil.name_uses(module).stores
     groups: Dict[str, int] = {}
     for move in found:
         for attr in move.attrs:
@@ -204,6 +209,24 @@ def _attribute_counts(module: cst.Module) -> Dict[str, int]:
     for name in cstutil.name_uses(module).loads:
         counts[name] = counts.get(name, 0) + 1
     return counts
+
+
+class _LazyCounts:
+    """_attribute_counts(module), counted on first use (a dict-like `get` and `in`)."""
+
+    def __init__(self, module: cst.Module):
+        self.module, self._counts = module, None
+
+    def _get(self) -> Dict[str, int]:
+        if self._counts is None:
+            self._counts = _attribute_counts(self.module)
+        return self._counts
+
+    def get(self, name: str, default: int = 0) -> int:
+        return self._get().get(name, default)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._get()
 
 
 def _fresh_attribute(preferred: str, counts: Dict[str, int], taken) -> str:

@@ -11,6 +11,7 @@ import os
 import re
 from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
+from qmigrate import astindex
 from qmigrate.positions import stdlib_tree
 
 _WORD = re.compile(rb"\w+")
@@ -32,10 +33,10 @@ def relative_base(importer: str, level: int, module: str) -> str:
 def import_specs(tree: ast.AST) -> ImportSpecs:
     """What a module imports, as written (Program.imports resolves it to files of the set)."""
     specs = []
-    for node in ast.walk(tree):
+    for node in astindex.nodes(tree, ast.Import, ast.ImportFrom):  # the walk the analysis made
         if isinstance(node, ast.Import):
             specs.append((None, "", tuple(alias.name for alias in node.names)))
-        elif isinstance(node, ast.ImportFrom):
+        else:
             specs.append((node.level or 0, node.module or "", tuple(alias.name for alias in node.names)))
     return tuple(specs)
 

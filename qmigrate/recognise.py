@@ -9,7 +9,7 @@ import dataclasses
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
@@ -1766,14 +1766,16 @@ class _BlockRecogniser:
             stores |= self.uses[index].stores
         if not stores:
             return
-        outside: Dict[str, str] = {}
+        # name -> where it is bound outside: a parameter's description, or the statement's index
+        # (its line is looked up only for the message: positions cost a render of the module).
+        outside: Dict[str, Union[str, int]] = {}
         if isinstance(self.scope, cst.FunctionDef):
             for param in slim_provider.param_names(self.scope):
                 outside[param] = "a parameter of %s()" % self.scope.name.value
         for index in range(batch_index):
             if index not in chain:
                 for name in self.uses[index].stores:
-                    outside.setdefault(name, "line %d" % self._line_of(index))
+                    outside.setdefault(name, index)
         for name in sorted(stores & set(outside)):
             first = next(index for index in moved if name in self.uses[index].stores
                          or name in self.uses[index].loads)
@@ -1786,7 +1788,8 @@ class _BlockRecogniser:
                 continue  # a loop variable, bound by the loop before its body reads it
             raise _Broken(calls, "the per-record code rebinds `%s` (line %d), which is also bound outside it (%s): "
                           "in the map function it would be a name of its own, unbound where the code first reads "
-                          "it" % (name, self._line_of(first), outside[name]))
+                          "it" % (name, self._line_of(first), outside[name] if isinstance(outside[name], str)
+                                  else "line %d" % self._line_of(outside[name])))
 
     def _batch_in_branches(self, index: int, tainted: Set[str], joined: bool = False):
         """((rule, call) of the if arm, (rule, call) of the else arm) for
