@@ -205,7 +205,7 @@ class _Positions:
         return self.span(node)[:2]
 
 
-PLUMBING = (queue_runners.StartQueueRunners, queue_runners.Coordinator)
+PLUMBING = (queue_runners.StartQueueRunners, queue_runners.Coordinator, queue_runners.QueueRunnersBlock)
 SESSIONS = (queue_runners.SessionStartsRunners,)
 _UNLINKED = ("it is not part of a producer → reader → batch chain that qmigrate can follow within one "
              "block (pipelines split across functions or modules are not rewritten yet)")

@@ -11,7 +11,7 @@ from qmigrate.rules.prefetch import PrefetchQueue
 from qmigrate.rules.producers import (
     InputProducer, MatchFilenamesOnce, RangeInputProducer, SliceInputProducer, StringInputProducer)
 from qmigrate.rules.python_fed import PythonFedQueue
-from qmigrate.rules.queue_runners import Coordinator, SessionStartsRunners, StartQueueRunners
+from qmigrate.rules.queue_runners import Coordinator, QueueRunnersBlock, SessionStartsRunners, StartQueueRunners
 from qmigrate.rules.readers import FixedLengthRecordReader, TextLineReader, TFRecordReader, WholeFileReader
 from qmigrate.rules.slim_provider import DatasetDataProvider, ParallelRead, SinglePassRead, UnseenSlimDataset
 from qmigrate.rules.target_api import ApiNotInTarget
@@ -46,6 +46,7 @@ ALL_RULES = (
     PrefetchQueue,
     StartQueueRunners,
     Coordinator,
+    QueueRunnersBlock,
     SessionStartsRunners,
     SharedBatchAcrossTowers,
     PerTowerPipelines,

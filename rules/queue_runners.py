@@ -1,4 +1,5 @@
-"""Queue-runner plumbing: `start_queue_runners` and the `Coordinator` that only served it."""
+"""Queue-runner plumbing: `start_queue_runners`, the `Coordinator` that only served it, and slim's
+`with slim.queues.QueueRunners(sess):` block."""
 from collections import Counter, defaultdict
 from typing import Dict, List, Optional, Set, Tuple
 
@@ -122,6 +123,67 @@ class Coordinator(Rule):
     )
 
 
+class QueueRunnersBlock(Rule):
+    """slim's `with slim.queues.QueueRunners(sess):` block goes once no queue is left: its body stays.
+
+    ## Why
+    The context manager starts the queue runners of the graph on entry and stops and joins them
+    on exit. With the input read from tf.data there are no runners to start: the block is only
+    its body.
+
+    ## Fix safety
+    Safe, and only applied when no queue construct remains in the migrated files and they
+    rewrote at least one pipeline (as for `start_queue_runners`). The body's statements move one
+    indentation level out, comments kept; other items of the same `with` stay.
+
+    ## Limitations
+    A block that binds the manager (`as runners`) keeps it.
+    """
+
+    code = "QM504"
+    names = ("tensorflow.contrib.slim.queues.QueueRunners",)
+    signature = ("session",)
+    message = "slim.queues.QueueRunners starts and stops queue runners around a block"
+    advice = "drop the `with` (keep its body) once every input pipeline of this program uses tf.data"
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            slim = tf.contrib.slim
+
+            def evaluate(files, steps):
+                queue = tf.train.string_input_producer(files, num_epochs=1)
+                reader = tf.TFRecordReader()
+                _, record = reader.read(queue)
+                records = tf.train.batch([record], batch_size=2)
+                with tf.Session() as sess:
+                    sess.run(tf.local_variables_initializer())
+                    # the runners fill the batch queue while the loop reads it
+                    with slim.queues.QueueRunners(sess):
+                        for _ in range(steps):
+                            sess.run(records)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def evaluate(files, steps):
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
+                dataset = dataset.flat_map(tf.data.TFRecordDataset)
+                dataset = dataset.repeat(1)
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(2))
+                dataset = dataset.prefetch(1)
+                records = dataset.make_one_shot_iterator().get_next()
+                with tf.Session() as sess:
+                    sess.run(tf.local_variables_initializer())
+                    # the runners fill the batch queue while the loop reads it
+                    for _ in range(steps):
+                        sess.run(records)
+            """),
+        ),
+    )
+
+
 def remove_plumbing(module: cst.Module, imports: ImportMap):
     """Remove queue-runner plumbing from a module in which no queue is left.
 
@@ -153,7 +215,9 @@ def remove_plumbing(module: cst.Module, imports: ImportMap):
         else:
             reasons[Coordinator.code] = ("`%s` is used beyond the queue runners (it still works without them)"
                                          % coord_name)
-    new_module = module.visit(_PlumbingRemover(drop_statements, loops))
+    for stmt in finder.runner_blocks:
+        drop_statements.add(id(stmt))
+    new_module = module.visit(_PlumbingRemover(drop_statements, loops, finder.runner_items))
     removed = Counter(rule.code for rule, stmt in finder.calls if id(stmt) in drop_statements)
     return new_module, dict(removed), reasons
 
@@ -243,6 +307,17 @@ class _PlumbingFinder(cst.CSTVisitor):
         self.coord_uses = defaultdict(lambda: {"statements": [], "loops": []})
         self.coord_passed: Counter = Counter()
         self._joins: List[Tuple[str, cst.BaseStatement]] = []
+        self.runner_blocks: List[cst.With] = []  # `with slim.queues.QueueRunners(sess):`, nothing bound
+        self.runner_items: Set[int] = set()  # their QueueRunners items
+
+    def visit_With(self, node: cst.With) -> None:
+        for item in node.items:
+            if isinstance(item.item, cst.Call) and item.asname is None \
+                    and self.imports.resolve(item.item.func) == QueueRunnersBlock.names[0]:
+                self.calls.append((QueueRunnersBlock, node))
+                self.runner_blocks.append(node)
+                self.runner_items.add(id(item))
+                return
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         call = _call_of(node)
@@ -292,14 +367,28 @@ def _argument(call: cst.Call, keyword: str, position: int) -> Optional[cst.BaseE
 
 
 class _PlumbingRemover(cstutil.StatementTransformer):
-    def __init__(self, statements: Set[int], loops: Set[int]):
+    def __init__(self, statements: Set[int], loops: Set[int], runner_items: Set[int]):
         self.statements = statements
         self.loops = loops
+        self.items = runner_items  # the QueueRunners items of the `with` statements in `statements`
 
     def leave_SimpleStatementLine(self, original_node, updated_node):
         if id(original_node) in self.statements:
             return cst.RemovalSentinel.REMOVE
         return updated_node
+
+    def leave_With(self, original_node, updated_node):
+        if id(original_node) not in self.statements:
+            return updated_node
+        items = [new for old, new in zip(original_node.items, updated_node.items) if id(old) not in self.items]
+        if items:  # `with a, QueueRunners(sess):` keeps `with a:`
+            items[-1] = items[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            return updated_node.with_changes(items=items)
+        body = updated_node.body
+        statements = list(body.body) if isinstance(body, cst.IndentedBlock) else \
+            [cst.SimpleStatementLine(body=list(body.body))]
+        statements[0] = cstutil.with_leading(statements[0], updated_node.leading_lines)
+        return cst.FlattenSentinel(statements)
 
     def leave_While(self, original_node, updated_node):
         if id(original_node) in self.loops:

@@ -52,9 +52,6 @@ NOT_MIGRATED: Dict[str, Tuple[str, str]] = {
     "tensorflow.contrib.training.FeedingQueueRunner": (
         "it feeds a queue from Python (numpy or pandas input functions)",
         "tf.data.Dataset.from_tensor_slices(arrays) for in-memory data, or from_generator"),
-    "tensorflow.contrib.slim.queues.QueueRunners": (
-        "it starts and stops queue runners around a block, which only goes once no queue is left",
-        "drop the `with` once every pipeline of the graph reads from tf.data"),
     "tensorflow.contrib.slim.parallel_reader.ParallelReader": (
         "several readers fill a common queue", _SLIM_PROVIDER),
 }

@@ -9,6 +9,7 @@ structure and static shapes of what the pipeline returns, the batch shapes, and 
 examples (each example carries a unique id, so a lost, duplicated or altered example shows).
 """
 import glob
+import json
 import os
 from collections import Counter
 
@@ -288,7 +289,6 @@ def _drain_both(python, before, after, function, args, max_batches, tmp_path):
 
 @pytest.mark.parametrize("name,function,arguments,expected,mode", CASES, ids=["%s-%s" % c[:2] for c in CASES])
 def test_same_examples_before_and_after(name, function, arguments, expected, mode, data_dir, tmp_path, tf_version):
-    import json
 
     python = tf_python(tf_version)
     before = _legacy_copy(os.path.join(SINGLE, name + ".before.py"), str(tmp_path), tf_version)
@@ -321,7 +321,6 @@ def test_same_examples_before_and_after(name, function, arguments, expected, mod
 @pytest.mark.parametrize("tf_version", ("1.8", "1.15"), ids=lambda v: "tf" + v)  # 2.16+ has no tf.estimator
 def test_estimator_trains_the_same_from_the_migrated_input_fn(data_dir, tmp_path, tf_version):
     """The input_fn now returns a Dataset; an Estimator trains and evaluates as before."""
-    import json
 
     python = tf_python(tf_version)
     before = os.path.join(SINGLE, "estimator_input_fn.before.py")
@@ -342,12 +341,32 @@ def test_estimator_trains_the_same_from_the_migrated_input_fn(data_dir, tmp_path
     assert abs(new["loss"] - old["loss"]) <= 0.1 * max(old["loss"], 0.1)
 
 
+@pytest.mark.parametrize("tf_version", ("1.8", "1.15"), ids=lambda v: "tf" + v)  # TF 2 has no slim
+@pytest.mark.parametrize("function", ("evaluate", "pixel_sums"))
+def test_loops_in_slim_queue_runner_blocks_read_the_same_batches(function, tf_version, data_dir, tmp_path):
+    """`with slim.queues.QueueRunners(sess):` goes with the queues (QM504): the loop it held, now
+    one level out, and the one in a `with` that keeps the session, read what they read before."""
+    python = tf_python(tf_version)
+    before = _legacy_copy(os.path.join(SINGLE, "slim_queue_runners.before.py"), str(tmp_path), tf_version)
+    after = _migrated_copy(before, str(tmp_path), tf_version)
+    args = json.dumps(dict(filenames=_files(data_dir, "mnist_*"), batch_size=10, steps=7))
+    runs = {}
+    for label, path in (("before", before), ("after", after)):
+        out = str(tmp_path / (label + ".json"))
+        runs[label] = (start_tf(python, "call_function.py", path, function, args, out), out)
+    got = {}
+    for label, (process, out) in runs.items():
+        finish(process)
+        got[label] = load_json(out)
+    assert len(got["before"]) == 70
+    assert got["after"] == got["before"]
+
+
 def test_guard_on_the_range_limit_still_fails_with_its_message(tmp_path, tf_version):
     """The PTB reader's `assert_positive(epoch_size, message=...)` guards the range producer under a
     control dependency. A one-shot iterator captures the limit by value without it, so the rewrite
     puts the guard on get_next: data too short for one step fails with the user's message, before
     and after, instead of a bare end of sequence."""
-    import json
     import subprocess
 
     python = tf_python(tf_version)
@@ -366,7 +385,6 @@ def test_guard_on_the_range_limit_still_fails_with_its_message(tmp_path, tf_vers
 def test_per_record_guards_still_fail_with_their_message(data_dir, tmp_path):
     """Asserts under a control dependency in the per-record code move into the map function with
     it: a record that breaks one fails the migrated pipeline with the user's message too (TF 1.8)."""
-    import json
     import subprocess
 
     python = tf_python("1.8")
@@ -414,7 +432,6 @@ def test_bucketed_batches_before_and_after(name, function, arguments, expected, 
     row's fingerprint includes its padding, so batch composition shows), the same batch shapes,
     every batch from one bucket. Batches of different buckets may come in another order: the
     queue's order between buckets was up to its runner threads."""
-    import json
 
     python = tf_python(tf_version)
     before = os.path.join(SINGLE, name + ".before.py")
