@@ -1,7 +1,13 @@
 """Find (or build) the TensorFlow 1.x virtualenvs and run helper scripts in them."""
+import atexit
 import json
 import os
+import select
+import shutil
+import signal
 import subprocess
+import tempfile
+import time
 
 from conftest import ROOT, skip_or_fail
 
@@ -25,31 +31,106 @@ def tf_python(version: str = "1.8") -> str:
 
 
 def run_tf(python: str, script: str, *args, timeout=600, env=None):
-    """Run tests/tf/<script> under `python`; raise with its stderr if it fails."""
-    full_env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONHASHSEED="0")
-    full_env.update(env or {})
-    done = subprocess.run([python, os.path.join(ROOT, "tests", "tf", script)] + [str(a) for a in args],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                          timeout=timeout, env=full_env)
-    if done.returncode != 0:
-        raise AssertionError("%s failed (exit %d):\n%s" % (script, done.returncode, done.stderr[-4000:]))
-    return done.stdout
+    """Run tests/tf/<script> under `python`; its stdout. Raises with its stderr if it fails."""
+    return finish(start_tf(python, script, *args, env=env), timeout=timeout)
 
 
-def start_tf(python: str, script: str, *args, env=None) -> subprocess.Popen:
-    full_env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONHASHSEED="0")
-    full_env.update(env or {})
-    return subprocess.Popen([python, os.path.join(ROOT, "tests", "tf", script)] + [str(a) for a in args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, env=full_env)
+def start_tf(python: str, script: str, *args, env=None) -> "_Forked":
+    """Start tests/tf/<script> under `python`, forked from that python's zygote (tf/zygote.py):
+    TensorFlow is imported once per python and test run, not once per script. `env` is applied in
+    the fork, so it must not hold what TensorFlow reads when it is imported."""
+    if python not in _ZYGOTES:
+        _ZYGOTES[python] = _Zygote(python)
+    return _ZYGOTES[python].start(os.path.join(ROOT, "tests", "tf", script), [str(a) for a in args], env or {})
 
 
-def finish(process: subprocess.Popen, timeout=600) -> str:
-    out, err = process.communicate(timeout=timeout)
-    if process.returncode != 0:
-        raise AssertionError("TF helper failed (exit %d):\n%s" % (process.returncode, err[-4000:]))
-    return out
+def finish(process: "_Forked", timeout=600) -> str:
+    """Wait for a started script; its stdout. Raises with its stderr if it fails or times out."""
+    return process.finish(timeout)
 
 
 def load_json(path):
     with open(path) as handle:
         return json.load(handle)
+
+
+_ZYGOTES = {}
+_TF_ENV = {"TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONHASHSEED": "0"}
+
+
+class _Forked:
+    """A script running in a fork of a zygote (its stdout and stderr go to files)."""
+
+    def __init__(self, zygote, pid, folder):
+        self.zygote, self.pid, self.folder = zygote, pid, folder
+
+    def _read(self, name):
+        with open(os.path.join(self.folder, name), errors="replace") as handle:
+            return handle.read()
+
+    def finish(self, timeout):
+        try:
+            code = self.zygote.wait(self.pid, timeout)
+        except subprocess.TimeoutExpired:
+            os.kill(self.pid, signal.SIGKILL)
+            raise AssertionError("TF helper timed out after %d s:\n%s" % (timeout, self._read("stderr")[-4000:]))
+        out, err = self._read("stdout"), self._read("stderr")
+        shutil.rmtree(self.folder, ignore_errors=True)
+        if code != 0:
+            raise AssertionError("TF helper failed (exit %d):\n%s" % (code, err[-4000:]))
+        return out
+
+
+class _Zygote:
+    """The client of one tf/zygote.py server: jobs go in as JSON lines, replies come back as lines."""
+
+    def __init__(self, python):
+        self.errors = tempfile.NamedTemporaryFile(prefix="qm-zygote-", suffix=".err", delete=False)
+        self.process = subprocess.Popen([python, os.path.join(ROOT, "tests", "tf", "zygote.py")],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors,
+                                        env=dict(os.environ, **_TF_ENV))
+        self.pending, self.exited = b"", {}
+        atexit.register(self.close)
+
+    def start(self, script, args, env):
+        folder = tempfile.mkdtemp(prefix="qm-tf-")
+        job = dict(script=script, args=args, env=env, stdout=os.path.join(folder, "stdout"),
+                   stderr=os.path.join(folder, "stderr"))
+        self.process.stdin.write((json.dumps(job) + "\n").encode())
+        self.process.stdin.flush()
+        while True:
+            reply = self._reply(120)
+            if "started" in reply:
+                return _Forked(self, reply["started"], folder)
+
+    def wait(self, pid, timeout):
+        deadline = time.monotonic() + timeout
+        while pid not in self.exited:
+            self._reply(deadline - time.monotonic())
+        return self.exited.pop(pid)
+
+    def _reply(self, timeout):
+        """The next reply; an exit is also recorded."""
+        while b"\n" not in self.pending:
+            ready, _, _ = select.select([self.process.stdout], [], [], max(timeout, 0))
+            if not ready:
+                raise subprocess.TimeoutExpired("zygote", timeout)
+            chunk = os.read(self.process.stdout.fileno(), 65536)
+            if not chunk:
+                with open(self.errors.name, errors="replace") as handle:
+                    raise AssertionError("the TF zygote ended:\n" + handle.read()[-4000:])
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        reply = json.loads(line.decode())
+        if "exited" in reply:
+            self.exited[reply["exited"]] = reply["code"]
+        return reply
+
+    def close(self):
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            try:
+                self.process.wait(60)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        os.unlink(self.errors.name)
