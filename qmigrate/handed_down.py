@@ -24,14 +24,14 @@ the top-level functions of other modules of the run that are batching helpers
 The worker side is `add_imported` (importer) and `migrate_exported` (helper's module).
 """
 import ast
+import dataclasses
 import os
-from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import cstutil, helpers
+from qmigrate import helpers
 from qmigrate.names import ImportMap
 from qmigrate.program import relative_base
 
@@ -68,9 +68,7 @@ def add_imported(context, handed: Optional[Handed]) -> Tuple[str, ...]:
             else None
         if helper is None:  # its batching calls do not resolve to TensorFlow's here: not followed
             continue
-        context.batch_helpers[local] = helpers.BatchHelper(
-            function, helper.tensor_params, helper.targets, helper.sites, helper.flag, helper.removable,
-            helper.returns, foreign=True)
+        context.batch_helpers[local] = dataclasses.replace(helper, foreign=True)
         names.append(local)
     return tuple(names)
 
@@ -251,8 +249,7 @@ class Planner:
         helper = helpers.find_batch_helper(function, ImportMap(module, tree))
         if helper is None:
             return None
-        loads = Counter(cstutil.name_uses(function.body).loads)
-        if any(loads[param] != len(helper.sites) for param in helper.tensor_params):
+        if not helper.tensors_only_batched():
             return None  # a tensor also used apart from the batching (engine._module_context's test)
         text = module.code_for_node(function.with_changes(leading_lines=[]))
         return _Helper(path, name, text)
