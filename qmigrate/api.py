@@ -619,7 +619,8 @@ def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dic
         _keep_record_attributes(path, done, program, keeps)
         for name in done.changed_helpers:
             # A reading method (`Class.method`) is referred to by its own name, as an attribute.
-            found = program.references(name.rsplit(".", 1)[-1], path)
+            found = program.references(name.rsplit(".", 1)[-1], path,
+                                       method_of=name.split(".")[-2] if "." in name else None)
             if found:
                 places = ["%s:%d" % (os.path.basename(where), line) for where, line in found]
                 more = " and %d more" % (len(places) - 3) if len(places) > 3 else ""

@@ -106,7 +106,9 @@ def as_element(argument: cst.BaseExpression) -> Tuple[Optional[cst.BaseExpressio
         orelse, why_else = as_element(argument.orelse)
         if body is None or orelse is None:
             return None, why or why_else
-        return argument.with_changes(body=body, orelse=orelse), ""
+        space = cst.SimpleWhitespace(" ")  # one line: the arms may have been split over several
+        return argument.with_changes(body=body, orelse=orelse, whitespace_before_if=space, whitespace_after_if=space,
+                                     whitespace_before_else=space, whitespace_after_else=space), ""
     if isinstance(argument, cst.List):
         if not argument.elements or any(not isinstance(e, cst.Element) or isinstance(e.value, (cst.List, cst.Tuple))
                                         for e in argument.elements):

@@ -39,5 +39,5 @@ def build_batch(features, label, min_queue_examples, batch_size, shuffle):
 
 
 def scale(values):
-    """Maps values from [0, 50] to [-1, 1]."""
-    return values / 25.0 - 1.0
+    """Halves the values, then shifts them down by one."""
+    return values * 0.5 - 1.0

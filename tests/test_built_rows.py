@@ -1,0 +1,161 @@
+"""Batching helpers that batch a row built in Python from their parameters (qmigrate/built_rows.py).
+
+The golden program is testdata/towers/built_row (checked by test_golden): a package whose
+processing module holds `build_batch(features, label, ...)`, batching `[features] + label` when the
+label is a list and `[features, label]` otherwise, and two data-set classes that hand their records
+down to it from their `inputs` methods, with a label that is a list or not as the object was made.
+Here: what is refused, and under TensorFlow 1.8 the same examples in batches of the same shapes
+and structure before and after, for both label forms and both shuffle settings.
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+from collections import Counter
+
+import pytest
+
+from conftest import TESTDATA
+from qmigrate import api
+from qmigrate.diagnostics import Status
+from test_golden import migrate_tree
+from tfenv import finish, load_json, run_tf, start_tf, tf_python
+
+BEFORE = os.path.join(TESTDATA, "towers", "built_row", "before")
+POINTS = os.path.join("bench", "inputs", "predefined", "points.py")
+PAIRS = os.path.join("bench", "inputs", "predefined", "pairs.py")
+PROCESSING = os.path.join("bench", "inputs", "processing.py")
+ENTRY = '''from bench.inputs.predefined.points import Points
+from bench.inputs.predefined.pairs import Pairs
+
+
+def points(files, split, batch_size, with_input, num_epochs):
+    return Points(files, num_epochs, add_input_to_label=with_input).inputs(split, batch_size)
+
+
+def pairs(files, split, batch_size, with_input, num_epochs):
+    return Pairs(files, num_epochs, add_input_to_label=with_input).inputs(split, batch_size)
+'''
+
+
+def _program(tmp_path, edit=None):
+    out = str(tmp_path / "program")
+    shutil.copytree(BEFORE, out)
+    for name, (old, new) in (edit or {}).items():
+        path = os.path.join(out, name)
+        with open(path) as handle:
+            text = handle.read()
+        assert old in text
+        with open(path, "w") as handle:
+            handle.write(text.replace(old, new))
+    return out
+
+
+def _by_name(results, root):
+    return {os.path.relpath(r.path, root): r for r in results}
+
+
+def test_the_helper_its_callers_and_the_trainer_migrate_together(tmp_path):
+    root = _program(tmp_path)
+    results = _by_name(api.migrate([root]), root)
+    for name in (POINTS, PAIRS, PROCESSING, os.path.join("bench", "trainer.py")):
+        assert results[name].status is Status.MIGRATED, (name, results[name].diagnostics)
+
+
+def test_a_label_bound_to_a_list_by_the_caller_is_refused(tmp_path):
+    """The map function would return a list inside its tuple, which tf.data stacks into one tensor."""
+    root = _program(tmp_path, {PAIRS: ("        label = read_input['label']\n",
+                                       "        label = [read_input['label'], values]\n")})
+    results = _by_name(api.migrate([root]), root)
+    assert not results[PAIRS].changed and not results[PROCESSING].changed and not results[POINTS].changed
+    assert all("build_batch() of processing.py is not followed: not every call of it could be migrated (pairs.py)"
+               in d.message for d in results[PAIRS].diagnostics), results[PAIRS].diagnostics
+
+
+def test_a_label_bound_to_a_list_is_refused_with_why(tmp_path):
+    """Alone (its helper in the same module), the caller says why."""
+    root = _program(tmp_path)
+    with open(os.path.join(root, PROCESSING)) as handle:
+        helper = handle.read()
+    with open(os.path.join(root, PAIRS)) as handle:
+        pairs = handle.read()
+    pairs = pairs.replace("from ..processing import build_batch, scale\n", "").replace(
+        "        label = read_input['label']\n", "        label = [read_input['label'], values]\n")
+    helper_code = helper[helper.index("def build_batch"):helper.index("def scale")]
+    text = pairs.replace("\n\nclass Pairs", "\n\nscale = abs\n\n\n" + helper_code + "\nclass Pairs")
+    text = text.replace("import tensorflow as tf\n", "import multiprocessing\n\nimport tensorflow as tf\n")
+    path = str(tmp_path / "alone.py")
+    with open(path, "w") as handle:
+        handle.write(text)
+    result, = api.migrate([path])
+    assert not result.changed
+    assert any("build_batch() may take `label` as a list of tensors, and it is given `label`, bound to "
+               "`[read_input['label'], values]` (line " in d.message for d in result.diagnostics), result.diagnostics
+
+
+def test_a_class_deriving_from_both_data_sets_keeps_their_readers(tmp_path):
+    """`self._read` in Pairs could reach Points._read through such a class: each `_read` stays for
+    the other module, so neither pipeline, nor the helper handed down to them, migrates."""
+    root = _program(tmp_path)
+    with open(os.path.join(root, "bench", "both.py"), "w") as handle:
+        handle.write("from bench.inputs.predefined.points import Points\n"
+                     "from bench.inputs.predefined.pairs import Pairs\n\n\n"
+                     "class Both(Points, Pairs):\n    pass\n")
+    results = _by_name(api.migrate([root]), root)
+    assert not results[POINTS].changed and not results[PAIRS].changed and not results[PROCESSING].changed
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tfdata")
+    run_tf(tf_python("1.8"), "make_data.py", folder)
+    return str(folder)
+
+
+def _drain(python, root, function, args, tmp_path, label):
+    entry = os.path.join(root, "entry.py")
+    with open(entry, "w") as handle:
+        handle.write(ENTRY)
+    out = str(tmp_path / (label + ".json"))
+    finish(start_tf(python, "run_pipeline.py", entry, function, json.dumps(args), 10000, out,
+                    env={"PYTHONPATH": root}))
+    return load_json(out)
+
+
+@pytest.mark.parametrize("function", ("points", "pairs"))
+@pytest.mark.parametrize("with_input", (False, True), ids=("label", "label_list"))
+@pytest.mark.parametrize("split,num_epochs,expected", [("train", 2, 100), ("test", 1, 50)],
+                         ids=("shuffled", "in_order"))
+def test_tf1_8_same_examples_before_and_after(function, with_input, split, num_epochs, expected, data_dir,
+                                              tmp_path):
+    python = tf_python("1.8")
+    before = _program(tmp_path)
+    after = str(tmp_path / "after")
+    migrate_tree(BEFORE, after)
+    files = sorted(glob.glob(os.path.join(data_dir, "dict_*")))
+    arguments = dict(files=files, split=split, batch_size=10, with_input=with_input, num_epochs=num_epochs)
+    old, new = (_drain(python, root, function, arguments, tmp_path, label)
+                for root, label in ((before, "before"), (after, "after")))
+    assert old["kind"] == ("[T, T, T]" if with_input else "[T, T]")
+    assert new["kind"] == old["kind"]
+    assert new["static_shapes"] == old["static_shapes"]
+    assert new["batch_shapes"] == old["batch_shapes"]
+    assert len(new["examples"]) == expected
+    assert Counter(new["examples"]) == Counter(old["examples"])
+
+
+def test_tf1_8_the_trainer_runs_as_many_steps_without_queue_runners(data_dir, tmp_path):
+    python = tf_python("1.8")
+    before = _program(tmp_path)
+    after = str(tmp_path / "after")
+    migrate_tree(BEFORE, after)
+    files = sorted(glob.glob(os.path.join(data_dir, "dict_*")))
+    steps = []
+    for root in (before, after):
+        done = subprocess.run([python, "-m", "bench.trainer"] + files, cwd=root, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, universal_newlines=True, timeout=300,
+                              env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+        assert done.returncode == 0, done.stderr[-3000:]
+        steps.append(int(done.stdout.split()[-1]))
+    assert steps == [10, 10]  # 2 epochs of 50 examples, batches of 10
