@@ -22,7 +22,11 @@ list of as many batched tensors. Callers (recognise._helper_batching, engine._fe
 each listed parameter a non-empty list display or a tensor, so the row holds two tensors or more
 (a row of one would come back from the queue as a lone tensor). The dataset's element holds a
 list argument as a tuple (tf.data nests tuples; it would stack a list); the caller turns it back
-into a list before the call (`list_argument`).
+into a list before the call (`list_argument`). An argument that is not a list display (`label`,
+`read_input["label"]`) is tested where the map function returns it: whether it is a list is
+decided when the function is traced, as the helper decided it when the graph was built. Like every
+batched argument qmigrate hands down, it is taken to be a tensor when it is no list (a tuple,
+which tf.train.batch would stack into one tensor, would nest in the dataset's element instead).
 """
 from typing import List, Optional, Tuple
 
@@ -115,9 +119,24 @@ def as_element(argument: cst.BaseExpression) -> Tuple[Optional[cst.BaseExpressio
             return None, "a list that is empty, starred or holds lists"
         return cst.Tuple(elements=[e.with_changes(comma=cst.MaybeSentinel.DEFAULT) for e in argument.elements],
                          lpar=[cst.LeftParen()], rpar=[cst.RightParen()]), ""
-    if isinstance(argument, (cst.Subscript, cst.Attribute, cst.Call, cst.Name)):
-        return argument, ""
-    return None, "`%s`, which is neither a list display nor a tensor" % cst.Module([]).code_for_node(argument)
+    if isinstance(argument, (cst.Subscript, cst.Attribute, cst.Name)) and _plain_read(argument):
+        # A list or a tensor, known when the map function is traced (once, when the dataset is made).
+        code = cst.Module([]).code_for_node(argument.with_changes(lpar=[], rpar=[]))
+        return cst.parse_expression("(tuple(%s) if isinstance(%s, list) else %s)" % (code, code, code)), ""
+    return None, "`%s`, which is neither a list display nor a name, attribute or subscript of names and " \
+        "literals (read three times where the dataset's element is made)" % cst.Module([]).code_for_node(argument)
+
+
+def _plain_read(node) -> bool:
+    """A name, `a.b`, `a["k"]` or `a[0]` (of such): reading it again gives the same value."""
+    if isinstance(node, cst.Name):
+        return True
+    if isinstance(node, cst.Attribute):
+        return _plain_read(node.value)
+    if isinstance(node, cst.Subscript):
+        return (len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)
+                and isinstance(node.slice[0].slice.value, (cst.SimpleString, cst.Integer)) and _plain_read(node.value))
+    return False
 
 
 def list_argument(name: str) -> str:

@@ -1698,27 +1698,14 @@ class _BlockRecogniser:
 
     def _listed_source(self, helper: helpers.BatchHelper, param: str, argument, calls) -> str:
         """The map function's value for a parameter the helper may take as a list of tensors
-        (built_rows.py): list displays as tuples; a name bound to a list display is refused."""
+        (built_rows.py): list displays as tuples, other lists tested and made tuples."""
         name = helper.function.name.value
         element, why = built_rows.as_element(argument)
-        arms, names = [argument], set()
-        while arms:
-            arm = arms.pop()
-            if isinstance(arm, cst.IfExp):
-                arms += [arm.body, arm.orelse]
-            elif isinstance(arm, cst.Name):
-                names.add(arm.value)
-        for index, stmt in enumerate(self.body):
-            assign = cstutil.single_assign(stmt)
-            if element is not None and assign and isinstance(assign[0], cst.Name) and assign[0].value in names \
-                    and not isinstance(assign[1], (cst.Call, cst.Subscript, cst.Attribute)):
-                element, why = None, "`%s`, bound to `%s` (line %d)" % (
-                    assign[0].value, self.source_of(assign[1]), self._line_of(index))
         if element is None:
             raise _Broken(calls, "%s() may take `%s` as a list of tensors, and it is given %s: qmigrate hands "
                           "down a list display or a tensor" % (name, param, why))
         source = self.source_of(element)
-        return "(%s)" % source if isinstance(element, cst.IfExp) else source
+        return "(%s)" % source if isinstance(element, cst.IfExp) and not element.lpar else source
 
     def _read_targets(self, target: cst.BaseExpression, calls) -> Tuple[Optional[str], str]:
         if not (isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2):

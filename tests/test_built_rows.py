@@ -63,25 +63,26 @@ def test_the_helper_its_callers_and_the_trainer_migrate_together(tmp_path):
         assert results[name].status is Status.MIGRATED, (name, results[name].diagnostics)
 
 
-def test_a_label_bound_to_a_list_by_the_caller_is_refused(tmp_path):
-    """The map function would return a list inside its tuple, which tf.data stacks into one tensor."""
-    root = _program(tmp_path, {PAIRS: ("        label = read_input['label']\n",
-                                       "        label = [read_input['label'], values]\n")})
+LABEL_CALL = ("            label,\n            10,", "            tf.identity(label),\n            10,")
+
+
+def test_a_label_computed_by_a_call_is_refused(tmp_path):
+    """Whether it is a list is tested where the map function returns it, reading it three times."""
+    root = _program(tmp_path, {PAIRS: LABEL_CALL})
     results = _by_name(api.migrate([root]), root)
     assert not results[PAIRS].changed and not results[PROCESSING].changed and not results[POINTS].changed
     assert all("build_batch() of processing.py is not followed: not every call of it could be migrated (pairs.py)"
                in d.message for d in results[PAIRS].diagnostics), results[PAIRS].diagnostics
 
 
-def test_a_label_bound_to_a_list_is_refused_with_why(tmp_path):
+def test_a_label_computed_by_a_call_is_refused_with_why(tmp_path):
     """Alone (its helper in the same module), the caller says why."""
     root = _program(tmp_path)
     with open(os.path.join(root, PROCESSING)) as handle:
         helper = handle.read()
     with open(os.path.join(root, PAIRS)) as handle:
         pairs = handle.read()
-    pairs = pairs.replace("from ..processing import build_batch, scale\n", "").replace(
-        "        label = read_input['label']\n", "        label = [read_input['label'], values]\n")
+    pairs = pairs.replace("from ..processing import build_batch, scale\n", "").replace(*LABEL_CALL)
     helper_code = helper[helper.index("def build_batch"):helper.index("def scale")]
     text = pairs.replace("\n\nclass Pairs", "\n\nscale = abs\n\n\n" + helper_code + "\nclass Pairs")
     text = text.replace("import tensorflow as tf\n", "import multiprocessing\n\nimport tensorflow as tf\n")
@@ -90,8 +91,8 @@ def test_a_label_bound_to_a_list_is_refused_with_why(tmp_path):
         handle.write(text)
     result, = api.migrate([path])
     assert not result.changed
-    assert any("build_batch() may take `label` as a list of tensors, and it is given `label`, bound to "
-               "`[read_input['label'], values]` (line " in d.message for d in result.diagnostics), result.diagnostics
+    assert any("build_batch() may take `label` as a list of tensors, and it is given `tf.identity(label)`, which is "
+               "neither a list display nor a name" in d.message for d in result.diagnostics), result.diagnostics
 
 
 def test_a_class_deriving_from_both_data_sets_keeps_their_readers(tmp_path):

@@ -25,7 +25,9 @@ class Pairs:
                 read_input['values'] = augmentation_fn(read_input['values'])
             values = scale(read_input['values'])
             label = read_input['label']
-            return values, (label if not self._add_input_to_label else (label, values))
+            if self._add_input_to_label:
+                label = [label, values]
+            return values, (tuple(label) if isinstance(label, list) else label)
 
         dataset = tf.data.Dataset.from_tensor_slices(self._files)
         dataset = dataset.shuffle(tf.size(self._files, out_type=tf.int64))

@@ -27,7 +27,7 @@ class Points:
         with tf.variable_scope("{}_input".format(split)):
             def parse_record(value):
                 read_input = self._read(value)
-                return read_input['features'], (read_input['label'] if not self._add_input_to_label else (read_input['label'], read_input['features']))
+                return read_input['features'], ((tuple(read_input['label']) if isinstance(read_input['label'], list) else read_input['label']) if not self._add_input_to_label else (read_input['label'], read_input['features']))
 
             min_queue_examples = int(50 * 0.4)
 

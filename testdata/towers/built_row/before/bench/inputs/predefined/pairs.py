@@ -27,9 +27,11 @@ class Pairs:
             read_input['values'] = augmentation_fn(read_input['values'])
         values = scale(read_input['values'])
         label = read_input['label']
+        if self._add_input_to_label:
+            label = [label, values]
         return build_batch(
             values,
-            label if not self._add_input_to_label else [label, values],
+            label,
             10,
             batch_size,
             shuffle=split == 'train')
