@@ -40,8 +40,8 @@ def find_row(body: List[cst.BaseStatement], name: str, params: List[str]):
     one statement of `body` (the statements before the batching) binds `name` and it builds a
     row as described above; None otherwise."""
     binders = [stmt for stmt in body if name in cstutil.name_uses(stmt).stores]
-    if len(binders) != 1 or name in params:
-        return None
+    if len(binders) != 1 or name in params or any(name in cstutil.name_uses(stmt).mutated for stmt in body):
+        return None  # `row.append(x)` would change it after the statement that builds it
     stmt = binders[0]
     listed: Tuple[str, ...] = ()
     if isinstance(stmt, cst.If):

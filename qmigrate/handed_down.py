@@ -15,7 +15,10 @@ the top-level functions of other modules of the run that are batching helpers
 - An importer is analysed again with the helper's source (`Handed.imported`): its pipelines batch
   a dataset and call the helper with the batch, as for a helper of its own module. The helper's
   batching arguments may read only its parameters, its own locals and builtins (its module's
-  names mean nothing in the importer), and its defaults must be literals.
+  names mean nothing in the importer), and its defaults must be literals. A `num_threads` that
+  cannot be written in the importer (`multiprocessing.cpu_count()` less two, computed in the
+  helper) leaves the map function on one thread: threads change no example, batch or epoch.
+  Its batched list may be built in Python just before (built_rows.py).
 - The helper's module migrates the helper (`Handed.exported`) only when every reference to the
   helper in the run is a call an importer migrated: the migrated helper takes the batch, so a
   caller left as it is would get its per-record tensors back unbatched. Otherwise nothing of it

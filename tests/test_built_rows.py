@@ -160,3 +160,41 @@ def test_tf1_8_the_trainer_runs_as_many_steps_without_queue_runners(data_dir, tm
         assert done.returncode == 0, done.stderr[-3000:]
         steps.append(int(done.stdout.split()[-1]))
     assert steps == [10, 10]  # 2 epochs of 50 examples, batches of 10
+
+
+SAME_MODULE = '''import tensorflow as tf
+
+
+def build_batch(features, label, batch_size, shuffle):
+    if isinstance(label, list):
+        row = [features] + label
+    else:
+        row = [features, label]
+    if shuffle:
+        return tf.train.shuffle_batch(row, batch_size=batch_size, num_threads=2, capacity=50, min_after_dequeue=20)
+    return tf.train.batch(row, batch_size=batch_size, num_threads=2, capacity=50)
+
+
+def inputs(files, batch_size, with_input):
+    filename_queue = tf.train.string_input_producer(files, num_epochs=1)
+    reader = tf.TFRecordReader()
+    _, serialized = reader.read(filename_queue)
+    parsed = tf.parse_single_example(serialized, features={
+        'x': tf.FixedLenFeature([3], tf.float32), 'id': tf.FixedLenFeature([], tf.int64)})
+    label = [parsed['id'], parsed['x']] if with_input else parsed['id']
+    return build_batch(parsed['x'], label, batch_size, True)
+'''
+
+
+def test_a_helper_of_the_same_module_takes_the_batch(tmp_path):
+    path = str(tmp_path / "same.py")
+    with open(path, "w") as handle:
+        handle.write(SAME_MODULE)
+    result, = api.migrate([path])
+    assert result.status is Status.MIGRATED, result.diagnostics
+    source = result.new_source.decode()
+    compile(source, path, "exec")
+    assert "        row = [features, label]\n    return row\n" in source
+    assert "return parsed['x'], (tuple(label) if isinstance(label, list) else label)" in source
+    assert "num_parallel_calls=2" in source
+    assert "list(label_2) if isinstance(label_2, tuple) else label_2" in source

@@ -78,7 +78,22 @@ def test_a_caller_left_as_it_is_keeps_the_helper_and_its_callers(tmp_path, other
 
 
 def test_a_helper_reading_its_own_module_names_is_not_followed(tmp_path):
-    """The batching arguments would be written in the importer, where THREADS means nothing."""
+    """The batching arguments would be written in the importer, where MIN_AFTER means nothing."""
+    root = _program(tmp_path)
+    path = os.path.join(root, "data", "batching.py")
+    with open(path) as handle:
+        text = handle.read()
+    text = text.replace("min_after_dequeue=min_queue_examples)", "min_after_dequeue=MIN_AFTER)")
+    text = text.replace("import tensorflow as tf\n", "import tensorflow as tf\n\nMIN_AFTER = 20\n")
+    with open(path, "w") as handle:
+        handle.write(text)
+    results = _by_name(api.migrate([root]), root)
+    assert not results[os.path.join("data", "batching.py")].changed
+    assert not results[os.path.join("data", "records.py")].changed
+
+
+def test_threads_the_importer_cannot_write_leave_the_map_on_one_thread(tmp_path):
+    """How many threads ran the per-record code changes no example, batch or epoch."""
     root = _program(tmp_path)
     path = os.path.join(root, "data", "batching.py")
     with open(path) as handle:
@@ -88,8 +103,10 @@ def test_a_helper_reading_its_own_module_names_is_not_followed(tmp_path):
     with open(path, "w") as handle:
         handle.write(text)
     results = _by_name(api.migrate([root]), root)
-    assert not results[os.path.join("data", "batching.py")].changed
-    assert not results[os.path.join("data", "records.py")].changed
+    assert results[os.path.join("data", "batching.py")].status is Status.MIGRATED
+    records = results[os.path.join("data", "records.py")]
+    assert records.status is Status.MIGRATED
+    assert b"dataset.map(parse_record)\n" in records.new_source and b"num_parallel_calls" not in records.new_source
 
 
 @pytest.fixture(scope="module")
