@@ -8,11 +8,8 @@ Here: what is refused, and under TensorFlow 1.8 the same examples in batches of 
 and structure before and after, for both label forms and both shuffle settings.
 """
 import glob
-import json
 import os
 import shutil
-import subprocess
-from collections import Counter
 
 import pytest
 
@@ -20,7 +17,8 @@ from conftest import TESTDATA
 from qmigrate import api
 from qmigrate.diagnostics import Status
 from test_golden import migrate_tree
-from tfenv import finish, load_json, run_tf, start_tf, tf_python
+from test_handed_down import _by_name, assert_same_batches, data_dir, drain, script_steps  # noqa: F401 (a fixture)
+from tfenv import tf_python
 
 BEFORE = os.path.join(TESTDATA, "towers", "built_row", "before")
 POINTS = os.path.join("bench", "inputs", "predefined", "points.py")
@@ -50,10 +48,6 @@ def _program(tmp_path, edit=None):
         with open(path, "w") as handle:
             handle.write(text.replace(old, new))
     return out
-
-
-def _by_name(results, root):
-    return {os.path.relpath(r.path, root): r for r in results}
 
 
 def test_the_helper_its_callers_and_the_trainer_migrate_together(tmp_path):
@@ -107,23 +101,6 @@ def test_a_class_deriving_from_both_data_sets_keeps_their_readers(tmp_path):
     assert not results[POINTS].changed and not results[PAIRS].changed and not results[PROCESSING].changed
 
 
-@pytest.fixture(scope="module")
-def data_dir(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("tfdata")
-    run_tf(tf_python("1.8"), "make_data.py", folder)
-    return str(folder)
-
-
-def _drain(python, root, function, args, tmp_path, label):
-    entry = os.path.join(root, "entry.py")
-    with open(entry, "w") as handle:
-        handle.write(ENTRY)
-    out = str(tmp_path / (label + ".json"))
-    finish(start_tf(python, "run_pipeline.py", entry, function, json.dumps(args), 10000, out,
-                    env={"PYTHONPATH": root}))
-    return load_json(out)
-
-
 @pytest.mark.parametrize("function", ("points", "pairs"))
 @pytest.mark.parametrize("with_input", (False, True), ids=("label", "label_list"))
 @pytest.mark.parametrize("split,num_epochs,expected", [("train", 2, 100), ("test", 1, 50)],
@@ -136,14 +113,10 @@ def test_tf1_8_same_examples_before_and_after(function, with_input, split, num_e
     migrate_tree(BEFORE, after)
     files = sorted(glob.glob(os.path.join(data_dir, "dict_*")))
     arguments = dict(files=files, split=split, batch_size=10, with_input=with_input, num_epochs=num_epochs)
-    old, new = (_drain(python, root, function, arguments, tmp_path, label)
+    old, new = (drain(python, root, function, arguments, tmp_path, label, ENTRY)
                 for root, label in ((before, "before"), (after, "after")))
     assert old["kind"] == ("[T, T, T]" if with_input else "[T, T]")
-    assert new["kind"] == old["kind"]
-    assert new["static_shapes"] == old["static_shapes"]
-    assert new["batch_shapes"] == old["batch_shapes"]
-    assert len(new["examples"]) == expected
-    assert Counter(new["examples"]) == Counter(old["examples"])
+    assert_same_batches(old, new, expected)
 
 
 def test_tf1_8_the_trainer_runs_as_many_steps_without_queue_runners(data_dir, tmp_path):
@@ -152,15 +125,8 @@ def test_tf1_8_the_trainer_runs_as_many_steps_without_queue_runners(data_dir, tm
     after = str(tmp_path / "after")
     migrate_tree(BEFORE, after)
     files = sorted(glob.glob(os.path.join(data_dir, "dict_*")))
-    steps = []
-    for root in (before, after):
-        done = subprocess.run([python, "-m", "bench.trainer"] + files, cwd=root, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, universal_newlines=True, timeout=300,
-                              env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
-        assert done.returncode == 0, done.stderr[-3000:]
-        steps.append(int(done.stdout.split()[-1]))
+    steps = [script_steps(python, root, ["-m", "bench.trainer"] + files) for root in (before, after)]
     assert steps == [10, 10]  # 2 epochs of 50 examples, batches of 10
-
 
 SAME_MODULE = '''import tensorflow as tf
 

@@ -8,6 +8,7 @@ import glob
 import json
 import os
 import shutil
+import subprocess
 from collections import Counter
 
 import pytest
@@ -116,14 +117,33 @@ def data_dir(tmp_path_factory):
     return str(folder)
 
 
-def _drain(python, root, function, args, tmp_path, label):
+def drain(python, root, function, args, tmp_path, label, entry_text=ENTRY):
+    """What run_pipeline.py reads from `function` of an entry module (`entry_text`) written in the
+    program at `root` (which is on the path)."""
     entry = os.path.join(root, "entry.py")
     with open(entry, "w") as handle:
-        handle.write(ENTRY)
+        handle.write(entry_text)
     out = str(tmp_path / (label + ".json"))
     finish(start_tf(python, "run_pipeline.py", entry, function, json.dumps(args), 10000, out,
                     env={"PYTHONPATH": root}))
     return load_json(out)
+
+
+def assert_same_batches(old, new, expected):
+    """The same structure, shapes and multiset of `expected` examples."""
+    assert new["kind"] == old["kind"]
+    assert new["static_shapes"] == old["static_shapes"]
+    assert new["batch_shapes"] == old["batch_shapes"]
+    assert len(new["examples"]) == expected
+    assert Counter(new["examples"]) == Counter(old["examples"])
+
+
+def script_steps(python, root, command):
+    """The last number a script of the program at `root` prints (`command`: its arguments)."""
+    done = subprocess.run([python] + command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=300, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    return int(done.stdout.split()[-1])
 
 
 @pytest.mark.parametrize("function,arguments,expected", [
@@ -137,27 +157,16 @@ def test_tf1_8_same_examples_before_and_after(function, arguments, expected, dat
     after = str(tmp_path / "after")
     migrate_tree(BEFORE, after)
     files = sorted(glob.glob(os.path.join(data_dir, "dict_*")))
-    old, new = (_drain(python, root, function, dict(arguments, files=files), tmp_path, label)
+    old, new = (drain(python, root, function, dict(arguments, files=files), tmp_path, label)
                 for root, label in ((before, "before"), (after, "after")))
-    assert new["kind"] == old["kind"]
-    assert new["static_shapes"] == old["static_shapes"]
-    assert new["batch_shapes"] == old["batch_shapes"]
-    assert len(new["examples"]) == expected
-    assert Counter(new["examples"]) == Counter(old["examples"])
+    assert_same_batches(old, new, expected)
 
 
 def test_tf1_8_the_train_script_runs_as_many_steps_without_queue_runners(data_dir, tmp_path):
-    import subprocess
-
     python = tf_python("1.8")
     before = _program(tmp_path)
     after = str(tmp_path / "after")
     migrate_tree(BEFORE, after)
     files = sorted(glob.glob(os.path.join(data_dir, "dict_*")))
-    steps = []
-    for root in (before, after):
-        done = subprocess.run([python, "train.py"] + files, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              universal_newlines=True, timeout=300, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
-        assert done.returncode == 0, done.stderr[-3000:]
-        steps.append(int(done.stdout.split()[-1]))
+    steps = [script_steps(python, root, ["train.py"] + files) for root in (before, after)]
     assert steps == [10, 10]  # 2 epochs of 50 examples, batches of 10
