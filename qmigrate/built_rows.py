@@ -19,8 +19,9 @@ tensors; those tested are `listed` (they may be lists of tensors).
 Contract of the migration (helpers.migrate_batch_helper, batch_down.migrated_body): the row
 statement stays, and the helper returns `row` built from the batch, as tf.train.batch returned a
 list of as many batched tensors. Callers (recognise._helper_batching, engine._feed_helper) give
-each listed parameter a non-empty list display or a tensor, so the row holds two tensors or more
-(a row of one would come back from the queue as a lone tensor). The dataset's element holds a
+each listed parameter a non-empty list display, or a value that is a list of tensors or a tensor
+when the map function is traced, so the row holds two tensors or more (an empty list, which would
+make a row of one that the queue gives back as a lone tensor, is taken not to be given). The dataset's element holds a
 list argument as a tuple (tf.data nests tuples; it would stack a list); the caller turns it back
 into a list before the call (`list_argument`). An argument that is not a list display (`label`,
 `read_input["label"]`) is tested where the map function returns it: whether it is a list is
@@ -60,6 +61,8 @@ def find_row(body: List[cst.BaseStatement], name: str, params: List[str]):
         tensors += [n for n in names if n not in tensors]
     if any(n not in tensors for n in listed):
         return None
+    if any(set(tensors) & (cstutil.name_uses(other).stores | cstutil.name_uses(other).mutated) for other in body):
+        return None  # the migrated helper would work on the batch what worked on one record
     return stmt, tuple(tensors), listed
 
 
