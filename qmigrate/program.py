@@ -76,6 +76,7 @@ class Program:
         self._imports: Dict[str, Set[str]] = {}
         self._watched: Set[bytes] = set()  # names references() is asked about, as bytes
         self._mentions: Dict[str, Set[bytes]] = {}  # path -> the watched names it mentions
+        self._mixed: Dict[str, bool] = {}  # class name -> _mixed_in()
 
     def source(self, path: str) -> Optional[bytes]:
         """The file's bytes, read again at each call (not kept: a run holds one file's at a time)."""
@@ -190,6 +191,11 @@ class Program:
     def _mixed_in(self, class_name: str) -> bool:
         """Whether a class of the set derives from `class_name` (by its last dotted part) and
         another class."""
+        if class_name not in self._mixed:
+            self._mixed[class_name] = self._derives_with_another(class_name)
+        return self._mixed[class_name]
+
+    def _derives_with_another(self, class_name: str) -> bool:
         pattern = re.compile(rb"\b" + re.escape(class_name.encode()) + rb"\b")
         for path in self.paths:
             source = self.source(path)
