@@ -339,6 +339,18 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
             for path in across.paths():
                 results[path] = first[path].result
                 relinked.pop(path, None)
+        if _handed_not_held(handed, first, relinked):
+            # A caller that a helper was handed down to no longer migrates those calls (a helper
+            # of its own is now kept for other modules): no helper is handed down, and every
+            # module it concerned is analysed again without it.
+            redo = sorted(handed)
+            handed = {}
+            for path, done in zip(redo, pool.map(_run, [
+                    _Job(path, options, plans.get(path), digest=digests.get(path), also_without_plumbing=True,
+                         keep=tuple(sorted(keeps.get(path, {}).items())), **across.of(path)) for path in redo])):
+                results[path] = done.result
+                first[path] = done
+                relinked.pop(path, None)
 
         # Queue runners go from each program that builds no queue any more: the script and every
         # module of the set it imports, directly or not.
@@ -579,6 +591,16 @@ def _hand_down(files: List[str], first: Dict[str, _Done], options: Options, pool
     return handed
 
 
+def _handed_not_held(handed: Dict[str, handed_down.Handed], first: Dict[str, _Done],
+                     relinked: Dict[str, _Done]) -> bool:
+    """Whether a module analysed again after the hand-down (relinked) migrated fewer calls of the
+    helpers handed down to it than when they were settled (first)."""
+    for path, asked in handed.items():
+        if asked.imported and path in relinked and dict(relinked[path].handed_uses) != dict(first[path].handed_uses):
+            return True
+    return False
+
+
 def _read_python(path: str) -> Optional[bytes]:
     """A file's bytes, for set-level questions about modules the workers did not send back."""
     try:
@@ -597,7 +619,8 @@ def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dic
         _keep_record_attributes(path, done, program, keeps)
         for name in done.changed_helpers:
             # A reading method (`Class.method`) is referred to by its own name, as an attribute.
-            found = program.references(name.rsplit(".", 1)[-1], path)
+            found = program.references(name.rsplit(".", 1)[-1], path,
+                                       method_of=name.split(".")[-2] if "." in name else None)
             if found:
                 places = ["%s:%d" % (os.path.basename(where), line) for where, line in found]
                 more = " and %d more" % (len(places) - 3) if len(places) > 3 else ""

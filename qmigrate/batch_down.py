@@ -11,7 +11,8 @@ Helpers written to return the batching call itself are recognised here:
         return tf.train.batch([image, label], batch_size=batch_size, ...)
 
 (one `return <batching>` ending the function, or `if flag:` with one such return, followed by
-the other one or in its `else:`). The tensors it batches are its parameters, listed in the call.
+the other one or in its `else:`). The tensors it batches are its parameters, listed in the call,
+or a list built from them before the call (`row`, built_rows.py).
 
 Contract of the migrated helper (`migrate`): it takes the batch in place of the per-record
 tensors (the same parameters) and returns what the batching returned, built from the batch:
@@ -29,13 +30,15 @@ from typing import List, Optional, Tuple
 
 import libcst as cst
 
-from qmigrate import cstutil
+from qmigrate import built_rows, cstutil
 from qmigrate.names import ImportMap
 
 
 def returning_sites(function: cst.FunctionDef, imports: ImportMap, batchers, call_rule, site_class):
-    """(sites, flag, removable statements, tensor parameters) of a helper ending in the return of
-    a batching call (or an `if flag:` choosing between two), or None."""
+    """(sites, flag, removable statements, tensor parameters, row) of a helper ending in the
+    return of a batching call (or an `if flag:` choosing between two), or None. `row`: None, or
+    (name, statement, tensor parameters, listed parameters) when the call batches a list built
+    before it (built_rows.find_row)."""
     if not isinstance(function.body, cst.IndentedBlock) or not function.body.body:
         return None
     params = [p.name.value for p in function.params.params]
@@ -57,12 +60,31 @@ def returning_sites(function: cst.FunctionDef, imports: ImportMap, batchers, cal
     if sites is None:
         return None
     shapes = {_tensor_names(site.call) for site in sites}
+    row = None
+    if shapes == {None}:  # `row`, built before in Python (built_rows)
+        shapes = {_row_name(site.call) for site in sites}
+        if len(shapes) != 1 or None in shapes:
+            return None
+        row = next(iter(shapes))
+        found = built_rows.find_row(body[:body.index(removable[0])], row, params)
+        if found is None:
+            return None
+        shapes = {found[1]}
+        row = (row,) + found
     if len(shapes) != 1 or None in shapes:
         return None
     tensors = shapes.pop()
     if not set(tensors) <= set(params) or len(set(tensors)) != len(tensors) or flag in tensors:
         return None
-    return sites, flag, removable, tensors
+    return sites, flag, removable, tensors, row
+
+
+def _row_name(call: cst.Call) -> Optional[str]:
+    """`row` of `batch(row, ...)`."""
+    if not call.args or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    value = call.args[0].value
+    return value.value if isinstance(value, cst.Name) else None
 
 
 def _one_statement(block) -> bool:
@@ -95,11 +117,12 @@ def _tensor_names(call: cst.Call) -> Optional[Tuple[str, ...]]:
 
 
 def migrated_body(body: List[cst.BaseStatement], removable_positions: List[int],
-                  tensors: Tuple[str, ...]) -> List[cst.BaseStatement]:
+                  tensors: Tuple[str, ...], row: Optional[str] = None) -> List[cst.BaseStatement]:
     """The helper's body with its batching statements (at `removable_positions`, the last ones)
-    replaced by the return of what the batching returned, built from the batch."""
+    replaced by the return of what the batching returned, built from the batch (`row`: the
+    name of the list it batched, built in Python, of two tensors or more: built_rows)."""
     first = removable_positions[0]
-    value = tensors[0] if len(tensors) == 1 else "[%s]" % ", ".join(tensors)
+    value = row or (tensors[0] if len(tensors) == 1 else "[%s]" % ", ".join(tensors))
     statement = cst.parse_statement("return %s\n" % value)
     statement = statement.with_changes(leading_lines=body[first].leading_lines)
     return [stmt for i, stmt in enumerate(body) if i not in removable_positions] + [statement]

@@ -13,9 +13,10 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import (api_check, astindex, blocks, bucketing, class_attrs, cstutil, data_findings, guarded_records,
-                      handbuilt, handed_down, helpers, method_queues, python3_check, python_fed, queue_purpose,
-                      queue_roles, queue_sources, range_producers, slim_modules, synth, towers, unlinked, wording)
+from qmigrate import (api_check, astindex, blocks, bucketing, built_rows, class_attrs, cstutil, data_findings,
+                      guarded_records, handbuilt, handed_down, helpers, method_queues, python3_check, python_fed,
+                      queue_purpose, queue_roles, queue_sources, range_producers, slim_modules, synth, towers, unlinked,
+                      wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -839,7 +840,7 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
             attribute_loads = attribute_loads if attribute_loads is not None else _attribute_loads(module, tree)
             if loads[reader.queue_param] == 1 and _key_unused(reader, loads, attribute_loads):
                 context.reader_helpers[stmt.name.value] = reader
-        if batcher is not None and all(loads[p] == len(batcher.sites) for p in batcher.tensor_params):
+        if batcher is not None and batcher.tensors_only_batched():
             context.batch_helpers[stmt.name.value] = batcher
     _add_forwarding_helpers(module, context)
     return context
@@ -1716,7 +1717,8 @@ class _PipelineRewriter(cst.CSTTransformer):
             param = arg.keyword.value if arg.keyword is not None else params[position]
             if param in use.helper.tensor_params:
                 name = use.targets[use.helper.tensor_params.index(param)]
-                arg = arg.with_changes(value=cst.Name(name))
+                value = built_rows.list_argument(name) if param in use.helper.listed else name
+                arg = arg.with_changes(value=cst.parse_expression(value))
             new_args.append(arg)
         new_call = call.with_changes(args=new_args)
         copy = self.context.kept_helpers.get(use.helper.function.name.value)

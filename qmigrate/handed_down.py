@@ -15,7 +15,10 @@ the top-level functions of other modules of the run that are batching helpers
 - An importer is analysed again with the helper's source (`Handed.imported`): its pipelines batch
   a dataset and call the helper with the batch, as for a helper of its own module. The helper's
   batching arguments may read only its parameters, its own locals and builtins (its module's
-  names mean nothing in the importer), and its defaults must be literals.
+  names mean nothing in the importer), and its defaults must be literals. A `num_threads` that
+  cannot be written in the importer (`multiprocessing.cpu_count()` less two, computed in the
+  helper) leaves the map function on one thread: threads change no example, batch or epoch.
+  Its batched list may be built in Python just before (built_rows.py).
 - The helper's module migrates the helper (`Handed.exported`) only when every reference to the
   helper in the run is a call an importer migrated: the migrated helper takes the batch, so a
   caller left as it is would get its per-record tensors back unbatched. Otherwise nothing of it
@@ -24,14 +27,14 @@ the top-level functions of other modules of the run that are batching helpers
 The worker side is `add_imported` (importer) and `migrate_exported` (helper's module).
 """
 import ast
+import dataclasses
 import os
-from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import cstutil, helpers
+from qmigrate import helpers
 from qmigrate.names import ImportMap
 from qmigrate.program import relative_base
 
@@ -68,9 +71,7 @@ def add_imported(context, handed: Optional[Handed]) -> Tuple[str, ...]:
             else None
         if helper is None:  # its batching calls do not resolve to TensorFlow's here: not followed
             continue
-        context.batch_helpers[local] = helpers.BatchHelper(
-            function, helper.tensor_params, helper.targets, helper.sites, helper.flag, helper.removable,
-            helper.returns, foreign=True)
+        context.batch_helpers[local] = dataclasses.replace(helper, foreign=True)
         names.append(local)
     return tuple(names)
 
@@ -251,8 +252,7 @@ class Planner:
         helper = helpers.find_batch_helper(function, ImportMap(module, tree))
         if helper is None:
             return None
-        loads = Counter(cstutil.name_uses(function.body).loads)
-        if any(loads[param] != len(helper.sites) for param in helper.tensor_params):
+        if not helper.tensors_only_batched():
             return None  # a tensor also used apart from the batching (engine._module_context's test)
         text = module.code_for_node(function.with_changes(leading_lines=[]))
         return _Helper(path, name, text)

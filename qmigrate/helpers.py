@@ -92,6 +92,17 @@ class BatchHelper:
     removable: Tuple[cst.BaseStatement, ...]  # the statements the migrated helper drops
     returns: bool = False  # it returns the batching call itself (batch_down.py)
     foreign: bool = False  # defined in another module (handed_down.py): its module's names mean nothing here
+    row: Optional[str] = None  # the local list it batches, built in Python from its parameters (built_rows.py)
+    row_statement: Optional[cst.BaseStatement] = None  # the statement that builds it, kept when migrated
+    listed: Tuple[str, ...] = ()  # parameters that may be lists of tensors (tested with isinstance)
+
+    def tensors_only_batched(self) -> bool:
+        """Whether its tensor parameters are read by nothing but the batching (or the row)."""
+        loads = Counter(cstutil.name_uses(self.function.body).loads)
+        if self.row is None:
+            return all(loads[p] == len(self.sites) for p in self.tensor_params)
+        in_row = Counter(cstutil.name_uses(self.row_statement).loads)
+        return loads[self.row] == len(self.sites) and all(loads[p] == in_row[p] for p in self.tensor_params)
 
 
 def _params(function: cst.FunctionDef) -> List[cst.Param]:
@@ -433,7 +444,10 @@ def find_batch_helper(function: cst.FunctionDef, imports: ImportMap) -> Optional
         return BatchHelper(function, tensors, targets, tuple(sites), flag, (stmt,))
     found = batch_down.returning_sites(function, imports, BATCHERS, _call_rule, BatchSite)
     if found is not None:
-        sites, flag, removable, tensors = found
+        sites, flag, removable, tensors, row = found
+        if row is not None:
+            return BatchHelper(function, tensors, tensors, tuple(sites), flag, removable, returns=True,
+                               row=row[0], row_statement=row[1], listed=row[3])
         return BatchHelper(function, tensors, tensors, tuple(sites), flag, removable, returns=True)
     return None
 
@@ -676,18 +690,18 @@ def migrate_batch_helper(function: cst.FunctionDef, helper: BatchHelper) -> cst.
     """The helper taking the batch instead of the tensors to batch, without its batching."""
     positions = [list(helper.function.body.body).index(stmt) for stmt in helper.removable]
     if helper.returns:
-        body = batch_down.migrated_body(list(function.body.body), positions, helper.tensor_params)
+        body = batch_down.migrated_body(list(function.body.body), positions, helper.tensor_params, helper.row)
     else:
         body = [stmt for i, stmt in enumerate(function.body.body) if i not in positions]
     dropped_reads = {name for stmt in helper.removable for name in cstutil.name_uses(stmt).loads}
     # Locals that only configured the batching (`num_preprocess_threads = 16`) go with it.
+    # So do their adjustments (`if num_preprocess_threads > 2: num_preprocess_threads -= 2`).
     remaining = cst.IndentedBlock(body=body)
     while True:
-        loads = set(cstutil.name_uses(remaining).loads)
         dead = [stmt for stmt in remaining.body
-                if (cstutil.single_assign(stmt) and isinstance(cstutil.single_assign(stmt)[0], cst.Name)
-                    and cstutil.single_assign(stmt)[0].value in dropped_reads
-                    and cstutil.single_assign(stmt)[0].value not in loads)]
+                if _configures(stmt, dropped_reads) and not (
+                    _configures(stmt, dropped_reads) & set(cstutil.name_uses(cst.IndentedBlock(
+                        body=[other for other in remaining.body if other is not stmt])).loads))]
         if not dead:
             break
         remaining = remaining.with_changes(body=[stmt for stmt in remaining.body if stmt not in dead])
@@ -696,3 +710,18 @@ def migrate_batch_helper(function: cst.FunctionDef, helper: BatchHelper) -> cst.
               for p in function.params.params]
     return function.with_changes(params=function.params.with_changes(params=params),
                                  body=function.body.with_changes(body=list(remaining.body)))
+
+
+def _configures(stmt: cst.BaseStatement, names) -> set:
+    """The names of `names` that `stmt` binds when it only binds some of them: `n = value`,
+    `n -= 2`, or an `if test:` (no else) of such statements; else an empty set."""
+    if isinstance(stmt, cst.If) and stmt.orelse is None and isinstance(stmt.body, cst.IndentedBlock):
+        bound = [_configures(inner, names) for inner in stmt.body.body]
+        return set().union(*bound) if all(bound) else set()
+    small = cstutil.single_small(stmt)
+    if isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name) and small.target.value in names:
+        return {small.target.value}
+    assign = cstutil.single_assign(stmt)
+    if assign and isinstance(assign[0], cst.Name) and assign[0].value in names:
+        return {assign[0].value}
+    return set()

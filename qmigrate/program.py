@@ -76,6 +76,7 @@ class Program:
         self._imports: Dict[str, Set[str]] = {}
         self._watched: Set[bytes] = set()  # names references() is asked about, as bytes
         self._mentions: Dict[str, Set[bytes]] = {}  # path -> the watched names it mentions
+        self._mixed: Dict[str, bool] = {}  # class name -> _mixed_in()
 
     def source(self, path: str) -> Optional[bytes]:
         """The file's bytes, read again at each call (not kept: a run holds one file's at a time)."""
@@ -148,12 +149,17 @@ class Program:
         an attribute of that name may be read."""
         return _attribute_mentions(self, name, defining)
 
-    def references(self, name: str, defining: str, exclude: Iterable[str] = ()) -> List[Tuple[str, int]]:
+    def references(self, name: str, defining: str, exclude: Iterable[str] = (),
+                   method_of: Optional[str] = None) -> List[Tuple[str, int]]:
         """(path, line) of every mention of the identifier `name` in files other than `defining`:
         a call, an attribute (`module.name`), an import of it. Comments and strings do not count, nor
         do plain names in a file that defines its own top-level function or class of that name and
-        imports none (they mean its own)."""
+        imports none (they mean its own). With `method_of` (`name` is a method of that class of
+        `defining`), neither does `self.name` in a class that defines its own method `name`, when
+        no class of the set derives from `method_of` and another class (whose `self.name` could
+        then reach `method_of`'s through the method resolution order)."""
         skip = set(exclude) | {defining}
+        mixed = method_of is not None and self._mixed_in(method_of)
         word = name.encode()
         # A watched name of ASCII word characters is mentioned where it is one of the file's words.
         indexed = word in self._watched and _WORD.fullmatch(word)
@@ -171,14 +177,52 @@ class Program:
                     continue
             tree = self.tree(path)
             own = tree is not None and _defines_own(tree, name)
+            own_methods = _own_method_calls(tree, name) if method_of is not None and not mixed and tree else set()
             for node in ast.walk(tree) if tree is not None else ():
                 if ((isinstance(node, ast.Name) and node.id == name and not own)
-                        or (isinstance(node, ast.Attribute) and node.attr == name)):
+                        or (isinstance(node, ast.Attribute) and node.attr == name and id(node) not in own_methods)):
                     found.append((path, node.lineno))
                 elif isinstance(node, (ast.Import, ast.ImportFrom)) and any(
                         alias.name == name or alias.name.endswith("." + name) for alias in node.names):
                     found.append((path, node.lineno))
         return sorted(set(found))
+
+
+    def _mixed_in(self, class_name: str) -> bool:
+        """Whether a class of the set derives from `class_name` (by its last dotted part) and
+        another class."""
+        if class_name not in self._mixed:
+            self._mixed[class_name] = self._derives_with_another(class_name)
+        return self._mixed[class_name]
+
+    def _derives_with_another(self, class_name: str) -> bool:
+        pattern = re.compile(rb"\b" + re.escape(class_name.encode()) + rb"\b")
+        for path in self.paths:
+            source = self.source(path)
+            tree = self.tree(path) if source is not None and pattern.search(source) else None
+            for node in ast.walk(tree) if tree is not None else ():
+                if isinstance(node, ast.ClassDef) and len(node.bases) > 1 and any(
+                        (isinstance(b, ast.Name) and b.id == class_name)
+                        or (isinstance(b, ast.Attribute) and b.attr == class_name) for b in node.bases):
+                    return True
+        return False
+
+
+def _own_method_calls(tree: ast.Module, name: str) -> Set[int]:
+    """id() of each `self.name` in the methods of a class that defines its own method `name`
+    (`self`: the method's first parameter)."""
+    found: Set[int] = set()
+    for cls in ast.walk(tree):
+        if not (isinstance(cls, ast.ClassDef) and any(
+                isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name for item in cls.body)):
+            continue
+        for method in cls.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+                continue
+            me = method.args.args[0].arg
+            found.update(id(node) for node in ast.walk(method) if isinstance(node, ast.Attribute)
+                         and node.attr == name and isinstance(node.value, ast.Name) and node.value.id == me)
+    return found
 
 
 _BY_NAME = ("getattr", "setattr", "hasattr", "delattr")

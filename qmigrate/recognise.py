@@ -13,8 +13,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
-from qmigrate import (batch_down, blocks, branch_records, bucketing, class_attrs, cstutil, handbuilt, helpers, joins,
-                      queue_sources, slim_provider, towers)
+from qmigrate import (batch_down, blocks, branch_records, bucketing, built_rows, class_attrs, cstutil, handbuilt,
+                      helpers, joins, queue_sources, slim_provider, towers)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
@@ -1662,9 +1662,18 @@ class _BlockRecogniser:
             try:
                 definitions = helpers.reaching_definitions(helper.function, helper.removable[0])
                 module_names = frozenset() if helper.foreign else self.context.module_names
-                moved = {param: helpers.move_expression(node, helper.function, helper.removable[0], arguments,
-                                                        module_names, definitions=definitions)
-                         for param, node in site.rule.bind(site.call).items() if param != "tensors"}
+                moved = {}
+                for param, node in site.rule.bind(site.call).items():
+                    if param == "tensors":
+                        continue
+                    try:
+                        moved[param] = helpers.move_expression(node, helper.function, helper.removable[0],
+                                                               arguments, module_names, definitions=definitions)
+                    except helpers.NotMovable:
+                        if param != "num_threads":
+                            raise
+                        # How many threads ran the per-record code changes no example, batch or
+                        # epoch: the map function runs on one thread where it cannot be written.
                 models.append(site.rule.model(moved, _code, self.imports.resolve))
             except helpers.NotMovable as error:
                 raise _Broken(calls + (site.call,), "the arguments of its batching cannot be moved out of %s(): %s"
@@ -1680,11 +1689,23 @@ class _BlockRecogniser:
         missing = [p for p in helper.tensor_params if p not in arguments]
         if missing:
             raise _Broken(calls, "%s() is called without `%s`" % (name, missing[0]))
-        sources = [self.source_of(arguments[p]) for p in helper.tensor_params]
+        sources = [self.source_of(arguments[p]) if p not in helper.listed else self._listed_source(
+            helper, p, arguments[p], calls) for p in helper.tensor_params]
         element_kind = "single" if len(sources) == 1 else "tuple"
         targets = tuple(self._fresh_local(t) for t in helper.targets)
         return (batching, element_kind, ", ".join(sources), HelperBatch(helper, targets),
                 tuple(s.call for s in helper.sites))
+
+    def _listed_source(self, helper: helpers.BatchHelper, param: str, argument, calls) -> str:
+        """The map function's value for a parameter the helper may take as a list of tensors
+        (built_rows.py): list displays as tuples, other lists tested and made tuples."""
+        name = helper.function.name.value
+        element, why = built_rows.as_element(argument)
+        if element is None:
+            raise _Broken(calls, "%s() may take `%s` as a list of tensors, and it is given %s: qmigrate hands "
+                          "down a list display or a tensor" % (name, param, why))
+        source = self.source_of(element)
+        return "(%s)" % source if isinstance(element, cst.IfExp) and not element.lpar else source
 
     def _read_targets(self, target: cst.BaseExpression, calls) -> Tuple[Optional[str], str]:
         if not (isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2):

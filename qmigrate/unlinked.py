@@ -257,7 +257,7 @@ class Explainer:
             if not listed:  # batch_down / helpers follow a batching call that lists the parameters
                 return ("the tensors it batches come in as `%s`, a parameter of %s(), as part of `%s`: qmigrate "
                         "follows a batching helper into its callers only when its batching call lists the "
-                        "parameters themselves (`[%s, ...]`)" % (
+                        "parameters themselves (`[%s, ...]`), or a list of them built just before" % (
                             parameter, function.name.value, cst.Module([]).code_for_node(tensors), parameter))
             return ("the tensors it batches come in as `%s`, a parameter of %s(): their reader is in a caller, "
                     "which qmigrate does not link to this batching" % (parameter, function.name.value))

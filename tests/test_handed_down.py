@@ -8,6 +8,7 @@ import glob
 import json
 import os
 import shutil
+import subprocess
 from collections import Counter
 
 import pytest
@@ -78,7 +79,22 @@ def test_a_caller_left_as_it_is_keeps_the_helper_and_its_callers(tmp_path, other
 
 
 def test_a_helper_reading_its_own_module_names_is_not_followed(tmp_path):
-    """The batching arguments would be written in the importer, where THREADS means nothing."""
+    """The batching arguments would be written in the importer, where MIN_AFTER means nothing."""
+    root = _program(tmp_path)
+    path = os.path.join(root, "data", "batching.py")
+    with open(path) as handle:
+        text = handle.read()
+    text = text.replace("min_after_dequeue=min_queue_examples)", "min_after_dequeue=MIN_AFTER)")
+    text = text.replace("import tensorflow as tf\n", "import tensorflow as tf\n\nMIN_AFTER = 20\n")
+    with open(path, "w") as handle:
+        handle.write(text)
+    results = _by_name(api.migrate([root]), root)
+    assert not results[os.path.join("data", "batching.py")].changed
+    assert not results[os.path.join("data", "records.py")].changed
+
+
+def test_threads_the_importer_cannot_write_leave_the_map_on_one_thread(tmp_path):
+    """How many threads ran the per-record code changes no example, batch or epoch."""
     root = _program(tmp_path)
     path = os.path.join(root, "data", "batching.py")
     with open(path) as handle:
@@ -88,8 +104,10 @@ def test_a_helper_reading_its_own_module_names_is_not_followed(tmp_path):
     with open(path, "w") as handle:
         handle.write(text)
     results = _by_name(api.migrate([root]), root)
-    assert not results[os.path.join("data", "batching.py")].changed
-    assert not results[os.path.join("data", "records.py")].changed
+    assert results[os.path.join("data", "batching.py")].status is Status.MIGRATED
+    records = results[os.path.join("data", "records.py")]
+    assert records.status is Status.MIGRATED
+    assert b"dataset.map(parse_record)\n" in records.new_source and b"num_parallel_calls" not in records.new_source
 
 
 @pytest.fixture(scope="module")
@@ -99,14 +117,33 @@ def data_dir(tmp_path_factory):
     return str(folder)
 
 
-def _drain(python, root, function, args, tmp_path, label):
+def drain(python, root, function, args, tmp_path, label, entry_text=ENTRY):
+    """What run_pipeline.py reads from `function` of an entry module (`entry_text`) written in the
+    program at `root` (which is on the path)."""
     entry = os.path.join(root, "entry.py")
     with open(entry, "w") as handle:
-        handle.write(ENTRY)
+        handle.write(entry_text)
     out = str(tmp_path / (label + ".json"))
     finish(start_tf(python, "run_pipeline.py", entry, function, json.dumps(args), 10000, out,
                     env={"PYTHONPATH": root}))
     return load_json(out)
+
+
+def assert_same_batches(old, new, expected):
+    """The same structure, shapes and multiset of `expected` examples."""
+    assert new["kind"] == old["kind"]
+    assert new["static_shapes"] == old["static_shapes"]
+    assert new["batch_shapes"] == old["batch_shapes"]
+    assert len(new["examples"]) == expected
+    assert Counter(new["examples"]) == Counter(old["examples"])
+
+
+def script_steps(python, root, command):
+    """The last number a script of the program at `root` prints (`command`: its arguments)."""
+    done = subprocess.run([python] + command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=300, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    return int(done.stdout.split()[-1])
 
 
 @pytest.mark.parametrize("function,arguments,expected", [
@@ -120,27 +157,16 @@ def test_tf1_8_same_examples_before_and_after(function, arguments, expected, dat
     after = str(tmp_path / "after")
     migrate_tree(BEFORE, after)
     files = sorted(glob.glob(os.path.join(data_dir, "dict_*")))
-    old, new = (_drain(python, root, function, dict(arguments, files=files), tmp_path, label)
+    old, new = (drain(python, root, function, dict(arguments, files=files), tmp_path, label)
                 for root, label in ((before, "before"), (after, "after")))
-    assert new["kind"] == old["kind"]
-    assert new["static_shapes"] == old["static_shapes"]
-    assert new["batch_shapes"] == old["batch_shapes"]
-    assert len(new["examples"]) == expected
-    assert Counter(new["examples"]) == Counter(old["examples"])
+    assert_same_batches(old, new, expected)
 
 
 def test_tf1_8_the_train_script_runs_as_many_steps_without_queue_runners(data_dir, tmp_path):
-    import subprocess
-
     python = tf_python("1.8")
     before = _program(tmp_path)
     after = str(tmp_path / "after")
     migrate_tree(BEFORE, after)
     files = sorted(glob.glob(os.path.join(data_dir, "dict_*")))
-    steps = []
-    for root in (before, after):
-        done = subprocess.run([python, "train.py"] + files, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              universal_newlines=True, timeout=300, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
-        assert done.returncode == 0, done.stderr[-3000:]
-        steps.append(int(done.stdout.split()[-1]))
+    steps = [script_steps(python, root, ["train.py"] + files) for root in (before, after)]
     assert steps == [10, 10]  # 2 epochs of 50 examples, batches of 10

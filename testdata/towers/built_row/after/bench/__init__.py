@@ -1,0 +1,1 @@
+"""A small benchmark of data sets and a trainer."""

@@ -1,0 +1,1 @@
+"""Inputs of the benchmark: the data sets and their shared batching."""
