@@ -875,6 +875,42 @@ def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, attribute_nam
         if class_attrs.overridden(cls, method.name.value, module):
             continue
         context.method_helpers["%s.%s" % (cls.name.value, method.name.value)] = reader
+    _add_forwarding_methods(cls, context, names, module)
+
+
+def _add_forwarding_methods(cls: cst.ClassDef, context: ModuleContext, names: Counter, module: cst.Module) -> None:
+    """Methods that pass their queue parameter on to a reader method of the class
+    (`self.read_image(queue)`), and use it for nothing else, read through it (any depth), on the
+    terms of _add_method_helpers."""
+    found = True
+    while found:
+        found = False
+        for method in cls.body.body:
+            if not isinstance(method, cst.FunctionDef):
+                continue
+            name = "%s.%s" % (cls.name.value, method.name.value)
+            params = method.params.params
+            if name in context.method_helpers or name in context.record_sources or names[method.name.value] != 1 \
+                    or method.decorators or len(params) < 2:
+                continue
+            helper = helpers.find_forwarding_method(method, cls.name.value, context.method_helpers)
+            if helper is None or helper.queue_param == params[0].name.value \
+                    or Counter(cstutil.name_uses(method.body).loads)[helper.queue_param] != 1 \
+                    or class_attrs.overridden(cls, method.name.value, module):
+                continue
+            context.method_helpers[name] = helper
+            found = True
+
+
+def _helper_of(name: str, context: ModuleContext) -> Optional[helpers.ReaderHelper]:
+    """The reader helper (function) or reader method (`Class.method`) of that name."""
+    return context.method_helpers.get(name) if "." in name else context.reader_helpers.get(name)
+
+
+def _forwarded_to(name: str, helper: helpers.ReaderHelper) -> str:
+    """The name of the helper a forwarding helper passes its queue to (`Class.inner` for a method)."""
+    inner = helper.via[0].name
+    return "%s.%s" % (name.rsplit(".", 1)[0], inner) if "." in name else inner
 
 
 def _add_forwarding_helpers(module: cst.Module, context: ModuleContext) -> None:
@@ -905,11 +941,11 @@ def _forwarded_uses(uses: Counter, context: ModuleContext) -> Counter:
     pending = [name for name in uses if uses[name]]
     while pending:
         name = pending.pop()
-        helper = context.reader_helpers.get(name)
+        helper = _helper_of(name, context)
         if name in done or helper is None or helper.via is None:
             continue
         done.add(name)
-        inner = helper.via[0].name
+        inner = _forwarded_to(name, helper)
         expanded[inner] += 1
         pending.append(inner)
     return expanded
@@ -921,10 +957,11 @@ def _keep_forwarded(keep: Dict[str, str], context: ModuleContext) -> Dict[str, s
     keep = dict(keep)
     pending = list(keep)
     while pending:
-        helper = context.reader_helpers.get(pending.pop())
-        if helper is None or helper.via is None or helper.via[0].name in keep:
+        name = pending.pop()
+        helper = _helper_of(name, context)
+        if helper is None or helper.via is None or _forwarded_to(name, helper) in keep:
             continue
-        inner = helper.via[0].name
+        inner = _forwarded_to(name, helper)
         keep[inner] = "%s() (itself kept as it was)" % helper.name
         pending.append(inner)
     return keep
@@ -1069,7 +1106,10 @@ def _migrate_method_helpers(cls: cst.ClassDef, context: ModuleContext, uses: Cou
         name = "%s.%s" % (cls.name.value, stmt.name.value) if isinstance(stmt, cst.FunctionDef) else None
         helper = context.method_helpers.get(name)
         source = context.record_sources.get(name) if name else None
-        if helper is not None and uses[name] and name not in keep:
+        if helper is not None and uses[name] and name not in keep and helper.via is not None:
+            stmt = helpers.migrate_forwarding_helper(stmt, helper, helper.via[0].name)
+            analysis.changed_helpers.append(name)  # the reader is the innermost method's: counted there
+        elif helper is not None and uses[name] and name not in keep:
             stmt = helpers.migrate_reader_helper(stmt, helper)
             analysis.fixed_calls.add(id(helper.reader_call))
             analysis.changed_helpers.append(name)

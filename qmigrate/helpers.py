@@ -347,19 +347,48 @@ def find_forwarding_helper(function: cst.FunctionDef, reader_helpers: Dict[str, 
     """`function` when a statement of its body (straight-line, `with`s opened) is
     `x = helper(..., queue_param, ...)` for a reader helper of `reader_helpers`: it reads its
     queue parameter through that helper. The caller checks the parameter has no other use."""
+    def callee(call: cst.Call):
+        if isinstance(call.func, cst.Name):
+            return reader_helpers.get(call.func.value), call
+        return None, call
+
+    return _forwarding(function, callee)
+
+
+def find_forwarding_method(method: cst.FunctionDef, cls_name: str, method_helpers: Dict[str, ReaderHelper]
+                           ) -> Optional[ReaderHelper]:
+    """find_forwarding_helper for a method of class `cls_name` whose statement is
+    `x = self.reader_method(..., queue_param, ...)`, a reader method (`Class.method` in
+    `method_helpers`) of the same class."""
+    self_name = method.params.params[0].name.value
+
+    def callee(call: cst.Call):
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == self_name):
+            return None, call
+        # bound like the function it is, the object first
+        return method_helpers.get("%s.%s" % (cls_name, func.attr.value)), call.with_changes(
+            func=cst.Name(func.attr.value), args=[cst.Arg(cst.Name(self_name))] + list(call.args))
+
+    return _forwarding(method, callee)
+
+
+def _forwarding(function: cst.FunctionDef, callee) -> Optional[ReaderHelper]:
+    """The forwarding helper `function` is, when `callee(call)` gives (the reader helper, the call
+    as a call of its function) for a call of its body that passes it a parameter as its queue."""
     if not isinstance(function.body, cst.IndentedBlock):
         return None
     params = {p.name.value for p in _params(function)}
     for leaf in blocks.flatten(function.body.body, function.body.body):
         assign = cstutil.single_assign(leaf.original)
         value = assign[1] if assign is not None else None
-        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)):
+        if not isinstance(value, cst.Call):
             continue
-        inner = reader_helpers.get(value.func.value)
+        inner, bound = callee(value)
         if inner is None or inner.function is function:
             continue
         try:
-            queue = bind_call(inner.function, value).get(inner.queue_param)
+            queue = bind_call(inner.function, bound).get(inner.queue_param)
         except NotMovable:
             continue
         if isinstance(queue, cst.Name) and queue.value in params:

@@ -554,12 +554,22 @@ class _BlockRecogniser:
         if helper is None:
             return None
         queues = [arg.value for arg in value.args if isinstance(arg.value, cst.Name) and arg.value.value in producers]
-        if name in self.context.kept_methods:
+        # A method that forwards its queue to another reader method: every method of the chain
+        # takes the record, so none of them may stay as it is for other callers.
+        kept, link, inner = None, helper, name
+        while kept is None:
+            if inner in self.context.kept_methods:
+                kept = inner
+            elif link.via is None:
+                break
+            else:
+                inner, link = "%s.%s" % (inner.rsplit(".", 1)[0], link.via[0].name), link.via[0]
+        if kept is not None:
             chain = self._chain_calls(index, (None, queues[0].value), producers, {}) if queues else ()
             raise _Broken(chain + (helper.reader_call,),
                           "its queue is read by the method self.%s(), which stays as it is for %s (they may hand "
                           "it a queue); migrated, it would take records from every caller" % (
-                              value.func.attr.value, self.context.kept_methods[name]))
+                              kept.rsplit(".", 1)[1], self.context.kept_methods[kept]))
         return name, helper, call
 
     def _self_method_call(self, value) -> Tuple[Optional[str], Optional[str], Optional[cst.Call]]:

@@ -247,6 +247,9 @@ CASES = [
     # A helper returning its producer's queue, read by a reader helper once, or in a loop for batch_join.
     ("queue_source_helper", "single_reader_batches", lambda d: dict(data_dir=d, batch_size=8), 50, "epoch"),
     ("queue_source_helper", "reader_loop_batches", lambda d: dict(data_dir=d, batch_size=10), 100, "epoch"),
+    # --- forwarding methods ---
+    # A reader method handing its queue on to another reader method of the class.
+    ("forwarding_method", "iris_batches", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=7), 90, "epoch"),
 ]
 
 
