@@ -559,6 +559,20 @@ class _Substitute(cst.CSTTransformer):
     def visit_Arg(self, node):
         return True
 
+    def leave_Subscript(self, original_node, updated_node):
+        """`d["key"]` whose `d` became the dict display it was bound to: the key's value, as a
+        person would write it (not the whole display, repeated for each key read)."""
+        value = updated_node.value
+        if not isinstance(value, cst.Dict) or isinstance(original_node.value, cst.Dict) \
+                or len(updated_node.slice) != 1 or not isinstance(updated_node.slice[0].slice, cst.Index) \
+                or not isinstance(updated_node.slice[0].slice.value, cst.SimpleString):
+            return updated_node
+        key = updated_node.slice[0].slice.value.evaluated_value
+        if not all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) for e in value.elements):
+            return updated_node
+        found = [e.value for e in value.elements if e.key.evaluated_value == key]
+        return _parenthesised(found[-1]) if found else updated_node
+
 
 def move_expression(expr: cst.BaseExpression, function: cst.FunctionDef, before: cst.BaseStatement,
                     arguments: Dict[str, cst.BaseExpression], module_names: set, depth: int = 0,
@@ -633,7 +647,8 @@ def reaching_definitions(function: cst.FunctionDef, before: cst.BaseStatement) -
             if key:
                 values[key] = assign[1]
                 continue
-        for name in cstutil.name_uses(leaf.original).stores:
+        uses = cstutil.name_uses(leaf.original)
+        for name in set(uses.stores) | uses.mutated:  # `d[k] = v` changes what `d` was bound to
             values.pop(name, None)
             for key in [k for k in values if k.startswith(name + ".")]:
                 values.pop(key)

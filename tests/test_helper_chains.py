@@ -183,3 +183,37 @@ def test_a_tfrecord_reader_shared_by_two_queues_is_not_rewritten(tmp_path):
     independent, and are left as they are."""
     text = SHARED.replace("tf.WholeFileReader()", "tf.TFRecordReader()")
     assert _migrate(tmp_path, text).new_source is None
+
+
+SHAPED = '''import tensorflow as tf
+
+
+def read_example(queue, side):
+    shape = {"height": side, "width": side, "depth": 3}
+    reader = tf.FixedLengthRecordReader(record_bytes=1 + shape["height"] * shape["width"] * shape["depth"])
+    _, value = reader.read(queue)
+    return tf.decode_raw(value, tf.uint8)
+
+
+def inputs(files, side, batch_size):
+    queue = tf.train.string_input_producer(files)
+    example = read_example(queue, side)
+    return tf.train.batch([example], batch_size)
+'''
+
+
+def test_a_dict_the_reader_arguments_read_moves_as_the_values_they_read(tmp_path):
+    """`shape["height"]` of `shape = {...}` moves to the caller as the value it reads, not as the
+    whole dict display once per key."""
+    result = _migrate(tmp_path, SHAPED)
+    new = result.new_source.decode()
+    assert "record_bytes=1 + side * side * 3)" in new, new
+    assert new.count('"height"') == 1  # only the helper's own dict
+
+
+def test_a_dict_changed_before_the_reader_is_not_moved(tmp_path):
+    text = SHAPED.replace('    reader = tf.FixedLengthRecordReader(', '    shape["depth"] = 1\n    reader = '
+                          'tf.FixedLengthRecordReader(')
+    result = _migrate(tmp_path, text)
+    assert not result.changed
+    assert any("`shape` is computed inside read_example" in d.message for d in result.remaining)
