@@ -472,7 +472,8 @@ class _Pool:
 
     def map(self, function, jobs_list, progress=None) -> list:
         out = []
-        if self.jobs <= 1 or len(jobs_list) < 2:
+        # One job runs here unless the workers are up: its file's worker may still hold its parse.
+        if self.jobs <= 1 or not jobs_list or (len(jobs_list) < 2 and not self._workers):
             for item in jobs_list:
                 out.append(function(item))
                 if progress:

@@ -10,6 +10,11 @@ from typing import Dict, List, Tuple
 _INDEX = "_qmigrate_index"  # attribute of the tree that holds its index
 
 
+def indexed(tree: ast.AST) -> bool:
+    """Whether `tree` already has its index (a question to it costs no walk)."""
+    return getattr(tree, _INDEX, None) is not None
+
+
 def nodes(tree: ast.AST, *kinds: type) -> List[ast.AST]:
     """The nodes under `tree` (not `tree` itself) of the given classes (exact classes, not
     subclasses), in the order `ast.walk(tree)` yields them."""

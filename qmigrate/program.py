@@ -7,6 +7,7 @@ the set. Every question is a dict lookup or a walk over the files that mention t
 about, so the cost stays linear in the size of the set.
 """
 import ast
+import collections
 import os
 import re
 from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
@@ -33,12 +34,30 @@ def relative_base(importer: str, level: int, module: str) -> str:
 def import_specs(tree: ast.AST) -> ImportSpecs:
     """What a module imports, as written (Program.imports resolves it to files of the set)."""
     specs = []
-    for node in astindex.nodes(tree, ast.Import, ast.ImportFrom):  # the walk the analysis made
+    for node in _import_statements(tree):
         if isinstance(node, ast.Import):
             specs.append((None, "", tuple(alias.name for alias in node.names)))
         else:
             specs.append((node.level or 0, node.module or "", tuple(alias.name for alias in node.names)))
     return tuple(specs)
+
+
+def _import_statements(tree: ast.AST) -> List[ast.stmt]:
+    """The import statements of a tree, in the order ast.walk gives them: from the analysis's node
+    index when it made one, else by a walk of the statements only (an import is no expression)."""
+    if astindex.indexed(tree):
+        return astindex.nodes(tree, ast.Import, ast.ImportFrom)
+    found, queue = [], collections.deque([tree])
+    while queue:  # breadth first, as ast.walk
+        node = queue.popleft()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+            children = getattr(node, field, None)
+            if isinstance(children, list):
+                queue.extend(child for child in children if isinstance(child, (ast.stmt, ast.excepthandler))
+                             or type(child).__name__ == "match_case")
+    return found
 
 
 class ModuleIndex:
@@ -76,7 +95,12 @@ class Program:
         self._imports: Dict[str, Set[str]] = {}
         self._watched: Set[bytes] = set()  # names references() is asked about, as bytes
         self._mentions: Dict[str, Set[bytes]] = {}  # path -> the watched names it mentions
-        self._mixed: Dict[str, bool] = {}  # class name -> _mixed_in()
+        self._mixed: Optional[Set[str]] = None  # names of classes some class derives from beside another
+        # The last part of every module name that can load a file of the set (a module's file name,
+        # a package's folder name): an import naming none of them loads nothing of the set.
+        self._module_words: Set[bytes] = {
+            os.path.basename(os.path.dirname(path) if os.path.basename(path) == "__init__.py"
+                             else path[:-len(".py")]).encode() for path in self.paths}
 
     def source(self, path: str) -> Optional[bytes]:
         """The file's bytes, read again at each call (not kept: a run holds one file's at a time)."""
@@ -98,8 +122,13 @@ class Program:
             return self._imports[path]
         specs = self._specs.pop(path, None)
         if specs is None:
-            tree = self.tree(path)
-            specs = import_specs(tree) if tree is not None else ()
+            source = self.source(path)
+            if source is None or (b"from ." not in source and b"from\t." not in source
+                                  and self._module_words.isdisjoint(_WORD.findall(source))):
+                specs = ()  # no word of it names a module of the set: no parse needed to know
+            else:
+                tree = stdlib_tree(source)
+                specs = import_specs(tree) if tree is not None else ()
         found: Set[str] = set()
         for level, base, aliases in specs:
             names: List[str] = list(aliases) if level is None else []
@@ -191,21 +220,29 @@ class Program:
     def _mixed_in(self, class_name: str) -> bool:
         """Whether a class of the set derives from `class_name` (by its last dotted part) and
         another class."""
-        if class_name not in self._mixed:
-            self._mixed[class_name] = self._derives_with_another(class_name)
-        return self._mixed[class_name]
+        if self._mixed is None:
+            self._mixed = self._bases_beside_others()
+        return class_name in self._mixed
 
-    def _derives_with_another(self, class_name: str) -> bool:
-        pattern = re.compile(rb"\b" + re.escape(class_name.encode()) + rb"\b")
+    def _bases_beside_others(self) -> Set[str]:
+        """The (last dotted part of the) bases of every class of the set with several bases: one
+        read of each file, a parse only of those whose text has a class header with a comma."""
+        found: Set[str] = set()
         for path in self.paths:
             source = self.source(path)
-            tree = self.tree(path) if source is not None and pattern.search(source) else None
+            if source is None or not _SEVERAL_BASES.search(source):
+                continue
+            tree = self.tree(path)
             for node in ast.walk(tree) if tree is not None else ():
-                if isinstance(node, ast.ClassDef) and len(node.bases) > 1 and any(
-                        (isinstance(b, ast.Name) and b.id == class_name)
-                        or (isinstance(b, ast.Attribute) and b.attr == class_name) for b in node.bases):
-                    return True
-        return False
+                if isinstance(node, ast.ClassDef) and len(node.bases) > 1:
+                    found.update(b.id if isinstance(b, ast.Name) else b.attr for b in node.bases
+                                 if isinstance(b, (ast.Name, ast.Attribute)))
+        return found
+
+
+# `class X(A, B)` (possibly over several lines, bases with calls in them): the cheap test before a
+# file's classes are parsed; what it lets through that is no such class is only parsed.
+_SEVERAL_BASES = re.compile(rb"\bclass\s+\w+\s*\([^:]*,")
 
 
 def _own_method_calls(tree: ast.Module, name: str) -> Set[int]:
