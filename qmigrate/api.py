@@ -324,12 +324,15 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
         # knowing it (with their link plan, if any).
         keeps = _helpers_to_keep(first, program)
         across = _helpers_across_modules(first, summaries, digests, program, keeps, plans, options, pool)
+
+        def later(path, **flags) -> _Job:
+            """A pass after the first: the module's link plan, helpers kept and cross-module asks."""
+            return _Job(path, options, plans.get(path), digest=digests.get(path),
+                        keep=tuple(sorted(keeps.get(path, {}).items())), handed=handed.get(path),
+                        **across.of(path), **flags)
+
         again = list(dict.fromkeys(list(plans) + list(keeps) + across.paths()))
-        for path, done in zip(again, pool.map(_run, [
-                _Job(path, options, plans.get(path), digest=digests.get(path),
-                     also_without_plumbing=True, keep=tuple(sorted(keeps.get(path, {}).items())),
-                     handed=handed.get(path), **across.of(path))
-                for path in again])):
+        for path, done in zip(again, pool.map(_run, [later(path, also_without_plumbing=True) for path in again])):
             results[path] = done.result
             if done.analysed:
                 relinked[path] = done
@@ -345,9 +348,7 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
             # module it concerned is analysed again without it.
             redo = sorted(handed)
             handed = {}
-            for path, done in zip(redo, pool.map(_run, [
-                    _Job(path, options, plans.get(path), digest=digests.get(path), also_without_plumbing=True,
-                         keep=tuple(sorted(keeps.get(path, {}).items())), **across.of(path)) for path in redo])):
+            for path, done in zip(redo, pool.map(_run, [later(path, also_without_plumbing=True) for path in redo])):
                 results[path] = done.result
                 first[path] = done
                 relinked.pop(path, None)
@@ -376,10 +377,7 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
                     results[path] = relinked[path].without_plumbing
                 else:
                     plumbing.append(path)
-            jobs_list = [_Job(path, options, plans.get(path), True, digests.get(path),
-                              keep=tuple(sorted(keeps.get(path, {}).items())), handed=handed.get(path),
-                              **across.of(path)) for path in plumbing]
-            for path, done in zip(plumbing, pool.map(_run, jobs_list)):
+            for path, done in zip(plumbing, pool.map(_run, [later(path, drop_plumbing=True) for path in plumbing])):
                 results[path] = done.result
 
         _note_untraced_towers(results, plans, options, pool)

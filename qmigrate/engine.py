@@ -321,14 +321,9 @@ def _analyse_guarded(path: str, source: bytes, options: Options, module: cst.Mod
     old_at = _Positions(module, tree=tree)
     while moves:
         new_module, calls = guarded_records.sink(module, moves)
-        new_source = new_module.bytes
-        new_tree = stdlib_tree(new_source)
-        new_at = _Positions(new_module, tree=new_tree)
         old_calls = [cstutil.single_assign(move.batch)[1] for move in moves]
-        where = method_queues.line_map(module.code, new_module.code, [
-            (new_at.raw_span(call), old_at.raw_span(old)) for call, old in zip(calls, old_calls)])
-        analysis = _analyse(path, new_source, options, new_module, None, dict(keep_helpers or {}), where,
-                            tree=new_tree, foreign=foreign, handed=handed)
+        analysis = _analyse_moved(path, options, module, old_at, new_module, zip(calls, old_calls), keep_helpers,
+                                  foreign, handed)
         kept = guarded_records.together(everything, [
             move for move, call in zip(moves, calls) if id(call) in analysis.fixed_calls])
         if len(kept) == len(moves):
@@ -342,6 +337,21 @@ def _analyse_guarded(path: str, source: bytes, options: Options, module: cst.Mod
             return analysis
         moves = kept
     return None
+
+
+def _analyse_moved(path: str, options: Options, module: cst.Module, old_at: "_Positions", new_module: cst.Module,
+                   moved, keep_helpers: Optional[Dict[str, str]], foreign: Optional["ForeignHelpers"],
+                   handed: Optional[handed_down.Handed]) -> FileAnalysis:
+    """_analyse of `new_module`, a rewrite of `module` that moved code (method_queues, guarded_records),
+    with positions mapped back to the file as written through `moved`: (new node, its original)
+    pairs; `old_at`: the positions of `module`."""
+    new_source = new_module.bytes
+    new_tree = stdlib_tree(new_source)
+    new_at = _Positions(new_module, tree=new_tree)
+    where = method_queues.line_map(module.code, new_module.code, [
+        (new_at.raw_span(new), old_at.raw_span(old)) for new, old in moved])
+    return _analyse(path, new_source, options, new_module, None, dict(keep_helpers or {}), where, tree=new_tree,
+                    foreign=foreign, handed=handed)
 
 
 def _calls_left(analysis: FileAnalysis) -> int:
@@ -365,15 +375,12 @@ def _analyse_sunk(path: str, source: bytes, options: Options, module: cst.Module
     # A method other modules call keeps its signature (the queue parameter), so nothing moves into it.
     sinks = [s for s in method_queues.find(module, imports, module_names)
              if _moved_into(s) not in (keep_helpers or {})]
+    old_at = _Positions(module, tree=tree)
     while sinks:
         new_module, producers = method_queues.sink(module, sinks)
-        new_source = new_module.bytes
-        new_tree = stdlib_tree(new_source)
-        old_at, new_at = _Positions(module, tree=tree), _Positions(new_module, tree=new_tree)
-        where = method_queues.line_map(module.code, new_module.code, [
-            (new_at.raw_span(call), old_at.raw_span(s.producer)) for s, call in zip(sinks, producers) if call])
-        analysis = _analyse(path, new_source, options, new_module, None, dict(keep_helpers or {}), where, tree=new_tree,
-                            foreign=foreign, handed=handed)
+        analysis = _analyse_moved(path, options, module, old_at, new_module,
+                                  [(call, s.producer) for s, call in zip(sinks, producers) if call], keep_helpers,
+                                  foreign, handed)
         kept = [s for s, call in zip(sinks, producers) if call is not None and id(call) in analysis.fixed_calls]
         if len(kept) == len(sinks):
             analysis.source, analysis.tree = source, tree  # the file as written, for the diff and summary
@@ -907,12 +914,6 @@ def _helper_of(name: str, context: ModuleContext) -> Optional[helpers.ReaderHelp
     return context.method_helpers.get(name) if "." in name else context.reader_helpers.get(name)
 
 
-def _forwarded_to(name: str, helper: helpers.ReaderHelper) -> str:
-    """The name of the helper a forwarding helper passes its queue to (`Class.inner` for a method)."""
-    inner = helper.via[0].name
-    return "%s.%s" % (name.rsplit(".", 1)[0], inner) if "." in name else inner
-
-
 def _add_forwarding_helpers(module: cst.Module, context: ModuleContext) -> None:
     """Functions that pass their queue parameter on to a reader helper, and use it for nothing
     else, read through it: followed to any depth (each found one may be forwarded to in turn)."""
@@ -945,7 +946,7 @@ def _forwarded_uses(uses: Counter, context: ModuleContext) -> Counter:
         if name in done or helper is None or helper.via is None:
             continue
         done.add(name)
-        inner = _forwarded_to(name, helper)
+        inner = helpers.forwarded_to(name, helper)
         expanded[inner] += 1
         pending.append(inner)
     return expanded
@@ -959,9 +960,9 @@ def _keep_forwarded(keep: Dict[str, str], context: ModuleContext) -> Dict[str, s
     while pending:
         name = pending.pop()
         helper = _helper_of(name, context)
-        if helper is None or helper.via is None or _forwarded_to(name, helper) in keep:
+        inner = helpers.forwarded_to(name, helper) if helper is not None and helper.via is not None else None
+        if inner is None or inner in keep:
             continue
-        inner = _forwarded_to(name, helper)
         keep[inner] = "%s() (itself kept as it was)" % helper.name
         pending.append(inner)
     return keep

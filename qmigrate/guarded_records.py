@@ -39,6 +39,7 @@ Contract (what makes it meaning-preserving):
   a model keeps; the name of the iterator attribute is named nowhere in the module.
 When the guard is false at a call before it was ever true, both programs fail on the attribute.
 """
+import functools
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
@@ -64,8 +65,8 @@ def find(module: cst.Module, imports: ImportMap) -> List[Guarded]:
     """The guarded records of the module's classes that the contract allows moving."""
     if not any(isinstance(stmt, cst.ClassDef) for stmt in module.body):
         return []
-    # Both need a walk of the whole module: made only once a candidate is found.
-    counts = _LazyCounts(module)
+    # Counting attributes walks the whole module: done on the first call, once a candidate is found.
+    counts = functools.lru_cache(maxsize=None)(lambda: _attribute_counts(module))
     found = []
     taken = set()
     for cls in module.body:
@@ -95,7 +96,7 @@ def find(module: cst.Module, imports: ImportMap) -> List[Guarded]:
         for attr in move.attrs:
             groups[attr] = groups.get(attr, 0) + 1
     return [move for move in found if all(
-        counts.get(attr, 0) == 2 * groups[attr] and attr not in stores and attr not in by_name
+        counts().get(attr, 0) == 2 * groups[attr] and attr not in stores and attr not in by_name
         for attr in move.attrs)]
 
 
@@ -135,7 +136,7 @@ def _candidate(method, self_name, body, index, imports, counts, taken) -> Option
                       for attr in attrs)
         if any(name in used.loads or name in used.stores for name in names):
             return None
-        iterator = _fresh_attribute("input_iterator", counts, taken)
+        iterator = _fresh_attribute("input_iterator", counts(), taken)
         return Guarded(method, guard, stmt, batch, attrs, names, iterator)
     return None
 
@@ -209,24 +210,6 @@ def _attribute_counts(module: cst.Module) -> Dict[str, int]:
     for name in cstutil.name_uses(module).loads:
         counts[name] = counts.get(name, 0) + 1
     return counts
-
-
-class _LazyCounts:
-    """_attribute_counts(module), counted on first use (a dict-like `get` and `in`)."""
-
-    def __init__(self, module: cst.Module):
-        self.module, self._counts = module, None
-
-    def _get(self) -> Dict[str, int]:
-        if self._counts is None:
-            self._counts = _attribute_counts(self.module)
-        return self._counts
-
-    def get(self, name: str, default: int = 0) -> int:
-        return self._get().get(name, default)
-
-    def __contains__(self, name: str) -> bool:
-        return name in self._get()
 
 
 def _fresh_attribute(preferred: str, counts: Dict[str, int], taken) -> str:

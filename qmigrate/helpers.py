@@ -407,6 +407,13 @@ def _record_param(function: cst.FunctionDef, preferred: str) -> str:
     return name
 
 
+def forwarded_to(name: str, helper: ReaderHelper) -> str:
+    """The name of the helper the forwarding helper `name` passes its queue to (`Class.inner` for
+    a method `Class.outer`)."""
+    inner = helper.via[0].name
+    return "%s.%s" % (name.rsplit(".", 1)[0], inner) if "." in name else inner
+
+
 def innermost(helper: ReaderHelper) -> ReaderHelper:
     """The helper that makes the reader, at the end of a chain of forwarding helpers."""
     while helper.via is not None:

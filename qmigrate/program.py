@@ -174,9 +174,21 @@ class Program:
         return seen
 
     def attribute_mentions(self, name: str, defining: str) -> List[Tuple[str, int]]:
-        """(path, line) of every `x.name` and string "name" in the files other than `defining`: where
-        an attribute of that name may be read."""
-        return _attribute_mentions(self, name, defining)
+        """(path, line) of every `x.name` and every getattr(x, "name") (or setattr, hasattr,
+        delattr) in the files other than `defining`: where an attribute of that name may be read."""
+        word = name.encode()
+        found = []
+        for path in self.paths:
+            source = self.source(path) if path != defining else None
+            if source is None or word not in source:
+                continue
+            tree = self.tree(path)
+            for node in ast.walk(tree) if tree is not None else ():
+                if (isinstance(node, ast.Attribute) and node.attr == name) or (
+                        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BY_NAME
+                        and any(isinstance(arg, ast.Constant) and arg.value == name for arg in node.args)):
+                    found.append((path, node.lineno))
+        return sorted(set(found))
 
     def references(self, name: str, defining: str, exclude: Iterable[str] = (),
                    method_of: Optional[str] = None) -> List[Tuple[str, int]]:
@@ -215,7 +227,6 @@ class Program:
                         alias.name == name or alias.name.endswith("." + name) for alias in node.names):
                     found.append((path, node.lineno))
         return sorted(set(found))
-
 
     def _mixed_in(self, class_name: str) -> bool:
         """Whether a class of the set derives from `class_name` (by its last dotted part) and
@@ -263,24 +274,6 @@ def _own_method_calls(tree: ast.Module, name: str) -> Set[int]:
 
 
 _BY_NAME = ("getattr", "setattr", "hasattr", "delattr")
-
-
-def _attribute_mentions(program: "Program", name: str, defining: str) -> List[Tuple[str, int]]:
-    """(path, line) of every `x.name` and every getattr(x, "name") (or setattr, hasattr, delattr) in
-    files other than `defining`."""
-    word = name.encode()
-    found = []
-    for path in program.paths:
-        source = program.source(path) if path != defining else None
-        if source is None or word not in source:
-            continue
-        tree = program.tree(path)
-        for node in ast.walk(tree) if tree is not None else ():
-            if (isinstance(node, ast.Attribute) and node.attr == name) or (
-                    isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BY_NAME
-                    and any(isinstance(arg, ast.Constant) and arg.value == name for arg in node.args)):
-                found.append((path, node.lineno))
-    return sorted(set(found))
 
 
 def _defines_own(tree: ast.Module, name: str) -> bool:

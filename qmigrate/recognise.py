@@ -563,7 +563,7 @@ class _BlockRecogniser:
             elif link.via is None:
                 break
             else:
-                inner, link = "%s.%s" % (inner.rsplit(".", 1)[0], link.via[0].name), link.via[0]
+                inner, link = helpers.forwarded_to(inner, link), link.via[0]
         if kept is not None:
             chain = self._chain_calls(index, (None, queues[0].value), producers, {}) if queues else ()
             raise _Broken(chain + (helper.reader_call,),
