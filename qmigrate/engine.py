@@ -1568,6 +1568,7 @@ class _PipelineRewriter(cst.CSTTransformer):
             replacements[branches.path] = [match.producer_branches.with_changes(
                 leading_lines=branches.updated.leading_lines)]
             chain = chain[1:]
+        self._bind_producer_test(match, leaves, replacements, removed)
         # Comments on the queue plumbing describe the pipeline: they go above the new chain.
         # Those about queues go: the new chain says what it does.
         comments = []
@@ -1659,12 +1660,25 @@ class _PipelineRewriter(cst.CSTTransformer):
             statements += self._feed_helper(batch.updated, match)
             replacements[batch.path] = statements
 
+    def _bind_producer_test(self, match: Match, leaves, replacements, removed) -> None:
+        """The producer's `shuffle=` test stays where the producer made it, bound to the name the
+        dataset tests (recognise._bind_test); the producer's comments move with the chain's."""
+        if match.test_binding is None:
+            return
+        index, text = match.test_binding
+        producer = leaves[index]
+        removed.discard(producer.path)
+        binding = cst.parse_statement(text + "\n", self.module.config_for_parsing)
+        replacements[producer.path] = [binding.with_changes(
+            leading_lines=[line for line in producer.updated.leading_lines if line.comment is None])]
+
     def _apply_unbatched(self, match: Match, leaves, replacements, removed) -> None:
         """The producer and reader go; the read becomes the dataset and its get_next(). The
         comments above the producer and reader go above the dataset, the read's stay with it."""
         chain = [leaves[i] for i in match.removed_indices]
         read = leaves[match.read_index]
         removed.update(leaf.path for leaf in chain)
+        self._bind_producer_test(match, leaves, replacements, removed)
         comments = []
         for leaf in chain:
             comments += wording.moved_comments(leaf.updated)

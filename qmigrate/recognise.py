@@ -19,7 +19,7 @@ from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
     BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, rule_for)
-from qmigrate.rules.base import Unsupported, condition_base
+from qmigrate.rules.base import ProducerTest, Unsupported, condition_base
 from qmigrate.rules.producers import MATCH_FILENAMES_ONCE
 from qmigrate.rules.slim_provider import ReaderModel, UnseenSlimDataset
 
@@ -53,6 +53,8 @@ class Match:
     branch_batchings: Tuple = ()
     record_call: Optional[cst.Call] = None  # with a record-source helper: its call, given the record
     producer_branches: Optional[cst.If] = None  # producer made in if/elif arms: the arms, naming the files
+    # (the producer's leaf, the statement it becomes): its `shuffle=` test, bound where it was made.
+    test_binding: Optional[Tuple[int, str]] = None
     finding: Optional[Tuple[type, cst.CSTNode]] = None  # an unsafe fix's finding, reported as applied
     # Readers or producers bound to `self.<attr>` in another method, their calls moved into this
     # chain: each binding goes once nothing reads the attribute (class_attrs.Binding).
@@ -1398,6 +1400,7 @@ class _BlockRecogniser:
             file_source = producer_rule.model(bound_producer, self.source_of, self.imports.resolve)
             self._check_attribute_condition(bound_producer.get("shuffle"), producer_index, batch_index,
                                             set(chain) | set(record_indices), calls)
+            file_source, test_binding = self._bind_test(file_source, producer_index, producer_call, read_index, calls)
             record_reader = self._reader_model(reader)
             reader_choice = None
             if chosen is not None:
@@ -1466,7 +1469,8 @@ class _BlockRecogniser:
                      helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None,
                      record_statements=rewritten, kept_statements=kept,
                      branch_batchings=branch_batchings if found else (),
-                     record_call=record_call, arm_records=arm_records, branch_fallthrough=fallthrough)
+                     record_call=record_call, arm_records=arm_records, branch_fallthrough=fallthrough,
+                     test_binding=test_binding)
 
     def _unbatched(self, producer, reader, read_index: int, key: Optional[str], value: str, calls, removed,
                    reader_index: Optional[int], reason: str, record_indices, slim_bound=None) -> Match:
@@ -1502,6 +1506,7 @@ class _BlockRecogniser:
             file_source = producer_rule.model(bound, self.source_of, self.imports.resolve)
             self._check_attribute_condition(bound.get("shuffle"), producer_index, read_index,
                                             set(removed) | {reader_index}, calls)
+            file_source, test_binding = self._bind_test(file_source, producer_index, producer_call, read_index, calls)
             record_reader = self._reader_model(reader)
         except Unsupported as unsupported:
             raise _Broken(calls, str(unsupported))
@@ -1534,7 +1539,24 @@ class _BlockRecogniser:
         target = "%s, %s" % (key, value) if key else value
         removed = tuple(i for i in (producer_index,) + extra + tuple(removed) if i != read_index)
         return Match(tuple(dict.fromkeys(removed)), read_index, (), read_index, pipeline,
-                     "tuple" if key else "single", calls, unbatched_target=target, shared_reader=shared)
+                     "tuple" if key else "single", calls, unbatched_target=target, shared_reader=shared,
+                     test_binding=test_binding)
+
+    def _bind_test(self, file_source, producer_index: int, producer_call: cst.Call, read_index: int, calls):
+        """(file_source, the statement that takes the producer's place, or None). A `shuffle=` test
+        that the producer evaluated itself (`a.mode == "train"`, a rules.base.ProducerTest) is
+        evaluated at the same place, once, into a name of its own, which the dataset tests where
+        it is built: the same test at the same point, whatever runs in between."""
+        test = file_source.shuffle
+        if not isinstance(test, ProducerTest):
+            return file_source, None
+        assign = cstutil.single_assign(self.body[producer_index])
+        if producer_index == read_index or assign is None or assign[1] is not producer_call:
+            raise _Broken(calls, "`shuffle=%s` is a test the producer made where it stood; qmigrate keeps such a "
+                          "test there, bound to a name the dataset tests, only when the producer's own statement "
+                          "(`queue = producer(...)`) is in the block that builds the dataset" % test)
+        name = self.names.fresh("shuffle_files")
+        return dataclasses.replace(file_source, shuffle=name), (producer_index, "%s = %s" % (name, test))
 
     def _check_attribute_condition(self, node, producer_index: int, built_index: int, moved: Set[int],
                                    calls) -> None:

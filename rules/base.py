@@ -90,19 +90,34 @@ def literal_bool(node: Optional[cst.BaseExpression], default: bool, what: str) -
     raise Unsupported("`%s` is computed at run time; qmigrate needs a literal True or False" % what)
 
 
+class ProducerTest(str):
+    """The source of a `shuffle=` test that must be evaluated where the producer stood
+    (`a.mode == "train"`): the recogniser binds it to a name of its own there, and the dataset
+    tests that name. Never emitted as it is."""
+
+
 def bool_or_condition(node: Optional[cst.BaseExpression], default: bool, what: str,
                       source: Callable[[cst.CSTNode], str]) -> Union[bool, str]:
-    """A True/False literal's value, or the source of a plain name (`shuffle`) or attribute
-    (`self.is_training`) the caller turns into a Python `if`: the producers themselves test their
-    `shuffle` argument with a Python `if` when the graph is built, so that is the same test, made
-    once, as before. The recogniser proves nothing rebinds the name, or can reassign the attribute
-    (see `condition_base`), before the new test."""
+    """A True/False literal's value, or the source of a test the caller turns into a Python `if`:
+    the producers themselves test their `shuffle` argument with a Python `if` when the graph is
+    built, so that is the same test, made once, as before.
+
+    A plain name (`shuffle`), an attribute (`self.is_training`) or a test of names and literals
+    (`mode == "train"`) is tested where the dataset is built: the recogniser proves nothing
+    rebinds the names, or can reassign the attribute (see `condition_base`), before that. Any other
+    test of names, attributes and literals (`a.mode == "train"`, `not FLAGS.eval`) comes back as a
+    ProducerTest: evaluated where the producer was, as it was. Calls and subscripts are refused."""
     if node is None or (isinstance(node, cst.Name) and node.value in ("True", "False")):
         return literal_bool(node, default, what)
     if condition_base(node) is not None:
         return source(node)
-    raise Unsupported("`%s` is computed at run time by an expression; qmigrate needs a literal True or "
-                      "False, a plain name or an attribute of one (`self.is_training`)" % what)
+    bare = node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node
+    if is_plain(node):
+        return source(bare)
+    if is_test(node):
+        return ProducerTest(source(bare))
+    raise Unsupported("`%s` is computed at run time with a call or subscript; qmigrate needs a literal True or "
+                      "False, a name, an attribute, or a test of those (`a.mode == 'train'`)" % what)
 
 
 def condition_base(node: Optional[cst.BaseExpression]) -> Optional[str]:
@@ -124,6 +139,25 @@ class _PlainTest(cst.CSTVisitor):
                              cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
             self.plain = False
         return self.plain
+
+
+class _TestOfNames(cst.CSTVisitor):
+    def __init__(self):
+        self.test = True
+
+    def on_visit(self, node) -> bool:
+        if isinstance(node, (cst.Call, cst.Subscript, cst.Lambda, cst.Await, cst.NamedExpr, cst.ListComp,
+                             cst.SetComp, cst.DictComp, cst.GeneratorExp, cst.IfExp, cst.FormattedString)):
+            self.test = False
+        return self.test
+
+
+def is_test(node: cst.CSTNode) -> bool:
+    """Whether an expression reads only names, attributes and literals, through comparisons and
+    `and`/`or`/`not` (no call, subscript or lambda): evaluated where it stood, it gives what it gave."""
+    test = _TestOfNames()
+    node.visit(test)
+    return test.test
 
 
 def is_plain(node: cst.CSTNode) -> bool:

@@ -29,11 +29,16 @@ class StringInputProducer(Rule):
     `num_epochs` times after the read; the code after it stays where it is.
 
     ## Limitations
-    `shuffle=` must be a literal, a plain name (`shuffle`) or an attribute of one
-    (`self.is_training`), which becomes a Python `if` around the shuffle, the test the producer
-    made itself when the graph was built. The test moves to where the dataset is built (the read,
-    or the batch): with an attribute, nothing between may store into its object or call anything
-    but a TensorFlow API (which could change it), or the pipeline stays.
+    `shuffle=` becomes a Python `if` around the shuffle, the test the producer made itself when
+    the graph was built. A literal, a plain name (`shuffle`), an attribute of one
+    (`self.is_training`) or a test of names and literals (`mode == 'train'`) is tested where the
+    dataset is built (the read, or the batch): with an attribute, nothing between may store into
+    its object or call anything but a TensorFlow API (which could change it), or the pipeline
+    stays. Any other test of names, attributes and literals (`a.mode == 'train'`,
+    `not FLAGS.eval`) is evaluated where the producer stood, into a name of its own
+    (`shuffle_files = a.mode == 'train'`), which the dataset tests: this needs the producer's
+    own statement (`queue = producer(...)`) in the block that builds the dataset. A test that
+    calls a function or subscripts is not rewritten.
     """
 
     code = "QM101"
@@ -195,8 +200,8 @@ class SliceInputProducer(Rule):
     The random order itself differs from the queue's (another random stream).
 
     ## Limitations
-    `tensor_list` must be a literal list or tuple; `shuffle=` a literal, a plain name or an
-    attribute of one (as for string_input_producer); `capacity` (the queue's size) has no
+    `tensor_list` must be a literal list or tuple; `shuffle=` a literal, a name, an attribute
+    or a test of those (as for string_input_producer); `capacity` (the queue's size) has no
     counterpart and is dropped; `shared_name` is not rewritten. Rows given as numpy
     arrays become graph constants, as with the producer, and once more for the shuffle's size
     (`tf.shape` of the first): for arrays of hundreds of MB, feed them through placeholders and

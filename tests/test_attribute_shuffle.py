@@ -60,4 +60,4 @@ def test_an_attribute_of_a_call_is_still_refused(tmp_path):
     text = BATCHED.replace("shuffle=self.training", "shuffle=self.flags().training")
     result = _migrate(tmp_path, text)
     assert result.new_source is None
-    assert "computed at run time by an expression" in render.findings([result], show_fixed=False)
+    assert "computed at run time with a call or subscript" in render.findings([result], show_fixed=False)

@@ -250,6 +250,21 @@ CASES = [
     # --- forwarding methods ---
     # A reader method handing its queue on to another reader method of the class.
     ("forwarding_method", "iris_batches", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=7), 90, "epoch"),
+    # --- test_shuffle ---
+    ("test_shuffle", "mode_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, mode="train"), 50,
+     "epoch"),
+    ("test_shuffle", "mode_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, mode="eval"), 50,
+     "epoch"),
+    ("test_shuffle", "unshuffled_when_evaluating", lambda d: dict(files=_files(d, "dict_*"), batch_size=8,
+                                                                  mode="train"), 50, "epoch"),
+    ("test_shuffle", "unshuffled_when_evaluating", lambda d: dict(files=_files(d, "dict_*"), batch_size=8,
+                                                                  mode="eval"), 50, "epoch"),
+    ("test_shuffle", "image_batches", lambda d: dict(pattern_files=_files(d, "png/*.png"), batch_size=8,
+                                                     mode="train"), 37, "epoch"),
+    ("test_shuffle", "one_record", lambda d: dict(files=_files(d, "dict_*"), mode="train"), 50, "epoch"),
+    ("test_shuffle", "one_record", lambda d: dict(files=_files(d, "dict_*"), mode="eval"), 50, "epoch"),
+    ("test_shuffle", "named_test_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, mode="train"),
+     50, "epoch"),
 ]
 
 
@@ -319,6 +334,24 @@ def test_same_examples_before_and_after(name, function, arguments, expected, mod
         assert len(distinct) == epoch
         for start in range(0, len(new["examples"]) - epoch + 1, epoch):
             assert sorted(new["examples"][start:start + epoch]) == sorted(distinct)
+
+
+def test_a_shuffle_test_bound_where_the_producer_stood_keeps_its_meaning(data_dir, tmp_path):
+    """`shuffle=options.mode == 'train'`, now bound where the producer stood and tested where the
+    dataset is built: evaluating reads the 37 files in the same order as before; training reads
+    them in another order (37 files in their sorted order by chance: once in 37! runs)."""
+    python = tf_python("1.8")
+    before = os.path.join(SINGLE, "test_shuffle.before.py")
+    after = _migrated_copy(before, str(tmp_path), "1.8")
+    files = _files(data_dir, "png/*.png")
+    old, new = _drain_both(python, before, after, "image_batches",
+                           json.dumps(dict(pattern_files=files, batch_size=8, mode="eval")), 100, tmp_path)
+    assert len(new["examples"]) == 37
+    assert new["examples"] == old["examples"]
+    _, trained = _drain_both(python, before, after, "image_batches",
+                             json.dumps(dict(pattern_files=files, batch_size=8, mode="train")), 100, tmp_path)
+    assert Counter(trained["examples"]) == Counter(new["examples"])
+    assert trained["examples"] != new["examples"]
 
 
 @pytest.mark.parametrize("tf_version", ("1.8", "1.15"), ids=lambda v: "tf" + v)  # 2.16+ has no tf.estimator
