@@ -112,6 +112,51 @@ def literal_dict(name: str, function: cst.CSTNode, loads: int) -> Optional[cst.D
     return values[0] if len(values) == 1 and isinstance(values[0], cst.Dict) else None
 
 
+def _param_named(function: cst.FunctionDef, name: str) -> Optional[cst.Param]:
+    params = function.params
+    for param in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
+        if param.name.value == name:
+            return param
+    return None
+
+
+def _argument_for(call: cst.Call, function: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:
+    """The expression `call` passes to `function`'s parameter `name`; None when it passes none.
+    Unsupported for * or ** arguments (what they fill cannot be read)."""
+    positional = [p.name.value for p in list(function.params.posonly_params) + list(function.params.params)]
+    index = 0
+    for arg in call.args:
+        if arg.star:
+            raise Unseen("a call on the way to its slim Dataset passes arguments with * or **")
+        if arg.keyword is None:
+            if index < len(positional) and positional[index] == name:
+                return arg.value
+            index += 1
+        elif arg.keyword.value == name:
+            return arg.value
+    return None
+
+
+def _default_filled(function: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:
+    """X for a top-level `if name is None: name = X` (or `if not name:`), with no else, in `function`."""
+    for stmt in function.body.body if isinstance(function.body, cst.IndentedBlock) else ():
+        if not isinstance(stmt, cst.If) or stmt.orelse is not None:
+            continue
+        test = stmt.test
+        is_none = (isinstance(test, cst.Comparison) and isinstance(test.left, cst.Name) and test.left.value == name
+                   and len(test.comparisons) == 1 and isinstance(test.comparisons[0].operator, cst.Is)
+                   and isinstance(test.comparisons[0].comparator, cst.Name)
+                   and test.comparisons[0].comparator.value == "None")
+        is_not = (isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not)
+                  and isinstance(test.expression, cst.Name) and test.expression.value == name)
+        if not (is_none or is_not) or not isinstance(stmt.body, cst.IndentedBlock) or len(stmt.body.body) != 1:
+            continue
+        assign = cstutil.single_assign(stmt.body.body[0])
+        if assign and isinstance(assign[0], cst.Name) and assign[0].value == name:
+            return assign[1]
+    return None
+
+
 def param_names(function: cst.FunctionDef) -> List[str]:
     """The names of a function's parameters (all kinds)."""
     return _params(function)
@@ -145,6 +190,8 @@ class DatasetProof:
         self.here.functions = functions
         self.load = load or (lambda name: None)
         self.in_map = True
+        # id(function followed into) -> (the call followed, the function it is in, its module)
+        self._incoming: Dict[int, Tuple[cst.Call, cst.FunctionDef, ModuleView]] = {}
 
     def check(self, dataset: cst.BaseExpression, in_map: bool = True) -> None:
         """Returns when the provider's `dataset` argument is a name bound once in the function to
@@ -194,6 +241,8 @@ class DatasetProof:
         if depth >= self.MAX_DEPTH:
             raise Unseen("its slim dataset comes through more than %d functions" % self.MAX_DEPTH)
         for helper, there in self._callees(value, function, where, name):
+            # How this call fills the helper's parameters (a reader class passed down, or left None).
+            self._incoming[id(helper)] = (value, function, where)
             self._returns_dataset(helper, there, depth + 1)
 
     def _callees(self, call: cst.Call, function: cst.FunctionDef, where: ModuleView,
@@ -269,6 +318,48 @@ class DatasetProof:
                                  helper.name.value, there.at(helper), _code(returned) if returned else "None"))
             self._made_by(returned, helper, there, name, depth)
 
+    def _parameter_value(self, function: cst.FunctionDef, where: ModuleView, name: str,
+                         what: str) -> Tuple[cst.BaseExpression, ModuleView]:
+        """(the value, and its module) a parameter holds where the Dataset is made: what the call
+        followed into `function` passed for it (through the callers' own parameters, as far as they
+        were followed), or `None` left as it is; and when it is None, the value a top-level
+        `if name is None: name = X` (or `if not name:`) gives it, slim's dataset modules' way of
+        choosing their default reader class. Unseen when any of it cannot be seen."""
+        unseen = Unseen("%s `%s` is a parameter of %s(), so its reader class and decoder cannot be seen here"
+                        % (what, name, function.name.value))
+        passed, passed_where = self._passed(function, where, name, unseen)
+        if not (isinstance(passed, cst.Name) and passed.value == "None") and passed_where.resolve(passed) is None:
+            raise unseen  # a value of the caller's own (a variable): what it holds is not seen here
+        values = _bindings(function).values.get(name, [])
+        if not values:
+            return passed, passed_where
+        default = _default_filled(function, name)
+        if default is None or len(values) != 1 or values[0] is not default:
+            raise unseen  # rebound in some other way: what it holds at the Dataset is not plain
+        if isinstance(passed, cst.Name) and passed.value == "None":
+            return default, where
+        return passed, passed_where
+
+    def _passed(self, function: cst.FunctionDef, where: ModuleView, name: str,
+                unseen: Exception) -> Tuple[cst.BaseExpression, ModuleView]:
+        """What the followed call into `function` gives parameter `name` (its default if it gives
+        nothing), resolved through the caller's parameters in turn."""
+        incoming = self._incoming.get(id(function))
+        if incoming is None:
+            raise unseen
+        call, caller, caller_where = incoming
+        param = _param_named(function, name)
+        value = _argument_for(call, function, name)
+        if value is None:  # not passed: the default, read in the function's own module
+            if param is None or param.default is None:
+                raise unseen
+            return param.default, where
+        if isinstance(value, cst.Name) and value.value in _params(caller):
+            if value.value in _bindings(caller).values:
+                raise unseen  # the caller rebinds it before the call
+            return self._passed(caller, caller_where, value.value, unseen)
+        return value, caller_where
+
     def _argument(self, call: cst.Call, position: int, keyword: str, where: ModuleView) -> Optional[cst.BaseExpression]:
         for index, arg in enumerate(call.args):
             if arg.star:
@@ -292,8 +383,13 @@ class DatasetProof:
     def _check_dataset_call(self, call: cst.Call, function: cst.FunctionDef, where: ModuleView) -> None:
         """Dataset(data_sources, reader, decoder, num_samples, items_to_descriptions, **kwargs)."""
         line = where.at(call)
-        reader = self._local(self._argument(call, 1, "reader", where), function, where, "its reader class")
-        if reader is None or slim_name(where.resolve(reader)) != TFRECORD_READER:
+        reader = self._argument(call, 1, "reader", where)
+        reader_where = where
+        if isinstance(reader, cst.Name) and reader.value in _params(function):
+            reader, reader_where = self._parameter_value(function, where, reader.value, "its reader class")
+        else:
+            reader = self._local(reader, function, where, "its reader class")
+        if reader is None or slim_name(reader_where.resolve(reader)) != TFRECORD_READER:
             raise Unsupported("its slim Dataset (%s) reads with %s, not tf.TFRecordReader, the only reader "
                               "class qmigrate reads with a tf.data dataset here" % (
                                   line, "`%s`" % _code(reader) if reader is not None else "no reader class"))

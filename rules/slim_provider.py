@@ -121,8 +121,10 @@ class DatasetDataProvider(Rule):
     function of the module, or by a function of a module it imports and qmigrate finds beside it
     or in its package: `module.get_split(...)`, `from module import get_split`, or
     `TABLE[name].get_split(...)` with TABLE a module-level dict of imported modules that the
-    module only looks up) with `reader=tf.TFRecordReader` and a `TFExampleDecoder` whose item
-    handlers are slim's own `Tensor`, `Image` or `BoundingBox`, or classes of the program's own
+    module only looks up) with `reader=tf.TFRecordReader` (named there, or a parameter the calls
+    followed pass `tf.TFRecordReader` to, or leave None for a top-level `if reader is None:
+    reader = tf.TFRecordReader` to fill in, slim's dataset modules' way) and a `TFExampleDecoder`
+    whose item handlers are slim's own `Tensor`, `Image` or `BoundingBox`, or classes of the program's own
     derived from `ItemHandler` alone whose methods build only graph ops on the tensors they are
     given (no variables, tables, queues, collections, summaries or `py_func`, no ops built in
     `__init__`, no attributes stored outside it, no code qmigrate cannot read): the decoder runs
@@ -139,8 +141,9 @@ class DatasetDataProvider(Rule):
     TFRecordDataset's `compression_type='ZLIB'` (GZIP likewise); a `name` only named the reader op.
 
     ## Limitations
-    Not rewritten: a dataset whose reader class or decoder is not visible (a parameter, a module
-    not found, an attribute), another reader class, lookup item handlers or handler classes
+    Not rewritten: a dataset whose reader class or decoder is not visible (a parameter of the
+    function that reads the provider, a value of a caller's own, a module not found, an
+    attribute), another reader class, lookup item handlers or handler classes
     qmigrate cannot prove, a dataset whose `reader` or `decoder` is replaced after it is made,
     per-record code that rebinds a name bound before it outside (the map function's local), other
     `reader_kwargs` (computed options, a parameter), a computed `shuffle=`, `get()` of the record

@@ -68,6 +68,13 @@ DEFAULT_CASES = [
     ("slim_own_handlers", "pixel_batches", lambda d: dict(data_dir=d, batch_size=8), EVAL, ("epochs", 1)),
     ("slim_own_handlers", "pixel_batches", lambda d: dict(data_dir=d, batch_size=8, split_name="train",
                                                           num_epochs=2), 2 * TRAIN, ("epochs", 2)),
+    # slim_default_reader: the reader class a dataset factory passes down, None filled in by
+    # each dataset module (testdata/single/slimdefault_*.py), followed to the Dataset.
+    ("slim_default_reader", "factory_inputs", lambda d: dict(name="digits", data_dir=d, split_name="eval",
+                                                             batch_size=8, num_epochs=2), 2 * EVAL, ("epochs", 2)),
+    ("slim_default_reader", "factory_inputs", lambda d: dict(name="shapes", data_dir=d, split_name="train",
+                                                             batch_size=8, num_epochs=1), TRAIN, ("epochs", 1)),
+    ("slim_default_reader", "chosen_reader_inputs", lambda d: dict(data_dir=d, batch_size=7), EVAL, ("epochs", 1)),
 ]
 
 
@@ -212,3 +219,49 @@ def test_a_dataset_module_of_the_package_is_read_from_the_package_root(tmp_path)
     [result] = api.migrate([str(train)])
     assert not result.changed
     assert any("line 6 of flowers.py) reads with `tf.TextLineReader`" in d.message for d in result.diagnostics)
+
+
+def _factory_layout(tmp_path, get_split_body, call):
+    (tmp_path / "sets.py").write_text(
+        "import tensorflow as tf\n"
+        "slim = tf.contrib.slim\n"
+        "def get_split(pattern, reader=None):\n" + get_split_body +
+        "    decoder = slim.tfexample_decoder.TFExampleDecoder(\n"
+        "        {'x': tf.FixedLenFeature([], tf.int64)}, {'x': slim.tfexample_decoder.Tensor('x')})\n"
+        "    return slim.dataset.Dataset(pattern, reader, decoder, 10, {})\n")
+    train = tmp_path / "train.py"
+    train.write_text(
+        "import tensorflow as tf\n"
+        "import sets\n"
+        "slim = tf.contrib.slim\n"
+        "def inputs(pattern, batch_size):\n"
+        "    dataset = %s\n"
+        "    provider = slim.dataset_data_provider.DatasetDataProvider(dataset, shuffle=False)\n"
+        "    [x] = provider.get(['x'])\n"
+        "    return tf.train.batch([x], batch_size)\n" % call)
+    [result] = api.migrate([str(train)])
+    return result
+
+
+def test_a_reader_class_left_none_is_the_one_get_split_fills_in(tmp_path):
+    """slim's dataset modules: `if reader is None: reader = tf.TFRecordReader`, the caller passing
+    none. Proven only while that `if` is the parameter's one binding and the value is passed
+    plainly; otherwise the provider stays (migrated with --unsafe, checked when built)."""
+    fill = "    if reader is None:\n        reader = tf.TFRecordReader\n"
+    result = _factory_layout(tmp_path, fill, "sets.get_split(pattern)")
+    assert result.changed and b"dataset.decoder.decode(serialized, ['x'])" in result.new_source
+    result = _factory_layout(tmp_path, fill, "sets.get_split(pattern, None)")
+    assert result.changed
+    lines = "    if reader is None:\n        reader = tf.TFRecordReader\n    reader = tf.TextLineReader\n"
+    result = _factory_layout(tmp_path, lines, "sets.get_split(pattern)")
+    assert not result.changed
+    assert any("is a parameter of get_split()" in d.message for d in result.diagnostics)
+    other = "    if reader is None:\n        reader = tf.TextLineReader\n"
+    result = _factory_layout(tmp_path, other, "sets.get_split(pattern)")
+    assert not result.changed
+    assert any("reads with `tf.TextLineReader`" in d.message for d in result.diagnostics)
+    result = _factory_layout(tmp_path, fill, "sets.get_split(pattern, *[None])")
+    assert not result.changed
+    result = _factory_layout(tmp_path, fill, "sets.get_split(pattern, reader=pattern.reader)")
+    assert not result.changed
+    assert any("QM109" == d.code for d in result.diagnostics)  # --unsafe still migrates it, checked
