@@ -1609,7 +1609,7 @@ class _PipelineRewriter(cst.CSTTransformer):
                     body=[small.with_changes(value=match.record_call)]))
             # The function is defined where the read was: `with`s around it already hold it.
             enclosing = {id(w) for w in read.withs}
-            in_function = record_leaves
+            in_function = record_leaves + self._loop_records(leaves[match.batch_index], match)
             if match.arm_records is not None:  # the if/else's per-record code ends the function
                 in_function = record_leaves + [dataclasses.replace(batch, updated=match.arm_records.statement)]
             body = blocks.regroup(in_function, lambda w: id(w) not in enclosing and self._scoping(w))
@@ -1731,16 +1731,32 @@ class _PipelineRewriter(cst.CSTTransformer):
             last = cst.Else(body=blocks_now[0].with_changes(body=records))
         return _with_arms(branch, arms, last)
 
+    def _loop_records(self, loop: blocks.Leaf, match: Match) -> List[blocks.Leaf]:
+        """The per-record statements inside a tower loop (match.tower_loop.record_paths), for the
+        map function: outside their `with`s, which stay with the loop's batching."""
+        if match.tower_loop is None or not match.tower_loop.record_paths:
+            return []
+        inner = {leaf.path: leaf for leaf in blocks.flatten(loop.original.body.body, loop.updated.body.body)}
+        return [dataclasses.replace(inner[path], updated=wording.strip_statement(inner[path].updated), withs=())
+                for path in match.tower_loop.record_paths]
+
     def _in_tower_loop(self, loop: cst.For, match: Match, statements) -> cst.For:
-        """The tower loop with its batching replaced by this tower's shard of the dataset, on the CPU."""
+        """The tower loop with its batching replaced by this tower's shard of the dataset (on the
+        CPU when the loop places devices), its per-record statements gone to the map function."""
         path = match.tower_loop.inner_path
         inner = next(leaf for leaf in blocks.flatten(loop.body.body, loop.body.body) if leaf.path == path)
         comments = [line for line in statements[0].leading_lines if line.comment is not None]
         statements = [statements[0].with_changes(leading_lines=[])] + statements[1:]
-        statements.append(self._consume(inner.updated, match))
-        wrapper = towers.on_cpu(statements, self.tf, self.module.config_for_parsing,
-                                list(inner.updated.leading_lines) + comments)
-        body = blocks.rebuild(loop.body.body, {path: [wrapper]}, set())
+        if match.batch_helper is None:
+            statements.append(self._consume(inner.updated, match))
+        else:
+            statements += self._feed_helper(inner.updated, match)
+        leading = list(inner.updated.leading_lines) + comments
+        if match.tower_loop.on_devices:
+            replacement = [towers.on_cpu(statements, self.tf, self.module.config_for_parsing, leading)]
+        else:
+            replacement = [statements[0].with_changes(leading_lines=leading)] + statements[1:]
+        body = blocks.rebuild(loop.body.body, {path: replacement}, set(match.tower_loop.record_paths))
         return loop.with_changes(body=loop.body.with_changes(body=body))
 
     def _feed_helper(self, batch_stmt: cst.BaseStatement, match: Match) -> List[cst.BaseStatement]:

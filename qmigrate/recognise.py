@@ -83,6 +83,10 @@ class TowerLoopBatch:
     inner_path: Tuple[int, ...]  # the batching statement's path inside the loop body
     loop_var: str
     num_towers: str
+    # Per-record statements inside the loop, before the batching (paths inside the loop body):
+    # each iteration preprocesses the records it batches; they move into the map function.
+    record_paths: Tuple[Tuple[int, ...], ...] = ()
+    on_devices: bool = True  # the loop puts each iteration on a device: the dataset goes on the CPU
 
 
 @dataclass(frozen=True)
@@ -1308,10 +1312,14 @@ class _BlockRecogniser:
                 batch = (index, found, None, found[1])
                 break
             tower = self._batch_in_tower_loop(index, tainted) if reads_record else None
+            if isinstance(tower, str):  # a loop that batches the records, in a way not proven
+                finder = _CallFinder(self.imports, BATCHERS + BUCKETERS)
+                cstutil.walk(self.body[index], finder)
+                raise _Broken(calls + tuple(finder.calls), tower)
             if tower is not None:
-                loop, inner = tower
-                batch = (index, _call_with_rule(cstutil.statement_value(inner.original), self.imports, BATCHERS),
-                         None, cstutil.statement_value(inner.original))
+                loop, inner, loop_helper = tower
+                inner_value = cstutil.statement_value(inner.original)
+                batch = (index, _call_with_rule(inner_value, self.imports, BATCHERS), loop_helper, inner_value)
                 in_loop = loop
                 break
             if reads_record:
@@ -1634,21 +1642,89 @@ class _BlockRecogniser:
         return dict(bound, options=assign[1])
 
     def _batch_in_tower_loop(self, index: int, tainted: Set[str]):
-        """(TowerLoopBatch, inner leaf) when leaf `index` is a tower loop whose only use of the
-        records is one batching statement: each tower batches the shared reader's records."""
+        """(TowerLoopBatch, inner batching leaf, batching helper or None) when leaf `index` is a
+        `for i in range(n):` loop that batches the shared reader's records once per iteration.
+
+        Each iteration's batch queue took its records from the one reader, so each record reached
+        exactly one iteration's batch: migrated, iteration i batches shard i of the records (with
+        or without `tf.device` in the loop: towers, or sets of batches handed out later). Inside
+        the loop the records may first go through plain per-record statements (`image =
+        distort(record.image)`), which join the map function (it is traced where the iteration
+        batches, so what they read of the loop, `i`, is the iteration's); then one assignment of a
+        batching call or of a batching helper's call; nothing after it reads the records.
+
+        None when the leaf is no loop over range(n) batching the records; a reason (str) when it
+        is one whose iterations qmigrate cannot prove to take the records independently."""
         loop = self.body[index]
         if not isinstance(loop, cst.For) or not isinstance(loop.body, cst.IndentedBlock):
             return None
         loop_var, towers_expr = towers.tower_range(loop, self.imports)
-        if loop_var is None or not towers.places_devices(loop, self.imports):
+        if loop_var is None:
             return None
-        users = [leaf for leaf in blocks.flatten(loop.body.body, loop.body.body)
-                 if tainted & set(cstutil.name_uses(leaf.original).loads)]
-        if len(users) != 1 or not cstutil.single_assign(users[0].original):
+        line = self._line_of(index)
+        leaves = blocks.flatten(loop.body.body, loop.body.body)
+        seen, records, batch, helper = set(tainted), [], None, None
+        for leaf in leaves:
+            uses = cstutil.name_uses(leaf.original)
+            if not seen & set(uses.loads):
+                continue
+            used = sorted(seen & set(uses.loads))[0]
+            if batch is not None:
+                return ("the loop at line %d reads the per-record tensor `%s` again after its batching, so a "
+                        "record would be used outside the iteration that batches it" % (line, used))
+            value = cstutil.statement_value(leaf.original)
+            if cstutil.single_assign(leaf.original) and (
+                    _call_with_rule(value, self.imports, BATCHERS) or self._batch_helper(value)):
+                batch, helper = leaf, self._batch_helper(value)
+                continue
+            if not isinstance(leaf.original, cst.SimpleStatementLine) or uses.control:
+                return ("the loop at line %d works on the per-record tensor `%s` in a compound statement or with "
+                        "control flow before its batching; qmigrate moves only plain statements into the map "
+                        "function" % (line, used))
+            if uses.mutated:
+                return ("the loop at line %d stores into `%s` from its per-record code, which the map function "
+                        "could not do" % (line, sorted(uses.mutated)[0]))
+            records.append(leaf)
+            seen |= uses.stores
+        if batch is None:
             return None
-        if not _call_with_rule(cstutil.statement_value(users[0].original), self.imports, BATCHERS):
-            return None
-        return TowerLoopBatch(users[0].path, loop_var, self.source_of(towers_expr)), users[0]
+        if any(leaf.withs != batch.withs for leaf in records):
+            return ("the loop at line %d works on the records under another `with` than its batching's" % line)
+        # What the loop's per-record code binds becomes the map function's own: bound nowhere else,
+        # read by nothing but that code and the batching (each iteration binds it anew).
+        inside, record_loads = set(), Counter()
+        for leaf in records:
+            inside |= cstutil.name_uses(leaf.original).stores
+            record_loads.update(cstutil.name_uses(leaf.original).loads)
+        counted = record_loads + Counter(cstutil.name_uses(batch.original).loads)
+        params = _param_names(self.scope) if isinstance(self.scope, cst.FunctionDef) else set()
+        others = [leaf for leaf in leaves if leaf not in records]
+        for name in sorted(inside):
+            if name in tainted:
+                return ("the loop at line %d rebinds `%s`, a per-record tensor read before the loop, so each "
+                        "iteration would work on what the one before made of it" % (line, name))
+            if name in params or name == loop_var or any(
+                    name in self.uses[other].stores for other in range(len(self.body)) if other != index) or any(
+                    name in cstutil.name_uses(leaf.original).stores for leaf in others):
+                return ("the loop at line %d binds `%s` in its per-record code, and `%s` is bound outside that "
+                        "code too; in the map function it would be a name of its own" % (line, name, name))
+            if self.scope_loads[name] != counted[name]:
+                return ("the loop at line %d binds `%s` in its per-record code, and code other than that and "
+                        "its batching reads it" % (line, name))
+        # The map function is traced at the batching: what the per-record code reads must not be
+        # rebound in the loop between it and there.
+        if records:
+            first = leaves.index(records[0])
+            between = [leaf for leaf in leaves[first:leaves.index(batch)] if leaf not in records]
+            for leaf in between:
+                rebound = set(record_loads) & (cstutil.name_uses(leaf.original).stores
+                                               | cstutil.name_uses(leaf.original).mutated)
+                if rebound:
+                    return ("the loop at line %d rebinds `%s` between its per-record code and its batching, so "
+                            "the map function would see another value" % (line, sorted(rebound)[0]))
+        tower = TowerLoopBatch(batch.path, loop_var, self.source_of(towers_expr),
+                               tuple(leaf.path for leaf in records), towers.places_devices(loop, self.imports))
+        return tower, batch, helper
 
     def _helper_batching(self, helper: helpers.BatchHelper, call: cst.Call, calls):
         """The batching a helper call performs, written in the caller's scope."""
