@@ -1757,6 +1757,11 @@ class _PipelineRewriter(cst.CSTTransformer):
         else:
             replacement = [statements[0].with_changes(leading_lines=leading)] + statements[1:]
         body = blocks.rebuild(loop.body.body, {path: replacement}, set(match.tower_loop.record_paths))
+        if match.tower_loop.record_paths and body:  # a blank line that followed moved code does not open the body
+            lines = list(body[0].leading_lines)
+            while lines and lines[0].comment is None:
+                lines.pop(0)
+            body[0] = body[0].with_changes(leading_lines=lines)
         return loop.with_changes(body=loop.body.with_changes(body=body))
 
     def _feed_helper(self, batch_stmt: cst.BaseStatement, match: Match) -> List[cst.BaseStatement]:

@@ -1649,8 +1649,9 @@ class _BlockRecogniser:
         exactly one iteration's batch: migrated, iteration i batches shard i of the records (with
         or without `tf.device` in the loop: towers, or sets of batches handed out later). Inside
         the loop the records may first go through plain per-record statements (`image =
-        distort(record.image)`), which join the map function (it is traced where the iteration
-        batches, so what they read of the loop, `i`, is the iteration's); then one assignment of a
+        distort(record.image)`, or `if crop: ...`, without return/break/continue), which join the map
+        function (it is traced where the iteration batches, so what they read of the loop, `i`,
+        is the iteration's, unless rebound before the batching: refused); then one assignment of a
         batching call or of a batching helper's call; nothing after it reads the records.
 
         None when the leaf is no loop over range(n) batching the records; a reason (str) when it
@@ -1677,10 +1678,10 @@ class _BlockRecogniser:
                     _call_with_rule(value, self.imports, BATCHERS) or self._batch_helper(value)):
                 batch, helper = leaf, self._batch_helper(value)
                 continue
-            if not isinstance(leaf.original, cst.SimpleStatementLine) or uses.control:
-                return ("the loop at line %d works on the per-record tensor `%s` in a compound statement or with "
-                        "control flow before its batching; qmigrate moves only plain statements into the map "
-                        "function" % (line, used))
+            if uses.control:
+                return ("the loop at line %d works on the per-record tensor `%s` in a statement with control "
+                        "flow (%s) before its batching, which the map function could not hold"
+                        % (line, used, sorted(uses.control)[0]))
             if uses.mutated:
                 return ("the loop at line %d stores into `%s` from its per-record code, which the map function "
                         "could not do" % (line, sorted(uses.mutated)[0]))
@@ -1711,14 +1712,15 @@ class _BlockRecogniser:
             if self.scope_loads[name] != counted[name]:
                 return ("the loop at line %d binds `%s` in its per-record code, and code other than that and "
                         "its batching reads it" % (line, name))
-        # The map function is traced at the batching: what the per-record code reads must not be
-        # rebound in the loop between it and there.
-        if records:
-            first = leaves.index(records[0])
-            between = [leaf for leaf in leaves[first:leaves.index(batch)] if leaf not in records]
-            for leaf in between:
-                rebound = set(record_loads) & (cstutil.name_uses(leaf.original).stores
-                                               | cstutil.name_uses(leaf.original).mutated)
+        # The map function is traced at the batching: what a per-record statement reads must not
+        # be rebound in the loop between it and there.
+        end = leaves.index(batch)
+        for record in records:
+            reads = set(cstutil.name_uses(record.original).loads)
+            for leaf in leaves[leaves.index(record) + 1:end]:
+                if leaf in records:
+                    continue
+                rebound = reads & (cstutil.name_uses(leaf.original).stores | cstutil.name_uses(leaf.original).mutated)
                 if rebound:
                     return ("the loop at line %d rebinds `%s` between its per-record code and its batching, so "
                             "the map function would see another value" % (line, sorted(rebound)[0]))
