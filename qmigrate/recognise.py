@@ -1685,6 +1685,11 @@ class _BlockRecogniser:
             if uses.mutated:
                 return ("the loop at line %d stores into `%s` from its per-record code, which the map function "
                         "could not do" % (line, sorted(uses.mutated)[0]))
+            queued = [call for call in cstutil.calls_of(leaf.original) if rule_for(self.imports.resolve(call.func))]
+            if queued:
+                return ("the loop at line %d passes the per-record tensor `%s` to %s() inside a larger statement; "
+                        "qmigrate follows one batching per iteration, assigned to names"
+                        % (line, used, _code(queued[0].func)))
             records.append(leaf)
             seen |= uses.stores
         if batch is None:
@@ -1713,10 +1718,20 @@ class _BlockRecogniser:
                 return ("the loop at line %d binds `%s` in its per-record code, and code other than that and "
                         "its batching reads it" % (line, name))
         # The map function is traced at the batching: what a per-record statement reads must not
-        # be rebound in the loop between it and there.
+        # be rebound in the loop between it and there. Nor may it be a value the loop computes
+        # with a call (`noise = tf.random_uniform(...)`): the function would capture that tensor,
+        # made once, where the queue's runners ran it again for each record.
         end = leaves.index(batch)
         for record in records:
             reads = set(cstutil.name_uses(record.original).loads)
+            for leaf in leaves[:end]:
+                if leaf in records:
+                    continue
+                computed = reads & cstutil.name_uses(leaf.original).stores
+                if computed and leaves.index(leaf) < leaves.index(record) and cstutil.calls_of(leaf.original):
+                    return ("the loop at line %d computes `%s` with a call outside its per-record code and that "
+                            "code reads it: the map function would capture the one tensor instead of running "
+                            "the call for each record" % (line, sorted(computed)[0]))
             for leaf in leaves[leaves.index(record) + 1:end]:
                 if leaf in records:
                     continue
