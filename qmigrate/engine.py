@@ -212,6 +212,10 @@ _UNLINKED = ("it is not part of a producer → reader → batch chain that qmigr
              "block (pipelines split across functions or modules are not rewritten yet)")
 _KEPT_TODO = ("migrate those callers (a dataset of records instead of a queue), then delete %s() and call "
               "%s() everywhere")
+# The keep reason of a helper whose calls in its own module stay: they run in every program that
+# imports the module, and need not hold queue code of their own (a record source and a batching
+# helper are the whole queue of `record = read(path); return make_batch(record.image, ...)`).
+_LOCAL_CALLERS = "calls of it in this file that stay as they are"
 _KEPT_REASON = ("%s() is kept as it was for %s, which pass it a queue or tensors to batch; the migrated "
                 "pipelines call its migrated copy %s()")
 PLUMBING_KEPT = "queue code is left in the migrated files, or none of them had a pipeline to migrate"
@@ -491,7 +495,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     if partial or dropped:
         # Calls of these helpers that were not migrated still pass a queue: the helpers stay as they
         # are for them, and the migrated pipelines call a migrated copy. Rewrite again knowing it.
-        keep.update((name, "calls of it in this file that stay as they are") for name in partial)
+        keep.update((name, _LOCAL_CALLERS) for name in partial)
         keep = _keep_forwarded(keep, context)
         analysis = first
         rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep)
@@ -1089,7 +1093,8 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
         body.append(migrated.with_changes(name=cst.Name(copy_name), leading_lines=blank))
         for call in calls:
             analysis.fixed_calls.discard(id(call))  # the pipelines' matches counted it: it stays
-            analysis.kept_calls.add(id(call))
+            if keep[name] != _LOCAL_CALLERS:  # kept for other modules' callers, which count their own queues
+                analysis.kept_calls.add(id(call))
             analysis.reasons[id(call)] = _KEPT_REASON % (name, keep[name], copy_name)
             analysis.todo[id(call)] = _KEPT_TODO % (name, copy_name)
     return module.with_changes(body=body)
