@@ -1311,7 +1311,14 @@ class _BlockRecogniser:
                 arm_records, fallthrough = self.branch_records, self.branch_fallthrough
                 batch = (index, found, None, found[1])
                 break
-            tower = self._batch_in_tower_loop(index, tainted) if reads_record else None
+            tower = None
+            if reads_record:
+                # What the dataset is built from, which the loop must not rebind before its batching.
+                built_from = set(tainted)
+                for chained in [producer_index, reader_index, read_index] + list(record_indices) + list(removed):
+                    if chained is not None:
+                        built_from |= set(self.uses[chained].loads)
+                tower = self._batch_in_tower_loop(index, tainted, built_from)
             if isinstance(tower, str):  # a loop that batches the records, in a way not proven
                 finder = _CallFinder(self.imports, BATCHERS + BUCKETERS)
                 cstutil.walk(self.body[index], finder)
@@ -1641,7 +1648,7 @@ class _BlockRecogniser:
             return bound
         return dict(bound, options=assign[1])
 
-    def _batch_in_tower_loop(self, index: int, tainted: Set[str]):
+    def _batch_in_tower_loop(self, index: int, tainted: Set[str], built_from: Set[str]):
         """(TowerLoopBatch, inner batching leaf, batching helper or None) when leaf `index` is a
         `for i in range(n):` loop that batches the shared reader's records once per iteration.
 
@@ -1654,6 +1661,8 @@ class _BlockRecogniser:
         is the iteration's, unless rebound before the batching: refused); then one assignment of a
         batching call or of a batching helper's call; nothing after it reads the records.
 
+        `built_from`: the names the chain before the loop reads or binds as records; the loop must
+        not rebind them before its batching (the dataset is built there, from their values then).
         None when the leaf is no loop over range(n) batching the records; a reason (str) when it
         is one whose iterations qmigrate cannot prove to take the records independently."""
         loop = self.body[index]
@@ -1696,6 +1705,13 @@ class _BlockRecogniser:
             return None
         if any(leaf.withs != batch.withs for leaf in records):
             return ("the loop at line %d works on the records under another `with` than its batching's" % line)
+        for leaf in [leaf for leaf in leaves[:leaves.index(batch)] if leaf not in records]:
+            rebound = built_from & (cstutil.name_uses(leaf.original).stores | cstutil.name_uses(leaf.original).mutated)
+            if rebound:
+                return ("the loop at line %d rebinds `%s` before its batching, and the records or the queue before "
+                        "the loop depend on it" % (line, sorted(rebound)[0]))
+        if loop_var in built_from:
+            return "the loop at line %d rebinds `%s`, which the records or the queue before it read" % (line, loop_var)
         # What the loop's per-record code binds becomes the map function's own: bound nowhere else,
         # read by nothing but that code and the batching (each iteration binds it anew).
         inside, record_loads = set(), Counter()

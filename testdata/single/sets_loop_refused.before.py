@@ -65,3 +65,16 @@ def returns_from_the_loop(list_path, batch_size, num_sets=2):
       return value
     values, labels = tf.train.batch([value, label], batch_size=batch_size)
   return values, labels
+
+
+def rebinds_what_the_queue_reads(list_path, batch_size, num_sets=2):
+  filename_queue = tf.train.string_input_producer([list_path])
+  reader = tf.TextLineReader()
+  _, line = reader.read(filename_queue)
+  value, label = tf.decode_csv(line, [[0.0], [0]], field_delim=' ')
+  sets = []
+  for i in range(num_sets):
+    label = i
+    values, labels = tf.train.batch([value, label], batch_size=batch_size)
+    sets.append((values, labels))
+  return sets
