@@ -14,7 +14,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from qmigrate import (batch_down, blocks, branch_records, bucketing, built_rows, class_attrs, cstutil, handbuilt,
-                      helpers, joins, queue_sources, slim_provider, towers)
+                      helpers, joins, loop_records, queue_sources, slim_provider, towers)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
@@ -1650,21 +1650,11 @@ class _BlockRecogniser:
 
     def _batch_in_tower_loop(self, index: int, tainted: Set[str], built_from: Set[str]):
         """(TowerLoopBatch, inner batching leaf, batching helper or None) when leaf `index` is a
-        `for i in range(n):` loop that batches the shared reader's records once per iteration.
-
-        Each iteration's batch queue took its records from the one reader, so each record reached
-        exactly one iteration's batch: migrated, iteration i batches shard i of the records (with
-        or without `tf.device` in the loop: towers, or sets of batches handed out later). Inside
-        the loop the records may first go through plain per-record statements (`image =
-        distort(record.image)`, or `if crop: ...`, without return/break/continue), which join the map
-        function (it is traced where the iteration batches, so what they read of the loop, `i`,
-        is the iteration's, unless rebound before the batching: refused); then one assignment of a
-        batching call or of a batching helper's call; nothing after it reads the records.
-
-        `built_from`: the names the chain before the loop reads or binds as records; the loop must
-        not rebind them before its batching (the dataset is built there, from their values then).
-        None when the leaf is no loop over range(n) batching the records; a reason (str) when it
-        is one whose iterations qmigrate cannot prove to take the records independently."""
+        `for i in range(n):` loop that batches the shared reader's records once per iteration
+        (with or without `tf.device` in it: towers, or sets of batches handed out later), its
+        per-record statements before the batching moving into the map function (loop_records).
+        `built_from`: the names the chain before the loop reads, and its records. None when the
+        leaf is no such loop; a reason (str) when the loop's use of the records is not proven."""
         loop = self.body[index]
         if not isinstance(loop, cst.For) or not isinstance(loop.body, cst.IndentedBlock):
             return None
@@ -1673,91 +1663,28 @@ class _BlockRecogniser:
             return None
         line = self._line_of(index)
         leaves = blocks.flatten(loop.body.body, loop.body.body)
-        seen, records, batch, helper = set(tainted), [], None, None
-        for leaf in leaves:
-            uses = cstutil.name_uses(leaf.original)
-            if not seen & set(uses.loads):
-                continue
-            used = sorted(seen & set(uses.loads))[0]
-            if batch is not None:
-                return ("the loop at line %d reads the per-record tensor `%s` again after its batching, so a "
-                        "record would be used outside the iteration that batches it" % (line, used))
+
+        def is_batching(leaf) -> bool:
             value = cstutil.statement_value(leaf.original)
-            if cstutil.single_assign(leaf.original) and (
-                    _call_with_rule(value, self.imports, BATCHERS) or self._batch_helper(value)):
-                batch, helper = leaf, self._batch_helper(value)
-                continue
-            if uses.control:
-                return ("the loop at line %d works on the per-record tensor `%s` in a statement with control "
-                        "flow (%s) before its batching, which the map function could not hold"
-                        % (line, used, sorted(uses.control)[0]))
-            if uses.mutated:
-                return ("the loop at line %d stores into `%s` from its per-record code, which the map function "
-                        "could not do" % (line, sorted(uses.mutated)[0]))
-            queued = [call for call in cstutil.calls_of(leaf.original) if rule_for(self.imports.resolve(call.func))]
-            if queued:
-                return ("the loop at line %d passes the per-record tensor `%s` to %s() inside a larger statement; "
-                        "qmigrate follows one batching per iteration, assigned to names"
-                        % (line, used, _code(queued[0].func)))
-            records.append(leaf)
-            seen |= uses.stores
-        if batch is None:
-            return None
-        if any(leaf.withs != batch.withs for leaf in records):
-            return ("the loop at line %d works on the records under another `with` than its batching's" % line)
-        for leaf in [leaf for leaf in leaves[:leaves.index(batch)] if leaf not in records]:
-            rebound = built_from & (cstutil.name_uses(leaf.original).stores | cstutil.name_uses(leaf.original).mutated)
-            if rebound:
-                return ("the loop at line %d rebinds `%s` before its batching, and the records or the queue before "
-                        "the loop depend on it" % (line, sorted(rebound)[0]))
-        if loop_var in built_from:
-            return "the loop at line %d rebinds `%s`, which the records or the queue before it read" % (line, loop_var)
-        # What the loop's per-record code binds becomes the map function's own: bound nowhere else,
-        # read by nothing but that code and the batching (each iteration binds it anew).
-        inside, record_loads = set(), Counter()
-        for leaf in records:
-            inside |= cstutil.name_uses(leaf.original).stores
-            record_loads.update(cstutil.name_uses(leaf.original).loads)
-        counted = record_loads + Counter(cstutil.name_uses(batch.original).loads)
+            return bool(cstutil.single_assign(leaf.original) and (
+                _call_with_rule(value, self.imports, BATCHERS) or self._batch_helper(value)))
+
+        scanned = loop_records.scan(leaves, tainted, is_batching,
+                                    lambda call: rule_for(self.imports.resolve(call.func)) is not None, line)
+        if isinstance(scanned, str) or scanned[1] is None:
+            return scanned if isinstance(scanned, str) else None
+        records, batch = scanned
         params = _param_names(self.scope) if isinstance(self.scope, cst.FunctionDef) else set()
-        others = [leaf for leaf in leaves if leaf not in records]
-        for name in sorted(inside):
-            if name in tainted:
-                return ("the loop at line %d rebinds `%s`, a per-record tensor read before the loop, so each "
-                        "iteration would work on what the one before made of it" % (line, name))
-            if name in params or name == loop_var or any(
-                    name in self.uses[other].stores for other in range(len(self.body)) if other != index) or any(
-                    name in cstutil.name_uses(leaf.original).stores for leaf in others):
-                return ("the loop at line %d binds `%s` in its per-record code, and `%s` is bound outside that "
-                        "code too; in the map function it would be a name of its own" % (line, name, name))
-            if self.scope_loads[name] != counted[name]:
-                return ("the loop at line %d binds `%s` in its per-record code, and code other than that and "
-                        "its batching reads it" % (line, name))
-        # The map function is traced at the batching: what a per-record statement reads must not
-        # be rebound in the loop between it and there. Nor may it be a value the loop computes
-        # with a call (`noise = tf.random_uniform(...)`): the function would capture that tensor,
-        # made once, where the queue's runners ran it again for each record.
-        end = leaves.index(batch)
-        for record in records:
-            reads = set(cstutil.name_uses(record.original).loads)
-            for leaf in leaves[:end]:
-                if leaf in records:
-                    continue
-                computed = reads & cstutil.name_uses(leaf.original).stores
-                if computed and leaves.index(leaf) < leaves.index(record) and cstutil.calls_of(leaf.original):
-                    return ("the loop at line %d computes `%s` with a call outside its per-record code and that "
-                            "code reads it: the map function would capture the one tensor instead of running "
-                            "the call for each record" % (line, sorted(computed)[0]))
-            for leaf in leaves[leaves.index(record) + 1:end]:
-                if leaf in records:
-                    continue
-                rebound = reads & (cstutil.name_uses(leaf.original).stores | cstutil.name_uses(leaf.original).mutated)
-                if rebound:
-                    return ("the loop at line %d rebinds `%s` between its per-record code and its batching, so "
-                            "the map function would see another value" % (line, sorted(rebound)[0]))
+        refused = loop_records.refusal(
+            leaves, records, batch, loop_var, tainted, built_from,
+            lambda name: name in params or any(name in self.uses[other].stores
+                                               for other in range(len(self.body)) if other != index),
+            self.scope_loads, line)
+        if refused:
+            return refused
         tower = TowerLoopBatch(batch.path, loop_var, self.source_of(towers_expr),
                                tuple(leaf.path for leaf in records), towers.places_devices(loop, self.imports))
-        return tower, batch, helper
+        return tower, batch, self._batch_helper(cstutil.statement_value(batch.original))
 
     def _helper_batching(self, helper: helpers.BatchHelper, call: cst.Call, calls):
         """The batching a helper call performs, written in the caller's scope."""
