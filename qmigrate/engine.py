@@ -212,6 +212,10 @@ _UNLINKED = ("it is not part of a producer → reader → batch chain that qmigr
              "block (pipelines split across functions or modules are not rewritten yet)")
 _KEPT_TODO = ("migrate those callers (a dataset of records instead of a queue), then delete %s() and call "
               "%s() everywhere")
+# The keep reason of a helper whose calls in its own module stay: they run in every program that
+# imports the module, and need not hold queue code of their own (a record source and a batching
+# helper are the whole queue of `record = read(path); return make_batch(record.image, ...)`).
+_LOCAL_CALLERS = "calls of it in this file that stay as they are"
 _KEPT_REASON = ("%s() is kept as it was for %s, which pass it a queue or tensors to batch; the migrated "
                 "pipelines call its migrated copy %s()")
 PLUMBING_KEPT = "queue code is left in the migrated files, or none of them had a pipeline to migrate"
@@ -491,7 +495,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     if partial or dropped:
         # Calls of these helpers that were not migrated still pass a queue: the helpers stay as they
         # are for them, and the migrated pipelines call a migrated copy. Rewrite again knowing it.
-        keep.update((name, "calls of it in this file that stay as they are") for name in partial)
+        keep.update((name, _LOCAL_CALLERS) for name in partial)
         keep = _keep_forwarded(keep, context)
         analysis = first
         rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep)
@@ -1089,7 +1093,8 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
         body.append(migrated.with_changes(name=cst.Name(copy_name), leading_lines=blank))
         for call in calls:
             analysis.fixed_calls.discard(id(call))  # the pipelines' matches counted it: it stays
-            analysis.kept_calls.add(id(call))
+            if keep[name] != _LOCAL_CALLERS:  # kept for other modules' callers, which count their own queues
+                analysis.kept_calls.add(id(call))
             analysis.reasons[id(call)] = _KEPT_REASON % (name, keep[name], copy_name)
             analysis.todo[id(call)] = _KEPT_TODO % (name, copy_name)
     return module.with_changes(body=body)
@@ -1610,7 +1615,7 @@ class _PipelineRewriter(cst.CSTTransformer):
                     body=[small.with_changes(value=match.record_call)]))
             # The function is defined where the read was: `with`s around it already hold it.
             enclosing = {id(w) for w in read.withs}
-            in_function = record_leaves
+            in_function = record_leaves + self._loop_records(leaves[match.batch_index], match)
             if match.arm_records is not None:  # the if/else's per-record code ends the function
                 in_function = record_leaves + [dataclasses.replace(batch, updated=match.arm_records.statement)]
             body = blocks.regroup(in_function, lambda w: id(w) not in enclosing and self._scoping(w))
@@ -1745,16 +1750,37 @@ class _PipelineRewriter(cst.CSTTransformer):
             last = cst.Else(body=blocks_now[0].with_changes(body=records))
         return _with_arms(branch, arms, last)
 
+    def _loop_records(self, loop: blocks.Leaf, match: Match) -> List[blocks.Leaf]:
+        """The per-record statements inside a tower loop (match.tower_loop.record_paths), for the
+        map function: outside their `with`s, which stay with the loop's batching."""
+        if match.tower_loop is None or not match.tower_loop.record_paths:
+            return []
+        inner = {leaf.path: leaf for leaf in blocks.flatten(loop.original.body.body, loop.updated.body.body)}
+        return [dataclasses.replace(inner[path], updated=wording.strip_statement(inner[path].updated), withs=())
+                for path in match.tower_loop.record_paths]
+
     def _in_tower_loop(self, loop: cst.For, match: Match, statements) -> cst.For:
-        """The tower loop with its batching replaced by this tower's shard of the dataset, on the CPU."""
+        """The tower loop with its batching replaced by this tower's shard of the dataset (on the
+        CPU when the loop places devices), its per-record statements gone to the map function."""
         path = match.tower_loop.inner_path
         inner = next(leaf for leaf in blocks.flatten(loop.body.body, loop.body.body) if leaf.path == path)
         comments = [line for line in statements[0].leading_lines if line.comment is not None]
         statements = [statements[0].with_changes(leading_lines=[])] + statements[1:]
-        statements.append(self._consume(inner.updated, match))
-        wrapper = towers.on_cpu(statements, self.tf, self.module.config_for_parsing,
-                                list(inner.updated.leading_lines) + comments)
-        body = blocks.rebuild(loop.body.body, {path: [wrapper]}, set())
+        if match.batch_helper is None:
+            statements.append(self._consume(inner.updated, match))
+        else:
+            statements += self._feed_helper(inner.updated, match)
+        leading = list(inner.updated.leading_lines) + comments
+        if match.tower_loop.on_devices:
+            replacement = [towers.on_cpu(statements, self.tf, self.module.config_for_parsing, leading)]
+        else:
+            replacement = [statements[0].with_changes(leading_lines=leading)] + statements[1:]
+        body = blocks.rebuild(loop.body.body, {path: replacement}, set(match.tower_loop.record_paths))
+        if match.tower_loop.record_paths and body:  # a blank line that followed moved code does not open the body
+            lines = list(body[0].leading_lines)
+            while lines and lines[0].comment is None:
+                lines.pop(0)
+            body[0] = body[0].with_changes(leading_lines=lines)
         return loop.with_changes(body=loop.body.with_changes(body=body))
 
     def _feed_helper(self, batch_stmt: cst.BaseStatement, match: Match) -> List[cst.BaseStatement]:

@@ -206,6 +206,12 @@ def find_record_source(function: cst.FunctionDef, imports: ImportMap, method: bo
             and all(isinstance(e.value, cst.Name) for e in target.elements)):
         return None
     key, record = (e.value.value for e in target.elements)
+    # A value assigned before the producer that neither it nor the reader reads (`result =
+    # Record()`, the object the parsing fills in) is the parsing's own: it stays in the source.
+    opening_loads = set(cstutil.name_uses(cst.IndentedBlock(
+        body=[stmt for stmt in (producer_stmt, reader_stmt, read_stmt) if stmt is not None])).loads)
+    plumbing = tuple(stmt for stmt in plumbing if cstutil.single_assign(stmt)[0].value in opening_loads
+                     or not _prelude_assign(stmt, plumbing))
     removable = tuple(stmt for stmt in body if stmt in (producer_stmt, reader_stmt, read_stmt) or stmt in plumbing)
     rest = cst.IndentedBlock(body=[stmt for stmt in body if stmt not in removable])
     uses = cstutil.name_uses(rest)
@@ -237,6 +243,13 @@ def find_record_source(function: cst.FunctionDef, imports: ImportMap, method: bo
     return RecordSource(function, record, producer_rule, first[1], reader_rule, reader_call, removable, dropped)
 
 
+def _prelude_assign(stmt: cst.BaseStatement, plumbing) -> bool:
+    """Whether `name = value`, before the producer, is kept in a migrated record source: what it
+    reads is no other opening assignment's (those leave with the producer)."""
+    others = {cstutil.single_assign(other)[0].value for other in plumbing if other is not stmt}
+    return not set(cstutil.name_uses(stmt).loads) & others
+
+
 def _source_opening(body: List[cst.BaseStatement], imports: ImportMap):
     """(producer statement, its rule, the queue's name, reader statement or None, its rule, read
     statement, plumbing assignments) for the statements of `body` up to its first `.read(...)`:
@@ -245,6 +258,9 @@ def _source_opening(body: List[cst.BaseStatement], imports: ImportMap):
     producer = reader = None
     plumbing = []
     for stmt in body[:-1]:
+        if isinstance(stmt, cst.ClassDef) and not any(
+                _call_rule(call, imports, PRODUCERS + READERS) for call in cstutil.calls_of(stmt)):
+            continue  # a class for the parsed record (`class Record(object): pass`): stays in the source
         assign = cstutil.single_assign(stmt)
         if assign is None or not isinstance(assign[0], (cst.Name, cst.Tuple, cst.List)):
             return None
@@ -493,18 +509,23 @@ def _batch_sites(stmt, imports, param_names) -> Tuple[List[BatchSite], Optional[
     rule = _call_rule(value, imports, BATCHERS)
     if rule and cstutil.single_assign(stmt):
         return [BatchSite(rule, value, stmt)], None
-    if (isinstance(stmt, cst.If) and isinstance(stmt.test, cst.Name) and stmt.test.value in param_names
+    # `if flag:` or `if not flag:` (its arms swapped): sites[0] is what a true flag batches.
+    test, negated = (stmt.test, False) if isinstance(stmt, cst.If) else (None, False)
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not) and not test.lpar:
+        test, negated = test.expression, True
+    if (isinstance(stmt, cst.If) and isinstance(test, cst.Name) and test.value in param_names
             and isinstance(stmt.orelse, cst.Else) and isinstance(stmt.body, cst.IndentedBlock)
             and isinstance(stmt.orelse.body, cst.IndentedBlock)
             and len(stmt.body.body) == 1 and len(stmt.orelse.body.body) == 1):
         sites = []
-        for arm in (stmt.body.body[0], stmt.orelse.body.body[0]):
+        arms = (stmt.body.body[0], stmt.orelse.body.body[0])
+        for arm in (arms[::-1] if negated else arms):
             arm_value = cstutil.statement_value(arm)
             arm_rule = _call_rule(arm_value, imports, BATCHERS)
             if not (arm_rule and cstutil.single_assign(arm)):
                 return [], None
             sites.append(BatchSite(arm_rule, arm_value, arm))
-        return sites, stmt.test.value
+        return sites, test.value
     return [], None
 
 

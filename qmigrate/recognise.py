@@ -14,7 +14,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from qmigrate import (batch_down, blocks, branch_records, bucketing, built_rows, class_attrs, cstutil, handbuilt,
-                      helpers, joins, queue_sources, slim_provider, towers)
+                      helpers, joins, loop_records, queue_sources, slim_provider, towers)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
@@ -85,6 +85,10 @@ class TowerLoopBatch:
     inner_path: Tuple[int, ...]  # the batching statement's path inside the loop body
     loop_var: str
     num_towers: str
+    # Per-record statements inside the loop, before the batching (paths inside the loop body):
+    # each iteration preprocesses the records it batches; they move into the map function.
+    record_paths: Tuple[Tuple[int, ...], ...] = ()
+    on_devices: bool = True  # the loop puts each iteration on a device: the dataset goes on the CPU
 
 
 @dataclass(frozen=True)
@@ -1309,11 +1313,22 @@ class _BlockRecogniser:
                 arm_records, fallthrough = self.branch_records, self.branch_fallthrough
                 batch = (index, found, None, found[1])
                 break
-            tower = self._batch_in_tower_loop(index, tainted) if reads_record else None
+            tower = None
+            if reads_record:
+                # What the dataset is built from, which the loop must not rebind before its batching.
+                built_from = set(tainted)
+                for chained in [producer_index, reader_index, read_index] + list(record_indices) + list(removed):
+                    if chained is not None:
+                        built_from |= set(self.uses[chained].loads)
+                tower = self._batch_in_tower_loop(index, tainted, built_from)
+            if isinstance(tower, str):  # a loop that batches the records, in a way not proven
+                finder = _CallFinder(self.imports, BATCHERS + BUCKETERS)
+                cstutil.walk(self.body[index], finder)
+                raise _Broken(calls + tuple(finder.calls), tower)
             if tower is not None:
-                loop, inner = tower
-                batch = (index, _call_with_rule(cstutil.statement_value(inner.original), self.imports, BATCHERS),
-                         None, cstutil.statement_value(inner.original))
+                loop, inner, loop_helper = tower
+                inner_value = cstutil.statement_value(inner.original)
+                batch = (index, _call_with_rule(inner_value, self.imports, BATCHERS), loop_helper, inner_value)
                 in_loop = loop
                 break
             if reads_record:
@@ -1655,22 +1670,43 @@ class _BlockRecogniser:
             return bound
         return dict(bound, options=assign[1])
 
-    def _batch_in_tower_loop(self, index: int, tainted: Set[str]):
-        """(TowerLoopBatch, inner leaf) when leaf `index` is a tower loop whose only use of the
-        records is one batching statement: each tower batches the shared reader's records."""
+    def _batch_in_tower_loop(self, index: int, tainted: Set[str], built_from: Set[str]):
+        """(TowerLoopBatch, inner batching leaf, batching helper or None) when leaf `index` is a
+        `for i in range(n):` loop that batches the shared reader's records once per iteration
+        (with or without `tf.device` in it: towers, or sets of batches handed out later), its
+        per-record statements before the batching moving into the map function (loop_records).
+        `built_from`: the names the chain before the loop reads, and its records. None when the
+        leaf is no such loop; a reason (str) when the loop's use of the records is not proven."""
         loop = self.body[index]
         if not isinstance(loop, cst.For) or not isinstance(loop.body, cst.IndentedBlock):
             return None
         loop_var, towers_expr = towers.tower_range(loop, self.imports)
-        if loop_var is None or not towers.places_devices(loop, self.imports):
+        if loop_var is None:
             return None
-        users = [leaf for leaf in blocks.flatten(loop.body.body, loop.body.body)
-                 if tainted & set(cstutil.name_uses(leaf.original).loads)]
-        if len(users) != 1 or not cstutil.single_assign(users[0].original):
-            return None
-        if not _call_with_rule(cstutil.statement_value(users[0].original), self.imports, BATCHERS):
-            return None
-        return TowerLoopBatch(users[0].path, loop_var, self.source_of(towers_expr)), users[0]
+        line = self._line_of(index)
+        leaves = blocks.flatten(loop.body.body, loop.body.body)
+
+        def is_batching(leaf) -> bool:
+            value = cstutil.statement_value(leaf.original)
+            return bool(cstutil.single_assign(leaf.original) and (
+                _call_with_rule(value, self.imports, BATCHERS) or self._batch_helper(value)))
+
+        scanned = loop_records.scan(leaves, tainted, is_batching,
+                                    lambda call: rule_for(self.imports.resolve(call.func)) is not None, line)
+        if isinstance(scanned, str) or scanned[1] is None:
+            return scanned if isinstance(scanned, str) else None
+        records, batch = scanned
+        params = _param_names(self.scope) if isinstance(self.scope, cst.FunctionDef) else set()
+        refused = loop_records.refusal(
+            leaves, records, batch, loop_var, tainted, built_from,
+            lambda name: name in params or any(name in self.uses[other].stores
+                                               for other in range(len(self.body)) if other != index),
+            self.scope_loads, line)
+        if refused:
+            return refused
+        tower = TowerLoopBatch(batch.path, loop_var, self.source_of(towers_expr),
+                               tuple(leaf.path for leaf in records), towers.places_devices(loop, self.imports))
+        return tower, batch, self._batch_helper(cstutil.statement_value(batch.original))
 
     def _helper_batching(self, helper: helpers.BatchHelper, call: cst.Call, calls):
         """The batching a helper call performs, written in the caller's scope."""
