@@ -13,8 +13,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
-from qmigrate import (batch_down, blocks, branch_records, bucketing, built_rows, class_attrs, cstutil, handbuilt,
-                      helpers, joins, queue_sources, slim_provider, towers)
+from qmigrate import (batch_down, blocks, branch_records, bucketing, built_rows, class_attrs, cstutil,
+                      dequeued_rows, handbuilt, helpers, joins, queue_sources, slim_provider, towers)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
@@ -356,8 +356,11 @@ class _BlockRecogniser:
                 continue
             slicer = _call_with_rule(value, self.imports, SLICERS)
             slim_read = _call_with_rule(value, self.imports, SLIM_READS)
+            rows = dequeued_rows.dequeued(value, self.imports.resolve, producers)
             try:
-                if slicer:
+                if rows:
+                    match = self._rows_at(index, target, rows, producers)
+                elif slicer:
                     match = self._slices_at(index, target, slicer)
                 elif slim_read:
                     match = self._slim_read_at(index, target, slim_read)
@@ -987,6 +990,48 @@ class _BlockRecogniser:
             structures[target.value] = ("sliced", len(rows.elements))
         return self._follow((index,) + slicer, None, index, None, value, set(names), [], calls, removed=(index,),
                             params=params, structures=structures)
+
+    def _rows_at(self, index: int, target: cst.BaseExpression, rows, producers) -> Match:
+        """`x = producer(ids).dequeue()` (or `queue.dequeue()`), or `d['k'] = ...` into a dict made
+        empty before: the producer's rows are the records (dequeued_rows)."""
+        queue, rule, call = rows
+        producer_index = producers[queue][0] if queue is not None else index
+        producer = (producer_index, dequeued_rows.Rows(rule), call)
+        calls = (call,)
+        if isinstance(target, cst.Name):
+            return self._follow(producer, None, index, None, target.value, {target.value}, [], calls,
+                                removed=(index,), params=(target.value,))
+        item = dequeued_rows.dict_target(target)
+        if item is None:
+            raise _Broken(calls, "the dequeued row is assigned to `%s`, not to a name or to an item of a dict "
+                          "made empty before it" % _code(target))
+        binding = self._empty_dict_binding(index, item.name, calls)
+        row = self.names.fresh(dequeued_rows.row_name(item.key))
+        statements = ("%s = {}" % item.name, "%s[%s] = %s" % (item.name, item.key, row))
+        return self._follow(producer, None, index, None, row, {item.name}, [index], calls,
+                            removed=(binding,), params=(row,), structures={item.name: ("dict", 0)},
+                            record_statements={index: statements})
+
+    def _empty_dict_binding(self, index: int, name: str, calls) -> int:
+        """The leaf that binds `name = {}`, the only binding of `name` in the block, before leaf `index`
+        and read by nothing in between: the dict then holds nothing but the records stored into it."""
+        binders = [i for i in range(len(self.body)) if name in self.uses[i].stores]
+        if isinstance(self.scope, cst.FunctionDef) and name in _param_names(self.scope):
+            binders.append(-1)
+        if len(binders) != 1 or binders[0] >= index:
+            raise _Broken(calls, "the dequeued row is stored into `%s`, which is not bound once, before it, to "
+                          "an empty dict in this block" % name)
+        binding = binders[0]
+        assign = cstutil.single_assign(self.body[binding])
+        if not (assign and isinstance(assign[0], cst.Name)
+                and dequeued_rows.is_empty_dict(assign[1], self.context.module_names)):
+            raise _Broken(calls, "the dequeued row is stored into `%s`, bound at line %d to something other than "
+                          "an empty dict" % (name, self._line_of(binding)))
+        used = [i for i in range(binding + 1, index) if name in self.uses[i].loads or name in self.uses[i].mutated]
+        if used:
+            raise _Broken(calls, "the dequeued row is stored into `%s`, which line %d uses before, so it holds more "
+                          "than the records" % (name, self._line_of(used[0])))
+        return binding
 
     def _reader_helper(self, value) -> Optional[helpers.ReaderHelper]:
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
