@@ -124,6 +124,11 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         # maybe_batch enqueued only the records whose keep_input held.
         stage("filter(lambda element, keep: keep)")
         stage("map(lambda element, keep: element)")
+    if pipeline.returned_record is not None:
+        # The function returned the records too: a value of the same structure, which every
+        # caller of the migrated files discarded (returned_records).
+        out.append("# Returned as before, one record at a time; the callers take only the batches.\n"
+                   "%s = %s.get_next()" % (pipeline.returned_record, _one_shot(ds, tf, target)))
     return out
 
 

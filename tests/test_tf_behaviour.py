@@ -250,6 +250,18 @@ CASES = [
     # --- forwarding methods ---
     # A reader method handing its queue on to another reader method of the class.
     ("forwarding_method", "iris_batches", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=7), 90, "epoch"),
+    # --- pyfuncids ---
+    # Example ids dequeued from a producer, loaded by a py_func into a dict, batched in either arm of
+    # `if shuffle:`: every id once per epoch, whole batches (48 = 6 x 8), the same examples.
+    ("dequeued_ids", "example_batches", lambda d: dict(count=48, batch_size=8, shuffle=True, epochs=2), 96,
+     "epoch"),
+    ("dequeued_ids", "example_batches", lambda d: dict(count=48, batch_size=8, shuffle=False, epochs=2), 96,
+     "epoch"),
+    ("dequeued_ids", "example_batches", lambda d: dict(count=50, batch_size=8, shuffle=True), 160, ("forever", 50)),
+    ("dequeued_ids", "example_batches", lambda d: dict(count=50, batch_size=8, shuffle=False), 160,
+     ("forever", 50)),
+    ("dequeued_ids", "labelled_paths", lambda d: dict(paths=["path/%d" % i for i in range(37)], batch_size=5), 37,
+     "epoch"),
 ]
 
 
