@@ -2,7 +2,7 @@
 
 Its rows (example ids, paths, any strings) are the records, as a slice producer's are: the chain
 goes on from the dequeue like `x, = tf.train.slice_input_producer([ids])`, and the rows become
-`Dataset.from_tensor_slices((ids,))`, shuffled over the whole set every epoch unless
+`Dataset.from_tensor_slices(ids)`, shuffled over the whole set every epoch unless
 `shuffle=False`, repeated `num_epochs` times, seeded with `seed` (`Rows.model`).
 
 The dequeued row may also be stored into a dict made empty just before (`d = {}` ...

@@ -262,6 +262,9 @@ CASES = [
      ("forever", 50)),
     ("dequeued_ids", "labelled_paths", lambda d: dict(paths=["path/%d" % i for i in range(37)], batch_size=5), 37,
      "epoch"),
+    # The ids batched as they are: batch([t]) gives the tensor itself, not a list of one.
+    ("dequeued_ids", "id_batches", lambda d: dict(ids=["id%d" % i for i in range(23)], batch_size=4, epochs=2), 46,
+     "epoch"),
 ]
 
 

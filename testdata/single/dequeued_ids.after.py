@@ -41,7 +41,7 @@ def id_example_ops(table, batch_size, threads=2, ids=None, shuffle=True, epochs=
 
     capacity = 4 * batch_size
 
-    dataset = tf.data.Dataset.from_tensor_slices((tf.convert_to_tensor(ids),))
+    dataset = tf.data.Dataset.from_tensor_slices(tf.convert_to_tensor(ids))
     dataset = dataset.shuffle(tf.shape(tf.convert_to_tensor(ids), out_type=tf.int64)[0])
     dataset = dataset.map(parse_record, num_parallel_calls=threads)
     # Returned as before, one record at a time; the callers take only the batches.
@@ -71,12 +71,20 @@ def labelled_paths(paths, batch_size):
         return path, size
 
     # One pass over the paths, in order.
-    dataset_2 = tf.data.Dataset.from_tensor_slices((paths,))
+    dataset_2 = tf.data.Dataset.from_tensor_slices(paths)
     dataset_2 = dataset_2.map(parse_record_2)
     dataset_2 = dataset_2.repeat(1)
     dataset_2 = dataset_2.batch(batch_size)
     dataset_2 = dataset_2.prefetch(1)
     return list(dataset_2.make_one_shot_iterator().get_next())
+
+
+def id_batches(ids, batch_size, epochs=1):
+    dataset_3 = tf.data.Dataset.from_tensor_slices(ids)
+    dataset_3 = dataset_3.repeat(epochs)
+    dataset_3 = dataset_3.batch(batch_size)
+    dataset_3 = dataset_3.prefetch(1)
+    return dataset_3.make_one_shot_iterator().get_next()
 
 
 def looked_at_ops(table, batch_size):

@@ -60,6 +60,12 @@ def labelled_paths(paths, batch_size):
     return tf.train.batch([path, size], batch_size=batch_size, allow_smaller_final_batch=True)
 
 
+def id_batches(ids, batch_size, epochs=1):
+    ids_queue = tf.train.string_input_producer(ids, num_epochs=epochs, shuffle=False)
+    next_id = ids_queue.dequeue()
+    return tf.train.batch([next_id], batch_size, allow_smaller_final_batch=True)
+
+
 def looked_at_ops(table, batch_size):
     record = {}
     record['id'] = tf.train.string_input_producer(table.ids).dequeue()
