@@ -56,6 +56,30 @@ _RUNNERS_AFTER = example_source("""
     """)
 
 
+# An evaluation loop that hands its error to the coordinator, whose join() raises it again.
+def _evaluation(legacy: str, threads: str) -> str:
+    """The pipeline of `legacy` (_RUNNERS_BEFORE or _RUNNERS_AFTER), evaluated for some steps by
+    a loop that hands its error to the coordinator (`threads`: how its thread list is made)."""
+    head = legacy.split("    with tf.Session()")[0].replace("def main(files):", "def evaluate(files, steps):")
+    return head + "    " + example_source("""
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            coord = tf.train.Coordinator()
+            threads = %s
+            try:
+                for _ in range(steps):
+                    sess.run(records)
+            except Exception as e:
+                coord.request_stop(e)
+            coord.request_stop()
+            coord.join(threads)
+    """ % threads).replace("\n", "\n    ").rstrip(" ")
+
+
+_REPORTING_BEFORE = _evaluation(_RUNNERS_BEFORE, "tf.train.start_queue_runners(sess=sess, coord=coord)")
+_REPORTING_AFTER = _evaluation(_RUNNERS_AFTER, "[]")
+
+
 class StartQueueRunners(Rule):
     """`start_queue_runners` (and the `join` of its threads) is removed once no queue is left.
 
@@ -90,51 +114,7 @@ class StartQueueRunners(Rule):
             after=_RUNNERS_AFTER,
         ),
         # An error handed to request_stop() is raised again by join(): the coordinator stays.
-        Example(
-            before=example_source("""
-            import tensorflow as tf
-
-            def evaluate(files, steps):
-                queue = tf.train.string_input_producer(files, num_epochs=1)
-                reader = tf.TFRecordReader()
-                _, record = reader.read(queue)
-                records = tf.train.batch([record], batch_size=2)
-                with tf.Session() as sess:
-                    sess.run(tf.local_variables_initializer())
-                    coord = tf.train.Coordinator()
-                    threads = tf.train.start_queue_runners(sess=sess, coord=coord)
-                    try:
-                        for _ in range(steps):
-                            sess.run(records)
-                    except Exception as e:
-                        coord.request_stop(e)
-                    coord.request_stop()
-                    coord.join(threads)
-            """),
-            after=example_source("""
-            import tensorflow as tf
-
-            def evaluate(files, steps):
-                dataset = tf.data.Dataset.from_tensor_slices(files)
-                dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
-                dataset = dataset.flat_map(tf.data.TFRecordDataset)
-                dataset = dataset.repeat(1)
-                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(2))
-                dataset = dataset.prefetch(1)
-                records = dataset.make_one_shot_iterator().get_next()
-                with tf.Session() as sess:
-                    sess.run(tf.local_variables_initializer())
-                    coord = tf.train.Coordinator()
-                    threads = []
-                    try:
-                        for _ in range(steps):
-                            sess.run(records)
-                    except Exception as e:
-                        coord.request_stop(e)
-                    coord.request_stop()
-                    coord.join(threads)
-            """),
-        ),
+        Example(before=_REPORTING_BEFORE, after=_REPORTING_AFTER),
     )
 
 
