@@ -1437,8 +1437,12 @@ class _BlockRecogniser:
                     batching = handbuilt.merge(queue.stage, batching)
                 except ValueError as error:
                     raise _Broken(calls, str(error))
-            returned = returns if (returns.isidentifier() and returns in tainted and in_loop is None
-                                   and element_kind in ("dict", "single")) else None
+            # The element as the per-record code left it, the same before and after the map: not
+            # one the batching unbatches, filters, buckets, or finishes in its if/else arms.
+            returned = returns if (returns.isidentifier() and returns in tainted and element_kind in ("dict", "single")
+                                   and in_loop is None and not through and join is None and arm_records is None
+                                   and not batching.enqueue_many and not batching.keep_input
+                                   and batching.bucket_boundaries is None) else None
             returning = self._check_isolated(producer_index, reader_index, read_index, record_indices, batch_index,
                                              tainted, calls, chain, on_self, kept=frozenset(kept), returned=returned)
             if bound_producer is None:

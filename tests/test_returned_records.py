@@ -93,3 +93,28 @@ def test_the_returned_record_keeps_its_structure_under_tf18(tmp_path):
         assert done.returncode == 0, done.stderr[-3000:]
         outputs.append(done.stdout)
     assert outputs[0] == outputs[1] and "record True" in outputs[1], outputs
+
+
+READER = '''import tensorflow as tf
+
+
+def parsed_and_batched(files, batch_size):
+    queue = tf.train.string_input_producer(files, num_epochs=1)
+    _, serialized = tf.TFRecordReader().read(queue)
+    features = tf.parse_single_example(serialized, {'x': tf.FixedLenFeature([3], tf.float32)})
+    batches = tf.train.batch(features, batch_size=batch_size, enqueue_many=%s)
+    return features, batches
+
+
+def batches_only(files):
+    _, batches = parsed_and_batched(files, 4)
+    return batches
+'''
+
+
+def test_any_pipeline_returning_its_record_dict_keeps_it_but_not_when_batching_unbatches_it(tmp_path):
+    output = _migrate(tmp_path, {"reader.py": READER % "False"})["reader.py"].new_source.decode()
+    assert "features = dataset.make_one_shot_iterator().get_next()" in output
+    (tmp_path / "reader.py").unlink()
+    result = _migrate(tmp_path, {"reader2.py": READER % "True"})["reader2.py"]
+    assert "features = dataset" not in (result.new_source or b"").decode()
