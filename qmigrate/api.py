@@ -19,7 +19,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from qmigrate import engine, handed_down, imported_helpers, python3_check, towers, untraced_towers
+from qmigrate import engine, handed_down, imported_helpers, python3_check, returned_records, towers, untraced_towers
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -127,6 +127,7 @@ class _Done:
     built: int = 0  # queue calls left that build queues when the program runs
     imported_used: Tuple[str, ...] = ()  # imported reader helpers every call of which was migrated
     record_attributes: Tuple[str, ...] = ()  # attributes that kept records, removed (guarded_records)
+    returned_results: Tuple[Tuple[str, int, int], ...] = ()  # per-record results now of their own (returned_records)
     handed_uses: Tuple[Tuple[str, int], ...] = ()  # calls migrated of batching helpers of other modules
     import_specs: Optional[ImportSpecs] = None  # what the module imports (first pass; None: not parsed)
 
@@ -207,6 +208,7 @@ def _run(job: _Job) -> _Done:
                      changed_helpers=tuple(analysis.changed_helpers), built=analysis.queues_built,
                      imported_used=tuple(analysis.imported_used),
                      record_attributes=tuple(analysis.record_attributes),
+                     returned_results=tuple(sorted(set(analysis.returned_results))),
                      handed_uses=tuple(sorted(analysis.handed_uses.items())),
                      import_specs=import_specs(analysis.tree) if first_pass and analysis.tree is not None else None)
         problem = engine.verify(analysis)
@@ -616,6 +618,7 @@ def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dic
     program.watch(name.rsplit(".", 1)[-1] for done in first.values() for name in done.changed_helpers)
     for path, done in first.items():
         _keep_record_attributes(path, done, program, keeps)
+        _keep_returned_results(path, done, program, keeps)
         for name in done.changed_helpers:
             # A reading method (`Class.method`) is referred to by its own name, as an attribute.
             found = program.references(name.rsplit(".", 1)[-1], path,
@@ -652,6 +655,15 @@ def _helpers_across_modules(first: Dict[str, _Done], summaries, digests: Dict[st
     changed = {path: done.changed_helpers for path, done in first.items()}
     migrated, why = imported_helpers.decide(wanted, used, program, changed)
     return imported_helpers.Jobs(wanted, used, migrated, why)
+
+
+def _keep_returned_results(path: str, done: _Done, program: Program, keeps: Dict[str, Dict[str, str]]) -> None:
+    """Add to `keeps` the functions whose returned per-record structure a caller in another module
+    may use: their pipelines stay (returned_records)."""
+    for name, position, arity in done.returned_results:
+        found = returned_records.elsewhere(program.paths, path, program.source, program.tree, name, position, arity)
+        if found is not None:
+            keeps.setdefault(path, {})[returned_records.KEPT_PREFIX + name] = returned_records.kept_reason(*found)
 
 
 def _keep_record_attributes(path: str, done: _Done, program: Program, keeps: Dict[str, Dict[str, str]]) -> bool:

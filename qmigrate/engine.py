@@ -15,8 +15,8 @@ import libcst as cst
 
 from qmigrate import (api_check, astindex, blocks, bucketing, built_rows, class_attrs, cstutil, data_findings,
                       guarded_records, handbuilt, handed_down, helpers, method_queues, python3_check, python_fed,
-                      queue_purpose, queue_roles, queue_sources, range_producers, slim_modules, synth, towers, unlinked,
-                      wording)
+                      queue_purpose, queue_roles, queue_sources, range_producers, returned_records, slim_modules, synth,
+                      towers, unlinked, wording)
 from qmigrate.model import Sharding
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -86,6 +86,9 @@ class FileAnalysis:
     suppressed_calls: Set[int] = field(default_factory=set)  # id(call) of `# qmigrate: ignore` lines
     imports: Optional[ImportMap] = None
     changed_helpers: List[str] = field(default_factory=list)  # helpers whose signature the migration changed
+    # Functions that return a per-record structure every caller of the module discards, now one
+    # record of its own iterator: (function, position, arity) (returned_records).
+    returned_results: List[Tuple[str, int, int]] = field(default_factory=list)
     imported_used: List[str] = field(default_factory=list)  # imported reader helpers every call of which migrated
     # Attributes that kept records on the object, which the migration removed (guarded_records):
     # other modules must not mention them (the run checks; `.name` in keep_helpers: they do).
@@ -476,11 +479,13 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     context.refused_helpers = {name: why for name, why in foreign.refused.items() if name in imported_readers}
     imported_readers -= set(context.refused_helpers)
     imported_batchers = handed_down.add_imported(context, handed)
+    context.kept_results = {name[len(returned_records.KEPT_PREFIX):]: why for name, why in (keep_helpers or {}).items()
+                            if name.startswith(returned_records.KEPT_PREFIX)}
     keep = _keep_forwarded(keep_helpers or {}, context)
     # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).
     def pristine() -> FileAnalysis:
         return dataclasses.replace(analysis, reasons={}, fixed_calls=set(), findings=list(analysis.findings),
-                                   pipeline_functions=Counter(), todo={})
+                                   pipeline_functions=Counter(), todo={}, returned_results=[])
     first, unlinked_first = pristine(), pristine()
     rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep)
     new_module = module.visit(rewriter)
@@ -711,13 +716,15 @@ def _mark_non_input_queues(analysis: FileAnalysis, options: Options) -> None:
 
 def _may_hold_pipeline(rules: Set[type]) -> bool:
     """A pipeline needs a producer and a reader in the module (their records batched or not), or
-    a slice producer and a batching call (or a hand-built queue, whose dequeue may batch), or slim's
+    a slice or file-name producer and a batching call (or a hand-built queue, whose dequeue may batch), or slim's
     provider and a batching; a range producer is rewritten on its own."""
     if rules & set(SLICERS) and rules & {*BATCHERS, *BUCKETERS, HandBuiltQueue} or RangeInputProducer in rules:
         return True
     batchers = BATCHERS + JOINERS + FILTERERS + BUCKETERS + (HandBuiltQueue,)
     if rules & {*SLIM_PROVIDERS, *SLIM_READS} and rules & set(batchers):
         return True  # slim: its provider or parallel read is the producer and the reader
+    if rules & set(PRODUCERS) and rules & set(batchers):
+        return True  # a producer dequeued directly, its rows batched (dequeued_rows)
     return all(rules & set(family) for family in (PRODUCERS, READERS))
 
 
@@ -1562,6 +1569,8 @@ class _PipelineRewriter(cst.CSTTransformer):
 
     def _apply(self, match: Match, leaves, replacements, removed) -> None:
         pipeline = match.pipeline
+        if match.returned_result is not None:
+            self.analysis.returned_results.append(match.returned_result)
         chain = [leaves[i] for i in match.removed_indices]
         read = leaves[match.read_index]
         batch = leaves[match.batch_index]

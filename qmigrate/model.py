@@ -146,3 +146,6 @@ class Pipeline:
     # enqueue_many's unbatch goes into each batching tail, not ahead of them (that path takes
     # the map's elements as they are).
     unbatch_in_tail: bool = False
+    # The function also returns the per-record element under this name (every caller discards
+    # it): bound to one record of its own iterator over the stages up to the map (returned_records).
+    returned_record: Optional[str] = None

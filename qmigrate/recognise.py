@@ -13,8 +13,9 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
-from qmigrate import (batch_down, blocks, branch_records, bucketing, built_rows, class_attrs, cstutil, handbuilt,
-                      helpers, joins, loop_records, queue_sources, slim_provider, towers)
+from qmigrate import (batch_down, blocks, branch_records, bucketing, built_rows, class_attrs, cstutil,
+                      dequeued_rows, handbuilt, helpers, joins, loop_records, queue_sources, returned_records,
+                      slim_provider, towers)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
@@ -76,6 +77,9 @@ class Match:
     # With branch_batchings: the `if`/`elif` has no `else`; that path takes the records one at a
     # time (its targets are the batched names: they get the map function's elements as they are).
     branch_fallthrough: bool = False
+    # The function also returns the per-record element, which every caller discards:
+    # (function, position in the returned tuple, its length) (returned_records).
+    returned_result: Optional[Tuple[str, int, int]] = None
 
 
 @dataclass(frozen=True)
@@ -233,6 +237,9 @@ class ModuleContext:
     # Reader helpers imported from other modules that stay as they are (local name -> why): the
     # chains that call them stay too, with that reason.
     refused_helpers: Dict[str, str] = field(default_factory=dict)
+    # Functions whose returned per-record structure other modules may use (name -> why): their
+    # pipelines stay (returned_records).
+    kept_results: Dict[str, str] = field(default_factory=dict)
     _classes: Optional[class_attrs.ModuleClasses] = None
 
     def class_attrs(self, function: cst.CSTNode) -> Optional[class_attrs.ClassAttrs]:
@@ -362,8 +369,11 @@ class _BlockRecogniser:
                 continue
             slicer = _call_with_rule(value, self.imports, SLICERS)
             slim_read = _call_with_rule(value, self.imports, SLIM_READS)
+            rows = dequeued_rows.dequeued(value, self.imports.resolve, producers)
             try:
-                if slicer:
+                if rows:
+                    match = self._rows_at(index, target, rows, producers)
+                elif slicer:
                     match = self._slices_at(index, target, slicer)
                 elif slim_read:
                     match = self._slim_read_at(index, target, slim_read)
@@ -994,6 +1004,48 @@ class _BlockRecogniser:
         return self._follow((index,) + slicer, None, index, None, value, set(names), [], calls, removed=(index,),
                             params=params, structures=structures)
 
+    def _rows_at(self, index: int, target: cst.BaseExpression, rows, producers) -> Match:
+        """`x = producer(ids).dequeue()` (or `queue.dequeue()`), or `d['k'] = ...` into a dict made
+        empty before: the producer's rows are the records (dequeued_rows)."""
+        queue, rule, call = rows
+        producer_index = producers[queue][0] if queue is not None else index
+        producer = (producer_index, dequeued_rows.Rows(rule), call)
+        calls = (call,)
+        if isinstance(target, cst.Name):
+            return self._follow(producer, None, index, None, target.value, {target.value}, [], calls,
+                                removed=(index,), params=(target.value,))
+        item = dequeued_rows.dict_target(target)
+        if item is None:
+            raise _Broken(calls, "the dequeued row is assigned to `%s`, not to a name or to an item of a dict "
+                          "made empty before it" % _code(target))
+        binding = self._empty_dict_binding(index, item.name, calls)
+        row = self.names.fresh(dequeued_rows.row_name(item.key))
+        statements = ("%s = {}" % item.name, "%s[%s] = %s" % (item.name, item.key, row))
+        return self._follow(producer, None, index, None, row, {item.name}, [index], calls,
+                            removed=(binding,), params=(row,), structures={item.name: ("dict", 0)},
+                            record_statements={index: statements})
+
+    def _empty_dict_binding(self, index: int, name: str, calls) -> int:
+        """The leaf that binds `name = {}`, the only binding of `name` in the block, before leaf `index`
+        and read by nothing in between: the dict then holds nothing but the records stored into it."""
+        binders = [i for i in range(len(self.body)) if name in self.uses[i].stores]
+        if isinstance(self.scope, cst.FunctionDef) and name in _param_names(self.scope):
+            binders.append(-1)
+        if len(binders) != 1 or binders[0] >= index:
+            raise _Broken(calls, "the dequeued row is stored into `%s`, which is not bound once, before it, to "
+                          "an empty dict in this block" % name)
+        binding = binders[0]
+        assign = cstutil.single_assign(self.body[binding])
+        if not (assign and isinstance(assign[0], cst.Name)
+                and dequeued_rows.is_empty_dict(assign[1], self.context.module_names)):
+            raise _Broken(calls, "the dequeued row is stored into `%s`, bound at line %d to something other than "
+                          "an empty dict" % (name, self._line_of(binding)))
+        used = [i for i in range(binding + 1, index) if name in self.uses[i].loads or name in self.uses[i].mutated]
+        if used:
+            raise _Broken(calls, "the dequeued row is stored into `%s`, which line %d uses before, so it holds more "
+                          "than the records" % (name, self._line_of(used[0])))
+        return binding
+
     def _reader_helper(self, value) -> Optional[helpers.ReaderHelper]:
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
             return self.context.reader_helpers.get(value.func.value)
@@ -1402,8 +1454,14 @@ class _BlockRecogniser:
                     batching = handbuilt.merge(queue.stage, batching)
                 except ValueError as error:
                     raise _Broken(calls, str(error))
-            self._check_isolated(producer_index, reader_index, read_index, record_indices, batch_index,
-                                 tainted, calls, chain, on_self, kept=frozenset(kept))
+            # The element as the per-record code left it, the same before and after the map: not
+            # one the batching unbatches, filters, buckets, or finishes in its if/else arms.
+            returned = returns if (returns.isidentifier() and returns in tainted and element_kind in ("dict", "single")
+                                   and in_loop is None and not through and join is None and arm_records is None
+                                   and not batching.enqueue_many and not batching.keep_input
+                                   and batching.bucket_boundaries is None) else None
+            returning = self._check_isolated(producer_index, reader_index, read_index, record_indices, batch_index,
+                                             tainted, calls, chain, on_self, kept=frozenset(kept), returned=returned)
             if bound_producer is None:
                 bound_producer = producer_rule.bind(producer_call)
             matched = self._file_name_match(bound_producer, producer_index, batch_index, calls)
@@ -1478,6 +1536,8 @@ class _BlockRecogniser:
             pipeline = dataclasses.replace(pipeline, unbatch_in_tail=True)
         if reader_choice is not None:
             pipeline = dataclasses.replace(pipeline, reader_choice=reader_choice)
+        if returning is not None:
+            pipeline = dataclasses.replace(pipeline, returned_record=returned)
         # A slice producer is its own read: listed once, or its comments would move twice.
         return Match(tuple(dict.fromkeys((producer_index,) + tuple(removed))), read_index, tuple(record_indices), batch_index,
                      pipeline, element_kind, calls, queue_name=queue_name, batch_helper=helper_batch,
@@ -1485,7 +1545,7 @@ class _BlockRecogniser:
                      record_statements=rewritten, kept_statements=kept,
                      branch_batchings=branch_batchings if found else (),
                      record_call=record_call, arm_records=arm_records, branch_fallthrough=fallthrough,
-                     test_binding=test_binding)
+                     test_binding=test_binding, returned_result=returning)
 
     def _unbatched(self, producer, reader, read_index: int, key: Optional[str], value: str, calls, removed,
                    reader_index: Optional[int], reason: str, record_indices, slim_bound=None) -> Match:
@@ -1797,9 +1857,13 @@ class _BlockRecogniser:
                               % (queue.condition, queue.helper, what, sorted(touched)[0]))
 
     def _check_isolated(self, producer_index, reader_index, read_index, record_indices, batch_index, tainted,
-                        calls, chain, on_self=frozenset(), kept=frozenset()):
+                        calls, chain, on_self=frozenset(), kept=frozenset(), returned=None):
         """Prove that moving the chain cannot change what any other code sees. `kept`: record
-        leaves that stay in place too (their moved part reads only what handbuilt checked)."""
+        leaves that stay in place too (their moved part reads only what handbuilt checked).
+        `returned`: the map function's element, when it is one name; if the function also returns
+        it, and every caller discards it, that is allowed: (function, position, arity) is returned
+        (returned_records), else None."""
+        returning = None
         chain = set(chain) | set(record_indices)
         queues = []  # a slice producer's outputs are records, checked with the tainted names below
         if (reader_index is not None or producer_index != read_index) and "queue" not in on_self:
@@ -1816,8 +1880,11 @@ class _BlockRecogniser:
             for item in with_node.items:  # `with tf.control_dependencies([check]):` goes into the map function
                 inside.update(cstutil.name_uses(item.item).loads)
         for name in sorted(tainted):
-            if self.scope_loads[name] > (inside[name] + self._earlier_loads(name, chain)
-                                         + self._later_loads(name, batch_index)):
+            expected = inside[name] + self._earlier_loads(name, chain) + self._later_loads(name, batch_index)
+            if name == returned and self.scope_loads[name] == expected + 1:
+                returning = self._returned_record(name, batch_index, calls)
+                expected += returning is not None
+            if self.scope_loads[name] > expected:
                 header = self._with_header_using(name)
                 if header is not None:
                     raise _Broken(calls, "the per-record tensor `%s` is used in the header of the `with` at line %d "
@@ -1842,6 +1909,46 @@ class _BlockRecogniser:
                 if rebound:
                     raise _Broken(calls, "`%s` is reassigned between the queue and the batch, so the moved code "
                                   "would see another value" % sorted(rebound)[0])
+        return returning
+
+    def _returned_record(self, name: str, batch_index: int, calls) -> Optional[Tuple[str, int, int]]:
+        """(function, position, arity) when, after the batching, the only use of the per-record
+        `name` is as one element of the tuple the function returns (`return name, batches`), and
+        every caller of the module discards that element; None when it is used otherwise. _Broken
+        when callers may use it."""
+        if not (isinstance(self.scope, cst.FunctionDef) and self._straight_body):
+            return None
+        for index in range(batch_index + 1, len(self.body)):
+            uses = self.uses[index]
+            if name in uses.stores or name in uses.mutated:
+                return None
+            if name not in uses.loads:
+                continue
+            small = cstutil.single_small(self.body[index])
+            if not (isinstance(small, cst.Return) and isinstance(small.value, cst.Tuple)
+                    and uses.loads.count(name) == 1):
+                return None
+            elements = small.value.elements
+            places = [i for i, element in enumerate(elements)
+                      if isinstance(element.value, cst.Name) and element.value.value == name]
+            if len(places) != 1 or any(isinstance(element, cst.StarredElement) for element in elements):
+                return None
+            function, line = self.scope.name.value, self._line_of(index)
+            why = self.context.kept_results.get(function)
+            if why is None:
+                if self.context.tree is None:
+                    why = "its callers cannot be read"
+                else:
+                    caller = returned_records.first_use(self.context.tree, function, places[0], len(elements))
+                    if caller is not None:
+                        why = "the call at line %d may use that result (only `_` in its place, at every call, " \
+                              "says it does not)" % caller
+            if why is not None:
+                raise _Broken(calls, "the per-record `%s` is also returned by %s() (line %d), and %s; migrated, it "
+                              "would come from an iterator of its own, where the queue's dequeue took records from "
+                              "the batches, so a caller using it would see other records" % (name, function, line, why))
+            return function, places[0], len(elements)
+        return None
 
     def _check_locals_of_map(self, record_indices, batch_index: int, chain: Set[int], kept, calls) -> None:
         """Every name the map function binds is a local of it (Python's rule): a name the moved

@@ -49,10 +49,11 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
     ds = pipeline.dataset_name
     source, reader, batching = pipeline.source, pipeline.reader, pipeline.batching
     if isinstance(source, SliceSource):
-        # A tuple even for one tensor: slice_input_producer returned a list, the map function
-        # takes one argument per tensor.
-        tensors = ", ".join(source.tensors) + ("," if len(source.tensors) == 1 else "")
-        out = ["%s = %s.data.Dataset.from_tensor_slices((%s))" % (ds, tf, tensors)]
+        # A tuple of several tensors: the map function takes one argument per tensor. One tensor
+        # alone, not a 1-tuple: `batch([row])` gave the tensor itself, and a map function of one
+        # parameter takes it as it is.
+        tensors = "(%s)" % ", ".join(source.tensors) if len(source.tensors) > 1 else source.tensors[0]
+        out = ["%s = %s.data.Dataset.from_tensor_slices(%s)" % (ds, tf, tensors)]
         size = "%s.shape(%s, out_type=%s.int64)[0]" % (tf, source.tensors[0], tf)
     else:
         files = source.files
@@ -124,6 +125,11 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         # maybe_batch enqueued only the records whose keep_input held.
         stage("filter(lambda element, keep: keep)")
         stage("map(lambda element, keep: element)")
+    if pipeline.returned_record is not None:
+        # The function returned the records too: a value of the same structure, which every
+        # caller of the migrated files discarded (returned_records).
+        out.append("# Returned as before, one record at a time; the callers take only the batches.\n"
+                   "%s = %s.get_next()" % (pipeline.returned_record, _one_shot(ds, tf, target)))
     return out
 
 

@@ -28,6 +28,14 @@ class StringInputProducer(Rule):
     becomes the dataset's one-shot `get_next()` where the read was, the files repeated
     `num_epochs` times after the read; the code after it stays where it is.
 
+    Dequeued directly, with no reader (`ids = string_input_producer(ids).dequeue()`, example ids
+    loaded by a py_func), its rows are the records, as for slice_input_producer: the same
+    shuffle, epochs and seed; the code between the dequeue and the batching is the map function.
+    The row may be stored into a dict made empty just before (`d = {}`, `d['id'] = ...`), then
+    made anew in the map function. A function returning that dict beside its batches returns a
+    dict of the same structure, one record of an iterator of its own, only when every caller in
+    the files migrated together discards it (`_, batches = f(...)`).
+
     ## Limitations
     `shuffle=` becomes a Python `if` around the shuffle, the test the producer made itself when
     the graph was built. A literal, a plain name (`shuffle`), an attribute of one

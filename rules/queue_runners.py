@@ -56,6 +56,30 @@ _RUNNERS_AFTER = example_source("""
     """)
 
 
+# An evaluation loop that hands its error to the coordinator, whose join() raises it again.
+def _evaluation(legacy: str, threads: str) -> str:
+    """The pipeline of `legacy` (_RUNNERS_BEFORE or _RUNNERS_AFTER), evaluated for some steps by
+    a loop that hands its error to the coordinator (`threads`: how its thread list is made)."""
+    head = legacy.split("    with tf.Session()")[0].replace("def main(files):", "def evaluate(files, steps):")
+    return head + "    " + example_source("""
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            coord = tf.train.Coordinator()
+            threads = %s
+            try:
+                for _ in range(steps):
+                    sess.run(records)
+            except Exception as e:
+                coord.request_stop(e)
+            coord.request_stop()
+            coord.join(threads)
+    """ % threads).replace("\n", "\n    ").rstrip(" ")
+
+
+_REPORTING_BEFORE = _evaluation(_RUNNERS_BEFORE, "tf.train.start_queue_runners(sess=sess, coord=coord)")
+_REPORTING_AFTER = _evaluation(_RUNNERS_AFTER, "[]")
+
+
 class StartQueueRunners(Rule):
     """`start_queue_runners` (and the `join` of its threads) is removed once no queue is left.
 
@@ -65,6 +89,9 @@ class StartQueueRunners(Rule):
     ## Fix safety
     Safe, and only applied when no queue construct remains in the file and the migrated files
     rewrote at least one pipeline. Otherwise the call is kept and reported.
+
+    A coordinator handed an exception (`coord.request_stop(e)`) stays, to raise it again in its
+    `join()`: the thread list it joins becomes `threads = []`.
 
     ## Limitations
     A thread list used for more than `coord.join(threads)` keeps the call.
@@ -86,6 +113,8 @@ class StartQueueRunners(Rule):
             ).replace("tf.train.start_queue_runners(", "start_queue_runners("),
             after=_RUNNERS_AFTER,
         ),
+        # An error handed to request_stop() is raised again by join(): the coordinator stays.
+        Example(before=_REPORTING_BEFORE, after=_REPORTING_AFTER),
     )
 
 
@@ -100,7 +129,9 @@ class Coordinator(Rule):
     Safe. Removed only when every use is plumbing: passed to `start_queue_runners`,
     `coord.request_stop()` and `coord.join()` statements, and `while not coord.should_stop():`
     (which becomes `while True:`; the loop still ends on `OutOfRangeError`). A coordinator used
-    any other way is kept: it still works without queues.
+    any other way is kept: it still works without queues. So is one handed an exception
+    (`except Exception as e: coord.request_stop(e)`), which its `join()` raises again: the
+    runners' thread list it joins becomes `threads = []`.
 
     ## Limitations
     Threads of the program's own that use the coordinator keep it, as they should.
@@ -195,7 +226,20 @@ def remove_plumbing(module: cst.Module, imports: ImportMap):
     reasons: Dict[str, str] = {}
 
     drop_statements: Set[int] = set(id(stmt) for stmt in finder.runner_statements)
+    # `coord.request_stop(e)` hands the coordinator an exception that its join() raises again
+    # (unless it is an OutOfRangeError): the coordinator and its join stay, so the error still ends
+    # the program where it did; the runners' thread list it joins is empty now (`threads = []`).
+    no_threads: Dict[int, str] = {}
+    for coord_name in sorted(finder.reporting & set(finder.coordinators)):
+        reasons[Coordinator.code] = ("`%s.request_stop(...)` is handed an exception, which its join() raises "
+                                     "again; it works without queue runners" % coord_name)
+        for stmt in finder.runners_by_coord[coord_name]:
+            assign = cstutil.single_assign(stmt)
+            if assign is not None and isinstance(assign[0], cst.Name):
+                no_threads[id(stmt)] = assign[0].value
     for thread_name, uses in finder.thread_joins.items():
+        if any(id(stmt) in no_threads for stmt in finder.runner_statements_by_threads[thread_name]):
+            continue  # the coordinator's join() of no threads stays
         if loads[thread_name] == len(uses):
             drop_statements.update(uses)
         else:
@@ -206,6 +250,8 @@ def remove_plumbing(module: cst.Module, imports: ImportMap):
     for coord_name, stmt in finder.coordinators.items():
         plumbing = finder.coord_uses[coord_name]
         passed = finder.coord_passed[coord_name]
+        if coord_name in finder.reporting:
+            continue
         if StartQueueRunners.code in reasons:
             reasons[Coordinator.code] = "it is kept with the start_queue_runners call that uses it"
         elif loads[coord_name] == len(plumbing["statements"]) + len(plumbing["loops"]) + passed:
@@ -217,7 +263,7 @@ def remove_plumbing(module: cst.Module, imports: ImportMap):
                                          % coord_name)
     for stmt in finder.runner_blocks:
         drop_statements.add(id(stmt))
-    new_module = module.visit(_PlumbingRemover(drop_statements, loops, finder.runner_items))
+    new_module = module.visit(_PlumbingRemover(drop_statements, loops, finder.runner_items, no_threads))
     removed = Counter(rule.code for rule, stmt in finder.calls if id(stmt) in drop_statements)
     return new_module, dict(removed), reasons
 
@@ -306,6 +352,8 @@ class _PlumbingFinder(cst.CSTVisitor):
         self.coordinators: Dict[str, cst.BaseStatement] = {}
         self.coord_uses = defaultdict(lambda: {"statements": [], "loops": []})
         self.coord_passed: Counter = Counter()
+        self.runners_by_coord: Dict[str, List[cst.BaseStatement]] = defaultdict(list)
+        self.reporting: Set[str] = set()  # coordinators whose request_stop() is handed an exception
         self._joins: List[Tuple[str, cst.BaseStatement]] = []
         self.runner_blocks: List[cst.With] = []  # `with slim.queues.QueueRunners(sess):`, nothing bound
         self.runner_items: Set[int] = set()  # their QueueRunners items
@@ -336,6 +384,7 @@ class _PlumbingFinder(cst.CSTVisitor):
             coord = _argument(call, "coord", 1)
             if isinstance(coord, cst.Name):
                 self.coord_passed[coord.value] += 1
+                self.runners_by_coord[coord.value].append(node)
         elif rule is Coordinator and target:
             self.calls.append((rule, node))
             self.coordinators[target] = node
@@ -343,6 +392,8 @@ class _PlumbingFinder(cst.CSTVisitor):
             owner = _method_call_on(node, method)
             if owner:
                 self.coord_uses[owner]["statements"].append(id(node))
+                if method == "request_stop" and call.args:
+                    self.reporting.add(owner)
                 if method == "join":
                     threads = _argument(call, "threads", 0)
                     if isinstance(threads, cst.Name):
@@ -367,13 +418,18 @@ def _argument(call: cst.Call, keyword: str, position: int) -> Optional[cst.BaseE
 
 
 class _PlumbingRemover(cstutil.StatementTransformer):
-    def __init__(self, statements: Set[int], loops: Set[int], runner_items: Set[int]):
+    def __init__(self, statements: Set[int], loops: Set[int], runner_items: Set[int],
+                 no_threads: Optional[Dict[int, str]] = None):
         self.statements = statements
         self.loops = loops
         self.items = runner_items  # the QueueRunners items of the `with` statements in `statements`
+        self.no_threads = no_threads or {}  # runner statements whose thread list a kept coordinator joins
 
     def leave_SimpleStatementLine(self, original_node, updated_node):
         if id(original_node) in self.statements:
+            name = self.no_threads.get(id(original_node))
+            if name is not None:  # no runner thread is started: the kept coordinator joins none
+                return cst.parse_statement("%s = []\n" % name).with_changes(leading_lines=updated_node.leading_lines)
             return cst.RemovalSentinel.REMOVE
         return updated_node
 

@@ -265,6 +265,21 @@ CASES = [
     ("test_shuffle", "one_record", lambda d: dict(files=_files(d, "dict_*"), mode="eval"), 50, "epoch"),
     ("test_shuffle", "named_test_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, mode="train"),
      50, "epoch"),
+    # --- pyfuncids ---
+    # Example ids dequeued from a producer, loaded by a py_func into a dict, batched in either arm of
+    # `if shuffle:`: every id once per epoch, whole batches (48 = 6 x 8), the same examples.
+    ("dequeued_ids", "example_batches", lambda d: dict(count=48, batch_size=8, shuffle=True, epochs=2), 96,
+     "epoch"),
+    ("dequeued_ids", "example_batches", lambda d: dict(count=48, batch_size=8, shuffle=False, epochs=2), 96,
+     "epoch"),
+    ("dequeued_ids", "example_batches", lambda d: dict(count=50, batch_size=8, shuffle=True), 160, ("forever", 50)),
+    ("dequeued_ids", "example_batches", lambda d: dict(count=50, batch_size=8, shuffle=False), 160,
+     ("forever", 50)),
+    ("dequeued_ids", "labelled_paths", lambda d: dict(paths=["path/%d" % i for i in range(37)], batch_size=5), 37,
+     "epoch"),
+    # The ids batched as they are: batch([t]) gives the tensor itself, not a list of one.
+    ("dequeued_ids", "id_batches", lambda d: dict(ids=["id%d" % i for i in range(23)], batch_size=4, epochs=2), 46,
+     "epoch"),
 ]
 
 
