@@ -250,6 +250,10 @@ CASES = [
     # --- forwarding methods ---
     # A reader method handing its queue on to another reader method of the class.
     ("forwarding_method", "iris_batches", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=7), 90, "epoch"),
+    # --- viaprop ---
+    # Reading methods called on an object of a proven class: through a property, and a module-level instance.
+    ("instance_receivers", "train_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 100, "epoch"),
+    ("instance_receivers", "eval_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
 ]
 
 
