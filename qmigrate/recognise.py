@@ -227,11 +227,14 @@ class ModuleContext:
     # Reader helpers imported from other modules that stay as they are (local name -> why): the
     # chains that call them stay too, with that reason.
     refused_helpers: Dict[str, str] = field(default_factory=dict)
+    # Reader and record-source methods (`Class.method`) that are static: their calls pass no object.
+    static_methods: Set[str] = field(default_factory=set)
     _classes: Optional[class_attrs.ModuleClasses] = None
     _receivers: Optional[receivers.Receivers] = None
 
-    def class_attrs(self, function: cst.CSTNode) -> Optional[class_attrs.ClassAttrs]:
-        """The `self.attr` uses of the class `function` is a method of (None: not a method)."""
+    def class_attrs(self, function: cst.CSTNode, static: bool = False) -> Optional[class_attrs.ClassAttrs]:
+        """The `self.attr` uses of the class `function` is a method of (None: not a method; with
+        `static`, a static method counts as one)."""
         cls = self.method_classes.get(id(function))
         if cls is None or self.module is None:
             return None
@@ -239,7 +242,7 @@ class ModuleContext:
             self._classes = class_attrs.ModuleClasses(self.module, self.line_of or (lambda n: 0),
                                                       set(self.imports.aliases), self.tree)
         attrs = self._classes.of(cls)
-        return attrs if attrs.method_of(function) else None
+        return attrs if static or attrs.method_of(function) else None
 
     def receivers(self) -> receivers.Receivers:
         """The classes of objects the module's code calls methods on (receivers.py)."""
@@ -598,8 +601,9 @@ class _BlockRecogniser:
             cls = self._receiver_class(value, index, producers or {})
         if cls is None:
             return None, None, None
-        call = value.with_changes(func=cst.Name(method), args=[cst.Arg(cst.Name(self_name))] + list(value.args))
-        return "%s.%s" % (cls.name.value, method), self_name, call
+        key = "%s.%s" % (cls.name.value, method)
+        first = [] if key in self.context.static_methods else [cst.Arg(cst.Name(self_name))]
+        return key, self_name, value.with_changes(func=cst.Name(method), args=first + list(value.args))
 
     def _receiver_class(self, value: cst.Call, index: int, producers) -> Optional[cst.ClassDef]:
         """The class of `obj` in `obj.method(...)` (receivers.py), when some class of the module
@@ -1147,7 +1151,8 @@ class _BlockRecogniser:
         value = self._fresh_local(source.value_name)
         if method_call is not None:
             new_call = helpers.source_call(source, method_call, value, method_call.func.attr.value,
-                                           on_object=method_call.func.value.value)
+                                           on_object=method_call.func.value.value,
+                                           static=key in self.context.static_methods)
         else:
             new_call = helpers.source_call(source, call, value, self.context.kept_helpers.get(source.name,
                                                                                              source.name))
