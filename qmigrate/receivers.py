@@ -2,13 +2,14 @@
 where `reader = Records()`, `reader = Pipeline().records` (a property returning an attribute
 bound once in `__init__` from `Records()`), or a module-level `reader = Records()`.
 
-Contract: `class_of(receiver, scope, module)` names a top-level class of the module only when the
-object is proven to be an instance of exactly that class (made by calling it, the class defined
-once and its name never rebound); it returns None for objects this module does not follow (a
-parameter, an import, a call of anything else), and raises Unresolved, whose text names the
-attribute or variable, when it gets as far as a class but cannot prove the rest (a name bound twice,
-a property that does more than return `self.attr`, an attribute bound more than once). It reads
-the module and never rewrites anything.
+Contract: `Receivers(module, classes).class_of(receiver, scope)` names a top-level class of the
+module only when the object is proven to be an instance of exactly that class (made by calling
+it, the class defined once and its name never rebound); it returns None for objects this module
+does not follow (a parameter, an import, a call of anything else), and raises Unresolved, whose
+text names the attribute or variable, when it gets as far as a class but cannot prove the rest (a
+name bound twice, a property that does more than return `self.attr`, an attribute bound more than
+once). Other modules are not seen: one that rebinds a module-level instance (`mod.reader = x`)
+is not known here. It reads the module and never rewrites anything.
 """
 from typing import Dict, Optional
 
@@ -25,7 +26,7 @@ class Unresolved(Exception):
 
 class _Stores(cst.CSTVisitor):
     """How often a scope binds each name (nested functions and classes: their names, and what
-    their `nonlocal`/`global` statements may rebind), and the one-target assignments that do."""
+    their `nonlocal` statements may rebind), and the one-target assignments that do."""
 
     def __init__(self, top: cst.CSTNode):
         self.top = top
@@ -93,17 +94,13 @@ class _Stores(cst.CSTVisitor):
             if not alias.asname:
                 self._add(cstutil.dotted_head(alias.name))
 
-    def visit_Param(self, node: cst.Param) -> None:
-        if self._depth <= 1:  # the scope's own parameters (depth 1: inside its def)
-            self._add(node.name.value)
-
     def visit_Global(self, node: cst.Global) -> None:
-        for item in node.names:
-            (self.declared.add if self._depth <= 1 else self._add)(item.name.value)
+        if not self._depth:  # in a nested function it names the module's: Receivers._global_anywhere
+            self.declared.update(item.name.value for item in node.names)
 
     def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        for item in node.names:
-            (self.declared.add if self._depth <= 1 else self._add)(item.name.value)
+        for item in node.names:  # a nested function's may rebind a local of the scope
+            (self._add if self._depth else self.declared.add)(item.name.value)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         if node is not self.top and not self._depth:
@@ -128,9 +125,10 @@ class _Stores(cst.CSTVisitor):
 def _stores(scope: cst.CSTNode) -> _Stores:
     found = _Stores(scope)
     if isinstance(scope, cst.FunctionDef):
-        found._depth = 1
-        cstutil.walk(scope.params, found)
-        found._depth = 0
+        params = scope.params
+        for param in list(params.posonly_params) + list(params.params) + list(params.kwonly_params) + [
+                p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]:
+            found._add(param.name.value)
         cstutil.walk(scope.body, found)
     else:
         cstutil.walk(scope, found)
