@@ -126,3 +126,12 @@ def test_a_class_that_may_make_another_object_is_not_followed():
     text = "class A(object):\n    def __new__(cls):\n        return 1\n\n\ndef f():\n    y = A()\n"
     assert _class_of(text, "y") is None
     assert _class_of("class A(object):\n    pass\n\n\nA = 3\n\n\ndef f():\n    y = A()\n", "y") is None
+
+
+def test_a_static_reading_method_takes_the_record_and_its_calls_pass_no_object(tmp_path):
+    text = CLASSES.replace("    def parse_one(self, filename_queue):", "    @staticmethod\n    def parse_one(filename_queue):")
+    result = _migrate(tmp_path, text + CALLER % "Records(1)")
+    assert all(d.fixed for d in result.diagnostics), _reasons(result)
+    output = result.new_source.decode()
+    assert "    @staticmethod\n    def parse_one(serialized):" in output
+    assert "decoder.parse_one(serialized)" in output
