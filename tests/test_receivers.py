@@ -135,3 +135,13 @@ def test_a_static_reading_method_takes_the_record_and_its_calls_pass_no_object(t
     output = result.new_source.decode()
     assert "    @staticmethod\n    def parse_one(serialized):" in output
     assert "decoder.parse_one(serialized)" in output
+
+
+def test_an_object_of_another_modules_class_is_said_as_such(tmp_path):
+    text = ("import tensorflow as tf\nimport records_module\n\n\ndef batches(files):\n"
+            "    decoder = records_module.FeatureIO().reader\n"
+            "    x, example_id = decoder.read_features(files, num_epochs=1)\n"
+            "    return tf.train.batch([x, example_id], 4)\n")
+    result = _migrate(tmp_path, text)
+    assert ("`decoder` holds an object made from records_module.FeatureIO() (line 6), a class of another module, "
+            "and qmigrate follows the reading methods of a class only in its own file") in _reasons(result)
