@@ -75,6 +75,18 @@ class _Stores(cst.CSTVisitor):
         if not self._depth:
             self._targets(node.name)
 
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        if not self._depth:
+            self._targets(node.target)
+
+    def visit_MatchAs(self, node) -> None:
+        if not self._depth and node.name is not None:
+            self._targets(node.name)
+
+    def visit_MatchStar(self, node) -> None:
+        if not self._depth and node.name is not None:
+            self._targets(node.name)
+
     def visit_Del(self, node: cst.Del) -> None:
         if not self._depth:
             self._targets(node.target)

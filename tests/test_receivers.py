@@ -145,3 +145,12 @@ def test_an_object_of_another_modules_class_is_said_as_such(tmp_path):
     result = _migrate(tmp_path, text)
     assert ("`decoder` holds an object made from records_module.FeatureIO() (line 6), a class of another module, "
             "and qmigrate follows the reading methods of a class only in its own file") in _reasons(result)
+
+
+def test_every_kind_of_binding_counts():
+    text = "class A(object):\n    pass\n\n\ndef f(p):\n    y = A()\n    %s\n"
+    for other in ("if (y := p):\n        pass", "with p as y:\n        pass", "for y in p:\n        pass",
+                  "del y", "import y", "def y():\n        pass"):
+        with pytest.raises(Unresolved, match="more than once"):
+            _class_of(text % other, "y")
+    assert _class_of(text % "def g(y):\n        return y", "y") == "A"  # a nested function's own parameter
