@@ -232,16 +232,39 @@ class Receivers:
             return None  # a local of that name
         if self._of(self.module).count.get(call.func.value, 0) != 1 or "*" in self._of(self.module).count:
             return None
-        if cls.keywords or _defines(cls, "__new__"):
-            return None
-        return cls
+        return cls if self._plain(cls, set()) else None
+
+    def _plain(self, cls: cst.ClassDef, seen: set) -> bool:
+        """Whether calling the class makes an instance of it whose attributes are found as its
+        code defines them: no metaclass, no `__new__`, `__getattribute__` or `__getattr__` of its
+        own or of a base, each base `object` or a top-level class of the module (once bound) with
+        the same property."""
+        if cls.keywords or any(_defines(cls, name) or _binds_in_body(cls, name)
+                               for name in ("__new__", "__getattribute__", "__getattr__", "__class__")):
+            return False
+        seen.add(cls.name.value)
+        for base in cls.bases:
+            name = base.value.value if isinstance(base.value, cst.Name) and base.keyword is None and not base.star \
+                else None
+            if name == "object":
+                continue
+            other = self._classes.get(name) if name is not None else None
+            if other is None or name in seen or self._of(self.module).count.get(name, 0) != 1 \
+                    or not self._plain(other, seen):
+                return False
+        return True
+
+    def defines_plainly(self, cls: cst.ClassDef, name: str) -> bool:
+        """Whether the class's body defines `name` by one def and binds it by nothing else (the
+        method an instance's `.name` finds)."""
+        return _defines(cls, name) is not None and not _binds_in_body(cls, name)
 
     def _property(self, owner: cst.ClassDef, prop: str) -> Optional[cst.ClassDef]:
         """The class of `instance_of_owner.prop`: a property of `owner` that returns `self.attr`,
         that attribute bound once, in `__init__`, from a call of a top-level class."""
         method = _defines(owner, prop)
-        if method is None:
-            return None  # a plain attribute, or one of a base class: not followed
+        if method is None or _binds_in_body(owner, prop):
+            return None  # a plain attribute, one of a base class, or rebound in the class body: not followed
         decorators = [cstutil.dotted_head(d.decorator) if isinstance(d.decorator, cst.Name) else None
                       for d in method.decorators]
         if decorators != ["property"]:
@@ -275,6 +298,14 @@ def _defines(cls: cst.ClassDef, name: str) -> Optional[cst.FunctionDef]:
     found = [stmt for stmt in cls.body.body if isinstance(stmt, cst.FunctionDef) and stmt.name.value == name] \
         if isinstance(cls.body, cst.IndentedBlock) else []
     return found[0] if len(found) == 1 else None
+
+
+def _binds_in_body(cls: cst.ClassDef, name: str) -> bool:
+    """Whether a statement of the class body other than a def binds `name` (`read = staticmethod(read)`)."""
+    if not isinstance(cls.body, cst.IndentedBlock):
+        return True
+    return any(name in cstutil.name_uses(stmt).stores for stmt in cls.body.body
+               if not isinstance(stmt, cst.FunctionDef))
 
 
 def _returned_attribute(method: cst.FunctionDef) -> Optional[str]:

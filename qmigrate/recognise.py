@@ -629,7 +629,10 @@ class _BlockRecogniser:
             raise _Broken(calls + self._chain_calls(index, (None, queues[0] if queues else ""), producers, {}),
                           "it calls %s.%s(), a method that reads a queue, on `%s`, whose class qmigrate cannot "
                           "prove: %s" % (wanted[0].split(".")[0], method, value.func.value.value, why))
-        return cls if cls is not None and "%s.%s" % (cls.name.value, method) in wanted else None
+        if cls is None or "%s.%s" % (cls.name.value, method) not in wanted \
+                or not self.context.receivers().defines_plainly(cls, method):
+            return None
+        return cls
 
     def _method_source(self, index: int, value):
         """(`Class.method`, its RecordSource, the object's name, the call written as a call of the

@@ -154,3 +154,21 @@ def test_every_kind_of_binding_counts():
         with pytest.raises(Unresolved, match="more than once"):
             _class_of(text % other, "y")
     assert _class_of(text % "def g(y):\n        return y", "y") == "A"  # a nested function's own parameter
+
+
+def test_a_class_that_may_find_its_attributes_elsewhere_is_not_followed():
+    base = "class A(%s):\n    %s\n\n\ndef f():\n    y = A()\n"
+    assert _class_of(base % ("object", "pass"), "y") == "A"
+    for bases, body in (("object", "def __getattr__(self, name):\n        return 1"),
+                        ("object, metaclass=M", "pass"), ("dict", "pass"),
+                        ("object", "__getattribute__ = lambda self, name: 1")):
+        assert _class_of(base % (bases, body), "y") is None
+    assert _class_of("class B(object):\n    pass\n\n\n" + base % ("B", "pass"), "y") == "A"
+    assert _class_of("class B(object):\n    def __new__(cls):\n        return 1\n\n\n" + base % ("B", "pass"),
+                     "y") is None
+
+
+def test_a_method_rebound_in_its_class_body_is_not_followed(tmp_path):
+    text = CLASSES.replace("class Inputs(object):", "    parse_one = staticmethod(len)\n\n\nclass Inputs(object):")
+    result = _migrate(tmp_path, text + CALLER % "Records(1)")
+    assert result.new_source is None or "TFRecordReader()" in result.new_source.decode()
