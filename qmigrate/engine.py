@@ -877,8 +877,12 @@ def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, attribute_nam
             continue
         context.method_classes[id(method)] = cls
         params = method.params.params
+        if names[method.name.value] == 1 and params and _static(method) \
+                and not class_attrs.overridden(cls, method.name.value, module):
+            _add_static_helper(cls, method, context, attribute_names)
+            continue
         if names[method.name.value] != 1 or method.decorators or not params:
-            continue  # a method defined twice, a static or class method (no `self`)
+            continue  # a method defined twice, a class method or any other decorated one (no plain `self`)
         reader = helpers.find_reader_helper(method, context.imports) if len(params) > 1 else None
         if reader is None:
             source = helpers.find_record_source(method, context.imports, method=True)
@@ -894,6 +898,29 @@ def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, attribute_nam
             continue
         context.method_helpers["%s.%s" % (cls.name.value, method.name.value)] = reader
     _add_forwarding_methods(cls, context, names, module)
+
+
+def _static(method: cst.FunctionDef) -> bool:
+    """Whether `@staticmethod` is the method's one decorator."""
+    return len(method.decorators) == 1 and isinstance(method.decorators[0].decorator, cst.Name) \
+        and method.decorators[0].decorator.value == "staticmethod"
+
+
+def _add_static_helper(cls: cst.ClassDef, method: cst.FunctionDef, context: ModuleContext, attribute_names) -> None:
+    """A static method that reads the queue it is given, or makes its producer and reader, on the
+    terms of _add_method_helpers: a reader or record-source method whose calls pass no object."""
+    key = "%s.%s" % (cls.name.value, method.name.value)
+    reader = helpers.find_reader_helper(method, context.imports)
+    if reader is None:
+        source = helpers.find_record_source(method, context.imports)
+        if source is not None:
+            context.record_sources[key] = source
+            context.static_methods.add(key)
+        return
+    loads = Counter(cstutil.name_uses(method.body).loads)
+    if reader.via is None and loads[reader.queue_param] == 1 and _key_unused(reader, loads, attribute_names()):
+        context.method_helpers[key] = reader
+        context.static_methods.add(key)
 
 
 def _add_forwarding_methods(cls: cst.ClassDef, context: ModuleContext, names: Counter, module: cst.Module) -> None:
@@ -1022,7 +1049,8 @@ def _partly_used_helpers(module: cst.Module, uses: Counter, tree: Optional[ast.A
     # A method helper (`Class.method`) is used through attributes of the object (class_attrs).
     for name in uses:
         if "." in name:
-            attrs = context.class_attrs((context.method_helpers.get(name) or context.record_sources[name]).function)
+            attrs = context.class_attrs((context.method_helpers.get(name) or context.record_sources[name]).function,
+                                        static=name in context.static_methods)
             # `self` handed to other code may call the method anywhere: then it is never all migrated.
             loads[name] = attrs.uses_of(name.rsplit(".", 1)[1]) if attrs is not None and not attrs.escapes else -1
     return {name for name in uses if uses[name] != loads[name]}
@@ -1127,7 +1155,7 @@ def _migrate_method_helpers(cls: cst.ClassDef, context: ModuleContext, uses: Cou
             analysis.fixed_calls.add(id(helper.reader_call))
             analysis.changed_helpers.append(name)
         elif source is not None and uses[name] and name not in keep:
-            stmt = helpers.migrate_record_source(stmt, source, method=True)
+            stmt = helpers.migrate_record_source(stmt, source, method=name not in context.static_methods)
             analysis.fixed_calls.update((id(source.producer_call), id(source.reader_call)))
             analysis.changed_helpers.append(name)
         body.append(stmt)

@@ -254,13 +254,16 @@ def _source_opening(body: List[cst.BaseStatement], imports: ImportMap):
     """(producer statement, its rule, the queue's name, reader statement or None, its rule, read
     statement, plumbing assignments) for the statements of `body` up to its first `.read(...)`:
     one `q = <producer>(...)`, at most one `r = <Reader>(...)`, and plain `name = value`
-    assignments; None for any other opening."""
+    assignments, after asserts (which stay in the function: they read no queue); None for any
+    other opening."""
     producer = reader = None
     plumbing = []
     for stmt in body[:-1]:
         if isinstance(stmt, cst.ClassDef) and not any(
                 _call_rule(call, imports, PRODUCERS + READERS) for call in cstutil.calls_of(stmt)):
             continue  # a class for the parsed record (`class Record(object): pass`): stays in the source
+        if isinstance(cstutil.single_small(stmt), cst.Assert) and not (producer or reader):
+            continue  # a check of the arguments (`assert os.path.exists(path)`): it stays, and runs first
         assign = cstutil.single_assign(stmt)
         if assign is None or not isinstance(assign[0], (cst.Name, cst.Tuple, cst.List)):
             return None
@@ -323,12 +326,12 @@ def source_arguments(source: RecordSource, call: cst.Call, module_names: set, sh
 
 
 def source_call(source: RecordSource, call: cst.Call, record: str, callee: str,
-                on_object: Optional[str] = None) -> cst.Call:
+                on_object: Optional[str] = None, static: bool = False) -> cst.Call:
     """The caller's call of the migrated source: the record first, then the arguments of the
     parameters it keeps, each as it was passed (positional ones keep their order). `on_object`:
     the source is a method, called `<on_object>.<callee>(...)` (`call` is that call, the object
-    not among its arguments)."""
-    params = [p.name.value for p in _params(source.function)][1 if on_object else 0:]
+    not among its arguments); `static`: a static one (no parameter takes the object)."""
+    params = [p.name.value for p in _params(source.function)][1 if on_object and not static else 0:]
     args = [cst.Arg(cst.Name(record))]
     for position, arg in enumerate(call.args):
         param = arg.keyword.value if arg.keyword is not None else params[position]

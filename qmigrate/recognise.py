@@ -14,8 +14,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from qmigrate import (batch_down, blocks, branch_records, bucketing, built_rows, class_attrs, cstutil,
-                      dequeued_rows, handbuilt, helpers, joins, loop_records, queue_sources, returned_records,
-                      slim_provider, towers)
+                      dequeued_rows, handbuilt, helpers, joins, loop_records, queue_sources, receivers,
+                      returned_records, slim_provider, towers)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
@@ -240,10 +240,14 @@ class ModuleContext:
     # Functions whose returned per-record structure other modules may use (name -> why): their
     # pipelines stay (returned_records).
     kept_results: Dict[str, str] = field(default_factory=dict)
+    # Reader and record-source methods (`Class.method`) that are static: their calls pass no object.
+    static_methods: Set[str] = field(default_factory=set)
     _classes: Optional[class_attrs.ModuleClasses] = None
+    _receivers: Optional[receivers.Receivers] = None
 
-    def class_attrs(self, function: cst.CSTNode) -> Optional[class_attrs.ClassAttrs]:
-        """The `self.attr` uses of the class `function` is a method of (None: not a method)."""
+    def class_attrs(self, function: cst.CSTNode, static: bool = False) -> Optional[class_attrs.ClassAttrs]:
+        """The `self.attr` uses of the class `function` is a method of (None: not a method; with
+        `static`, a static method counts as one)."""
         cls = self.method_classes.get(id(function))
         if cls is None or self.module is None:
             return None
@@ -251,7 +255,16 @@ class ModuleContext:
             self._classes = class_attrs.ModuleClasses(self.module, self.line_of or (lambda n: 0),
                                                       set(self.imports.aliases), self.tree)
         attrs = self._classes.of(cls)
-        return attrs if attrs.method_of(function) else None
+        return attrs if static or attrs.method_of(function) else None
+
+    def receivers(self) -> receivers.Receivers:
+        """The classes of objects the module's code calls methods on (receivers.py)."""
+        if self._receivers is None:
+            if self._classes is None:
+                self._classes = class_attrs.ModuleClasses(self.module, self.line_of or (lambda n: 0),
+                                                          set(self.imports.aliases), self.tree)
+            self._receivers = receivers.Receivers(self.module, self._classes)
+        return self._receivers
 
 
 def producer_target(stmt: cst.BaseStatement) -> str:
@@ -565,7 +578,7 @@ class _BlockRecogniser:
         object first) for `self.method(...)`, a reader method of this method's class; None otherwise.
         _Broken when other code hands that method a queue where its pipeline stays: migrated, the
         method would take records from every caller."""
-        name, _, call = self._self_method_call(value)
+        name, self_name, call = self._self_method_call(value, index, producers)
         helper = self.context.method_helpers.get(name)
         if helper is None:
             return None
@@ -583,37 +596,73 @@ class _BlockRecogniser:
         if kept is not None:
             chain = self._chain_calls(index, (None, queues[0].value), producers, {}) if queues else ()
             raise _Broken(chain + (helper.reader_call,),
-                          "its queue is read by the method self.%s(), which stays as it is for %s (they may hand "
+                          "its queue is read by the method %s.%s(), which stays as it is for %s (they may hand "
                           "it a queue); migrated, it would take records from every caller" % (
-                              kept.rsplit(".", 1)[1], self.context.kept_methods[kept]))
+                              self_name, kept.rsplit(".", 1)[1], self.context.kept_methods[kept]))
         return name, helper, call
 
-    def _self_method_call(self, value) -> Tuple[Optional[str], Optional[str], Optional[cst.Call]]:
+    def _self_method_call(self, value, index: int, producers=None
+                          ) -> Tuple[Optional[str], Optional[str], Optional[cst.Call]]:
         """(`Class.method`, the object's name, the call written as a call of the function with the
-        object first) when `value` is `self.method(...)` in a method of a top-level class; Nones otherwise."""
+        object first) when `value` is `self.method(...)` in a method of a top-level class, or
+        `obj.method(...)` on a name receivers.py proves an instance of a top-level class; Nones
+        otherwise. _Broken when `method` is a reader or record-source method of the module and the
+        object's class cannot be proven (the reason names the variable or attribute)."""
+        if not (isinstance(value, cst.Call) and _on_object(value.func)):
+            return None, None, None
+        self_name, method = value.func.value.value, value.func.attr.value
         cls = self.context.method_classes.get(id(self.scope))
-        if cls is None or self.scope.decorators or not self.scope.params.params:
+        if cls is None or self.scope.decorators or not self.scope.params.params \
+                or self.scope.params.params[0].name.value != self_name:
+            cls = self._receiver_class(value, index, producers or {})
+        if cls is None:
             return None, None, None
-        self_name = self.scope.params.params[0].name.value
-        if not (isinstance(value, cst.Call) and _on_object(value.func) and value.func.value.value == self_name):
-            return None, None, None
-        call = value.with_changes(func=cst.Name(value.func.attr.value),
-                                  args=[cst.Arg(cst.Name(self_name))] + list(value.args))
-        return "%s.%s" % (cls.name.value, value.func.attr.value), self_name, call
+        key = "%s.%s" % (cls.name.value, method)
+        first = [] if key in self.context.static_methods else [cst.Arg(cst.Name(self_name))]
+        return key, self_name, value.with_changes(func=cst.Name(method), args=first + list(value.args))
+
+    def _receiver_class(self, value: cst.Call, index: int, producers) -> Optional[cst.ClassDef]:
+        """The class of `obj` in `obj.method(...)` (receivers.py), when some class of the module
+        has a reader or record-source method of that name (None otherwise, or not followed)."""
+        method = value.func.attr.value
+        wanted = [key for key in list(self.context.method_helpers) + list(self.context.record_sources)
+                  if key.endswith("." + method) and key.count(".") == 1]
+        if not wanted:  # the cheap test first: this runs for every method call assigned in the block
+            return None
+        scope = self.scope if isinstance(self.scope, (cst.FunctionDef, cst.Module)) else None
+        if scope is None:
+            return None
+        top_level = isinstance(scope, cst.Module) or id(scope) in self.context.method_classes or any(
+            function is scope for function in self.context.functions.values())
+        try:
+            cls = self.context.receivers().class_of(value.func.value, scope, top_level)
+        except receivers.Unresolved as why:
+            found = self.context.method_helpers.get(wanted[0])
+            calls = (found.reader_call,) if found is not None else (
+                self.context.record_sources[wanted[0]].producer_call, self.context.record_sources[wanted[0]].reader_call)
+            queues = [arg.value.value for arg in value.args
+                      if isinstance(arg.value, cst.Name) and arg.value.value in producers]
+            raise _Broken(calls + self._chain_calls(index, (None, queues[0] if queues else ""), producers, {}),
+                          "it calls %s.%s(), a method that reads a queue, on `%s`, whose class qmigrate cannot "
+                          "prove: %s" % (wanted[0].split(".")[0], method, value.func.value.value, why))
+        if cls is None or "%s.%s" % (cls.name.value, method) not in wanted \
+                or not self.context.receivers().defines_plainly(cls, method):
+            return None
+        return cls
 
     def _method_source(self, index: int, value):
         """(`Class.method`, its RecordSource, the object's name, the call written as a call of the
         function with the object first) for `self.method(...)`, a record-source method of this
         method's class; None otherwise. _Broken when the method stays as it is for other callers."""
-        name, self_name, call = self._self_method_call(value)
+        name, self_name, call = self._self_method_call(value, index)
         source = self.context.record_sources.get(name)
         if source is None:
             return None
         if name in self.context.kept_methods:
             raise _Broken((source.producer_call, source.reader_call) + self._chain_calls(index, (None, ""), {}, {}),
-                          "its records are returned by the method self.%s(), which stays as it is for %s; "
+                          "its records are returned by the method %s.%s(), which stays as it is for %s; "
                           "migrated, it would take a record instead of making its own" % (
-                              value.func.attr.value, self.context.kept_methods[name]))
+                              self_name, value.func.attr.value, self.context.kept_methods[name]))
         return name, source, self_name, call
 
     def _read_on_self(self, index, target, read, producers, readers) -> Optional[Match]:
@@ -1163,7 +1212,8 @@ class _BlockRecogniser:
         value = self._fresh_local(source.value_name)
         if method_call is not None:
             new_call = helpers.source_call(source, method_call, value, method_call.func.attr.value,
-                                           on_object=method_call.func.value.value)
+                                           on_object=method_call.func.value.value,
+                                           static=key in self.context.static_methods)
         else:
             new_call = helpers.source_call(source, call, value, self.context.kept_helpers.get(source.name,
                                                                                              source.name))

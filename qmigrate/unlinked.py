@@ -250,7 +250,7 @@ class Explainer:
                 return ("the tensors it batches come from %s() (line %d), the dequeue of a queue that is not "
                         "replaced" % (callee, line))
             return ("the tensors it batches come from %s() (line %d), a call qmigrate does not follow to a "
-                    "producer → reader chain" % (callee, line))
+                    "producer → reader chain%s" % (callee, line, self._foreign_object(value, body, binder)))
         if parameter is not None:
             listed = isinstance(tensors, (cst.List, cst.Tuple)) and all(
                 isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in tensors.elements)
@@ -262,6 +262,29 @@ class Explainer:
             return ("the tensors it batches come in as `%s`, a parameter of %s(): their reader is in a caller, "
                     "which qmigrate does not link to this batching" % (parameter, function.name.value))
         return None
+
+    def _foreign_object(self, call: cst.Call, body, index: int) -> str:
+        """For `obj.method(...)` at statement `index`, where `obj` was bound earlier from a class of
+        an imported module (`obj = records.Reader().parser`): a clause saying so (receivers.py
+        names only classes of the same file); "" otherwise."""
+        if not (isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name)):
+            return ""
+        name = call.func.value.value
+        binder = next((i for i in range(index - 1, -1, -1) if name in cstutil.name_uses(body[i]).stores), None)
+        assign = cstutil.single_assign(body[binder]) if binder is not None else None
+        if assign is None or not (isinstance(assign[0], cst.Name) and assign[0].value == name):
+            return ""
+        made = assign[1]
+        while isinstance(made, cst.Attribute):  # `records.Reader().parser`: the object the property is read from
+            made = made.value
+        if not (isinstance(made, cst.Call) and isinstance(made.func, cst.Attribute)):
+            return ""
+        resolved = self.resolve(made.func) or ""
+        if not resolved or resolved.split(".")[0] == "tensorflow":
+            return ""
+        return ("; `%s` holds an object made from %s() (line %d), a class of another module, and qmigrate "
+                "follows the reading methods of a class only in its own file" % (
+                    name, dotted(made.func), self.line_of(body[binder])))
 
     def _kept_on_object(self, tensors, function, body, index) -> Optional[str]:
         """Batched tensors read from attributes of a parameter (`self.wav`) that an earlier statement

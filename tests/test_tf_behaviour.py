@@ -280,6 +280,13 @@ CASES = [
     # The ids batched as they are: batch([t]) gives the tensor itself, not a list of one.
     ("dequeued_ids", "id_batches", lambda d: dict(ids=["id%d" % i for i in range(23)], batch_size=4, epochs=2), 46,
      "epoch"),
+    # --- viaprop ---
+    # Reading methods called on an object of a proven class: through a property, and a module-level instance.
+    ("instance_receivers", "train_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 100, "epoch"),
+    ("instance_receivers", "eval_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
+    # A static record-source method with an assert, reached through a property (CRNN's shape, in one module).
+    ("static_record_source", "train_inputs", lambda d: dict(dataset_dir_files=_files(d, "dict_*"), batch_size=10,
+                                                            epochs=2), 100, "epoch"),
 ]
 
 
