@@ -402,6 +402,13 @@ def _note_untraced_towers(results: Dict[str, FileResult], plans, options: Option
     if not options.wants(UntracedTowerInput.code):
         return
     left = sorted((d for result in results.values() for d in result.remaining), key=Diagnostic.sort_key)
+    message = UntracedTowerInput.message_at
+    if not left:
+        # All of the run's queue input migrated: the loop may read it, sharded or not.
+        plumbing = {rule.code for rule in engine.PLUMBING}
+        left = sorted((d for result in results.values() for d in result.diagnostics
+                       if d.fixed and not d.note and d.code not in plumbing), key=Diagnostic.sort_key)
+        message = UntracedTowerInput.message_after_migration
     if not left:
         return
     candidates = [path for path, result in results.items()
@@ -412,7 +419,7 @@ def _note_untraced_towers(results: Dict[str, FileResult], plans, options: Option
         # The first call left, by its path from the module's folder: the same in every checkout.
         where = "%s:%d (%s)" % (os.path.relpath(left[0].path, os.path.dirname(path)), left[0].line, left[0].code)
         notes = tuple(Diagnostic(path, line, column, UntracedTowerInput.code,
-                                 UntracedTowerInput.message_at(header, where, len(left)),
+                                 message(header, where, len(left)),
                                  safety=UntracedTowerInput.safety, note=True)
                       for line, column, header in loops)
         result = results[path]

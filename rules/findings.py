@@ -317,7 +317,7 @@ class PerTowerPlaceholders(Rule):
 
 
 class UntracedTowerInput(Rule):
-    """A tower loop whose input qmigrate cannot trace, in a run that leaves queue-based input behind.
+    """A tower loop whose input qmigrate cannot trace, in a run with queue-based input (left or migrated).
 
     ## Why
     A module with no queue code of its own may build the towers that consume a queue:
@@ -328,9 +328,11 @@ class UntracedTowerInput(Rule):
     each tower must get its own iterator over its own shard.
 
     ## Fix safety
-    A note: nothing in this module changes. It is reported only while some file of the same run
-    still has queue code that qmigrate left (the message names the first), and only for modules
-    with no queue code of their own (those get their own findings) that no tower link reached.
+    A note: nothing in this module changes. It is reported while some file of the same run still
+    has queue code that qmigrate left (the message names the first), and, once the run migrates
+    all of it, as a reminder to check that each tower reads its own batches (the message names
+    the first call migrated); only for modules with no queue code of their own (those get their
+    own findings) that no tower link reached.
 
     ## Limitations
     The loop is recognised by its shape alone: a `with ....device(...)` in its body naming the
@@ -385,3 +387,13 @@ class UntracedTowerInput(Rule):
         others = " and %d more" % (count - 1) if count > 1 else ""
         return ("`%s`: a tower loop whose input qmigrate cannot trace, while queue-based input is left "
                 "in this run (%s%s); %s" % (header, where, others, cls.advice))
+
+    @classmethod
+    def message_after_migration(cls, header: str, where: str, count: int) -> str:
+        """The note for one loop when the run migrated all of its queue input, naming the first call."""
+        others = " and %d more" % (count - 1) if count > 1 else ""
+        return ("`%s`: a tower loop whose input qmigrate cannot trace, in a run that migrated queue-based "
+                "input (%s%s) without linking it to this loop; check that each tower reads its own batches "
+                "(its own iterator over its own shard, `dataset.shard(num_towers, index)`, or its own element "
+                "of a list of per-tower batches), or every tower trains on the same examples"
+                % (header, where, others))

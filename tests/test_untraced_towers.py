@@ -77,9 +77,20 @@ def test_a_note_names_the_queue_code_left_in_the_run(tmp_path):
     assert results["towers.py"].remaining == ()  # a note never fails a check
 
 
-def test_no_note_once_the_queue_code_is_migrated(tmp_path):
+def test_once_the_queue_code_is_migrated_the_note_asks_to_check_the_shards(tmp_path):
+    """The input migrated without a link to this loop: if each tower called it, or read one
+    batch, every tower would now train on the same examples; the note says what to check."""
     results = _run(tmp_path, {"towers.py": TOWERS, "data.py": MIGRATED_QUEUE})
     assert results["data.py"].changed
+    [note] = results["towers.py"].diagnostics
+    assert (note.code, note.line, note.note) == ("QM907", 6, True)
+    assert "in a run that migrated queue-based input (data.py:" in note.message
+    assert "check that each tower reads its own batches" in note.message
+    assert results["towers.py"].remaining == ()
+
+
+def test_no_note_when_the_run_has_no_queue_input(tmp_path):
+    results = _run(tmp_path, {"towers.py": TOWERS, "plain.py": "import os\nprint(os.sep)\n"})
     assert results["towers.py"].diagnostics == ()
 
 
