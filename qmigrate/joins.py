@@ -40,7 +40,12 @@ class ReaderLoop:
 
 
 class NotAReaderLoop(Exception):
-    """The loop reads records for a join but in a way this module does not rewrite; the text says why."""
+    """The loop reads records for a join but in a way this module does not rewrite; the text says why.
+    `list_name`: the list the loop appends to, when known (its joins are told the same reason)."""
+
+    def __init__(self, message: str, list_name: Optional[str] = None):
+        super().__init__(message)
+        self.list_name = list_name
 
 
 def reader_loop(loop: cst.For, is_reader_ctor, read_call, helper_read=lambda expr: None) -> Optional[ReaderLoop]:
@@ -92,6 +97,52 @@ def reader_loop(loop: cst.For, is_reader_ctor, read_call, helper_read=lambda exp
         raise NotAReaderLoop("the loop uses its list `%s` other than by one append" % list_name)
     return ReaderLoop(list_name, it.args[0].value, reader_stmt, value, target, tuple(body[read_index + 1:-1]),
                       element, helper_queue)
+
+
+@dataclass(frozen=True)
+class RowLoop:
+    """`for _ in range(n): x = f(queue.dequeue()); ...; rows.append(...)`: n dequeues of one
+    producer's rows (file names, ids), each with the same per-record code, for a `*_join`."""
+
+    list_name: str
+    count: cst.BaseExpression
+    dequeue: cst.Call  # the loop's one `queue.dequeue()`, in its first statement
+    record_stmts: Tuple[cst.BaseStatement, ...]  # from the dequeue's statement to the append, excluded
+    element: cst.BaseExpression
+
+
+def row_loop(loop: cst.For, find_dequeue) -> Optional[RowLoop]:
+    """The RowLoop `loop` is, or None. `find_dequeue(stmt)` is the row producer's `dequeue()` call
+    inside a statement, or None. Each iteration dequeued its own row and ran the same code on it,
+    as each of the join's n threads did: one row dataset mapped n at a time reads the same rows.
+    Raises NotAReaderLoop for such a loop that cannot be moved."""
+    it = loop.iter
+    if not (isinstance(loop.target, cst.Name) and isinstance(it, cst.Call) and dotted(it.func) in ("range", "xrange")
+            and len(it.args) == 1 and not it.args[0].keyword and not it.args[0].star
+            and isinstance(loop.body, cst.IndentedBlock) and loop.orelse is None and not loop.asynchronous):
+        return None
+    body = list(loop.body.body)
+    append = _append(body[-1]) if len(body) > 1 else None
+    if append is None:
+        return None
+    dequeues = [(index, find_dequeue(stmt)) for index, stmt in enumerate(body[:-1])]
+    dequeues = [(index, call) for index, call in dequeues if call is not None]
+    if len(dequeues) != 1:
+        return None
+    index, call = dequeues[0]
+    list_name, element = append
+    if index != 0:
+        raise NotAReaderLoop("the loop runs code before its dequeue, which a dataset would not run per row",
+                             list_name)
+    uses = cstutil.name_uses(cst.IndentedBlock(body=body))
+    if loop.target.value in uses.loads:
+        raise NotAReaderLoop("the loop's body uses its variable `%s`: the rows are not all read alike"
+                             % loop.target.value, list_name)
+    if uses.control:
+        raise NotAReaderLoop("the loop's body contains `%s`" % sorted(uses.control)[0], list_name)
+    if uses.loads.count(list_name) != 1 or list_name in uses.stores or list_name in uses.mutated:
+        raise NotAReaderLoop("the loop uses its list `%s` other than by one append" % list_name, list_name)
+    return RowLoop(list_name, it.args[0].value, call, tuple(body[:-1]), element)
 
 
 def _append(stmt: cst.BaseStatement):

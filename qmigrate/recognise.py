@@ -863,7 +863,19 @@ class _BlockRecogniser:
 
     def _loop_at(self, index: int, loop: cst.For, producers) -> Optional[Match]:
         """The pipeline of `for _ in range(n): <reader>; <read>; ...; examples.append(x)` over a
-        producer's queue, batched by `*_join(examples, ...)`: n readers, one file each at a time."""
+        producer's queue, batched by `*_join(examples, ...)`: n readers, one file each at a time.
+        Or of `for _ in range(n): x = f(queue.dequeue()); ...; examples.append(x)`: n dequeues of
+        one producer's rows (_row_loop_at)."""
+        try:
+            rows = joins.row_loop(loop, lambda stmt: self._row_dequeue(stmt, producers))
+        except joins.NotAReaderLoop as refused:
+            calls = tuple(producers[name][2] for name in producers
+                          if name in cstutil.name_uses(loop.body).loads)
+            if not calls:
+                return None
+            raise _Broken(calls + self._joined_calls(index, refused), str(refused))
+        if rows is not None:
+            return self._row_loop_at(index, loop, rows, producers)
         try:
             found = joins.reader_loop(loop, lambda expr: bool(_call_with_rule(expr, self.imports, READERS)),
                                       _read_call, self._helper_read)
@@ -902,6 +914,34 @@ class _BlockRecogniser:
                             tainted, [index], calls, removed=(created[0], index),
                             join=(self.source_of(found.count), found.list_name, None), loop_element=element,
                             record_statements={index: statements})
+
+    def _row_dequeue(self, stmt: cst.BaseStatement, producers) -> Optional[cst.Call]:
+        """The `queue.dequeue()` of a row producer of this block inside `stmt`, or None."""
+        for call in cstutil.calls_of(stmt):
+            rows = dequeued_rows.dequeued(call, self.imports.resolve, producers)
+            if rows is not None and rows[0] is not None:
+                return call
+        return None
+
+    def _row_loop_at(self, index: int, loop: cst.For, found: "joins.RowLoop", producers) -> Match:
+        """n dequeues of one producer's rows in a loop, each with the same per-record code, the
+        list batched by `*_join`: the rows are the records (dequeued_rows), mapped n at a time,
+        the dequeue replaced by the map function's row."""
+        queue, rule, call = dequeued_rows.dequeued(found.dequeue, self.imports.resolve, producers)
+        producer = (producers[queue][0], dequeued_rows.Rows(rule), call)
+        calls = (call,)
+        joined = self._joined_calls(index, found)
+        calls += joined
+        created = self._check_loop_list(index, found, calls, joined)
+        element = self._loop_element(found, calls)
+        self._check_loop_locals(index, loop, found, calls)
+        row = self._fresh_local("row", *[self.source_of(stmt) for stmt in found.record_stmts])
+        first = found.record_stmts[0].deep_replace(found.dequeue, cst.Name(row))
+        statements = (self.source_of(first),) + tuple(self.source_of(stmt) for stmt in found.record_stmts[1:])
+        tainted = {found.list_name} | (cstutil.name_uses(loop.body).stores - {found.list_name})
+        return self._follow(producer, None, index, None, row, tainted, [index], calls, removed=(created[0],),
+                            params=(row,), join=(self.source_of(found.count), found.list_name, None),
+                            loop_element=element, record_statements={index: statements})
 
     def _helper_read(self, value) -> Optional[str]:
         """The queue name `read_helper(queue)` passes a reader helper of the module, or None."""
@@ -949,8 +989,9 @@ class _BlockRecogniser:
                             join=(self.source_of(found.count), found.list_name, None), loop_element=element,
                             record_statements={index: statements})
 
-    def _joined_calls(self, index: int, found: "joins.ReaderLoop") -> Tuple[cst.Call, ...]:
-        """The batch_joins of the loop's list (one, or one per if/else arm): told the same reason."""
+    def _joined_calls(self, index: int, found) -> Tuple[cst.Call, ...]:
+        """The batch_joins of the loop's list (`found.list_name`; one, or one per if/else arm): told
+        the same reason."""
         joined = ()
         for later in range(index + 1, len(self.body)):
             if found.list_name in self.uses[later].loads:
@@ -1536,7 +1577,8 @@ class _BlockRecogniser:
                           "nothing, and it batches only the records its keep_input allows")
         if join is not None:
             # The n readers' enqueue ops also ran the per-record code n at a time.
-            record_reader = dataclasses.replace(record_reader, parallel_reads=join[0])
+            if record_reader is not None:  # (n dequeues of rows: no files to read n at a time)
+                record_reader = dataclasses.replace(record_reader, parallel_reads=join[0])
             batching = dataclasses.replace(batching, num_threads=batching.num_threads or join[0])
         elif parallel_reads is not None:  # n readers filled a hand-built queue: files read n at a time
             record_reader = dataclasses.replace(record_reader, parallel_reads=parallel_reads)

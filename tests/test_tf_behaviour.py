@@ -287,6 +287,12 @@ CASES = [
     # A static record-source method with an assert, reached through a property (CRNN's shape, in one module).
     ("static_record_source", "train_inputs", lambda d: dict(dataset_dir_files=_files(d, "dict_*"), batch_size=10,
                                                             epochs=2), 100, "epoch"),
+    # --- row join loops ---
+    # n dequeues of one producer's file names in a loop, each read and decoded, for a *_join.
+    ("row_join_loop", "image_batches", lambda d: dict(pattern_files=_files(d, "png/*.png"), batch_size=8), 37,
+     "epoch"),
+    ("row_join_loop", "named_batches", lambda d: dict(pattern_files=_files(d, "png/*.png"), batch_size=8), 74,
+     "epoch"),
 ]
 
 
