@@ -56,11 +56,9 @@ def reader_loop(loop: cst.For, is_reader_ctor, read_call, helper_read=lambda exp
     recognise._read_call (reader, queue, up_to) or None; `helper_read(expr)` the queue a reader
     helper's call `read(queue)` is given (each call makes its own reader), or None.
     """
-    it = loop.iter
-    if not (isinstance(loop.target, cst.Name) and isinstance(it, cst.Call) and dotted(it.func) in ("range", "xrange")
-            and len(it.args) == 1 and not it.args[0].keyword and not it.args[0].star
-            and isinstance(loop.body, cst.IndentedBlock) and loop.orelse is None and not loop.asynchronous):
+    if not _range_loop(loop):
         return None
+    it = loop.iter
     body = list(loop.body.body)
     append = _append(body[-1]) if body else None
     if append is None:
@@ -87,14 +85,7 @@ def reader_loop(loop: cst.For, is_reader_ctor, read_call, helper_read=lambda exp
         before = body[:read_index]
     if before:
         raise NotAReaderLoop("the loop runs code before its read, which a dataset would not run per reader")
-    uses = cstutil.name_uses(cst.IndentedBlock(body=body))
-    if loop.target.value in uses.loads:
-        raise NotAReaderLoop("the loop's body uses its variable `%s`: the readers are not all alike"
-                             % loop.target.value)
-    if uses.control:
-        raise NotAReaderLoop("the loop's body contains `%s`" % sorted(uses.control)[0])
-    if uses.loads.count(list_name) != 1 or list_name in uses.stores or list_name in uses.mutated:
-        raise NotAReaderLoop("the loop uses its list `%s` other than by one append" % list_name)
+    _check_alike(loop, body, list_name, "readers")
     return ReaderLoop(list_name, it.args[0].value, reader_stmt, value, target, tuple(body[read_index + 1:-1]),
                       element, helper_queue)
 
@@ -116,11 +107,9 @@ def row_loop(loop: cst.For, find_dequeue) -> Optional[RowLoop]:
     inside a statement, or None. Each iteration dequeued its own row and ran the same code on it,
     as each of the join's n threads did: one row dataset mapped n at a time reads the same rows.
     Raises NotAReaderLoop for such a loop that cannot be moved."""
-    it = loop.iter
-    if not (isinstance(loop.target, cst.Name) and isinstance(it, cst.Call) and dotted(it.func) in ("range", "xrange")
-            and len(it.args) == 1 and not it.args[0].keyword and not it.args[0].star
-            and isinstance(loop.body, cst.IndentedBlock) and loop.orelse is None and not loop.asynchronous):
+    if not _range_loop(loop):
         return None
+    it = loop.iter
     body = list(loop.body.body)
     append = _append(body[-1]) if len(body) > 1 else None
     if append is None:
@@ -134,15 +123,29 @@ def row_loop(loop: cst.For, find_dequeue) -> Optional[RowLoop]:
     if index != 0:
         raise NotAReaderLoop("the loop runs code before its dequeue, which a dataset would not run per row",
                              list_name)
+    _check_alike(loop, body, list_name, "rows")
+    return RowLoop(list_name, it.args[0].value, call, tuple(body[:-1]), element)
+
+
+def _range_loop(loop: cst.For) -> bool:
+    """`for name in range(n):` (one positional argument), over a block, with no else."""
+    it = loop.iter
+    return (isinstance(loop.target, cst.Name) and isinstance(it, cst.Call) and dotted(it.func) in ("range", "xrange")
+            and len(it.args) == 1 and not it.args[0].keyword and not it.args[0].star
+            and isinstance(loop.body, cst.IndentedBlock) and loop.orelse is None and not loop.asynchronous)
+
+
+def _check_alike(loop: cst.For, body, list_name: str, what: str) -> None:
+    """Every iteration does the same (no use of the loop variable, no break, continue or return) and
+    touches the list only by its one append; else NotAReaderLoop."""
     uses = cstutil.name_uses(cst.IndentedBlock(body=body))
     if loop.target.value in uses.loads:
-        raise NotAReaderLoop("the loop's body uses its variable `%s`: the rows are not all read alike"
-                             % loop.target.value, list_name)
+        raise NotAReaderLoop("the loop's body uses its variable `%s`: the %s are not all alike"
+                             % (loop.target.value, what), list_name)
     if uses.control:
         raise NotAReaderLoop("the loop's body contains `%s`" % sorted(uses.control)[0], list_name)
     if uses.loads.count(list_name) != 1 or list_name in uses.stores or list_name in uses.mutated:
         raise NotAReaderLoop("the loop uses its list `%s` other than by one append" % list_name, list_name)
-    return RowLoop(list_name, it.args[0].value, call, tuple(body[:-1]), element)
 
 
 def _append(stmt: cst.BaseStatement):
