@@ -1552,7 +1552,8 @@ class _BlockRecogniser:
                                    and not batching.enqueue_many and not batching.keep_input
                                    and batching.bucket_boundaries is None) else None
             returning = self._check_isolated(producer_index, reader_index, read_index, record_indices, batch_index,
-                                             tainted, calls, chain, on_self, kept=frozenset(kept), returned=returned)
+                                             tainted, calls, chain, on_self, kept=frozenset(kept), returned=returned,
+                                             map_returns=returns)
             if bound_producer is None:
                 bound_producer = producer_rule.bind(producer_call)
             matched = self._file_name_match(bound_producer, producer_index, batch_index, calls)
@@ -1949,7 +1950,7 @@ class _BlockRecogniser:
                               % (queue.condition, queue.helper, what, sorted(touched)[0]))
 
     def _check_isolated(self, producer_index, reader_index, read_index, record_indices, batch_index, tainted,
-                        calls, chain, on_self=frozenset(), kept=frozenset(), returned=None):
+                        calls, chain, on_self=frozenset(), kept=frozenset(), returned=None, map_returns=""):
         """Prove that moving the chain cannot change what any other code sees. `kept`: record
         leaves that stay in place too (their moved part reads only what handbuilt checked).
         `returned`: the map function's element, when it is one name; if the function also returns
@@ -1989,6 +1990,7 @@ class _BlockRecogniser:
                 raise _Broken(calls, "the per-record code stores into `%s`, which lives outside the record path"
                               % sorted(escaped)[0])
         self._check_locals_of_map(record_indices, batch_index, chain, kept, calls)
+        self._check_stateful_captures(record_indices, batch_index, chain, kept, calls, map_returns)
         # The map function is traced where the batch was built: what it reads must not change
         # between where the code stood and there; the producer's and reader's arguments neither.
         readers = [index for index in record_indices if index not in kept] + [producer_index] + (
@@ -2041,6 +2043,44 @@ class _BlockRecogniser:
                               "the batches, so a caller using it would see other records" % (name, function, line, why))
             return function, places[0], len(elements)
         return None
+
+    def _check_stateful_captures(self, record_indices, batch_index: int, chain: Set[int], kept, calls,
+                                 map_returns: str = "") -> None:
+        """The map function captures what the moved per-record code reads from outside it, by
+        value; a one-shot iterator cannot capture a stateful op (a random op, a variable, a
+        placeholder, a py_func: TF 1.x fails with "Cannot capture a stateful node"), and the queue
+        ran such an op once per record anyway. Refused when a name the moved code reads is bound
+        in this block, outside the record path and before the batch, by a statement that makes
+        one, or derives from a name that does."""
+        moved = [index for index in sorted(record_indices) if index not in kept]
+        reads = set()
+        for index in moved:
+            reads |= set(self.uses[index].loads)
+        if map_returns:  # what the map function returns: the batching's tensors, read there too
+            try:
+                reads |= set(cstutil.name_uses(cst.parse_expression("(%s)" % map_returns)).loads)
+            except cst.ParserSyntaxError:
+                pass
+        stateful: Dict[str, int] = {}  # name -> the statement that makes it from a stateful op
+        for index in range(batch_index):
+            if index in chain:
+                continue
+            stmt = self.body[index]
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            made = any((self.imports.resolve(call.func) or "").startswith(_STATEFUL_OPS)
+                       for call in cstutil.calls_of(stmt))
+            derived = set(self.uses[index].loads) & set(stateful)
+            for name in self.uses[index].stores:
+                if made or derived:
+                    stateful[name] = index
+                else:
+                    stateful.pop(name, None)
+        for name in sorted(reads & set(stateful)):
+            raise _Broken(calls, "the per-record code reads `%s`, made at line %d from a stateful op (random, "
+                          "variable, placeholder or py_func) outside it: the map function would capture it by value, "
+                          "which a one-shot iterator cannot (the queue ran it once per record); move that statement "
+                          "into the per-record code" % (name, self._line_of(stateful[name])))
 
     def _check_locals_of_map(self, record_indices, batch_index: int, chain: Set[int], kept, calls) -> None:
         """Every name the map function binds is a local of it (Python's rule): a name the moved
@@ -2472,6 +2512,13 @@ class _BlockRecogniser:
         while name in taken or any(re.search(r"\b%s\b" % name, str(text)) for text in texts):
             name, n = "%s_%d" % (preferred, n), n + 1
         return name
+
+
+# TensorFlow ops whose result a one-shot iterator's map function cannot capture by value.
+_STATEFUL_OPS = tuple("tensorflow." + name for name in (
+    "random_uniform", "random_normal", "truncated_normal", "random_shuffle", "random_gamma", "random_poisson",
+    "multinomial", "random.", "placeholder", "Variable", "get_variable", "py_func", "train.get_global_step",
+    "train.get_or_create_global_step", "train.create_global_step"))
 
 
 def if_chain(stmt: cst.If) -> Tuple[List[cst.BaseSuite], List[cst.BaseExpression], bool]:

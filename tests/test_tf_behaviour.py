@@ -293,6 +293,8 @@ CASES = [
      "epoch"),
     ("row_join_loop", "named_batches", lambda d: dict(pattern_files=_files(d, "png/*.png"), batch_size=8), 74,
      "epoch"),
+    # --- stateful captures ---
+    ("stateful_capture", "offset_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
 ]
 
 
