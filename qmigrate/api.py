@@ -622,7 +622,8 @@ def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dic
     """path -> {helper: who else calls it} for migrated helpers that other modules of the set refer
     to: their signature must stay, so the pipelines call a migrated copy instead."""
     keeps: Dict[str, Dict[str, str]] = {}
-    program.watch(name.rsplit(".", 1)[-1] for done in first.values() for name in done.changed_helpers)
+    program.watch([name.rsplit(".", 1)[-1] for done in first.values() for name in done.changed_helpers]
+                  + [name for done in first.values() for name, _, _ in done.returned_results])
     for path, done in first.items():
         _keep_record_attributes(path, done, program, keeps)
         _keep_returned_results(path, done, program, keeps)
@@ -668,7 +669,7 @@ def _keep_returned_results(path: str, done: _Done, program: Program, keeps: Dict
     """Add to `keeps` the functions whose returned per-record structure a caller in another module
     may use: their pipelines stay (returned_records)."""
     for name, position, arity in done.returned_results:
-        found = returned_records.elsewhere(program.paths, path, program.source, program.tree, name, position, arity)
+        found = returned_records.elsewhere(program.paths, path, program.mentions, program.tree, name, position, arity)
         if found is not None:
             keeps.setdefault(path, {})[returned_records.KEPT_PREFIX + name] = returned_records.kept_reason(*found)
 

@@ -190,6 +190,16 @@ class Program:
                     found.append((path, node.lineno))
         return sorted(set(found))
 
+    def mentions(self, path: str, name: str) -> bool:
+        """Whether the identifier `name` stands as a whole word in the file's bytes (in code,
+        comments or strings alike: a filter before parsing)."""
+        word = name.encode()
+        # A watched name of ASCII word characters is mentioned where it is one of the file's words.
+        if word in self._watched and _WORD.fullmatch(word):
+            return self._mentioned(path, word)
+        source = self.source(path)
+        return source is not None and re.search(rb"\b" + re.escape(word) + rb"\b", source) is not None
+
     def references(self, name: str, defining: str, exclude: Iterable[str] = (),
                    method_of: Optional[str] = None) -> List[Tuple[str, int]]:
         """(path, line) of every mention of the identifier `name` in files other than `defining`:
@@ -201,21 +211,10 @@ class Program:
         then reach `method_of`'s through the method resolution order)."""
         skip = set(exclude) | {defining}
         mixed = method_of is not None and self._mixed_in(method_of)
-        word = name.encode()
-        # A watched name of ASCII word characters is mentioned where it is one of the file's words.
-        indexed = word in self._watched and _WORD.fullmatch(word)
-        pattern = None if indexed else re.compile(rb"\b" + re.escape(word) + rb"\b")
         found = []
         for path in self.paths:
-            if path in skip:
+            if path in skip or not self.mentions(path, name):
                 continue
-            if indexed:
-                if not self._mentioned(path, word):
-                    continue
-            else:
-                source = self.source(path)
-                if source is None or not pattern.search(source):
-                    continue
             tree = self.tree(path)
             own = tree is not None and _defines_own(tree, name)
             own_methods = _own_method_calls(tree, name) if method_of is not None and not mixed and tree else set()

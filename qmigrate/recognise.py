@@ -251,20 +251,21 @@ class ModuleContext:
         cls = self.method_classes.get(id(function))
         if cls is None or self.module is None:
             return None
-        if self._classes is None:
-            self._classes = class_attrs.ModuleClasses(self.module, self.line_of or (lambda n: 0),
-                                                      set(self.imports.aliases), self.tree)
-        attrs = self._classes.of(cls)
+        attrs = self._module_classes().of(cls)
         return attrs if static or attrs.method_of(function) else None
 
     def receivers(self) -> receivers.Receivers:
         """The classes of objects the module's code calls methods on (receivers.py)."""
         if self._receivers is None:
-            if self._classes is None:
-                self._classes = class_attrs.ModuleClasses(self.module, self.line_of or (lambda n: 0),
-                                                          set(self.imports.aliases), self.tree)
-            self._receivers = receivers.Receivers(self.module, self._classes)
+            self._receivers = receivers.Receivers(self.module, self._module_classes())
         return self._receivers
+
+    def _module_classes(self) -> "class_attrs.ModuleClasses":
+        """The `self.attr` uses of every class of the module, made once for class_attrs and receivers."""
+        if self._classes is None:
+            self._classes = class_attrs.ModuleClasses(self.module, self.line_of or (lambda n: 0),
+                                                      set(self.imports.aliases), self.tree)
+        return self._classes
 
 
 def producer_target(stmt: cst.BaseStatement) -> str:
@@ -2076,11 +2077,12 @@ class _BlockRecogniser:
                     stateful[name] = index
                 else:
                     stateful.pop(name, None)
-        for name in sorted(reads & set(stateful)):
+        captured = sorted(reads & set(stateful))
+        if captured:
             raise _Broken(calls, "the per-record code reads `%s`, made at line %d from a stateful op (random, "
                           "variable, placeholder or py_func) outside it: the map function would capture it by value, "
                           "which a one-shot iterator cannot (the queue ran it once per record); move that statement "
-                          "into the per-record code" % (name, self._line_of(stateful[name])))
+                          "into the per-record code" % (captured[0], self._line_of(stateful[captured[0]])))
 
     def _check_locals_of_map(self, record_indices, batch_index: int, chain: Set[int], kept, calls) -> None:
         """Every name the map function binds is a local of it (Python's rule): a name the moved

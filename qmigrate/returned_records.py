@@ -11,7 +11,6 @@ pipeline is recognised (`first_use`); those of the other modules after the first
 """
 import ast
 import os
-import re
 from typing import Iterable, Optional, Tuple
 
 # How a kept result is named among the helpers kept for other modules (api's `keeps`).
@@ -38,16 +37,13 @@ def first_use(tree: ast.AST, name: str, position: int, arity: int) -> Optional[i
     return min(lines) if lines else None
 
 
-def elsewhere(paths: Iterable[str], defining: str, source_of, tree_of, name: str, position: int,
+def elsewhere(paths: Iterable[str], defining: str, mentions, tree_of, name: str, position: int,
               arity: int) -> Optional[Tuple[str, int]]:
     """(path, line) of the first use of the result in a module of `paths` other than `defining`
-    (see first_use); None when every one discards it."""
-    word = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+    (see first_use); None when every one discards it. `mentions(path, name)`: whether the file
+    names it at all (Program.mentions), before it is parsed."""
     for path in sorted(paths):
-        if path == defining:
-            continue
-        source = source_of(path)
-        if source is None or not word.search(source):
+        if path == defining or not mentions(path, name):
             continue
         tree = tree_of(path)
         if tree is None:

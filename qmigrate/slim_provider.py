@@ -15,7 +15,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from qmigrate import cstutil, item_handlers
+from qmigrate import cstutil, helpers, item_handlers
 from qmigrate.names import ImportMap, dotted
 from qmigrate.slim_modules import ModuleView, NotConstant, module_constant
 from qmigrate.rules.base import Unsupported
@@ -110,31 +110,6 @@ def literal_dict(name: str, function: cst.CSTNode, loads: int) -> Optional[cst.D
         return None
     values = _bindings(function).values.get(name, [])
     return values[0] if len(values) == 1 and isinstance(values[0], cst.Dict) else None
-
-
-def _param_named(function: cst.FunctionDef, name: str) -> Optional[cst.Param]:
-    params = function.params
-    for param in list(params.posonly_params) + list(params.params) + list(params.kwonly_params):
-        if param.name.value == name:
-            return param
-    return None
-
-
-def _argument_for(call: cst.Call, function: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:
-    """The expression `call` passes to `function`'s parameter `name`; None when it passes none.
-    Unsupported for * or ** arguments (what they fill cannot be read)."""
-    positional = [p.name.value for p in list(function.params.posonly_params) + list(function.params.params)]
-    index = 0
-    for arg in call.args:
-        if arg.star:
-            raise Unseen("a call on the way to its slim Dataset passes arguments with * or **")
-        if arg.keyword is None:
-            if index < len(positional) and positional[index] == name:
-                return arg.value
-            index += 1
-        elif arg.keyword.value == name:
-            return arg.value
-    return None
 
 
 def _default_filled(function: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:
@@ -348,12 +323,16 @@ class DatasetProof:
         if incoming is None:
             raise unseen
         call, caller, caller_where = incoming
-        param = _param_named(function, name)
-        value = _argument_for(call, function, name)
-        if value is None:  # not passed: the default, read in the function's own module
-            if param is None or param.default is None:
-                raise unseen
-            return param.default, where
+        try:
+            value = helpers.bind_call(function, call).get(name)
+        except helpers.NotMovable:  # * or ** arguments: what they fill cannot be read
+            raise unseen
+        if value is None:  # bind_call gives the defaults of plain parameters; a keyword-only one's here
+            value = next((p.default for p in function.params.kwonly_params if p.name.value == name), None)
+        if value is None:
+            raise unseen
+        if any(param.default is value for param in function.params.params + function.params.kwonly_params):
+            return value, where  # not passed: the default, read in the function's own module
         if isinstance(value, cst.Name) and value.value in _params(caller):
             if value.value in _bindings(caller).values:
                 raise unseen  # the caller rebinds it before the call
