@@ -302,7 +302,7 @@ class _BlockRecogniser:
     @property
     def scope_loads(self) -> Counter:
         if self._scope_uses is None:
-            uses = cstutil.name_uses(self.scope)
+            uses = cstutil.scoped_uses(self.scope)
             loads = Counter(uses.loads)
             if isinstance(self.scope, cst.FunctionDef):
                 # The function's own name, as the def statement spells it, is no use of a local.
@@ -2744,7 +2744,7 @@ class _LeafUses:
     def __getitem__(self, index: int):
         cache = self.recogniser._uses
         if index not in cache:
-            cache[index] = cstutil.name_uses(self.recogniser.body[index])
+            cache[index] = cstutil.scoped_uses(self.recogniser.body[index], statement=True)
         return cache[index]
 
 
