@@ -39,6 +39,7 @@ class _Stores(cst.CSTVisitor):
         self.count: Dict[str, int] = {}
         self.assigned: Dict[str, cst.Assign] = {}
         self.declared = set()  # `global x` / `nonlocal x` in the scope itself: not its own binding
+        self.imported = set()  # names the scope's own import statements bind
         self._depth = 0
 
     def _add(self, name: str) -> None:
@@ -102,6 +103,7 @@ class _Stores(cst.CSTVisitor):
             for alias in node.names:
                 if not alias.asname:  # `import a.b as c`: visit_AsName counts `c`
                     self._add(cstutil.dotted_head(alias.name))
+                self.imported.add(alias.asname.name.value if alias.asname else cstutil.dotted_head(alias.name))
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if self._depth:
@@ -112,6 +114,7 @@ class _Stores(cst.CSTVisitor):
         for alias in node.names:
             if not alias.asname:
                 self._add(cstutil.dotted_head(alias.name))
+            self.imported.add(alias.asname.name.value if alias.asname else cstutil.dotted_head(alias.name))
 
     def visit_Global(self, node: cst.Global) -> None:
         if not self._depth:  # in a nested function it names the module's: Receivers._global_anywhere
@@ -270,8 +273,9 @@ class Receivers:
         if isinstance(scope, cst.FunctionDef) and head in self._of(scope).count:
             return None  # a local of that name
         stores = self._of(self.module)
-        if stores.count.get(head, 0) != 1 or "*" in stores.count or self._global_anywhere(head):
-            return None
+        if stores.count.get(head, 0) != 1 or head not in stores.imported or "*" in stores.count \
+                or self._global_anywhere(head):
+            return None  # bound by something else than its one import at the top of the module
         return other._constructed(cst.Call(func=cst.Name(call.func.attr.value)), other.module)
 
     def _plain(self, cls: cst.ClassDef, seen: set) -> bool:

@@ -9,32 +9,18 @@ The golden towers/imported_source holds the migrated program (a package module, 
 under TensorFlow 1.8 before and after, and the shapes that must leave every module as it was are
 checked without TensorFlow.
 """
-import json
 import os
-import textwrap
 from collections import Counter
 
 import pytest
 
 from conftest import TESTDATA
-from qmigrate import api
 from qmigrate.diagnostics import Status
 from test_golden import assemble_program, migrate_tree
-from tfenv import finish, load_json, run_tf, start_tf, tf_python
+from test_imported_helpers import _drain, _program, mnist_dir  # noqa: F401 (a fixture)
+from tfenv import finish, load_json, tf_python
 
 SCENARIO = os.path.join(TESTDATA, "towers", "imported_source", "before")
-
-
-@pytest.fixture(scope="module")
-def mnist_dir(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("tfdata")
-    run_tf(tf_python("1.8"), "make_data.py", folder)
-    return str(folder)
-
-
-def _drain(python, folder, module, function, args, out):
-    return start_tf(python, "run_pipeline.py", os.path.join(folder, module), function, json.dumps(args), 10000,
-                    out, env={"PYTHONPATH": folder})
 
 
 @pytest.mark.parametrize("module,function,kwargs,exact", [
@@ -105,13 +91,6 @@ def inputs(path, batch_size):
 '''
 
 
-def _program(tmp_path, modules):
-    for name, text in modules.items():
-        (tmp_path / name).write_text(textwrap.dedent(text))
-    results = api.migrate([str(tmp_path)])
-    return {os.path.basename(result.path): result for result in results}
-
-
 def test_every_caller_migrated_changes_the_method(tmp_path):
     results = _program(tmp_path, {"records.py": RECORDS % "epochs", "train.py": CALLER})
     assert results["records.py"].status is Status.MIGRATED
@@ -149,6 +128,8 @@ def test_a_call_left_as_it_is_keeps_every_caller(tmp_path, other):
     CALLER.replace("import records\n", "from records import IO\n").replace("records.IO()", "IO()"),
     # the module's name rebound in the caller: `records.IO()` may make anything
     CALLER.replace("def inputs(", "records = None\n\n\ndef inputs("),
+    # the module's name bound at the top by something else, imported only inside another function
+    CALLER.replace("import records\n", "records = None\n\n\ndef setup():\n    import records\n"),
     # a class of the caller's own with the same name
     CALLER + "\n\nclass Reader(object):\n    pass\n",
 ])
