@@ -295,6 +295,10 @@ CASES = [
      "epoch"),
     # --- stateful captures ---
     ("stateful_capture", "offset_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
+    # --- crossmod ---
+    # Record-source methods reached through `store.files.method(...)` (a property of a local object).
+    ("chained_receiver", "train_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 100, "epoch"),
+    ("chained_receiver", "per_file_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
 ]
 
 
