@@ -769,6 +769,7 @@ class ImportedSource:
     static: bool
     cls: cst.ClassDef
     module: cst.Module  # the class's module (its Receivers follow properties there)
+    tree: Optional[ast.Module]  # that module's stdlib tree (class_attrs counts attributes on it)
     module_name: str  # that module's dotted name in the caller's imports
     tf_names: Tuple[Tuple[str, str], ...]  # names its moved arguments read -> what they are there
     sparse: bool
@@ -841,10 +842,7 @@ def imported_record_source(source: bytes, module_name: str, key: str) -> Optiona
     arguments, and the values only they read) reads only the method's parameters (not the
     object) and TensorFlow. Never raises."""
     try:
-        module = parse(source)
-        tree = stdlib_tree(source)
-        imports = ImportMap(module, tree)
-        context = _module_context(module, imports, tree, source.decode(module.encoding, errors="replace"))
+        module, tree, imports, context = _source_module(source)
     except Exception:
         return None
     found = context.record_sources.get(key)
@@ -865,8 +863,19 @@ def imported_record_source(source: bytes, module_name: str, key: str) -> Optiona
         tf_names.append((used, resolved))
     code = source.decode(module.encoding, errors="replace")
     foreign = dataclasses.replace(found, foreign=True, foreign_names=tuple(sorted({n for n, _ in tf_names})))
-    return ImportedSource(foreign, static, cls, module, module_name, tuple(sorted(set(tf_names))),
+    return ImportedSource(foreign, static, cls, module, tree, module_name, tuple(sorted(set(tf_names))),
                           bool(_SPARSE.search(code)))
+
+
+@functools.lru_cache(maxsize=8)
+def _source_module(source: bytes):
+    """(module, stdlib tree, ImportMap, ModuleContext) of a module whose record-source methods
+    callers import: parsed once per worker for all its methods and callers (read, never changed)."""
+    module = parse(source)
+    tree = stdlib_tree(source)
+    imports = ImportMap(module, tree)
+    return module, tree, imports, _module_context(module, imports, tree, source.decode(module.encoding,
+                                                                                       errors="replace"))
 
 
 def _moved_names(source: helpers.RecordSource) -> Set[str]:
@@ -908,7 +917,8 @@ def _add_imported_sources(context: ModuleContext, sources: Dict[str, ImportedSou
         if any(context.imports.aliases.get(used) != resolved for used, resolved in found.tf_names):
             continue
         if found.module_name not in context.foreign_receivers:
-            classes = class_attrs.ModuleClasses(found.module, lambda node: 0, set(ImportMap(found.module).aliases))
+            classes = class_attrs.ModuleClasses(found.module, lambda node: 0, set(ImportMap(found.module).aliases),
+                                                found.tree)
             context.foreign_receivers[found.module_name] = receivers.Receivers(found.module, classes)
         context.record_sources[key] = found.source
         context.foreign_classes[key] = found.cls
