@@ -338,9 +338,9 @@ class Explainer:
         """(caller, line of its call, function whose result it passes, line of that call) for the
         first call of `function` in this module whose argument for `parameter` is a name the caller
         bound from the result of a call of a function that is not TensorFlow's; None if none."""
-        params = _params(function)
-        if function is None or parameter not in params:
+        if function is None or parameter not in _params(function):
             return None
+        params = _params(function)
         position = params.index(parameter)
         for caller in _functions(self.module):
             if caller is function:
