@@ -245,7 +245,7 @@ class Explainer:
                 incoming.append((given, binder))
             needed += [n for n in cstutil.name_uses(body[binder]).loads if n not in seen]
         if incoming:
-            through = self._through_parameter(tensors, function, body, index, sorted(set(sources)),
+            through = self._through_parameter(function, body, sorted(set(sources)),
                                               min(incoming, key=lambda found: found[1]))
             if through is not None:
                 return through
@@ -272,7 +272,7 @@ class Explainer:
                     "which qmigrate does not link to this batching" % (parameter, function.name.value))
         return None
 
-    def _through_parameter(self, tensors, function, body, index, sources, incoming) -> Optional[str]:
+    def _through_parameter(self, function, body, sources, incoming) -> Optional[str]:
         """The reason when the batched tensors are records a parameter brings in (`a, b = records`,
         `x = records.image`), worked on here one record at a time: where the callers of this module
         get them, and that the reading, the per-record code and the batch are in separate
@@ -287,22 +287,24 @@ class Explainer:
                 continue
             if binder < unpacked or not self._reaches(body, binder, parameter):
                 return None  # tensors of another origin: the earliest call says where they start
-            if assign is not None and isinstance(assign[1], cst.Call) and assign[1] in calls:
+            if assign is not None and any(call is assign[1] for call in calls):
                 per_record.append("%s(), line %d" % (self._callee(assign[1]), self.line_of(body[binder])))
-        work = (" and pass through per-record code before the batch (%s)" % "; ".join(per_record)
+        work = (", and pass through per-record code before the batch (%s)" % "; ".join(per_record)
                 if per_record else "")
         caller = self._caller_source(function, parameter)
         if caller is None:
             return None
         caller_name, call_line, source, source_line = caller
-        reads = " (records read one at a time there)" if self._reads_records(source) else ""
-        return ("the tensors it batches come in as `%s`, a parameter of %s() (taken apart at line %d)%s; its "
-                "caller %s() (line %d) passes it what %s() (line %d) returns%s. Migrated, one map function would "
-                "hold the per-record code of both functions and a dataset would go from one to the other; "
-                "qmigrate links records across functions only from a reader helper, from a producer → reader "
-                "record source to the caller that batches, or to a batching helper that batches its parameters "
-                "as given" % (parameter, function.name.value, self.line_of(body[unpacked]), work, caller_name,
-                              call_line, source, source_line, reads))
+        said = ("the tensors it batches come in as `%s`, a parameter of %s() (taken apart at line %d)%s; its "
+                "caller %s() (line %d) passes it what %s() (line %d) returns" % (
+                    parameter, function.name.value, self.line_of(body[unpacked]), work, caller_name, call_line,
+                    source, source_line))
+        if self._reads_records(source):
+            said += (", records read one at a time there. Migrated, %s() would return a dataset that %s() maps "
+                     "and batches" % (source, function.name.value))
+        return (said + "; qmigrate links records across functions only from a reader helper, from a producer → "
+                "reader record source to the caller that batches, or to a batching helper that batches its "
+                "parameters as given")
 
     def _reads_records(self, name: str) -> bool:
         """Whether the module's top-level function `name` reads records itself: a reader's read,
