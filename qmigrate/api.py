@@ -371,9 +371,10 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
 
         def queues_left(path):
             """Whether the program of `path` still builds queues (every file of the set counts when
-            it imports modules dynamically: what it loads is unknown)."""
+            it imports modules dynamically: what it loads is unknown; so does a file an import of a
+            package the run holds only part of may load)."""
             dynamic = re.search(rb"\bimportlib\b|\b__import__\b", program.source(path) or b"")
-            scope = first if dynamic else program.closure(path)
+            scope = first if dynamic else program.closure(path, partial=True)
             return any(builds_queues(p) for p in scope if p in first)
 
         if migrated_any:

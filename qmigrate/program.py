@@ -79,6 +79,19 @@ class ModuleIndex:
         beside = os.path.normpath(os.path.join(os.path.dirname(importer), relative))
         return self._by_path.get(beside) or self._by_tail.get(relative)
 
+    def partial_package_file(self, module_name: str) -> Optional[str]:
+        """The file whose path ends like the module's last parts, two at least (`pkg.sub.mod` →
+        `sub/mod.py`), the longest found first: what the import may load when the run holds only a
+        folder inside the package, so that the module's leading parts are in no file's path. An
+        over-approximation (another `sub/mod.py` may be meant): only for questions where a file too
+        many is the safe answer."""
+        parts = module_name.split(".")
+        for start in range(1, len(parts) - 1):
+            found = self._by_tail.get(os.sep.join(parts[start:]) + ".py")
+            if found is not None:
+                return found
+        return None
+
 
 class Program:
     """The modules of one run: `paths`, whose bytes `source_of(path)` gives (None when unreadable)."""
@@ -93,6 +106,7 @@ class Program:
         self._source_of = source_of
         self._index = ModuleIndex(self.paths)
         self._imports: Dict[str, Set[str]] = {}
+        self._partial: Dict[str, Set[str]] = {}  # path -> files its unresolved imports may load
         self._watched: Set[bytes] = set()  # names references() is asked about, as bytes
         self._mentions: Dict[str, Set[bytes]] = {}  # path -> the watched names it mentions
         self._mixed: Optional[Set[str]] = None  # names of classes some class derives from beside another
@@ -144,7 +158,12 @@ class Program:
                 names = [base] + ["%s.%s" % (base, alias) for alias in aliases]
             for name in names:
                 target = self.module_path(path, name)
-                if target is not None and target != path:
+                if target is None:
+                    target = self._index.partial_package_file(name) or self._index.partial_package_file(
+                        name + ".__init__")
+                    if target is not None and target != path:
+                        self._partial.setdefault(path, set()).add(target)
+                elif target != path:
                     found.add(target)
         self._imports[path] = found
         return found
@@ -163,11 +182,17 @@ class Program:
             self._mentions[path] = self._watched.intersection(_WORD.findall(source)) if source is not None else set()
         return word in self._mentions[path]
 
-    def closure(self, path: str) -> Set[str]:
-        """`path` and every file of the set it imports, directly or not."""
+    def closure(self, path: str, partial: bool = False) -> Set[str]:
+        """`path` and every file of the set it imports, directly or not. `partial`: also the files
+        an import that loads no file of the set may load when the run holds only part of its
+        package (ModuleIndex.partial_package_file): for questions where a file too many is safe."""
         seen, stack = {path}, [path]
         while stack:
-            for imported in self.imports(stack.pop()):
+            current = stack.pop()
+            imported_files = self.imports(current)
+            if partial:
+                imported_files = imported_files | self._partial.get(current, set())
+            for imported in imported_files:
                 if imported not in seen:
                     seen.add(imported)
                     stack.append(imported)

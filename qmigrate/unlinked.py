@@ -217,6 +217,7 @@ class Explainer:
         seen: Set[str] = set()
         sources: List[int] = []
         parameter = None
+        incoming: List[Tuple[str, int]] = []  # (parameter, statement) where records come in as a parameter
         while needed:
             name = needed.pop(0)
             if name in seen:
@@ -239,7 +240,15 @@ class Explainer:
             if any(isinstance(c.func, cst.Attribute) and c.func.attr.value in _READS for c in _calls(body[binder])):
                 return None
             sources.append(binder)
+            given = _given_parameter(body[binder], function)
+            if given is not None:
+                incoming.append((given, binder))
             needed += [n for n in cstutil.name_uses(body[binder]).loads if n not in seen]
+        if incoming:
+            through = self._through_parameter(function, body, sorted(set(sources)),
+                                              min(incoming, key=lambda found: found[1]))
+            if through is not None:
+                return through
         for binder in sorted(set(sources)):  # the earliest: where the tensors start
             assign = cstutil.single_assign(body[binder])
             value = assign[1] if assign else None
@@ -261,6 +270,104 @@ class Explainer:
                             parameter, function.name.value, cst.Module([]).code_for_node(tensors), parameter))
             return ("the tensors it batches come in as `%s`, a parameter of %s(): their reader is in a caller, "
                     "which qmigrate does not link to this batching" % (parameter, function.name.value))
+        return None
+
+    def _through_parameter(self, function, body, sources, incoming) -> Optional[str]:
+        """The reason when the batched tensors are records a parameter brings in (`a, b = records`,
+        `x = records.image`), worked on here one record at a time: where the callers of this module
+        get them, and that the reading, the per-record code and the batch are in separate
+        functions. None when a call that is not TensorFlow's gives tensors that do not come from
+        that parameter (those are where the tensors start), or when nothing specific is seen."""
+        parameter, unpacked = incoming
+        per_record = []
+        for binder in sources:
+            assign = cstutil.single_assign(body[binder])
+            calls = [c for c in _calls(body[binder]) if self._callee(c, tf_too=False)]
+            if not calls:
+                continue
+            if binder < unpacked or not self._reaches(body, binder, parameter):
+                return None  # tensors of another origin: the earliest call says where they start
+            if assign is not None and any(call is assign[1] for call in calls):
+                per_record.append("%s(), line %d" % (self._callee(assign[1]), self.line_of(body[binder])))
+        work = (", and pass through per-record code before the batch (%s)" % "; ".join(per_record)
+                if per_record else "")
+        caller = self._caller_source(function, parameter)
+        if caller is None:
+            return None
+        caller_name, call_line, source, source_line = caller
+        said = ("the tensors it batches come in as `%s`, a parameter of %s() (taken apart at line %d)%s; its "
+                "caller %s() (line %d) passes it what %s() (line %d) returns" % (
+                    parameter, function.name.value, self.line_of(body[unpacked]), work, caller_name, call_line,
+                    source, source_line))
+        if self._reads_records(source):
+            said += (", records read one at a time there. Migrated, %s() would return a dataset that %s() maps "
+                     "and batches" % (source, function.name.value))
+        return (said + "; qmigrate links records across functions only from a reader helper, from a producer → "
+                "reader record source to the caller that batches, or to a batching helper that batches its "
+                "parameters as given")
+
+    def _reads_records(self, name: str) -> bool:
+        """Whether the module's top-level function `name` reads records itself: a reader's read,
+        slim's parallel_read or a DatasetDataProvider."""
+        function = next((f for f in _functions(self.module) if f.name.value == name), None)
+        if function is None:
+            return False
+        for stmt in self._body(function):
+            for call in _calls(stmt):
+                resolved = self.resolve(call.func) or ""
+                if resolved.endswith(("DatasetDataProvider", "parallel_read")) or (
+                        isinstance(call.func, cst.Attribute) and call.func.attr.value in _READS):
+                    return True
+        return False
+
+    def _reaches(self, body, index: int, parameter: str) -> bool:
+        """Whether what statement `index` loads comes, through earlier statements, from `parameter`."""
+        needed = list(cstutil.name_uses(body[index]).loads)
+        seen: Set[str] = set()
+        while needed:
+            name = needed.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            if name == parameter:
+                return True
+            binder = next((i for i in range(index - 1, -1, -1) if name in cstutil.name_uses(body[i]).stores), None)
+            if binder is not None:
+                needed += cstutil.name_uses(body[binder]).loads
+        return False
+
+    def _caller_source(self, function, parameter: str) -> Optional[Tuple[str, int, str, int]]:
+        """(caller, line of its call, function whose result it passes, line of that call) for the
+        first call of `function` in this module whose argument for `parameter` is a name the caller
+        bound from the result of a call of a function that is not TensorFlow's; None if none."""
+        if function is None or parameter not in _params(function):
+            return None
+        params = _params(function)
+        position = params.index(parameter)
+        for caller in _functions(self.module):
+            if caller is function:
+                continue
+            caller_body = self._body(caller)
+            for at, stmt in enumerate(caller_body):
+                for call in _calls(stmt):
+                    if not _is_name(call.func, function.name.value):
+                        continue
+                    argument = next((a.value for a in call.args if a.keyword is not None
+                                     and a.keyword.value == parameter), None)
+                    positional = [a for a in call.args if a.keyword is None and not a.star]
+                    if argument is None and position < len(positional):
+                        argument = positional[position].value
+                    if not isinstance(argument, cst.Name):
+                        continue
+                    binder = next((i for i in range(at - 1, -1, -1)
+                                   if argument.value in cstutil.name_uses(caller_body[i]).stores), None)
+                    assign = cstutil.single_assign(caller_body[binder]) if binder is not None else None
+                    if assign is None or not isinstance(assign[1], cst.Call):
+                        continue
+                    source = self._callee(assign[1], tf_too=False)
+                    if source is None:
+                        continue
+                    return (caller.name.value, self.line_of(stmt), source, self.line_of(caller_body[binder]))
         return None
 
     def _foreign_object(self, call: cst.Call, body, index: int) -> str:
@@ -358,6 +465,25 @@ _BUILTINS = frozenset(("len", "list", "tuple", "dict", "int", "float", "str", "r
 
 class _Unknown(Exception):
     """Nothing specific to say."""
+
+
+def _given_parameter(stmt, function) -> Optional[str]:
+    """The parameter a statement takes records from as they are: `a, b = p`, `x = p`, `x = p.attr`
+    or `x = p[k]` for a parameter `p` of `function`; None otherwise."""
+    assign = cstutil.single_assign(stmt)
+    if assign is None or function is None:
+        return None
+    value = assign[1]
+    while isinstance(value, (cst.Attribute, cst.Subscript)):
+        value = value.value
+    if isinstance(value, cst.Name) and value.value in _params(function):
+        return value.value
+    return None
+
+
+def _functions(module: cst.Module) -> List[cst.FunctionDef]:
+    """The module's top-level functions."""
+    return [stmt for stmt in module.body if isinstance(stmt, cst.FunctionDef)]
 
 
 def _is_name(node, name: str) -> bool:

@@ -75,6 +75,14 @@ DEFAULT_CASES = [
     ("slim_default_reader", "factory_inputs", lambda d: dict(name="shapes", data_dir=d, split_name="train",
                                                              batch_size=8, num_epochs=1), TRAIN, ("epochs", 1)),
     ("slim_default_reader", "chosen_reader_inputs", lambda d: dict(data_dir=d, batch_size=7), EVAL, ("epochs", 1)),
+    # --- recparam ---
+    # records_through_caller: a provider's records worked on per record, returned in a namedtuple
+    # beside a count, and padded-batched (dynamic_pad) by another function: only the provider is
+    # rewritten, the batch keeps its queue; 30 eval examples, batches of 4, no partial batch.
+    ("records_through_caller", "clip_tensors", lambda d: dict(data_dir=d, batch_size=4), EVAL - EVAL % 4,
+     ("epochs", 1)),
+    ("records_through_caller", "clip_tensors", lambda d: dict(data_dir=d, batch_size=3, max_frames=3), EVAL,
+     ("epochs", 1)),
 ]
 
 
