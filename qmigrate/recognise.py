@@ -19,10 +19,10 @@ from qmigrate import (batch_down, blocks, branch_records, bucketing, built_rows,
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
-    BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, rule_for)
+    BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, HandBuiltQueue,
+    PrefetchQueue, PythonFedQueue, rule_for)
 from qmigrate.rules.base import ProducerTest, Unsupported, condition_base
 from qmigrate.rules.producers import MATCH_FILENAMES_ONCE
-from qmigrate.rules import HandBuiltQueue as _HandBuilt, PrefetchQueue, PythonFedQueue
 from qmigrate.rules.slim_provider import ReaderModel, UnseenSlimDataset
 
 
@@ -133,7 +133,7 @@ class NamePool:
         return name
 
 
-_QUEUES = (_HandBuilt, PrefetchQueue, PythonFedQueue)  # queues that may take records again
+_QUEUES = (HandBuiltQueue, PrefetchQueue, PythonFedQueue)  # queues that may take records again
 _CHECKED_SHAPES = ("its records are dequeued one at a time and no batching follows, and `%s` sets `shapes=`: the "
                    "queue checks each record against those shapes when it is enqueued, which a dataset would not "
                    "(set_shape in the map is a static promise, not a check)")
@@ -1672,7 +1672,7 @@ class _BlockRecogniser:
         others = [arg for arg in constructor.args if not (arg.keyword is not None and arg.keyword.value == "dtypes")]
         read = tainted & set(cstutil.name_uses(constructor.with_changes(args=others)).loads)
         if read:
-            raise _Broken(calls + queue.calls, "%s() is given `%s`, a per-record tensor, outside its `dtypes=`"
+            raise _Broken(calls + queue.calls, "`%s` is built with `%s`, a per-record tensor, outside its `dtypes=`"
                           % (queue.name, sorted(read)[0]))
         return True
 
@@ -1687,9 +1687,10 @@ class _BlockRecogniser:
             cstutil.walk(self.body[later], finder)
             if finder.found:
                 return False
-            if any(self._batch_helper(call) or self._refused_helper(call) for call in cstutil.calls_of(self.body[later])):
+            if any(self._batch_helper(call) or self._refused_helper(call)
+                   for call in cstutil.calls_of(self.body[later])):
                 return False
-        return not any(queue.enqueue_index > index for queue in self.queues.unplaced if queue.enqueue_index)
+        return True
 
     def _unbatched(self, producer, reader, read_index: int, key: Optional[str], value: str, calls, removed,
                    reader_index: Optional[int], reason: str, record_indices, slim_bound=None) -> Match:
