@@ -1355,7 +1355,10 @@ def todos(queues: BlockQueues):
 
 
 _ORIGIN = ("what it enqueues, `%s`, %s; qmigrate replaces a hand-built queue whose records a producer → reader "
-           "chain reads in the same block (or a queue helper called with such records)")
+           "chain reads in the same block, directly or through a record source of the same file (or a queue helper "
+           "called with such records)")
+# Said of a call whose function is imported: the records are made in another module (not followed).
+_IMPORTED = ", a function of the imported module `%s`"
 _PYTHON_SOURCES = {
     "tensorflow.placeholder": "is a tf.placeholder (line %d): data fed from Python, which "
                               "tf.data.Dataset.from_generator can take over",
@@ -1414,7 +1417,9 @@ def origin_reasons(module: cst.Module, imports: ImportMap, line_of: Callable[[cs
                     made = imports.resolve(source.func) or ""
                     text = _PYTHON_SOURCES.get(made)
                     where = text % line_of(source) if text else "comes from `%s()` (line %d)" % (
-                        _short(cst.Module([]).code_for_node(source.func)), line_of(source))
+                        _short(cst.Module([]).code_for_node(source.func)), line_of(source)) + (
+                        _IMPORTED % made.rpartition(".")[0] if "." in made and not made.startswith("tensorflow.")
+                        else "")
                     found[id(call)] = _ORIGIN % (name.value, where) + (
                         _other_uses(function, queue, line_of) if run else "")
                     if run and not text and not made.startswith("tensorflow.") and todos is not None:

@@ -103,6 +103,10 @@ class Batching:
     # The source of a Python test (names and literals) under which the records are shuffled: a
     # queue helper's RandomShuffleQueue called in `if test:` only. None: unconditional.
     shuffle_condition: Optional[str] = None
+    # A hand-built queue dequeued one record at a time (`queue.dequeue()`) that no batching
+    # follows: the dataset gives records as the dequeue did, with no batch stage (`batch_size` "1"
+    # is unused).
+    single: bool = False
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ from qmigrate import (batch_down, blocks, branch_records, bucketing, built_rows,
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
-    BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, rule_for)
+    BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, HandBuiltQueue,
+    PrefetchQueue, PythonFedQueue, rule_for)
 from qmigrate.rules.base import ProducerTest, Unsupported, condition_base
 from qmigrate.rules.producers import MATCH_FILENAMES_ONCE
 from qmigrate.rules.slim_provider import ReaderModel, UnseenSlimDataset
@@ -130,6 +131,12 @@ class NamePool:
             name, n = "%s_%d" % (preferred, n), n + 1
         self.used.add(name)
         return name
+
+
+_QUEUES = (HandBuiltQueue, PrefetchQueue, PythonFedQueue)  # queues that may take records again
+_CHECKED_SHAPES = ("its records are dequeued one at a time and no batching follows, and `%s` sets `shapes=`: the "
+                   "queue checks each record against those shapes when it is enqueued, which a dataset would not "
+                   "(set_shape in the map is a static promise, not a check)")
 
 
 def _call_with_rule(expr: Optional[cst.BaseExpression], imports: ImportMap, family) -> Optional[Tuple[type, cst.Call]]:
@@ -1439,6 +1446,8 @@ class _BlockRecogniser:
                 refused = self.queues.refused[index]
                 raise _Broken(calls + refused.calls + self._later_batchings(index, tainted | uses.stores),
                               refused.reason)
+            if reads_record and self._queue_dtypes(index, tainted, calls):
+                continue  # `dtypes=(image.dtype, ...)`: the constructor goes with its queue
             if reads_record and index in self.queues.accepted:  # the records go into a hand-built queue
                 queue = self.queues.accepted[index]
                 if queue.reads & tainted:
@@ -1454,6 +1463,15 @@ class _BlockRecogniser:
                     break
                 if queue.record_statements is None:
                     raise _Broken(calls + queue.calls, queue.records_refused)
+                if queue.stage is not None and self._ends_chain(index):
+                    # dequeue() and no batching after it: the dataset gives the records one at a time
+                    if queue.stage.shapes:
+                        raise _Broken(calls + queue.calls, _CHECKED_SHAPES % queue.name)
+                    batch = (index, None, None, None)
+                    queue_batch = dataclasses.replace(queue, batching=dataclasses.replace(queue.stage, single=True),
+                                                      stage=None)
+                    through[through.index(queue)] = queue_batch
+                    break
                 record_indices.append(index)  # dequeue(): the records again, one at a time
                 rewritten[index] = queue.record_statements
                 if queue.structure is not None:  # the list the dequeue binds, which the statements do not show
@@ -1664,6 +1682,39 @@ class _BlockRecogniser:
                      branch_batchings=branch_batchings if found else (),
                      record_call=record_call, arm_records=arm_records, branch_fallthrough=fallthrough,
                      test_binding=test_binding, returned_result=returning)
+
+    def _queue_dtypes(self, index: int, tainted: Set[str], calls) -> bool:
+        """Whether statement `index` is the constructor of a hand-built queue of the block that reads
+        the records only in its `dtypes=` (`dtypes=(image.dtype, label.dtype)`): it goes with the
+        queue, and the dataset's element has those dtypes already. Raises _Broken when it reads them
+        in another argument (a capacity or shuffle buffer per record)."""
+        queue = next((q for q in self.queues.accepted.values() if q.plumbing and q.plumbing[0] == index), None)
+        assign = cstutil.single_assign(self.body[index])
+        if queue is None or assign is None or not queue.calls or assign[1] is not queue.calls[0]:
+            return False
+        constructor = queue.calls[0]
+        others = [arg for arg in constructor.args if not (arg.keyword is not None and arg.keyword.value == "dtypes")]
+        read = tainted & set(cstutil.name_uses(constructor.with_changes(args=others)).loads)
+        if read:
+            raise _Broken(calls + queue.calls, "`%s` is built with `%s`, a per-record tensor, outside its `dtypes=`"
+                          % (queue.name, sorted(read)[0]))
+        return True
+
+    def _ends_chain(self, index: int) -> bool:
+        """Whether nothing after statement `index` of the block (a hand-built queue's dequeue()) may
+        batch or queue its records again: no batching, join, filter or bucketing call, no batch helper
+        call, no other hand-built queue's enqueue or queue helper call, anywhere after it."""
+        for later in range(index + 1, len(self.body)):
+            if later in self.queues.accepted or later in self.queues.refused:
+                return False
+            finder = _CallFinder(self.imports, BATCHERS + JOINERS + FILTERERS + BUCKETERS + _QUEUES)
+            cstutil.walk(self.body[later], finder)
+            if finder.found:
+                return False
+            if any(self._batch_helper(call) or self._refused_helper(call)
+                   for call in cstutil.calls_of(self.body[later])):
+                return False
+        return True
 
     def _unbatched(self, producer, reader, read_index: int, key: Optional[str], value: str, calls, removed,
                    reader_index: Optional[int], reason: str, record_indices, slim_bound=None) -> Match:

@@ -178,7 +178,7 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
                              pipeline.dense_arity) for flag in (True, False))
         out.append(_when(batching.allow_smaller_final_batch, ["%s = %s.%s" % (ds, ds, keep)],
                          ["%s = %s.%s" % (ds, ds, drop)]))
-    else:
+    elif not batching.single:  # a single-record dequeue gives the records as they are
         stage(_batch(ds, batching, tf, target, pipeline.dense_arity))
     stage("prefetch(%s)" % pipeline.prefetch)
     if pipeline.shared_iterator_key:

@@ -48,7 +48,12 @@ class HandBuiltQueue(Rule):
     that drops the remainder (the queue never gave a partial batch), `dequeue_up_to(n)` one that
     keeps it, a `PaddingFIFOQueue` pads (`padded_batch` over its shapes, set on the records), and
     `names=` keeps dict elements. A `dequeue()` gives records one at a time: a `tf.train.batch`
-    after it is the batching, and the queue's shuffle joins it; a FIFOQueue that holds the whole
+    after it is the batching, and the queue's shuffle joins it; when nothing after it in its block
+    batches, joins, buckets or queues the records again (the model takes one record per step),
+    the dataset has no batch stage and its `get_next()` stands where the dequeue was, the code
+    after it staying in place (a constructor that reads the records only for its `dtypes=` goes
+    with the queue); its records may come from a record source of the same file
+    (`image, label = read(files)`, a function that makes its own producer and reader); a FIFOQueue that holds the whole
     batches of a `tf.train.batch` and is dequeued whole is `prefetch(capacity)` (a chain of
     queues becomes one dataset). The runner and its registration (`add_queue_runner`, or
     `tf.add_to_collection(tf.GraphKeys.QUEUE_RUNNERS, runner)`) go with the queue; so does a list
@@ -91,7 +96,10 @@ class HandBuiltQueue(Rule):
     QueueRunner subclass, a runner started by hand (`create_threads`, named with its line), a
     queue fed from Python, records shuffled twice (a RandomShuffleQueue then
     `shuffle_batch`), `enqueue_many` with `shapes=` (the shapes of single examples, which the map
-    cannot set) and several enqueue ops (several readers) are reported with the reason. A queue
+    cannot set), several enqueue ops (several readers) and a `dequeue()` that no batching follows
+    from a queue with `shapes=` (the queue checks each record against them when it is enqueued; a
+    dataset would not) are reported with the reason. Records that come from a function of another
+    module (`factory.get_examples()`) are not followed: the queue is reported with that module. A queue
     whose every dequeue goes back to Python is not input (QM003). So is a queue the code shows
     carries something else, reported with what shows it and nothing to migrate: one shared by
     name (`shared_name=`: a hand-off between processes, or the constant tokens of a barrier

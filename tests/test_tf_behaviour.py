@@ -539,3 +539,35 @@ def test_bucketed_batches_before_and_after(name, function, arguments, expected, 
         assert len({_bucket_of(length, boundaries) for lengths in run["leading"] for length in lengths[:1]}) > 1
         for lengths in run["leading"]:
             assert len({_bucket_of(length, boundaries) for length in lengths}) == 1, lengths
+
+
+# --- maskrcnn ---
+def _refines(after, before) -> bool:
+    """Whether static shape `after` is `before` or more specific (None: unknown rank or dimension)."""
+    if before is None:
+        return True
+    return after is not None and len(after) == len(before) and all(
+        b is None or a == b for a, b in zip(after, before))
+
+
+@pytest.mark.parametrize("function,arguments,expected", [
+    # A RandomShuffleQueue of parsed records, 3 runner threads, dequeued one at a time: 2 epochs of 50.
+    ("mixed_records", lambda d: dict(files=_files(d, "dict_*")), 100),
+    # A FIFOQueue of 2 threads reading ahead of a record source: one epoch, one record per step.
+    ("read_ahead", lambda d: dict(files=_files(d, "dict_*")), 50),
+], ids=["mixed_records", "read_ahead"])
+def test_single_record_queue_gives_the_same_records(function, arguments, expected, data_dir, tmp_path):
+    """single_record_queue: a hand-built queue dequeued one record at a time, no batching after.
+    The queues have no `shapes=`, so their dequeue had no static shape; the dataset's element has
+    the map's: the same or more specific, never in conflict. Same records per epoch (multiset),
+    the same shape of every record and the same structure."""
+    python = tf_python("1.8")
+    before = os.path.join(SINGLE, "single_record_queue.before.py")
+    after = _migrated_copy(before, str(tmp_path), "1.8")
+    old, new = _drain_both(python, before, after, function, json.dumps(arguments(data_dir)), 10000, tmp_path)
+    assert new["kind"] == old["kind"]
+    assert len(old["static_shapes"]) == len(new["static_shapes"])
+    assert all(_refines(a, b) for a, b in zip(new["static_shapes"], old["static_shapes"]))
+    assert len(new["examples"]) == expected
+    assert new["batch_shapes"] == old["batch_shapes"]
+    assert Counter(new["examples"]) == Counter(old["examples"])
