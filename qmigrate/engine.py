@@ -779,7 +779,7 @@ def imported_reader_helper(source: bytes, name: str) -> Optional[ImportedHelper]
     if helper is None or helper.via is not None:
         return None
     loads = Counter(cstutil.name_uses(function.body).loads)
-    if loads[helper.queue_param] != 1 or not _key_unused(helper, loads, _attribute_loads(module, tree)):
+    if helpers.queue_reads(helper, loads) != 1 or not _key_unused(helper, loads, _attribute_loads(module, tree)):
         return None
     params = {param.name.value for param in function.params.params}
     tf_names = []
@@ -856,7 +856,7 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
         loads = Counter(cstutil.name_uses(stmt.body).loads)
         if reader is not None:
             attribute_loads = attribute_loads if attribute_loads is not None else _attribute_loads(module, tree)
-            if loads[reader.queue_param] == 1 and _key_unused(reader, loads, attribute_loads):
+            if helpers.queue_reads(reader, loads) == 1 and _key_unused(reader, loads, attribute_loads):
                 context.reader_helpers[stmt.name.value] = reader
         if batcher is not None and batcher.tensors_only_batched():
             context.batch_helpers[stmt.name.value] = batcher
@@ -892,7 +892,7 @@ def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, attribute_nam
         if reader.queue_param == params[0].name.value:
             continue
         loads = Counter(cstutil.name_uses(method.body).loads)
-        if not (loads[reader.queue_param] == 1 and _key_unused(reader, loads, attribute_names())):
+        if not (helpers.queue_reads(reader, loads) == 1 and _key_unused(reader, loads, attribute_names())):
             continue
         if class_attrs.overridden(cls, method.name.value, module):
             continue
@@ -918,7 +918,7 @@ def _add_static_helper(cls: cst.ClassDef, method: cst.FunctionDef, context: Modu
             context.static_methods.add(key)
         return
     loads = Counter(cstutil.name_uses(method.body).loads)
-    if reader.via is None and loads[reader.queue_param] == 1 and _key_unused(reader, loads, attribute_names()):
+    if reader.via is None and helpers.queue_reads(reader, loads) == 1 and _key_unused(reader, loads, attribute_names()):
         context.method_helpers[key] = reader
         context.static_methods.add(key)
 

@@ -15,13 +15,13 @@ import libcst as cst
 
 from qmigrate import (batch_down, blocks, branch_records, bucketing, built_rows, class_attrs, cstutil,
                       dequeued_rows, handbuilt, helpers, joins, loop_records, queue_sources, receivers,
-                      returned_records, slim_provider, towers)
+                      returned_records, slim_provider, towers, zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
     BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, rule_for)
 from qmigrate.rules.base import ProducerTest, Unsupported, condition_base
-from qmigrate.rules.producers import MATCH_FILENAMES_ONCE
+from qmigrate.rules.producers import MATCH_FILENAMES_ONCE, RangeInputProducer
 from qmigrate.rules.slim_provider import ReaderModel, UnseenSlimDataset
 
 
@@ -383,7 +383,8 @@ class _BlockRecogniser:
                 continue
             slicer = _call_with_rule(value, self.imports, SLICERS)
             slim_read = _call_with_rule(value, self.imports, SLIM_READS)
-            rows = dequeued_rows.dequeued(value, self.imports.resolve, producers)
+            rows = dequeued_rows.dequeued(value, self.imports.resolve, producers,
+                                          ranges=self.imports.local_name_for("tensorflow") is not None)
             try:
                 if rows:
                     match = self._rows_at(index, target, rows, producers)
@@ -409,7 +410,7 @@ class _BlockRecogniser:
             for stmt in self.body[index + 1:]:
                 stmt.visit(finder)
             result.failures.append(Failure((call,) + tuple(finder.calls[:1]), self._unread_provider(name, index)))
-        _drop_joined(result)
+        _drop_joined(result, self.names.fresh)
         self._check_shared_readers(result)
         self._check_chosen_helpers(result)
         return result
@@ -699,7 +700,7 @@ class _BlockRecogniser:
             if helper is None:
                 why = ("which does not read it with a reader of its own (a method that passes the queue on, or "
                        "reads it with a reader kept on `self`, is not followed yet)")
-            elif Counter(cstutil.name_uses(function.body).loads)[helper.queue_param] != 1:
+            elif helpers.queue_reads(helper, Counter(cstutil.name_uses(function.body).loads)) != 1:
                 why = "which uses its parameter `%s` beyond reader.read()" % helper.queue_param
             elif function.decorators:
                 why = "which is decorated (a static or class method has no `self`)"
@@ -1100,8 +1101,18 @@ class _BlockRecogniser:
         empty before: the producer's rows are the records (dequeued_rows)."""
         queue, rule, call = rows
         producer_index = producers[queue][0] if queue is not None else index
-        producer = (producer_index, dequeued_rows.Rows(rule), call)
+        producer = (producer_index, dequeued_rows.Rows(rule, self.imports.local_name_for("tensorflow")), call)
         calls = (call,)
+        if rule is RangeInputProducer:
+            # Batched step indices are a chain of rows; any other use of them stays with
+            # range_producers, which rewrites the dequeue in place.
+            if not isinstance(target, cst.Name):
+                return None
+            try:
+                return self._follow(producer, None, index, None, target.value, {target.value}, [], calls,
+                                    removed=(index,), params=(target.value,))
+            except _Broken:
+                return None
         if isinstance(target, cst.Name):
             return self._follow(producer, None, index, None, target.value, {target.value}, [], calls,
                                 removed=(index,), params=(target.value,))
@@ -2649,15 +2660,26 @@ def _leaves_of(match: Match) -> Set[int]:
     return (set(match.removed_indices) - shared) | set(match.record_indices) | {match.read_index, match.batch_index}
 
 
-def _drop_joined(result: BlockResult) -> None:
+def _drop_joined(result: BlockResult, fresh) -> None:
     """Pipelines that share a statement (records of two readers batched together) are not
-    separate pipelines: neither is rewritten, each is reported."""
+    separate pipelines: those combined per record and batched by one call become one zipped
+    pipeline (zipped_chains); any other is not rewritten, each of its chains reported."""
     joined = [m for m in result.matches if any(o is not m and _leaves_of(o) & _leaves_of(m) for o in result.matches)]
-    for match in joined:
-        result.matches.remove(match)
-        result.failures.append(Failure(match.calls, "records of several readers meet in one statement (one batch of "
-                                       "two reads); tf.data pairs such sources with Dataset.zip, which qmigrate "
-                                       "does not write yet"))
+    groups: List[List[Match]] = []
+    for match in joined:  # chains linked by shared statements, transitively
+        linked = [group for group in groups if any(_leaves_of(o) & _leaves_of(match) for o in group)]
+        merged = [match] + [m for group in linked for m in group]
+        groups = [group for group in groups if group not in linked] + [merged]
+    for group in groups:
+        for match in group:
+            result.matches.remove(match)
+        zipped = zipped_chains.merge(group, fresh)
+        if not isinstance(zipped, str):
+            result.matches.append(zipped)
+            continue
+        for match in group:
+            result.failures.append(Failure(match.calls, "records of several readers meet in one statement (one "
+                                           "batch of two reads) and cannot be zipped: %s" % zipped))
 
 
 def _helper_arms(stmt, variable: str, reader_helpers) -> List[helpers.ReaderHelper]:
