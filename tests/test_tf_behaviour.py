@@ -302,6 +302,8 @@ CASES = [
                                                        batch_size=8), 50, "epoch"),
     # Two epochs of examples paired with an endless range producer, then shuffled as whole pairs.
     ("zipped_chains", "example_steps", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 100, "epoch"),
+    # A reading method whose queue is also named in its name_scope's values: the record is named there now.
+    ("class_reader_on_self", "method_batches", lambda d: dict(files=_files(d, "dict_*")), 80, ("forever", 50)),
     # Each chain shuffles its own files: the ids side keeps its two epochs (the pairs are random).
     ("zipped_chains", "shuffled_ids", lambda d: dict(files=_files(d, "dict_*"), csv_files=_files(d, "iris_*"),
                                                      batch_size=10), 100, "epoch"),

@@ -73,3 +73,7 @@ class MethodReader(object):
         dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(4))
         dataset_2 = dataset_2.prefetch(1)
         return dataset_2.make_one_shot_iterator().get_next()
+
+
+def method_batches(files):
+    return MethodReader(files).batch()
