@@ -17,7 +17,7 @@ from qmigrate import (api_check, astindex, blocks, bucketing, built_rows, class_
                       guarded_records, handbuilt, handed_down, helpers, method_queues, python3_check, python_fed,
                       queue_purpose, queue_roles, queue_sources, range_producers, returned_records, slim_modules, synth,
                       towers, unlinked, wording)
-from qmigrate.model import Sharding
+from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
 from qmigrate.positions import NodePositions, call_positions, stdlib_tree
@@ -1489,7 +1489,14 @@ class _PipelineRewriter(cst.CSTTransformer):
         replacements: Dict[blocks.Path, List[cst.BaseStatement]] = {}
         removed: Set[blocks.Path] = set()
         sharded = self._function_name() in self.edits.shard_functions
-        for match in found.matches:
+        if sharded and self.edits.strategy != "shared-iterator":
+            for match in [m for m in found.matches if isinstance(m.pipeline.source, ZipSource)]:
+                # Each tower would read a shard of its own zip: every part's order would have to be
+                # seeded alike in all towers, and the shuffle buffer split; not written.
+                found.matches.remove(match)
+                for call in match.calls:
+                    self.analysis.reasons.setdefault(id(call), "its zipped chains feed several towers, each of "
+                                                     "which would read a shard of the zip")
             if match.unbatched_target is not None:  # a record where the read was: no batch, no towers' shards
                 self._apply_unbatched(match, leaves, replacements, removed)
                 self.analysis.fixed_calls.update(id(call) for call in match.calls)

@@ -1491,6 +1491,7 @@ class _BlockRecogniser:
                 cstutil.walk(self.body[index], finder)
                 if finder.found:  # the batching calls there are told the same reason
                     raise _Broken(calls + tuple(finder.calls), self._nested_batch_reason(index))
+                self._check_no_chain_inside(index, calls, tainted | uses.stores)
                 if uses.control:
                     # The record leaves the block (a `return`): unbatched, get_next() stands for the read.
                     unbatched = self._control_reason(index, uses)
@@ -2277,6 +2278,31 @@ class _BlockRecogniser:
             return "its records are returned at line %d before any batching" % self._line_of(index)
         return "the per-record code contains `%s`" % sorted(uses.control)[0]
 
+    def _check_no_chain_inside(self, index: int, calls, tainted: Set[str]) -> None:
+        """A per-record statement that makes a producer, a reader or a slice producer (a second
+        chain in an `if` arm, combined with these records) cannot move into the map function: the
+        function would build a queue for every record. _Broken, which names the statement."""
+        finder = _CallFinder(self.imports, PRODUCERS + READERS + SLICERS)
+        cstutil.walk(self.body[index], finder)
+        what = "the if/else" if isinstance(self.body[index], cst.If) else "the statement"
+        iterators = [call for call in cstutil.calls_of(self.body[index])
+                     if isinstance(call.func, cst.Attribute) and call.func.attr.value in _ITERATOR_METHODS
+                     or (self.imports.resolve(call.func) or "").split(".")[-1] in _ITERATOR_METHODS]
+        if iterators and not finder.found:
+            raise _Broken(calls + self._later_batchings(index, tainted),
+                          "%s at line %d works on the records and also takes elements of a dataset (%s() at line "
+                          "%d): in a map function the iterator would be made anew for every record"
+                          % (what, self._line_of(index), cst.Module([]).code_for_node(iterators[0].func),
+                             self.context.line_of(iterators[0])))
+        if not finder.found:
+            return
+        raise _Broken(calls + tuple(finder.calls) + self._later_batchings(index, tainted),
+                      "%s at line %d works on the records and also makes another queue chain (%s() at line %d); "
+                      "records of chains made in branches are not zipped: build each arm's chains into a dataset "
+                      "(Dataset.zip of the arm's chains) by hand"
+                      % (what, self._line_of(index), cst.Module([]).code_for_node(finder.calls[0].func),
+                         self.context.line_of(finder.calls[0])))
+
     def _nested_batch_reason(self, index: int) -> str:
         """Why a statement holding the batching call is not followed, by what the statement is."""
         stmt = self.body[index]
@@ -2651,6 +2677,7 @@ _LOGGING_CALLS = frozenset(["print"] + ["tensorflow.logging.%s" % level for leve
     "debug", "info", "warn", "warning", "error", "fatal", "log", "vlog")] + ["logging.%s" % level for level in (
         "debug", "info", "warning", "error", "critical", "log")])
 
+_ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
 _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")
 
 

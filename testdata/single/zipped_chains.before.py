@@ -63,3 +63,17 @@ def keyed_pair(files, csv_files, batch_size):
     _, line = tf.TextLineReader().read(lines)
     both = tf.string_join([key, serialized, line])
     return tf.train.batch([both], batch_size)
+
+
+def branch_chain(files, extra_files, batch_size):
+    """A second chain made in one arm of an if/else and stacked with the first chain's records: the
+    if/else must not move into a map function (it would build a queue per record); left as it is."""
+    queue = tf.train.string_input_producer(files)
+    _, first = tf.TFRecordReader().read(queue)
+    if extra_files:
+        extra_queue = tf.train.string_input_producer(extra_files)
+        _, second = tf.TFRecordReader().read(extra_queue)
+        rows = tf.stack([first, second])
+    else:
+        rows = tf.expand_dims(first, 0)
+    return tf.train.batch([rows], batch_size=batch_size, enqueue_many=True)
