@@ -1497,6 +1497,7 @@ class _PipelineRewriter(cst.CSTTransformer):
                 for call in match.calls:
                     self.analysis.reasons.setdefault(id(call), "its zipped chains feed several towers, each of "
                                                      "which would read a shard of the zip")
+        for match in found.matches:
             if match.unbatched_target is not None:  # a record where the read was: no batch, no towers' shards
                 self._apply_unbatched(match, leaves, replacements, removed)
                 self.analysis.fixed_calls.update(id(call) for call in match.calls)
