@@ -250,13 +250,20 @@ def _foreign(job: _Job) -> Optional[engine.ForeignHelpers]:
     """The reader helpers across modules a job asks for, read from their modules (None: none)."""
     if not job.imported and not job.migrate and not job.refused:
         return None
-    imported = {}
+    imported, sources = {}, {}
     for local, where, name in job.imported:
         source = _read_python(where)
-        found = engine.imported_reader_helper(source, name) if source is not None else None
+        if source is None:
+            continue
+        if imported_helpers.is_method(name):  # `module.Class.method`: a record-source method
+            found = engine.imported_record_source(source, local[:-len(name) - 1], name)
+            if found is not None:
+                sources[local] = found
+            continue
+        found = engine.imported_reader_helper(source, name)
         if found is not None:
             imported[local] = found
-    return engine.ForeignHelpers(imported, tuple(job.migrate), dict(job.refused))
+    return engine.ForeignHelpers(imported, sources, tuple(job.migrate), dict(job.refused))
 
 
 def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan], keep: Dict[str, str],

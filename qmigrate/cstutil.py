@@ -156,16 +156,27 @@ def children(node: cst.CSTNode) -> List[cst.CSTNode]:
 
 
 class _NameUses(cst.CSTVisitor):
-    def __init__(self):
+    """With `scoped`, loads count only the names of the node's own scope: inside a function,
+    lambda or comprehension that the node holds, a name that scope binds (a parameter, a target,
+    or a name it assigns, imports or defines without `global`/`nonlocal`) is its own local, as
+    Python decides, so its loads are not loads of the outer name. Stores and mutations are
+    counted wherever they are."""
+
+    def __init__(self, root: Optional[cst.CSTNode] = None, scoped: bool = False):
         self.loads: List[str] = []
         self.stores: Set[str] = set()
         self.mutated: Set[str] = set()  # `x.attr = ...` / `x[i] = ...` store into x
         self.control: Set[str] = set()  # return / yield / break / continue / global / nonlocal
         self._nested = 0  # inside a def (or class) of the node: its control flow is its own
+        self._root = root  # the node asked about: its own parameters are no locals of a nested scope
+        self._frames: List[_Frame] = []  # the nested scopes being walked, innermost last
+        self._scoped = scoped
 
     def _store_target(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Name):
             self.stores.add(target.value)
+            if self._frames:
+                self._frames[-1].bound.add(target.value)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 self._store_target(element.value)
@@ -206,30 +217,95 @@ class _NameUses(cst.CSTVisitor):
     def visit_CompFor(self, node: cst.CompFor) -> None:
         self._store_target(node.target)
 
+    def _comprehension(self, node, parts) -> Optional[bool]:
+        """A comprehension is a scope of its own: its first iterable is read outside it."""
+        if not self._scoped:
+            return None
+        walk(node.for_in.iter, self)
+        self._frames.append(_Frame(set()))
+        self._store_target(node.for_in.target)
+        for part in [node.for_in.target] + list(node.for_in.ifs) + [node.for_in.inner_for_in] + parts:
+            if part is not None:
+                walk(part, self)
+        self._leave_frame()
+        return False
+
+    def visit_ListComp(self, node: cst.ListComp) -> Optional[bool]:
+        return self._comprehension(node, [node.elt])
+
+    def visit_SetComp(self, node: cst.SetComp) -> Optional[bool]:
+        return self._comprehension(node, [node.elt])
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> Optional[bool]:
+        return self._comprehension(node, [node.elt])
+
+    def visit_DictComp(self, node: cst.DictComp) -> Optional[bool]:
+        return self._comprehension(node, [node.key, node.value])
+
     def visit_AsName(self, node: cst.AsName) -> bool:
         self._store_target(node.name)
         return False
 
+    def _bind(self, name: str) -> None:
+        self.stores.add(name)
+        if self._frames:
+            self._frames[-1].bound.add(name)
+
     def visit_Import(self, node: cst.Import) -> bool:
         for alias in node.names:
-            self.stores.add(alias.asname.name.value if alias.asname else dotted_head(alias.name))
+            self._bind(alias.asname.name.value if alias.asname else dotted_head(alias.name))
         return False
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
         if not isinstance(node.names, cst.ImportStar):
             for alias in node.names:
-                self.stores.add(alias.asname.name.value if alias.asname else dotted_head(alias.name))
+                self._bind(alias.asname.name.value if alias.asname else dotted_head(alias.name))
         return False
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.stores.add(node.name.value)
+    def _in_scope(self, parameters: cst.Parameters, body: cst.CSTNode) -> None:
+        """Walk a nested function's parameters' defaults (in the enclosing scope) and then its
+        body in a frame of its own, whose loads of its locals are dropped."""
+        every = list(parameters.posonly_params) + list(parameters.params) + list(parameters.kwonly_params)
+        for star in (parameters.star_arg, parameters.star_kwarg):
+            if isinstance(star, cst.Param):
+                every.append(star)
+        for param in every:
+            if param.default is not None:
+                walk(param.default, self)
+        self._frames.append(_Frame({param.name.value for param in every}))
         self._nested += 1
+        walk(body, self)
+        self._nested -= 1
+        self._leave_frame()
+
+    def _leave_frame(self) -> None:
+        """End the innermost scope: its loads of names it does not bind go to the enclosing one."""
+        frame = self._frames.pop()
+        kept = [name for name in frame.loads if name not in frame.bound or name in frame.free]
+        (self._frames[-1].loads if self._frames else self.loads).extend(kept)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> Optional[bool]:
+        self._bind(node.name.value)
+        if node is self._root or not self._scoped:
+            self._nested += 1
+            return None
+        for decorator in node.decorators:
+            walk(decorator, self)
+        self._in_scope(node.params, node.body)
+        return False
 
     def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._nested -= 1
+        if node is self._root or not self._scoped:
+            self._nested -= 1
+
+    def visit_Lambda(self, node: cst.Lambda) -> Optional[bool]:
+        if not self._scoped:
+            return None
+        self._in_scope(node.params, node.body)
+        return False
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.stores.add(node.name.value)
+        self._bind(node.name.value)
         self._nested += 1
 
     def leave_ClassDef(self, node: cst.ClassDef) -> None:
@@ -253,7 +329,7 @@ class _NameUses(cst.CSTVisitor):
         return False
 
     def visit_Name(self, node: cst.Name) -> None:
-        self.loads.append(node.value)
+        (self._frames[-1].loads if self._frames else self.loads).append(node.value)
 
     def visit_Return(self, node: cst.Return) -> None:
         self._flow("return")
@@ -269,17 +345,37 @@ class _NameUses(cst.CSTVisitor):
 
     def visit_Global(self, node: cst.Global) -> None:
         self._flow("global")
+        self._free(node.names)
 
     def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
         self._flow("nonlocal")
+        self._free(node.names)
+
+    def _free(self, names) -> None:
+        """`global x` / `nonlocal x` in a nested function: its `x` is the outer one."""
+        if self._frames:
+            self._frames[-1].free.update(item.name.value for item in names)
+
+
+class _Frame:
+    """A nested scope (function, lambda, comprehension) while _NameUses walks it: the names it
+    binds, the names it declares global/nonlocal, and the loads in it (filtered when it ends)."""
+    __slots__ = ("bound", "free", "loads")
+
+    def __init__(self, parameters: Set[str]):
+        self.bound: Set[str] = set(parameters)
+        self.free: Set[str] = set()
+        self.loads: List[str] = []
 
 
 _MODULE_USES: Dict[int, Tuple[cst.Module, "_NameUses"]] = {}  # the last few modules asked about
+_SCOPED_USES: Dict[int, Tuple[cst.Module, "_NameUses"]] = {}  # the same, for scoped_uses
 
 
 def name_uses(node: cst.CSTNode) -> "_NameUses":
     """Names a node reads (with multiplicity), binds, mutates, and the control flow it holds
-    (outside the functions it defines: their `return` is their own).
+    (outside the functions it defines: their `return` is their own). Loads are every load in
+    the node's text, in the functions it defines as well: see scoped_uses for Python's scopes.
 
     The result is shared: callers read it and never change it. Those of whole modules are kept
     for the last few modules (an analysis asks about the same module from several steps).
@@ -294,6 +390,23 @@ def name_uses(node: cst.CSTNode) -> "_NameUses":
         if len(_MODULE_USES) >= 4:
             del _MODULE_USES[next(iter(_MODULE_USES))]  # the oldest
         _MODULE_USES[id(node)] = (node, uses)
+    return uses
+
+
+def scoped_uses(node: cst.CSTNode, statement: bool = False) -> "_NameUses":
+    """name_uses(node), but a load inside a function or lambda that the node defines counts only
+    if it reads a name of the node's scope, not a local of that function (see _NameUses). A
+    function node is the scope asked about (its parameters are its names), unless `statement`:
+    then it is a `def` among the statements of a block, and its own locals are not counted."""
+    kept = _SCOPED_USES.get(id(node)) if not statement else None
+    if kept is not None and kept[0] is node:
+        return kept[1]
+    uses = _NameUses(None if statement else node, scoped=True)
+    walk(node, uses)
+    if isinstance(node, cst.Module):
+        if len(_SCOPED_USES) >= 4:
+            del _SCOPED_USES[next(iter(_SCOPED_USES))]  # the oldest
+        _SCOPED_USES[id(node)] = (node, uses)
     return uses
 
 

@@ -15,8 +15,8 @@ import libcst as cst
 
 from qmigrate import (api_check, astindex, blocks, bucketing, built_rows, class_attrs, cstutil, data_findings,
                       guarded_records, handbuilt, handed_down, helpers, method_queues, python3_check, python_fed,
-                      queue_purpose, queue_roles, queue_sources, range_producers, returned_records, slim_modules, synth,
-                      towers, unlinked, wording)
+                      queue_purpose, queue_roles, queue_sources, range_producers, receivers, returned_records,
+                      slim_modules, synth, towers, unlinked, wording)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -463,8 +463,10 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
             if ApiNotInTarget.code not in silenced and "*" not in silenced:
                 analysis.add_finding(ApiNotInTarget, node, False, detail)
     rules_found = {rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules
-    if foreign is not None and foreign.imported:
+    if foreign is not None and (foreign.imported or foreign.sources):
         rules_found.add(READERS[0])  # the readers of imported helpers count as this module's
+    if foreign is not None and foreign.sources:
+        rules_found.add(PRODUCERS[0])  # and so do the producers of imported record sources
     if not edits and not (foreign is not None and (foreign.migrate or foreign.refused)) \
             and not _may_hold_pipeline(rules_found):
         _finish_python_fed(analysis, fed, options)
@@ -478,6 +480,13 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     imported_readers = _add_imported_helpers(context, foreign.imported)
     context.refused_helpers = {name: why for name, why in foreign.refused.items() if name in imported_readers}
     imported_readers -= set(context.refused_helpers)
+    # Record-source methods of other modules' classes, by their key here (`Class.method`) -> the job's name.
+    imported_sources = {name.split(".", name.count(".") - 1)[-1]: name
+                        for name in _add_imported_sources(context, foreign.sources)}
+    for key, name in list(imported_sources.items()):
+        if name in foreign.refused:  # its calls stay, saying why (recognise's _method_source)
+            context.refused_helpers[key] = foreign.refused[name]
+            del imported_sources[key]
     imported_batchers = handed_down.add_imported(context, handed)
     context.kept_results = {name[len(returned_records.KEPT_PREFIX):]: why for name, why in (keep_helpers or {}).items()
                             if name.startswith(returned_records.KEPT_PREFIX)}
@@ -491,9 +500,13 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     new_module = module.visit(rewriter)
     uses = _forwarded_uses(rewriter.helper_uses, context)
     partial = _partly_used_helpers(module, uses, tree, context) - set(keep)
-    dropped = partial & imported_readers
+    dropped = partial & (imported_readers | set(imported_sources))
     for name in dropped:
         # An imported helper has no copy here to call: its calls all stay as they are.
+        if name in imported_sources:
+            del context.record_sources[name], context.foreign_classes[name], imported_sources[name]
+            context.static_methods.discard(name)
+            continue
         del context.reader_helpers[name]
         imported_readers.discard(name)
     partial -= dropped
@@ -506,7 +519,10 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep)
         new_module = module.visit(rewriter)
         uses = _forwarded_uses(rewriter.helper_uses, context)
-    unlinked = {name for name in rewriter.deferred_unbatched if not uses[name] or name in keep}
+    # This module's record sources whose callers elsewhere hand them the record are not read in place.
+    for_others = {name for name in foreign.migrate if name in context.record_sources and name not in keep}
+    unlinked = {name for name in rewriter.deferred_unbatched
+                if (not uses[name] and name not in for_others) or name in keep}
     if unlinked:
         # Record-source helpers no caller linked, or kept for callers that are not: their own reads
         # become datasets in place after all (a kept one's migrated copy is made from its original).
@@ -516,9 +532,11 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         uses = _forwarded_uses(rewriter.helper_uses, context)
     for call, reason in rewriter.fallback_reasons.items():
         analysis.reasons.setdefault(call, reason)
-    analysis.imported_used = sorted(name for name in imported_readers if uses[name])
+    analysis.imported_used = sorted([name for name in imported_readers if uses[name]]
+                                    + [name for key, name in imported_sources.items() if uses[key]])
     analysis.handed_uses = {name: uses[name] for name in imported_batchers if name not in keep}
-    wanted = [name for name in foreign.migrate if name in context.reader_helpers and name not in keep]
+    wanted = [name for name in foreign.migrate
+              if (name in context.reader_helpers or name in context.record_sources) and name not in keep]
     if wanted:  # its callers are in other modules, whose pipelines now hand it the record
         uses = _forwarded_uses(uses + Counter(wanted), context)
     new_module = _migrate_helpers(new_module, context, uses, analysis, keep, rewriter.unbatched_sources)
@@ -742,6 +760,22 @@ class ImportedHelper:
 
 
 @dataclass(frozen=True)
+class ImportedSource:
+    """A record-source method of a class of another module of the set (`Class.method`), as a
+    caller that imports that module sees it: the caller's pipelines may call it with the record
+    on an object receivers.py proves an instance of `cls` (made by `mod.Class()` there)."""
+
+    source: helpers.RecordSource  # foreign: its moved arguments read its parameters and `tf_names` only
+    static: bool
+    cls: cst.ClassDef
+    module: cst.Module  # the class's module (its Receivers follow properties there)
+    tree: Optional[ast.Module]  # that module's stdlib tree (class_attrs counts attributes on it)
+    module_name: str  # that module's dotted name in the caller's imports
+    tf_names: Tuple[Tuple[str, str], ...]  # names its moved arguments read -> what they are there
+    sparse: bool
+
+
+@dataclass(frozen=True)
 class ForeignHelpers:
     """Reader helpers that cross a module boundary (set-level work decides them: imported_helpers).
 
@@ -751,6 +785,9 @@ class ForeignHelpers:
     """
 
     imported: Dict[str, ImportedHelper] = field(default_factory=dict)
+    # Record-source methods of classes of other modules, by the dotted name the job gives them
+    # (`module.Class.method`, imported_helpers.method_import).
+    sources: Dict[str, ImportedSource] = field(default_factory=dict)
     migrate: Tuple[str, ...] = ()
     # Helpers that stay as they are, and why: imported ones by their local name (their callers'
     # chains stay, with that reason), this module's own by name (their reader gets it).
@@ -793,6 +830,103 @@ def imported_reader_helper(source: bytes, name: str) -> Optional[ImportedHelper]
             tf_names.append((used, resolved))
     code = source.decode(module.encoding, errors="replace")
     return ImportedHelper(helper, tuple(sorted(set(tf_names))), bool(_SPARSE.search(code)))
+
+
+def imported_record_source(source: bytes, module_name: str, key: str) -> Optional[ImportedSource]:
+    """The method `key` (`Class.method`) of a module's source as a record source that a caller in
+    another module, importing it as `module_name`, may call with the record (None: not one, or
+    what its producer and reader are made from cannot be written there).
+
+    The method is one _module_context finds as a record source of its class (static, or plain
+    with the object first), and what moves to the caller's dataset (the producer's and reader's
+    arguments, and the values only they read) reads only the method's parameters (not the
+    object) and TensorFlow. Never raises."""
+    try:
+        module, tree, imports, context = _source_module(source)
+    except Exception:
+        return None
+    found = context.record_sources.get(key)
+    cls = next((stmt for stmt in module.body if isinstance(stmt, cst.ClassDef)
+                and stmt.name.value == key.split(".")[0]), None)
+    if found is None or cls is None or "." not in key:
+        return None
+    static = key in context.static_methods
+    params = [param.name.value for param in found.function.params.params]
+    params = set(params if static else params[1:])
+    tf_names = []
+    for used in _moved_names(found):
+        if used in params:
+            continue
+        resolved = imports.aliases.get(used)
+        if resolved is None or resolved.split(".")[0] != "tensorflow":
+            return None
+        tf_names.append((used, resolved))
+    code = source.decode(module.encoding, errors="replace")
+    foreign = dataclasses.replace(found, foreign=True, foreign_names=tuple(sorted({n for n, _ in tf_names})))
+    return ImportedSource(foreign, static, cls, module, tree, module_name, tuple(sorted(set(tf_names))),
+                          bool(_SPARSE.search(code)))
+
+
+@functools.lru_cache(maxsize=8)
+def _source_module(source: bytes):
+    """(module, stdlib tree, ImportMap, ModuleContext) of a module whose record-source methods
+    callers import: parsed once per worker for all its methods and callers (read, never changed)."""
+    module = parse(source)
+    tree = stdlib_tree(source)
+    imports = ImportMap(module, tree)
+    return module, tree, imports, _module_context(module, imports, tree, source.decode(module.encoding,
+                                                                                       errors="replace"))
+
+
+def _moved_names(source: helpers.RecordSource) -> Set[str]:
+    """The names what moves to the caller reads: those of the producer's and reader's arguments,
+    and, for a local they read, those of its value (helpers.move_expression moves it with them),
+    at any depth; a local's own name is not among them."""
+    definitions = helpers.reaching_definitions(source.function, source.removable[-1])
+    pending = [arg.value for call in (source.producer_call, source.reader_call) for arg in call.args]
+    names, seen = set(), set()
+    while pending:
+        expr = pending.pop()
+        for node in cstutil.nodes_of(expr, cst.Attribute):
+            key = dotted(node)
+            if key in definitions and key not in seen:
+                seen.add(key)
+                pending.append(definitions[key])
+        for name in cstutil.name_uses(expr).loads:
+            if name in definitions:
+                if name not in seen:
+                    seen.add(name)
+                    pending.append(definitions[name])
+            else:
+                names.add(name)
+    return names
+
+
+def _add_imported_sources(context: ModuleContext, sources: Dict[str, ImportedSource]) -> Set[str]:
+    """Add to the module's record sources those of other modules' classes whose class name is no
+    class of this module and whose TensorFlow names mean the same here, with the Receivers of
+    their modules; the dotted names (the job's) of those added."""
+    own = {stmt.name.value for stmt in context.module.body if isinstance(stmt, cst.ClassDef)}
+    keys = [name.split(".", name.count(".") - 1)[-1] for name in sources]
+    added = set()
+    for name, found in sources.items():
+        key = name.split(".", name.count(".") - 1)[-1]
+        if key.split(".")[0] in own or keys.count(key) != 1 or key in context.record_sources \
+                or key in context.method_helpers:
+            continue
+        if any(context.imports.aliases.get(used) != resolved for used, resolved in found.tf_names):
+            continue
+        if found.module_name not in context.foreign_receivers:
+            classes = class_attrs.ModuleClasses(found.module, lambda node: 0, set(ImportMap(found.module).aliases),
+                                                found.tree)
+            context.foreign_receivers[found.module_name] = receivers.Receivers(found.module, classes)
+        context.record_sources[key] = found.source
+        context.foreign_classes[key] = found.cls
+        if found.static:
+            context.static_methods.add(key)
+        context.may_be_sparse = context.may_be_sparse or found.sparse
+        added.add(name)
+    return added
 
 
 def _add_imported_helpers(context: ModuleContext, imported: Dict[str, ImportedHelper]) -> Set[str]:
@@ -1048,7 +1182,12 @@ def _partly_used_helpers(module: cst.Module, uses: Counter, tree: Optional[ast.A
         loads.subtract(function.name.value for function in cstutil.functions_in(module))  # a def's own name
     # A method helper (`Class.method`) is used through attributes of the object (class_attrs).
     for name in uses:
-        if "." in name:
+        if name in context.foreign_classes:
+            # A method of another module's class: every `.method` here must be one of these calls.
+            method = name.rsplit(".", 1)[1]
+            loads[name] = sum(1 for node in astindex.nodes(tree, ast.Attribute) if node.attr == method) \
+                if tree is not None else -1
+        elif "." in name:
             attrs = context.class_attrs((context.method_helpers.get(name) or context.record_sources[name]).function,
                                         static=name in context.static_methods)
             # `self` handed to other code may call the method anywhere: then it is never all migrated.

@@ -72,6 +72,8 @@ class RecordSource:
     reader_call: cst.Call
     removable: Tuple[cst.BaseStatement, ...]  # producer, reader (unless made in the read) and read
     dropped_params: Tuple[str, ...]  # parameters only the producer and reader read
+    foreign: bool = False  # a method of a class of another module (engine.imported_record_source)
+    foreign_names: Tuple[str, ...] = ()  # then: its module's names the moved arguments may read (TensorFlow's)
 
     @property
     def name(self) -> str:
@@ -368,12 +370,13 @@ def source_arguments(source: RecordSource, call: cst.Call, module_names: set, sh
 
 
 def source_call(source: RecordSource, call: cst.Call, record: str, callee: str,
-                on_object: Optional[str] = None, static: bool = False) -> cst.Call:
+                on_object: Optional[cst.BaseExpression] = None, static: bool = False) -> cst.Call:
     """The caller's call of the migrated source: the record first, then the arguments of the
     parameters it keeps, each as it was passed (positional ones keep their order). `on_object`:
     the source is a method, called `<on_object>.<callee>(...)` (`call` is that call, the object
-    not among its arguments); `static`: a static one (no parameter takes the object)."""
-    params = [p.name.value for p in _params(source.function)][1 if on_object and not static else 0:]
+    not among its arguments; the object a name or any expression, `io.reader`); `static`: a static
+    one (no parameter takes the object)."""
+    params = [p.name.value for p in _params(source.function)][1 if on_object is not None and not static else 0:]
     args = [cst.Arg(cst.Name(record))]
     for position, arg in enumerate(call.args):
         param = arg.keyword.value if arg.keyword is not None else params[position]
@@ -381,7 +384,7 @@ def source_call(source: RecordSource, call: cst.Call, record: str, callee: str,
             args.append(arg)
     if args[-1].comma is not cst.MaybeSentinel.DEFAULT and len(args) > 1:
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    func = cst.Attribute(cst.Name(on_object), cst.Name(callee)) if on_object else cst.Name(callee)
+    func = cst.Attribute(on_object, cst.Name(callee)) if on_object is not None else cst.Name(callee)
     return call.with_changes(func=func, args=args)
 
 

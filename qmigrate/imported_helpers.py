@@ -1,15 +1,23 @@
 """Reader helpers called across modules: `records.py` defines `decode(filename_queue, size)`, which
 makes a reader and reads the queue it is given; `train.py` imports it, makes the producer and
-batches what it returns.
+batches what it returns. Or `records.py` defines a class whose method makes the producer and
+reader itself and returns the parsed record (a record-source method: `Files.example(path)`), and
+`train.py` calls it on an object made from `records.Files()` (receivers.py proves its class)
+and batches what it returns: then that method takes the record, and the caller's dataset is
+made from what the method's producer and reader were made from.
 
 Set-level work in three steps, on summaries and stdlib trees (never a CST):
 1. `candidates`: the imports (`from records import decode [as d]`) of modules that still build
-   queues, of top-level functions of the set that make a reader and no producer;
+   queues, of top-level functions of the set that make a reader and no producer; and their
+   imports of modules of the set (`import records`, `from pkg import records`) whose classes
+   have methods that make both, named in the caller as an attribute (`.example`): each such
+   method is an Import `(records.Files.example, path, Files.example)` (`method_import`);
 2. each such caller is analysed with those helpers (engine.ForeignHelpers.imported): it says
    which ones its pipelines called with the record at every one of their calls;
 3. `decide`: a helper is migrated (it takes the record) only when every module that mentions
    it is such a caller and its own module does not use it: a changed signature never meets a
-   caller that still hands it a queue.
+   caller that still hands it a queue (or, for a method, that still expects it to read).
+   A method is mentioned by its own name as an attribute anywhere (`x.example`), whatever `x`.
 """
 import ast
 import os
@@ -21,6 +29,18 @@ from qmigrate.rules import PRODUCERS, READERS
 from qmigrate.summary import ModuleSummary
 
 Import = Tuple[str, str, str]  # (local name in the caller, the helper's path, its name there)
+
+
+def is_method(name: str) -> bool:
+    """Whether an Import's name is a method's (`Class.method`), not a function's."""
+    return "." in name
+
+
+def method_import(module: str, name: str, path: str) -> Import:
+    """The Import of the method `name` (`Class.method`) of the module the caller imports as
+    `module` (its dotted name there), defined in `path`: its local name is `module.Class.method`."""
+    return "%s.%s" % (module, name), path, name
+
 
 _READER_NAMES = frozenset(canonical(name) for rule in READERS for name in rule.names)
 _PRODUCER_NAMES = frozenset(canonical(name) for rule in PRODUCERS for name in rule.names)
@@ -48,9 +68,40 @@ def candidates(callers: Iterable[str], summaries: Mapping[str, Optional[ModuleSu
             if _rebinds(program.tree(path), local) or _star_may_bind(program, path, local):
                 continue
             imports.append((local, where, name))
+        imports += _method_imports(path, summary, summaries, program)
         if imports:
             found[path] = tuple(sorted(imports))
     return found
+
+
+def _method_imports(path: str, summary: ModuleSummary, summaries: Mapping[str, Optional[ModuleSummary]],
+                    program: Program) -> List[Import]:
+    """The record-source methods (a producer and a reader of their own) of the classes of the
+    modules of the set that `path` imports as modules, under one name it never rebinds, when
+    `path` names them as an attribute."""
+    tree = program.tree(path)
+    found = []
+    for local, target in summary.imports:
+        if target.split(".")[0] == "tensorflow":
+            continue
+        where = program.module_path(path, target)
+        module = summaries.get(where) if where and where != path else None
+        if module is None or not module.classes:
+            continue
+        methods = [(cls.name, method.name) for cls in module.classes for method in cls.methods
+                   if _reader_and_producer(method.builds) and _attribute_named(tree, method.name)]
+        if not methods or _rebinds(tree, local) or _star_may_bind(program, path, local):
+            continue
+        found += [method_import(target, "%s.%s" % names, where) for names in methods]
+    return found
+
+
+def _reader_and_producer(builds: Tuple[str, ...]) -> bool:
+    return any(name in _READER_NAMES for name in builds) and any(name in _PRODUCER_NAMES for name in builds)
+
+
+def _attribute_named(tree: Optional[ast.AST], name: str) -> bool:
+    return tree is not None and any(isinstance(node, ast.Attribute) and node.attr == name for node in ast.walk(tree))
 
 
 def _reader_only(builds: Tuple[str, ...]) -> bool:
@@ -134,14 +185,17 @@ def decide(wanted: Mapping[str, Tuple[Import, ...]], used: Mapping[str, Iterable
     for key, callers in sorted(users.items()):
         path, name = key
         own = os.path.basename(path)
-        mentions = sorted(program.references(name, path))
+        cls, _, spelled = name.rpartition(".")  # a method is mentioned by its own name
+        mentions = sorted(program.references(spelled, path, method_of=cls or None))
         elsewhere = [(where, line) for where, line in mentions if where not in callers]
-        attribute = next((caller for caller in sorted(callers) if _as_attribute(program.tree(caller), name)), None)
+        attribute = None if cls else next(
+            (caller for caller in sorted(callers) if _as_attribute(program.tree(caller), name)), None)
         if key in stuck:
             lines = [line for where, line in mentions if os.path.basename(where) == stuck[key]]
-            why[key] = "its call in %s%s stays as it is, handing it a queue" % (
-                stuck[key], " (line %d)" % lines[-1] if lines else "")
-        elif name in set(changed.get(path, ())) or _used_in_own_module(program.tree(path), name):
+            why[key] = "its call in %s%s stays as it is, %s" % (
+                stuck[key], " (line %d)" % lines[-1] if lines else "",
+                "expecting it to read records itself" if cls else "handing it a queue")
+        elif name in set(changed.get(path, ())) or _used_in_own_module(program.tree(path), spelled):
             why[key] = "%s() is used in %s itself" % (name, own)
         elif elsewhere:
             why[key] = "%s mentions it in code that stays as it is" % ", ".join(
@@ -152,8 +206,8 @@ def decide(wanted: Mapping[str, Tuple[Import, ...]], used: Mapping[str, Iterable
         else:
             out.add(key)
             continue
-        why[key] = ("%s() of %s is a reader helper that other modules call, and it changes only together with every "
-                    "caller: %s" % (name, own, why[key]))
+        why[key] = ("%s() of %s is a %s that other modules call, and it changes only together with every "
+                    "caller: %s" % (name, own, "reading method" if cls else "reader helper", why[key]))
     return out, why
 
 

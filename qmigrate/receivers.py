@@ -10,6 +10,12 @@ text names the attribute or variable, when it gets as far as a class but cannot 
 name bound twice, a property that does more than return `self.attr`, an attribute bound more than
 once). Other modules are not seen: one that rebinds a module-level instance (`mod.reader = x`)
 is not known here. It reads the module and never rewrites anything.
+
+Classes of other modules of the run (`foreign`, by the dotted name the module's imports give
+them, each with its own Receivers): `mod.Reader()`, `mod` a name the module binds only by its
+import (never in the scope, no star import), is followed into `mod`'s Receivers on the same
+terms as a class of this module, and so are the properties of what it makes (`mod.IO().reader`).
+What those modules' importers do to them at run time (`mod.Reader = Other`) is not seen either.
 """
 from typing import Dict, Optional
 
@@ -33,6 +39,7 @@ class _Stores(cst.CSTVisitor):
         self.count: Dict[str, int] = {}
         self.assigned: Dict[str, cst.Assign] = {}
         self.declared = set()  # `global x` / `nonlocal x` in the scope itself: not its own binding
+        self.imported = set()  # names the scope's own import statements bind
         self._depth = 0
 
     def _add(self, name: str) -> None:
@@ -94,7 +101,9 @@ class _Stores(cst.CSTVisitor):
     def visit_Import(self, node: cst.Import) -> None:
         if not self._depth:
             for alias in node.names:
-                self._add(alias.asname.name.value if alias.asname else cstutil.dotted_head(alias.name))
+                if not alias.asname:  # `import a.b as c`: visit_AsName counts `c`
+                    self._add(cstutil.dotted_head(alias.name))
+                self.imported.add(alias.asname.name.value if alias.asname else cstutil.dotted_head(alias.name))
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
         if self._depth:
@@ -105,6 +114,7 @@ class _Stores(cst.CSTVisitor):
         for alias in node.names:
             if not alias.asname:
                 self._add(cstutil.dotted_head(alias.name))
+            self.imported.add(alias.asname.name.value if alias.asname else cstutil.dotted_head(alias.name))
 
     def visit_Global(self, node: cst.Global) -> None:
         if not self._depth:  # in a nested function it names the module's: Receivers._global_anywhere
@@ -150,11 +160,24 @@ def _stores(scope: cst.CSTNode) -> _Stores:
 class Receivers:
     """class_of for the scopes of one module (each scope's bindings counted once)."""
 
-    def __init__(self, module: cst.Module, classes: class_attrs.ModuleClasses):
+    def __init__(self, module: cst.Module, classes: class_attrs.ModuleClasses,
+                 foreign: Optional[Dict[str, "Receivers"]] = None, imports=None):
+        """`foreign`: the Receivers of other modules of the run, by their dotted module name;
+        `imports`: this module's names.ImportMap, which says what `mod` in `mod.Reader()` names."""
         self.module = module
         self.classes = classes
+        self.foreign = dict(foreign or {}) if imports is not None else {}
+        self.imports = imports
         self._scopes: Dict[int, _Stores] = {}
         self._classes = {stmt.name.value: stmt for stmt in module.body if isinstance(stmt, cst.ClassDef)}
+
+    def owns(self, cls: cst.ClassDef) -> bool:
+        """Whether `cls` is a top-level class of this module (the very node)."""
+        return self._classes.get(cls.name.value) is cls
+
+    def _owner(self, cls: cst.ClassDef) -> "Receivers":
+        """The Receivers of the module that defines `cls` (this one, or a foreign one)."""
+        return next((other for other in self.foreign.values() if other.owns(cls)), self)
 
     def _of(self, scope: cst.CSTNode) -> _Stores:
         if id(scope) not in self._scopes:
@@ -178,7 +201,7 @@ class Receivers:
             return self._constructed(node, scope)
         if isinstance(node, cst.Attribute):
             owner = self._class_of(node.value, scope, top_level, depth - 1)
-            return self._property(owner, node.attr.value) if owner is not None else None
+            return self._owner(owner)._property(owner, node.attr.value) if owner is not None else None
         return None
 
     def _of_name(self, name: str, scope, top_level: bool, depth: int) -> Optional[cst.ClassDef]:
@@ -222,7 +245,10 @@ class Receivers:
 
     def _constructed(self, call: cst.Call, scope) -> Optional[cst.ClassDef]:
         """The class a call `C(...)` makes, C a top-level class of the module bound by nothing else,
-        with no metaclass and no `__new__` of its own (either may hand back another object)."""
+        with no metaclass and no `__new__` of its own (either may hand back another object); or
+        `mod.C(...)`, C such a class of a foreign module."""
+        if isinstance(call.func, cst.Attribute):
+            return self._foreign_constructed(call, scope)
         if not isinstance(call.func, cst.Name):
             return None
         cls = self._classes.get(call.func.value)
@@ -233,6 +259,24 @@ class Receivers:
         if self._of(self.module).count.get(call.func.value, 0) != 1 or "*" in self._of(self.module).count:
             return None
         return cls if self._plain(cls, set()) else None
+
+    def _foreign_constructed(self, call: cst.Call, scope) -> Optional[cst.ClassDef]:
+        """The class `mod.C(...)` makes: C a class of a foreign module, `mod` bound in this module
+        by its import only (not in `scope`, nor by a star import or anything else)."""
+        if not self.foreign or not isinstance(call.func.value, cst.Name):
+            return None
+        head = call.func.value.value
+        module_name = self.imports.aliases.get(head)
+        other = self.foreign.get(module_name) if module_name else None
+        if other is None:
+            return None
+        if isinstance(scope, cst.FunctionDef) and head in self._of(scope).count:
+            return None  # a local of that name
+        stores = self._of(self.module)
+        if stores.count.get(head, 0) != 1 or head not in stores.imported or "*" in stores.count \
+                or self._global_anywhere(head):
+            return None  # bound by something else than its one import at the top of the module
+        return other._constructed(cst.Call(func=cst.Name(call.func.attr.value)), other.module)
 
     def _plain(self, cls: cst.ClassDef, seen: set) -> bool:
         """Whether calling the class makes an instance of it whose attributes are found as its

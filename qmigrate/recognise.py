@@ -178,6 +178,16 @@ def _on_object(node) -> bool:
     return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
 
 
+def _on_chain(node) -> bool:
+    """`obj.prop.attr` (any depth): an attribute of attributes of a plain name."""
+    if not isinstance(node, cst.Attribute):
+        return False
+    node = node.value
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
 def _repeated_call(value) -> Optional[Tuple[cst.Call, cst.BaseExpression]]:
     """(call, n) for `[call for _ in range(n)]` whose call does not use the loop variable."""
     if not (isinstance(value, cst.ListComp) and isinstance(value.elt, cst.Call)):
@@ -242,6 +252,10 @@ class ModuleContext:
     kept_results: Dict[str, str] = field(default_factory=dict)
     # Reader and record-source methods (`Class.method`) that are static: their calls pass no object.
     static_methods: Set[str] = field(default_factory=set)
+    # Record-source methods of classes of other modules (`Class.method` -> that class's node), and
+    # the Receivers of their modules by dotted module name (engine.ImportedSource).
+    foreign_classes: Dict[str, cst.ClassDef] = field(default_factory=dict)
+    foreign_receivers: Dict[str, receivers.Receivers] = field(default_factory=dict)
     _classes: Optional[class_attrs.ModuleClasses] = None
     _receivers: Optional[receivers.Receivers] = None
 
@@ -257,7 +271,8 @@ class ModuleContext:
     def receivers(self) -> receivers.Receivers:
         """The classes of objects the module's code calls methods on (receivers.py)."""
         if self._receivers is None:
-            self._receivers = receivers.Receivers(self.module, self._module_classes())
+            self._receivers = receivers.Receivers(self.module, self._module_classes(), self.foreign_receivers,
+                                                  self.imports)
         return self._receivers
 
     def _module_classes(self) -> "class_attrs.ModuleClasses":
@@ -302,7 +317,7 @@ class _BlockRecogniser:
     @property
     def scope_loads(self) -> Counter:
         if self._scope_uses is None:
-            uses = cstutil.name_uses(self.scope)
+            uses = cstutil.scoped_uses(self.scope)
             loads = Counter(uses.loads)
             if isinstance(self.scope, cst.FunctionDef):
                 # The function's own name, as the def statement spells it, is no use of a local.
@@ -603,24 +618,26 @@ class _BlockRecogniser:
                               self_name, kept.rsplit(".", 1)[1], self.context.kept_methods[kept]))
         return name, helper, call
 
-    def _self_method_call(self, value, index: int, producers=None
+    def _self_method_call(self, value, index: int, producers=None, chained: bool = False
                           ) -> Tuple[Optional[str], Optional[str], Optional[cst.Call]]:
         """(`Class.method`, the object's name, the call written as a call of the function with the
         object first) when `value` is `self.method(...)` in a method of a top-level class, or
         `obj.method(...)` on a name receivers.py proves an instance of a top-level class; Nones
-        otherwise. _Broken when `method` is a reader or record-source method of the module and the
-        object's class cannot be proven (the reason names the variable or attribute)."""
-        if not (isinstance(value, cst.Call) and _on_object(value.func)):
+        otherwise. `chained`: the object may also be a chain of attributes of a name
+        (`io.reader.method(...)`, receivers.py proving each property); its name is then that
+        dotted text. _Broken when `method` is a reader or record-source method of the module and
+        the object's class cannot be proven (the reason names the variable or attribute)."""
+        if not (isinstance(value, cst.Call) and (_on_object(value.func) or chained and _on_chain(value.func))):
             return None, None, None
-        self_name, method = value.func.value.value, value.func.attr.value
-        cls = self.context.method_classes.get(id(self.scope))
+        self_name, method = dotted(value.func.value), value.func.attr.value
+        cls = self.context.method_classes.get(id(self.scope)) if isinstance(value.func.value, cst.Name) else None
         if cls is None or self.scope.decorators or not self.scope.params.params \
                 or self.scope.params.params[0].name.value != self_name:
             cls = self._receiver_class(value, index, producers or {})
         if cls is None:
             return None, None, None
         key = "%s.%s" % (cls.name.value, method)
-        first = [] if key in self.context.static_methods else [cst.Arg(cst.Name(self_name))]
+        first = [] if key in self.context.static_methods else [cst.Arg(value.func.value)]
         return key, self_name, value.with_changes(func=cst.Name(method), args=first + list(value.args))
 
     def _receiver_class(self, value: cst.Call, index: int, producers) -> Optional[cst.ClassDef]:
@@ -646,9 +663,13 @@ class _BlockRecogniser:
                       if isinstance(arg.value, cst.Name) and arg.value.value in producers]
             raise _Broken(calls + self._chain_calls(index, (None, queues[0] if queues else ""), producers, {}),
                           "it calls %s.%s(), a method that reads a queue, on `%s`, whose class qmigrate cannot "
-                          "prove: %s" % (wanted[0].split(".")[0], method, value.func.value.value, why))
-        if cls is None or "%s.%s" % (cls.name.value, method) not in wanted \
-                or not self.context.receivers().defines_plainly(cls, method):
+                          "prove: %s" % (wanted[0].split(".")[0], method, dotted(value.func.value), why))
+        key = "%s.%s" % (cls.name.value, method) if cls is not None else None
+        if cls is None or key not in wanted or not self.context.receivers().defines_plainly(cls, method):
+            return None
+        # The very class the method was found in: this module's, or the other module's it came from.
+        expected = self.context.foreign_classes.get(key)
+        if not (cls is expected if expected is not None else self.context.receivers().owns(cls)):
             return None
         return cls
 
@@ -656,10 +677,12 @@ class _BlockRecogniser:
         """(`Class.method`, its RecordSource, the object's name, the call written as a call of the
         function with the object first) for `self.method(...)`, a record-source method of this
         method's class; None otherwise. _Broken when the method stays as it is for other callers."""
-        name, self_name, call = self._self_method_call(value, index)
+        name, self_name, call = self._self_method_call(value, index, chained=True)
         source = self.context.record_sources.get(name)
         if source is None:
             return None
+        if name in self.context.refused_helpers:  # a method of another module's class, which stays
+            raise _Broken(self._chain_calls(index, (None, ""), {}, {}), self.context.refused_helpers[name])
         if name in self.context.kept_methods:
             raise _Broken((source.producer_call, source.reader_call) + self._chain_calls(index, (None, ""), {}, {}),
                           "its records are returned by the method %s.%s(), which stays as it is for %s; "
@@ -1258,14 +1281,15 @@ class _BlockRecogniser:
         if not names:
             raise _Broken(calls, "the result of %s() is not assigned to plain names" % source.name)
         try:
-            produced, read = helpers.source_arguments(source, call, self.context.module_names, self._caller_bound())
+            module_names = frozenset(source.foreign_names) if source.foreign else self.context.module_names
+            produced, read = helpers.source_arguments(source, call, module_names, self._caller_bound())
         except (helpers.NotMovable, Unsupported) as error:
             raise _Broken(calls, "the producer's and reader's arguments cannot be moved out of %s(): %s"
                           % (source.name, error))
         value = self._fresh_local(source.value_name)
         if method_call is not None:
             new_call = helpers.source_call(source, method_call, value, method_call.func.attr.value,
-                                           on_object=method_call.func.value.value,
+                                           on_object=method_call.func.value,
                                            static=key in self.context.static_methods)
         else:
             new_call = helpers.source_call(source, call, value, self.context.kept_helpers.get(source.name,
@@ -2793,7 +2817,7 @@ class _LeafUses:
     def __getitem__(self, index: int):
         cache = self.recogniser._uses
         if index not in cache:
-            cache[index] = cstutil.name_uses(self.recogniser.body[index])
+            cache[index] = cstutil.scoped_uses(self.recogniser.body[index], statement=True)
         return cache[index]
 
 

@@ -265,8 +265,8 @@ class Explainer:
 
     def _foreign_object(self, call: cst.Call, body, index: int) -> str:
         """For `obj.method(...)` at statement `index`, where `obj` was bound earlier from a class of
-        an imported module (`obj = records.Reader().parser`): a clause saying so (receivers.py
-        names only classes of the same file); "" otherwise."""
+        an imported module (`obj = records.Reader().parser`): a clause saying so, and on what terms
+        such a method is followed (imported_helpers); "" otherwise."""
         if not (isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name)):
             return ""
         name = call.func.value.value
@@ -282,9 +282,10 @@ class Explainer:
         resolved = self.resolve(made.func) or ""
         if not resolved or resolved.split(".")[0] == "tensorflow":
             return ""
-        return ("; `%s` holds an object made from %s() (line %d), a class of another module, and qmigrate "
-                "follows the reading methods of a class only in its own file" % (
-                    name, dotted(made.func), self.line_of(body[binder])))
+        return ("; `%s` holds an object made from %s() (line %d), a class of another module, whose reading "
+                "method qmigrate follows only when that module is migrated in the same run, the method makes its "
+                "producer and reader from its parameters and TensorFlow alone, and every call of it in the run "
+                "is migrated with it" % (name, dotted(made.func), self.line_of(body[binder])))
 
     def _kept_on_object(self, tensors, function, body, index) -> Optional[str]:
         """Batched tensors read from attributes of a parameter (`self.wav`) that an earlier statement

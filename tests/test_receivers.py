@@ -144,7 +144,8 @@ def test_an_object_of_another_modules_class_is_said_as_such(tmp_path):
             "    return tf.train.batch([x, example_id], 4)\n")
     result = _migrate(tmp_path, text)
     assert ("`decoder` holds an object made from records_module.FeatureIO() (line 6), a class of another module, "
-            "and qmigrate follows the reading methods of a class only in its own file") in _reasons(result)
+            "whose reading method qmigrate follows only when that module is migrated in the same run") \
+        in _reasons(result)
 
 
 def test_every_kind_of_binding_counts():

@@ -295,6 +295,10 @@ CASES = [
      "epoch"),
     # --- stateful captures ---
     ("stateful_capture", "offset_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
+    # --- crossmod ---
+    # Record-source methods reached through `store.files.method(...)` (a property of a local object).
+    ("chained_receiver", "train_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 100, "epoch"),
+    ("chained_receiver", "per_file_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
     # --- zipchains ---
     # Independent chains zipped: one thread, no shuffle: the same pairs (each example's fingerprint
     # holds both records) in the same multiset, ended by the shorter chain (50 examples, 90 lines).
@@ -394,6 +398,27 @@ def test_a_shuffle_test_bound_where_the_producer_stood_keeps_its_meaning(data_di
                              json.dumps(dict(pattern_files=files, batch_size=8, mode="train")), 100, tmp_path)
     assert Counter(trained["examples"]) == Counter(new["examples"])
     assert trained["examples"] != new["examples"]
+
+
+def test_a_script_built_at_module_level_reads_the_same_examples(data_dir, tmp_path):
+    """A script whose pipeline is module-level code, read through helpers whose parameter and
+    locals reuse the script's names (Python scopes tell them apart), drained under TF 1.8: the
+    same 2 epochs of 120 examples in batches of 20, before and after."""
+    python = tf_python("1.8")
+    before = os.path.join(SINGLE, "module_script_shadowed.before.py")
+    after = _migrated_copy(before, str(tmp_path), "1.8")
+    env = {"MNIST_DIR": data_dir, "BATCH_SIZE": "20"}
+    runs = {}
+    for label, path in (("before", before), ("after", after)):
+        out = str(tmp_path / (label + ".json"))
+        runs[label] = (start_tf(python, "run_pipeline.py", path, "batches", "{}", 10000, out, env=env), out)
+    for process, _ in runs.values():
+        finish(process)
+    old, new = (load_json(runs[label][1]) for label in ("before", "after"))
+    assert len(new["examples"]) == 240
+    assert new["static_shapes"] == old["static_shapes"] == [[20, 784], [20]]
+    assert new["batch_shapes"] == old["batch_shapes"]
+    assert Counter(new["examples"]) == Counter(old["examples"])
 
 
 @pytest.mark.parametrize("tf_version", ("1.8", "1.15"), ids=lambda v: "tf" + v)  # 2.16+ has no tf.estimator
