@@ -18,8 +18,7 @@ import libcst as cst
 
 from qmigrate.model import SliceSource
 from qmigrate.rules import rule_for
-from qmigrate.rules.base import Unsupported
-from qmigrate.rules.base import is_none
+from qmigrate.rules.base import Unsupported, is_none
 from qmigrate.rules.producers import InputProducer, RangeInputProducer, StringInputProducer
 
 ROW_PRODUCERS = (StringInputProducer, InputProducer)

@@ -2309,6 +2309,7 @@ class _BlockRecogniser:
         finder = _CallFinder(self.imports, PRODUCERS + READERS + SLICERS)
         cstutil.walk(self.body[index], finder)
         what = "the if/else" if isinstance(self.body[index], cst.If) else "the statement"
+        line_of = self.context.line_of or (lambda node: self._line_of(index))
         iterators = [call for call in cstutil.calls_of(self.body[index])
                      if isinstance(call.func, cst.Attribute) and call.func.attr.value in _ITERATOR_METHODS
                      or (self.imports.resolve(call.func) or "").split(".")[-1] in _ITERATOR_METHODS]
@@ -2317,7 +2318,7 @@ class _BlockRecogniser:
                           "%s at line %d works on the records and also takes elements of a dataset (%s() at line "
                           "%d): in a map function the iterator would be made anew for every record"
                           % (what, self._line_of(index), cst.Module([]).code_for_node(iterators[0].func),
-                             self.context.line_of(iterators[0])))
+                             line_of(iterators[0])))
         if not finder.found:
             return
         raise _Broken(calls + tuple(finder.calls) + self._later_batchings(index, tainted),
@@ -2325,7 +2326,7 @@ class _BlockRecogniser:
                       "records of chains made in branches are not zipped: build each arm's chains into a dataset "
                       "(Dataset.zip of the arm's chains) by hand"
                       % (what, self._line_of(index), cst.Module([]).code_for_node(finder.calls[0].func),
-                         self.context.line_of(finder.calls[0])))
+                         line_of(finder.calls[0])))
 
     def _nested_batch_reason(self, index: int) -> str:
         """Why a statement holding the batching call is not followed, by what the statement is."""
