@@ -80,6 +80,10 @@ class Match:
     # The function also returns the per-record element, which every caller discards:
     # (function, position in the returned tuple, its length) (returned_records).
     returned_result: Optional[Tuple[str, int, int]] = None
+    # Leaves outside the chain that take a queue's or iterator's next element (`b = q.dequeue()`,
+    # `_, b = r.read(q)`) and whose result the per-record code reads: another chain's records,
+    # allowed only when this match zips that chain too (_drop_captures).
+    captured_reads: Tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -312,6 +316,7 @@ class _BlockRecogniser:
         self.branch_refusal: Optional[str] = None  # why the last if/else tried was not one tail per arm
         self.branch_records = None  # the last if/else's per-record code in its arms (branch_records.ArmRecords)
         self.branch_fallthrough = False  # the last if/elif tried has no `else`: a path batches nothing
+        self.captured_reads: Tuple[int, ...] = ()  # the last chain checked: Match.captured_reads
 
     # Name uses are computed on demand: most blocks hold no producer and need none.
     @property
@@ -398,8 +403,7 @@ class _BlockRecogniser:
                 continue
             slicer = _call_with_rule(value, self.imports, SLICERS)
             slim_read = _call_with_rule(value, self.imports, SLIM_READS)
-            rows = dequeued_rows.dequeued(value, self.imports.resolve, producers,
-                                          ranges=self.imports.local_name_for("tensorflow") is not None)
+            rows = dequeued_rows.dequeued(value, self.imports.resolve, producers, ranges=self._tf_module() is not None)
             try:
                 if rows:
                     match = self._rows_at(index, target, rows, producers)
@@ -426,9 +430,25 @@ class _BlockRecogniser:
                 stmt.visit(finder)
             result.failures.append(Failure((call,) + tuple(finder.calls[:1]), self._unread_provider(name, index)))
         _drop_joined(result, self.names.fresh)
+        self._drop_captures(result)
         self._check_shared_readers(result)
         self._check_chosen_helpers(result)
         return result
+
+    def _tf_module(self) -> Optional[str]:
+        """The module's name for TensorFlow (or its compat.v1 module), or None."""
+        return self.imports.local_name_for("tensorflow") or self.imports.local_name_for("tensorflow.compat.v1")
+
+    def _drop_captures(self, result: BlockResult) -> None:
+        """A pipeline whose per-record code reads another queue's next element (a chain it does
+        not zip) would capture that one tensor in its map function: not rewritten."""
+        for match in list(result.matches):
+            outside = [index for index in match.captured_reads if index not in _leaves_of(match)]
+            if outside:
+                result.matches.remove(match)
+                result.failures.append(Failure(match.calls, "the per-record code reads what line %d takes from "
+                                               "another queue or iterator, which is not zipped with this chain: the "
+                                               "map function would capture that one tensor" % self._line_of(outside[0])))
 
     @staticmethod
     def _with_producer_statement(match: Match, branched, sourced) -> None:
@@ -1124,7 +1144,7 @@ class _BlockRecogniser:
         empty before: the producer's rows are the records (dequeued_rows)."""
         queue, rule, call = rows
         producer_index = producers[queue][0] if queue is not None else index
-        producer = (producer_index, dequeued_rows.Rows(rule, self.imports.local_name_for("tensorflow")), call)
+        producer = (producer_index, dequeued_rows.Rows(rule, self._tf_module()), call)
         calls = (call,)
         if rule is RangeInputProducer:
             # Batched step indices are a chain of rows; any other use of them stays with
@@ -1434,6 +1454,7 @@ class _BlockRecogniser:
         `parallel_reads`: the number of readers of a reader loop filling the hand-built queue in `through`.
         """
         producer_index, producer_rule, producer_call = producer
+        self.captured_reads = ()
         record_indices = list(record_indices)
         batch = in_loop = queue_batch = None
         # hand-built queues the records go through; record leaves written anew
@@ -1675,7 +1696,8 @@ class _BlockRecogniser:
                      record_statements=rewritten, kept_statements=kept,
                      branch_batchings=branch_batchings if found else (),
                      record_call=record_call, arm_records=arm_records, branch_fallthrough=fallthrough,
-                     test_binding=test_binding, returned_result=returning)
+                     test_binding=test_binding, returned_result=returning,
+                     captured_reads=self.captured_reads)
 
     def _unbatched(self, producer, reader, read_index: int, key: Optional[str], value: str, calls, removed,
                    reader_index: Optional[int], reason: str, record_indices, slim_bound=None) -> Match:
@@ -2099,6 +2121,8 @@ class _BlockRecogniser:
             except cst.ParserSyntaxError:
                 pass
         stateful: Dict[str, int] = {}  # name -> the statement that makes it from a stateful op
+        taken: Dict[str, int] = {}  # name -> the statement taking a queue's or iterator's next element
+        reader_names: Set[str] = set()
         for index in range(batch_index):
             if index in chain:
                 continue
@@ -2107,12 +2131,23 @@ class _BlockRecogniser:
                 continue
             made = any((self.imports.resolve(call.func) or "").startswith(_STATEFUL_OPS)
                        for call in cstutil.calls_of(stmt))
+            assign = cstutil.single_assign(stmt)
+            if assign and isinstance(assign[0], cst.Name) and _call_with_rule(assign[1], self.imports, READERS):
+                reader_names.add(assign[0].value)
+            read = _read_call(assign[1]) if assign else None
+            next_element = any(isinstance(call.func, cst.Attribute) and call.func.attr.value in _NEXT_ELEMENT
+                               for call in cstutil.calls_of(stmt)) or bool(read and (
+                                   read[0] in reader_names or _call_with_rule(read[0], self.imports, READERS)))
             derived = set(self.uses[index].loads) & set(stateful)
             for name in self.uses[index].stores:
+                taken.pop(name, None)
                 if made or derived:
                     stateful[name] = index
                 else:
                     stateful.pop(name, None)
+                if next_element:
+                    taken[name] = index
+        self.captured_reads = tuple(sorted({taken[name] for name in reads & set(taken)}))
         captured = sorted(reads & set(stateful))
         if captured:
             raise _Broken(calls, "the per-record code reads `%s`, made at line %d from a stateful op (random, "
@@ -2703,6 +2738,7 @@ _LOGGING_CALLS = frozenset(["print"] + ["tensorflow.logging.%s" % level for leve
         "debug", "info", "warning", "error", "critical", "log")])
 
 _ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
+_NEXT_ELEMENT = ("dequeue", "dequeue_many", "dequeue_up_to", "get_next")
 _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")
 
 

@@ -123,5 +123,7 @@ def merge(matches: List, fresh) -> Union[str, object]:
             removed.append(match.read_index)
         records |= set(match.record_indices)
         calls += tuple(call for call in match.calls if all(call is not c for c in calls))
+    captured = tuple(sorted(set().union(*(set(m.captured_reads) for m in matches))))
     return dataclasses.replace(first, removed_indices=tuple(dict.fromkeys(removed)),
-                               record_indices=tuple(sorted(records)), pipeline=pipeline, calls=calls)
+                               record_indices=tuple(sorted(records)), pipeline=pipeline, calls=calls,
+                               captured_reads=captured)
