@@ -18,8 +18,8 @@ import libcst as cst
 
 from qmigrate.model import SliceSource
 from qmigrate.rules import rule_for
-from qmigrate.rules.base import Unsupported
-from qmigrate.rules.producers import InputProducer, StringInputProducer
+from qmigrate.rules.base import Unsupported, is_none
+from qmigrate.rules.producers import InputProducer, RangeInputProducer, StringInputProducer
 
 ROW_PRODUCERS = (StringInputProducer, InputProducer)
 
@@ -30,11 +30,14 @@ class Rows:
     `bind` and `model`)."""
 
     rule: type
+    tf: Optional[str] = None  # the module's name for TensorFlow: a range producer's rows are tf.range(limit)
 
     def bind(self, call: cst.Call) -> Dict[str, cst.BaseExpression]:
         return self.rule.bind(call)
 
     def model(self, bound, source, resolve) -> SliceSource:
+        if self.rule is RangeInputProducer:
+            return _range_rows(bound, source, self.tf)
         files = self.rule.model(bound, source, resolve)
         if files.pattern is not None:
             raise Unsupported("its rows come from match_filenames_once(), a variable a one-shot iterator "
@@ -43,10 +46,29 @@ class Rows:
                            seed=files.seed)
 
 
-def dequeued(value, resolve, producers) -> Optional[Tuple[Optional[str], type, cst.Call]]:
+def _range_rows(bound, source, tf: str) -> SliceSource:
+    """`range_input_producer(limit, num_epochs, shuffle, seed)` is `input_producer(tf.range(limit))`
+    in TensorFlow itself: its rows are the int32 tensor `tf.range(limit)`, sliced, shuffled anew
+    every epoch unless `shuffle=False`, repeated `num_epochs` times."""
+    if "limit" not in bound:
+        raise Unsupported("it has no limit argument")
+    if not is_none(bound.get("shared_name")):
+        raise Unsupported("it sets `shared_name`, which has no tf.data counterpart")
+    shuffle = bound.get("shuffle")
+    if shuffle is not None and not (isinstance(shuffle, cst.Name) and shuffle.value in ("True", "False")):
+        raise Unsupported("its `shuffle=` is not a literal")
+    epochs, seed = bound.get("num_epochs"), bound.get("seed")
+    return SliceSource(tensors=("%s.range(%s)" % (tf, source(bound["limit"])),),
+                       num_epochs=None if is_none(epochs) else source(epochs),
+                       shuffle=shuffle is None or shuffle.value == "True", seed=None if is_none(seed) else source(seed))
+
+
+def dequeued(value, resolve, producers, ranges: bool = False) -> Optional[Tuple[Optional[str], type, cst.Call]]:
     """(the queue's name or None when made in place, the producer's rule, its call) for
     `producer(...).dequeue()` or `queue.dequeue()` of a queue in `producers` (name -> (index, rule,
-    call)); `dequeue(name=...)` names the op only. None for anything else."""
+    call)); `dequeue(name=...)` names the op only. None for anything else. `ranges`: a
+    range_input_producer's dequeue is one too (its indices are the rows)."""
+    kinds = ROW_PRODUCERS + ((RangeInputProducer,) if ranges else ())
     if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
             and value.func.attr.value == "dequeue"):
         return None
@@ -55,8 +77,8 @@ def dequeued(value, resolve, producers) -> Optional[Tuple[Optional[str], type, c
     queue = value.func.value
     if isinstance(queue, cst.Call):
         rule = rule_for(resolve(queue.func))
-        return (None, rule, queue) if rule in ROW_PRODUCERS else None
-    if isinstance(queue, cst.Name) and queue.value in producers and producers[queue.value][1] in ROW_PRODUCERS:
+        return (None, rule, queue) if rule in kinds else None
+    if isinstance(queue, cst.Name) and queue.value in producers and producers[queue.value][1] in kinds:
         return queue.value, producers[queue.value][1], producers[queue.value][2]
     return None
 

@@ -17,7 +17,7 @@ from qmigrate import (api_check, astindex, blocks, bucketing, built_rows, class_
                       guarded_records, handbuilt, handed_down, helpers, method_queues, python3_check, python_fed,
                       queue_purpose, queue_roles, queue_sources, range_producers, receivers, returned_records,
                       slim_modules, synth, towers, unlinked, wording)
-from qmigrate.model import Sharding
+from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
 from qmigrate.positions import NodePositions, call_positions, stdlib_tree
@@ -816,7 +816,7 @@ def imported_reader_helper(source: bytes, name: str) -> Optional[ImportedHelper]
     if helper is None or helper.via is not None:
         return None
     loads = Counter(cstutil.name_uses(function.body).loads)
-    if loads[helper.queue_param] != 1 or not _key_unused(helper, loads, _attribute_loads(module, tree)):
+    if helpers.queue_reads(helper, loads) != 1 or not _key_unused(helper, loads, _attribute_loads(module, tree)):
         return None
     params = {param.name.value for param in function.params.params}
     tf_names = []
@@ -990,7 +990,7 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
         loads = Counter(cstutil.name_uses(stmt.body).loads)
         if reader is not None:
             attribute_loads = attribute_loads if attribute_loads is not None else _attribute_loads(module, tree)
-            if loads[reader.queue_param] == 1 and _key_unused(reader, loads, attribute_loads):
+            if helpers.queue_reads(reader, loads) == 1 and _key_unused(reader, loads, attribute_loads):
                 context.reader_helpers[stmt.name.value] = reader
         if batcher is not None and batcher.tensors_only_batched():
             context.batch_helpers[stmt.name.value] = batcher
@@ -1026,7 +1026,7 @@ def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, attribute_nam
         if reader.queue_param == params[0].name.value:
             continue
         loads = Counter(cstutil.name_uses(method.body).loads)
-        if not (loads[reader.queue_param] == 1 and _key_unused(reader, loads, attribute_names())):
+        if not (helpers.queue_reads(reader, loads) == 1 and _key_unused(reader, loads, attribute_names())):
             continue
         if class_attrs.overridden(cls, method.name.value, module):
             continue
@@ -1052,7 +1052,7 @@ def _add_static_helper(cls: cst.ClassDef, method: cst.FunctionDef, context: Modu
             context.static_methods.add(key)
         return
     loads = Counter(cstutil.name_uses(method.body).loads)
-    if reader.via is None and loads[reader.queue_param] == 1 and _key_unused(reader, loads, attribute_names()):
+    if reader.via is None and helpers.queue_reads(reader, loads) == 1 and _key_unused(reader, loads, attribute_names()):
         context.method_helpers[key] = reader
         context.static_methods.add(key)
 
@@ -1628,6 +1628,14 @@ class _PipelineRewriter(cst.CSTTransformer):
         replacements: Dict[blocks.Path, List[cst.BaseStatement]] = {}
         removed: Set[blocks.Path] = set()
         sharded = self._function_name() in self.edits.shard_functions
+        if sharded and self.edits.strategy != "shared-iterator":
+            for match in [m for m in found.matches if isinstance(m.pipeline.source, ZipSource)]:
+                # Each tower would read a shard of its own zip: every part's order would have to be
+                # seeded alike in all towers, and the shuffle buffer split; not written.
+                found.matches.remove(match)
+                for call in match.calls:
+                    self.analysis.reasons.setdefault(id(call), "its zipped chains feed several towers, each of "
+                                                     "which would read a shard of the zip")
         for match in found.matches:
             if match.unbatched_target is not None:  # a record where the read was: no batch, no towers' shards
                 self._apply_unbatched(match, leaves, replacements, removed)

@@ -50,6 +50,9 @@ class ReaderHelper:
     reader_stmt: cst.BaseStatement
     read_stmt: cst.BaseStatement
     via: Optional[Tuple["ReaderHelper", cst.Call]] = None  # the helper it passes the queue to, and that call
+    # Reads of the queue parameter that only pick the graph of a name scope (`tf.name_scope(None,
+    # 'read', [filename_queue])`): not uses of the queue (scope_values); migrated, they name the record.
+    scope_uses: int = 0
 
     @property
     def name(self) -> str:
@@ -154,9 +157,48 @@ def find_reader_helper(function: cst.FunctionDef, imports: ImportMap) -> Optiona
                 and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2
                 and isinstance(target.elements[1].value, cst.Name)):
             rule, call, reader_stmt = readers[value.func.value.value]
-            return ReaderHelper(function, value.args[0].value.value, target.elements[1].value.value,
-                                rule, call, reader_stmt, leaf.original)
+            queue = value.args[0].value.value
+            return ReaderHelper(function, queue, target.elements[1].value.value,
+                                rule, call, reader_stmt, leaf.original,
+                                scope_uses=len(scope_values(function, queue, imports)))
     return None
+
+
+# Scope makers whose `values` argument only picks the graph the scope opens in (each value must
+# be of the default graph, or of one graph): (full name, the argument's position, its keyword).
+_SCOPE_VALUES = {"tensorflow.name_scope": (2, "values"), "tensorflow.variable_scope": (2, "values"),
+                 "tensorflow.op_scope": (0, "values")}
+
+
+def scope_values(function: cst.FunctionDef, param: str, imports: ImportMap) -> List[cst.Name]:
+    """The reads of `param` in `function` that stand as elements of a list or tuple literal given
+    as a scope's `values` (`with tf.name_scope(None, 'read', [param]):`).
+
+    Such a read does not use the queue: TensorFlow only takes the graph of the values to open the
+    scope in (and raises when they come from two graphs). A record read from the queue is of the
+    same graph, so naming the record there instead opens the same scope (its default name too)."""
+    found = []
+    for call in cstutil.calls_of(function.body):
+        where = _SCOPE_VALUES.get(imports.resolve(call.func))
+        if where is None:
+            continue
+        position, keyword = where
+        positional = [arg for arg in call.args if arg.keyword is None and not arg.star]
+        values = [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value == keyword]
+        if len(positional) > position:
+            values.append(positional[position].value)
+        for value in values:
+            if isinstance(value, (cst.List, cst.Tuple)):
+                found += [element.value for element in value.elements
+                          if isinstance(element.value, cst.Name) and element.value.value == param
+                          and not isinstance(element, cst.StarredElement)]
+    return found
+
+
+def queue_reads(helper: ReaderHelper, loads: Counter) -> int:
+    """How many times the helper's body reads its queue parameter (`loads`: the body's name loads),
+    leaving out the reads that only pick a scope's graph (scope_values)."""
+    return loads[helper.queue_param] - helper.scope_uses
 
 
 def _is_docstring(stmt: cst.BaseStatement) -> bool:
@@ -707,6 +749,8 @@ def migrate_reader_helper(function: cst.FunctionDef, helper: ReaderHelper) -> cs
     gone = {leaf.path for leaf in blocks.flatten(original.body.body, original.body.body)
             if leaf.original is helper.reader_stmt or leaf.original is helper.read_stmt}
     body = blocks.rebuild(function.body.body, {}, gone)
+    if helper.scope_uses:  # what is left of the queue only picks a scope's graph: the record does that
+        body = [cstutil.rename(stmt, {helper.queue_param: helper.value_name}) for stmt in body]
     params = [p.with_changes(name=cst.Name(helper.value_name)) if p.name.value == helper.queue_param else p
               for p in function.params.params]
     body = redocument(body, helper.queue_param, helper.value_name)

@@ -123,9 +123,33 @@ class Sharding:
 
 
 @dataclass(frozen=True)
-class Pipeline:
+class ZipPart:
+    """One chain of a ZipSource: its producer, its reader (None for a row or slice source), the
+    name of its own dataset."""
+
     source: Union[FileSource, SliceSource]
-    reader: Optional[RecordReader]  # None for a SliceSource: its rows are the records
+    reader: Optional["RecordReader"]
+    dataset_name: str
+
+
+@dataclass(frozen=True)
+class ZipSource:
+    """Several producer → reader chains whose records are combined one from each per element
+    (`batch([f(record_a, record_b)])`): `Dataset.zip` of the chains' datasets, each shuffled,
+    repeated and seeded as its producer was; the zip ends with the first chain that ends. The
+    map function takes one record of each part, in the parts' order. Epochs are each part's own,
+    so nothing after the zip repeats."""
+
+    parts: Tuple[ZipPart, ...]
+    num_epochs: Optional[str] = None  # repeated per part, before the zip
+    shuffle: bool = False  # the parts shuffle their own files or rows
+    seed: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    source: Union[FileSource, SliceSource, ZipSource]
+    reader: Optional[RecordReader]  # None for a SliceSource or ZipSource: its rows (its parts' records) are the records
     record_function: Optional[RecordFunction]  # None when the records are batched as read
     batching: Batching
     dataset_name: str = "dataset"

@@ -15,14 +15,14 @@ import libcst as cst
 
 from qmigrate import (batch_down, blocks, branch_records, bucketing, built_rows, class_attrs, cstutil,
                       dequeued_rows, handbuilt, helpers, joins, loop_records, queue_sources, receivers,
-                      returned_records, slim_provider, towers)
+                      returned_records, slim_provider, towers, zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
     BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, HandBuiltQueue,
     PrefetchQueue, PythonFedQueue, rule_for)
 from qmigrate.rules.base import ProducerTest, Unsupported, condition_base
-from qmigrate.rules.producers import MATCH_FILENAMES_ONCE
+from qmigrate.rules.producers import MATCH_FILENAMES_ONCE, RangeInputProducer
 from qmigrate.rules.slim_provider import ReaderModel, UnseenSlimDataset
 
 
@@ -81,6 +81,10 @@ class Match:
     # The function also returns the per-record element, which every caller discards:
     # (function, position in the returned tuple, its length) (returned_records).
     returned_result: Optional[Tuple[str, int, int]] = None
+    # Leaves outside the chain that take a queue's or iterator's next element (`b = q.dequeue()`,
+    # `_, b = r.read(q)`) and whose result the per-record code reads: another chain's records,
+    # allowed only when this match zips that chain too (_drop_captures).
+    captured_reads: Tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -319,6 +323,7 @@ class _BlockRecogniser:
         self.branch_refusal: Optional[str] = None  # why the last if/else tried was not one tail per arm
         self.branch_records = None  # the last if/else's per-record code in its arms (branch_records.ArmRecords)
         self.branch_fallthrough = False  # the last if/elif tried has no `else`: a path batches nothing
+        self.captured_reads: Tuple[int, ...] = ()  # the last chain checked: Match.captured_reads
 
     # Name uses are computed on demand: most blocks hold no producer and need none.
     @property
@@ -405,7 +410,7 @@ class _BlockRecogniser:
                 continue
             slicer = _call_with_rule(value, self.imports, SLICERS)
             slim_read = _call_with_rule(value, self.imports, SLIM_READS)
-            rows = dequeued_rows.dequeued(value, self.imports.resolve, producers)
+            rows = dequeued_rows.dequeued(value, self.imports.resolve, producers, ranges=self._tf_module() is not None)
             try:
                 if rows:
                     match = self._rows_at(index, target, rows, producers)
@@ -431,10 +436,26 @@ class _BlockRecogniser:
             for stmt in self.body[index + 1:]:
                 stmt.visit(finder)
             result.failures.append(Failure((call,) + tuple(finder.calls[:1]), self._unread_provider(name, index)))
-        _drop_joined(result)
+        _drop_joined(result, self.names.fresh)
+        self._drop_captures(result)
         self._check_shared_readers(result)
         self._check_chosen_helpers(result)
         return result
+
+    def _tf_module(self) -> Optional[str]:
+        """The module's name for TensorFlow (or its compat.v1 module), or None."""
+        return self.imports.local_name_for("tensorflow") or self.imports.local_name_for("tensorflow.compat.v1")
+
+    def _drop_captures(self, result: BlockResult) -> None:
+        """A pipeline whose per-record code reads another queue's next element (a chain it does
+        not zip) would capture that one tensor in its map function: not rewritten."""
+        for match in list(result.matches):
+            outside = [index for index in match.captured_reads if index not in _leaves_of(match)]
+            if outside:
+                result.matches.remove(match)
+                result.failures.append(Failure(match.calls, "the per-record code reads what line %d takes from "
+                                               "another queue or iterator, which is not zipped with this chain: the "
+                                               "map function would capture that one tensor" % self._line_of(outside[0])))
 
     @staticmethod
     def _with_producer_statement(match: Match, branched, sourced) -> None:
@@ -729,7 +750,7 @@ class _BlockRecogniser:
             if helper is None:
                 why = ("which does not read it with a reader of its own (a method that passes the queue on, or "
                        "reads it with a reader kept on `self`, is not followed yet)")
-            elif Counter(cstutil.name_uses(function.body).loads)[helper.queue_param] != 1:
+            elif helpers.queue_reads(helper, Counter(cstutil.name_uses(function.body).loads)) != 1:
                 why = "which uses its parameter `%s` beyond reader.read()" % helper.queue_param
             elif function.decorators:
                 why = "which is decorated (a static or class method has no `self`)"
@@ -1130,8 +1151,18 @@ class _BlockRecogniser:
         empty before: the producer's rows are the records (dequeued_rows)."""
         queue, rule, call = rows
         producer_index = producers[queue][0] if queue is not None else index
-        producer = (producer_index, dequeued_rows.Rows(rule), call)
+        producer = (producer_index, dequeued_rows.Rows(rule, self._tf_module()), call)
         calls = (call,)
+        if rule is RangeInputProducer:
+            # Batched step indices are a chain of rows; any other use of them stays with
+            # range_producers, which rewrites the dequeue in place.
+            if not isinstance(target, cst.Name):
+                return None
+            try:
+                return self._follow(producer, None, index, None, target.value, {target.value}, [], calls,
+                                    removed=(index,), params=(target.value,))
+            except _Broken:
+                return None
         if isinstance(target, cst.Name):
             return self._follow(producer, None, index, None, target.value, {target.value}, [], calls,
                                 removed=(index,), params=(target.value,))
@@ -1430,6 +1461,7 @@ class _BlockRecogniser:
         `parallel_reads`: the number of readers of a reader loop filling the hand-built queue in `through`.
         """
         producer_index, producer_rule, producer_call = producer
+        self.captured_reads = ()
         record_indices = list(record_indices)
         batch = in_loop = queue_batch = None
         # hand-built queues the records go through; record leaves written anew
@@ -1522,6 +1554,7 @@ class _BlockRecogniser:
                 cstutil.walk(self.body[index], finder)
                 if finder.found:  # the batching calls there are told the same reason
                     raise _Broken(calls + tuple(finder.calls), self._nested_batch_reason(index))
+                self._check_no_chain_inside(index, calls, tainted | uses.stores)
                 if uses.control:
                     # The record leaves the block (a `return`): unbatched, get_next() stands for the read.
                     unbatched = self._control_reason(index, uses)
@@ -1681,7 +1714,8 @@ class _BlockRecogniser:
                      record_statements=rewritten, kept_statements=kept,
                      branch_batchings=branch_batchings if found else (),
                      record_call=record_call, arm_records=arm_records, branch_fallthrough=fallthrough,
-                     test_binding=test_binding, returned_result=returning)
+                     test_binding=test_binding, returned_result=returning,
+                     captured_reads=self.captured_reads)
 
     def _queue_dtypes(self, index: int, tainted: Set[str], calls) -> bool:
         """Whether statement `index` is the constructor of a hand-built queue of the block that reads
@@ -2138,6 +2172,8 @@ class _BlockRecogniser:
             except cst.ParserSyntaxError:
                 pass
         stateful: Dict[str, int] = {}  # name -> the statement that makes it from a stateful op
+        taken: Dict[str, int] = {}  # name -> the statement taking a queue's or iterator's next element
+        reader_names: Set[str] = set()
         for index in range(batch_index):
             if index in chain:
                 continue
@@ -2146,12 +2182,23 @@ class _BlockRecogniser:
                 continue
             made = any((self.imports.resolve(call.func) or "").startswith(_STATEFUL_OPS)
                        for call in cstutil.calls_of(stmt))
+            assign = cstutil.single_assign(stmt)
+            if assign and isinstance(assign[0], cst.Name) and _call_with_rule(assign[1], self.imports, READERS):
+                reader_names.add(assign[0].value)
+            read = _read_call(assign[1]) if assign else None
+            next_element = any(isinstance(call.func, cst.Attribute) and call.func.attr.value in _NEXT_ELEMENT
+                               for call in cstutil.calls_of(stmt)) or bool(read and (
+                                   read[0] in reader_names or _call_with_rule(read[0], self.imports, READERS)))
             derived = set(self.uses[index].loads) & set(stateful)
             for name in self.uses[index].stores:
+                taken.pop(name, None)
                 if made or derived:
                     stateful[name] = index
                 else:
                     stateful.pop(name, None)
+                if next_element:
+                    taken[name] = index
+        self.captured_reads = tuple(sorted({taken[name] for name in reads & set(taken)}))
         captured = sorted(reads & set(stateful))
         if captured:
             raise _Broken(calls, "the per-record code reads `%s`, made at line %d from a stateful op (random, "
@@ -2340,6 +2387,32 @@ class _BlockRecogniser:
         if isinstance(small, cst.Return):
             return "its records are returned at line %d before any batching" % self._line_of(index)
         return "the per-record code contains `%s`" % sorted(uses.control)[0]
+
+    def _check_no_chain_inside(self, index: int, calls, tainted: Set[str]) -> None:
+        """A per-record statement that makes a producer, a reader or a slice producer (a second
+        chain in an `if` arm, combined with these records) cannot move into the map function: the
+        function would build a queue for every record. _Broken, which names the statement."""
+        finder = _CallFinder(self.imports, PRODUCERS + READERS + SLICERS)
+        cstutil.walk(self.body[index], finder)
+        what = "the if/else" if isinstance(self.body[index], cst.If) else "the statement"
+        line_of = self.context.line_of or (lambda node: self._line_of(index))
+        iterators = [call for call in cstutil.calls_of(self.body[index])
+                     if isinstance(call.func, cst.Attribute) and call.func.attr.value in _ITERATOR_METHODS
+                     or (self.imports.resolve(call.func) or "").split(".")[-1] in _ITERATOR_METHODS]
+        if iterators and not finder.found:
+            raise _Broken(calls + self._later_batchings(index, tainted),
+                          "%s at line %d works on the records and also takes elements of a dataset (%s() at line "
+                          "%d): in a map function the iterator would be made anew for every record"
+                          % (what, self._line_of(index), cst.Module([]).code_for_node(iterators[0].func),
+                             line_of(iterators[0])))
+        if not finder.found:
+            return
+        raise _Broken(calls + tuple(finder.calls) + self._later_batchings(index, tainted),
+                      "%s at line %d works on the records and also makes another queue chain (%s() at line %d); "
+                      "records of chains made in branches are not zipped: build each arm's chains into a dataset "
+                      "(Dataset.zip of the arm's chains) by hand"
+                      % (what, self._line_of(index), cst.Module([]).code_for_node(finder.calls[0].func),
+                         line_of(finder.calls[0])))
 
     def _nested_batch_reason(self, index: int) -> str:
         """Why a statement holding the batching call is not followed, by what the statement is."""
@@ -2715,6 +2788,8 @@ _LOGGING_CALLS = frozenset(["print"] + ["tensorflow.logging.%s" % level for leve
     "debug", "info", "warn", "warning", "error", "fatal", "log", "vlog")] + ["logging.%s" % level for level in (
         "debug", "info", "warning", "error", "critical", "log")])
 
+_ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
+_NEXT_ELEMENT = ("dequeue", "dequeue_many", "dequeue_up_to", "get_next")
 _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")
 
 
@@ -2724,15 +2799,26 @@ def _leaves_of(match: Match) -> Set[int]:
     return (set(match.removed_indices) - shared) | set(match.record_indices) | {match.read_index, match.batch_index}
 
 
-def _drop_joined(result: BlockResult) -> None:
+def _drop_joined(result: BlockResult, fresh) -> None:
     """Pipelines that share a statement (records of two readers batched together) are not
-    separate pipelines: neither is rewritten, each is reported."""
+    separate pipelines: those combined per record and batched by one call become one zipped
+    pipeline (zipped_chains); any other is not rewritten, each of its chains reported."""
     joined = [m for m in result.matches if any(o is not m and _leaves_of(o) & _leaves_of(m) for o in result.matches)]
-    for match in joined:
-        result.matches.remove(match)
-        result.failures.append(Failure(match.calls, "records of several readers meet in one statement (one batch of "
-                                       "two reads); tf.data pairs such sources with Dataset.zip, which qmigrate "
-                                       "does not write yet"))
+    groups: List[List[Match]] = []
+    for match in joined:  # chains linked by shared statements, transitively
+        linked = [group for group in groups if any(_leaves_of(o) & _leaves_of(match) for o in group)]
+        merged = [match] + [m for group in linked for m in group]
+        groups = [group for group in groups if group not in linked] + [merged]
+    for group in groups:
+        for match in group:
+            result.matches.remove(match)
+        zipped = zipped_chains.merge(group, fresh)
+        if not isinstance(zipped, str):
+            result.matches.append(zipped)
+            continue
+        for match in group:
+            result.failures.append(Failure(match.calls, "records of several readers meet in one statement (one "
+                                           "batch of two reads) and cannot be zipped: %s" % zipped))
 
 
 def _helper_arms(stmt, variable: str, reader_helpers) -> List[helpers.ReaderHelper]:

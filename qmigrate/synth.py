@@ -8,7 +8,7 @@ import dataclasses
 from typing import List, Optional, Sequence, Tuple
 
 from qmigrate import bucketing
-from qmigrate.model import Pipeline, SliceSource
+from qmigrate.model import Batching, Pipeline, SliceSource, ZipSource
 from qmigrate.targets import Target
 
 # Records per shard block. Measured on the CIFAR-10 tutorial's input (4 shards, TF 1.8):
@@ -48,7 +48,10 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
     """The stages up to the per-record work: source, file shuffle, read, shard, map."""
     ds = pipeline.dataset_name
     source, reader, batching = pipeline.source, pipeline.reader, pipeline.batching
-    if isinstance(source, SliceSource):
+    if isinstance(source, ZipSource):
+        out = _zipped_parts(pipeline, tf, target)
+        size = None
+    elif isinstance(source, SliceSource):
         # A tuple of several tensors: the map function takes one argument per tensor. One tensor
         # alone, not a 1-tuple: `batch([row])` gave the tensor itself, and a map function of one
         # parameter takes it as it is.
@@ -133,6 +136,22 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
     return out
 
 
+def _zipped_parts(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
+    """Each part's dataset (its own file or row shuffle, read and epochs), then their zip: one
+    record of each per element, as each run of the queue's enqueue op read one of each."""
+    out, names = [], []
+    for part in pipeline.source.parts:
+        alone = Pipeline(source=part.source, reader=part.reader, record_function=None, batching=Batching("1"),
+                         dataset_name=part.dataset_name)
+        out += head_statements(alone, tf, target)
+        out.append("%s = %s.repeat(%s)" % (part.dataset_name, part.dataset_name, part.source.num_epochs or ""))
+        names.append(part.dataset_name)
+    out.append("# One record of each chain per element, in order (a batching queue with several threads could\n"
+               "# pair records of different runs); the zip ends with the first chain that ends.\n"
+               "%s = %s.data.Dataset.zip((%s))" % (pipeline.dataset_name, tf, ", ".join(names)))
+    return out
+
+
 def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
     """The stages after the per-record work: shuffle buffer, repeat, batch, prefetch (and the
     shared iterator). Branches that batch one dataset differently each get their own tail."""
@@ -144,7 +163,12 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
 
     if batching.enqueue_many and pipeline.unbatch_in_tail:
         stage(_unbatch(tf, target))  # as in head_statements, for this path only
-    if pipeline.reader is not None and pipeline.reader.record_shuffle:
+    if isinstance(source, ZipSource):
+        # Each chain repeated its own epochs before the zip: the records are only shuffled here.
+        if batching.shuffle_buffer:
+            stage("shuffle(%s)" % _call_args(batching.shuffle_buffer,
+                                              "seed=%s" % batching.seed if batching.seed else ""))
+    elif pipeline.reader is not None and pipeline.reader.record_shuffle:
         # Already repeated with slim's record shuffle, before the map: a shuffle_batch only shuffles.
         if batching.shuffle_buffer:
             seed = "seed=%s" % batching.seed if batching.seed else ""

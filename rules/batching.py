@@ -69,10 +69,19 @@ class Batch(Rule):
     `[1, ...]` static shape without `batch`'s copy of every element (measured on 1.8 with
     1024x1024 float elements: 640 batches/s, `batch(1)` 258, `batch_and_drop_remainder(1)`
     190, the queue 327).
+    Records of several independent producer → reader chains (or batched range_input_producer
+    dequeues) combined in one batch become `Dataset.zip` of the chains' datasets, each with its
+    own shuffle, epochs and seed: each run of the enqueue op read one record of each chain, and
+    the run that met the end of a chain ended the queue, as the zip ends with its first part.
+    With one thread the pairs are the queue's; with several, the queue's threads could pair
+    records of different runs, a race the zip does not have.
 
     ## Limitations
     `shapes=` must be a literal list and the batched tensors plain names (not with
-    `enqueue_many`); `shared_name=` is not rewritten. The batched tensors may be a name when its
+    `enqueue_many`); `shared_name=` is not rewritten. Chains are zipped only when each is a
+    plain producer → reader chain in the block giving one tensor per record (no reader helper,
+    key, hand-built queue, reader loop or towers), and not when one is made in an arm of an
+    `if` that works on the other's records (reported: the arm would move into the map function). The batched tensors may be a name when its
     structure is known: a slice producer's whole output, or a literal list, tuple or dict (or a
     parsed example) bound once by the per-record code and, for a list, not used again before the
     batch; the batch comes back as a dict, a list, or the tensor itself for a list of one.
@@ -245,7 +254,9 @@ class ShuffleBatch(Rule):
     a literal `shapes=` is set in the map function, as for `batch`.
 
     ## Limitations
-    As `batch`: `shapes=` literal, over plain names; `shared_name=` is not rewritten.
+    As `batch`: `shapes=` literal, over plain names; `shared_name=` is not rewritten. Zipped
+    chains (as for `batch`) are shuffled as whole elements after the zip, without a repeat:
+    each chain repeated its own epochs before it.
     """
 
     code = "QM302"

@@ -211,7 +211,10 @@ class ProducersAlignedBySeed(Rule):
     and images meet the wrong labels without any error.
 
     ## Fix safety
-    Manual: reported, never changed. Both producers are otherwise migrated or reported as usual.
+    Manual: reported, never changed. Both producers are otherwise migrated or reported as usual;
+    batched together by one call, their chains are zipped, each keeping its seed: two tf.data
+    shuffles of one size and seed draw the same permutations, so the pairing carries over, and
+    the zip keeps the lockstep no batching thread can break. The pairing still rests on the seed.
 
     ## Limitations
     Seeds are compared as written (the same literal or name); producers in different modules
@@ -236,6 +239,25 @@ class ProducersAlignedBySeed(Rule):
                 _, image = image_reader.read(images)
                 _, label = label_reader.read(labels)
                 return tf.train.batch([image, label], batch_size=16)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def paired(image_files, label_files):
+                image_records = tf.data.Dataset.from_tensor_slices(image_files)
+                image_records = image_records.shuffle(tf.size(image_files, out_type=tf.int64), seed=1)
+                image_records = image_records.map(tf.read_file)
+                image_records = image_records.repeat()
+                label_records = tf.data.Dataset.from_tensor_slices(label_files)
+                label_records = label_records.shuffle(tf.size(label_files, out_type=tf.int64), seed=1)
+                label_records = label_records.flat_map(tf.data.TextLineDataset)
+                label_records = label_records.repeat()
+                # One record of each chain per element, in order (a batching queue with several threads could
+                # pair records of different runs); the zip ends with the first chain that ends.
+                dataset = tf.data.Dataset.zip((image_records, label_records))
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(16))
+                dataset = dataset.prefetch(1)
+                return list(dataset.make_one_shot_iterator().get_next())
             """),
         ),
     )

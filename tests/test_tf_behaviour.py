@@ -299,6 +299,18 @@ CASES = [
     # Record-source methods reached through `store.files.method(...)` (a property of a local object).
     ("chained_receiver", "train_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 100, "epoch"),
     ("chained_receiver", "per_file_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
+    # --- zipchains ---
+    # Independent chains zipped: one thread, no shuffle: the same pairs (each example's fingerprint
+    # holds both records) in the same multiset, ended by the shorter chain (50 examples, 90 lines).
+    ("zipped_chains", "labelled_lines", lambda d: dict(csv_files=_files(d, "iris_*"), files=_files(d, "dict_*"),
+                                                       batch_size=8), 50, "epoch"),
+    # Two epochs of examples paired with an endless range producer, then shuffled as whole pairs.
+    ("zipped_chains", "example_steps", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 100, "epoch"),
+    # A reading method whose queue is also named in its name_scope's values: the record is named there now.
+    ("class_reader_on_self", "method_batches", lambda d: dict(files=_files(d, "dict_*")), 80, ("forever", 50)),
+    # Each chain shuffles its own files: the ids side keeps its two epochs (the pairs are random).
+    ("zipped_chains", "shuffled_ids", lambda d: dict(files=_files(d, "dict_*"), csv_files=_files(d, "iris_*"),
+                                                     batch_size=10), 100, "epoch"),
 ]
 
 

@@ -56,13 +56,24 @@ class MethodReader(object):
     def __init__(self, files):
         self.files = files
 
-    def read_example(self, filename_queue):
-        with tf.name_scope(None, 'read_example', [filename_queue]):
-            reader = tf.TFRecordReader()
-            _, serialized = reader.read(filename_queue)
+    def read_example(self, serialized):
+        with tf.name_scope(None, 'read_example', [serialized]):
             return tf.parse_single_example(serialized, {'id': tf.FixedLenFeature([], tf.int64)})['id']
 
     def batch(self):
-        queue = tf.train.string_input_producer(self.files)
-        example_id = self.read_example(queue)
-        return tf.train.batch([example_id], 4)
+        def parse_record_2(serialized):
+            example_id = self.read_example(serialized)
+            return example_id
+
+        dataset_2 = tf.data.Dataset.from_tensor_slices(self.files)
+        dataset_2 = dataset_2.shuffle(tf.size(self.files, out_type=tf.int64))
+        dataset_2 = dataset_2.flat_map(tf.data.TFRecordDataset)
+        dataset_2 = dataset_2.map(parse_record_2)
+        dataset_2 = dataset_2.repeat()
+        dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(4))
+        dataset_2 = dataset_2.prefetch(1)
+        return dataset_2.make_one_shot_iterator().get_next()
+
+
+def method_batches(files):
+    return MethodReader(files).batch()

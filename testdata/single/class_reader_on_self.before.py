@@ -61,3 +61,7 @@ class MethodReader(object):
         queue = tf.train.string_input_producer(self.files)
         example_id = self.read_example(queue)
         return tf.train.batch([example_id], 4)
+
+
+def method_batches(files):
+    return MethodReader(files).batch()

@@ -1,20 +1,33 @@
 """Images and labels in parallel file lists, each read by its own reader, paired only by a shared
-seed and batched together: left alone (a wrong pairing is worse than a queue) and reported."""
+seed and batched together: zipped, each chain keeping that seed (two tf.data shuffles of the same
+size and seed give the same permutations, as the two producers did), and the shared seed reported."""
 import tensorflow as tf
 
 SEED = 66478
 
 
 def paired_inputs(image_files, label_files, batch_size):
-    image_queue = tf.train.string_input_producer(image_files, seed=SEED)
-    label_queue = tf.train.string_input_producer(label_files, seed=SEED)
-    image_reader = tf.WholeFileReader()
-    label_reader = tf.TextLineReader()
-    _, image_data = image_reader.read(image_queue)
-    _, label_line = label_reader.read(label_queue)
-    image = tf.image.decode_png(image_data, channels=1)
-    label = tf.string_to_number(label_line, out_type=tf.int32)
-    return tf.train.shuffle_batch([image, label], batch_size, capacity=200, min_after_dequeue=50)
+    def parse_record(image_data, label_line):
+        image = tf.image.decode_png(image_data, channels=1)
+        label = tf.string_to_number(label_line, out_type=tf.int32)
+        return image, label
+
+    image_data_records = tf.data.Dataset.from_tensor_slices(image_files)
+    image_data_records = image_data_records.shuffle(tf.size(image_files, out_type=tf.int64), seed=SEED)
+    image_data_records = image_data_records.map(tf.read_file)
+    image_data_records = image_data_records.repeat()
+    label_line_records = tf.data.Dataset.from_tensor_slices(label_files)
+    label_line_records = label_line_records.shuffle(tf.size(label_files, out_type=tf.int64), seed=SEED)
+    label_line_records = label_line_records.flat_map(tf.data.TextLineDataset)
+    label_line_records = label_line_records.repeat()
+    # One record of each chain per element, in order (a batching queue with several threads could
+    # pair records of different runs); the zip ends with the first chain that ends.
+    dataset = tf.data.Dataset.zip((image_data_records, label_line_records))
+    dataset = dataset.map(parse_record)
+    dataset = dataset.shuffle(50)
+    dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+    dataset = dataset.prefetch(1)
+    return list(dataset.make_one_shot_iterator().get_next())
 
 
 def eval_inputs(image_files, batch_size):

@@ -1,5 +1,6 @@
 """Images and labels in parallel file lists, each read by its own reader, paired only by a shared
-seed and batched together: left alone (a wrong pairing is worse than a queue) and reported."""
+seed and batched together: zipped, each chain keeping that seed (two tf.data shuffles of the same
+size and seed give the same permutations, as the two producers did), and the shared seed reported."""
 import tensorflow as tf
 
 SEED = 66478
