@@ -2,7 +2,7 @@
 import dataclasses
 import inspect
 import re
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 from libcst._nodes import op as _op_nodes, whitespace as _whitespace_nodes
@@ -380,16 +380,22 @@ def name_uses(node: cst.CSTNode) -> "_NameUses":
     The result is shared: callers read it and never change it. Those of whole modules are kept
     for the last few modules (an analysis asks about the same module from several steps).
     """
+    return _counted(_MODULE_USES, node, _NameUses)
+
+
+def _counted(kept_uses: Dict[int, Tuple[cst.Module, "_NameUses"]], node: cst.CSTNode,
+             make: Callable[[], "_NameUses"]) -> "_NameUses":
+    """make()'s counts of `node`; a module's are kept in `kept_uses`, for the last few modules."""
     if isinstance(node, cst.Module):
-        kept = _MODULE_USES.get(id(node))
+        kept = kept_uses.get(id(node))
         if kept is not None and kept[0] is node:
             return kept[1]
-    uses = _NameUses()
+    uses = make()
     walk(node, uses)
     if isinstance(node, cst.Module):
-        if len(_MODULE_USES) >= 4:
-            del _MODULE_USES[next(iter(_MODULE_USES))]  # the oldest
-        _MODULE_USES[id(node)] = (node, uses)
+        if len(kept_uses) >= 4:
+            del kept_uses[next(iter(kept_uses))]  # the oldest
+        kept_uses[id(node)] = (node, uses)
     return uses
 
 
@@ -398,16 +404,7 @@ def scoped_uses(node: cst.CSTNode, statement: bool = False) -> "_NameUses":
     if it reads a name of the node's scope, not a local of that function (see _NameUses). A
     function node is the scope asked about (its parameters are its names), unless `statement`:
     then it is a `def` among the statements of a block, and its own locals are not counted."""
-    kept = _SCOPED_USES.get(id(node)) if not statement else None
-    if kept is not None and kept[0] is node:
-        return kept[1]
-    uses = _NameUses(None if statement else node, scoped=True)
-    walk(node, uses)
-    if isinstance(node, cst.Module):
-        if len(_SCOPED_USES) >= 4:
-            del _SCOPED_USES[next(iter(_SCOPED_USES))]  # the oldest
-        _SCOPED_USES[id(node)] = (node, uses)
-    return uses
+    return _counted(_SCOPED_USES, node, lambda: _NameUses(None if statement else node, scoped=True))
 
 
 def kept_module_uses(module: cst.Module) -> Optional["_NameUses"]:

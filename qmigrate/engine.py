@@ -9,7 +9,7 @@ import functools
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
@@ -819,17 +819,27 @@ def imported_reader_helper(source: bytes, name: str) -> Optional[ImportedHelper]
     if helpers.queue_reads(helper, loads) != 1 or not _key_unused(helper, loads, _attribute_loads(module, tree)):
         return None
     params = {param.name.value for param in function.params.params}
-    tf_names = []
-    for arg in helper.reader_call.args:
-        for used in cstutil.name_uses(arg.value).loads:
-            if used in params:
-                continue
-            resolved = imports.aliases.get(used)
-            if resolved is None or resolved.split(".")[0] != "tensorflow":
-                return None
-            tf_names.append((used, resolved))
+    tf_names = _tensorflow_names((used for arg in helper.reader_call.args
+                                  for used in cstutil.name_uses(arg.value).loads), params, imports)
+    if tf_names is None:
+        return None
     code = source.decode(module.encoding, errors="replace")
-    return ImportedHelper(helper, tuple(sorted(set(tf_names))), bool(_SPARSE.search(code)))
+    return ImportedHelper(helper, tf_names, bool(_SPARSE.search(code)))
+
+
+def _tensorflow_names(names: Iterable[str], params: Set[str],
+                      imports: ImportMap) -> Optional[Tuple[Tuple[str, str], ...]]:
+    """What moves to a caller in another module reads `names`: each must be a parameter (not
+    returned) or a name of TensorFlow there; ((name, what it is), ...) sorted, or None."""
+    found = set()
+    for used in names:
+        if used in params:
+            continue
+        resolved = imports.aliases.get(used)
+        if resolved is None or resolved.split(".")[0] != "tensorflow":
+            return None
+        found.add((used, resolved))
+    return tuple(sorted(found))
 
 
 def imported_record_source(source: bytes, module_name: str, key: str) -> Optional[ImportedSource]:
@@ -853,18 +863,12 @@ def imported_record_source(source: bytes, module_name: str, key: str) -> Optiona
     static = key in context.static_methods
     params = [param.name.value for param in found.function.params.params]
     params = set(params if static else params[1:])
-    tf_names = []
-    for used in _moved_names(found):
-        if used in params:
-            continue
-        resolved = imports.aliases.get(used)
-        if resolved is None or resolved.split(".")[0] != "tensorflow":
-            return None
-        tf_names.append((used, resolved))
+    tf_names = _tensorflow_names(_moved_names(found), params, imports)
+    if tf_names is None:
+        return None
     code = source.decode(module.encoding, errors="replace")
     foreign = dataclasses.replace(found, foreign=True, foreign_names=tuple(sorted({n for n, _ in tf_names})))
-    return ImportedSource(foreign, static, cls, module, tree, module_name, tuple(sorted(set(tf_names))),
-                          bool(_SPARSE.search(code)))
+    return ImportedSource(foreign, static, cls, module, tree, module_name, tf_names, bool(_SPARSE.search(code)))
 
 
 @functools.lru_cache(maxsize=8)
