@@ -14,9 +14,9 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 import libcst as cst
 
 from qmigrate import (api_check, astindex, blocks, bucketing, built_rows, class_attrs, cstutil, data_findings,
-                      guarded_records, handbuilt, handed_down, helpers, method_queues, python3_check, python_fed,
-                      queue_purpose, queue_roles, queue_sources, range_producers, receivers, returned_records,
-                      slim_modules, synth, towers, unlinked, wording)
+                      guarded_records, handbuilt, handed_down, helpers, imported_helpers, method_queues,
+                      python3_check, python_fed, queue_purpose, queue_roles, queue_sources, range_producers,
+                      receivers, returned_records, slim_modules, synth, towers, unlinked, wording)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -481,7 +481,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     context.refused_helpers = {name: why for name, why in foreign.refused.items() if name in imported_readers}
     imported_readers -= set(context.refused_helpers)
     # Record-source methods of other modules' classes, by their key here (`Class.method`) -> the job's name.
-    imported_sources = {name.split(".", name.count(".") - 1)[-1]: name
+    imported_sources = {imported_helpers.method_key(name): name
                         for name in _add_imported_sources(context, foreign.sources)}
     for key, name in list(imported_sources.items()):
         if name in foreign.refused:  # its calls stay, saying why (recognise's _method_source)
@@ -770,6 +770,7 @@ class ImportedSource:
     cls: cst.ClassDef
     module: cst.Module  # the class's module (its Receivers follow properties there)
     tree: Optional[ast.Module]  # that module's stdlib tree (class_attrs counts attributes on it)
+    imports: ImportMap  # that module's imports
     module_name: str  # that module's dotted name in the caller's imports
     tf_names: Tuple[Tuple[str, str], ...]  # names its moved arguments read -> what they are there
     sparse: bool
@@ -868,7 +869,8 @@ def imported_record_source(source: bytes, module_name: str, key: str) -> Optiona
         return None
     code = source.decode(module.encoding, errors="replace")
     foreign = dataclasses.replace(found, foreign=True, foreign_names=tuple(sorted({n for n, _ in tf_names})))
-    return ImportedSource(foreign, static, cls, module, tree, module_name, tf_names, bool(_SPARSE.search(code)))
+    return ImportedSource(foreign, static, cls, module, tree, imports, module_name, tf_names,
+                          bool(_SPARSE.search(code)))
 
 
 @functools.lru_cache(maxsize=8)
@@ -911,18 +913,17 @@ def _add_imported_sources(context: ModuleContext, sources: Dict[str, ImportedSou
     class of this module and whose TensorFlow names mean the same here, with the Receivers of
     their modules; the dotted names (the job's) of those added."""
     own = {stmt.name.value for stmt in context.module.body if isinstance(stmt, cst.ClassDef)}
-    keys = [name.split(".", name.count(".") - 1)[-1] for name in sources]
+    keys = [imported_helpers.method_key(name) for name in sources]
     added = set()
     for name, found in sources.items():
-        key = name.split(".", name.count(".") - 1)[-1]
+        key = imported_helpers.method_key(name)
         if key.split(".")[0] in own or keys.count(key) != 1 or key in context.record_sources \
                 or key in context.method_helpers:
             continue
         if any(context.imports.aliases.get(used) != resolved for used, resolved in found.tf_names):
             continue
         if found.module_name not in context.foreign_receivers:
-            classes = class_attrs.ModuleClasses(found.module, lambda node: 0, set(ImportMap(found.module).aliases),
-                                                found.tree)
+            classes = class_attrs.ModuleClasses(found.module, lambda node: 0, set(found.imports.aliases), found.tree)
             context.foreign_receivers[found.module_name] = receivers.Receivers(found.module, classes)
         context.record_sources[key] = found.source
         context.foreign_classes[key] = found.cls

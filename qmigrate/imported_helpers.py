@@ -42,6 +42,12 @@ def method_import(module: str, name: str, path: str) -> Import:
     return "%s.%s" % (module, name), path, name
 
 
+def method_key(name: str) -> str:
+    """The method an Import's local name (`module.Class.method`) names, as its caller's module
+    context keys it: `Class.method`."""
+    return ".".join(name.split(".")[-2:])
+
+
 _READER_NAMES = frozenset(canonical(name) for rule in READERS for name in rule.names)
 _PRODUCER_NAMES = frozenset(canonical(name) for rule in PRODUCERS for name in rule.names)
 

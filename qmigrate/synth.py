@@ -163,13 +163,9 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
 
     if batching.enqueue_many and pipeline.unbatch_in_tail:
         stage(_unbatch(tf, target))  # as in head_statements, for this path only
-    if isinstance(source, ZipSource):
-        # Each chain repeated its own epochs before the zip: the records are only shuffled here.
-        if batching.shuffle_buffer:
-            stage("shuffle(%s)" % _call_args(batching.shuffle_buffer,
-                                              "seed=%s" % batching.seed if batching.seed else ""))
-    elif pipeline.reader is not None and pipeline.reader.record_shuffle:
-        # Already repeated with slim's record shuffle, before the map: a shuffle_batch only shuffles.
+    if isinstance(source, ZipSource) or (pipeline.reader is not None and pipeline.reader.record_shuffle):
+        # Already repeated: each chain of a zip its own epochs before the zip, slim's record
+        # shuffle before the map. A shuffle_batch only shuffles here.
         if batching.shuffle_buffer:
             seed = "seed=%s" % batching.seed if batching.seed else ""
             shuffle = "%s = %s.shuffle(%s)" % (ds, ds, _call_args(batching.shuffle_buffer, seed))

@@ -116,14 +116,13 @@ def merge(matches: List, fresh) -> Union[str, object]:
         function = None  # the records batched as they are read: the zip's elements already
     pipeline = dataclasses.replace(first.pipeline, source=ZipSource(tuple(parts)), reader=None,
                                    record_function=function)
-    removed, records, calls = [], set(), ()
+    removed, calls = [], ()
     for match in matches:
         removed += list(match.removed_indices)
         if match is not first:
             removed.append(match.read_index)
-        records |= set(match.record_indices)
         calls += tuple(call for call in match.calls if all(call is not c for c in calls))
     captured = tuple(sorted(set().union(*(set(m.captured_reads) for m in matches))))
     return dataclasses.replace(first, removed_indices=tuple(dict.fromkeys(removed)),
-                               record_indices=tuple(sorted(records)), pipeline=pipeline, calls=calls,
+                               record_indices=tuple(sorted(records_of(matches))), pipeline=pipeline, calls=calls,
                                captured_reads=captured)
