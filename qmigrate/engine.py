@@ -1775,6 +1775,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         else:  # the helper's call stays: only the comments above it move up
             comments += wording.moved_comments(batch.updated, leading_only=True)
         function = None
+        around = 2 if len(self.scopes) == 1 else 1  # PEP 8: two blank lines around a module's def
         if pipeline.record_function is not None:
             record_leaves = [dataclasses.replace(leaves[i], updated=wording.strip_statement(leaves[i].updated))
                              for i in match.record_indices]
@@ -1812,6 +1813,8 @@ class _PipelineRewriter(cst.CSTTransformer):
             blank = [line for line in chain[0].updated.leading_lines if line.comment is None] if chain else []
             if match.producer_branches is not None and not blank:
                 blank = [cst.EmptyLine(indent=False)]  # after the if/elif that names the files
+            if around == 2:
+                blank = [cst.EmptyLine(indent=False)] * around
             replacements[read.path] = [function.with_changes(leading_lines=blank)]
             removed.update(leaf.path for leaf in record_leaves)
             for index, statement in match.kept_statements.items():  # stays in place, without what moved
@@ -1823,9 +1826,10 @@ class _PipelineRewriter(cst.CSTTransformer):
                               if leaf.path not in removed or leaf.path in kept), None)
             if (following is not None and following is not batch
                     and (following.path not in replacements or following.path in kept)
-                    and not following.updated.leading_lines and following.withs == read.withs):
+                    and len(following.updated.leading_lines) < around and following.withs == read.withs):
                 stays = replacements[following.path][0] if following.path in kept else following.updated
-                replacements[following.path] = [stays.with_changes(leading_lines=[cst.EmptyLine(indent=False)])]
+                replacements[following.path] = [stays.with_changes(
+                    leading_lines=[cst.EmptyLine(indent=False)] * around)]
 
         tf, config = self.tf, self.module.config_for_parsing
         if match.branch_batchings or match.branch_fallthrough:  # the arms' tails go into the `if` below
@@ -1834,8 +1838,8 @@ class _PipelineRewriter(cst.CSTTransformer):
             texts = synth.dataset_statements(pipeline, tf, self.target)
         statements = [_stage(text, config) for text in texts]
         leading = [line for line in batch.updated.leading_lines if line.comment is None]
-        if function is not None and not leading:
-            leading = [cst.EmptyLine(indent=False)]  # a blank line after the nested function
+        if function is not None and len(leading) < around:
+            leading = [cst.EmptyLine(indent=False)] * around  # blank lines after the function
         statements[0] = statements[0].with_changes(leading_lines=leading + comments)
         returned = self._returned_as_dataset(leaves, match)
         if match.branch_batchings or match.branch_fallthrough:

@@ -26,6 +26,12 @@ else
 fi
 [ -x "$base" ] || { echo "Python $python_version not found (looked for $base)" >&2; exit 3; }
 mkdir -p "$root"
+# Test workers (pytest -n) may ask for the same venv at once: one builds it, the others wait and use it.
+exec 9>"$root/.venv-tf$version.lock"
+flock 9
+if "$venv/bin/python" -c "import tensorflow" >/dev/null 2>&1; then
+  echo "$venv/bin/python"; exit 0
+fi
 rm -rf "$venv"
 "$base" -m venv "$venv"
 # The venv's own pip (18.1 on 3.6) fails on termcolor; 'pip<22' is a no-op there, so pin it exactly.

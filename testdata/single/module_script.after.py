@@ -7,11 +7,13 @@ import tensorflow as tf
 files = sys.argv[1:]
 batch_size = 16
 
+
 def parse_record(value):
     record = tf.decode_raw(value, tf.uint8)
     label = tf.cast(record[0], tf.int32)
     image = tf.reshape(record[1:], [3, 32, 32])
     return image, label
+
 
 dataset = tf.data.Dataset.from_tensor_slices(files)
 dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))

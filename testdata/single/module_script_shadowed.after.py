@@ -24,10 +24,12 @@ def decode(record):
     image.set_shape([784])
     return tf.cast(image, tf.float32) * (1. / 255), tf.cast(features['label'], tf.int32)
 
+
 def parse_record(record_2):
     record = read_record(record_2)
     image, label = decode(record)
     return image, label
+
 
 dataset = tf.data.Dataset.from_tensor_slices(sorted(glob.glob(os.path.join(DATA_DIR, "mnist_*"))))
 dataset = dataset.shuffle(tf.size(sorted(glob.glob(os.path.join(DATA_DIR, "mnist_*"))), out_type=tf.int64))
