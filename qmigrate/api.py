@@ -15,7 +15,7 @@ import tokenize
 import traceback
 import dataclasses
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -369,19 +369,12 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
         def builds_queues(path):
             return relinked[path].built if path in relinked else first[path].built
 
-        def queues_left(path):
-            """Whether the program of `path` still builds queues (every file of the set counts when
-            it imports modules dynamically: what it loads is unknown; so does a file an import of a
-            package the run holds only part of may load)."""
-            dynamic = re.search(rb"\bimportlib\b|\b__import__\b", program.source(path) or b"")
-            scope = first if dynamic else program.closure(path, partial=True)
-            return any(builds_queues(p) for p in scope if p in first)
-
         if migrated_any:
+            with_queues = _run_with_queues(program, [path for path in first if builds_queues(path)], list(first))
             plumbing = []
             for path, done in first.items():
                 has_plumbing = relinked[path].plumbing if path in relinked else done.plumbing
-                if not has_plumbing or results[path].status is Status.FAILED or queues_left(path):
+                if not has_plumbing or results[path].status is Status.FAILED or path in with_queues:
                     continue
                 if path in relinked and relinked[path].without_plumbing is not None:
                     results[path] = relinked[path].without_plumbing
@@ -401,6 +394,35 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
                     results[path] = _failed(path, "cannot write: %s" % (error.strerror or error), result.old_source,
                                             Failure.WRITE)
     return [results[path] for path in files]
+
+
+def _run_with_queues(program: "Program", building: List[str], paths: List[str]) -> Set[str]:
+    """The files that may run in a program that still builds queues: each file whose imports,
+    directly or not, build queues (every file counts for one that imports modules dynamically:
+    what it loads is unknown; so does a file an import of a package the run holds only part of may
+    load), and every file those import, since a helper's start_queue_runners runs in the program of
+    whichever script imports it. Two walks over the import graph: linear in the run's size."""
+    imports = {}
+    for path in paths:
+        dynamic = re.search(rb"\bimportlib\b|\b__import__\b", program.source(path) or b"")
+        imports[path] = set(paths) if dynamic else program.imported(path, partial=True)
+    importers: Dict[str, Set[str]] = {}
+    for path, imported in imports.items():
+        for target in imported:
+            importers.setdefault(target, set()).add(path)
+    with_queues = _walk(building, lambda path: importers.get(path, ()))
+    return _walk(with_queues, lambda path: imports.get(path, ()))
+
+
+def _walk(start: Iterable[str], step: Callable[[str], Iterable[str]]) -> Set[str]:
+    """`start` and everything `step` reaches from it."""
+    seen, stack = set(start), list(start)
+    while stack:
+        for reached in step(stack.pop()):
+            if reached not in seen:
+                seen.add(reached)
+                stack.append(reached)
+    return seen
 
 
 def _note_untraced_towers(results: Dict[str, FileResult], plans, options: Options, pool) -> None:

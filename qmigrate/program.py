@@ -182,17 +182,17 @@ class Program:
             self._mentions[path] = self._watched.intersection(_WORD.findall(source)) if source is not None else set()
         return word in self._mentions[path]
 
+    def imported(self, path: str, partial: bool = False) -> Set[str]:
+        """The files of the set `path` imports directly; `partial` as for `closure`."""
+        return self.imports(path) | self._partial.get(path, set()) if partial else self.imports(path)
+
     def closure(self, path: str, partial: bool = False) -> Set[str]:
         """`path` and every file of the set it imports, directly or not. `partial`: also the files
         an import that loads no file of the set may load when the run holds only part of its
         package (ModuleIndex.partial_package_file): for questions where a file too many is safe."""
         seen, stack = {path}, [path]
         while stack:
-            current = stack.pop()
-            imported_files = self.imports(current)
-            if partial:
-                imported_files = imported_files | self._partial.get(current, set())
-            for imported in imported_files:
+            for imported in self.imported(stack.pop(), partial):
                 if imported not in seen:
                     seen.add(imported)
                     stack.append(imported)
