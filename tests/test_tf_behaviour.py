@@ -583,3 +583,21 @@ def test_single_record_queue_gives_the_same_records(function, arguments, expecte
     assert len(new["examples"]) == expected
     assert new["batch_shapes"] == old["batch_shapes"]
     assert Counter(new["examples"]) == Counter(old["examples"])
+
+
+# --- retds ---
+def test_records_returned_to_a_batching_function_give_the_same_batches(data_dir, tmp_path):
+    """returned_dataset: slim reads records in one function and returns them with their count; the
+    caller hands them to another function that trims each record and batches them padded, without
+    the final partial batch. Migrated, the reader returns the mapped dataset and the batcher maps
+    and batches it: the same 48 of 50 examples (one epoch, six batches of 8), the same shapes."""
+    python = tf_python("1.8")
+    before = os.path.join(SINGLE, "returned_dataset.before.py")
+    after = _migrated_copy(before, str(tmp_path), "1.8")
+    args = json.dumps(dict(files=_files(data_dir, "dict_*"), batch_size=8))
+    old, new = _drain_both(python, before, after, "batched_tensors", args, 10000, tmp_path)
+    assert new["kind"] == old["kind"]
+    assert new["static_shapes"] == old["static_shapes"]
+    assert len(old["examples"]) == len(new["examples"]) == 48
+    assert new["batch_shapes"] == old["batch_shapes"]
+    assert Counter(new["examples"]) == Counter(old["examples"])
