@@ -150,6 +150,33 @@ def _free_then_bound(statements: Sequence[cst.BaseStatement], params: Sequence[s
     return early & bound
 
 
+def _rename_rebound(statements: Sequence[cst.BaseStatement], returned: cst.BaseExpression, params: Sequence[str],
+                    owner: str) -> Tuple[List[cst.BaseStatement], cst.BaseExpression]:
+    """The statements of a map function to be and what it returns, where a name they read from the
+    enclosing function and then bind again (`limit = tf.minimum(limit, n) if limit else n`) is
+    bound as `record_<name>` from that statement on: in a function of its own, Python would take
+    it for a local not yet bound. Raises Refused when the first binding is not a plain assignment."""
+    statements, rebound = list(statements), _free_then_bound(statements, params)
+    taken = set()
+    for stmt in statements:
+        uses = cstutil.name_uses(stmt)
+        taken |= set(uses.loads) | set(uses.stores)
+    taken |= set(cstutil.name_uses(returned).loads)
+    for name in sorted(rebound):
+        new = _fresh("record_" + name, taken)
+        taken.add(new)
+        first = next(i for i, stmt in enumerate(statements) if name in cstutil.name_uses(stmt).stores)
+        small = cstutil.single_small(statements[first])
+        if not isinstance(small, cst.Assign):
+            raise Refused("the per-record code of %s() binds `%s` again, a name it reads from the function, "
+                          "other than by a plain assignment" % (owner, name))
+        targets = [t.with_changes(target=cstutil.rename(t.target, {name: new})) for t in small.targets]
+        statements[first] = statements[first].with_changes(body=[small.with_changes(targets=targets)])
+        statements[first + 1:] = [cstutil.rename(stmt, {name: new}) for stmt in statements[first + 1:]]
+        returned = cstutil.rename(returned, {name: new})
+    return statements, returned
+
+
 def _iterator_dataset(value: cst.BaseExpression, resolve) -> Optional[cst.BaseExpression]:
     """D for `D.make_one_shot_iterator().get_next()` or `tf.compat.v1.data.make_one_shot_iterator(D).get_next()`."""
     if not (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute)
@@ -286,10 +313,8 @@ class _Shape:
             for index, element in enumerate(value.elements):
                 if index != self.slot and set(cstutil.name_uses(element).loads) & tainted:
                     raise Refused("%s() returns per-record values beside the records" % self.reader.name.value)
-        if _free_then_bound(rest[:-1], [record]):
-            raise Refused("its per-record code rebinds `%s`, a name it reads before" % sorted(
-                _free_then_bound(rest[:-1], [record]))[0])
-        self.record, self.returned, self.reader_work = record, returned, rest[:-1]
+        work, returned = _rename_rebound(rest[:-1], returned, [record], self.reader.name.value)
+        self.record, self.returned, self.reader_work = record, returned, work
         self.reader_return = ret
         # The batcher
         body = _body(self.batcher)
@@ -303,18 +328,31 @@ class _Shape:
         if late:
             raise Refused("%s() reads the per-record `%s` after the batch" % (self.batcher.name.value, sorted(late)[0]))
         map_statements = [body[self.unpack]] + [between[i] for i in work]
-        rebound = _free_then_bound(map_statements, [self.param])
-        if rebound:
-            raise Refused("the per-record code of %s() rebinds `%s`, which it reads before (in a map function of "
-                          "its own the name would be a local not yet bound)" % (self.batcher.name.value,
-                                                                                sorted(rebound)[0]))
+        # The map function runs where the batch was: what it reads must not be bound again on the way.
+        read = set(cstutil.name_uses(cst.IndentedBlock(body=map_statements)).loads)
+        for index, stmt in enumerate(between):
+            again = set(cstutil.name_uses(stmt).stores) & read if work and index > work[0] and index not in work \
+                else set()
+            if again:
+                raise Refused("`%s`, which its per-record code reads, is bound again before the batch" % sorted(
+                    again)[0])
         bound = self.rule.bind(self.call)
         tensors = bound.get("tensors")
-        if not isinstance(tensors, (cst.Dict, cst.List, cst.Tuple)):
+        self.kind = "tuple" if isinstance(tensors, (cst.List, cst.Tuple)) else "dict"
+        if isinstance(tensors, cst.Name) and tensors.value in tainted:
+            # `batch_tensors = {...}` in the per-record code: the map function returns that dict
+            made = [stmt for stmt in map_statements if tensors.value in cstutil.name_uses(stmt).stores
+                    or tensors.value in cstutil.name_uses(stmt).mutated]
+            assign = cstutil.single_assign(made[-1]) if len(made) == 1 else None
+            if assign is None or not isinstance(assign[1], cst.Dict):
+                raise Refused("it batches `%s`, which the per-record code does not make as one dict" % tensors.value)
+        elif not isinstance(tensors, (cst.Dict, cst.List, cst.Tuple)):
             raise Refused("it batches `%s`, not a literal list or dict of tensors" % _short(tensors))
         if isinstance(tensors, (cst.List, cst.Tuple)) and any(isinstance(e, cst.StarredElement)
                                                               for e in tensors.elements):
             raise Refused("it batches a starred list")
+        if isinstance(tensors, (cst.List, cst.Tuple)) and len(tensors.elements) == 1:
+            raise Refused("it batches a list of one tensor, for which tf.train.batch gives that tensor alone")
         for key in ("enqueue_many", "shapes", "shared_name"):
             if key in bound and not (isinstance(bound[key], cst.Name) and bound[key].value in ("False", "None")):
                 raise Refused("it passes `%s=`" % key)
@@ -338,7 +376,8 @@ class _Shape:
         self.batching = Batching(code(bound["batch_size"]), num_threads=threads,
                                  allow_smaller_final_batch=flags["allow_smaller_final_batch"],
                                  dynamic_pad=flags["dynamic_pad"])
-        self.tensors, self.map_statements = tensors, map_statements
+        self.map_statements, self.tensors = _rename_rebound(map_statements, tensors, [self.param],
+                                                             self.batcher.name.value)
         self.kept_between = [stmt for i, stmt in enumerate(between) if i not in work]
 
     def apply(self, module: cst.Module, tf: str, target) -> cst.Module:
@@ -350,7 +389,7 @@ class _Shape:
         dataset = code(_iterator_dataset(read_value, self.resolve))
         taken = set(cstutil.name_uses(self.reader).loads) | set(cstutil.name_uses(self.reader).stores)
         parse = _fresh("parse_record", taken)
-        parse_def = _nested(parse, [self.record], self.reader_work, code(self.returned), config)
+        parse_def = _nested(parse, [self.record], self.reader_work, self.returned, config)
         mapped = cst.parse_expression("%s.map(%s)" % (dataset, parse), config)
         if self.slot is None:
             new_value = mapped
@@ -369,7 +408,7 @@ class _Shape:
         taken = set(cstutil.name_uses(self.batcher).loads) | set(cstutil.name_uses(self.batcher).stores)
         prepare = _fresh("prepare_record", taken)
         ds = _fresh("dataset", taken | {prepare})
-        if isinstance(self.tensors, cst.Dict):
+        if self.kind == "dict":
             element, kind = code(self.tensors), "dict"
         else:
             items = [code(e.value) for e in self.tensors.elements]
@@ -398,9 +437,16 @@ class _Shape:
                                          for stmt in module.body])
 
 
-def _nested(name: str, params: Sequence[str], statements: Sequence[cst.BaseStatement], returns: str,
+def _nested(name: str, params: Sequence[str], statements: Sequence[cst.BaseStatement], returns,
             config) -> cst.FunctionDef:
-    template = cst.parse_statement("def %s(%s):\n    return %s\n" % (name, ", ".join(params), returns), config)
+    """`def name(params): statements; return returns` (`returns` an expression node, kept as written,
+    or its source)."""
+    template = cst.parse_statement("def %s(%s):\n    return %s\n" % (
+        name, ", ".join(params), returns if isinstance(returns, str) else "None"), config)
+    if not isinstance(returns, str):
+        last = template.body.body[-1]
+        template = template.with_changes(body=template.body.with_changes(body=[
+            last.with_changes(body=[last.body[0].with_changes(value=returns)])]))
     statements = list(statements)
     if statements:
         first = statements[0]

@@ -41,16 +41,17 @@ def _read_samples(files, training):
     return dataset_2.map(parse_record), count
 
 
-def _batch_samples(samples, count, batch_size, max_steps):
+def _batch_samples(samples, count, batch_size, max_steps, threads):
     tf.logging.info('Batching %d samples', count)
 
     def prepare_record(samples):
         values, steps, sample_id = samples
-        limit = tf.minimum(max_steps, steps) if max_steps else steps
-        values = values[:limit]
-        return {'values': values, 'steps': limit, 'ids': sample_id}
+        record_max_steps = tf.minimum(max_steps, steps) if max_steps else steps
+        values = values[:record_max_steps]
+        batch_tensors = {'values': values, 'steps': record_max_steps, 'ids': sample_id}
+        return batch_tensors
 
-    dataset = samples.map(prepare_record)
+    dataset = samples.map(prepare_record, num_parallel_calls=threads)
     dataset = dataset.apply(tf.contrib.data.padded_batch_and_drop_remainder(batch_size, dataset.output_shapes))
     dataset = dataset.prefetch(1)
     batch = dataset.make_one_shot_iterator().get_next()
@@ -58,13 +59,13 @@ def _batch_samples(samples, count, batch_size, max_steps):
     return batch
 
 
-def sample_batches(files, batch_size, max_steps=0, training=False):
+def sample_batches(files, batch_size, max_steps=0, training=False, threads=1):
     with tf.device('/cpu:0'):
         samples, count = _read_samples(files, training)
-        return _batch_samples(samples, count, batch_size, max_steps)
+        return _batch_samples(samples, count, batch_size, max_steps, threads)
 
 
-def batched_tensors(files, batch_size, max_steps=3):
+def batched_tensors(files, batch_size, max_steps=3, threads=1):
     """The batches without their count."""
-    batch = sample_batches(files, batch_size, max_steps)
+    batch = sample_batches(files, batch_size, max_steps, threads=threads)
     return {key: value for key, value in batch.items() if key != 'num_batches'}

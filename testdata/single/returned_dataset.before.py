@@ -30,25 +30,25 @@ def _read_samples(files, training):
     return Sample(values=values, steps=steps, sample_id=sample_id), count
 
 
-def _batch_samples(samples, count, batch_size, max_steps):
+def _batch_samples(samples, count, batch_size, max_steps, threads):
     values, steps, sample_id = samples
     tf.logging.info('Batching %d samples', count)
-    limit = tf.minimum(max_steps, steps) if max_steps else steps
-    values = values[:limit]
-    batch = tf.train.batch({'values': values, 'steps': limit, 'ids': sample_id},
-                           batch_size=batch_size, num_threads=1, capacity=32, dynamic_pad=True,
-                           allow_smaller_final_batch=False)
+    max_steps = tf.minimum(max_steps, steps) if max_steps else steps
+    values = values[:max_steps]
+    batch_tensors = {'values': values, 'steps': max_steps, 'ids': sample_id}
+    batch = tf.train.batch(batch_tensors, batch_size=batch_size, num_threads=threads, capacity=32,
+                           dynamic_pad=True, allow_smaller_final_batch=False)
     batch['num_batches'] = count // batch_size
     return batch
 
 
-def sample_batches(files, batch_size, max_steps=0, training=False):
+def sample_batches(files, batch_size, max_steps=0, training=False, threads=1):
     with tf.device('/cpu:0'):
         samples, count = _read_samples(files, training)
-        return _batch_samples(samples, count, batch_size, max_steps)
+        return _batch_samples(samples, count, batch_size, max_steps, threads)
 
 
-def batched_tensors(files, batch_size, max_steps=3):
+def batched_tensors(files, batch_size, max_steps=3, threads=1):
     """The batches without their count."""
-    batch = sample_batches(files, batch_size, max_steps)
+    batch = sample_batches(files, batch_size, max_steps, threads=threads)
     return {key: value for key, value in batch.items() if key != 'num_batches'}
