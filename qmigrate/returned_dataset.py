@@ -17,6 +17,7 @@ import libcst as cst
 
 from qmigrate import cstutil, synth
 from qmigrate.model import Batching
+from qmigrate.rules.base import Unsupported
 
 BATCH = "tensorflow.train.batch"
 # Made in a map function, these would be made once per trace, or refused by tf.data.
@@ -197,6 +198,63 @@ def _fresh(base: str, taken: Set[str]) -> str:
     return name
 
 
+def _hand_over(module: cst.Module, batcher: cst.FunctionDef, position: int, param: str):
+    """(caller, reader's name, the records' place among the values it returns or None, how many
+    it returns) when the batcher's one call, in the caller, is handed as `param` a name bound
+    once there, by `name, ... = reader(...)` (or `name = reader(...)`), and read nowhere else."""
+    mentions = _name_mentions(module, batcher.name.value)
+    if len(mentions) != 2:  # the def and one call
+        return None
+    caller = _top_function(module, next(n for n in mentions if n is not batcher.name))
+    if caller is None or caller is batcher:
+        return None
+    call = next((c for c in cstutil.calls_of(caller) if isinstance(c.func, cst.Name)
+                 and c.func.value == batcher.name.value), None)
+    if call is None:
+        return None
+    given = None
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        if (arg.keyword is None and index == position) or (arg.keyword is not None and arg.keyword.value == param):
+            given = arg.value
+    if not isinstance(given, cst.Name):
+        return None
+    uses = cstutil.name_uses(caller.body)
+    if uses.loads.count(given.value) != 1 or given.value in uses.mutated:
+        return None
+    bindings = [node for node in cstutil.nodes_of(caller, (cst.Assign, cst.AugAssign, cst.AnnAssign))
+                if any(given.value in _binds(target) for target in (
+                    [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]))]
+    others = [node for node in cstutil.nodes_of(caller, (cst.For, cst.AsName, cst.CompFor, cst.Param))
+              if given.value in _binds(node)]
+    if len(bindings) != 1 or others or not isinstance(bindings[0], cst.Assign) or len(bindings[0].targets) != 1:
+        return None
+    binding = bindings[0]
+    if not isinstance(binding.value, cst.Call) or not isinstance(binding.value.func, cst.Name):
+        return None
+    target = binding.targets[0].target
+    if isinstance(target, cst.Name):
+        return caller, binding.value.func.value, None, None
+    if isinstance(target, (cst.Tuple, cst.List)) and all(isinstance(e.value, cst.Name) for e in target.elements):
+        names = [e.value.value for e in target.elements]
+        return caller, binding.value.func.value, names.index(given.value), len(names)
+    return None
+
+
+def _engine_read(reader: cst.FunctionDef, original: cst.FunctionDef, resolve) -> Optional[int]:
+    """The index of the reader's statement `x = <dataset>.make_one_shot_iterator().get_next()` that
+    this run wrote (its original has no such statement); None if none."""
+    before = _body(original)
+    read = None
+    for index, stmt in enumerate(_body(reader)):
+        assign = cstutil.single_assign(stmt)
+        if assign and isinstance(assign[0], cst.Name) and _iterator_dataset(assign[1], resolve) is not None \
+                and not any(stmt.deep_equals(old) for old in before):
+            read = index
+    return read
+
+
 class _Shape:
     """The reader F, the caller G and the batcher H, as found in the migrated module."""
 
@@ -216,8 +274,9 @@ class _Shape:
         unpack = None
         for index, stmt in enumerate(body):
             assign = cstutil.single_assign(stmt)
-            if assign and isinstance(assign[1], cst.Name) and assign[1].value in params and isinstance(
-                    assign[0], (cst.Tuple, cst.List)) and all(isinstance(e.value, cst.Name) for e in assign[0].elements):
+            if assign and isinstance(assign[1], cst.Name) and assign[1].value in params \
+                    and isinstance(assign[0], (cst.Tuple, cst.List)) \
+                    and all(isinstance(e.value, cst.Name) for e in assign[0].elements):
                 unpack = index
                 break
         if unpack is None:
@@ -231,60 +290,15 @@ class _Shape:
         assign = cstutil.single_assign(body[batch_index])
         if assign is None or assign[1] is not call or not isinstance(assign[0], (cst.Name, cst.Tuple, cst.List)):
             return None
-        # The caller: the only mention of each function, one call each, in one function.
-        uses_h = _name_mentions(new_module, batcher.name.value)
-        if len(uses_h) != 2:  # the def and one call
+        handed = _hand_over(new_module, batcher, params.index(param), param)
+        if handed is None:
             return None
-        caller = _top_function(new_module, next(n for n in uses_h if n is not batcher.name))
-        if caller is None or caller is batcher:
-            return None
-        h_call = next((c for c in cstutil.calls_of(caller) if isinstance(c.func, cst.Name)
-                       and c.func.value == batcher.name.value), None)
-        if h_call is None:
-            return None
-        position = params.index(param)
-        given = None
-        for index, arg in enumerate(h_call.args):
-            if arg.star:
-                return None
-            if (arg.keyword is None and index == position) or (arg.keyword is not None and arg.keyword.value == param):
-                given = arg.value
-        if not isinstance(given, cst.Name):
-            return None
-        caller_uses = cstutil.name_uses(caller.body)
-        if caller_uses.loads.count(given.value) != 1 or given.value in caller_uses.mutated:
-            return None
-        bindings = [node for node in cstutil.nodes_of(caller, (cst.Assign, cst.AugAssign, cst.AnnAssign))
-                    if any(given.value in _binds(target) for target in (
-                        [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]))]
-        others = [node for node in cstutil.nodes_of(caller, (cst.For, cst.AsName, cst.CompFor, cst.Param))
-                  if given.value in _binds(node)]
-        binding = bindings[0] if len(bindings) == 1 and not others and isinstance(bindings[0], cst.Assign) \
-            and len(bindings[0].targets) == 1 else None
-        if binding is None or not isinstance(binding.value, cst.Call) or not isinstance(binding.value.func, cst.Name):
-            return None
-        reader_name = binding.value.func.value
-        target = binding.targets[0].target
-        if isinstance(target, cst.Name):
-            slot, arity = None, None
-        elif isinstance(target, (cst.Tuple, cst.List)) and all(isinstance(e.value, cst.Name) for e in target.elements):
-            names = [e.value.value for e in target.elements]
-            slot, arity = names.index(given.value), len(names)
-        else:
-            return None
+        caller, reader_name, slot, arity = handed
         reader = _function(new_module, reader_name)
         reader_orig = _function(original, reader_name)
         if reader is None or reader_orig is None or len(_name_mentions(new_module, reader_name)) != 2:
             return None
-        # The engine's read of one record in the reader: a statement it wrote.
-        reader_body = _body(reader)
-        original_statements = _body(reader_orig)
-        read = None
-        for index, stmt in enumerate(reader_body):
-            assign = cstutil.single_assign(stmt)
-            if assign and isinstance(assign[0], cst.Name) and _iterator_dataset(assign[1], resolve) is not None \
-                    and not any(stmt.deep_equals(old) for old in original_statements):
-                read = index
+        read = _engine_read(reader, reader_orig, resolve)
         if read is None:
             return None
         return cls(reader=reader, caller=caller, batcher=batcher, call=call, rule=rule, resolve=resolve,
@@ -336,7 +350,10 @@ class _Shape:
             if again:
                 raise Refused("`%s`, which its per-record code reads, is bound again before the batch" % sorted(
                     again)[0])
-        bound = self.rule.bind(self.call)
+        try:
+            bound = self.rule.bind(self.call)
+        except Unsupported as unsupported:
+            raise Refused(str(unsupported))
         tensors = bound.get("tensors")
         self.kind = "tuple" if isinstance(tensors, (cst.List, cst.Tuple)) else "dict"
         if isinstance(tensors, cst.Name) and tensors.value in tainted:
