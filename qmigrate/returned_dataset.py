@@ -20,9 +20,12 @@ from qmigrate.model import Batching
 from qmigrate.rules.base import Unsupported
 
 BATCH = "tensorflow.train.batch"
-# Made in a map function, these would be made once per trace, or refused by tf.data.
+# Made in a map function, these would live in the function's graph, not the program's: variables
+# and placeholders are refused there, summaries and collections never reach the program's.
 _NOT_IN_MAP = {"tensorflow.Variable", "tensorflow.get_variable", "tensorflow.placeholder",
-               "tensorflow.train.batch", "tensorflow.train.shuffle_batch"}
+               "tensorflow.train.batch", "tensorflow.train.shuffle_batch", "tensorflow.add_to_collection",
+               "tensorflow.add_to_collections"}
+_NOT_IN_MAP_PREFIXES = ("tensorflow.summary.", "tensorflow.contrib.summary.")
 
 
 class Refused(Exception):
@@ -115,9 +118,11 @@ def _per_record(statements: Sequence[cst.BaseStatement], tainted: Set[str], reso
             raise Refused("the per-record code of %s() holds a statement other than an assignment "
                           "(line of `%s`)" % (owner, _short(stmt)))
         for call in cstutil.calls_of(stmt):
-            if (resolve(call.func) or "") in _NOT_IN_MAP:
-                raise Refused("the per-record code of %s() makes `%s`, which a dataset's map function cannot "
-                              "make once per record" % (owner, _short(call)))
+            name = resolve(call.func) or ""
+            if name in _NOT_IN_MAP or name.startswith(_NOT_IN_MAP_PREFIXES):
+                raise Refused("the per-record code of %s() calls `%s`: in a map function it would be made in "
+                              "the function's graph, where variables and placeholders are refused and "
+                              "summaries and collections do not reach the program" % (owner, _short(call)))
         indices.append(index)
         tainted |= set(uses.stores)
     both = tainted & others

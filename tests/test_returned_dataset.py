@@ -74,7 +74,7 @@ def test_a_variable_made_per_record_leaves_the_batch(tmp_path):
     text = _source().replace("    values = values[:max_steps]\n",
                              "    values = values[:max_steps] * tf.Variable(1.0)\n")
     reason = _batch_reason(_migrate(tmp_path, {"samples.py": text})["samples.py"])
-    assert "makes `tf.Variable(1.0)`" in reason
+    assert "calls `tf.Variable(1.0)`: in a map function" in reason
 
 
 def test_a_name_the_per_record_code_reads_bound_again_before_the_batch_leaves_it(tmp_path):
@@ -89,3 +89,10 @@ def test_a_list_of_one_tensor_leaves_the_batch(tmp_path):
         "    batch['num_batches'] = count // batch_size\n    return batch", "    return batch")
     reason = _batch_reason(_migrate(tmp_path, {"samples.py": text})["samples.py"])
     assert "a list of one tensor" in reason
+
+
+def test_a_summary_of_each_record_leaves_the_batch(tmp_path):
+    text = _source().replace("    values = values[:max_steps]\n",
+                             "    values = values[:max_steps]\n    tf.summary.histogram('values', values)\n")
+    reason = _batch_reason(_migrate(tmp_path, {"samples.py": text})["samples.py"])
+    assert "calls `tf.summary.histogram('values', values)`" in reason
