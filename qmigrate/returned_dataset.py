@@ -17,6 +17,7 @@ import libcst as cst
 
 from qmigrate import cstutil, synth
 from qmigrate.model import Batching
+from qmigrate.names import dotted as dotted_name
 from qmigrate.rules.base import Unsupported
 
 BATCH = "tensorflow.train.batch"
@@ -260,6 +261,42 @@ def _engine_read(reader: cst.FunctionDef, original: cst.FunctionDef, resolve) ->
     return read
 
 
+def _spreads(returned: cst.BaseExpression, work: Sequence[cst.BaseStatement], module: cst.Module,
+             resolve) -> Optional[bool]:
+    """Whether the reader's map function returns a tuple, whose parts tf.data hands to the next map
+    function as separate arguments (True), or one structure it hands over whole (False): a dict, a
+    namedtuple of the module, or a name the per-record code binds to a dict or parsed example. None
+    when that cannot be seen."""
+    if isinstance(returned, cst.Tuple):
+        return True
+    if isinstance(returned, cst.Dict):
+        return False
+    if isinstance(returned, cst.Call) and isinstance(returned.func, cst.Name):
+        return False if returned.func.value in _namedtuples(module, resolve) else None
+    if isinstance(returned, cst.Name):
+        bound = [cstutil.single_assign(stmt) for stmt in work if returned.value in cstutil.name_uses(stmt).stores]
+        if len(bound) == 1 and bound[0] is not None and isinstance(bound[0][0], cst.Name):
+            value = bound[0][1]
+            if isinstance(value, cst.Dict) or isinstance(value, cst.Call) and (resolve(value.func) or "") in (
+                    "tensorflow.parse_single_example", "tensorflow.io.parse_single_example"):
+                return False
+    return None
+
+
+def _namedtuples(module: cst.Module, resolve) -> Set[str]:
+    """Module-level names bound once to `collections.namedtuple(...)`."""
+    found, seen = set(), []
+    for stmt in module.body:
+        assign = cstutil.single_assign(stmt)
+        if assign is None or not isinstance(assign[0], cst.Name):
+            continue
+        seen.append(assign[0].value)
+        if isinstance(assign[1], cst.Call) and (resolve(assign[1].func) or "").endswith("namedtuple") and \
+                dotted_name(assign[1].func) in ("namedtuple", "collections.namedtuple"):
+            found.add(assign[0].value)
+    return {name for name in found if seen.count(name) == 1}
+
+
 class _Shape:
     """The reader F, the caller G and the batcher H, as found in the migrated module."""
 
@@ -306,7 +343,8 @@ class _Shape:
         read = _engine_read(reader, reader_orig, resolve)
         if read is None:
             return None
-        return cls(reader=reader, caller=caller, batcher=batcher, call=call, rule=rule, resolve=resolve,
+        return cls(module=new_module, reader=reader, caller=caller, batcher=batcher, call=call, rule=rule,
+                   resolve=resolve,
                    batch_index=batch_index, unpack=unpack, param=param, slot=slot, arity=arity, read=read)
 
     def check(self) -> None:
@@ -335,6 +373,11 @@ class _Shape:
         work, returned = _rename_rebound(rest[:-1], returned, [record], self.reader.name.value)
         self.record, self.returned, self.reader_work = record, returned, work
         self.reader_return = ret
+        spread = _spreads(returned, work, self.module, resolve)
+        if spread is None:
+            raise Refused("%s() returns `%s` as its records, whose structure qmigrate does not see (a tuple's "
+                          "parts reach a map function as arguments of their own, any other structure as one)" % (
+                              self.reader.name.value, _short(returned)))
         # The batcher
         body = _body(self.batcher)
         between = body[self.unpack + 1:self.batch_index]
@@ -400,6 +443,18 @@ class _Shape:
                                  dynamic_pad=flags["dynamic_pad"])
         self.map_statements, self.tensors = _rename_rebound(map_statements, tensors, [self.param],
                                                              self.batcher.name.value)
+        self.map_params = [self.param]
+        if spread:
+            # tf.data hands a tuple's parts to the map function as its arguments: they take the
+            # names the batcher unpacked them into.
+            target = cstutil.single_assign(self.map_statements[0])[0]
+            if len(target.elements) != len(returned.elements):
+                raise Refused("%s() unpacks %d values from records of %d" % (
+                    self.batcher.name.value, len(target.elements), len(returned.elements)))
+            self.map_params = [e.value.value for e in target.elements]
+            self.map_statements = self.map_statements[1:]
+            if not self.map_statements:
+                raise Refused("%s() does no per-record work" % self.batcher.name.value)
         self.kept_between = [stmt for i, stmt in enumerate(between) if i not in work]
 
     def apply(self, module: cst.Module, tf: str, target) -> cst.Module:
@@ -435,7 +490,7 @@ class _Shape:
         else:
             items = [code(e.value) for e in self.tensors.elements]
             element, kind = ", ".join(items) + ("," if len(items) == 1 else ""), "tuple"
-        prepare_def = _nested(prepare, [self.param], self.map_statements, element, config)
+        prepare_def = _nested(prepare, self.map_params, self.map_statements, element, config)
         threads = ", num_parallel_calls=%s" % self.batching.num_threads if self.batching.num_threads else ""
         lines = ["%s = %s.map(%s%s)" % (ds, self.param, prepare, threads),
                  "%s = %s.%s" % (ds, ds, synth._batch(ds, self.batching, tf, target)),

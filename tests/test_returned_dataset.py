@@ -96,3 +96,16 @@ def test_a_summary_of_each_record_leaves_the_batch(tmp_path):
                              "    values = values[:max_steps]\n    tf.summary.histogram('values', values)\n")
     reason = _batch_reason(_migrate(tmp_path, {"samples.py": text})["samples.py"])
     assert "calls `tf.summary.histogram('values', values)`" in reason
+
+
+def test_records_of_a_structure_not_seen_leave_the_batch(tmp_path):
+    with open(os.path.join(TESTDATA, "single", "returned_tuple_records.before.py")) as handle:
+        text = handle.read()
+    # a tuple's parts reach a map function as arguments, a dict whole: a call's result could be either
+    text = text.replace("    return features['id'], tf.reshape(features['x'], [3])",
+                        "    return _pair(features)").replace("import tensorflow as tf\n", (
+                            "import tensorflow as tf\n\n\ndef _pair(features):\n"
+                            "    return features['id'], features['x']\n"))
+    reason = _batch_reason(_migrate(tmp_path, {"records.py": text})["records.py"])
+    assert "_parsed_records() returns `_pair(features)` as its records, whose structure qmigrate does not see" \
+        in reason
