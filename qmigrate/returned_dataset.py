@@ -329,8 +329,10 @@ class _Shape:
         batch_index = next((i for i, stmt in enumerate(body) if any(c is call for c in cstutil.calls_of(stmt))), None)
         if batch_index is None or batch_index < unpack:
             return None
-        assign = cstutil.single_assign(body[batch_index])
-        if assign is None or assign[1] is not call or not isinstance(assign[0], (cst.Name, cst.Tuple, cst.List)):
+        assign, small = cstutil.single_assign(body[batch_index]), cstutil.single_small(body[batch_index])
+        returned = isinstance(small, cst.Return) and small.value is call  # `return tf.train.batch(...)`
+        if not returned and (assign is None or assign[1] is not call
+                             or not isinstance(assign[0], (cst.Name, cst.Tuple, cst.List))):
             return None
         handed = _hand_over(new_module, batcher, params.index(param), param)
         if handed is None:
@@ -498,7 +500,7 @@ class _Shape:
         batch_stmt = body[self.batch_index]
         small = cstutil.single_small(batch_stmt)
         next_element = "%s.get_next()" % synth._one_shot(ds, tf, target)
-        if kind == "tuple" and isinstance(small.targets[0].target, cst.Name):
+        if kind == "tuple" and (isinstance(small, cst.Return) or isinstance(small.targets[0].target, cst.Name)):
             next_element = "list(%s)" % next_element  # tf.train.batch gave a list
         consumed = batch_stmt.with_changes(
             body=[small.with_changes(value=cst.parse_expression(next_element, config))], leading_lines=[])

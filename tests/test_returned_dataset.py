@@ -109,3 +109,17 @@ def test_records_of_a_structure_not_seen_leave_the_batch(tmp_path):
     reason = _batch_reason(_migrate(tmp_path, {"records.py": text})["records.py"])
     assert "_parsed_records() returns `_pair(features)` as its records, whose structure qmigrate does not see" \
         in reason
+
+
+def test_a_batch_returned_as_it_is_made_gives_the_list_it_gave(tmp_path):
+    with open(os.path.join(TESTDATA, "single", "returned_tuple_records.before.py")) as handle:
+        text = handle.read()
+    text = text.replace("    ids, xs = tf.train.batch([example_id, x], batch_size=batch_size, "
+                        "allow_smaller_final_batch=True)\n    return ids, xs\n",
+                        "    return tf.train.batch([example_id, x], batch_size=batch_size, "
+                        "allow_smaller_final_batch=True)\n")
+    result = _migrate(tmp_path, {"records.py": text})["records.py"]
+    assert all(d.fixed for d in result.diagnostics)
+    output = result.new_source.decode()
+    assert "    def prepare_record(example_id, x):\n        x = x * scale\n        return example_id, x\n" in output
+    assert "    return list(dataset.make_one_shot_iterator().get_next())\n" in output
