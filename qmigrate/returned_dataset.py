@@ -105,8 +105,9 @@ def _per_record(statements: Sequence[cst.BaseStatement], tainted: Set[str], reso
                 ) -> Tuple[List[int], Set[str]]:
     """(indices of the statements that work on the records, the names they give): a statement
     that reads a record name is per-record, and so are the names it binds. Raises Refused for a
-    per-record statement that is not a plain assignment or expression, or that makes a variable
-    or placeholder, and for a name both a per-record statement and another one bind."""
+    per-record statement that is not a plain assignment or expression, that stores into an object
+    it did not make, or that makes a variable, placeholder, summary or collection entry, and for
+    a name both a per-record statement and another one bind."""
     tainted = set(tainted)
     indices, others = [], set()
     for index, stmt in enumerate(statements):
@@ -118,6 +119,10 @@ def _per_record(statements: Sequence[cst.BaseStatement], tainted: Set[str], reso
         if not isinstance(small, (cst.Assign, cst.Expr, cst.AnnAssign)) or uses.control:
             raise Refused("the per-record code of %s() holds a statement other than an assignment "
                           "(line of `%s`)" % (owner, _short(stmt)))
+        outer = set(uses.mutated) - tainted
+        if outer:
+            raise Refused("the per-record code of %s() stores into `%s`, which it did not make: in a map "
+                          "function that store would hold tensors of the function's graph" % (owner, sorted(outer)[0]))
         for call in cstutil.calls_of(stmt):
             name = resolve(call.func) or ""
             if name in _NOT_IN_MAP or name.startswith(_NOT_IN_MAP_PREFIXES):

@@ -123,3 +123,11 @@ def test_a_batch_returned_as_it_is_made_gives_the_list_it_gave(tmp_path):
     output = result.new_source.decode()
     assert "    def prepare_record(example_id, x):\n        x = x * scale\n        return example_id, x\n" in output
     assert "    return list(dataset.make_one_shot_iterator().get_next())\n" in output
+
+
+def test_per_record_code_that_stores_into_an_outer_object_leaves_the_batch(tmp_path):
+    text = _source().replace("    tf.logging.info('Batching %d samples', count)\n",
+                             "    tf.logging.info('Batching %d samples', count)\n    seen = {}\n").replace(
+        "    values = values[:max_steps]\n", "    values = values[:max_steps]\n    seen['values'] = values\n")
+    reason = _batch_reason(_migrate(tmp_path, {"samples.py": text})["samples.py"])
+    assert "stores into `seen`, which it did not make" in reason
