@@ -16,7 +16,7 @@ import libcst as cst
 from qmigrate import (api_check, astindex, blocks, bucketing, built_rows, class_attrs, cstutil, data_findings,
                       guarded_records, handbuilt, handed_down, helpers, imported_helpers, method_queues,
                       python3_check, python_fed, queue_purpose, queue_roles, queue_sources, range_producers,
-                      receivers, returned_records, slim_modules, synth, towers, unlinked, wording)
+                      receivers, returned_dataset, returned_records, slim_modules, synth, towers, unlinked, wording)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -542,6 +542,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     new_module = _migrate_helpers(new_module, context, uses, analysis, keep, rewriter.unbatched_sources)
     _refuse_own_helpers(analysis, context, foreign.refused)
     new_module = _drop_queue_helpers(new_module, rewriter.queue_helpers, uses, analysis, keep)
+    new_module = returned_dataset.rewrite(module, new_module, analysis, rewriter.tf, options.target, keep_helpers or {})
     if rewriter.file_seed:
         new_module = _add_file_order_seed(new_module)
     if analysis.pipelines or edits:

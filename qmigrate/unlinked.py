@@ -303,8 +303,9 @@ class Explainer:
             said += (", records read one at a time there. Migrated, %s() would return a dataset that %s() maps "
                      "and batches" % (source, function.name.value))
         return (said + "; qmigrate links records across functions only from a reader helper, from a producer → "
-                "reader record source to the caller that batches, or to a batching helper that batches its "
-                "parameters as given")
+                "reader record source to the caller that batches, to a batching helper that batches its "
+                "parameters as given, or from a function of this module that reads them one at a time and is "
+                "called once, by a function that hands them straight to the batching function")
 
     def _reads_records(self, name: str) -> bool:
         """Whether the module's top-level function `name` reads records itself: a reader's read,

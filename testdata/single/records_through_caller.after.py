@@ -41,24 +41,31 @@ def _read_clips(pattern, training):
         dataset_2 = dataset_2.apply(tf.contrib.data.shuffle_and_repeat(128, None if training else 1))
     else:
         dataset_2 = dataset_2.repeat(None if training else 1)
-    serialized = dataset_2.make_one_shot_iterator().get_next()
-    clip_id, raw = dataset.decoder.decode(serialized, ['clip_id', 'raw'])
-    count = tf.py_func(_clip_count, [clip_id], tf.int32)
-    count.set_shape(())
-    frames = tf.ones(tf.stack([count, 4])) * tf.to_float(clip_id)
-    return Clip(frames=frames, count=count, clip_id=clip_id, raw=raw), total
+
+    def parse_record(serialized):
+        clip_id, raw = dataset.decoder.decode(serialized, ['clip_id', 'raw'])
+        count = tf.py_func(_clip_count, [clip_id], tf.int32)
+        count.set_shape(())
+        frames = tf.ones(tf.stack([count, 4])) * tf.to_float(clip_id)
+        return Clip(frames=frames, count=count, clip_id=clip_id, raw=raw)
+
+    return dataset_2.map(parse_record), total
 
 
 def _batch_clips(clips, total, batch_size, max_frames):
-    (frames, count, clip_id, raw) = clips
-    frames = tf.reshape(frames, (-1, 4))
-    keep = tf.reduce_min([max_frames, count]) if max_frames else count
-    delta = tf.shape(frames)[0] - keep
-    frames = tf.case([(delta > 0, lambda: frames[0:-delta])], default=lambda: frames)
-    trimmed = trim_raw_op(raw, keep)
-    batch = tf.train.batch({'frames': frames, 'lengths': keep, 'ids': clip_id, 'raw': trimmed},
-                           batch_size=batch_size, num_threads=1, capacity=16, dynamic_pad=True,
-                           allow_smaller_final_batch=False)
+    def prepare_record(clips):
+        (frames, count, clip_id, raw) = clips
+        frames = tf.reshape(frames, (-1, 4))
+        keep = tf.reduce_min([max_frames, count]) if max_frames else count
+        delta = tf.shape(frames)[0] - keep
+        frames = tf.case([(delta > 0, lambda: frames[0:-delta])], default=lambda: frames)
+        trimmed = trim_raw_op(raw, keep)
+        return {'frames': frames, 'lengths': keep, 'ids': clip_id, 'raw': trimmed}
+
+    dataset = clips.map(prepare_record)
+    dataset = dataset.apply(tf.contrib.data.padded_batch_and_drop_remainder(batch_size, dataset.output_shapes))
+    dataset = dataset.prefetch(1)
+    batch = dataset.make_one_shot_iterator().get_next()
     batch['num_batches'] = total // batch_size
     return batch
 

@@ -1,0 +1,133 @@
+"""Records a function returns, handed by their caller to another function that works on each and
+batches them (returned_dataset): migrated together when nothing else sees either function, else
+the batch stays and says why."""
+import os
+
+from conftest import TESTDATA
+from qmigrate import api
+
+GOLDEN = os.path.join(TESTDATA, "single", "returned_dataset.before.py")
+
+
+def _source():
+    with open(GOLDEN) as handle:
+        return handle.read()
+
+
+def _migrate(tmp_path, files):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return {os.path.basename(r.path): r for r in api.migrate([str(tmp_path)])}
+
+
+def _batch_reason(result):
+    [message] = [d.message for d in result.diagnostics if d.code == "QM301"]
+    return message
+
+
+def test_the_three_functions_migrate_together_and_keep_their_signatures(tmp_path):
+    result = _migrate(tmp_path, {"samples.py": _source()})["samples.py"]
+    output = result.new_source.decode()
+    assert all(d.fixed for d in result.diagnostics)
+    assert "return dataset_2.map(parse_record), count" in output
+    assert "dataset = samples.map(prepare_record, num_parallel_calls=threads)" in output
+    for signature in ("def _read_samples(files, training):",
+                      "def _batch_samples(samples, count, batch_size, max_steps, threads):",
+                      "def sample_batches(files, batch_size, max_steps=0, training=False, threads=1):"):
+        assert signature in output
+    # the outer max_steps is read before the per-record code binds it again: renamed there
+    assert "record_max_steps = tf.minimum(max_steps, steps) if max_steps else steps" in output
+
+
+def test_a_caller_in_another_module_keeps_both_functions_and_says_where(tmp_path):
+    other = "import samples\n\nrecords, total = samples._read_samples(['a'], False)\n"
+    results = _migrate(tmp_path, {"samples.py": _source(), "peek.py": other})
+    reason = _batch_reason(results["samples.py"])
+    assert "not rewritten" in reason and "_read_samples() is called from other modules too" in reason
+    assert "peek.py:3" in reason
+    assert "tf.train.batch(" in results["samples.py"].new_source.decode()
+
+
+def test_a_second_call_of_the_reader_leaves_the_batch(tmp_path):
+    text = _source() + "\n\ndef first_sample(files):\n    return _read_samples(files, False)[0]\n"
+    result = _migrate(tmp_path, {"samples.py": text})["samples.py"]
+    assert not [d for d in result.diagnostics if d.code == "QM301" and d.fixed]
+    assert "tf.train.batch(" in result.new_source.decode()
+
+
+def test_per_record_values_returned_beside_the_records_leave_the_batch(tmp_path):
+    text = _source().replace("return Sample(values=values, steps=steps, sample_id=sample_id), count",
+                             "return Sample(values=values, steps=steps, sample_id=sample_id), steps")
+    result = _migrate(tmp_path, {"samples.py": text})["samples.py"]
+    reason = _batch_reason(result)
+    assert "_read_samples() returns per-record values beside the records" in reason
+
+
+def test_per_record_names_read_after_the_batch_leave_it(tmp_path):
+    text = _source().replace("    batch['num_batches'] = count // batch_size\n",
+                             "    batch['num_batches'] = count // batch_size\n    batch['last'] = values\n")
+    reason = _batch_reason(_migrate(tmp_path, {"samples.py": text})["samples.py"])
+    assert "_batch_samples() reads the per-record `values` after the batch" in reason
+
+
+def test_a_variable_made_per_record_leaves_the_batch(tmp_path):
+    text = _source().replace("    values = values[:max_steps]\n",
+                             "    values = values[:max_steps] * tf.Variable(1.0)\n")
+    reason = _batch_reason(_migrate(tmp_path, {"samples.py": text})["samples.py"])
+    assert "calls `tf.Variable(1.0)`: in a map function" in reason
+
+
+def test_a_name_the_per_record_code_reads_bound_again_before_the_batch_leaves_it(tmp_path):
+    text = _source().replace("    batch_tensors = {", "    count = count + 0\n    batch_tensors = {").replace(
+        "'ids': sample_id}", "'ids': sample_id + count}")
+    reason = _batch_reason(_migrate(tmp_path, {"samples.py": text})["samples.py"])
+    assert "`count`, which its per-record code reads, is bound again before the batch" in reason
+
+
+def test_a_list_of_one_tensor_leaves_the_batch(tmp_path):
+    text = _source().replace("batch = tf.train.batch(batch_tensors,", "batch = tf.train.batch([values],").replace(
+        "    batch['num_batches'] = count // batch_size\n    return batch", "    return batch")
+    reason = _batch_reason(_migrate(tmp_path, {"samples.py": text})["samples.py"])
+    assert "a list of one tensor" in reason
+
+
+def test_a_summary_of_each_record_leaves_the_batch(tmp_path):
+    text = _source().replace("    values = values[:max_steps]\n",
+                             "    values = values[:max_steps]\n    tf.summary.histogram('values', values)\n")
+    reason = _batch_reason(_migrate(tmp_path, {"samples.py": text})["samples.py"])
+    assert "calls `tf.summary.histogram('values', values)`" in reason
+
+
+def test_records_of_a_structure_not_seen_leave_the_batch(tmp_path):
+    with open(os.path.join(TESTDATA, "single", "returned_tuple_records.before.py")) as handle:
+        text = handle.read()
+    # a tuple's parts reach a map function as arguments, a dict whole: a call's result could be either
+    text = text.replace("    return features['id'], tf.reshape(features['x'], [3])",
+                        "    return _pair(features)").replace("import tensorflow as tf\n", (
+                            "import tensorflow as tf\n\n\ndef _pair(features):\n"
+                            "    return features['id'], features['x']\n"))
+    reason = _batch_reason(_migrate(tmp_path, {"records.py": text})["records.py"])
+    assert "_parsed_records() returns `_pair(features)` as its records, whose structure qmigrate does not see" \
+        in reason
+
+
+def test_a_batch_returned_as_it_is_made_gives_the_list_it_gave(tmp_path):
+    with open(os.path.join(TESTDATA, "single", "returned_tuple_records.before.py")) as handle:
+        text = handle.read()
+    text = text.replace("    ids, xs = tf.train.batch([example_id, x], batch_size=batch_size, "
+                        "allow_smaller_final_batch=True)\n    return ids, xs\n",
+                        "    return tf.train.batch([example_id, x], batch_size=batch_size, "
+                        "allow_smaller_final_batch=True)\n")
+    result = _migrate(tmp_path, {"records.py": text})["records.py"]
+    assert all(d.fixed for d in result.diagnostics)
+    output = result.new_source.decode()
+    assert "    def prepare_record(example_id, x):\n        x = x * scale\n        return example_id, x\n" in output
+    assert "    return list(dataset.make_one_shot_iterator().get_next())\n" in output
+
+
+def test_per_record_code_that_stores_into_an_outer_object_leaves_the_batch(tmp_path):
+    text = _source().replace("    tf.logging.info('Batching %d samples', count)\n",
+                             "    tf.logging.info('Batching %d samples', count)\n    seen = {}\n").replace(
+        "    values = values[:max_steps]\n", "    values = values[:max_steps]\n    seen['values'] = values\n")
+    reason = _batch_reason(_migrate(tmp_path, {"samples.py": text})["samples.py"])
+    assert "stores into `seen`, which it did not make" in reason
