@@ -1317,6 +1317,7 @@ class _BlockRecogniser:
             if source.held is not None and method_call is not None:
                 # The producer stays in __init__ as the file names' dataset; the reader's arguments
                 # read only module-level names (held_sources.find).
+                self._check_one_held_caller(source, calls + self._chain_calls(index, (None, ""), {}, {}))
                 produced = held_sources.caller_bound(source, method_call.func.value)
                 read = source.reader_rule.bind(source.reader_call)
             elif source.held is not None:
@@ -1350,6 +1351,18 @@ class _BlockRecogniser:
             match.held_init = (queue, init_producer)
             match.remote_bindings = (held_sources.with_replacement(reader, ()),)
         return match
+
+    def _check_one_held_caller(self, source: helpers.RecordSource, calls) -> None:
+        """A method of the source's class that batches its records runs once per object: called
+        again, its batches shared the one queue's records, where two datasets over the held file
+        names would each read them all."""
+        attrs = self.context.class_attrs(self.scope)
+        if attrs is None or attrs.cls is not self.context.method_classes.get(id(source.function)):
+            return
+        here = self.scope.name.value
+        if attrs.uses_of(here) > 1:
+            raise _Broken(calls, "its reader and queue are made once for the object in __init__, and this file "
+                          "calls %s() in %d places, which would share their records" % (here, attrs.uses_of(here)))
 
     def _provider_read(self, index: int) -> Match:
         """A statement that gets items of one provider (`[a, b] = provider.get([...])`,
