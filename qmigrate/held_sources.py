@@ -10,7 +10,9 @@ producer did) is built where the producer was, in __init__, and kept on the obje
 attribute the queue had (`self.queue = tf.data.Dataset.from_tensor_slices(files)` ...); the reader's
 binding goes; the method takes the record (helpers.migrate_record_source); its caller's dataset
 starts from that attribute (model.FileSource.held) and continues the chain: the reader's dataset by
-flat_map, the per-record code by map, the caller's batching.
+flat_map, the per-record code by map, the caller's batching. The producer's epochs repeat the file
+names there, before the read (the epochs are __init__'s values): a shuffle_batch's buffer then
+spans epoch ends, as its queue did (a chain written in one place uses shuffle_and_repeat instead).
 
 Contract (`find` returns None, or a RecordSource whose `held` is set, only when all hold):
 - the method's body (after a docstring) opens with that read, ends with its one `return`, and
