@@ -1949,6 +1949,8 @@ class _PipelineRewriter(cst.CSTTransformer):
             # The path that batched nothing read one record per run, under the names the arms batch.
             records = [cst.parse_statement(synth.repeat_statement(match.pipeline) + "\n", config),
                        self._consume(blocks_now[0].body[-1], match).with_changes(leading_lines=[])]
+            if getattr(match.pipeline.source, "held", False):  # its epochs are the held dataset's already
+                records = records[1:]
             last = cst.Else(body=blocks_now[0].with_changes(body=records))
         return _with_arms(branch, arms, last)
 

@@ -4,7 +4,8 @@ another, shuffled in one arm of an if/else and by a batch_join of that one reade
 Migrated, the file names' dataset is built in __init__ (shuffled and repeated as the producer
 was) and kept under the queue's attribute; the reading method takes the line; the batching method
 continues the chain from that attribute. A second class reads a random tensor made as a default
-argument in its per-record code, a third batches twice from one object (two batch queues shared
+argument in its per-record code (a fourth, batching only when asked, gives single lines otherwise,
+its epochs those of the held dataset), a third batches twice from one object (two batch queues shared
 the one reader's lines; two datasets would each read them all): both left as they are, with the
 reason."""
 import tensorflow as tf
@@ -65,6 +66,31 @@ class JitteredLines(object):
         head = self._line()
         shifted = tf.substr(head, self.jitter, 1)
         return tf.train.batch([shifted], batch_size)
+
+
+class OptionalBatches(object):
+    def __init__(self, csv_files, epochs):
+        self.name_queue = tf.data.Dataset.from_tensor_slices(csv_files)
+        self.name_queue = self.name_queue.repeat(epochs)
+
+    def _field(self, line):
+        return tf.decode_csv(line, [[''], [''], [''], [''], ['']])[0]
+
+    def fields(self, batch_size, batched):
+        def parse_record_2(line):
+            field = self._field(line)
+            return field
+
+        dataset_2 = self.name_queue
+        dataset_2 = dataset_2.flat_map(tf.data.TextLineDataset)
+        dataset_2 = dataset_2.map(parse_record_2)
+        if batched:
+            dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+            dataset_2 = dataset_2.prefetch(1)
+            field = dataset_2.make_one_shot_iterator().get_next()
+        else:
+            field = dataset_2.make_one_shot_iterator().get_next()
+        return field
 
 
 class SharedLines(object):

@@ -4,7 +4,8 @@ another, shuffled in one arm of an if/else and by a batch_join of that one reade
 Migrated, the file names' dataset is built in __init__ (shuffled and repeated as the producer
 was) and kept under the queue's attribute; the reading method takes the line; the batching method
 continues the chain from that attribute. A second class reads a random tensor made as a default
-argument in its per-record code, a third batches twice from one object (two batch queues shared
+argument in its per-record code (a fourth, batching only when asked, gives single lines otherwise,
+its epochs those of the held dataset), a third batches twice from one object (two batch queues shared
 the one reader's lines; two datasets would each read them all): both left as they are, with the
 reason."""
 import tensorflow as tf
@@ -56,6 +57,22 @@ class JitteredLines(object):
         head = self._line()
         shifted = tf.substr(head, self.jitter, 1)
         return tf.train.batch([shifted], batch_size)
+
+
+class OptionalBatches(object):
+    def __init__(self, csv_files, epochs):
+        self.line_reader = tf.TextLineReader()
+        self.name_queue = tf.train.string_input_producer(csv_files, num_epochs=epochs, shuffle=False)
+
+    def _field(self):
+        _, line = self.line_reader.read(self.name_queue)
+        return tf.decode_csv(line, [[''], [''], [''], [''], ['']])[0]
+
+    def fields(self, batch_size, batched):
+        field = self._field()
+        if batched:
+            field = tf.train.batch([field], batch_size)
+        return field
 
 
 class SharedLines(object):
