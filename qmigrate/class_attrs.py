@@ -42,6 +42,10 @@ class Binding:
     method: cst.FunctionDef
     statement: cst.BaseStatement
     value: cst.BaseExpression
+    # Set by a migration that gives the attribute another value or none (held_sources.py): the
+    # statements that stand where the binding was (remove_bindings), whatever still reads it
+    # in the class as the rewriter sees it (a method migrated later stops reading it); () removes it.
+    replacement: Optional[Tuple[cst.BaseStatement, ...]] = None
 
 
 @dataclass
@@ -386,7 +390,8 @@ class _SelfUses(cst.CSTVisitor):
 
 def remove_bindings(cls: cst.ClassDef, bindings) -> cst.ClassDef:
     """`cls` (rewritten) without the statements `self.<attr> = ...` of `bindings` whose attribute
-    nothing in the class reads any more (a reader or producer whose one read a pipeline took over).
+    nothing in the class reads any more (a reader or producer whose one read a pipeline took over),
+    or with the binding's `replacement` in their place when it has one.
     Comments above a removed statement stay, on the statement after it (at the end of the method
     when it was the last, or on a `pass` that keeps an emptied method valid)."""
     body = list(cls.body.body)
@@ -394,7 +399,8 @@ def remove_bindings(cls: cst.ClassDef, bindings) -> cst.ClassDef:
     cls.visit(collector)
     for binding in bindings:
         attr = binding.attr
-        if any(node.attr.value == attr and id(node) not in collector.ids for node in _attributes(cls)):
+        if binding.replacement is None and any(
+                node.attr.value == attr and id(node) not in collector.ids for node in _attributes(cls)):
             continue  # still read: it stays
         for position, stmt in enumerate(body):
             if not (isinstance(stmt, cst.FunctionDef) and stmt.name.value == binding.method.name.value):
@@ -408,6 +414,12 @@ def remove_bindings(cls: cst.ClassDef, bindings) -> cst.ClassDef:
                 assign = cstutil.single_assign(leaf.updated)
                 if assign is None or dotted(assign[0]) != target:
                     continue
+                if binding.replacement:  # its new value, the comments above it staying there
+                    first = binding.replacement[0].with_changes(leading_lines=leaf.updated.leading_lines)
+                    replacements = {leaf.path: [first] + list(binding.replacement[1:])}
+                    new_body = blocks.rebuild(stmt.body.body, replacements, set())
+                    body[position] = stmt.with_changes(body=stmt.body.with_changes(body=new_body))
+                    break
                 comments = wording.moved_comments(leaf.updated, leading_only=True)
                 replacements = {leaf.path: []}
                 after = leaves[index + 1] if index + 1 < len(leaves) else None

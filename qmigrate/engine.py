@@ -14,7 +14,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 import libcst as cst
 
 from qmigrate import (api_check, astindex, blocks, bucketing, built_rows, class_attrs, cstutil, data_findings,
-                      guarded_records, handbuilt, handed_down, helpers, imported_helpers, method_queues,
+                      guarded_records, handbuilt, handed_down, held_sources, helpers, imported_helpers, method_queues,
                       python3_check, python_fed, queue_purpose, queue_roles, queue_sources, range_producers,
                       receivers, returned_dataset, returned_records, slim_modules, synth, towers, unlinked, wording)
 from qmigrate.model import Sharding, ZipSource
@@ -858,6 +858,8 @@ def imported_record_source(source: bytes, module_name: str, key: str) -> Optiona
     except Exception:
         return None
     found = context.record_sources.get(key)
+    if found is not None and found.held is not None:
+        return None  # its file names' dataset is built in its class's __init__, in its own module
     cls = next((stmt for stmt in module.body if isinstance(stmt, cst.ClassDef)
                 and stmt.name.value == key.split(".")[0]), None)
     if found is None or cls is None or "." not in key:
@@ -1025,7 +1027,8 @@ def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, attribute_nam
             continue  # a method defined twice, a class method or any other decorated one (no plain `self`)
         reader = helpers.find_reader_helper(method, context.imports) if len(params) > 1 else None
         if reader is None:
-            source = helpers.find_record_source(method, context.imports, method=True)
+            source = helpers.find_record_source(method, context.imports, method=True) or held_sources.find(
+                method, context.class_attrs, context.imports, context.module_names)
             if source is not None and not class_attrs.overridden(cls, method.name.value, module):
                 context.record_sources["%s.%s" % (cls.name.value, method.name.value)] = source
             continue
@@ -1560,6 +1563,14 @@ class _PipelineRewriter(cst.CSTTransformer):
                 return name
         return None
 
+    def _hold_init(self, binding, producer) -> None:
+        """The queue's binding in __init__ becomes the file names' dataset (held_sources.py)."""
+        attribute = "%s.%s" % (binding.method.params.params[0].name.value, binding.attr)
+        texts = held_sources.init_statements(producer, attribute, self.tf, self.target)
+        statements = [cst.parse_statement(text, self.module.config_for_parsing) for text in texts]
+        held = held_sources.with_replacement(binding, statements)
+        self.attr_bindings.setdefault(id(self.context.method_classes[id(binding.method)]), []).append(held)
+
     def leave_ClassDef(self, original_node, updated_node):
         bindings = self.attr_bindings.pop(id(original_node), ())
         return class_attrs.remove_bindings(updated_node, bindings) if bindings else updated_node
@@ -1660,6 +1671,8 @@ class _PipelineRewriter(cst.CSTTransformer):
             self._apply(match, leaves, replacements, removed)
             for binding in match.remote_bindings:  # its reader or producer, bound in another method
                 self.attr_bindings.setdefault(id(self.context.method_classes[id(binding.method)]), []).append(binding)
+            if match.held_init is not None:  # the file names' dataset, where the producer was
+                self._hold_init(*match.held_init)
             self.analysis.fixed_calls.update(id(call) for call in match.calls)
             if match.finding is not None:
                 self.analysis.add_finding(match.finding[0], match.finding[1], True)
@@ -1941,6 +1954,8 @@ class _PipelineRewriter(cst.CSTTransformer):
             # The path that batched nothing read one record per run, under the names the arms batch.
             records = [cst.parse_statement(synth.repeat_statement(match.pipeline) + "\n", config),
                        self._consume(blocks_now[0].body[-1], match).with_changes(leading_lines=[])]
+            if getattr(match.pipeline.source, "held", False):  # its epochs are the held dataset's already
+                records = records[1:]
             last = cst.Else(body=blocks_now[0].with_changes(body=records))
         return _with_arms(branch, arms, last)
 

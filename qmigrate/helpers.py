@@ -74,6 +74,9 @@ class RecordSource:
     dropped_params: Tuple[str, ...]  # parameters only the producer and reader read
     foreign: bool = False  # a method of a class of another module (engine.imported_record_source)
     foreign_names: Tuple[str, ...] = ()  # then: its module's names the moved arguments may read (TensorFlow's)
+    # A method reading a reader and queue the object holds (held_sources.py): their bindings in
+    # __init__ (class_attrs.Binding), the queue's first; producer_call and reader_call are their values.
+    held: Optional[Tuple] = None
 
     @property
     def name(self) -> str:

@@ -23,6 +23,7 @@ import libcst as cst
 
 from qmigrate import cstutil
 from qmigrate.names import dotted
+from qmigrate.rules.base import Unsupported
 
 
 @dataclass(frozen=True)
@@ -165,3 +166,35 @@ def is_empty_list(value: Optional[cst.BaseExpression]) -> bool:
     """`[]` or `list()`."""
     return (isinstance(value, cst.List) and not value.elements) or (
         isinstance(value, cst.Call) and dotted(value.func) == "list" and not value.args)
+
+
+def one_reader_join(found):
+    """`batch_join([(a, b)], ...)` / `shuffle_batch_join([...], ...)` with a literal list of one
+    tensor list: one enqueue thread batching one reader's tensors, as `batch((a, b), ...)` with
+    one thread does. `found`: (join rule, call) or None. Returns (rule, call), the rule a subclass
+    of the join's whose bind() also gives `tensors`, the list's one element (what a batcher's
+    bind gives), so an if/else arm batching one reader this way is read like any batching arm;
+    None for any other list."""
+    if not found:
+        return None
+    rule, call = found
+    try:
+        listed = rule.bind(call).get("tensors_list")
+    except Unsupported:  # * or ** arguments, unknown keywords
+        return None
+    if not (isinstance(listed, cst.List) and len(listed.elements) == 1
+            and isinstance(listed.elements[0], cst.Element)):
+        return None
+    return _ONE_READER.setdefault(rule, _one_reader_rule(rule)), call
+
+
+_ONE_READER = {}
+
+
+def _one_reader_rule(join_rule):
+    def bind(cls, call):
+        bound = dict(join_rule.bind.__func__(cls, call))
+        bound["tensors"] = bound["tensors_list"].elements[0].value
+        return bound
+
+    return type("OneReader" + join_rule.__name__, (join_rule,), {"bind": classmethod(bind)})

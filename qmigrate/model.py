@@ -23,6 +23,9 @@ class FileSource:
     pattern: Optional[str] = None
     data_sources: Optional[str] = None
     reader_check: Optional[str] = None  # a slim dataset whose reader class is checked when the pipeline is built
+    # `files` is an attribute (`self.queue`) holding the file names' dataset, built where the
+    # producer was (held_sources.py): shuffled and repeated there, so neither happens again.
+    held: bool = False
 
 
 @dataclass(frozen=True)

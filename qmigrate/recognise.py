@@ -14,7 +14,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from qmigrate import (batch_down, blocks, branch_records, bucketing, built_rows, class_attrs, cstutil,
-                      dequeued_rows, handbuilt, helpers, joins, loop_records, queue_sources, receivers,
+                      dequeued_rows, handbuilt, held_sources, helpers, joins, loop_records, queue_sources, receivers,
                       returned_records, slim_provider, towers, zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
@@ -61,6 +61,9 @@ class Match:
     # Readers or producers bound to `self.<attr>` in another method, their calls moved into this
     # chain: each binding goes once nothing reads the attribute (class_attrs.Binding).
     remote_bindings: Tuple = ()
+    # A held record source's queue binding in __init__ and the producer there as a FileSource in
+    # __init__'s names: the engine writes the file names' dataset in its place (held_sources.py).
+    held_init: Optional[Tuple] = None
     # An unbatched read (no batching in the block): the source of what get_next() is assigned to
     # where the read stood; batch_index is then read_index, and nothing else moves.
     unbatched_target: Optional[str] = None
@@ -289,8 +292,10 @@ class ModuleContext:
     def _module_classes(self) -> "class_attrs.ModuleClasses":
         """The `self.attr` uses of every class of the module, made once for class_attrs and receivers."""
         if self._classes is None:
-            self._classes = class_attrs.ModuleClasses(self.module, self.line_of or (lambda n: 0),
-                                                      set(self.imports.aliases), self.tree)
+            # line_of looked up when asked: the classes may be made before the engine sets it.
+            self._classes = class_attrs.ModuleClasses(
+                self.module, lambda node: self.line_of(node) if self.line_of else 0, set(self.imports.aliases),
+                self.tree)
         return self._classes
 
 
@@ -1309,7 +1314,16 @@ class _BlockRecogniser:
             raise _Broken(calls, "the result of %s() is not assigned to plain names" % source.name)
         try:
             module_names = frozenset(source.foreign_names) if source.foreign else self.context.module_names
-            produced, read = helpers.source_arguments(source, call, module_names, self._caller_bound())
+            if source.held is not None and method_call is not None:
+                # The producer stays in __init__ as the file names' dataset; the reader's arguments
+                # read only module-level names (held_sources.find).
+                self._check_one_held_caller(source, calls + self._chain_calls(index, (None, ""), {}, {}))
+                produced = held_sources.caller_bound(source, method_call.func.value)
+                read = source.reader_rule.bind(source.reader_call)
+            elif source.held is not None:
+                raise Unsupported("it is called without its object")
+            else:
+                produced, read = helpers.source_arguments(source, call, module_names, self._caller_bound())
         except (helpers.NotMovable, Unsupported) as error:
             raise _Broken(calls, "the producer's and reader's arguments cannot be moved out of %s(): %s"
                           % (source.name, error))
@@ -1322,9 +1336,33 @@ class _BlockRecogniser:
             new_call = helpers.source_call(source, call, value, self.context.kept_helpers.get(source.name,
                                                                                              source.name))
         producer = (index, source.producer_rule, source.producer_call)
-        return self._follow(producer, (source.reader_rule, source.reader_call, read, None), index, None, value,
-                            set(names), [index], calls, helpers_used=(key or source.name,), bound_producer=produced,
-                            record_call=new_call)
+        match = self._follow(producer, (source.reader_rule, source.reader_call, read, None), index, None, value,
+                             set(names), [index], calls, helpers_used=(key or source.name,), bound_producer=produced,
+                             record_call=new_call)
+        if source.held is not None:
+            queue, reader = source.held
+            held = held_sources.held_source(self.source_of(produced["string_tensor"]))
+            match.pipeline = dataclasses.replace(match.pipeline, source=held)
+            try:
+                init_producer = source.producer_rule.model(source.producer_rule.bind(source.producer_call),
+                                                           self.source_of, self.imports.resolve)
+            except Unsupported as error:
+                raise _Broken(calls, str(error))
+            match.held_init = (queue, init_producer)
+            match.remote_bindings = (held_sources.with_replacement(reader, ()),)
+        return match
+
+    def _check_one_held_caller(self, source: helpers.RecordSource, calls) -> None:
+        """A method of the source's class that batches its records runs once per object: called
+        again, its batches shared the one queue's records, where two datasets over the held file
+        names would each read them all."""
+        attrs = self.context.class_attrs(self.scope)
+        if attrs is None or attrs.cls is not self.context.method_classes.get(id(source.function)):
+            return
+        here = self.scope.name.value
+        if attrs.uses_of(here) > 1:
+            raise _Broken(calls, "its reader and queue are made once for the object in __init__, and this file "
+                          "calls %s() in %d places, which would share their records" % (here, attrs.uses_of(here)))
 
     def _provider_read(self, index: int) -> Match:
         """A statement that gets items of one provider (`[a, b] = provider.get([...])`,
@@ -2199,12 +2237,47 @@ class _BlockRecogniser:
                 if next_element:
                     taken[name] = index
         self.captured_reads = tuple(sorted({taken[name] for name in reads & set(taken)}))
+        self._check_stateful_attributes(moved, map_returns, calls)
         captured = sorted(reads & set(stateful))
         if captured:
             raise _Broken(calls, "the per-record code reads `%s`, made at line %d from a stateful op (random, "
                           "variable, placeholder or py_func) outside it: the map function would capture it by value, "
                           "which a one-shot iterator cannot (the queue ran it once per record); move that statement "
                           "into the per-record code" % (captured[0], self._line_of(stateful[captured[0]])))
+
+    def _check_stateful_attributes(self, moved, map_returns: str, calls) -> None:
+        """As _check_stateful_captures, for `self.<attr>` the moved code reads: refused when the
+        attribute's one binding (class_attrs) makes a stateful op, or is a parameter of its method
+        whose default does (`rotate=tf.random_uniform(...)` in __init__: one tensor, made when the
+        class was defined, that every record of the queue ran anew)."""
+        attrs = self.context.class_attrs(self.scope) if self.scope is not None else None
+        self_name = attrs.self_name(self.scope) if attrs is not None else None
+        if self_name is None:
+            return
+        nodes = [node for index in moved for node in cstutil.nodes_of(self.body[index], cst.Attribute)]
+        if map_returns:
+            try:
+                nodes += cstutil.nodes_of(cst.parse_expression("(%s)" % map_returns), cst.Attribute)
+            except cst.ParserSyntaxError:
+                pass
+        for attr in sorted({node.attr.value for node in nodes if dotted(node.value) == self_name}):
+            try:
+                binding = attrs.binding(attr)
+            except class_attrs.NotProven:
+                continue
+            made, what = binding.value, "a tensor of a stateful op"
+            if isinstance(made, cst.Name):  # a parameter: its default, when the caller passes none
+                made = next((param.default for param in binding.method.params.params
+                             if param.name.value == made.value and param.default is not None), None)
+                what = "the parameter `%s` of %s(), whose default is a tensor of a stateful op" % (
+                    binding.value.value, binding.method.name.value)
+            if made is not None and any((self.imports.resolve(call.func) or "").startswith(_STATEFUL_OPS)
+                                        for call in cstutil.calls_of(made)):
+                raise _Broken(calls, "the per-record code reads `%s.%s`, bound at line %d to %s (random, "
+                              "variable, placeholder or py_func), made outside it: the map function would capture "
+                              "it by value, which a one-shot iterator cannot (the queue ran it once per record); "
+                              "make that op in the per-record code" % (
+                                  self_name, attr, attrs.line_of(binding.value), what))
 
     def _check_locals_of_map(self, record_indices, batch_index: int, chain: Set[int], kept, calls) -> None:
         """Every name the map function binds is a local of it (Python's rule): a name the moved
@@ -2299,6 +2372,8 @@ class _BlockRecogniser:
                 small = None
             found = small is not None and _call_with_rule(small.value, self.imports,
                                                           JOINERS if joined else BATCHERS)
+            if not found and not joined and small is not None:  # `batch_join([(a, b)], ...)`: one reader's
+                found = joins.one_reader_join(_call_with_rule(small.value, self.imports, JOINERS))
             if not found:
                 bucketing = small is not None and _call_with_rule(small.value, self.imports, BUCKETERS)
                 self.branch_refusal = (
@@ -2369,7 +2444,10 @@ class _BlockRecogniser:
         if element != (element_kind, returns):
             raise _Broken(calls + (call,), "the branches of the if/else batch different tensors (line %d)" % line)
         batching = rule.model(bound, self.source_of, self.imports.resolve)
-        for what in ("num_threads", "enqueue_many", "keep_input", "shapes"):
+        # The map keeps the records' order at any parallelism: an arm's thread count (one for a
+        # batch_join of one reader) only changes how fast the shared map runs, so the first arm's stands.
+        batching = dataclasses.replace(batching, num_threads=first.num_threads)
+        for what in ("enqueue_many", "keep_input", "shapes"):
             if getattr(batching, what) != getattr(first, what):
                 raise _Broken(calls + (call,), "the branches of the if/else batch with different `%s` (line %d), "
                               "which the dataset they share would need to differ before the branch" % (what, line))

@@ -58,6 +58,9 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         tensors = "(%s)" % ", ".join(source.tensors) if len(source.tensors) > 1 else source.tensors[0]
         out = ["%s = %s.data.Dataset.from_tensor_slices(%s)" % (ds, tf, tensors)]
         size = "%s.shape(%s, out_type=%s.int64)[0]" % (tf, source.tensors[0], tf)
+    elif source.held:  # the file names' dataset the object holds, shuffled and repeated already
+        out = ["%s = %s" % (ds, source.files)]
+        size = None
     else:
         files = source.files
         if source.pattern is not None:
@@ -77,7 +80,7 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
     def stage(text: str) -> None:
         out.append("%s = %s.%s" % (ds, ds, text))
 
-    if source.shuffle:
+    if source.shuffle and not getattr(source, "held", False):
         # Like the producers: a new order every epoch (shuffle over all of it, before repeat).
         seed = "seed=%s" % source.seed if source.seed else ""
         if source.shuffle is True:
@@ -163,9 +166,10 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
 
     if batching.enqueue_many and pipeline.unbatch_in_tail:
         stage(_unbatch(tf, target))  # as in head_statements, for this path only
-    if isinstance(source, ZipSource) or (pipeline.reader is not None and pipeline.reader.record_shuffle):
+    if _repeated(pipeline):
         # Already repeated: each chain of a zip its own epochs before the zip, slim's record
-        # shuffle before the map. A shuffle_batch only shuffles here.
+        # shuffle before the map, a held file-name dataset where it was built. A shuffle_batch
+        # only shuffles here.
         if batching.shuffle_buffer:
             seed = "seed=%s" % batching.seed if batching.seed else ""
             shuffle = "%s = %s.shuffle(%s)" % (ds, ds, _call_args(batching.shuffle_buffer, seed))
@@ -218,9 +222,15 @@ def unbatched_statements(pipeline: Pipeline, tf: str, target: Target, assigned: 
     for a tf.train.batch; slim's record shuffle has repeated them already (head_statements).
     """
     # slim's record shuffle (shuffle_and_repeat in head_statements) has repeated them already.
-    repeat = [] if pipeline.reader is not None and pipeline.reader.record_shuffle else [repeat_statement(pipeline)]
+    repeat = [] if _repeated(pipeline) and not isinstance(pipeline.source, ZipSource) else [repeat_statement(pipeline)]
     return head_statements(pipeline, tf, target) + repeat + [
         "%s = %s" % (assigned, next_element(pipeline, tf, target))]
+
+
+def _repeated(pipeline: Pipeline) -> bool:
+    """Whether the stages up to the map repeat the records already (see tail_statements)."""
+    return isinstance(pipeline.source, ZipSource) or getattr(pipeline.source, "held", False) or (
+        pipeline.reader is not None and bool(pipeline.reader.record_shuffle))
 
 
 def repeat_statement(pipeline: Pipeline) -> str:

@@ -374,7 +374,10 @@ class BatchJoin(Rule):
     `for _ in range(n):` that makes a reader, reads the queue, runs the per-record code and
     appends a literal list, tuple or dict (or the call of such a helper) to a list made empty
     just before (qmigrate/joins.py); a loop whose tensors are used after it, or whose readers
-    differ by the loop variable, is reported. Other lists of tensor lists are reported.
+    differ by the loop variable, is reported. A literal list of one tensor list
+    (`batch_join([(image, label)], ...)`, one reader batched by one thread) is read as
+    `tf.train.batch` of that tensor list when it is an arm of an if/else whose other arm batches
+    the same tensors. Other lists of tensor lists are reported.
     """
 
     code = "QM303"

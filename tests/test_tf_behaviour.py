@@ -311,6 +311,11 @@ CASES = [
     # Each chain shuffles its own files: the ids side keeps its two epochs (the pairs are random).
     ("zipped_chains", "shuffled_ids", lambda d: dict(files=_files(d, "dict_*"), csv_files=_files(d, "iris_*"),
                                                      batch_size=10), 100, "epoch"),
+    # --- cellseg ---
+    # Reader and file queue made in __init__, read by one method, batched by another (batch_join of
+    # that one reader, a smaller last batch): the file names' dataset held under the queue's attribute.
+    # 93 lines (three headers), one epoch in file order.
+    ("class_held_queue", "pair_batches", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=10), 93, "epoch"),
 ]
 
 
