@@ -398,19 +398,21 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
 
 def _run_with_queues(program: "Program", building: List[str], paths: List[str]) -> Set[str]:
     """The files that may run in a program that still builds queues: each file whose imports,
-    directly or not, build queues (every file counts for one that imports modules dynamically:
-    what it loads is unknown; so does a file an import of a package the run holds only part of may
-    load), and every file those import, since a helper's start_queue_runners runs in the program of
-    whichever script imports it. Two walks over the import graph: linear in the run's size."""
-    imports = {}
-    for path in paths:
-        dynamic = re.search(rb"\bimportlib\b|\b__import__\b", program.source(path) or b"")
-        imports[path] = set(paths) if dynamic else program.imported(path, partial=True)
+    directly or not, build queues (so does a file an import of a package the run holds only part
+    of may load), and every file those import, since a helper's start_queue_runners runs in the
+    program of whichever script imports it. A file that imports modules dynamically counts as
+    importing every file (what it loads is unknown), but its dynamic imports do not pass that on
+    to every file: only its static ones do (else one importlib in a repository would keep every
+    queue runner of it). Two walks over the import graph: linear in the run's size."""
+    imports = {path: program.imported(path, partial=True) for path in paths}
     importers: Dict[str, Set[str]] = {}
     for path, imported in imports.items():
         for target in imported:
             importers.setdefault(target, set()).add(path)
+    dynamic = {path for path in paths if re.search(rb"\bimportlib\b|\b__import__\b", program.source(path) or b"")}
     with_queues = _walk(building, lambda path: importers.get(path, ()))
+    if building:
+        with_queues |= _walk(dynamic, lambda path: importers.get(path, ()))
     return _walk(with_queues, lambda path: imports.get(path, ()))
 
 
