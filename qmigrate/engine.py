@@ -936,7 +936,8 @@ def _add_imported_sources(context: ModuleContext, sources: Dict[str, ImportedSou
 
 def _add_imported_helpers(context: ModuleContext, imported: Dict[str, ImportedHelper]) -> Set[str]:
     """Add to the module's reader helpers those imported under names it neither defines nor
-    rebinds, whose reader's TensorFlow names mean the same here; their local names."""
+    rebinds, whose reader's TensorFlow names mean the same here; their local names (a helper
+    called as an attribute of its module's name is keyed by that dotted text, `rec.decode`)."""
     added = set()
     for local, found in imported.items():
         if local in context.functions or local in context.reader_helpers or local in context.record_sources:
@@ -944,7 +945,7 @@ def _add_imported_helpers(context: ModuleContext, imported: Dict[str, ImportedHe
         if any(context.imports.aliases.get(used) != resolved for used, resolved in found.tf_names):
             continue
         helper = found.helper
-        if helper.name != local:  # `from records import decode as read`: its calls here say `read`
+        if helper.name != local and "." not in local:  # `from records import decode as read`: calls say `read`
             helper = dataclasses.replace(helper, function=helper.function.with_changes(name=cst.Name(local)))
         context.reader_helpers[local] = helper
         context.may_be_sparse = context.may_be_sparse or found.sparse
@@ -1187,7 +1188,12 @@ def _partly_used_helpers(module: cst.Module, uses: Counter, tree: Optional[ast.A
         loads.subtract(function.name.value for function in cstutil.functions_in(module))  # a def's own name
     # A method helper (`Class.method`) is used through attributes of the object (class_attrs).
     for name in uses:
-        if name in context.foreign_classes:
+        if "." in name and name in context.reader_helpers:
+            # A helper of another module called as an attribute of its module's name (`data_utils.read`).
+            base, _, attr = name.partition(".")
+            loads[name] = sum(1 for node in astindex.nodes(tree, ast.Attribute) if node.attr == attr and isinstance(
+                node.value, ast.Name) and node.value.id == base) if tree is not None else -1
+        elif name in context.foreign_classes:
             # A method of another module's class: every `.method` here must be one of these calls.
             method = name.rsplit(".", 1)[1]
             loads[name] = sum(1 for node in astindex.nodes(tree, ast.Attribute) if node.attr == method) \

@@ -586,6 +586,9 @@ class _BlockRecogniser:
         if joined is not None:  # `[read_helper(q) for _ in range(n)]`: n readers for batch_join
             value, readers_count = joined
         helper, name = self._reader_helper(value), None
+        attribute = self._attribute_helper(value) if helper is None else None
+        if attribute is not None:  # `data_utils.read(queue)`: a helper of a module imported as a name
+            helper = self.context.reader_helpers[attribute]
         choice = self._chosen_helpers(index, value) if helper is None and readers_count is None else None
         if choice is not None:  # `read(queue)`, `read` bound to one of several reader helpers
             helper = choice[1][0]
@@ -609,10 +612,12 @@ class _BlockRecogniser:
             return None
         if not (isinstance(queue, cst.Name) and queue.value in producers):
             return None
-        refused = self.context.refused_helpers.get(helper.name) if name is None and choice is None else None
+        refused = self.context.refused_helpers.get(attribute or helper.name) \
+            if name is None and choice is None else None
         if refused is not None:
             raise _Broken(self._chain_calls(index, (None, queue.value), producers, {}), refused)
-        match = self._link_helper(producers[queue.value], helper, index, value, target, readers_count, name, choice)
+        match = self._link_helper(producers[queue.value], helper, index, value, target, readers_count,
+                                  name or attribute, choice)
         if choice is not None:  # each arm's binding is a use of its helper, migrated by the calls together
             match.counted_helpers = choice[2]
         return match
@@ -1197,6 +1202,16 @@ class _BlockRecogniser:
             raise _Broken(calls, "the dequeued row is stored into `%s`, which line %d uses before, so it holds more "
                           "than the records" % (name, self._line_of(used[0])))
         return binding
+
+    def _attribute_helper(self, value) -> Optional[str]:
+        """The key (`module.function`, its dotted text) of a reader helper of another module that
+        `value` calls as an attribute of the name this module imported that module by
+        (imported_helpers' attribute Imports), the name not bound in this scope; else None."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                and isinstance(value.func.value, cst.Name)) or value.func.value.value in self.scope_stores:
+            return None
+        key = dotted(value.func)
+        return key if key in self.context.reader_helpers else None
 
     def _reader_helper(self, value) -> Optional[helpers.ReaderHelper]:
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
