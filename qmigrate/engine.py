@@ -13,8 +13,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import (api_check, astindex, blocks, bucketing, built_rows, class_attrs, cstutil, data_findings,
-                      guarded_records, handbuilt, handed_down, helpers, imported_helpers, method_queues,
+from qmigrate import (api_check, arm_producers, astindex, blocks, bucketing, built_rows, class_attrs, cstutil,
+                      data_findings, guarded_records, handbuilt, handed_down, helpers, imported_helpers, method_queues,
                       python3_check, python_fed, queue_purpose, queue_roles, queue_sources, range_producers,
                       receivers, returned_records, slim_modules, synth, towers, unlinked, wording)
 from qmigrate.model import Sharding, ZipSource
@@ -160,7 +160,8 @@ class FileAnalysis:
                 message += "; %s: %s" % ("consider" if rule.note else "to do", rule.advice)
             diagnostics.append(Diagnostic(self.path, line, column, rule.code, message, fixed, rule.safety,
                                           rule.note))
-        diagnostics.sort(key=Diagnostic.sort_key)
+        # Copies of one call (arm_producers) stand at the call as written: one line says it once.
+        diagnostics = sorted(dict.fromkeys(diagnostics), key=Diagnostic.sort_key)
         new_source = self.new_bytes() if self.new_module is not self.module else None
         if new_source == self.source:
             new_source = None
@@ -299,6 +300,9 @@ def _analyse_either(path, source, options, module, edits, keep_helpers, parsed, 
         guarded = _analyse_guarded(path, source, options, module, keep_helpers, tree, foreign, handed)
         if guarded is not None and _calls_left(guarded) < _calls_left(plain):
             return guarded
+        in_arms = _analyse_arms(path, source, options, module, keep_helpers, tree, foreign, handed)
+        if in_arms is not None and _calls_left(in_arms) < _calls_left(plain):
+            return in_arms
         _say_kept_records(plain, keep_helpers or {})
     return plain
 
@@ -341,6 +345,29 @@ def _analyse_guarded(path: str, source: bytes, options: Options, module: cst.Mod
             analysis.source, analysis.tree = source, tree
             analysis.queues_moved = True
             analysis.record_attributes = sorted({attr for move in moves for attr in move.attrs})
+            return analysis
+        moves = kept
+    return None
+
+
+def _analyse_arms(path: str, source: bytes, options: Options, module: cst.Module,
+                  keep_helpers: Optional[Dict[str, str]], tree: ast.Module, foreign: Optional["ForeignHelpers"],
+                  handed: Optional[handed_down.Handed]) -> Optional[FileAnalysis]:
+    """The analysis of the module with arm_producers' moves made (each producer made in the arms of
+    the `if` that read its queue), keeping those of which the migration then rewrites a copy (None:
+    none). As for _analyse_sunk, positions are those of the file as written (every copy at its
+    producer's) and `module` is not a parse of `source`."""
+    moves = arm_producers.find(module, ImportMap(module, tree))
+    old_at = _Positions(module, tree=tree)
+    while moves:
+        new_module, copies = arm_producers.sink(module, moves)
+        analysis = _analyse_moved(path, options, module, old_at, new_module,
+                                  [(copy, move.producer) for move, calls in zip(moves, copies) for copy in calls],
+                                  keep_helpers, foreign, handed)
+        kept = [move for move, calls in zip(moves, copies) if any(id(call) in analysis.fixed_calls for call in calls)]
+        if len(kept) == len(moves):
+            analysis.source, analysis.tree = source, tree  # the file as written, for the diff and summary
+            analysis.queues_moved = True
             return analysis
         moves = kept
     return None
@@ -1599,7 +1626,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         queues = handbuilt.find(originals, self.scopes[-1], self.imports, self.module.code_for_node,
                                 self.queue_helpers, self.context.module_names) if self.has_queues else None
         found = recognise_block(originals, self.scopes[-1], self.context, self.names, self.module.code_for_node,
-                                queues, [leaf.withs for leaf in leaves])
+                                queues, [leaf.withs for leaf in leaves], self._exclusive_loads())
         scope = self.scopes[-1]
         source_name = self._source_name(scope)
         source = self.context.record_sources.get(source_name)
@@ -1680,6 +1707,12 @@ class _PipelineRewriter(cst.CSTTransformer):
         if not replacements and not removed:
             return updated_body
         return blocks.rebuild(updated_body, replacements, removed)
+
+    def _exclusive_loads(self) -> Counter:
+        """blocks.exclusive_loads of the root block being left, in its scope."""
+        scope = self.scopes[-1]
+        start = max(index for index, node in enumerate(self.parents) if node is scope)
+        return blocks.exclusive_loads(self.parents[start:])
 
     @staticmethod
     def _reword_messages(leaves, replacements, removed, shuffles: bool) -> None:

@@ -311,6 +311,11 @@ CASES = [
     # Each chain shuffles its own files: the ids side keeps its two epochs (the pairs are random).
     ("zipped_chains", "shuffled_ids", lambda d: dict(files=_files(d, "dict_*"), csv_files=_files(d, "iris_*"),
                                                      batch_size=10), 100, "epoch"),
+    # --- modattr ---
+    # A producer made before an `if`, read in both arms: made in each now; the training arm runs
+    # (2 shuffled epochs of 50 through a reader helper, in whole batches).
+    ("arm_producer", "batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10, training=True), 100,
+     "epoch"),
 ]
 
 
