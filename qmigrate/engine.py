@@ -537,7 +537,9 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         del context.reader_helpers[name]
         imported_readers.discard(name)
     partial -= dropped
+    earlier = None  # the analysis before any helper was kept for this file's own callers
     if partial or dropped:
+        earlier = analysis
         # Calls of these helpers that were not migrated still pass a queue: the helpers stay as they
         # are for them, and the migrated pipelines call a migrated copy. Rewrite again knowing it.
         keep.update((name, _LOCAL_CALLERS) for name in partial)
@@ -559,6 +561,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         uses = _forwarded_uses(rewriter.helper_uses, context)
     for call, reason in rewriter.fallback_reasons.items():
         analysis.reasons.setdefault(call, reason)
+    if earlier is not None:
+        _first_reasons(analysis, earlier)
     analysis.imported_used = sorted([name for name in imported_readers if uses[name]]
                                     + [name for key, name in imported_sources.items() if uses[key]])
     analysis.handed_uses = {name: uses[name] for name in imported_batchers if name not in keep}
@@ -1200,6 +1204,16 @@ def _key_unused(reader: helpers.ReaderHelper, loads: Counter, attribute_loads: S
     if isinstance(key, cst.Name):
         return key.value == "_" or not loads[key.value]
     return isinstance(key, cst.Attribute) and key.attr.value not in attribute_loads
+
+
+def _first_reasons(analysis: FileAnalysis, earlier: FileAnalysis) -> None:
+    """A call whose chain stays because a helper is kept for this file's callers that stay (their
+    reason names _LOCAL_CALLERS) says why its chain stayed before anything was kept, if it did:
+    that is the cause (one of those callers), the keeping only its consequence."""
+    for key, reason in earlier.reasons.items():
+        if key not in earlier.fixed_calls and key not in analysis.fixed_calls \
+                and _LOCAL_CALLERS in analysis.reasons.get(key, "") and _LOCAL_CALLERS not in reason:
+            analysis.reasons[key] = reason
 
 
 def _partly_used_helpers(module: cst.Module, uses: Counter, tree: Optional[ast.AST],
