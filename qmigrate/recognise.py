@@ -981,7 +981,7 @@ class _BlockRecogniser:
                          producers) -> Tuple[cst.Call, ...]:
         """The calls of the chain of a loop that reads one reader made before it: the producers it
         reads, that reader's constructor in this block, and the batchings of the loop's list after
-        it. None when the loop reads no producer of this block."""
+        it; () when the loop reads no producer of this block."""
         read = tuple(producers[name][2] for name in sorted(producers) if name in cstutil.name_uses(loop.body).loads)
         if not read:
             return ()

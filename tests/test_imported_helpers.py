@@ -34,16 +34,23 @@ def _drain(python, folder, module, function, args, out):
                     out, env={"PYTHONPATH": folder})
 
 
-@pytest.mark.parametrize("module,function,kwargs,exact", [
-    ("eval_mnist.py", "evaluation_batches", dict(batch_size=32), True),
-    ("train_mnist.py", "training_batches", dict(batch_size=32, epochs=2), False),
-])
-def test_imported_reader_helper_drains_the_same_under_tf18(module, function, kwargs, exact, mnist_dir, tmp_path):
+MODULE_ATTR = os.path.join(TESTDATA, "towers", "module_attr", "before")
+
+
+@pytest.mark.parametrize("scenario,helpers,module,function,kwargs,exact", [
+    (SCENARIO, "mnist_records.py", "eval_mnist.py", "evaluation_batches", dict(batch_size=32), True),
+    (SCENARIO, "mnist_records.py", "train_mnist.py", "training_batches", dict(batch_size=32, epochs=2), False),
+    # towers/module_attr: `import digits.codec as codec`, then `codec.read_digit(queue)` in a method.
+    (MODULE_ATTR, os.path.join("digits", "codec.py"), "evaluate.py", "evaluation_batches", dict(batch_size=32),
+     True),
+], ids=["imported-eval", "imported-train", "module-attribute-eval"])
+def test_imported_reader_helper_drains_the_same_under_tf18(scenario, helpers, module, function, kwargs, exact,
+                                                           mnist_dir, tmp_path):
     python = tf_python("1.8")
-    before = assemble_program(SCENARIO, str(tmp_path / "before"))
+    before = assemble_program(scenario, str(tmp_path / "before"))
     after = str(tmp_path / "after")
-    migrate_tree(SCENARIO, after)
-    with open(os.path.join(after, "mnist_records.py")) as handle:
+    migrate_tree(scenario, after)
+    with open(os.path.join(after, helpers)) as handle:
         assert "reader.read" not in handle.read()  # the helper takes the record
     files = sorted(os.path.join(mnist_dir, name) for name in os.listdir(mnist_dir) if name.startswith("mnist_"))
     args = dict(kwargs, files=files)
@@ -119,31 +126,6 @@ def test_a_caller_left_as_it_is_keeps_every_module(tmp_path, other):
     assert not results["records.py"].changed
     assert not results["train.py"].changed
     assert not results["other.py"].changed
-
-
-MODULE_ATTR = os.path.join(TESTDATA, "towers", "module_attr", "before")
-
-
-def test_a_helper_called_as_an_attribute_of_its_module_drains_the_same_under_tf18(mnist_dir, tmp_path):
-    """testdata/towers/module_attr: `import digits.codec as codec` then `codec.read_digit(queue)`
-    in a method; the helper takes the record, its callers' datasets read the files."""
-    python = tf_python("1.8")
-    before = assemble_program(MODULE_ATTR, str(tmp_path / "before"))
-    after = str(tmp_path / "after")
-    migrate_tree(MODULE_ATTR, after)
-    with open(os.path.join(after, "digits", "codec.py")) as handle:
-        assert "reader.read" not in handle.read()
-    files = sorted(os.path.join(mnist_dir, name) for name in os.listdir(mnist_dir) if name.startswith("mnist_"))
-    args = dict(files=files, batch_size=32)
-    runs = {label: (_drain(python, folder, "evaluate.py", "evaluation_batches", args,
-                           str(tmp_path / (label + ".json"))), str(tmp_path / (label + ".json")))
-            for label, folder in (("before", before), ("after", after))}
-    for process, _ in runs.values():
-        finish(process)
-    old, new = (load_json(runs[label][1]) for label in ("before", "after"))
-    assert new["static_shapes"] == old["static_shapes"]
-    assert new["batch_shapes"] == old["batch_shapes"]
-    assert new["examples"] == old["examples"] and len(old["examples"]) > 0
 
 
 MODULE_CALLER = CALLER.replace("from records import decode\n", "import records as rec\n").replace(
