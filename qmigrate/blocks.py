@@ -75,3 +75,28 @@ def regroup(leaves: Sequence[Leaf], keep: Callable[[cst.With], bool], depth: int
         body = regroup(group, keep, depth + 1)
         out.append(opener.with_changes(leading_lines=[], body=opener.body.with_changes(body=body)))
     return out
+
+
+def exclusive_loads(parents: Sequence[cst.CSTNode]) -> "Counter[str]":
+    """The name loads that no run of the block `parents[-1]` is followed or preceded by, in the
+    scope `parents[0]` (a module or function; `parents` is the path of nodes from it down to the
+    block): those of the other arms of each `if` the block lies in an arm of (an `elif`'s test
+    included), when no loop of the scope holds both that `if` and the block. Only one arm of an
+    `if` runs each time it runs, so those loads read nothing this block binds, nor does this
+    block read what they bind. Nested functions' own locals are not counted (cstutil.scoped_uses)."""
+    from collections import Counter
+
+    from qmigrate import cstutil  # late: cstutil imports nothing of this module, but keep blocks light
+
+    found: Counter = Counter()
+    for depth in range(len(parents) - 1, 0, -1):
+        node, owner = parents[depth], parents[depth - 1]
+        if isinstance(owner, (cst.For, cst.While)):
+            found = Counter()  # the `if`s inside the loop run again: their other arms may follow this one
+        elif isinstance(owner, (cst.FunctionDef, cst.Lambda, cst.ClassDef)):
+            break
+        elif isinstance(owner, cst.If) and node is owner.body and owner.orelse is not None:
+            found.update(cstutil.scoped_uses(owner.orelse).loads)
+        elif isinstance(owner, cst.If) and node is owner.orelse:
+            found.update(cstutil.scoped_uses(owner.body).loads)
+    return found

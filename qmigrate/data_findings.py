@@ -120,6 +120,8 @@ def _aligned_producers(scan: _Scan, code, line_of) -> List[Found]:
             by_seed[code(seed)].append(call)
         for seed, same in by_seed.items():
             for call in same[1:]:
+                if line_of(call) == line_of(same[0]):
+                    continue  # copies of one producer in exclusive arms (arm_producers), one statement as written
                 found.append(Found(ProducersAlignedBySeed, call, "seed=%s, as the producer on line %d"
                                    % (seed, line_of(same[0]))))
     return found

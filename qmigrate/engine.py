@@ -13,10 +13,11 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import (api_check, astindex, blocks, bucketing, built_rows, class_attrs, cstutil, data_findings,
-                      guarded_records, handbuilt, handed_down, held_sources, helpers, imported_helpers, method_queues,
-                      python3_check, python_fed, queue_purpose, queue_roles, queue_sources, range_producers,
-                      receivers, returned_dataset, returned_records, slim_modules, synth, towers, unlinked, wording)
+from qmigrate import (api_check, arm_producers, astindex, blocks, bucketing, built_rows, class_attrs, cstutil,
+                      data_findings, guarded_records, handbuilt, handed_down, held_sources, helpers, imported_helpers,
+                      method_queues, python3_check, python_fed, queue_purpose, queue_roles, queue_sources,
+                      range_producers, receivers, returned_dataset, returned_records, slim_modules, synth, towers,
+                      unlinked, wording)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -160,7 +161,8 @@ class FileAnalysis:
                 message += "; %s: %s" % ("consider" if rule.note else "to do", rule.advice)
             diagnostics.append(Diagnostic(self.path, line, column, rule.code, message, fixed, rule.safety,
                                           rule.note))
-        diagnostics.sort(key=Diagnostic.sort_key)
+        # Copies of one call (arm_producers) stand at the call as written: one line says it once.
+        diagnostics = sorted(dict.fromkeys(diagnostics), key=Diagnostic.sort_key)
         new_source = self.new_bytes() if self.new_module is not self.module else None
         if new_source == self.source:
             new_source = None
@@ -299,6 +301,9 @@ def _analyse_either(path, source, options, module, edits, keep_helpers, parsed, 
         guarded = _analyse_guarded(path, source, options, module, keep_helpers, tree, foreign, handed)
         if guarded is not None and _calls_left(guarded) < _calls_left(plain):
             return guarded
+        in_arms = _analyse_arms(path, source, options, module, keep_helpers, tree, foreign, handed)
+        if in_arms is not None and _calls_left(in_arms) < _calls_left(plain):
+            return in_arms
         _say_kept_records(plain, keep_helpers or {})
     return plain
 
@@ -341,6 +346,29 @@ def _analyse_guarded(path: str, source: bytes, options: Options, module: cst.Mod
             analysis.source, analysis.tree = source, tree
             analysis.queues_moved = True
             analysis.record_attributes = sorted({attr for move in moves for attr in move.attrs})
+            return analysis
+        moves = kept
+    return None
+
+
+def _analyse_arms(path: str, source: bytes, options: Options, module: cst.Module,
+                  keep_helpers: Optional[Dict[str, str]], tree: ast.Module, foreign: Optional["ForeignHelpers"],
+                  handed: Optional[handed_down.Handed]) -> Optional[FileAnalysis]:
+    """The analysis of the module with arm_producers' moves made (each producer made in the arms of
+    the `if` that read its queue), keeping those of which the migration then rewrites a copy (None:
+    none). As for _analyse_sunk, positions are those of the file as written (every copy at its
+    producer's) and `module` is not a parse of `source`."""
+    moves = arm_producers.find(module, ImportMap(module, tree))
+    old_at = _Positions(module, tree=tree)
+    while moves:
+        new_module, copies = arm_producers.sink(module, moves)
+        analysis = _analyse_moved(path, options, module, old_at, new_module,
+                                  [(copy, move.producer) for move, calls in zip(moves, copies) for copy in calls],
+                                  keep_helpers, foreign, handed)
+        kept = [move for move, calls in zip(moves, copies) if any(id(call) in analysis.fixed_calls for call in calls)]
+        if len(kept) == len(moves):
+            analysis.source, analysis.tree = source, tree  # the file as written, for the diff and summary
+            analysis.queues_moved = True
             return analysis
         moves = kept
     return None
@@ -510,7 +538,9 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         del context.reader_helpers[name]
         imported_readers.discard(name)
     partial -= dropped
+    earlier = None  # the analysis before any helper was kept for this file's own callers
     if partial or dropped:
+        earlier = analysis
         # Calls of these helpers that were not migrated still pass a queue: the helpers stay as they
         # are for them, and the migrated pipelines call a migrated copy. Rewrite again knowing it.
         keep.update((name, _LOCAL_CALLERS) for name in partial)
@@ -532,6 +562,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         uses = _forwarded_uses(rewriter.helper_uses, context)
     for call, reason in rewriter.fallback_reasons.items():
         analysis.reasons.setdefault(call, reason)
+    if earlier is not None:
+        _first_reasons(analysis, earlier)
     analysis.imported_used = sorted([name for name in imported_readers if uses[name]]
                                     + [name for key, name in imported_sources.items() if uses[key]])
     analysis.handed_uses = {name: uses[name] for name in imported_batchers if name not in keep}
@@ -939,7 +971,8 @@ def _add_imported_sources(context: ModuleContext, sources: Dict[str, ImportedSou
 
 def _add_imported_helpers(context: ModuleContext, imported: Dict[str, ImportedHelper]) -> Set[str]:
     """Add to the module's reader helpers those imported under names it neither defines nor
-    rebinds, whose reader's TensorFlow names mean the same here; their local names."""
+    rebinds, whose reader's TensorFlow names mean the same here; their local names (a helper
+    called as an attribute of its module's name is keyed by that dotted text, `rec.decode`)."""
     added = set()
     for local, found in imported.items():
         if local in context.functions or local in context.reader_helpers or local in context.record_sources:
@@ -947,7 +980,7 @@ def _add_imported_helpers(context: ModuleContext, imported: Dict[str, ImportedHe
         if any(context.imports.aliases.get(used) != resolved for used, resolved in found.tf_names):
             continue
         helper = found.helper
-        if helper.name != local:  # `from records import decode as read`: its calls here say `read`
+        if helper.name != local and "." not in local:  # `from records import decode as read`: calls say `read`
             helper = dataclasses.replace(helper, function=helper.function.with_changes(name=cst.Name(local)))
         context.reader_helpers[local] = helper
         context.may_be_sparse = context.may_be_sparse or found.sparse
@@ -1178,6 +1211,16 @@ def _key_unused(reader: helpers.ReaderHelper, loads: Counter, attribute_loads: S
     return isinstance(key, cst.Attribute) and key.attr.value not in attribute_loads
 
 
+def _first_reasons(analysis: FileAnalysis, earlier: FileAnalysis) -> None:
+    """A call whose chain stays because a helper is kept for this file's callers that stay (their
+    reason names _LOCAL_CALLERS) says why its chain stayed before anything was kept, if it did:
+    that is the cause (one of those callers), the keeping only its consequence."""
+    for key, reason in earlier.reasons.items():
+        if key not in earlier.fixed_calls and key not in analysis.fixed_calls \
+                and _LOCAL_CALLERS in analysis.reasons.get(key, "") and _LOCAL_CALLERS not in reason:
+            analysis.reasons[key] = reason
+
+
 def _partly_used_helpers(module: cst.Module, uses: Counter, tree: Optional[ast.AST],
                          context: ModuleContext) -> Set[str]:
     """Helpers some of whose uses were migrated calls, but not all (a use that is no call, such as
@@ -1191,7 +1234,12 @@ def _partly_used_helpers(module: cst.Module, uses: Counter, tree: Optional[ast.A
         loads.subtract(function.name.value for function in cstutil.functions_in(module))  # a def's own name
     # A method helper (`Class.method`) is used through attributes of the object (class_attrs).
     for name in uses:
-        if name in context.foreign_classes:
+        if "." in name and name in context.reader_helpers:
+            # A helper of another module called as an attribute of its module's name (`data_utils.read`).
+            base, _, attr = name.partition(".")
+            loads[name] = sum(1 for node in astindex.nodes(tree, ast.Attribute) if node.attr == attr and isinstance(
+                node.value, ast.Name) and node.value.id == base) if tree is not None else -1
+        elif name in context.foreign_classes:
             # A method of another module's class: every `.method` here must be one of these calls.
             method = name.rsplit(".", 1)[1]
             loads[name] = sum(1 for node in astindex.nodes(tree, ast.Attribute) if node.attr == method) \
@@ -1605,7 +1653,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         queues = handbuilt.find(originals, self.scopes[-1], self.imports, self.module.code_for_node,
                                 self.queue_helpers, self.context.module_names) if self.has_queues else None
         found = recognise_block(originals, self.scopes[-1], self.context, self.names, self.module.code_for_node,
-                                queues, [leaf.withs for leaf in leaves])
+                                queues, [leaf.withs for leaf in leaves], self._exclusive_loads())
         scope = self.scopes[-1]
         source_name = self._source_name(scope)
         source = self.context.record_sources.get(source_name)
@@ -1688,6 +1736,12 @@ class _PipelineRewriter(cst.CSTTransformer):
         if not replacements and not removed:
             return updated_body
         return blocks.rebuild(updated_body, replacements, removed)
+
+    def _exclusive_loads(self) -> Counter:
+        """blocks.exclusive_loads of the root block being left, in its scope."""
+        scope = self.scopes[-1]
+        start = max(index for index, node in enumerate(self.parents) if node is scope)
+        return blocks.exclusive_loads(self.parents[start:])
 
     @staticmethod
     def _reword_messages(leaves, replacements, removed, shuffles: bool) -> None:

@@ -11,7 +11,10 @@ Set-level work in three steps, on summaries and stdlib trees (never a CST):
    queues, of top-level functions of the set that make a reader and no producer; and their
    imports of modules of the set (`import records`, `from pkg import records`) whose classes
    have methods that make both, named in the caller as an attribute (`.example`): each such
-   method is an Import `(records.Files.example, path, Files.example)` (`method_import`);
+   method is an Import `(records.Files.example, path, Files.example)` (`method_import`); and
+   the reader helpers of modules of the set it imports as a module (`import pkg.records as rec`,
+   `from . import records`) that it calls as an attribute of that name: `(rec.decode, path,
+   decode)` (`_attribute_imports`; recognise finds those calls by their dotted text);
 2. each such caller is analysed with those helpers (engine.ForeignHelpers.imported): it says
    which ones its pipelines called with the record at every one of their calls;
 3. `decide`: a helper is migrated (it takes the record) only when every module that mentions
@@ -24,7 +27,7 @@ import os
 from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
 from qmigrate.names import canonical
-from qmigrate.program import Program
+from qmigrate.program import Program, relative_base
 from qmigrate.rules import PRODUCERS, READERS
 from qmigrate.summary import ModuleSummary
 
@@ -75,6 +78,7 @@ def candidates(callers: Iterable[str], summaries: Mapping[str, Optional[ModuleSu
                 continue
             imports.append((local, where, name))
         imports += _method_imports(path, summary, summaries, program)
+        imports += _attribute_imports(path, summaries, program)
         if imports:
             found[path] = tuple(sorted(imports))
     return found
@@ -100,6 +104,55 @@ def _method_imports(path: str, summary: ModuleSummary, summaries: Mapping[str, O
             continue
         found += [method_import(target, "%s.%s" % names, where) for names in methods]
     return found
+
+
+def module_imports(path: str, tree: Optional[ast.AST], program: Program) -> List[Tuple[str, str]]:
+    """(local name, file) of each module of the set that `path` binds to one name by an import:
+    `import pkg.mod as m`, `from pkg import mod`, `from .pkg import mod` (`import pkg.mod` binds
+    `pkg`, not the module: not one of them)."""
+    found = []
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Import):
+            found += [(alias.asname, program.module_path(path, alias.name)) for alias in node.names if alias.asname]
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            base = relative_base(path, node.level, node.module or "")
+            found += [(alias.asname or alias.name, os.path.join(base, alias.name) + ".py")
+                      for alias in node.names if alias.name != "*"]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found += [(alias.asname or alias.name, program.module_path(path, "%s.%s" % (node.module, alias.name)))
+                      for alias in node.names if alias.name != "*"]
+    known = set(program.paths)
+    return [(local, where) for local, where in found if where in known and where != path]
+
+
+def _attribute_imports(path: str, summaries: Mapping[str, Optional[ModuleSummary]],
+                       program: Program) -> List[Import]:
+    """The reader helpers (top-level functions that make a reader and no producer) of the modules
+    of the set that `path` imports as modules under one name it never rebinds, when it names them
+    as an attribute of that name (`data_utils.read(queue)`): Imports whose local name is that
+    dotted text (`data_utils.read`)."""
+    tree = program.tree(path)
+    found = []
+    for local, where in module_imports(path, tree, program):
+        module = summaries.get(where)
+        if module is None or _rebinds(tree, local) or _star_may_bind(program, path, local):
+            continue
+        spelled = _attributes_of(tree, local)
+        found += [("%s.%s" % (local, function.name), where, function.name) for function in module.functions
+                  if function.name in spelled and _reader_only(function.builds)]
+    return found
+
+
+def _attributes_of(tree: Optional[ast.AST], local: str) -> Set[str]:
+    """The attributes the module reads of the name `local` (`local.attr`)."""
+    return {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name) and node.value.id == local} if tree is not None else set()
+
+
+def is_attribute(local: str, name: str) -> bool:
+    """Whether an Import of a function (not a method) is named in its caller as an attribute of
+    the function's module (`data_utils.read`), not by an imported name."""
+    return not is_method(name) and "." in local
 
 
 def _reader_and_producer(builds: Tuple[str, ...]) -> bool:
@@ -174,15 +227,19 @@ def decide(wanted: Mapping[str, Tuple[Import, ...]], used: Mapping[str, Iterable
 
     A helper is migrated when every module of the set that mentions it is a caller whose
     pipelines called it with the record at every call, under a name it imported it by (`used`:
-    caller -> those local names), never as an attribute (`records.decode`), and the helper's own
+    caller -> those local names), never as an attribute (`records.decode`) but of the name it
+    imported the helper's module by (an attribute Import, `data_utils.decode`), and the helper's own
     module neither uses it nor changed it in the first pass (`changed`: path -> helpers)."""
     users: Dict[Tuple[str, str], Set[str]] = {}
     stuck: Dict[Tuple[str, str], str] = {}  # a caller's chain that does not migrate with it
+    spelled_as: Dict[Tuple[str, str], Set[str]] = {}  # (caller, helper) -> its module's names there
     for caller, imports in wanted.items():
         done = set(used.get(caller, ()))
         for local, path, name in imports:
             key = (path, name)
             users.setdefault(key, set())
+            if is_attribute(local, name):
+                spelled_as.setdefault((caller, name), set()).add(local.rpartition(".")[0])
             if local in done:
                 users[key].add(caller)
             else:
@@ -195,7 +252,8 @@ def decide(wanted: Mapping[str, Tuple[Import, ...]], used: Mapping[str, Iterable
         mentions = sorted(program.references(spelled, path, method_of=cls or None))
         elsewhere = [(where, line) for where, line in mentions if where not in callers]
         attribute = None if cls else next(
-            (caller for caller in sorted(callers) if _as_attribute(program.tree(caller), name)), None)
+            (caller for caller in sorted(callers)
+             if _as_attribute(program.tree(caller), name, spelled_as.get((caller, name), set()))), None)
         if key in stuck:
             lines = [line for where, line in mentions if os.path.basename(where) == stuck[key]]
             why[key] = "its call in %s%s stays as it is, %s" % (
@@ -219,8 +277,11 @@ def decide(wanted: Mapping[str, Tuple[Import, ...]], used: Mapping[str, Iterable
 
 
 
-def _as_attribute(tree: Optional[ast.AST], name: str) -> bool:
-    return tree is None or any(isinstance(node, ast.Attribute) and node.attr == name for node in ast.walk(tree))
+def _as_attribute(tree: Optional[ast.AST], name: str, modules: Set[str] = frozenset()) -> bool:
+    """Whether the module names `name` as an attribute of something else than the names
+    `modules` it imported the helper's module under (an attribute Import follows those)."""
+    return tree is None or any(isinstance(node, ast.Attribute) and node.attr == name and not (
+        isinstance(node.value, ast.Name) and node.value.id in modules) for node in ast.walk(tree))
 
 
 def _used_in_own_module(tree: Optional[ast.AST], name: str) -> bool:

@@ -44,9 +44,10 @@ class NotAReaderLoop(Exception):
     """The loop reads records for a join but in a way this module does not rewrite; the text says why.
     `list_name`: the list the loop appends to, when known (its joins are told the same reason)."""
 
-    def __init__(self, message: str, list_name: Optional[str] = None):
+    def __init__(self, message: str, list_name: Optional[str] = None, reader: Optional[str] = None):
         super().__init__(message)
         self.list_name = list_name
+        self.reader = reader  # the reader variable the loop reads but does not make, if that is why
 
 
 def reader_loop(loop: cst.For, is_reader_ctor, read_call, helper_read=lambda expr: None) -> Optional[ReaderLoop]:
@@ -78,6 +79,13 @@ def reader_loop(loop: cst.For, is_reader_ctor, read_call, helper_read=lambda exp
     if isinstance(reader, str):  # a reader variable: made by the statement just before, in the loop
         made = cstutil.single_assign(body[read_index - 1]) if read_index > 0 else None
         if not (made and isinstance(made[0], cst.Name) and made[0].value == reader and is_reader_ctor(made[1])):
+            if reader not in cstutil.name_uses(loop.body).stores:
+                # One reader read n times in each run: n records in a row per step, enqueued together.
+                raise NotAReaderLoop(
+                    "the loop reads %s records in a row into `%s` with the one reader `%s`, made outside "
+                    "it: a group per run of what batches that list (a group cut short at the end of the "
+                    "files is lost), which qmigrate does not rewrite yet (read the records once, without "
+                    "the loop)" % (_code(it.args[0].value), list_name, reader), list_name, reader)
             raise NotAReaderLoop("the loop's reader `%s` is not made in the loop just before its read, so the "
                                  "loop's reads may not be one reader each" % reader)
         reader_stmt = body[read_index - 1]
@@ -126,6 +134,10 @@ def row_loop(loop: cst.For, find_dequeue) -> Optional[RowLoop]:
                              list_name)
     _check_alike(loop, body, list_name, "rows")
     return RowLoop(list_name, it.args[0].value, call, tuple(body[:-1]), element)
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
 
 
 def _range_loop(loop: cst.For) -> bool:

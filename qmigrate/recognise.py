@@ -311,8 +311,10 @@ def _code(node: cst.CSTNode) -> str:
 
 class _BlockRecogniser:
     def __init__(self, body: Sequence[cst.BaseStatement], scope: cst.CSTNode, context: ModuleContext,
-                 names: NamePool, source_of: Callable[[cst.CSTNode], str], queues=None, withs=None):
+                 names: NamePool, source_of: Callable[[cst.CSTNode], str], queues=None, withs=None,
+                 exclusive: Optional[Counter] = None):
         self.body = body
+        self.exclusive = exclusive or Counter()  # loads in arms exclusive with this block (not counted)
         self.withs = withs or [()] * len(body)  # the `with`s enclosing each leaf, outermost first
         self.queues = queues or handbuilt.BlockQueues()
         self.context = context
@@ -339,6 +341,7 @@ class _BlockRecogniser:
             if isinstance(self.scope, cst.FunctionDef):
                 # The function's own name, as the def statement spells it, is no use of a local.
                 loads[self.scope.name.value] -= 1
+            loads.subtract(self.exclusive)  # read only where this block never ran
             self._scope_uses = (loads, uses.stores)
         return self._scope_uses[0]
 
@@ -591,6 +594,9 @@ class _BlockRecogniser:
         if joined is not None:  # `[read_helper(q) for _ in range(n)]`: n readers for batch_join
             value, readers_count = joined
         helper, name = self._reader_helper(value), None
+        attribute = self._attribute_helper(value) if helper is None else None
+        if attribute is not None:  # `data_utils.read(queue)`: a helper of a module imported as a name
+            helper = self.context.reader_helpers[attribute]
         choice = self._chosen_helpers(index, value) if helper is None and readers_count is None else None
         if choice is not None:  # `read(queue)`, `read` bound to one of several reader helpers
             helper = choice[1][0]
@@ -614,10 +620,12 @@ class _BlockRecogniser:
             return None
         if not (isinstance(queue, cst.Name) and queue.value in producers):
             return None
-        refused = self.context.refused_helpers.get(helper.name) if name is None and choice is None else None
+        refused = self.context.refused_helpers.get(attribute or helper.name) \
+            if name is None and choice is None else None
         if refused is not None:
             raise _Broken(self._chain_calls(index, (None, queue.value), producers, {}), refused)
-        match = self._link_helper(producers[queue.value], helper, index, value, target, readers_count, name, choice)
+        match = self._link_helper(producers[queue.value], helper, index, value, target, readers_count,
+                                  name or attribute, choice)
         if choice is not None:  # each arm's binding is a use of its helper, migrated by the calls together
             match.counted_helpers = choice[2]
         return match
@@ -939,6 +947,8 @@ class _BlockRecogniser:
         except joins.NotAReaderLoop as refused:
             calls = tuple(call for stmt in loop.body.body for call in cstutil.calls_of(stmt)
                           if rule_for(self.imports.resolve(call.func)) in READERS)
+            if refused.reader is not None:  # a reader made before the loop: the chain around it is told
+                calls += self._read_many_calls(index, loop, refused, producers)
             if not calls:
                 return None
             raise _Broken(calls, str(refused))
@@ -971,6 +981,29 @@ class _BlockRecogniser:
                             tainted, [index], calls, removed=(created[0], index),
                             join=(self.source_of(found.count), found.list_name, None), loop_element=element,
                             record_statements={index: statements})
+
+    def _read_many_calls(self, index: int, loop: cst.For, refused: "joins.NotAReaderLoop",
+                         producers) -> Tuple[cst.Call, ...]:
+        """The calls of the chain of a loop that reads one reader made before it: the producers it
+        reads, that reader's constructor in this block, and the batchings of the loop's list after
+        it; () when the loop reads no producer of this block."""
+        read = tuple(producers[name][2] for name in sorted(producers) if name in cstutil.name_uses(loop.body).loads)
+        if not read:
+            return ()
+        made = ()
+        for earlier in range(index - 1, -1, -1):
+            if refused.reader in self.uses[earlier].stores:
+                assign = cstutil.single_assign(self.body[earlier])
+                found = _call_with_rule(assign[1], self.imports, READERS) if assign else None
+                made = (found[1],) if found else ()
+                break
+        batched = ()
+        for later in range(index + 1, len(self.body)):
+            if refused.list_name is not None and refused.list_name in self.uses[later].loads:
+                finder = _CallFinder(self.imports, BATCHERS + JOINERS)
+                self.body[later].visit(finder)
+                batched += tuple(finder.calls)
+        return read + made + batched
 
     def _row_dequeue(self, stmt: cst.BaseStatement, producers) -> Optional[cst.Call]:
         """The `queue.dequeue()` of a row producer of this block inside `stmt`, or None."""
@@ -1202,6 +1235,16 @@ class _BlockRecogniser:
             raise _Broken(calls, "the dequeued row is stored into `%s`, which line %d uses before, so it holds more "
                           "than the records" % (name, self._line_of(used[0])))
         return binding
+
+    def _attribute_helper(self, value) -> Optional[str]:
+        """The key (`module.function`, its dotted text) of a reader helper of another module that
+        `value` calls as an attribute of the name this module imported that module by
+        (imported_helpers' attribute Imports), the name not bound in this scope; else None."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                and isinstance(value.func.value, cst.Name)) or value.func.value.value in self.scope_stores:
+            return None
+        key = dotted(value.func)
+        return key if key in self.context.reader_helpers else None
 
     def _reader_helper(self, value) -> Optional[helpers.ReaderHelper]:
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):
@@ -2987,8 +3030,11 @@ class _LeafUses:
         return cache[index]
 
 
-def recognise_block(body, scope, context: ModuleContext, names, source_of, queues=None, withs=None) -> BlockResult:
+def recognise_block(body, scope, context: ModuleContext, names, source_of, queues=None, withs=None,
+                    exclusive: Optional[Counter] = None) -> BlockResult:
     """All pipelines whose chain lies in `body` (a list of statements of `scope`); `queues`: the
     block's hand-built queues (handbuilt.find), which records may go through; `withs`: the `with`
-    statements around each statement of `body` (blocks.Leaf.withs)."""
-    return _BlockRecogniser(body, scope, context, names, source_of, queues, withs).run()
+    statements around each statement of `body` (blocks.Leaf.withs); `exclusive`: the loads of the
+    scope that no run of `body` is followed by (blocks.exclusive_loads: the other arms of the
+    `if`s it is an arm of), which the counts of uses leave out."""
+    return _BlockRecogniser(body, scope, context, names, source_of, queues, withs, exclusive).run()

@@ -34,16 +34,23 @@ def _drain(python, folder, module, function, args, out):
                     out, env={"PYTHONPATH": folder})
 
 
-@pytest.mark.parametrize("module,function,kwargs,exact", [
-    ("eval_mnist.py", "evaluation_batches", dict(batch_size=32), True),
-    ("train_mnist.py", "training_batches", dict(batch_size=32, epochs=2), False),
-])
-def test_imported_reader_helper_drains_the_same_under_tf18(module, function, kwargs, exact, mnist_dir, tmp_path):
+MODULE_ATTR = os.path.join(TESTDATA, "towers", "module_attr", "before")
+
+
+@pytest.mark.parametrize("scenario,helpers,module,function,kwargs,exact", [
+    (SCENARIO, "mnist_records.py", "eval_mnist.py", "evaluation_batches", dict(batch_size=32), True),
+    (SCENARIO, "mnist_records.py", "train_mnist.py", "training_batches", dict(batch_size=32, epochs=2), False),
+    # towers/module_attr: `import digits.codec as codec`, then `codec.read_digit(queue)` in a method.
+    (MODULE_ATTR, os.path.join("digits", "codec.py"), "evaluate.py", "evaluation_batches", dict(batch_size=32),
+     True),
+], ids=["imported-eval", "imported-train", "module-attribute-eval"])
+def test_imported_reader_helper_drains_the_same_under_tf18(scenario, helpers, module, function, kwargs, exact,
+                                                           mnist_dir, tmp_path):
     python = tf_python("1.8")
-    before = assemble_program(SCENARIO, str(tmp_path / "before"))
+    before = assemble_program(scenario, str(tmp_path / "before"))
     after = str(tmp_path / "after")
-    migrate_tree(SCENARIO, after)
-    with open(os.path.join(after, "mnist_records.py")) as handle:
+    migrate_tree(scenario, after)
+    with open(os.path.join(after, helpers)) as handle:
         assert "reader.read" not in handle.read()  # the helper takes the record
     files = sorted(os.path.join(mnist_dir, name) for name in os.listdir(mnist_dir) if name.startswith("mnist_"))
     args = dict(kwargs, files=files)
@@ -106,8 +113,11 @@ def test_every_caller_migrated_changes_the_helper(tmp_path):
 @pytest.mark.parametrize("other", [
     # a caller that still hands it a queue of its own making
     "import tensorflow as tf\nfrom records import decode\nq = tf.FIFOQueue(3, tf.string)\nx = decode(q, 3)\n",
-    # reached as an attribute of the module: not followed
+    # reached as an attribute of the module, by a function that hands it its own parameter
     "import records\n\ndef read(q):\n    return records.decode(q, 3)\n",
+    # an attribute of another name than the one the module is imported by
+    "import records\nimport tensorflow as tf\nalias = records\n"
+    "q = tf.train.string_input_producer(['a'])\nx = alias.decode(q, 3)\n",
     # passed around as a value
     "from records import decode\nREADERS = [decode]\n",
 ])
@@ -116,6 +126,37 @@ def test_a_caller_left_as_it_is_keeps_every_module(tmp_path, other):
     assert not results["records.py"].changed
     assert not results["train.py"].changed
     assert not results["other.py"].changed
+
+
+MODULE_CALLER = CALLER.replace("from records import decode\n", "import records as rec\n").replace(
+    "decode(queue, 3)", "rec.decode(queue, 3)")
+
+
+@pytest.mark.parametrize("spelling", [
+    ("import records as rec\n", "rec"),
+    ("from . import records\n", "records"),
+])
+def test_a_helper_called_as_an_attribute_of_its_module_migrates(tmp_path, spelling):
+    imported, name = spelling
+    caller = CALLER.replace("from records import decode\n", imported).replace(
+        "decode(queue, 3)", "%s.decode(queue, 3)" % name)
+    results = _program(tmp_path, {"records.py": HELPER % "", "train.py": caller, "__init__.py": ""})
+    assert results["records.py"].status is Status.MIGRATED
+    assert results["train.py"].status is Status.MIGRATED
+    assert b"def decode(serialized, size):" in results["records.py"].new_source
+    assert ("x = %s.decode(serialized, 3)" % name).encode() in results["train.py"].new_source
+
+
+@pytest.mark.parametrize("change", [
+    "rec = None\n",  # the module's name rebound: the attribute may be anything's
+    "y = rec.decode\n",  # the helper handed on as a value
+    "def other(q):\n    return rec.decode(q, 3)\n",  # a call that hands it a queue stays
+])
+def test_a_helper_called_as_an_attribute_stays_when_a_use_stays(tmp_path, change):
+    caller = MODULE_CALLER + "\n" + change
+    results = _program(tmp_path, {"records.py": HELPER % "", "train.py": caller})
+    assert not results["records.py"].changed
+    assert not results["train.py"].changed
 
 
 def test_the_helpers_own_module_calling_it_keeps_it(tmp_path):

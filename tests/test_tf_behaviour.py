@@ -316,6 +316,11 @@ CASES = [
     # that one reader, a smaller last batch): the file names' dataset held under the queue's attribute.
     # 93 lines (three headers), one epoch in file order.
     ("class_held_queue", "pair_batches", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=10), 93, "epoch"),
+    # --- modattr ---
+    # A producer made before an `if`, read in both arms: made in each now; the training arm runs
+    # (2 shuffled epochs of 50 through a reader helper, in whole batches).
+    ("arm_producer", "batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10, training=True), 100,
+     "epoch"),
 ]
 
 

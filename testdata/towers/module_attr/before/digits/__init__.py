@@ -1,0 +1,1 @@
+"""Digit records: decoding (codec) and the training input (train)."""
