@@ -15,9 +15,9 @@ import libcst as cst
 
 from qmigrate import (api_check, arm_producers, astindex, blocks, bucketing, built_rows, class_attrs, cstutil,
                       data_findings, guarded_records, handbuilt, handed_down, held_sources, helpers, imported_helpers,
-                      method_queues, python3_check, python_fed, queue_purpose, queue_roles, queue_sources,
-                      range_producers, receivers, returned_dataset, returned_records, slim_modules, synth, towers,
-                      unlinked, wording)
+                      method_queues, python3_check, python_fed, queue_messages, queue_purpose, queue_roles,
+                      queue_sources, range_producers, receivers, returned_dataset, returned_records, slim_modules,
+                      synth, towers, unlinked, wording)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -30,6 +30,8 @@ from qmigrate.rules import queue_runners
 from qmigrate.rules.hand_built import HandBuiltQueue
 from qmigrate.rules.producers import RangeInputProducer
 from qmigrate.rules.python_fed import PythonFedQueue
+from qmigrate.rules.findings import ClosedQueueMessageExpected
+from qmigrate.rules.slim_provider import SlimReaderClassKept
 from qmigrate.rules.target_api import ApiNotInTarget
 from qmigrate.rules.unsupported import NonInputQueue
 from qmigrate.targets import TARGETS, Target
@@ -485,6 +487,10 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     if data_findings.worth_scanning(source, [analysis.call_names[id(c)] for _, c, _, _ in analysis.occurrences]):
         for found in data_findings.find(module, imports, lambda node: positions.start(node)[0], options.wants):
             analysis.add_finding(found.rule, found.node, False, found.detail)
+    if (queue_messages.worth_scanning(source) and analysis.occurrences
+            and options.wants(ClosedQueueMessageExpected.code)):
+        for node in queue_messages.find(module):
+            analysis.add_finding(ClosedQueueMessageExpected, node, False, None)
     if api_check.applies(analysis.occurrences, edits, options.wants):
         for node, detail in api_check.find(module, imports, options.target, tree):
             silenced = suppressed.get(positions.start(node)[0], ()) if suppressed else ()
@@ -584,6 +590,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     analysis.module_loads = rewriter.module_loads
     _finish_python_fed(analysis, fed, options)
     _explain_unfed_queues(analysis, imports, positions)
+    _kept_reader_classes(analysis, options)
     return analysis
 
 
@@ -699,6 +706,21 @@ def _reader_class_arguments(analysis: FileAnalysis, options: Options) -> None:
                                       "reads that dataset; no provider reads it in this file" % line)
         analysis.todo[id(node)] = ("migrate the DatasetDataProvider that reads this dataset (qmigrate does where "
                                    "it sees the Dataset made), or read its files with the matching tf.data dataset")
+
+
+def _kept_reader_classes(analysis: FileAnalysis, options: Options) -> None:
+    """A note (QM110) on each reader class handed to a slim Dataset (`reader=`) in a module whose
+    slim providers and parallel reads all migrated: the class stays, as the Dataset requires one,
+    and the note says why a queue reader's name is left in a migrated file."""
+    slim = [call for rule, call, _, _ in analysis.occurrences if rule in SLIM_PROVIDERS or rule in SLIM_READS]
+    if not slim or not options.wants(SlimReaderClassKept.code) or b"Reader" not in analysis.source:
+        return
+    if any(id(call) not in analysis.fixed_calls for call in slim):
+        return  # a provider left reads through the class: its own finding says so
+    finder = _ReaderArguments(analysis.imports)
+    cstutil.walk(analysis.module, finder)
+    for node, _ in finder.found:
+        analysis.add_finding(SlimReaderClassKept, node, False, None)
 
 
 def _hand_made_runners(module: cst.Module, source: bytes,

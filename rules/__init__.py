@@ -5,7 +5,7 @@ from qmigrate.rules.batching import Batch, BatchJoin, MaybeBatch, MaybeShuffleBa
 from qmigrate.rules.bucketing import BucketBySequenceLength
 from qmigrate.rules.hand_built import HandBuiltQueue
 from qmigrate.rules.findings import (
-    BatchNotDivisibleAcrossTowers, PerTowerPipelines, PerTowerPlaceholders, ProducersAlignedBySeed,
+    BatchNotDivisibleAcrossTowers, ClosedQueueMessageExpected, PerTowerPipelines, PerTowerPlaceholders, ProducersAlignedBySeed,
     SharedBatchAcrossTowers, UntracedTowerInput)
 from qmigrate.rules.prefetch import PrefetchQueue
 from qmigrate.rules.producers import (
@@ -13,7 +13,8 @@ from qmigrate.rules.producers import (
 from qmigrate.rules.python_fed import PythonFedQueue
 from qmigrate.rules.queue_runners import Coordinator, QueueRunnersBlock, SessionStartsRunners, StartQueueRunners
 from qmigrate.rules.readers import FixedLengthRecordReader, TextLineReader, TFRecordReader, WholeFileReader
-from qmigrate.rules.slim_provider import DatasetDataProvider, ParallelRead, SinglePassRead, UnseenSlimDataset
+from qmigrate.rules.slim_provider import (
+    DatasetDataProvider, ParallelRead, SinglePassRead, SlimReaderClassKept, UnseenSlimDataset)
 from qmigrate.rules.target_api import ApiNotInTarget
 from qmigrate.rules.unsupported import NonInputQueue, NotebookNotMigrated, QueueApiNotMigrated
 
@@ -30,6 +31,7 @@ ALL_RULES = (
     ParallelRead,
     SinglePassRead,
     UnseenSlimDataset,
+    SlimReaderClassKept,
     TFRecordReader,
     FixedLengthRecordReader,
     TextLineReader,
@@ -55,6 +57,7 @@ ALL_RULES = (
     PerTowerPlaceholders,
     UntracedTowerInput,
     ApiNotInTarget,
+    ClosedQueueMessageExpected,
 )
 
 _BY_NAME: Dict[str, type] = {name: rule for rule in ALL_RULES for name in rule.names}

@@ -419,3 +419,63 @@ class UntracedTowerInput(Rule):
                 "(its own iterator over its own shard, `dataset.shard(num_towers, index)`, or its own element "
                 "of a list of per-tower batches), or every tower trains on the same examples"
                 % (header, where, others))
+
+
+class ClosedQueueMessageExpected(Rule):
+    """Code that expects the error message of a closed queue, which a tf.data iterator never raises.
+
+    ## Why
+    Tests of an input module often drain its queue and check how it ends:
+    `with self.assertRaisesOpError('is closed and has insufficient elements'): sess.run(batch)`.
+    Once the pipeline is a dataset, the run after the last batch raises `OutOfRangeError` with
+    the iterator's message, "End of sequence": the data is the same, the assertion fails.
+
+    ## Fix safety
+    Manual: reported, never changed. qmigrate cannot tell from the literal which pipeline the
+    assertion drains, so it does not rewrite a test's expectation.
+
+    ## Limitations
+    Found as the literal text of the message (in one string or an implicit concatenation), in
+    files that hold queue code, migrated or not; a message built another way is not seen.
+    """
+
+    code = "QM908"
+    safety = Safety.MANUAL
+    message = "this expects the error message of a closed queue, which a tf.data iterator does not raise"
+    advice = ("once the pipeline it drains reads from tf.data, expect tf.errors.OutOfRangeError with the "
+              "iterator's message, 'End of sequence'")
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+
+            def check_last_batch(test, files):
+                queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+                reader = tf.TFRecordReader()
+                _, record = reader.read(queue)
+                batch = tf.train.batch([record], batch_size=8)
+                with tf.Session() as sess:
+                    sess.run(tf.local_variables_initializer())
+                    with tf.contrib.slim.queues.QueueRunners(sess):
+                        sess.run(batch)
+                        with test.assertRaisesOpError('is closed and has insufficient elements'):
+                            sess.run(batch)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def check_last_batch(test, files):
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.flat_map(tf.data.TFRecordDataset)
+                dataset = dataset.repeat(1)
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(8))
+                dataset = dataset.prefetch(1)
+                batch = dataset.make_one_shot_iterator().get_next()
+                with tf.Session() as sess:
+                    sess.run(tf.local_variables_initializer())
+                    sess.run(batch)
+                    with test.assertRaisesOpError('is closed and has insufficient elements'):
+                        sess.run(batch)
+            """),
+        ),
+    )

@@ -484,3 +484,70 @@ class UnseenSlimDataset(Rule):
             unsafe=True,
         ),
     )
+
+
+class SlimReaderClassKept(Rule):
+    """A reader class that stays as a slim Dataset's `reader=` argument after its providers migrate.
+
+    ## Why
+    slim's `Dataset` takes a reader class, and a `DatasetDataProvider` reads the dataset's files
+    through it and through queues. Once every provider in the module reads the files with a
+    tf.data dataset instead, nothing reads through the class any more, but the Dataset still asks
+    for one: it stays, and this note says why a queue reader's name is left in the file.
+
+    ## Fix safety
+    A note: nothing to change while the Dataset is only read by migrated code. A provider of
+    this dataset elsewhere (another module, outside the run) still reads through it.
+
+    ## Limitations
+    Only in modules whose slim providers and parallel reads all migrated; `reader=` given a
+    TensorFlow reader class by name.
+    """
+
+    code = "QM110"
+    safety = Safety.MANUAL
+    note = True
+    message = "the reader class stays as the slim Dataset's `reader=` argument, which slim's Dataset requires"
+    advice = ("nothing to change: the migrated providers of this module read the files with tf.data; a "
+              "DatasetDataProvider of this dataset elsewhere would still read through it")
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+            from tensorflow.contrib import slim
+
+
+            def inputs(files, batch_size):
+                decoder = slim.tfexample_decoder.TFExampleDecoder(
+                    {'label': tf.FixedLenFeature([], tf.int64)}, {'label': slim.tfexample_decoder.Tensor('label')})
+                dataset = slim.dataset.Dataset(data_sources=files, reader=tf.TFRecordReader, decoder=decoder,
+                                               num_samples=100, items_to_descriptions={})
+                provider = slim.dataset_data_provider.DatasetDataProvider(dataset, shuffle=False, num_epochs=1)
+                label, = provider.get(['label'])
+                return tf.train.batch([label], batch_size=batch_size)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+            from tensorflow.contrib import slim
+
+
+            def inputs(files, batch_size):
+                decoder = slim.tfexample_decoder.TFExampleDecoder(
+                    {'label': tf.FixedLenFeature([], tf.int64)}, {'label': slim.tfexample_decoder.Tensor('label')})
+                dataset = slim.dataset.Dataset(data_sources=files, reader=tf.TFRecordReader, decoder=decoder,
+                                               num_samples=100, items_to_descriptions={})
+                def parse_record(serialized):
+                    label, = dataset.decoder.decode(serialized, ['label'])
+                    return label
+
+                data_files = tf.contrib.slim.parallel_reader.get_data_files(dataset.data_sources)
+                dataset_2 = tf.data.Dataset.from_tensor_slices(data_files)
+                dataset_2 = dataset_2.flat_map(tf.data.TFRecordDataset)
+                dataset_2 = dataset_2.map(parse_record)
+                dataset_2 = dataset_2.repeat(1)
+                dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+                dataset_2 = dataset_2.prefetch(1)
+                return dataset_2.make_one_shot_iterator().get_next()
+            """),
+        ),
+    )
