@@ -967,6 +967,30 @@ class _BlockRecogniser:
                             join=(self.source_of(found.count), found.list_name, None), loop_element=element,
                             record_statements={index: statements})
 
+    def _record_loop(self, index: int, tainted: Set[str], calls):
+        """(index of the list's `[]`, (joins.RecordLoop, its element's kind and return)) for the loop
+        at `index` that copies the per-record code for a `*_join` (joins.record_loop), or None.
+        _Broken with the reason for such a loop that cannot become the map function."""
+        loop = self.body[index]
+        found = joins.record_loop(loop, tainted)
+        if found is None:
+            return None
+        finder = _CallFinder(self.imports, BATCHERS + BUCKETERS + JOINERS)
+        cstutil.walk(loop, finder)
+        if finder.found:  # it batches in each iteration: a tower loop's, not copies for a join
+            return None
+        joined = self._joined_calls(index, found)
+        if not joined:
+            return None
+        if found.refused:
+            raise _Broken(calls + joined, found.refused)
+        calls = calls + joined
+        created = self._check_loop_list(index, found, calls, joined)
+        element = self._loop_element(found, calls)
+        self._check_loop_locals(index, loop, found, calls)
+        self._check_no_chain_inside(index, calls, tainted)
+        return created[0], (found, element)
+
     def _row_dequeue(self, stmt: cst.BaseStatement, producers) -> Optional[cst.Call]:
         """The `queue.dequeue()` of a row producer of this block inside `stmt`, or None."""
         for call in cstutil.calls_of(stmt):
@@ -1089,7 +1113,7 @@ class _BlockRecogniser:
             if later == queue.dequeue_index:
                 live -= self.uses[later].stores
                 continue
-            escaped = live & set(self.uses[later].loads)
+            escaped = live & _loads_after_binding(self.body[later], self.uses[later].loads)
             if escaped:  # the last reader's tensors, which a dataset no longer has
                 raise _Broken(calls + queue.calls, "`%s`, made in the reader loop, is used after it at line %d"
                               % (sorted(escaped)[0], self._line_of(later)))
@@ -1470,6 +1494,7 @@ class _BlockRecogniser:
         arms = ()  # the other arms' (batching rule and call, call) when each branch batches
         arm_records = None  # their per-record code (branch_records.ArmRecords)
         fallthrough = False  # their `if`/`elif` has no `else`: a path batches nothing
+        record_join = False  # `join` is a loop of the per-record code after the read (_record_loop)
         unbatched = "its records are not batched by tf.train.batch/shuffle_batch in the same block"
         for index in range(read_index + 1, len(self.body)):
             uses = self.uses[index]
@@ -1525,6 +1550,17 @@ class _BlockRecogniser:
             if (found or helper) and reads_record:
                 batch = (index, found, helper, value_expr)
                 break
+            if reads_record and join is None and isinstance(self.body[index], cst.For):
+                loop = self._record_loop(index, tainted, calls)
+                if loop is not None:  # n copies of the per-record code for a `*_join`: one map, n at a time
+                    created, element = loop
+                    removed = tuple(removed) + (created,)
+                    record_indices.append(index)
+                    rewritten[index] = tuple(self.source_of(stmt) for stmt in element[0].record_stmts)
+                    tainted |= uses.stores | {element[0].list_name}
+                    join = (self.source_of(element[0].count), element[0].list_name, None)
+                    loop_element, record_join = element[1], True
+                    continue
             branches = self._batch_in_branches(index, tainted, join is not None) if reads_record else None
             if branches is not None:
                 found, arms = branches[0], branches[1:]
@@ -1652,7 +1688,11 @@ class _BlockRecogniser:
         if fallthrough and batching.keep_input:
             raise _Broken(calls, "the batching is inside an `if` without a plain `else`, so some path batches "
                           "nothing, and it batches only the records its keep_input allows")
-        if join is not None:
+        if record_join:  # the join's n threads ran the loop's per-record code, each on its own record
+            batching = dataclasses.replace(batching, num_threads=join[0])
+            if parallel_reads is not None:
+                record_reader = dataclasses.replace(record_reader, parallel_reads=parallel_reads)
+        elif join is not None:
             # The n readers' enqueue ops also ran the per-record code n at a time.
             if record_reader is not None:  # (n dequeues of rows: no files to read n at a time)
                 record_reader = dataclasses.replace(record_reader, parallel_reads=join[0])
@@ -1710,7 +1750,7 @@ class _BlockRecogniser:
         # A slice producer is its own read: listed once, or its comments would move twice.
         return Match(tuple(dict.fromkeys((producer_index,) + tuple(removed))), read_index, tuple(record_indices), batch_index,
                      pipeline, element_kind, calls, queue_name=queue_name, batch_helper=helper_batch,
-                     helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None,
+                     helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None and not record_join,
                      record_statements=rewritten, kept_statements=kept,
                      branch_batchings=branch_batchings if found else (),
                      record_call=record_call, arm_records=arm_records, branch_fallthrough=fallthrough,
@@ -2791,6 +2831,16 @@ _LOGGING_CALLS = frozenset(["print"] + ["tensorflow.logging.%s" % level for leve
 _ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
 _NEXT_ELEMENT = ("dequeue", "dequeue_many", "dequeue_up_to", "get_next")
 _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")
+
+
+def _loads_after_binding(stmt: cst.BaseStatement, loads) -> Set[str]:
+    """The names `stmt` reads (`loads`, its name_uses) as they were before it: a `for` loop's
+    target, which name_uses counts as read, is bound before its body reads it."""
+    loads = set(loads)
+    if isinstance(stmt, cst.For):
+        targets = {node.value for node in cstutil.nodes_of(stmt.target, cst.Name)}
+        loads -= targets - set(cstutil.name_uses(stmt.iter).loads)
+    return loads
 
 
 def _leaves_of(match: Match) -> Set[int]:
