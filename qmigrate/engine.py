@@ -16,7 +16,7 @@ import libcst as cst
 from qmigrate import (api_check, astindex, blocks, bucketing, built_rows, class_attrs, cstutil, data_findings,
                       guarded_records, handbuilt, handed_down, helpers, imported_helpers, method_queues,
                       python3_check, python_fed, queue_purpose, queue_roles, queue_sources, range_producers,
-                      receivers, returned_records, slim_modules, synth, towers, unlinked, wording)
+                      reader_makers, receivers, returned_records, slim_modules, synth, towers, unlinked, wording)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -487,6 +487,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         if name in foreign.refused:  # its calls stay, saying why (recognise's _method_source)
             context.refused_helpers[key] = foreign.refused[name]
             del imported_sources[key]
+    _add_imported_makers(context, foreign.makers)
     imported_batchers = handed_down.add_imported(context, handed)
     context.kept_results = {name[len(returned_records.KEPT_PREFIX):]: why for name, why in (keep_helpers or {}).items()
                             if name.startswith(returned_records.KEPT_PREFIX)}
@@ -541,6 +542,10 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         uses = _forwarded_uses(uses + Counter(wanted), context)
     new_module = _migrate_helpers(new_module, context, uses, analysis, keep, rewriter.unbatched_sources)
     _refuse_own_helpers(analysis, context, foreign.refused)
+    for key, maker in context.reader_makers.items():
+        if key not in context.foreign_classes and id(maker.call) not in analysis.fixed_calls:
+            analysis.reasons.setdefault(id(maker.call), reader_makers.REASON % key)
+            analysis.todo.setdefault(id(maker.call), reader_makers.TODO % key)
     new_module = _drop_queue_helpers(new_module, rewriter.queue_helpers, uses, analysis, keep)
     if rewriter.file_seed:
         new_module = _add_file_order_seed(new_module)
@@ -793,6 +798,36 @@ class ForeignHelpers:
     # Helpers that stay as they are, and why: imported ones by their local name (their callers'
     # chains stay, with that reason), this module's own by name (their reader gets it).
     refused: Dict[str, str] = field(default_factory=dict)
+    # Reader makers of other modules' classes, by the job's dotted name (`module.Class.method`).
+    makers: Dict[str, "ImportedMaker"] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ImportedMaker:
+    """A method of a class of another module that only makes a reader (reader_makers.py), and
+    that module's class and trees, for receivers.py to prove an object an instance of it."""
+
+    maker: reader_makers.Maker
+    cls: cst.ClassDef
+    module: cst.Module
+    tree: Optional[ast.AST]
+    imports: ImportMap
+    module_name: str
+
+
+def imported_reader_maker(source: bytes, module_name: str, key: str) -> Optional[ImportedMaker]:
+    """The method `key` (`Class.method`) of a module's source as a reader maker that a caller
+    importing it as `module_name` may call (None: not one). Never raises."""
+    try:
+        module, tree, imports, context = _source_module(source)
+    except Exception:
+        return None
+    found = context.reader_makers.get(key)
+    cls = next((stmt for stmt in module.body if isinstance(stmt, cst.ClassDef)
+                and stmt.name.value == key.split(".")[0]), None)
+    if found is None or cls is None or "." not in key:
+        return None
+    return ImportedMaker(found, cls, module, tree, imports, module_name)
 
 
 def imported_reader_helper(source: bytes, name: str) -> Optional[ImportedHelper]:
@@ -934,6 +969,24 @@ def _add_imported_sources(context: ModuleContext, sources: Dict[str, ImportedSou
     return added
 
 
+def _add_imported_makers(context: ModuleContext, makers: Dict[str, ImportedMaker]) -> None:
+    """Add to the module's reader makers those of other modules' classes whose class name is no
+    class of this module (nor the key of another of its makers or methods), with the Receivers of
+    their modules: `obj.method()` is a maker's call once receivers.py proves `obj` that class's."""
+    own = {stmt.name.value for stmt in context.module.body if isinstance(stmt, cst.ClassDef)}
+    keys = [imported_helpers.method_key(name) for name in makers]
+    for name, found in makers.items():
+        key = imported_helpers.method_key(name)
+        if key.split(".")[0] in own or keys.count(key) != 1 or key in context.reader_makers \
+                or key in context.record_sources or key in context.method_helpers:
+            continue
+        if found.module_name not in context.foreign_receivers:
+            classes = class_attrs.ModuleClasses(found.module, lambda node: 0, set(found.imports.aliases), found.tree)
+            context.foreign_receivers[found.module_name] = receivers.Receivers(found.module, classes)
+        context.reader_makers[key] = found.maker
+        context.foreign_classes[key] = found.cls
+
+
 def _add_imported_helpers(context: ModuleContext, imported: Dict[str, ImportedHelper]) -> Set[str]:
     """Add to the module's reader helpers those imported under names it neither defines nor
     rebinds, whose reader's TensorFlow names mean the same here; their local names."""
@@ -981,6 +1034,10 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
         if not isinstance(stmt, cst.FunctionDef):
             continue
         context.functions[stmt.name.value] = stmt
+        maker = reader_makers.find(stmt, imports) if not stmt.decorators else None
+        if maker is not None:
+            context.reader_makers[stmt.name.value] = maker
+            continue
         reader = helpers.find_reader_helper(stmt, imports)
         batcher = helpers.find_batch_helper(stmt, imports)
         if reader is None and batcher is None:
@@ -1022,6 +1079,10 @@ def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, attribute_nam
             continue
         if names[method.name.value] != 1 or method.decorators or not params:
             continue  # a method defined twice, a class method or any other decorated one (no plain `self`)
+        maker = reader_makers.find(method, context.imports)
+        if maker is not None:
+            context.reader_makers["%s.%s" % (cls.name.value, method.name.value)] = maker
+            continue
         reader = helpers.find_reader_helper(method, context.imports) if len(params) > 1 else None
         if reader is None:
             source = helpers.find_record_source(method, context.imports, method=True)
@@ -1591,7 +1652,8 @@ class _PipelineRewriter(cst.CSTTransformer):
         leaves = blocks.flatten(original_body, updated_body)
         originals = [leaf.original for leaf in leaves]
         queues = handbuilt.find(originals, self.scopes[-1], self.imports, self.module.code_for_node,
-                                self.queue_helpers, self.context.module_names) if self.has_queues else None
+                                self.queue_helpers, self.context.module_names,
+                                reader_makers.names(self.context.reader_makers)) if self.has_queues else None
         found = recognise_block(originals, self.scopes[-1], self.context, self.names, self.module.code_for_node,
                                 queues, [leaf.withs for leaf in leaves])
         scope = self.scopes[-1]

@@ -102,6 +102,34 @@ def _method_imports(path: str, summary: ModuleSummary, summaries: Mapping[str, O
     return found
 
 
+def maker_imports(callers: Iterable[str], summaries: Mapping[str, Optional[ModuleSummary]],
+                  program: Program) -> Dict[str, Tuple[Import, ...]]:
+    """caller path -> the methods of classes of modules of the set it imports as modules (under
+    one name it never rebinds) that make a reader and nothing else a rule knows, which it names
+    as an attribute: Imports `(module.Class.method, path, Class.method)`, reader makers perhaps
+    (engine.imported_reader_maker decides). A maker is not migrated: nothing is decided about it."""
+    found: Dict[str, Tuple[Import, ...]] = {}
+    for path in callers:
+        summary = summaries.get(path)
+        tree = program.tree(path)
+        imports = []
+        for local, target in summary.imports if summary is not None else ():
+            if target.split(".")[0] == "tensorflow":
+                continue
+            where = program.module_path(path, target)
+            module = summaries.get(where) if where and where != path else None
+            if module is None or not module.classes:
+                continue
+            methods = [(cls.name, method.name) for cls in module.classes for method in cls.methods
+                       if method.builds and all(name in _READER_NAMES for name in method.builds)
+                       and _attribute_named(tree, method.name)]
+            if methods and not _rebinds(tree, local) and not _star_may_bind(program, path, local):
+                imports += [method_import(target, "%s.%s" % names, where) for names in methods]
+        if imports:
+            found[path] = tuple(sorted(imports))
+    return found
+
+
 def _reader_and_producer(builds: Tuple[str, ...]) -> bool:
     return any(name in _READER_NAMES for name in builds) and any(name in _PRODUCER_NAMES for name in builds)
 

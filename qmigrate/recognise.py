@@ -14,8 +14,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from qmigrate import (batch_down, blocks, branch_records, bucketing, built_rows, class_attrs, cstutil,
-                      dequeued_rows, handbuilt, helpers, joins, loop_records, queue_sources, receivers,
-                      returned_records, slim_provider, towers, zipped_chains)
+                      dequeued_rows, handbuilt, helpers, joins, loop_records, queue_sources, reader_makers,
+                      receivers, returned_records, slim_provider, towers, zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
@@ -267,6 +267,9 @@ class ModuleContext:
     # the Receivers of their modules by dotted module name (engine.ImportedSource).
     foreign_classes: Dict[str, cst.ClassDef] = field(default_factory=dict)
     foreign_receivers: Dict[str, receivers.Receivers] = field(default_factory=dict)
+    # Functions (`f`) and methods (`Class.method`, of this module or another's, foreign_classes)
+    # that only return a new TensorFlow reader (reader_makers.py).
+    reader_makers: Dict[str, "reader_makers.Maker"] = field(default_factory=dict)
     _classes: Optional[class_attrs.ModuleClasses] = None
     _receivers: Optional[receivers.Receivers] = None
 
@@ -672,7 +675,7 @@ class _BlockRecogniser:
         has a reader or record-source method of that name (None otherwise, or not followed)."""
         method = value.func.attr.value
         wanted = [key for key in list(self.context.method_helpers) + list(self.context.record_sources)
-                  if key.endswith("." + method) and key.count(".") == 1]
+                  + list(self.context.reader_makers) if key.endswith("." + method) and key.count(".") == 1]
         if not wanted:  # the cheap test first: this runs for every method call assigned in the block
             return None
         scope = self.scope if isinstance(self.scope, (cst.FunctionDef, cst.Module)) else None
@@ -684,13 +687,15 @@ class _BlockRecogniser:
             cls = self.context.receivers().class_of(value.func.value, scope, top_level)
         except receivers.Unresolved as why:
             found = self.context.method_helpers.get(wanted[0])
+            source = self.context.record_sources.get(wanted[0])
             calls = (found.reader_call,) if found is not None else (
-                self.context.record_sources[wanted[0]].producer_call, self.context.record_sources[wanted[0]].reader_call)
+                (source.producer_call, source.reader_call) if source is not None else ())
             queues = [arg.value.value for arg in value.args
                       if isinstance(arg.value, cst.Name) and arg.value.value in producers]
             raise _Broken(calls + self._chain_calls(index, (None, queues[0] if queues else ""), producers, {}),
-                          "it calls %s.%s(), a method that reads a queue, on `%s`, whose class qmigrate cannot "
-                          "prove: %s" % (wanted[0].split(".")[0], method, dotted(value.func.value), why))
+                          "it calls %s.%s(), a method that %s, on `%s`, whose class qmigrate cannot prove: %s"
+                          % (wanted[0].split(".")[0], method, "makes a reader" if wanted[0] in self.context.reader_makers
+                             and not calls else "reads a queue", dotted(value.func.value), why))
         key = "%s.%s" % (cls.name.value, method) if cls is not None else None
         if cls is None or key not in wanted or not self.context.receivers().defines_plainly(cls, method):
             return None
@@ -929,7 +934,7 @@ class _BlockRecogniser:
         if rows is not None:
             return self._row_loop_at(index, loop, rows, producers)
         try:
-            found = joins.reader_loop(loop, lambda expr: bool(_call_with_rule(expr, self.imports, READERS)),
+            found = joins.reader_loop(loop, lambda expr: self._reader_ctor(expr, index) is not None,
                                       _read_call, self._helper_read)
         except joins.NotAReaderLoop as refused:
             calls = tuple(call for stmt in loop.body.body for call in cstutil.calls_of(stmt)
@@ -945,12 +950,13 @@ class _BlockRecogniser:
         if queue not in producers:
             return None
         if found.reader_stmt is not None:
-            reader_found = _call_with_rule(cstutil.single_assign(found.reader_stmt)[1], self.imports, READERS)
+            reader_found = self._reader_ctor(cstutil.single_assign(found.reader_stmt)[1], index)
         else:
-            reader_found = _call_with_rule(reader, self.imports, READERS)
+            reader_found = self._reader_ctor(reader, index)
         if not reader_found:
             return None
-        calls = (producers[queue][2], reader_found[1])
+        # A reader maker's call is no TensorFlow call: nothing is said about it.
+        calls = (producers[queue][2],) + ((reader_found[1],) if reader_found[2] is None else ())
         into = self.queues.accepted.get(index)  # each reader adds its enqueue op of a hand-built queue
         if into is not None and into.enqueue_index == index and any(c is found.element for c in into.calls):
             return self._loop_into_queue(index, found, producers[queue], reader_found, up_to, calls, into)
@@ -962,10 +968,27 @@ class _BlockRecogniser:
         self._check_loop_locals(index, loop, found, calls)
         tainted = {found.list_name} | (cstutil.name_uses(loop.body).stores - {found.list_name})
         statements = tuple(self.source_of(stmt) for stmt in found.record_stmts)
-        return self._follow(producers[queue], (reader_found[0], reader_found[1], None, up_to), index, key, value,
+        return self._follow(producers[queue], reader_found + (up_to,), index, key, value,
                             tainted, [index], calls, removed=(created[0], index),
                             join=(self.source_of(found.count), found.list_name, None), loop_element=element,
                             record_statements={index: statements})
+
+    def _reader_ctor(self, expr, index: int):
+        """(rule, call, the reader's arguments moved from elsewhere or None) when `expr` makes a
+        reader: a TensorFlow reader class called, or a reader maker (reader_makers.py) of the
+        module, or a method of one on an object receivers.py proves its instance; else None.
+        _Broken (receivers.Unresolved) when the object's class cannot be proven."""
+        found = _call_with_rule(expr, self.imports, READERS)
+        if found:
+            return found[0], found[1], None
+        if not (isinstance(expr, cst.Call) and not expr.args and self.context.reader_makers):
+            return None
+        if isinstance(expr.func, cst.Name):
+            name = expr.func.value if expr.func.value not in self.scope_stores else None
+        else:
+            name = self._self_method_call(expr, index)[0]
+        maker = self.context.reader_makers.get(name) if name else None
+        return (maker.rule, expr, {}) if maker is not None else None
 
     def _record_loop(self, index: int, tainted: Set[str], calls):
         """(index of the list's `[]`, (joins.RecordLoop, its element's kind and return)) for the loop
@@ -1119,7 +1142,7 @@ class _BlockRecogniser:
                               % (sorted(escaped)[0], self._line_of(later)))
             live -= self.uses[later].stores
         statements = tuple(self.source_of(stmt) for stmt in found.record_stmts)
-        return self._follow(producer, (reader_found[0], reader_found[1], None, up_to), index, key, value,
+        return self._follow(producer, reader_found + (up_to,), index, key, value,
                             set(stores), [index], calls, parallel_reads=self.source_of(found.count),
                             through=(queue,), record_statements={index: statements})
 
