@@ -471,6 +471,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
             and not _may_hold_pipeline(rules_found):
         _finish_python_fed(analysis, fed, options)
         _explain_unfed_queues(analysis, imports, positions)
+        if any(rule in READERS for rule in rules_found):
+            reader_makers.explain(reader_makers.of_module(module, imports), analysis.reasons, analysis.todo, ())
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     context = _module_context(module, imports, tree, source.decode(module.encoding, errors="replace"))
     context.line_of = lambda node: positions.start(node)[0]
@@ -542,10 +544,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         uses = _forwarded_uses(uses + Counter(wanted), context)
     new_module = _migrate_helpers(new_module, context, uses, analysis, keep, rewriter.unbatched_sources)
     _refuse_own_helpers(analysis, context, foreign.refused)
-    for key, maker in context.reader_makers.items():
-        if key not in context.foreign_classes and id(maker.call) not in analysis.fixed_calls:
-            analysis.reasons.setdefault(id(maker.call), reader_makers.REASON % key)
-            analysis.todo.setdefault(id(maker.call), reader_makers.TODO % key)
+    own = {key: maker for key, maker in context.reader_makers.items() if key not in context.foreign_classes}
+    reader_makers.explain(own, analysis.reasons, analysis.todo, analysis.fixed_calls)
     new_module = _drop_queue_helpers(new_module, rewriter.queue_helpers, uses, analysis, keep)
     if rewriter.file_seed:
         new_module = _add_file_order_seed(new_module)
@@ -1026,6 +1026,7 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
     context = ModuleContext(imports, module_names, input_fns=_input_fns(module, tree),
                             may_be_sparse=bool(_SPARSE.search(code)), module=module, tree=tree)
     attribute_names = functools.lru_cache(maxsize=None)(lambda: _attribute_loads(module, tree))
+    context.reader_makers = reader_makers.of_module(module, imports)
     for stmt in module.body:
         if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
             _add_method_helpers(stmt, context, attribute_names, module)
@@ -1034,10 +1035,6 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
         if not isinstance(stmt, cst.FunctionDef):
             continue
         context.functions[stmt.name.value] = stmt
-        maker = reader_makers.find(stmt, imports) if not stmt.decorators else None
-        if maker is not None:
-            context.reader_makers[stmt.name.value] = maker
-            continue
         reader = helpers.find_reader_helper(stmt, imports)
         batcher = helpers.find_batch_helper(stmt, imports)
         if reader is None and batcher is None:
@@ -1079,10 +1076,6 @@ def _add_method_helpers(cls: cst.ClassDef, context: ModuleContext, attribute_nam
             continue
         if names[method.name.value] != 1 or method.decorators or not params:
             continue  # a method defined twice, a class method or any other decorated one (no plain `self`)
-        maker = reader_makers.find(method, context.imports)
-        if maker is not None:
-            context.reader_makers["%s.%s" % (cls.name.value, method.name.value)] = maker
-            continue
         reader = helpers.find_reader_helper(method, context.imports) if len(params) > 1 else None
         if reader is None:
             source = helpers.find_record_source(method, context.imports, method=True)
@@ -1845,7 +1838,7 @@ class _PipelineRewriter(cst.CSTTransformer):
                 for index, leaf in zip(match.record_indices, record_leaves):
                     texts = match.record_statements.get(index)
                     expanded += [leaf] if texts is None else [
-                        dataclasses.replace(leaf, updated=cst.parse_statement(text + "\n", config)) for text in texts]
+                        dataclasses.replace(leaf, updated=_stage(text + "\n", config)) for text in texts]
                 record_leaves = expanded
             if match.queue_name is not None:
                 # The reader helper now takes the record where it took the queue.
@@ -1875,7 +1868,8 @@ class _PipelineRewriter(cst.CSTTransformer):
             if match.producer_branches is not None and not blank:
                 blank = [cst.EmptyLine(indent=False)]  # after the if/elif that names the files
             replacements[read.path] = [function.with_changes(leading_lines=blank)]
-            removed.update(leaf.path for leaf in record_leaves)
+            # (a record leaf written as no statement, such as a loop of only its append, goes too)
+            removed.update(leaves[index].path for index in match.record_indices)
             for index, statement in match.kept_statements.items():  # stays in place, without what moved
                 replacements[leaves[index].path] = [statement.with_changes(
                     leading_lines=leaves[index].updated.leading_lines)]

@@ -16,7 +16,7 @@ its own module), the class resolved by the maker's own module's imports to a Ten
 class with a rule (rules/readers.py). Anything else is no maker (None). Never raises.
 """
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Dict, Iterable, Optional
 
 import libcst as cst
 
@@ -53,6 +53,36 @@ def find(function: cst.FunctionDef, imports: ImportMap) -> Optional[Maker]:
     if rule not in READERS:
         return None
     return Maker(rule, cst.Module([]).code_for_node(small.value.func), small.value)
+
+
+def of_module(module: cst.Module, imports: ImportMap) -> Dict[str, Maker]:
+    """The module's makers: top-level functions (`f`) and plain methods of top-level classes
+    (`Class.method`: not decorated, defined once in the class, with a `self`)."""
+    found: Dict[str, Maker] = {}
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef) and not stmt.decorators:
+            maker = find(stmt, imports)
+            if maker is not None:
+                found[stmt.name.value] = maker
+        elif isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            methods = [m for m in stmt.body.body if isinstance(m, cst.FunctionDef)]
+            for method in methods:
+                if method.decorators or not method.params.params or sum(
+                        m.name.value == method.name.value for m in methods) != 1:
+                    continue
+                maker = find(method, imports)
+                if maker is not None:
+                    found["%s.%s" % (stmt.name.value, method.name.value)] = maker
+    return found
+
+
+def explain(makers: Dict[str, Maker], reasons: Dict[int, str], todo: Dict[int, str], fixed) -> None:
+    """Say why each maker's reader stays (in `reasons` and `todo`, by id of the call), unless
+    `fixed` holds it or it has a reason already."""
+    for key, maker in makers.items():
+        if id(maker.call) not in fixed:
+            reasons.setdefault(id(maker.call), REASON % key)
+            todo.setdefault(id(maker.call), TODO % key)
 
 
 def names(keys: Iterable[str]) -> frozenset:

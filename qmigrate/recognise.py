@@ -934,8 +934,9 @@ class _BlockRecogniser:
         if rows is not None:
             return self._row_loop_at(index, loop, rows, producers)
         try:
-            found = joins.reader_loop(loop, lambda expr: self._reader_ctor(expr, index) is not None,
-                                      _read_call, self._helper_read)
+            makers = reader_makers.names(self.context.reader_makers)
+            found = joins.reader_loop(loop, lambda expr: self._reader_ctor(expr, index) is not None
+                                      or reader_makers.may_make(expr, makers), _read_call, self._helper_read)
         except joins.NotAReaderLoop as refused:
             calls = tuple(call for stmt in loop.body.body for call in cstutil.calls_of(stmt)
                           if rule_for(self.imports.resolve(call.func)) in READERS)
@@ -949,10 +950,15 @@ class _BlockRecogniser:
         reader, queue, up_to = _read_call(found.read_value)
         if queue not in producers:
             return None
-        if found.reader_stmt is not None:
-            reader_found = self._reader_ctor(cstutil.single_assign(found.reader_stmt)[1], index)
-        else:
-            reader_found = self._reader_ctor(reader, index)
+        made = cstutil.single_assign(found.reader_stmt)[1] if found.reader_stmt is not None else reader
+        reader_found = self._reader_ctor(made, index)
+        if not reader_found and reader_makers.may_make(made, makers):
+            into = self.queues.accepted.get(index)
+            raise _Broken((producers[queue][2],) + (into.calls if into is not None else ())
+                          + self._joined_calls(index, found),
+                          "its loop's reader comes from `%s`, which qmigrate cannot prove calls a function or "
+                          "method that only returns a TensorFlow reader (the object's class is not proven: a "
+                          "parameter, a name bound more than once, or made elsewhere)" % self.source_of(made))
         if not reader_found:
             return None
         # A reader maker's call is no TensorFlow call: nothing is said about it.

@@ -311,6 +311,11 @@ CASES = [
     # Each chain shuffles its own files: the ids side keeps its two epochs (the pairs are random).
     ("zipped_chains", "shuffled_ids", lambda d: dict(files=_files(d, "dict_*"), csv_files=_files(d, "iris_*"),
                                                      batch_size=10), 100, "epoch"),
+    # --- inception ---
+    # Two readers fill a RandomShuffleQueue, dequeued once; 4 batch_join threads parse that record:
+    # one map, 4 calls at a time, over the records of one epoch (each thread took its own record).
+    ("handbuilt_join_threads", "joined_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10,
+                                                                num_epochs=1), 50, "epoch"),
 ]
 
 
