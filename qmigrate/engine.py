@@ -472,7 +472,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         _finish_python_fed(analysis, fed, options)
         _explain_unfed_queues(analysis, imports, positions)
         if any(rule in READERS for rule in rules_found):
-            reader_makers.explain(reader_makers.of_module(module, imports), analysis.reasons, analysis.todo, ())
+            reader_makers.explain(reader_makers.of_module(module, imports), analysis.reasons, analysis.todo, (),
+                                  analysis.kept_calls)
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     context = _module_context(module, imports, tree, source.decode(module.encoding, errors="replace"))
     context.line_of = lambda node: positions.start(node)[0]
@@ -545,7 +546,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     new_module = _migrate_helpers(new_module, context, uses, analysis, keep, rewriter.unbatched_sources)
     _refuse_own_helpers(analysis, context, foreign.refused)
     own = {key: maker for key, maker in context.reader_makers.items() if key not in context.foreign_classes}
-    reader_makers.explain(own, analysis.reasons, analysis.todo, analysis.fixed_calls)
+    reader_makers.explain(own, analysis.reasons, analysis.todo, analysis.fixed_calls, analysis.kept_calls)
     new_module = _drop_queue_helpers(new_module, rewriter.queue_helpers, uses, analysis, keep)
     if rewriter.file_seed:
         new_module = _add_file_order_seed(new_module)

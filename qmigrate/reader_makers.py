@@ -76,13 +76,16 @@ def of_module(module: cst.Module, imports: ImportMap) -> Dict[str, Maker]:
     return found
 
 
-def explain(makers: Dict[str, Maker], reasons: Dict[int, str], todo: Dict[int, str], fixed) -> None:
+def explain(makers: Dict[str, Maker], reasons: Dict[int, str], todo: Dict[int, str], fixed, kept: set) -> None:
     """Say why each maker's reader stays (in `reasons` and `todo`, by id of the call), unless
-    `fixed` holds it or it has a reason already."""
+    `fixed` holds it or it has a reason already; and count it among the `kept` calls, which
+    build no queue of their own: a reader is made only for a caller, whose read is queue code
+    of its own (so the queue runners stay for it)."""
     for key, maker in makers.items():
         if id(maker.call) not in fixed:
             reasons.setdefault(id(maker.call), REASON % key)
             todo.setdefault(id(maker.call), TODO % key)
+            kept.add(id(maker.call))
 
 
 def names(keys: Iterable[str]) -> frozenset:
