@@ -819,16 +819,27 @@ class ImportedMaker:
 def imported_reader_maker(source: bytes, module_name: str, key: str) -> Optional[ImportedMaker]:
     """The method `key` (`Class.method`) of a module's source as a reader maker that a caller
     importing it as `module_name` may call (None: not one). Never raises."""
+    found = _class_method(source, key, lambda context: context.reader_makers)
+    if found is None:
+        return None
+    module, tree, imports, _, maker, cls = found
+    return ImportedMaker(maker, cls, module, tree, imports, module_name)
+
+
+def _class_method(source: bytes, key: str, table):
+    """(module, tree, ImportMap, ModuleContext, what `table(context)` holds under `key`, the
+    class node) for the method `key` (`Class.method`) of a module's source, or None (it does not
+    parse, or `key` is not in the table or names no top-level class). Never raises."""
     try:
         module, tree, imports, context = _source_module(source)
     except Exception:
         return None
-    found = context.reader_makers.get(key)
+    found = table(context).get(key)
     cls = next((stmt for stmt in module.body if isinstance(stmt, cst.ClassDef)
                 and stmt.name.value == key.split(".")[0]), None)
     if found is None or cls is None or "." not in key:
         return None
-    return ImportedMaker(found, cls, module, tree, imports, module_name)
+    return module, tree, imports, context, found, cls
 
 
 def imported_reader_helper(source: bytes, name: str) -> Optional[ImportedHelper]:
@@ -888,15 +899,10 @@ def imported_record_source(source: bytes, module_name: str, key: str) -> Optiona
     with the object first), and what moves to the caller's dataset (the producer's and reader's
     arguments, and the values only they read) reads only the method's parameters (not the
     object) and TensorFlow. Never raises."""
-    try:
-        module, tree, imports, context = _source_module(source)
-    except Exception:
+    method = _class_method(source, key, lambda context: context.record_sources)
+    if method is None:
         return None
-    found = context.record_sources.get(key)
-    cls = next((stmt for stmt in module.body if isinstance(stmt, cst.ClassDef)
-                and stmt.name.value == key.split(".")[0]), None)
-    if found is None or cls is None or "." not in key:
-        return None
+    module, tree, imports, context, found, cls = method
     static = key in context.static_methods
     params = [param.name.value for param in found.function.params.params]
     params = set(params if static else params[1:])
@@ -958,9 +964,7 @@ def _add_imported_sources(context: ModuleContext, sources: Dict[str, ImportedSou
             continue
         if any(context.imports.aliases.get(used) != resolved for used, resolved in found.tf_names):
             continue
-        if found.module_name not in context.foreign_receivers:
-            classes = class_attrs.ModuleClasses(found.module, lambda node: 0, set(found.imports.aliases), found.tree)
-            context.foreign_receivers[found.module_name] = receivers.Receivers(found.module, classes)
+        _add_foreign_receivers(context, found)
         context.record_sources[key] = found.source
         context.foreign_classes[key] = found.cls
         if found.static:
@@ -968,6 +972,14 @@ def _add_imported_sources(context: ModuleContext, sources: Dict[str, ImportedSou
         context.may_be_sparse = context.may_be_sparse or found.sparse
         added.add(name)
     return added
+
+
+def _add_foreign_receivers(context: ModuleContext, found) -> None:
+    """The Receivers of the module `found` (an ImportedSource or ImportedMaker) comes from, once
+    per module: receivers.py follows `module.Class()` into it."""
+    if found.module_name not in context.foreign_receivers:
+        classes = class_attrs.ModuleClasses(found.module, lambda node: 0, set(found.imports.aliases), found.tree)
+        context.foreign_receivers[found.module_name] = receivers.Receivers(found.module, classes)
 
 
 def _add_imported_makers(context: ModuleContext, makers: Dict[str, ImportedMaker]) -> None:
@@ -981,9 +993,7 @@ def _add_imported_makers(context: ModuleContext, makers: Dict[str, ImportedMaker
         if key.split(".")[0] in own or keys.count(key) != 1 or key in context.reader_makers \
                 or key in context.record_sources or key in context.method_helpers:
             continue
-        if found.module_name not in context.foreign_receivers:
-            classes = class_attrs.ModuleClasses(found.module, lambda node: 0, set(found.imports.aliases), found.tree)
-            context.foreign_receivers[found.module_name] = receivers.Receivers(found.module, classes)
+        _add_foreign_receivers(context, found)
         context.reader_makers[key] = found.maker
         context.foreign_classes[key] = found.cls
 

@@ -81,10 +81,11 @@ def candidates(callers: Iterable[str], summaries: Mapping[str, Optional[ModuleSu
 
 
 def _method_imports(path: str, summary: ModuleSummary, summaries: Mapping[str, Optional[ModuleSummary]],
-                    program: Program) -> List[Import]:
-    """The record-source methods (a producer and a reader of their own) of the classes of the
-    modules of the set that `path` imports as modules, under one name it never rebinds, when
-    `path` names them as an attribute."""
+                    program: Program, builds=None) -> List[Import]:
+    """The record-source methods (a producer and a reader of their own; or those `builds(their
+    builds)` accepts) of the classes of the modules of the set that `path` imports as modules,
+    under one name it never rebinds, when `path` names them as an attribute."""
+    builds = builds or _reader_and_producer
     tree = program.tree(path)
     found = []
     for local, target in summary.imports:
@@ -95,7 +96,7 @@ def _method_imports(path: str, summary: ModuleSummary, summaries: Mapping[str, O
         if module is None or not module.classes:
             continue
         methods = [(cls.name, method.name) for cls in module.classes for method in cls.methods
-                   if _reader_and_producer(method.builds) and _attribute_named(tree, method.name)]
+                   if builds(method.builds) and _attribute_named(tree, method.name)]
         if not methods or _rebinds(tree, local) or _star_may_bind(program, path, local):
             continue
         found += [method_import(target, "%s.%s" % names, where) for names in methods]
@@ -111,23 +112,14 @@ def maker_imports(callers: Iterable[str], summaries: Mapping[str, Optional[Modul
     found: Dict[str, Tuple[Import, ...]] = {}
     for path in callers:
         summary = summaries.get(path)
-        tree = program.tree(path)
-        imports = []
-        for local, target in summary.imports if summary is not None else ():
-            if target.split(".")[0] == "tensorflow":
-                continue
-            where = program.module_path(path, target)
-            module = summaries.get(where) if where and where != path else None
-            if module is None or not module.classes:
-                continue
-            methods = [(cls.name, method.name) for cls in module.classes for method in cls.methods
-                       if method.builds and all(name in _READER_NAMES for name in method.builds)
-                       and _attribute_named(tree, method.name)]
-            if methods and not _rebinds(tree, local) and not _star_may_bind(program, path, local):
-                imports += [method_import(target, "%s.%s" % names, where) for names in methods]
+        imports = _method_imports(path, summary, summaries, program, _reader_alone) if summary is not None else []
         if imports:
             found[path] = tuple(sorted(imports))
     return found
+
+
+def _reader_alone(builds: Tuple[str, ...]) -> bool:
+    return bool(builds) and all(name in _READER_NAMES for name in builds)
 
 
 def _reader_and_producer(builds: Tuple[str, ...]) -> bool:

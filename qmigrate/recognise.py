@@ -2864,9 +2864,10 @@ _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_
 
 def _loads_after_binding(stmt: cst.BaseStatement, loads) -> Set[str]:
     """The names `stmt` reads (`loads`, its name_uses) as they were before it: a `for` loop's
-    target, which name_uses counts as read, is bound before its body reads it."""
+    target, which name_uses counts as read, is bound before its body reads it (not its `else`,
+    which runs after no iteration too)."""
     loads = set(loads)
-    if isinstance(stmt, cst.For):
+    if isinstance(stmt, cst.For) and stmt.orelse is None:
         targets = {node.value for node in cstutil.nodes_of(stmt.target, cst.Name)}
         loads -= targets - set(cstutil.name_uses(stmt.iter).loads)
     return loads
