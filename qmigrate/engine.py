@@ -13,8 +13,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import (api_check, astindex, blocks, bucketing, built_rows, class_attrs, cstutil, data_findings,
-                      guarded_records, handbuilt, handed_down, helpers, imported_helpers, method_queues,
+from qmigrate import (api_check, astindex, blocks, bound_sources, bucketing, built_rows, class_attrs, cstutil,
+                      data_findings, guarded_records, handbuilt, handed_down, helpers, imported_helpers, method_queues,
                       python3_check, python_fed, queue_purpose, queue_roles, queue_sources, range_producers,
                       reader_makers, receivers, returned_records, slim_modules, synth, towers, unlinked, wording)
 from qmigrate.model import Sharding, ZipSource
@@ -1895,10 +1895,11 @@ class _PipelineRewriter(cst.CSTTransformer):
                 replacements[following.path] = [stays.with_changes(leading_lines=[cst.EmptyLine(indent=False)])]
 
         tf, config = self.tf, self.module.config_for_parsing
+        bindings, pipeline = bound_sources.bind(pipeline, self.names.fresh, tf, self.target)
         if match.branch_batchings or match.branch_fallthrough:  # the arms' tails go into the `if` below
-            texts = synth.head_statements(pipeline, tf, self.target)
+            texts = bindings + synth.head_statements(pipeline, tf, self.target)
         else:
-            texts = synth.dataset_statements(pipeline, tf, self.target)
+            texts = bindings + synth.dataset_statements(pipeline, tf, self.target)
         statements = [_stage(text, config) for text in texts]
         leading = [line for line in batch.updated.leading_lines if line.comment is None]
         if function is not None and not leading:
@@ -1944,7 +1945,8 @@ class _PipelineRewriter(cst.CSTTransformer):
         for leaf in chain:
             comments += wording.moved_comments(leaf.updated)
         pipeline = dataclasses.replace(match.pipeline, dataset_name=self.names.fresh("dataset"))
-        texts = synth.unbatched_statements(pipeline, self.tf, self.target, match.unbatched_target)
+        bindings, pipeline = bound_sources.bind(pipeline, self.names.fresh, self.tf, self.target)
+        texts = bindings + synth.unbatched_statements(pipeline, self.tf, self.target, match.unbatched_target)
         # A slim provider's get() becomes the decoding of the record get_next() gives.
         texts = texts + list(match.record_statements.get(match.read_index, ()))
         statements = [cst.parse_statement(text, self.module.config_for_parsing) for text in texts]
