@@ -1992,6 +1992,12 @@ class _PipelineRewriter(cst.CSTTransformer):
         moved = match.arm_records.moved if match.arm_records is not None else frozenset()
         blocks_now, before_blocks = if_chain(branch)[0], if_chain(original)[0]
         batchings = (match.pipeline.batching,) + tuple(match.branch_batchings)
+        records_arm = match.records_arm
+        batching_arm = 1 if records_arm == 0 else 0  # an arm whose last statement is a batching
+        if records_arm is not None:  # the arm that batches nothing is taken out, put back below
+            records_block = blocks_now[records_arm]
+            blocks_now = blocks_now[:records_arm] + blocks_now[records_arm + 1:]
+            before_blocks = before_blocks[:records_arm] + before_blocks[records_arm + 1:]
         for block, batching, before in zip(blocks_now, batchings, before_blocks):
             block = block.with_changes(body=[stmt for stmt, was in zip(block.body, before.body) if id(was) not in moved])
             pipeline = dataclasses.replace(match.pipeline, batching=batching)
@@ -2003,9 +2009,20 @@ class _PipelineRewriter(cst.CSTTransformer):
         last = None
         if match.branch_fallthrough:
             # The path that batched nothing read one record per run, under the names the arms batch.
-            records = [cst.parse_statement(synth.repeat_statement(match.pipeline) + "\n", config),
-                       self._consume(blocks_now[0].body[-1], match).with_changes(leading_lines=[])]
-            last = cst.Else(body=blocks_now[0].with_changes(body=records))
+            batched = if_chain(branch)[0][batching_arm].body[-1]
+            if match.records_batching is None:
+                records = [cst.parse_statement(synth.repeat_statement(match.pipeline) + "\n", config)]
+            else:  # as the hand-built queues gave them: their shuffle, their runners ahead of the reads
+                pipeline = dataclasses.replace(match.pipeline, batching=match.records_batching)
+                records = [cst.parse_statement(text, config)
+                           for text in synth.tail_statements(pipeline, self.tf, self.target)]
+            records.append(self._consume(batched, match).with_changes(leading_lines=[]))
+            if records_arm is None:
+                last = cst.Else(body=blocks_now[0].with_changes(body=records))
+            else:  # its own statements follow, on the record's tensors as before
+                records[0] = records[0].with_changes(leading_lines=records_block.body[0].leading_lines)
+                body = records + [records_block.body[0].with_changes(leading_lines=[])] + list(records_block.body[1:])
+                arms.insert(records_arm, records_block.with_changes(body=body))
         return _with_arms(branch, arms, last)
 
     def _loop_records(self, loop: blocks.Leaf, match: Match) -> List[blocks.Leaf]:

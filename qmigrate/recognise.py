@@ -78,6 +78,12 @@ class Match:
     # With branch_batchings: the `if`/`elif` has no `else`; that path takes the records one at a
     # time (its targets are the batched names: they get the map function's elements as they are).
     branch_fallthrough: bool = False
+    # With branch_fallthrough: the position of the arm that batches nothing (its simple statements
+    # stay, after that path's records are bound); None: the `if`/`elif` has no `else`.
+    records_arm: Optional[int] = None
+    # With branch_fallthrough and hand-built queues between the read and the if: that path's
+    # records as the queues gave them (their shuffle; `single`: no batch stage).
+    records_batching: Optional[Batching] = None
     # The function also returns the per-record element, which every caller discards:
     # (function, position in the returned tuple, its length) (returned_records).
     returned_result: Optional[Tuple[str, int, int]] = None
@@ -326,6 +332,7 @@ class _BlockRecogniser:
         self.branch_refusal: Optional[str] = None  # why the last if/else tried was not one tail per arm
         self.branch_records = None  # the last if/else's per-record code in its arms (branch_records.ArmRecords)
         self.branch_fallthrough = False  # the last if/elif tried has no `else`: a path batches nothing
+        self.records_arm: Optional[int] = None  # the last if/else's arm that batches nothing (Match.records_arm)
         self.captured_reads: Tuple[int, ...] = ()  # the last chain checked: Match.captured_reads
 
     # Name uses are computed on demand: most blocks hold no producer and need none.
@@ -1523,6 +1530,7 @@ class _BlockRecogniser:
         arms = ()  # the other arms' (batching rule and call, call) when each branch batches
         arm_records = None  # their per-record code (branch_records.ArmRecords)
         fallthrough = False  # their `if`/`elif` has no `else`: a path batches nothing
+        records_arm = None  # or this arm of theirs batches nothing (Match.records_arm)
         record_join = False  # `join` is a loop of the per-record code after the read (_record_loop)
         unbatched = "its records are not batched by tf.train.batch/shuffle_batch in the same block"
         for index in range(read_index + 1, len(self.body)):
@@ -1594,6 +1602,7 @@ class _BlockRecogniser:
             if branches is not None:
                 found, arms = branches[0], branches[1:]
                 arm_records, fallthrough = self.branch_records, self.branch_fallthrough
+                records_arm = self.records_arm
                 batch = (index, found, None, found[1])
                 break
             tower = None
@@ -1652,6 +1661,7 @@ class _BlockRecogniser:
             removed = tuple(removed) + prefetched.plumbing + (prefetched.enqueue_index, batch_index)
             batch_index = prefetched.dequeue_index
         chain = (producer_index, read_index, batch_index) + tuple(removed)
+        branch_batchings = ()
         try:
             if found and (found[0] in JOINERS) != (join is not None):
                 raise _Broken(calls + (batch_call,), "batch_join needs one list of reader-helper calls "
@@ -1681,9 +1691,14 @@ class _BlockRecogniser:
                     batch_helper_def, batch_call, calls)
                 calls += helper_calls
                 helpers_used += (batch_helper_def.function.name.value,)
+            records_batching = Batching("1", single=True) if fallthrough and through else None
             for queue in through:
                 try:
                     batching = handbuilt.merge(queue.stage, batching)
+                    # every arm batches the records the queues gave, shuffled as they were
+                    branch_batchings = tuple(handbuilt.merge(queue.stage, arm) for arm in branch_batchings)
+                    if records_batching is not None:
+                        records_batching = handbuilt.merge(queue.stage, records_batching)
                 except ValueError as error:
                     raise _Broken(calls, str(error))
             # The element as the per-record code left it, the same before and after the map: not
@@ -1783,6 +1798,7 @@ class _BlockRecogniser:
                      record_statements=rewritten, kept_statements=kept,
                      branch_batchings=branch_batchings if found else (),
                      record_call=record_call, arm_records=arm_records, branch_fallthrough=fallthrough,
+                     records_arm=records_arm, records_batching=records_batching,
                      test_binding=test_binding, returned_result=returning,
                      captured_reads=self.captured_reads)
 
@@ -2325,10 +2341,12 @@ class _BlockRecogniser:
         self.branch_refusal = None
         self.branch_records = None
         self.branch_fallthrough = False
+        self.records_arm = None
         if not isinstance(stmt, cst.If):
             return None
         line = self._line_of(index)
         arm_blocks, tests, fallthrough = if_chain(stmt)
+        records_arm = None if fallthrough or joined else self._records_arm(arm_blocks)
         if fallthrough and joined:
             self.branch_refusal = ("the batching is inside an `if` (line %d) without a plain `else`, so some path "
                                    "would batch nothing or batch elsewhere" % line)
@@ -2340,9 +2358,11 @@ class _BlockRecogniser:
                                    "per-record tensor `%s`" % (line, sorted(read_tests)[0]))
             return None
         arms, targets, arm_targets, per_record = [], set(), [], False
-        for block in arm_blocks:
+        for position, block in enumerate(arm_blocks):
             if not (isinstance(block, cst.IndentedBlock) and block.body):
                 return None
+            if position == records_arm:
+                continue
             for before in block.body[:-1]:
                 uses = cstutil.name_uses(before)
                 touched = tainted & (set(uses.loads) | set(uses.stores) | set(uses.mutated))
@@ -2381,12 +2401,14 @@ class _BlockRecogniser:
             self.branch_refusal = ("the batching is inside an if/else (line %d) whose arms bind the batches to "
                                    "different targets" % line)
             return None
-        if fallthrough:
+        if fallthrough or records_arm is not None:
             self.branch_refusal = self._fallthrough_refusal(stmt, arms[0], arm_targets[0], "return" in targets,
-                                                            per_record)
+                                                            per_record, records_arm)
+            if self.branch_refusal is None and records_arm is not None:
+                self.branch_refusal = self._records_arm_refusal(stmt, arm_blocks[records_arm], arms[0], tainted)
             if self.branch_refusal is not None:
                 return None
-            self.branch_fallthrough = True
+            self.branch_fallthrough, self.records_arm = True, records_arm
         if per_record and len(arm_blocks) != 2:
             self.branch_refusal = ("the batching is inside an if/elif (line %d) where a statement before an arm's "
                                    "batching uses a per-record tensor, which qmigrate moves only out of the two "
@@ -2401,12 +2423,50 @@ class _BlockRecogniser:
                 return None
         return tuple(arms)
 
-    def _fallthrough_refusal(self, stmt: cst.If, arm, target_names, returns: bool, per_record: bool
-                             ) -> Optional[str]:
-        """Why an `if`/`elif` without `else`, each arm batching, cannot keep its path that batches
-        nothing (None: it can). On that path the per-record names stay the record's tensors, one
-        record per run: each arm must bind its batch to the very names it batches (`a, b =
-        batch([a, b])`), so that path binds them to the dataset's elements as they are."""
+    def _records_arm(self, arm_blocks) -> Optional[int]:
+        """The position of the one arm of an if/else that batches nothing: simple statements without
+        control flow and without a call of any batching, joining or bucketing (`image =
+        tf.expand_dims(image, 0)`), the other arms each ending in a batching. None otherwise."""
+        candidates = []
+        for position, block in enumerate(arm_blocks):
+            if not (isinstance(block, cst.IndentedBlock) and block.body):
+                return None
+            small = cstutil.single_small(block.body[-1])
+            value = small.value if isinstance(small, (cst.Assign, cst.Return)) else None
+            if value is not None and _call_with_rule(value, self.imports, BATCHERS):
+                continue
+            if not all(isinstance(line, cst.SimpleStatementLine) for line in block.body):
+                return None
+            if any(cstutil.name_uses(line).control for line in block.body):
+                return None
+            families = (BATCHERS, JOINERS, BUCKETERS)
+            if any(_call_with_rule(call, self.imports, family) for line in block.body
+                   for call in cstutil.calls_of(line) for family in families):
+                return None
+            candidates.append(position)
+        return candidates[0] if len(candidates) == 1 and len(arm_blocks) > 1 else None
+
+    def _records_arm_refusal(self, stmt: cst.If, block: cst.IndentedBlock, arm, tainted: Set[str]) -> Optional[str]:
+        """Why the arm that batches nothing cannot take the dataset's elements under the batched
+        names (None: it can): it reads a per-record name the batching does not take, which the map
+        function holds."""
+        rule, call = arm
+        batched = {e.value.value for e in rule.bind(call).get("tensors").elements}
+        loads = set().union(*(set(cstutil.name_uses(line).loads) for line in block.body))
+        missing = sorted((tainted & loads) - batched)
+        if not missing:
+            return None
+        return ("the batching is inside an if/else (line %d) whose arm that batches nothing reads the per-record "
+                "tensor `%s`, which the batching does not take: it would be the map function's alone"
+                % (self.context.line_of(stmt) if self.context.line_of else 0, missing[0]))
+
+    def _fallthrough_refusal(self, stmt: cst.If, arm, target_names, returns: bool, per_record: bool,
+                             records_arm: Optional[int] = None) -> Optional[str]:
+        """Why an `if`/`elif` without `else` (or with one arm batching nothing, `records_arm`), each
+        other arm batching, cannot keep its path that batches nothing (None: it can). On that path
+        the per-record names stay the record's tensors, one record per run: each arm must bind its
+        batch to the very names it batches (`a, b = batch([a, b])`), so that path binds them to the
+        dataset's elements as they are."""
         rule, call = arm
         batched = rule.bind(call).get("tensors")
         names = tuple(e.value.value for e in batched.elements if isinstance(e.value, cst.Name)) if isinstance(
@@ -2420,8 +2480,12 @@ class _BlockRecogniser:
             why = "an arm binds its batch to other names than the tensors it batches"
         if why is None:
             return None
-        return ("the batching is inside an `if` (line %d) without a plain `else`, so some path batches nothing, "
-                "and %s" % (self.context.line_of(stmt) if self.context.line_of else 0, why))
+        where = ("an if/else (line %d) whose arm at line %d batches nothing" % (
+            self.context.line_of(stmt), self.context.line_of(if_chain(stmt)[0][records_arm]))
+            if records_arm is not None and self.context.line_of else
+            "an `if` (line %d) without a plain `else`, so some path batches nothing," % (
+                self.context.line_of(stmt) if self.context.line_of else 0))
+        return "the batching is inside %s and %s" % (where, why)
 
     def _arm_batching(self, arm, element_kind, returns, first, calls, record_indices, structures, join=None,
                       loop_element=None):
