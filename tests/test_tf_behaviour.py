@@ -316,6 +316,11 @@ CASES = [
     # one map, 4 calls at a time, over the records of one epoch (each thread took its own record).
     ("handbuilt_join_threads", "joined_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10,
                                                                 num_epochs=1), 50, "epoch"),
+    # --- style ---
+    # A hand-built shuffling queue, then an if/else whose arm without batching takes one record per
+    # run (expand_dims to a batch of one): 2 epochs of one file's 25 records, each once per epoch.
+    ("single_or_batched", "texture_inputs", lambda d: dict(record_path=_files(d, "dict_*")[0], size=2, jitter=True,
+                                                           epochs=2), 50, "epoch"),
 ]
 
 

@@ -4,16 +4,16 @@ without batching takes one record per run, as the dequeue gave it."""
 import tensorflow as tf
 
 
-def texture_inputs(record_path, batch_size=None, size=None, shuffle=True, jitter=False):
+def texture_inputs(record_path, batch_size=None, size=None, shuffle=True, jitter=False, epochs=None):
     with tf.name_scope('texture_inputs'):
         def parse_record(serialized):
             record = serialized
             parsed = tf.parse_single_example(record, {
-                'pixels': tf.FixedLenFeature([16], tf.float32),
-                'kind': tf.FixedLenFeature([], tf.int64),
+                'x': tf.FixedLenFeature([3], tf.float32),
+                'id': tf.FixedLenFeature([], tf.int64),
             })
-            texture = tf.reshape(parsed['pixels'], [4, 4, 1])
-            kind = parsed['kind']
+            texture = tf.reshape(parsed['x'], [1, 3, 1])
+            kind = parsed['id']
             if size:
                 texture = tf.image.resize_images(texture, [size, size])
             original = texture
@@ -28,18 +28,19 @@ def texture_inputs(record_path, batch_size=None, size=None, shuffle=True, jitter
         # A batch of one record, or batches of `batch_size`
         if batch_size is None:
             if shuffle:
-                dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(8))
+                dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(8, epochs))
             else:
-                dataset = dataset.repeat()
+                dataset = dataset.repeat(epochs)
             dataset = dataset.prefetch(1)
             [texture, original, kind] = dataset.make_one_shot_iterator().get_next()
             texture = tf.expand_dims(texture, 0)
             original = tf.expand_dims(original, 0)
+            kind = tf.expand_dims(kind, 0)
         else:
             if shuffle:
-                dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(8))
+                dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(8, epochs))
             else:
-                dataset = dataset.repeat()
+                dataset = dataset.repeat(epochs)
             dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
             dataset = dataset.prefetch(1)
             [texture, original, kind] = dataset.make_one_shot_iterator().get_next()

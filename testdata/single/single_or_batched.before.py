@@ -4,9 +4,9 @@ without batching takes one record per run, as the dequeue gave it."""
 import tensorflow as tf
 
 
-def texture_inputs(record_path, batch_size=None, size=None, shuffle=True, jitter=False):
+def texture_inputs(record_path, batch_size=None, size=None, shuffle=True, jitter=False, epochs=None):
     with tf.name_scope('texture_inputs'):
-        paths = tf.train.string_input_producer([record_path], shuffle=False, capacity=1)
+        paths = tf.train.string_input_producer([record_path], num_epochs=epochs, shuffle=False, capacity=1)
         if shuffle:
             pool = tf.RandomShuffleQueue(capacity=32, min_after_dequeue=8, dtypes=[tf.string],
                                          name='mixed_textures')
@@ -18,11 +18,11 @@ def texture_inputs(record_path, batch_size=None, size=None, shuffle=True, jitter
         tf.train.queue_runner.add_queue_runner(tf.train.queue_runner.QueueRunner(pool, fills))
         record = pool.dequeue()
         parsed = tf.parse_single_example(record, {
-            'pixels': tf.FixedLenFeature([16], tf.float32),
-            'kind': tf.FixedLenFeature([], tf.int64),
+            'x': tf.FixedLenFeature([3], tf.float32),
+            'id': tf.FixedLenFeature([], tf.int64),
         })
-        texture = tf.reshape(parsed['pixels'], [4, 4, 1])
-        kind = parsed['kind']
+        texture = tf.reshape(parsed['x'], [1, 3, 1])
+        kind = parsed['id']
         if size:
             texture = tf.image.resize_images(texture, [size, size])
         original = texture
@@ -33,6 +33,7 @@ def texture_inputs(record_path, batch_size=None, size=None, shuffle=True, jitter
         if batch_size is None:
             texture = tf.expand_dims(texture, 0)
             original = tf.expand_dims(original, 0)
+            kind = tf.expand_dims(kind, 0)
         else:
             [texture, original, kind] = tf.train.batch([texture, original, kind], batch_size=batch_size)
 
