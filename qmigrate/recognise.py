@@ -2390,9 +2390,17 @@ class _BlockRecogniser:
                                                           JOINERS if joined else BATCHERS)
             if not found:
                 bucketing = small is not None and _call_with_rule(small.value, self.imports, BUCKETERS)
+                early = next((self.context.line_of(before) if self.context.line_of else 0
+                              for other in arm_blocks if isinstance(other, cst.IndentedBlock)
+                              for before in other.body[:-1]
+                              if _call_with_rule(cstutil.statement_value(before), self.imports, BATCHERS)), None)
                 self.branch_refusal = (
                     "the batching is inside an if/else (line %d) whose arms bucket by length, which qmigrate "
                     "writes only outside an if/else" % line if bucketing else
+                    "the batching is inside an if/else (line %d) where an arm's batching (line %d) is followed by "
+                    "other statements of that arm; qmigrate takes an arm's batching only as its last statement, "
+                    "bound to the names it batches when another arm batches nothing" % (line, early)
+                    if early is not None else
                     "the batching is inside an if/else (line %d) whose arms do not both end in "
                     "`x = <batching call>` or `return <batching call>`" % line)
                 return None
