@@ -109,6 +109,7 @@ class _Job:
     migrate: Tuple[str, ...] = ()
     refused: Tuple[Tuple[str, str], ...] = ()  # helpers (imported: by local name) that stay, and why
     handed: Optional[handed_down.Handed] = None  # batching helpers across modules (handed_down.py)
+    makers: Tuple[imported_helpers.Import, ...] = ()  # reader makers of other modules' classes (reader_makers.py)
 
 
 @dataclass(frozen=True)
@@ -248,9 +249,14 @@ def _without_plumbing(analysis: engine.FileAnalysis) -> Optional[FileResult]:
 
 def _foreign(job: _Job) -> Optional[engine.ForeignHelpers]:
     """The reader helpers across modules a job asks for, read from their modules (None: none)."""
-    if not job.imported and not job.migrate and not job.refused:
+    if not job.imported and not job.migrate and not job.refused and not job.makers:
         return None
-    imported, sources = {}, {}
+    imported, sources, makers = {}, {}, {}
+    for local, where, name in job.makers:
+        source = _read_python(where)
+        found = engine.imported_reader_maker(source, local[:-len(name) - 1], name) if source is not None else None
+        if found is not None:
+            makers[local] = found
     for local, where, name in job.imported:
         source = _read_python(where)
         if source is None:
@@ -263,7 +269,7 @@ def _foreign(job: _Job) -> Optional[engine.ForeignHelpers]:
         found = engine.imported_reader_helper(source, name)
         if found is not None:
             imported[local] = found
-    return engine.ForeignHelpers(imported, sources, tuple(job.migrate), dict(job.refused))
+    return engine.ForeignHelpers(imported, sources, tuple(job.migrate), dict(job.refused), makers)
 
 
 def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan], keep: Dict[str, str],
@@ -332,15 +338,16 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
         # Helpers other modules still call keep their signature: their modules are analysed again
         # knowing it (with their link plan, if any).
         keeps = _helpers_to_keep(first, program)
-        across = _helpers_across_modules(first, summaries, digests, program, keeps, plans, options, pool)
+        makers = _makers_across_modules(first, summaries, digests, program)
+        across = _helpers_across_modules(first, summaries, digests, program, keeps, plans, options, pool, makers)
 
         def later(path, **flags) -> _Job:
             """A pass after the first: the module's link plan, helpers kept and cross-module asks."""
             return _Job(path, options, plans.get(path), digest=digests.get(path),
                         keep=tuple(sorted(keeps.get(path, {}).items())), handed=handed.get(path),
-                        **across.of(path), **flags)
+                        makers=makers.get(path, ()), **across.of(path), **flags)
 
-        again = list(dict.fromkeys(list(plans) + list(keeps) + across.paths()))
+        again = list(dict.fromkeys(list(plans) + list(keeps) + across.paths() + sorted(makers)))
         for path, done in zip(again, pool.map(_run, [later(path, also_without_plumbing=True) for path in again])):
             results[path] = done.result
             if done.analysed:
@@ -671,8 +678,18 @@ def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dic
     return keeps
 
 
+def _makers_across_modules(first: Dict[str, _Done], summaries, digests: Dict[str, str],
+                           program: Program) -> Dict[str, Tuple[imported_helpers.Import, ...]]:
+    """path -> the reader makers of other modules' classes it may call (imported_helpers.maker_imports),
+    for the modules that still build queues: they are analysed again knowing them."""
+    callers = [path for path, done in first.items() if done.analysed and done.remaining and path in digests]
+    found = imported_helpers.maker_imports(callers, summaries, program)
+    return {path: tuple(entry for entry in imports if entry[1] in digests) for path, imports in found.items()
+            if any(entry[1] in digests for entry in imports)}
+
+
 def _helpers_across_modules(first: Dict[str, _Done], summaries, digests: Dict[str, str], program: Program,
-                            keeps, plans, options: Options, pool) -> imported_helpers.Jobs:
+                            keeps, plans, options: Options, pool, makers=None) -> imported_helpers.Jobs:
     """What reader helpers across modules ask of each module (imported_helpers' steps: the callers
     are analysed once more to learn which helpers their pipelines call at every call). Modules
     with helpers kept for other callers, or a link plan, take no part."""
@@ -687,7 +704,8 @@ def _helpers_across_modules(first: Dict[str, _Done], summaries, digests: Dict[st
     if not wanted:
         return imported_helpers.Jobs({}, {}, set(), {})
     order = sorted(wanted)
-    probes = pool.map(_run, [_Job(path, options, digest=digests[path], imported=wanted[path]) for path in order])
+    probes = pool.map(_run, [_Job(path, options, digest=digests[path], imported=wanted[path],
+                                  makers=(makers or {}).get(path, ())) for path in order])
     used = {path: done.imported_used for path, done in zip(order, probes)}
     for path, done in zip(order, probes):
         if _keep_record_attributes(path, done, program, keeps):

@@ -13,11 +13,11 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import (api_check, arm_producers, astindex, blocks, bucketing, built_rows, class_attrs, cstutil,
-                      data_findings, guarded_records, handbuilt, handed_down, held_sources, helpers, imported_helpers,
-                      method_queues, python3_check, python_fed, queue_messages, queue_purpose, queue_roles,
-                      queue_sources, range_producers, receivers, returned_dataset, returned_records, slim_modules,
-                      synth, towers, unlinked, wording)
+from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows, class_attrs,
+                      cstutil, data_findings, guarded_records, handbuilt, handed_down, held_sources, helpers,
+                      imported_helpers, method_queues, python3_check, python_fed, queue_messages, queue_purpose,
+                      queue_roles, queue_sources, range_producers, reader_makers, receivers, returned_dataset,
+                      returned_records, slim_modules, synth, towers, unlinked, wording)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -505,6 +505,9 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
             and not _may_hold_pipeline(rules_found):
         _finish_python_fed(analysis, fed, options)
         _explain_unfed_queues(analysis, imports, positions)
+        if any(rule in READERS for rule in rules_found):
+            reader_makers.explain(reader_makers.of_module(module, imports), analysis.reasons, analysis.todo, (),
+                                  analysis.kept_calls)
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     context = _module_context(module, imports, tree, source.decode(module.encoding, errors="replace"))
     context.line_of = lambda node: positions.start(node)[0]
@@ -521,6 +524,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         if name in foreign.refused:  # its calls stay, saying why (recognise's _method_source)
             context.refused_helpers[key] = foreign.refused[name]
             del imported_sources[key]
+    _add_imported_makers(context, foreign.makers)
     imported_batchers = handed_down.add_imported(context, handed)
     context.kept_results = {name[len(returned_records.KEPT_PREFIX):]: why for name, why in (keep_helpers or {}).items()
                             if name.startswith(returned_records.KEPT_PREFIX)}
@@ -579,6 +583,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         uses = _forwarded_uses(uses + Counter(wanted), context)
     new_module = _migrate_helpers(new_module, context, uses, analysis, keep, rewriter.unbatched_sources)
     _refuse_own_helpers(analysis, context, foreign.refused)
+    own = {key: maker for key, maker in context.reader_makers.items() if key not in context.foreign_classes}
+    reader_makers.explain(own, analysis.reasons, analysis.todo, analysis.fixed_calls, analysis.kept_calls)
     new_module = _drop_queue_helpers(new_module, rewriter.queue_helpers, uses, analysis, keep)
     new_module = returned_dataset.rewrite(module, new_module, analysis, rewriter.tf, options.target, keep_helpers or {})
     if rewriter.file_seed:
@@ -848,6 +854,47 @@ class ForeignHelpers:
     # Helpers that stay as they are, and why: imported ones by their local name (their callers'
     # chains stay, with that reason), this module's own by name (their reader gets it).
     refused: Dict[str, str] = field(default_factory=dict)
+    # Reader makers of other modules' classes, by the job's dotted name (`module.Class.method`).
+    makers: Dict[str, "ImportedMaker"] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ImportedMaker:
+    """A method of a class of another module that only makes a reader (reader_makers.py), and
+    that module's class and trees, for receivers.py to prove an object an instance of it."""
+
+    maker: reader_makers.Maker
+    cls: cst.ClassDef
+    module: cst.Module
+    tree: Optional[ast.AST]
+    imports: ImportMap
+    module_name: str
+
+
+def imported_reader_maker(source: bytes, module_name: str, key: str) -> Optional[ImportedMaker]:
+    """The method `key` (`Class.method`) of a module's source as a reader maker that a caller
+    importing it as `module_name` may call (None: not one). Never raises."""
+    found = _class_method(source, key, lambda context: context.reader_makers)
+    if found is None:
+        return None
+    module, tree, imports, _, maker, cls = found
+    return ImportedMaker(maker, cls, module, tree, imports, module_name)
+
+
+def _class_method(source: bytes, key: str, table):
+    """(module, tree, ImportMap, ModuleContext, what `table(context)` holds under `key`, the
+    class node) for the method `key` (`Class.method`) of a module's source, or None (it does not
+    parse, or `key` is not in the table or names no top-level class). Never raises."""
+    try:
+        module, tree, imports, context = _source_module(source)
+    except Exception:
+        return None
+    found = table(context).get(key)
+    cls = next((stmt for stmt in module.body if isinstance(stmt, cst.ClassDef)
+                and stmt.name.value == key.split(".")[0]), None)
+    if found is None or cls is None or "." not in key:
+        return None
+    return module, tree, imports, context, found, cls
 
 
 def imported_reader_helper(source: bytes, name: str) -> Optional[ImportedHelper]:
@@ -907,17 +954,12 @@ def imported_record_source(source: bytes, module_name: str, key: str) -> Optiona
     with the object first), and what moves to the caller's dataset (the producer's and reader's
     arguments, and the values only they read) reads only the method's parameters (not the
     object) and TensorFlow. Never raises."""
-    try:
-        module, tree, imports, context = _source_module(source)
-    except Exception:
+    method = _class_method(source, key, lambda context: context.record_sources)
+    if method is None:
         return None
-    found = context.record_sources.get(key)
-    if found is not None and found.held is not None:
+    if method[4].held is not None:
         return None  # its file names' dataset is built in its class's __init__, in its own module
-    cls = next((stmt for stmt in module.body if isinstance(stmt, cst.ClassDef)
-                and stmt.name.value == key.split(".")[0]), None)
-    if found is None or cls is None or "." not in key:
-        return None
+    module, tree, imports, context, found, cls = method
     static = key in context.static_methods
     params = [param.name.value for param in found.function.params.params]
     params = set(params if static else params[1:])
@@ -979,9 +1021,7 @@ def _add_imported_sources(context: ModuleContext, sources: Dict[str, ImportedSou
             continue
         if any(context.imports.aliases.get(used) != resolved for used, resolved in found.tf_names):
             continue
-        if found.module_name not in context.foreign_receivers:
-            classes = class_attrs.ModuleClasses(found.module, lambda node: 0, set(found.imports.aliases), found.tree)
-            context.foreign_receivers[found.module_name] = receivers.Receivers(found.module, classes)
+        _add_foreign_receivers(context, found)
         context.record_sources[key] = found.source
         context.foreign_classes[key] = found.cls
         if found.static:
@@ -989,6 +1029,30 @@ def _add_imported_sources(context: ModuleContext, sources: Dict[str, ImportedSou
         context.may_be_sparse = context.may_be_sparse or found.sparse
         added.add(name)
     return added
+
+
+def _add_foreign_receivers(context: ModuleContext, found) -> None:
+    """The Receivers of the module `found` (an ImportedSource or ImportedMaker) comes from, once
+    per module: receivers.py follows `module.Class()` into it."""
+    if found.module_name not in context.foreign_receivers:
+        classes = class_attrs.ModuleClasses(found.module, lambda node: 0, set(found.imports.aliases), found.tree)
+        context.foreign_receivers[found.module_name] = receivers.Receivers(found.module, classes)
+
+
+def _add_imported_makers(context: ModuleContext, makers: Dict[str, ImportedMaker]) -> None:
+    """Add to the module's reader makers those of other modules' classes whose class name is no
+    class of this module (nor the key of another of its makers or methods), with the Receivers of
+    their modules: `obj.method()` is a maker's call once receivers.py proves `obj` that class's."""
+    own = {stmt.name.value for stmt in context.module.body if isinstance(stmt, cst.ClassDef)}
+    keys = [imported_helpers.method_key(name) for name in makers]
+    for name, found in makers.items():
+        key = imported_helpers.method_key(name)
+        if key.split(".")[0] in own or keys.count(key) != 1 or key in context.reader_makers \
+                or key in context.record_sources or key in context.method_helpers:
+            continue
+        _add_foreign_receivers(context, found)
+        context.reader_makers[key] = found.maker
+        context.foreign_classes[key] = found.cls
 
 
 def _add_imported_helpers(context: ModuleContext, imported: Dict[str, ImportedHelper]) -> Set[str]:
@@ -1031,6 +1095,7 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
     context = ModuleContext(imports, module_names, input_fns=_input_fns(module, tree),
                             may_be_sparse=bool(_SPARSE.search(code)), module=module, tree=tree)
     attribute_names = functools.lru_cache(maxsize=None)(lambda: _attribute_loads(module, tree))
+    context.reader_makers = reader_makers.of_module(module, imports)
     for stmt in module.body:
         if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
             _add_method_helpers(stmt, context, attribute_names, module)
@@ -1673,7 +1738,8 @@ class _PipelineRewriter(cst.CSTTransformer):
         leaves = blocks.flatten(original_body, updated_body)
         originals = [leaf.original for leaf in leaves]
         queues = handbuilt.find(originals, self.scopes[-1], self.imports, self.module.code_for_node,
-                                self.queue_helpers, self.context.module_names) if self.has_queues else None
+                                self.queue_helpers, self.context.module_names,
+                                reader_makers.names(self.context.reader_makers)) if self.has_queues else None
         found = recognise_block(originals, self.scopes[-1], self.context, self.names, self.module.code_for_node,
                                 queues, [leaf.withs for leaf in leaves], self._exclusive_loads())
         scope = self.scopes[-1]
@@ -1874,7 +1940,7 @@ class _PipelineRewriter(cst.CSTTransformer):
                 for index, leaf in zip(match.record_indices, record_leaves):
                     texts = match.record_statements.get(index)
                     expanded += [leaf] if texts is None else [
-                        dataclasses.replace(leaf, updated=cst.parse_statement(text + "\n", config)) for text in texts]
+                        dataclasses.replace(leaf, updated=_stage(text + "\n", config)) for text in texts]
                 record_leaves = expanded
             if match.queue_name is not None:
                 # The reader helper now takes the record where it took the queue.
@@ -1906,7 +1972,8 @@ class _PipelineRewriter(cst.CSTTransformer):
             if around == 2:
                 blank = [cst.EmptyLine(indent=False)] * around
             replacements[read.path] = [function.with_changes(leading_lines=blank)]
-            removed.update(leaf.path for leaf in record_leaves)
+            # (a record leaf written as no statement, such as a loop of only its append, goes too)
+            removed.update(leaves[index].path for index in match.record_indices)
             for index, statement in match.kept_statements.items():  # stays in place, without what moved
                 replacements[leaves[index].path] = [statement.with_changes(
                     leading_lines=leaves[index].updated.leading_lines)]
@@ -1922,10 +1989,11 @@ class _PipelineRewriter(cst.CSTTransformer):
                     leading_lines=[cst.EmptyLine(indent=False)] * around)]
 
         tf, config = self.tf, self.module.config_for_parsing
+        bindings, pipeline = bound_sources.bind(pipeline, self.names.fresh, tf, self.target)
         if match.branch_batchings or match.branch_fallthrough:  # the arms' tails go into the `if` below
-            texts = synth.head_statements(pipeline, tf, self.target)
+            texts = bindings + synth.head_statements(pipeline, tf, self.target)
         else:
-            texts = synth.dataset_statements(pipeline, tf, self.target)
+            texts = bindings + synth.dataset_statements(pipeline, tf, self.target)
         statements = [_stage(text, config) for text in texts]
         leading = [line for line in batch.updated.leading_lines if line.comment is None]
         if function is not None and len(leading) < around:
@@ -1971,7 +2039,8 @@ class _PipelineRewriter(cst.CSTTransformer):
         for leaf in chain:
             comments += wording.moved_comments(leaf.updated)
         pipeline = dataclasses.replace(match.pipeline, dataset_name=self.names.fresh("dataset"))
-        texts = synth.unbatched_statements(pipeline, self.tf, self.target, match.unbatched_target)
+        bindings, pipeline = bound_sources.bind(pipeline, self.names.fresh, self.tf, self.target)
+        texts = bindings + synth.unbatched_statements(pipeline, self.tf, self.target, match.unbatched_target)
         # A slim provider's get() becomes the decoding of the record get_next() gives.
         texts = texts + list(match.record_statements.get(match.read_index, ()))
         statements = [cst.parse_statement(text, self.module.config_for_parsing) for text in texts]
@@ -2017,6 +2086,12 @@ class _PipelineRewriter(cst.CSTTransformer):
         moved = match.arm_records.moved if match.arm_records is not None else frozenset()
         blocks_now, before_blocks = if_chain(branch)[0], if_chain(original)[0]
         batchings = (match.pipeline.batching,) + tuple(match.branch_batchings)
+        records_arm = match.records_arm
+        batching_arm = 1 if records_arm == 0 else 0  # an arm whose last statement is a batching
+        if records_arm is not None:  # the arm that batches nothing is taken out, put back below
+            records_block = blocks_now[records_arm]
+            blocks_now = blocks_now[:records_arm] + blocks_now[records_arm + 1:]
+            before_blocks = before_blocks[:records_arm] + before_blocks[records_arm + 1:]
         for block, batching, before in zip(blocks_now, batchings, before_blocks):
             block = block.with_changes(body=[stmt for stmt, was in zip(block.body, before.body) if id(was) not in moved])
             pipeline = dataclasses.replace(match.pipeline, batching=batching)
@@ -2028,11 +2103,22 @@ class _PipelineRewriter(cst.CSTTransformer):
         last = None
         if match.branch_fallthrough:
             # The path that batched nothing read one record per run, under the names the arms batch.
-            records = [cst.parse_statement(synth.repeat_statement(match.pipeline) + "\n", config),
-                       self._consume(blocks_now[0].body[-1], match).with_changes(leading_lines=[])]
-            if getattr(match.pipeline.source, "held", False):  # its epochs are the held dataset's already
-                records = records[1:]
-            last = cst.Else(body=blocks_now[0].with_changes(body=records))
+            batched = if_chain(branch)[0][batching_arm].body[-1]
+            if match.records_batching is None:
+                records = [cst.parse_statement(synth.repeat_statement(match.pipeline) + "\n", config)]
+                if getattr(match.pipeline.source, "held", False):  # its epochs are the held dataset's already
+                    records = []
+            else:  # as the hand-built queues gave them: their shuffle, their runners ahead of the reads
+                pipeline = dataclasses.replace(match.pipeline, batching=match.records_batching)
+                records = [cst.parse_statement(text, config)
+                           for text in synth.tail_statements(pipeline, self.tf, self.target)]
+            records.append(self._consume(batched, match).with_changes(leading_lines=[]))
+            if records_arm is None:
+                last = cst.Else(body=blocks_now[0].with_changes(body=records))
+            else:  # its own statements follow, on the record's tensors as before
+                records[0] = records[0].with_changes(leading_lines=records_block.body[0].leading_lines)
+                body = records + [records_block.body[0].with_changes(leading_lines=[])] + list(records_block.body[1:])
+                arms.insert(records_arm, records_block.with_changes(body=body))
         return _with_arms(branch, arms, last)
 
     def _loop_records(self, loop: blocks.Leaf, match: Match) -> List[blocks.Leaf]:

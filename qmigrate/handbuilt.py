@@ -19,7 +19,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, U
 
 import libcst as cst
 
-from qmigrate import cstutil, helpers, queue_roles
+from qmigrate import cstutil, helpers, queue_roles, reader_makers
 from qmigrate.model import Batching
 from qmigrate.names import ImportMap
 from qmigrate.rules.base import is_none, is_plain
@@ -186,9 +186,11 @@ def _method_call(stmt: cst.BaseStatement, queue: str, methods) -> Optional[Tuple
 
 def find(body: Sequence[cst.BaseStatement], scope: cst.CSTNode, imports: ImportMap,
          source_of: Callable[[cst.CSTNode], str], queue_helpers: Optional["QueueHelpers"] = None,
-         module_names: frozenset = frozenset()) -> BlockQueues:
+         module_names: frozenset = frozenset(), makers: frozenset = frozenset()) -> BlockQueues:
     """The hand-built queues constructed in `body` (the statements of one block of `scope`), and
     the calls of queue helpers (`queue_helpers`) there: each is its queue's enqueue and dequeue.
+    `makers`: how calls of the module's reader makers are spelled (reader_makers.names): a loop of
+    readers may make its reader with one (the recogniser proves which it calls, or refuses).
 
     A queue whose every dequeue is fetched by `session.run` is not input (QM003) and is not
     returned at all. Never raises.
@@ -216,7 +218,8 @@ def find(body: Sequence[cst.BaseStatement], scope: cst.CSTNode, imports: ImportM
         if id(call) in fetched:
             continue
         reader = _QueueReader(body, imports, source_of, scope_loads, index, name, call,
-                              line_of=queue_helpers.line_of if queue_helpers is not None else None, chosen=chosen)
+                              line_of=queue_helpers.line_of if queue_helpers is not None else None, chosen=chosen,
+                              makers=makers)
         try:
             queue = reader.read()
         except _Refused as refused:
@@ -434,8 +437,9 @@ class _QueueReader:
     """Reads one queue's statements in the block; `read` raises _Refused with the reason."""
 
     def __init__(self, body, imports, source_of, scope_loads, index, name, call, in_helper=False, line_of=None,
-                 chosen: Optional[ChosenQueue] = None):
+                 chosen: Optional[ChosenQueue] = None, makers: frozenset = frozenset()):
         self.line_of = line_of
+        self.makers = makers  # reader_makers.names of the module
         self.chosen = chosen  # the queue class is chosen by a test: `call` is its RandomShuffleQueue
         self.listed = False  # the enqueue op is kept in a list of one: `ops = [q.enqueue(...)]`
         self.loop_count: Optional[str] = None  # the list is filled by a loop of readers, this many times
@@ -637,6 +641,8 @@ class _QueueReader:
             bound = [a.value for a in cstutil.nodes_of(loop.body, cst.Assign) if len(a.targets) == 1
                      and isinstance(a.targets[0].target, cst.Name) and a.targets[0].target.value == made.value]
             made = bound[0] if len(bound) == 1 else None
+        if reader_makers.may_make(made, self.makers):
+            return True
         name = self.imports.resolve(made.func) or "" if isinstance(made, cst.Call) else ""
         return name.startswith("tensorflow.") and name.endswith("Reader")
 

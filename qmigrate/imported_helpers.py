@@ -85,10 +85,11 @@ def candidates(callers: Iterable[str], summaries: Mapping[str, Optional[ModuleSu
 
 
 def _method_imports(path: str, summary: ModuleSummary, summaries: Mapping[str, Optional[ModuleSummary]],
-                    program: Program) -> List[Import]:
-    """The record-source methods (a producer and a reader of their own) of the classes of the
-    modules of the set that `path` imports as modules, under one name it never rebinds, when
-    `path` names them as an attribute."""
+                    program: Program, builds=None) -> List[Import]:
+    """The record-source methods (a producer and a reader of their own; or those `builds(their
+    builds)` accepts) of the classes of the modules of the set that `path` imports as modules,
+    under one name it never rebinds, when `path` names them as an attribute."""
+    builds = builds or _reader_and_producer
     tree = program.tree(path)
     found = []
     for local, target in summary.imports:
@@ -99,7 +100,7 @@ def _method_imports(path: str, summary: ModuleSummary, summaries: Mapping[str, O
         if module is None or not module.classes:
             continue
         methods = [(cls.name, method.name) for cls in module.classes for method in cls.methods
-                   if _reader_and_producer(method.builds) and _attribute_named(tree, method.name)]
+                   if builds(method.builds) and _attribute_named(tree, method.name)]
         if not methods or _rebinds(tree, local) or _star_may_bind(program, path, local):
             continue
         found += [method_import(target, "%s.%s" % names, where) for names in methods]
@@ -153,6 +154,25 @@ def is_attribute(local: str, name: str) -> bool:
     """Whether an Import of a function (not a method) is named in its caller as an attribute of
     the function's module (`data_utils.read`), not by an imported name."""
     return not is_method(name) and "." in local
+
+
+def maker_imports(callers: Iterable[str], summaries: Mapping[str, Optional[ModuleSummary]],
+                  program: Program) -> Dict[str, Tuple[Import, ...]]:
+    """caller path -> the methods of classes of modules of the set it imports as modules (under
+    one name it never rebinds) that make a reader and nothing else a rule knows, which it names
+    as an attribute: Imports `(module.Class.method, path, Class.method)`, reader makers perhaps
+    (engine.imported_reader_maker decides). A maker is not migrated: nothing is decided about it."""
+    found: Dict[str, Tuple[Import, ...]] = {}
+    for path in callers:
+        summary = summaries.get(path)
+        imports = _method_imports(path, summary, summaries, program, _reader_alone) if summary is not None else []
+        if imports:
+            found[path] = tuple(sorted(imports))
+    return found
+
+
+def _reader_alone(builds: Tuple[str, ...]) -> bool:
+    return bool(builds) and all(name in _READER_NAMES for name in builds)
 
 
 def _reader_and_producer(builds: Tuple[str, ...]) -> bool:

@@ -16,6 +16,7 @@ the per-record code n at a time, as the n enqueue ops did. A single reader datas
 `map(num_parallel_calls=n)` would give the same multiset per epoch too, but reads one file at a
 time; interleave keeps the legacy's "n files open" order property, so it is the one written.
 """
+import dataclasses
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
@@ -138,6 +139,53 @@ def row_loop(loop: cst.For, find_dequeue) -> Optional[RowLoop]:
 
 def _code(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
+
+
+@dataclass(frozen=True)
+class RecordLoop:
+    """`for _ in range(n): <per-record statements>; rows.append(...)` over a record made before the
+    loop (a `queue.dequeue()`, a read), the list batched by `*_join`: each of the join's n threads
+    ran its own copy of the statements, and each run of an enqueue op ran the record's op again,
+    so the n copies took n different records (not n copies of one): one map of the statements,
+    n at a time, over the record dataset gives the same records."""
+
+    list_name: str
+    count: cst.BaseExpression
+    record_stmts: Tuple[cst.BaseStatement, ...]  # the loop's body without its append
+    element: cst.BaseExpression
+    refused: str = ""  # why the loop cannot become the map function, if it cannot
+
+
+def record_loop(loop: cst.For, records) -> Optional[RecordLoop]:
+    """The RecordLoop `loop` is, or None when it is no loop over `range(n)` ending in
+    `name.append(...)` that reads one of `records` (the per-record names made before it).
+    `refused` says why such a loop cannot be moved: its iterations differ (the loop variable,
+    break/continue/return, the list used beyond its append), or one reads what the one before
+    made (in the map function the statements run once per record, with nothing carried). The
+    caller decides whether the list is a join's (only then is the loop one of threads)."""
+    if not _range_loop(loop):
+        return None
+    body = list(loop.body.body)
+    append = _append(body[-1]) if body else None
+    if append is None or not set(records) & set(cstutil.name_uses(loop.body).loads):
+        return None
+    list_name, element = append
+    found = RecordLoop(list_name, loop.iter.args[0].value, tuple(body[:-1]), element)
+    try:
+        _check_alike(loop, body, list_name, "threads' records")
+    except NotAReaderLoop as refused:
+        return dataclasses.replace(found, refused=str(refused))
+    bound, stores = set(), cstutil.name_uses(loop.body).stores
+    for stmt in body:
+        uses = cstutil.name_uses(stmt)
+        carried = (set(uses.loads) - bound) & stores - {loop.target.value}
+        if carried:
+            return dataclasses.replace(found, refused=(
+                "`%s` is read in the loop before the loop binds it again: each iteration works on what the one "
+                "before made, which one map function cannot" % sorted(carried)[0]))
+        if isinstance(stmt, cst.SimpleStatementLine):  # an `if` or loop may not bind what it names
+            bound |= uses.stores
+    return found
 
 
 def _range_loop(loop: cst.For) -> bool:

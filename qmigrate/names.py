@@ -51,7 +51,10 @@ def dotted(node: cst.BaseExpression) -> Optional[str]:
 
 @functools.lru_cache(maxsize=4096)  # the same few hundred names are asked about in every module
 def canonical(full_name: str) -> str:
-    """Map a fully qualified name onto its canonical TF 1.x spelling."""
+    """Map a fully qualified name onto its canonical TF 1.x spelling. `tensorflow.compat.v1.` goes
+    first, then the name is mapped as any other (`compat.v1.train.queue_runner.QueueRunner`)."""
+    if full_name.startswith("tensorflow.compat.v1."):
+        full_name = "tensorflow." + full_name[len("tensorflow.compat.v1."):]
     for prefix, replacement in _PREFIX_ALIASES:
         if full_name.startswith(prefix):
             return replacement + full_name[len(prefix):]

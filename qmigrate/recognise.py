@@ -14,8 +14,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from qmigrate import (batch_down, blocks, branch_records, bucketing, built_rows, class_attrs, cstutil,
-                      dequeued_rows, handbuilt, held_sources, helpers, joins, loop_records, queue_sources, receivers,
-                      returned_records, slim_provider, towers, zipped_chains)
+                      dequeued_rows, handbuilt, held_sources, helpers, joins, loop_records, queue_sources,
+                      reader_makers, receivers, returned_records, slim_provider, towers, zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
@@ -81,6 +81,12 @@ class Match:
     # With branch_batchings: the `if`/`elif` has no `else`; that path takes the records one at a
     # time (its targets are the batched names: they get the map function's elements as they are).
     branch_fallthrough: bool = False
+    # With branch_fallthrough: the position of the arm that batches nothing (its simple statements
+    # stay, after that path's records are bound); None: the `if`/`elif` has no `else`.
+    records_arm: Optional[int] = None
+    # With branch_fallthrough and hand-built queues between the read and the if: that path's
+    # records as the queues gave them (their shuffle; `single`: no batch stage).
+    records_batching: Optional[Batching] = None
     # The function also returns the per-record element, which every caller discards:
     # (function, position in the returned tuple, its length) (returned_records).
     returned_result: Optional[Tuple[str, int, int]] = None
@@ -270,6 +276,9 @@ class ModuleContext:
     # the Receivers of their modules by dotted module name (engine.ImportedSource).
     foreign_classes: Dict[str, cst.ClassDef] = field(default_factory=dict)
     foreign_receivers: Dict[str, receivers.Receivers] = field(default_factory=dict)
+    # Functions (`f`) and methods (`Class.method`, of this module or another's, foreign_classes)
+    # that only return a new TensorFlow reader (reader_makers.py).
+    reader_makers: Dict[str, "reader_makers.Maker"] = field(default_factory=dict)
     _classes: Optional[class_attrs.ModuleClasses] = None
     _receivers: Optional[receivers.Receivers] = None
 
@@ -330,6 +339,7 @@ class _BlockRecogniser:
         self.branch_refusal: Optional[str] = None  # why the last if/else tried was not one tail per arm
         self.branch_records = None  # the last if/else's per-record code in its arms (branch_records.ArmRecords)
         self.branch_fallthrough = False  # the last if/elif tried has no `else`: a path batches nothing
+        self.records_arm: Optional[int] = None  # the last if/else's arm that batches nothing (Match.records_arm)
         self.captured_reads: Tuple[int, ...] = ()  # the last chain checked: Match.captured_reads
 
     # Name uses are computed on demand: most blocks hold no producer and need none.
@@ -685,7 +695,7 @@ class _BlockRecogniser:
         has a reader or record-source method of that name (None otherwise, or not followed)."""
         method = value.func.attr.value
         wanted = [key for key in list(self.context.method_helpers) + list(self.context.record_sources)
-                  if key.endswith("." + method) and key.count(".") == 1]
+                  + list(self.context.reader_makers) if key.endswith("." + method) and key.count(".") == 1]
         if not wanted:  # the cheap test first: this runs for every method call assigned in the block
             return None
         scope = self.scope if isinstance(self.scope, (cst.FunctionDef, cst.Module)) else None
@@ -697,13 +707,15 @@ class _BlockRecogniser:
             cls = self.context.receivers().class_of(value.func.value, scope, top_level)
         except receivers.Unresolved as why:
             found = self.context.method_helpers.get(wanted[0])
+            source = self.context.record_sources.get(wanted[0])
             calls = (found.reader_call,) if found is not None else (
-                self.context.record_sources[wanted[0]].producer_call, self.context.record_sources[wanted[0]].reader_call)
+                (source.producer_call, source.reader_call) if source is not None else ())
             queues = [arg.value.value for arg in value.args
                       if isinstance(arg.value, cst.Name) and arg.value.value in producers]
             raise _Broken(calls + self._chain_calls(index, (None, queues[0] if queues else ""), producers, {}),
-                          "it calls %s.%s(), a method that reads a queue, on `%s`, whose class qmigrate cannot "
-                          "prove: %s" % (wanted[0].split(".")[0], method, dotted(value.func.value), why))
+                          "it calls %s.%s(), a method that %s, on `%s`, whose class qmigrate cannot prove: %s"
+                          % (wanted[0].split(".")[0], method, "makes a reader" if wanted[0] in self.context.reader_makers
+                             and not calls else "reads a queue", dotted(value.func.value), why))
         key = "%s.%s" % (cls.name.value, method) if cls is not None else None
         if cls is None or key not in wanted or not self.context.receivers().defines_plainly(cls, method):
             return None
@@ -942,8 +954,9 @@ class _BlockRecogniser:
         if rows is not None:
             return self._row_loop_at(index, loop, rows, producers)
         try:
-            found = joins.reader_loop(loop, lambda expr: bool(_call_with_rule(expr, self.imports, READERS)),
-                                      _read_call, self._helper_read)
+            makers = reader_makers.names(self.context.reader_makers)
+            found = joins.reader_loop(loop, lambda expr: self._reader_ctor(expr, index) is not None
+                                      or reader_makers.may_make(expr, makers), _read_call, self._helper_read)
         except joins.NotAReaderLoop as refused:
             calls = tuple(call for stmt in loop.body.body for call in cstutil.calls_of(stmt)
                           if rule_for(self.imports.resolve(call.func)) in READERS)
@@ -959,13 +972,19 @@ class _BlockRecogniser:
         reader, queue, up_to = _read_call(found.read_value)
         if queue not in producers:
             return None
-        if found.reader_stmt is not None:
-            reader_found = _call_with_rule(cstutil.single_assign(found.reader_stmt)[1], self.imports, READERS)
-        else:
-            reader_found = _call_with_rule(reader, self.imports, READERS)
+        made = cstutil.single_assign(found.reader_stmt)[1] if found.reader_stmt is not None else reader
+        reader_found = self._reader_ctor(made, index)
+        if not reader_found and reader_makers.may_make(made, makers):
+            into = self.queues.accepted.get(index)
+            raise _Broken((producers[queue][2],) + (into.calls if into is not None else ())
+                          + self._joined_calls(index, found),
+                          "its loop's reader comes from `%s`, which qmigrate cannot prove calls a function or "
+                          "method that only returns a TensorFlow reader (the object's class is not proven: a "
+                          "parameter, a name bound more than once, or made elsewhere)" % self.source_of(made))
         if not reader_found:
             return None
-        calls = (producers[queue][2], reader_found[1])
+        # A reader maker's call is no TensorFlow call: nothing is said about it.
+        calls = (producers[queue][2],) + ((reader_found[1],) if reader_found[2] is None else ())
         into = self.queues.accepted.get(index)  # each reader adds its enqueue op of a hand-built queue
         if into is not None and into.enqueue_index == index and any(c is found.element for c in into.calls):
             return self._loop_into_queue(index, found, producers[queue], reader_found, up_to, calls, into)
@@ -977,7 +996,7 @@ class _BlockRecogniser:
         self._check_loop_locals(index, loop, found, calls)
         tainted = {found.list_name} | (cstutil.name_uses(loop.body).stores - {found.list_name})
         statements = tuple(self.source_of(stmt) for stmt in found.record_stmts)
-        return self._follow(producers[queue], (reader_found[0], reader_found[1], None, up_to), index, key, value,
+        return self._follow(producers[queue], reader_found + (up_to,), index, key, value,
                             tainted, [index], calls, removed=(created[0], index),
                             join=(self.source_of(found.count), found.list_name, None), loop_element=element,
                             record_statements={index: statements})
@@ -1004,6 +1023,47 @@ class _BlockRecogniser:
                 self.body[later].visit(finder)
                 batched += tuple(finder.calls)
         return read + made + batched
+
+    def _reader_ctor(self, expr, index: int):
+        """(rule, call, the reader's arguments moved from elsewhere or None) when `expr` makes a
+        reader: a TensorFlow reader class called, or a reader maker (reader_makers.py) of the
+        module, or a method of one on an object receivers.py proves its instance; else None.
+        _Broken (receivers.Unresolved) when the object's class cannot be proven."""
+        found = _call_with_rule(expr, self.imports, READERS)
+        if found:
+            return found[0], found[1], None
+        if not (isinstance(expr, cst.Call) and not expr.args and self.context.reader_makers):
+            return None
+        if isinstance(expr.func, cst.Name):
+            name = expr.func.value if expr.func.value not in self.scope_stores else None
+        else:
+            name = self._self_method_call(expr, index)[0]
+        maker = self.context.reader_makers.get(name) if name else None
+        return (maker.rule, expr, {}) if maker is not None else None
+
+    def _record_loop(self, index: int, tainted: Set[str], calls):
+        """(index of the list's `[]`, (joins.RecordLoop, its element's kind and return)) for the loop
+        at `index` that copies the per-record code for a `*_join` (joins.record_loop), or None.
+        _Broken with the reason for such a loop that cannot become the map function."""
+        loop = self.body[index]
+        found = joins.record_loop(loop, tainted)
+        if found is None:
+            return None
+        finder = _CallFinder(self.imports, BATCHERS + BUCKETERS + JOINERS)
+        cstutil.walk(loop, finder)
+        if finder.found:  # it batches in each iteration: a tower loop's, not copies for a join
+            return None
+        joined = self._joined_calls(index, found)
+        if not joined:
+            return None
+        if found.refused:
+            raise _Broken(calls + joined, found.refused)
+        calls = calls + joined
+        created = self._check_loop_list(index, found, calls, joined)
+        element = self._loop_element(found, calls)
+        self._check_loop_locals(index, loop, found, calls)
+        self._check_no_chain_inside(index, calls, tainted)
+        return created[0], (found, element)
 
     def _row_dequeue(self, stmt: cst.BaseStatement, producers) -> Optional[cst.Call]:
         """The `queue.dequeue()` of a row producer of this block inside `stmt`, or None."""
@@ -1127,13 +1187,13 @@ class _BlockRecogniser:
             if later == queue.dequeue_index:
                 live -= self.uses[later].stores
                 continue
-            escaped = live & set(self.uses[later].loads)
+            escaped = live & _loads_after_binding(self.body[later], self.uses[later].loads)
             if escaped:  # the last reader's tensors, which a dataset no longer has
                 raise _Broken(calls + queue.calls, "`%s`, made in the reader loop, is used after it at line %d"
                               % (sorted(escaped)[0], self._line_of(later)))
             live -= self.uses[later].stores
         statements = tuple(self.source_of(stmt) for stmt in found.record_stmts)
-        return self._follow(producer, (reader_found[0], reader_found[1], None, up_to), index, key, value,
+        return self._follow(producer, reader_found + (up_to,), index, key, value,
                             set(stores), [index], calls, parallel_reads=self.source_of(found.count),
                             through=(queue,), record_statements={index: statements})
 
@@ -1551,6 +1611,8 @@ class _BlockRecogniser:
         arms = ()  # the other arms' (batching rule and call, call) when each branch batches
         arm_records = None  # their per-record code (branch_records.ArmRecords)
         fallthrough = False  # their `if`/`elif` has no `else`: a path batches nothing
+        records_arm = None  # or this arm of theirs batches nothing (Match.records_arm)
+        record_join = False  # `join` is a loop of the per-record code after the read (_record_loop)
         unbatched = "its records are not batched by tf.train.batch/shuffle_batch in the same block"
         for index in range(read_index + 1, len(self.body)):
             uses = self.uses[index]
@@ -1606,10 +1668,22 @@ class _BlockRecogniser:
             if (found or helper) and reads_record:
                 batch = (index, found, helper, value_expr)
                 break
+            if reads_record and join is None and isinstance(self.body[index], cst.For):
+                loop = self._record_loop(index, tainted, calls)
+                if loop is not None:  # n copies of the per-record code for a `*_join`: one map, n at a time
+                    created, element = loop
+                    removed = tuple(removed) + (created,)
+                    record_indices.append(index)
+                    rewritten[index] = tuple(self.source_of(stmt) for stmt in element[0].record_stmts)
+                    tainted |= uses.stores | {element[0].list_name}
+                    join = (self.source_of(element[0].count), element[0].list_name, None)
+                    loop_element, record_join = element[1], True
+                    continue
             branches = self._batch_in_branches(index, tainted, join is not None) if reads_record else None
             if branches is not None:
                 found, arms = branches[0], branches[1:]
                 arm_records, fallthrough = self.branch_records, self.branch_fallthrough
+                records_arm = self.records_arm
                 batch = (index, found, None, found[1])
                 break
             tower = None
@@ -1668,6 +1742,7 @@ class _BlockRecogniser:
             removed = tuple(removed) + prefetched.plumbing + (prefetched.enqueue_index, batch_index)
             batch_index = prefetched.dequeue_index
         chain = (producer_index, read_index, batch_index) + tuple(removed)
+        branch_batchings = ()
         try:
             if found and (found[0] in JOINERS) != (join is not None):
                 raise _Broken(calls + (batch_call,), "batch_join needs one list of reader-helper calls "
@@ -1697,9 +1772,14 @@ class _BlockRecogniser:
                     batch_helper_def, batch_call, calls)
                 calls += helper_calls
                 helpers_used += (batch_helper_def.function.name.value,)
+            records_batching = Batching("1", single=True) if fallthrough and through else None
             for queue in through:
                 try:
                     batching = handbuilt.merge(queue.stage, batching)
+                    # every arm batches the records the queues gave, shuffled as they were
+                    branch_batchings = tuple(handbuilt.merge(queue.stage, arm) for arm in branch_batchings)
+                    if records_batching is not None:
+                        records_batching = handbuilt.merge(queue.stage, records_batching)
                 except ValueError as error:
                     raise _Broken(calls, str(error))
             # The element as the per-record code left it, the same before and after the map: not
@@ -1733,7 +1813,11 @@ class _BlockRecogniser:
         if fallthrough and batching.keep_input:
             raise _Broken(calls, "the batching is inside an `if` without a plain `else`, so some path batches "
                           "nothing, and it batches only the records its keep_input allows")
-        if join is not None:
+        if record_join:  # the join's n threads ran the loop's per-record code, each on its own record
+            batching = dataclasses.replace(batching, num_threads=join[0])
+            if parallel_reads is not None:
+                record_reader = dataclasses.replace(record_reader, parallel_reads=parallel_reads)
+        elif join is not None:
             # The n readers' enqueue ops also ran the per-record code n at a time.
             if record_reader is not None:  # (n dequeues of rows: no files to read n at a time)
                 record_reader = dataclasses.replace(record_reader, parallel_reads=join[0])
@@ -1791,10 +1875,11 @@ class _BlockRecogniser:
         # A slice producer is its own read: listed once, or its comments would move twice.
         return Match(tuple(dict.fromkeys((producer_index,) + tuple(removed))), read_index, tuple(record_indices), batch_index,
                      pipeline, element_kind, calls, queue_name=queue_name, batch_helper=helper_batch,
-                     helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None,
+                     helpers_used=helpers_used, tower_loop=in_loop, one_of_repeated=join is not None and not record_join,
                      record_statements=rewritten, kept_statements=kept,
                      branch_batchings=branch_batchings if found else (),
                      record_call=record_call, arm_records=arm_records, branch_fallthrough=fallthrough,
+                     records_arm=records_arm, records_batching=records_batching,
                      test_binding=test_binding, returned_result=returning,
                      captured_reads=self.captured_reads)
 
@@ -2372,10 +2457,12 @@ class _BlockRecogniser:
         self.branch_refusal = None
         self.branch_records = None
         self.branch_fallthrough = False
+        self.records_arm = None
         if not isinstance(stmt, cst.If):
             return None
         line = self._line_of(index)
         arm_blocks, tests, fallthrough = if_chain(stmt)
+        records_arm = None if fallthrough or joined else self._records_arm(arm_blocks)
         if fallthrough and joined:
             self.branch_refusal = ("the batching is inside an `if` (line %d) without a plain `else`, so some path "
                                    "would batch nothing or batch elsewhere" % line)
@@ -2387,9 +2474,11 @@ class _BlockRecogniser:
                                    "per-record tensor `%s`" % (line, sorted(read_tests)[0]))
             return None
         arms, targets, arm_targets, per_record = [], set(), [], False
-        for block in arm_blocks:
+        for position, block in enumerate(arm_blocks):
             if not (isinstance(block, cst.IndentedBlock) and block.body):
                 return None
+            if position == records_arm:
+                continue
             for before in block.body[:-1]:
                 uses = cstutil.name_uses(before)
                 touched = tainted & (set(uses.loads) | set(uses.stores) | set(uses.mutated))
@@ -2419,9 +2508,17 @@ class _BlockRecogniser:
                 found = joins.one_reader_join(_call_with_rule(small.value, self.imports, JOINERS))
             if not found:
                 bucketing = small is not None and _call_with_rule(small.value, self.imports, BUCKETERS)
+                early = next((self.context.line_of(before) if self.context.line_of else 0
+                              for other in arm_blocks if isinstance(other, cst.IndentedBlock)
+                              for before in other.body[:-1]
+                              if _call_with_rule(cstutil.statement_value(before), self.imports, BATCHERS)), None)
                 self.branch_refusal = (
                     "the batching is inside an if/else (line %d) whose arms bucket by length, which qmigrate "
                     "writes only outside an if/else" % line if bucketing else
+                    "the batching is inside an if/else (line %d) where an arm's batching (line %d) is followed by "
+                    "other statements of that arm; qmigrate takes an arm's batching only as its last statement, "
+                    "bound to the names it batches when another arm batches nothing" % (line, early)
+                    if early is not None else
                     "the batching is inside an if/else (line %d) whose arms do not both end in "
                     "`x = <batching call>` or `return <batching call>`" % line)
                 return None
@@ -2430,12 +2527,14 @@ class _BlockRecogniser:
             self.branch_refusal = ("the batching is inside an if/else (line %d) whose arms bind the batches to "
                                    "different targets" % line)
             return None
-        if fallthrough:
+        if fallthrough or records_arm is not None:
             self.branch_refusal = self._fallthrough_refusal(stmt, arms[0], arm_targets[0], "return" in targets,
-                                                            per_record)
+                                                            per_record, records_arm)
+            if self.branch_refusal is None and records_arm is not None:
+                self.branch_refusal = self._records_arm_refusal(stmt, arm_blocks[records_arm], arms[0], tainted)
             if self.branch_refusal is not None:
                 return None
-            self.branch_fallthrough = True
+            self.branch_fallthrough, self.records_arm = True, records_arm
         if per_record and len(arm_blocks) != 2:
             self.branch_refusal = ("the batching is inside an if/elif (line %d) where a statement before an arm's "
                                    "batching uses a per-record tensor, which qmigrate moves only out of the two "
@@ -2450,12 +2549,50 @@ class _BlockRecogniser:
                 return None
         return tuple(arms)
 
-    def _fallthrough_refusal(self, stmt: cst.If, arm, target_names, returns: bool, per_record: bool
-                             ) -> Optional[str]:
-        """Why an `if`/`elif` without `else`, each arm batching, cannot keep its path that batches
-        nothing (None: it can). On that path the per-record names stay the record's tensors, one
-        record per run: each arm must bind its batch to the very names it batches (`a, b =
-        batch([a, b])`), so that path binds them to the dataset's elements as they are."""
+    def _records_arm(self, arm_blocks) -> Optional[int]:
+        """The position of the one arm of an if/else that batches nothing: simple statements without
+        control flow and without a call of any batching, joining or bucketing (`image =
+        tf.expand_dims(image, 0)`), the other arms each ending in a batching. None otherwise."""
+        candidates = []
+        for position, block in enumerate(arm_blocks):
+            if not (isinstance(block, cst.IndentedBlock) and block.body):
+                return None
+            small = cstutil.single_small(block.body[-1])
+            value = small.value if isinstance(small, (cst.Assign, cst.Return)) else None
+            if value is not None and _call_with_rule(value, self.imports, BATCHERS):
+                continue
+            if not all(isinstance(line, cst.SimpleStatementLine) for line in block.body):
+                return None
+            if any(cstutil.name_uses(line).control for line in block.body):
+                return None
+            families = (BATCHERS, JOINERS, BUCKETERS)
+            if any(_call_with_rule(call, self.imports, family) for line in block.body
+                   for call in cstutil.calls_of(line) for family in families):
+                return None
+            candidates.append(position)
+        return candidates[0] if len(candidates) == 1 and len(arm_blocks) > 1 else None
+
+    def _records_arm_refusal(self, stmt: cst.If, block: cst.IndentedBlock, arm, tainted: Set[str]) -> Optional[str]:
+        """Why the arm that batches nothing cannot take the dataset's elements under the batched
+        names (None: it can): it reads a per-record name the batching does not take, which the map
+        function holds."""
+        rule, call = arm
+        batched = {e.value.value for e in rule.bind(call).get("tensors").elements}
+        loads = set().union(*(set(cstutil.name_uses(line).loads) for line in block.body))
+        missing = sorted((tainted & loads) - batched)
+        if not missing:
+            return None
+        return ("the batching is inside an if/else (line %d) whose arm that batches nothing reads the per-record "
+                "tensor `%s`, which the batching does not take: it would be the map function's alone"
+                % (self.context.line_of(stmt) if self.context.line_of else 0, missing[0]))
+
+    def _fallthrough_refusal(self, stmt: cst.If, arm, target_names, returns: bool, per_record: bool,
+                             records_arm: Optional[int] = None) -> Optional[str]:
+        """Why an `if`/`elif` without `else` (or with one arm batching nothing, `records_arm`), each
+        other arm batching, cannot keep its path that batches nothing (None: it can). On that path
+        the per-record names stay the record's tensors, one record per run: each arm must bind its
+        batch to the very names it batches (`a, b = batch([a, b])`), so that path binds them to the
+        dataset's elements as they are."""
         rule, call = arm
         batched = rule.bind(call).get("tensors")
         names = tuple(e.value.value for e in batched.elements if isinstance(e.value, cst.Name)) if isinstance(
@@ -2469,8 +2606,12 @@ class _BlockRecogniser:
             why = "an arm binds its batch to other names than the tensors it batches"
         if why is None:
             return None
-        return ("the batching is inside an `if` (line %d) without a plain `else`, so some path batches nothing, "
-                "and %s" % (self.context.line_of(stmt) if self.context.line_of else 0, why))
+        where = ("an if/else (line %d) whose arm at line %d batches nothing" % (
+            self.context.line_of(stmt), self.context.line_of(if_chain(stmt)[0][records_arm]))
+            if records_arm is not None and self.context.line_of else
+            "an `if` (line %d) without a plain `else`, so some path batches nothing," % (
+                self.context.line_of(stmt) if self.context.line_of else 0))
+        return "the batching is inside %s and %s" % (where, why)
 
     def _arm_batching(self, arm, element_kind, returns, first, calls, record_indices, structures, join=None,
                       loop_element=None):
@@ -2912,6 +3053,17 @@ _LOGGING_CALLS = frozenset(["print"] + ["tensorflow.logging.%s" % level for leve
 _ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
 _NEXT_ELEMENT = ("dequeue", "dequeue_many", "dequeue_up_to", "get_next")
 _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")
+
+
+def _loads_after_binding(stmt: cst.BaseStatement, loads) -> Set[str]:
+    """The names `stmt` reads (`loads`, its name_uses) as they were before it: a `for` loop's
+    target, which name_uses counts as read, is bound before its body reads it (not its `else`,
+    which runs after no iteration too)."""
+    loads = set(loads)
+    if isinstance(stmt, cst.For) and stmt.orelse is None:
+        targets = {node.value for node in cstutil.nodes_of(stmt.target, cst.Name)}
+        loads -= targets - set(cstutil.name_uses(stmt.iter).loads)
+    return loads
 
 
 def _leaves_of(match: Match) -> Set[int]:

@@ -362,7 +362,10 @@ class BatchJoin(Rule):
     n readers on one file-name queue, each feeding the same batching queue, read n files at
     once; `Dataset.interleave(..., cycle_length=n)` does the same without threads, and the map
     runs n records at a time, as the n readers' enqueue ops did. The reader helper is migrated to
-    take the record, as with one reader.
+    take the record, as with one reader. A loop that copies the per-record code n times over one
+    record read (or dequeued from a hand-built queue) before it (`for _ in range(n): image =
+    decode(serialized); images.append([image, label])`) is n threads each taking its own record
+    (each run of an enqueue op runs the read again): one map, `num_parallel_calls=n`.
 
     ## Fix safety
     Safe. Every record of every file once per epoch, as before; the order in which records of
@@ -374,10 +377,12 @@ class BatchJoin(Rule):
     `for _ in range(n):` that makes a reader, reads the queue, runs the per-record code and
     appends a literal list, tuple or dict (or the call of such a helper) to a list made empty
     just before (qmigrate/joins.py); a loop whose tensors are used after it, or whose readers
-    differ by the loop variable, is reported. A literal list of one tensor list
-    (`batch_join([(image, label)], ...)`, one reader batched by one thread) is read as
-    `tf.train.batch` of that tensor list when it is an arm of an if/else whose other arm batches
-    the same tensors. Other lists of tensor lists are reported.
+    differ by the loop variable, is reported. A loop of copies over one record must not use its
+    variable, break out, or read a name before binding it again (a value carried from one copy
+    to the next). A literal list of one tensor list (`batch_join([(image, label)], ...)`, one
+    reader batched by one thread) is read as `tf.train.batch` of that tensor list when it is an
+    arm of an if/else whose other arm batches the same tensors. Other lists of tensor lists are
+    reported.
     """
 
     code = "QM303"

@@ -64,7 +64,10 @@ class HandBuiltQueue(Rule):
     (`if shuffle: shuffle_and_repeat(...) else: repeat(...)`). A loop of n readers on one file
     queue, each appending its enqueue op to the runner's list (`for _ in range(n): ...;
     ops.append(queue.enqueue([record]))`), reads the files n at a time:
-    `interleave(dataset_class, cycle_length=n)`, the loop's per-record code in the map.
+    `interleave(dataset_class, cycle_length=n)`, the loop's per-record code in the map. Its
+    reader may come from a function or method that only returns a new TensorFlow reader
+    (`reader = images.reader()`, the object proven an instance of that class, also of another
+    module's: qmigrate/reader_makers.py); the maker stays for whoever else calls it.
 
     A *queue helper* — a function that passes the tensors it is given through such a queue and
     returns its dequeue (`def _shuffle_inputs(tensors, capacity, min_after_dequeue, n)`) — is
@@ -88,7 +91,9 @@ class HandBuiltQueue(Rule):
     enqueue op, a literal `shapes=` (set on plain names), no `shared_name=`, and what is enqueued a
     literal list, tuple or dict. A loop of TensorFlow readers on one file queue, each adding its
     enqueue op to the list the QueueRunner runs, must end in that append after `ops = []`; one
-    whose reader comes from a call that is no TensorFlow reader class is reported with that call. A queue helper must build one queue as its first statement, from
+    whose reader comes from a call that is no TensorFlow reader class nor a reader maker (one
+    `return tf.XReader()` with no arguments) is reported with that call, and so is a maker called
+    on an object whose class is not proven. A queue helper must build one queue as its first statement, from
     parameters, and do nothing else; its call must be a statement of its own (or of an `if`
     without else whose test reads only names and literals, none reassigned in or after the `if`),
     given a list by name only when the list's last binding before the call is a literal, and no

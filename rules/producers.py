@@ -22,7 +22,9 @@ class StringInputProducer(Rule):
 
     File names from `match_filenames_once(pattern)` (a local variable, which a one-shot iterator
     cannot capture) come from `tf.matching_files(pattern)`, the op that variable was initialised
-    from: the same names in the same order (a variable with other uses stays for them).
+    from: the same names in the same order (a variable with other uses stays for them). A computed
+    file list (a call, the MatchingFiles op) is bound to a name once, before the dataset, which
+    reads it twice when it shuffles the files (the slices and the buffer size).
 
     A read whose records no queue batches (returned to a caller, kept on `self`, run one per step)
     becomes the dataset's one-shot `get_next()` where the read was, the files repeated
@@ -353,8 +355,9 @@ class MatchFilenamesOnce(Rule):
 
             def inputs(pattern, batch_size):
                 # Every shard of the training set.
-                dataset = tf.data.Dataset.from_tensor_slices(tf.matching_files(pattern))
-                dataset = dataset.shuffle(tf.size(tf.matching_files(pattern), out_type=tf.int64))
+                files = tf.matching_files(pattern)
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
                 dataset = dataset.flat_map(tf.data.TFRecordDataset)
                 dataset = dataset.repeat(1)
                 dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
@@ -380,8 +383,9 @@ class MatchFilenamesOnce(Rule):
             def inputs(pattern, batch_size):
                 filenames = tf.train.match_filenames_once(pattern)
                 tf.summary.scalar('files', tf.size(filenames))
-                dataset = tf.data.Dataset.from_tensor_slices(tf.matching_files(pattern))
-                dataset = dataset.shuffle(tf.size(tf.matching_files(pattern), out_type=tf.int64))
+                files = tf.matching_files(pattern)
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
                 dataset = dataset.flat_map(tf.data.TFRecordDataset)
                 dataset = dataset.repeat()
                 dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))

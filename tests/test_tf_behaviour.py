@@ -321,6 +321,16 @@ CASES = [
     # (2 shuffled epochs of 50 through a reader helper, in whole batches).
     ("arm_producer", "batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10, training=True), 100,
      "epoch"),
+    # --- inception ---
+    # Two readers fill a RandomShuffleQueue, dequeued once; 4 batch_join threads parse that record:
+    # one map, 4 calls at a time, over the records of one epoch (each thread took its own record).
+    ("handbuilt_join_threads", "joined_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10,
+                                                                num_epochs=1), 50, "epoch"),
+    # --- style ---
+    # A hand-built shuffling queue, then an if/else whose arm without batching takes one record per
+    # run (expand_dims to a batch of one): 2 epochs of one file's 25 records, each once per epoch.
+    ("single_or_batched", "texture_inputs", lambda d: dict(record_path=_files(d, "dict_*")[0], size=2, jitter=True,
+                                                           epochs=2), 50, "epoch"),
 ]
 
 

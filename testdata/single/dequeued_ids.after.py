@@ -41,8 +41,9 @@ def id_example_ops(table, batch_size, threads=2, ids=None, shuffle=True, epochs=
 
     capacity = 4 * batch_size
 
-    dataset = tf.data.Dataset.from_tensor_slices(tf.convert_to_tensor(ids))
-    dataset = dataset.shuffle(tf.shape(tf.convert_to_tensor(ids), out_type=tf.int64)[0])
+    rows = tf.convert_to_tensor(ids)
+    dataset = tf.data.Dataset.from_tensor_slices(rows)
+    dataset = dataset.shuffle(tf.shape(rows, out_type=tf.int64)[0])
     dataset = dataset.map(parse_record, num_parallel_calls=threads)
     # Returned as before, one record at a time; the callers take only the batches.
     example = dataset.make_one_shot_iterator().get_next()

@@ -26,8 +26,9 @@ def counted_inputs(data_dir, batch_size):
     (a one-shot iterator cannot capture the variable)."""
     filenames = tf.train.match_filenames_once(os.path.join(data_dir, 'dict_*.tfrecords'))
     tf.summary.scalar('input_files', tf.size(filenames))
-    dataset_2 = tf.data.Dataset.from_tensor_slices(tf.matching_files(os.path.join(data_dir, 'dict_*.tfrecords')))
-    dataset_2 = dataset_2.shuffle(tf.size(tf.matching_files(os.path.join(data_dir, 'dict_*.tfrecords')), out_type=tf.int64))
+    files = tf.matching_files(os.path.join(data_dir, 'dict_*.tfrecords'))
+    dataset_2 = tf.data.Dataset.from_tensor_slices(files)
+    dataset_2 = dataset_2.shuffle(tf.size(files, out_type=tf.int64))
     dataset_2 = dataset_2.flat_map(tf.data.TFRecordDataset)
     dataset_2 = dataset_2.repeat()
     dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))

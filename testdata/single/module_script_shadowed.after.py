@@ -31,8 +31,9 @@ def parse_record(record_2):
     return image, label
 
 
-dataset = tf.data.Dataset.from_tensor_slices(sorted(glob.glob(os.path.join(DATA_DIR, "mnist_*"))))
-dataset = dataset.shuffle(tf.size(sorted(glob.glob(os.path.join(DATA_DIR, "mnist_*"))), out_type=tf.int64))
+files = sorted(glob.glob(os.path.join(DATA_DIR, "mnist_*")))
+dataset = tf.data.Dataset.from_tensor_slices(files)
+dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
 dataset = dataset.flat_map(tf.data.TFRecordDataset)
 dataset = dataset.map(parse_record, num_parallel_calls=2)
 dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(200, EPOCHS))
