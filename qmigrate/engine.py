@@ -93,8 +93,10 @@ class FileAnalysis:
     # record of its own iterator: (function, position, arity) (returned_records).
     returned_results: List[Tuple[str, int, int]] = field(default_factory=list)
     imported_used: List[str] = field(default_factory=list)  # imported reader helpers every call of which migrated
-    # Attributes that kept records on the object, which the migration removed (guarded_records):
-    # other modules must not mention them (the run checks; `.name` in keep_helpers: they do).
+    # Attributes that kept records on the object, which the migration removed (guarded_records),
+    # and the methods batching the records of a reader or queue the object made in another method
+    # (held_sources; a second call on one object would now read every record again): other modules
+    # must not mention them (the run checks; `.name` in keep_helpers: they do).
     record_attributes: List[str] = field(default_factory=list)
     queues_moved: bool = False  # analysed with method_queues' moves: `module` is not a parse of `source`
     kept_calls: Set[int] = field(default_factory=set)  # id(call) in helpers kept as they were for other callers
@@ -347,7 +349,8 @@ def _analyse_guarded(path: str, source: bytes, options: Options, module: cst.Mod
             analysis.new_module = finished
             analysis.source, analysis.tree = source, tree
             analysis.queues_moved = True
-            analysis.record_attributes = sorted({attr for move in moves for attr in move.attrs})
+            analysis.record_attributes = sorted(set(analysis.record_attributes)
+                                                | {attr for move in moves for attr in move.attrs})
             return analysis
         moves = kept
     return None
@@ -528,6 +531,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     imported_batchers = handed_down.add_imported(context, handed)
     context.kept_results = {name[len(returned_records.KEPT_PREFIX):]: why for name, why in (keep_helpers or {}).items()
                             if name.startswith(returned_records.KEPT_PREFIX)}
+    context.mentioned_attributes = {name[1:]: why for name, why in (keep_helpers or {}).items()
+                                    if name.startswith(".")}
     keep = _keep_forwarded(keep_helpers or {}, context)
     # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).
     def pristine() -> FileAnalysis:
@@ -1807,6 +1812,8 @@ class _PipelineRewriter(cst.CSTTransformer):
             self._apply(match, leaves, replacements, removed)
             for binding in match.remote_bindings:  # its reader or producer, bound in another method
                 self.attr_bindings.setdefault(id(self.context.method_classes[id(binding.method)]), []).append(binding)
+            if match.object_batcher is not None:  # other modules must not call it (the run checks)
+                self.analysis.record_attributes.append(match.object_batcher)
             if match.held_init is not None:  # the file names' dataset, where the producer was
                 self._hold_init(*match.held_init)
             self.analysis.fixed_calls.update(id(call) for call in match.calls)

@@ -64,6 +64,11 @@ class Match:
     # A held record source's queue binding in __init__ and the producer there as a FileSource in
     # __init__'s names: the engine writes the file names' dataset in its place (held_sources.py).
     held_init: Optional[Tuple] = None
+    # The method that batches the records of a reader or queue the object made in another method
+    # (remote_bindings, held_init): two calls of it on one object shared their records, where its
+    # datasets would each read them all; other modules of the run must not name it (the run
+    # checks, as for FileAnalysis.record_attributes).
+    object_batcher: Optional[str] = None
     # An unbatched read (no batching in the block): the source of what get_next() is assigned to
     # where the read stood; batch_index is then read_index, and nothing else moves.
     unbatched_target: Optional[str] = None
@@ -270,6 +275,9 @@ class ModuleContext:
     # Functions whose returned per-record structure other modules may use (name -> why): their
     # pipelines stay (returned_records).
     kept_results: Dict[str, str] = field(default_factory=dict)
+    # Attributes other modules of the run mention (`.name` in the run's keep: name -> why): a held
+    # source's batching method so named stays (held_sources.py).
+    mentioned_attributes: Dict[str, str] = field(default_factory=dict)
     # Reader and record-source methods (`Class.method`) that are static: their calls pass no object.
     static_methods: Set[str] = field(default_factory=set)
     # Record-source methods of classes of other modules (`Class.method` -> that class's node), and
@@ -839,6 +847,8 @@ class _BlockRecogniser:
                              removed=removed, reader_index=reader[0],
                              on_self={what for _, what, _ in on_self})
         match.remote_bindings = tuple(binding for binding, _, here in on_self if not here)
+        if match.remote_bindings:
+            match.object_batcher = self.scope.name.value
         return match
 
     def _on_self(self, attrs, attr: str, family, read_index: int, on_self: list, what: str, other_call=None):
@@ -872,6 +882,10 @@ class _BlockRecogniser:
             return (position,) + found
         self._movable(attrs, binding, calls, what)
         here = self.scope.name.value
+        if here in self.context.mentioned_attributes:
+            raise _Broken(calls, "its %s `self.%s` is made once for the object, and %s: two calls of %s() on one "
+                          "object shared its records, where two datasets would each read them all"
+                          % (what, attr, self.context.mentioned_attributes[here], here))
         if attrs.uses_of(here) > 1:
             # Two calls would read one queue (or one reader) kept on the object, sharing its records;
             # two datasets would each read them all.
@@ -1452,6 +1466,7 @@ class _BlockRecogniser:
             except Unsupported as error:
                 raise _Broken(calls, str(error))
             match.held_init = (queue, init_producer)
+            match.object_batcher = self.scope.name.value
             match.remote_bindings = (held_sources.with_replacement(reader, ()),)
         return match
 
@@ -1463,6 +1478,11 @@ class _BlockRecogniser:
         if attrs is None or attrs.cls is not self.context.method_classes.get(id(source.function)):
             return
         here = self.scope.name.value
+        if here in self.context.mentioned_attributes:
+            raise _Broken(calls, "its reader and queue are made once for the object in __init__, and %s: a "
+                          "second call of %s() on one object shared the queue's records, where two datasets "
+                          "over the held file names would each read them all"
+                          % (self.context.mentioned_attributes[here], here))
         if attrs.uses_of(here) > 1:
             raise _Broken(calls, "its reader and queue are made once for the object in __init__, and this file "
                           "calls %s() in %d places, which would share their records" % (here, attrs.uses_of(here)))
