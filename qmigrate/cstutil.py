@@ -589,3 +589,16 @@ def nodes_of(root: cst.CSTNode, kinds) -> List[cst.CSTNode]:
     collector = _Nodes(kinds)
     walk(root, collector)
     return collector.found
+
+
+# What may run its body more than once: a loop, a function made on the spot, a comprehension.
+REPEATING = (cst.For, cst.While, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
+
+
+def attribute_repeated(root: cst.CSTNode, attr: str) -> Optional[cst.Attribute]:
+    """The first `x.<attr>` under root inside a loop, lambda or comprehension (None: none is)."""
+    for loop in nodes_of(root, REPEATING):
+        for node in nodes_of(loop, cst.Attribute):
+            if node.attr.value == attr:
+                return node
+    return None

@@ -886,6 +886,7 @@ class _BlockRecogniser:
             raise _Broken(calls, "its %s `self.%s` is made once for the object, and %s: two calls of %s() on one "
                           "object shared its records, where two datasets would each read them all"
                           % (what, attr, self.context.mentioned_attributes[here], here))
+        self._check_not_repeated(attrs, here, calls, "its %s `self.%s` is made once for the object" % (what, attr))
         if attrs.uses_of(here) > 1:
             # Two calls would read one queue (or one reader) kept on the object, sharing its records;
             # two datasets would each read them all.
@@ -1483,9 +1484,20 @@ class _BlockRecogniser:
                           "second call of %s() on one object shared the queue's records, where two datasets "
                           "over the held file names would each read them all"
                           % (self.context.mentioned_attributes[here], here))
+        self._check_not_repeated(attrs, here, calls, "its reader and queue are made once for the object in "
+                                                     "__init__")
         if attrs.uses_of(here) > 1:
             raise _Broken(calls, "its reader and queue are made once for the object in __init__, and this file "
                           "calls %s() in %d places, which would share their records" % (here, attrs.uses_of(here)))
+
+    def _check_not_repeated(self, attrs, here: str, calls, what: str) -> None:
+        """The file names the method `here` (which batches records the object's reader or queue
+        gives) in no loop, lambda or comprehension: run again on one object, its calls shared the
+        records, where each dataset would read them all."""
+        node = cstutil.attribute_repeated(self.context.module, here) if self.context.module is not None else None
+        if node is not None:
+            raise _Broken(calls, "%s, and this file calls %s() in a loop, lambda or comprehension (line %d), whose "
+                          "calls would share their records" % (what, here, attrs.line_of(node)))
 
     def _provider_read(self, index: int) -> Match:
         """A statement that gets items of one provider (`[a, b] = provider.get([...])`,

@@ -83,3 +83,20 @@ def test_both_migrate_when_no_other_module_names_the_method(tmp_path):
     for data in (HELD, MOVED):
         results = _run(tmp_path, data, UNRELATED)
         assert results["data.py"].changed and not _reasons(results["data.py"])
+
+
+LOOP = '''
+
+
+def towers(files):
+    source = LineSource(files, 1)
+    return [source.get_batch(4) for _ in range(2)]
+'''
+
+
+def test_a_batching_method_called_in_a_comprehension_of_its_own_file_stays(tmp_path):
+    for data in (HELD, MOVED):
+        results = _run(tmp_path, data + LOOP, UNRELATED)
+        assert not results["data.py"].changed
+        reasons = _reasons(results["data.py"])
+        assert sum("calls get_batch() in a loop, lambda or comprehension (line " in r for r in reasons) >= 2
