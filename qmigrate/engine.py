@@ -94,9 +94,9 @@ class FileAnalysis:
     returned_results: List[Tuple[str, int, int]] = field(default_factory=list)
     imported_used: List[str] = field(default_factory=list)  # imported reader helpers every call of which migrated
     # Attributes that kept records on the object, which the migration removed (guarded_records),
-    # and the methods batching the records of a reader or queue the object made in another method
-    # (held_sources; a second call on one object would now read every record again): other modules
-    # must not mention them (the run checks; `.name` in keep_helpers: they do).
+    # and those of a reader or queue the object made in another method, with the method batching
+    # their records (held_sources; a second call on one object would now read every record again):
+    # other modules must not mention them (the run checks; `.name` in keep_helpers: they do).
     record_attributes: List[str] = field(default_factory=list)
     queues_moved: bool = False  # analysed with method_queues' moves: `module` is not a parse of `source`
     kept_calls: Set[int] = field(default_factory=set)  # id(call) in helpers kept as they were for other callers
@@ -1812,8 +1812,7 @@ class _PipelineRewriter(cst.CSTTransformer):
             self._apply(match, leaves, replacements, removed)
             for binding in match.remote_bindings:  # its reader or producer, bound in another method
                 self.attr_bindings.setdefault(id(self.context.method_classes[id(binding.method)]), []).append(binding)
-            if match.object_batcher is not None:  # other modules must not call it (the run checks)
-                self.analysis.record_attributes.append(match.object_batcher)
+            self.analysis.record_attributes += match.object_names  # other modules must not name them
             if match.held_init is not None:  # the file names' dataset, where the producer was
                 self._hold_init(*match.held_init)
             self.analysis.fixed_calls.update(id(call) for call in match.calls)

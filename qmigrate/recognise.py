@@ -64,11 +64,12 @@ class Match:
     # A held record source's queue binding in __init__ and the producer there as a FileSource in
     # __init__'s names: the engine writes the file names' dataset in its place (held_sources.py).
     held_init: Optional[Tuple] = None
-    # The method that batches the records of a reader or queue the object made in another method
-    # (remote_bindings, held_init): two calls of it on one object shared their records, where its
-    # datasets would each read them all; other modules of the run must not name it (the run
-    # checks, as for FileAnalysis.record_attributes).
-    object_batcher: Optional[str] = None
+    # With a reader or queue the object made in another method (remote_bindings, held_init): the
+    # method that batches their records (two calls of it on one object shared them, where its
+    # datasets would each read them all) and the attributes that held them (removed, or now a
+    # dataset). Other modules of the run must not name them (the run checks, as for
+    # FileAnalysis.record_attributes).
+    object_names: Tuple[str, ...] = ()
     # An unbatched read (no batching in the block): the source of what get_next() is assigned to
     # where the read stood; batch_index is then read_index, and nothing else moves.
     unbatched_target: Optional[str] = None
@@ -848,7 +849,7 @@ class _BlockRecogniser:
                              on_self={what for _, what, _ in on_self})
         match.remote_bindings = tuple(binding for binding, _, here in on_self if not here)
         if match.remote_bindings:
-            match.object_batcher = self.scope.name.value
+            match.object_names = (self.scope.name.value,) + tuple(b.attr for b in match.remote_bindings)
         return match
 
     def _on_self(self, attrs, attr: str, family, read_index: int, on_self: list, what: str, other_call=None):
@@ -881,6 +882,9 @@ class _BlockRecogniser:
             on_self.append((binding, what, True))
             return (position,) + found
         self._movable(attrs, binding, calls, what)
+        if binding.method is not self.scope and attr in self.context.mentioned_attributes:
+            raise _Broken(calls, "its %s `self.%s` is made in %s(), and %s, which the migration removes"
+                          % (what, attr, binding.method.name.value, self.context.mentioned_attributes[attr]))
         here = self.scope.name.value
         if here in self.context.mentioned_attributes:
             raise _Broken(calls, "its %s `self.%s` is made once for the object, and %s: two calls of %s() on one "
@@ -1467,7 +1471,7 @@ class _BlockRecogniser:
             except Unsupported as error:
                 raise _Broken(calls, str(error))
             match.held_init = (queue, init_producer)
-            match.object_batcher = self.scope.name.value
+            match.object_names = (self.scope.name.value, queue.attr, reader.attr)
             match.remote_bindings = (held_sources.with_replacement(reader, ()),)
         return match
 
@@ -1484,6 +1488,10 @@ class _BlockRecogniser:
                           "second call of %s() on one object shared the queue's records, where two datasets "
                           "over the held file names would each read them all"
                           % (self.context.mentioned_attributes[here], here))
+        for binding in source.held:
+            if binding.attr in self.context.mentioned_attributes:
+                raise _Broken(calls, "its reader and queue are kept on the object, and %s, which the migration "
+                              "removes or makes a dataset of file names" % self.context.mentioned_attributes[binding.attr])
         self._check_not_repeated(attrs, here, calls, "its reader and queue are made once for the object in "
                                                      "__init__")
         if attrs.uses_of(here) > 1:

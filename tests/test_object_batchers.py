@@ -100,3 +100,19 @@ def test_a_batching_method_called_in_a_comprehension_of_its_own_file_stays(tmp_p
         assert not results["data.py"].changed
         reasons = _reasons(results["data.py"])
         assert sum("calls get_batch() in a loop, lambda or comprehension (line " in r for r in reasons) >= 2
+
+
+QUEUE_SIZE = '''from data import LineSource
+
+
+def tower(files):
+    source = LineSource(files, 1)
+    return source.get_batch(4), source.name_queue.size()
+'''
+
+
+def test_a_held_or_moved_queue_attribute_other_modules_read_stays(tmp_path):
+    for data in (HELD, MOVED):
+        results = _run(tmp_path, data, QUEUE_SIZE.replace("source.get_batch(4), ", ""))
+        assert not results["data.py"].changed
+        assert any("other modules mention `.name_queue` (train.py:6)" in r for r in _reasons(results["data.py"]))
