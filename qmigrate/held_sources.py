@@ -23,8 +23,10 @@ Contract (`find` returns None, or a RecordSource whose `held` is set, only when 
 - each attribute is read once in the class (that read) and named nowhere else in the module;
 - the method is named once in the module (one caller: two would share the queue's records, where
   two datasets over one held dataset would each read them all).
-Calls from other modules cannot be seen here (class_attrs' limit, as for queues moved between
-methods): a second caller there, reading the same object's records, is not detected.
+The caller (recognise) adds: the batching method is named once in its module and in no loop,
+lambda or comprehension there, and neither it nor the two attributes are named in another module
+of the run (the run reruns the module knowing those mentions: FileAnalysis.record_attributes).
+Calls from outside the run cannot be seen.
 """
 import dataclasses
 from typing import Callable, List, Optional, Tuple

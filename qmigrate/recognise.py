@@ -276,8 +276,8 @@ class ModuleContext:
     # Functions whose returned per-record structure other modules may use (name -> why): their
     # pipelines stay (returned_records).
     kept_results: Dict[str, str] = field(default_factory=dict)
-    # Attributes other modules of the run mention (`.name` in the run's keep: name -> why): a held
-    # source's batching method so named stays (held_sources.py).
+    # Attributes other modules of the run mention (`.name` in the run's keep: name -> why): a
+    # reader or queue the object holds, or the method batching their records, so named stays.
     mentioned_attributes: Dict[str, str] = field(default_factory=dict)
     # Reader and record-source methods (`Class.method`) that are static: their calls pass no object.
     static_methods: Set[str] = field(default_factory=set)
@@ -1478,7 +1478,8 @@ class _BlockRecogniser:
     def _check_one_held_caller(self, source: helpers.RecordSource, calls) -> None:
         """A method of the source's class that batches its records runs once per object: called
         again, its batches shared the one queue's records, where two datasets over the held file
-        names would each read them all."""
+        names would each read them all. Neither it nor the held attributes may be named in other
+        modules of the run (mentioned_attributes), nor it in a loop of this file."""
         attrs = self.context.class_attrs(self.scope)
         if attrs is None or attrs.cls is not self.context.method_classes.get(id(source.function)):
             return
