@@ -2307,6 +2307,7 @@ class _BlockRecogniser:
                 raise _Broken(calls, "the per-record code stores into `%s`, which lives outside the record path"
                               % sorted(escaped)[0])
         self._check_locals_of_map(record_indices, batch_index, chain, kept, calls)
+        self._check_graph_only_calls(record_indices, kept, calls)
         self._check_stateful_captures(record_indices, batch_index, chain, kept, calls, map_returns)
         # The map function is traced where the batch was built: what it reads must not change
         # between where the code stood and there; the producer's and reader's arguments neither.
@@ -2360,6 +2361,23 @@ class _BlockRecogniser:
                               "the batches, so a caller using it would see other records" % (name, function, line, why))
             return function, places[0], len(elements)
         return None
+
+    def _check_graph_only_calls(self, record_indices, kept, calls) -> None:
+        """Summaries and collection entries made by the moved per-record code would be made in the
+        map function's graph, not the program's: `merge_all()` and `get_collection()` would no
+        longer see them, with no error. Refused, naming the call (only calls written in the moved
+        statements are seen, not those of the functions they call)."""
+        for index in sorted(record_indices):
+            if index in kept:
+                continue
+            for call in cstutil.calls_of(self.body[index]):
+                name = self.imports.resolve(call.func) or ""
+                if name.startswith(_GRAPH_ONLY_PREFIXES) or name in _GRAPH_ONLY or re.fullmatch(
+                        r"tensorflow\.\w+_summary", name):
+                    raise _Broken(calls, "the per-record code calls `%s` (line %d): in the map function it would be "
+                                  "made in the function's graph, so the program's summaries and collections would "
+                                  "no longer hold it; move it after the batching, on the batch"
+                                  % (_code(call.func), self._line_of(index)))
 
     def _check_stateful_captures(self, record_indices, batch_index: int, chain: Set[int], kept, calls,
                                  map_returns: str = "") -> None:
@@ -3092,6 +3110,8 @@ _LOGGING_CALLS = frozenset(["print"] + ["tensorflow.logging.%s" % level for leve
         "debug", "info", "warning", "error", "critical", "log")])
 
 _ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
+_GRAPH_ONLY_PREFIXES = ("tensorflow.summary.", "tensorflow.contrib.summary.")
+_GRAPH_ONLY = {"tensorflow.add_to_collection", "tensorflow.add_to_collections"}
 _NEXT_ELEMENT = ("dequeue", "dequeue_many", "dequeue_up_to", "get_next")
 _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")
 
