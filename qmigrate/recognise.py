@@ -850,6 +850,8 @@ class _BlockRecogniser:
         match.remote_bindings = tuple(binding for binding, _, here in on_self if not here)
         if match.remote_bindings:
             match.object_names = (self.scope.name.value,) + tuple(b.attr for b in match.remote_bindings)
+        # Bound and read in this method, the attributes go too: other modules must not name them either.
+        match.object_names += tuple(binding.attr for binding, _, here in on_self if here)
         return match
 
     def _on_self(self, attrs, attr: str, family, read_index: int, on_self: list, what: str, other_call=None):
@@ -874,6 +876,9 @@ class _BlockRecogniser:
             lines = ", ".join(str(attrs.line_of(use.node)) for use in loads)
             raise _Broken(calls, "its %s `self.%s` is used beyond reader.read() (lines %s), by code qmigrate "
                           "cannot rewrite" % (what, attr, lines))
+        if attr in self.context.mentioned_attributes:
+            raise _Broken(calls, "its %s `self.%s` is made in %s(), and %s, which the migration removes"
+                          % (what, attr, binding.method.name.value, self.context.mentioned_attributes[attr]))
         if binding.method is self.scope:
             position = next((i for i, stmt in enumerate(self.body[:read_index]) if stmt is binding.statement), None)
             if position is None:
@@ -882,9 +887,6 @@ class _BlockRecogniser:
             on_self.append((binding, what, True))
             return (position,) + found
         self._movable(attrs, binding, calls, what)
-        if binding.method is not self.scope and attr in self.context.mentioned_attributes:
-            raise _Broken(calls, "its %s `self.%s` is made in %s(), and %s, which the migration removes"
-                          % (what, attr, binding.method.name.value, self.context.mentioned_attributes[attr]))
         here = self.scope.name.value
         if here in self.context.mentioned_attributes:
             raise _Broken(calls, "its %s `self.%s` is made once for the object, and %s: two calls of %s() on one "

@@ -116,3 +116,35 @@ def test_a_held_or_moved_queue_attribute_other_modules_read_stays(tmp_path):
         results = _run(tmp_path, data, QUEUE_SIZE.replace("source.get_batch(4), ", ""))
         assert not results["data.py"].changed
         assert any("other modules mention `.name_queue` (train.py:6)" in r for r in _reasons(results["data.py"]))
+
+
+SAME_METHOD = '''import tensorflow as tf
+
+
+class LineSource(object):
+    def __init__(self, csv_files):
+        self.csv_files = csv_files
+
+    def get_batch(self, batch_size):
+        self.name_queue = tf.train.string_input_producer(self.csv_files, num_epochs=1, shuffle=False)
+        _, line = tf.TextLineReader().read(self.name_queue)
+        field = tf.decode_csv(line, [[''], ['']])[0]
+        return tf.train.batch([field], batch_size, allow_smaller_final_batch=True)
+'''
+
+SIZE_AFTER = '''from data import LineSource
+
+
+def tower(files):
+    source = LineSource(files)
+    batch = source.get_batch(4)
+    return batch, source.name_queue.size()
+'''
+
+
+def test_a_queue_bound_and_read_in_one_method_stays_when_other_modules_read_it(tmp_path):
+    results = _run(tmp_path, SAME_METHOD, SIZE_AFTER)
+    assert not results["data.py"].changed
+    assert any("other modules mention `.name_queue` (train.py:7)" in r for r in _reasons(results["data.py"]))
+    results = _run(tmp_path, SAME_METHOD, UNRELATED)
+    assert results["data.py"].changed and not _reasons(results["data.py"])
