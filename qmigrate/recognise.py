@@ -2575,10 +2575,14 @@ class _BlockRecogniser:
         batch was, a list as it was: simple statements without control flow or batching that read
         no per-record tensor but through `x` (a name they read after binding it themselves is theirs).
         The other arm gets the same list under `x`, unpacked into the batched names."""
-        position = next((index for index, stmt in enumerate(block.body)
+        position = next((at for at, stmt in enumerate(block.body)
                          if _call_with_rule(cstutil.statement_value(stmt), self.imports, BATCHERS)), None)
         if position is None or position == len(block.body) - 1:
             return ()
+        if len(if_chain(self.body[index])[0]) != 2:
+            self.branch_refusal = ("the batching is inside an if/elif (line %d) whose arm goes on after its batching, "
+                                   "which qmigrate takes only in the two arms of an if/else" % line)
+            return None
         small = cstutil.single_small(block.body[position])
         later = tuple(block.body[position + 1:])
         batch_line = self.context.line_of(block.body[position]) if self.context.line_of else 0
@@ -2605,12 +2609,16 @@ class _BlockRecogniser:
                            "function's alone), not the batch" % (
                                self.context.line_of(stmt) if self.context.line_of else 0, read[0]))
                     break
-                own |= set(uses.stores)
+                own |= _assigned_names(stmt)  # not a comprehension's variables: Python 3 keeps them inside
             if why is None and chain is None:
                 why = ("it batches a list that is not a `+` of lists of names (`[a, b] + c`), which the arm "
                        "that batches nothing could not be given under the batched names")
             if why is None and name in tainted | set(batched_lists.names(chain)):
                 why = "it is bound to `%s`, a name it batches" % name
+            unbound = sorted(set(batched_lists.names(chain)) - own) if why is None else ()
+            if unbound:  # the per-record tensor it names is the map function's now
+                why = ("the statements after it do not bind `%s`, a name it batches, which that arm would "
+                       "leave unbound" % unbound[0])
             if why is None and (self.scope_loads[name] != sum(cstutil.name_uses(stmt).loads.count(name)
                                                                for stmt in later)
                                 or any(name in self.uses[other].stores for other in range(len(self.body))
@@ -2663,6 +2671,11 @@ class _BlockRecogniser:
         # a comprehension's own variables are its scope's, not the per-record names they shadow
         loads = set().union(*(set(cstutil.scoped_uses(line, statement=True).loads) for line in block.body))
         missing = sorted((tainted & loads) - batched)
+        stored = sorted((tainted & set().union(*(_assigned_names(line) for line in block.body))) - batched)
+        if stored and not missing:
+            return ("the batching is inside an if/else (line %d) whose arm that batches nothing binds the per-record "
+                    "name `%s`, which the batching does not take: the arm that batches would leave it unbound"
+                    % (self.context.line_of(stmt) if self.context.line_of else 0, stored[0]))
         if not missing:
             return None
         return ("the batching is inside an if/else (line %d) whose arm that batches nothing reads the per-record "
@@ -3258,6 +3271,31 @@ class _Broken(Exception):
         super().__init__(reason)
         self.calls = calls
         self.finding = finding
+
+
+def _assigned_names(line: cst.SimpleStatementLine) -> Set[str]:
+    """The names a simple statement line binds by assignment (`a, b = ...`, `a += ...`), not the
+    variables of its comprehensions, which are their own scope's."""
+    names: Set[str] = set()
+
+    def targets(node):
+        if isinstance(node, cst.Name):
+            names.add(node.value)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for element in node.elements:
+                targets(element.value)
+        elif isinstance(node, cst.StarredElement):
+            targets(node.value)
+
+    for small in line.body:
+        if isinstance(small, cst.Assign):
+            for target in small.targets:
+                targets(target.target)
+        elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+            targets(small.target)
+        else:  # imports, del, global...: whatever name uses says it binds
+            names |= set(cstutil.name_uses(small).stores)
+    return names
 
 
 class _LeafUses:

@@ -174,6 +174,42 @@ def split_batch_kept(record_path, batch_size=None):
         kind = tf.expand_dims(kind, 0)
     else:
         batched = tf.train.batch([kind, seen] + columns, batch_size=batch_size)
-        kind = batched[0]
+        kind, seen = batched[:2]
         columns = batched[2:]
     return kind, columns, batched
+
+
+def split_leaves_one_unbound(record_path, batch_size=None):
+    """Left as it is: the statements after the batching do not bind `seen`, which it batches: with
+    `seen` computed in the map function, that path would leave it unbound."""
+    paths = tf.train.string_input_producer([record_path], shuffle=False)
+    _, serialized = tf.TFRecordReader().read(paths)
+    parsed = tf.parse_single_example(serialized, {'x': tf.FixedLenFeature([3], tf.float32),
+                                                  'id': tf.FixedLenFeature([], tf.int64)})
+    kind = parsed['id']
+    seen = kind + 1
+    columns = [parsed['x'][0], parsed['x'][1]]
+    if batch_size is None:
+        kind = tf.expand_dims(kind, 0)
+        seen = tf.expand_dims(seen, 0)
+    else:
+        batched = tf.train.batch([kind, seen] + columns, batch_size=batch_size)
+        kind = batched[0]
+        columns = batched[2:]
+    return kind, columns, seen
+
+
+def unbatched_name_bound(record_path, batch_size=None):
+    """Left as it is: the arm without batching binds `seen`, a per-record name the batching does
+    not take; with `seen` computed in the map function, the batching path would leave it unbound."""
+    paths = tf.train.string_input_producer([record_path], shuffle=False)
+    _, serialized = tf.TFRecordReader().read(paths)
+    parsed = tf.parse_single_example(serialized, {'id': tf.FixedLenFeature([], tf.int64)})
+    kind = parsed['id']
+    seen = kind + 1
+    if batch_size is None:
+        kind = tf.expand_dims(kind, 0)
+        seen = tf.zeros([1], tf.int64)
+    else:
+        [kind] = tf.train.batch([kind], batch_size=batch_size)
+    return kind, seen
