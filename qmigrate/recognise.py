@@ -2636,7 +2636,8 @@ class _BlockRecogniser:
     def _records_arm(self, arm_blocks) -> Optional[int]:
         """The position of the one arm of an if/else that batches nothing: simple statements without
         control flow and without a call of any batching, joining or bucketing (`image =
-        tf.expand_dims(image, 0)`), the other arms each ending in a batching. None otherwise."""
+        tf.expand_dims(image, 0)`), the other arms each ending in a batching or holding one before
+        their last statement (_batch_later). None otherwise."""
         candidates = []
         for position, block in enumerate(arm_blocks):
             if not (isinstance(block, cst.IndentedBlock) and block.body):
@@ -2662,7 +2663,7 @@ class _BlockRecogniser:
     def _records_arm_refusal(self, stmt: cst.If, block: cst.IndentedBlock, arm, tainted: Set[str]) -> Optional[str]:
         """Why the arm that batches nothing cannot take the dataset's elements under the batched
         names (None: it can): it reads a per-record name the batching does not take, which the map
-        function holds."""
+        function holds; or it binds one, which the batching arm would then leave unbound."""
         rule, call = arm
         tensors = rule.bind(call).get("tensors")
         chain = batched_lists.parts(tensors)
