@@ -2099,17 +2099,20 @@ class _PipelineRewriter(cst.CSTTransformer):
             blocks_now = blocks_now[:records_arm] + blocks_now[records_arm + 1:]
             before_blocks = before_blocks[:records_arm] + before_blocks[records_arm + 1:]
         for block, batching, before in zip(blocks_now, batchings, before_blocks):
-            block = block.with_changes(body=[stmt for stmt, was in zip(block.body, before.body) if id(was) not in moved])
+            body = [stmt for stmt, was in zip(block.body, before.body) if id(was) not in moved]
+            # Statements after the batching (`a, b = x[:2]`, Match.batch_later) stay after its get_next().
+            later = body[len(body) - match.batch_later:] if match.batch_later else []
+            block = block.with_changes(body=body[:len(body) - len(later)])
             pipeline = dataclasses.replace(match.pipeline, batching=batching)
             tail = [cst.parse_statement(text, config) for text in synth.tail_statements(pipeline, self.tf, self.target)]
             # Statements before the batching (`capacity = ...`) stay ahead of the arm's tail.
             consume = self._consume(block.body[-1], dataclasses.replace(match, pipeline=pipeline))
             tail[0] = tail[0].with_changes(leading_lines=block.body[-1].leading_lines)
-            arms.append(block.with_changes(body=list(block.body[:-1]) + tail + [consume]))
+            arms.append(block.with_changes(body=list(block.body[:-1]) + tail + [consume] + later))
         last = None
         if match.branch_fallthrough:
             # The path that batched nothing read one record per run, under the names the arms batch.
-            batched = if_chain(branch)[0][batching_arm].body[-1]
+            batched = if_chain(branch)[0][batching_arm].body[-1 - match.batch_later]
             if match.records_batching is None:
                 records = [cst.parse_statement(synth.repeat_statement(match.pipeline) + "\n", config)]
                 if getattr(match.pipeline.source, "held", False):  # its epochs are the held dataset's already
@@ -2119,6 +2122,8 @@ class _PipelineRewriter(cst.CSTTransformer):
                 records = [cst.parse_statement(text, config)
                            for text in synth.tail_statements(pipeline, self.tf, self.target)]
             records.append(self._consume(batched, match).with_changes(leading_lines=[]))
+            # the batched names, bound from the element kept whole as the batching arm keeps it
+            records.extend(cst.parse_statement(text + "\n", config) for text in match.records_unpacking)
             if records_arm is None:
                 last = cst.Else(body=blocks_now[0].with_changes(body=records))
             else:  # its own statements follow, on the record's tensors as before

@@ -13,7 +13,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
-from qmigrate import (batch_down, blocks, branch_records, bucketing, built_rows, class_attrs, cstutil,
+from qmigrate import (batch_down, batched_lists, blocks, branch_records, bucketing, built_rows, class_attrs, cstutil,
                       dequeued_rows, handbuilt, held_sources, helpers, joins, loop_records, queue_sources,
                       reader_makers, receivers, returned_records, slim_provider, towers, zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
@@ -93,6 +93,11 @@ class Match:
     # With branch_fallthrough and hand-built queues between the read and the if: that path's
     # records as the queues gave them (their shuffle; `single`: no batch stage).
     records_batching: Optional[Batching] = None
+    # With records_arm: the number of statements after the batching in the arm that batches
+    # (`x = batch([a, b] + c)`, then `a, b = x[:2]`...), kept after its get_next(); and the statements
+    # binding the batched names from `x` on the path that batches nothing (batched_lists.unpacking).
+    batch_later: int = 0
+    records_unpacking: Tuple[str, ...] = ()
     # The function also returns the per-record element, which every caller discards:
     # (function, position in the returned tuple, its length) (returned_records).
     returned_result: Optional[Tuple[str, int, int]] = None
@@ -349,6 +354,8 @@ class _BlockRecogniser:
         self.branch_records = None  # the last if/else's per-record code in its arms (branch_records.ArmRecords)
         self.branch_fallthrough = False  # the last if/elif tried has no `else`: a path batches nothing
         self.records_arm: Optional[int] = None  # the last if/else's arm that batches nothing (Match.records_arm)
+        self.batch_later: Tuple[cst.BaseStatement, ...] = ()  # its batching arm's statements after the batching
+        self.batch_unpacking: Tuple[str, ...] = ()  # with them: Match.records_unpacking
         self.captured_reads: Tuple[int, ...] = ()  # the last chain checked: Match.captured_reads
 
     # Name uses are computed on demand: most blocks hold no producer and need none.
@@ -1655,6 +1662,8 @@ class _BlockRecogniser:
         arm_records = None  # their per-record code (branch_records.ArmRecords)
         fallthrough = False  # their `if`/`elif` has no `else`: a path batches nothing
         records_arm = None  # or this arm of theirs batches nothing (Match.records_arm)
+        batch_later = ()  # the statements after the batching in the arm that batches (Match.batch_later)
+        batch_unpacking = ()  # with them: Match.records_unpacking
         record_join = False  # `join` is a loop of the per-record code after the read (_record_loop)
         unbatched = "its records are not batched by tf.train.batch/shuffle_batch in the same block"
         for index in range(read_index + 1, len(self.body)):
@@ -1726,7 +1735,8 @@ class _BlockRecogniser:
             if branches is not None:
                 found, arms = branches[0], branches[1:]
                 arm_records, fallthrough = self.branch_records, self.branch_fallthrough
-                records_arm = self.records_arm
+                records_arm, batch_later = self.records_arm, self.batch_later
+                batch_unpacking = self.batch_unpacking
                 batch = (index, found, None, found[1])
                 break
             tower = None
@@ -1923,6 +1933,7 @@ class _BlockRecogniser:
                      branch_batchings=branch_batchings if found else (),
                      record_call=record_call, arm_records=arm_records, branch_fallthrough=fallthrough,
                      records_arm=records_arm, records_batching=records_batching,
+                     batch_later=len(batch_later), records_unpacking=batch_unpacking,
                      test_binding=test_binding, returned_result=returning,
                      captured_reads=self.captured_reads)
 
@@ -2535,11 +2546,19 @@ class _BlockRecogniser:
                                    "per-record tensor `%s`" % (line, sorted(read_tests)[0]))
             return None
         arms, targets, arm_targets, per_record = [], set(), [], False
+        self.batch_later, self.batch_unpacking = (), ()
         for position, block in enumerate(arm_blocks):
             if not (isinstance(block, cst.IndentedBlock) and block.body):
                 return None
             if position == records_arm:
                 continue
+            later = (self._batch_later(block, tainted, line, index, arm_blocks[records_arm])
+                     if records_arm is not None else ())
+            if later is None:
+                return None
+            if later:
+                block = block.with_changes(body=block.body[:-len(later)])
+                self.batch_later = later
             for before in block.body[:-1]:
                 uses = cstutil.name_uses(before)
                 touched = tainted & (set(uses.loads) | set(uses.stores) | set(uses.mutated))
@@ -2610,10 +2629,76 @@ class _BlockRecogniser:
                 return None
         return tuple(arms)
 
+    def _batch_later(self, block: cst.IndentedBlock, tainted: Set[str], line: int, index: int, records):
+        """The statements of a batching arm after its batching `x = <batch>([a, b] + c, ...)`, when
+        the other arm batches nothing (() when the batching is last; None, refused, with
+        self.branch_refusal set). They stay after the iterator's get_next(), bound to `x` as the
+        batch was, a list as it was: simple statements without control flow or batching that read
+        no per-record tensor but through `x` (a name they read after binding it themselves is theirs).
+        The other arm gets the same list under `x`, unpacked into the batched names."""
+        position = next((at for at, stmt in enumerate(block.body)
+                         if _call_with_rule(cstutil.statement_value(stmt), self.imports, BATCHERS)), None)
+        if position is None or position == len(block.body) - 1:
+            return ()
+        if len(if_chain(self.body[index])[0]) != 2:
+            self.branch_refusal = ("the batching is inside an if/elif (line %d) whose arm goes on after its batching, "
+                                   "which qmigrate takes only in the two arms of an if/else" % line)
+            return None
+        small = cstutil.single_small(block.body[position])
+        later = tuple(block.body[position + 1:])
+        batch_line = self.context.line_of(block.body[position]) if self.context.line_of else 0
+        why = None
+        if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+                and isinstance(small.targets[0].target, cst.Name)):
+            why = "that batching is not bound to one name"
+        else:
+            name = small.targets[0].target.value
+            rule, call = _call_with_rule(small.value, self.imports, BATCHERS)
+            chain = batched_lists.parts(rule.bind(call).get("tensors"))
+            own, read = {name}, ()
+            for stmt in later:
+                uses = cstutil.name_uses(stmt)
+                if not isinstance(stmt, cst.SimpleStatementLine) or uses.control or any(
+                        _call_with_rule(call, self.imports, family) for call in cstutil.calls_of(stmt)
+                        for family in (BATCHERS, JOINERS, BUCKETERS)):
+                    why = "a statement after it (line %d) is not a simple one, or batches again" % (
+                        self.context.line_of(stmt) if self.context.line_of else 0)
+                    break
+                read = sorted((tainted & set(cstutil.scoped_uses(stmt, statement=True).loads)) - own)
+                if read:
+                    why = ("a statement after it (line %d) reads the per-record tensor `%s` (the map "
+                           "function's alone), not the batch" % (
+                               self.context.line_of(stmt) if self.context.line_of else 0, read[0]))
+                    break
+                own |= _assigned_names(stmt)  # not a comprehension's variables: Python 3 keeps them inside
+            if why is None and chain is None:
+                why = ("it batches a list that is not a `+` of lists of names (`[a, b] + c`), which the arm "
+                       "that batches nothing could not be given under the batched names")
+            if why is None and name in tainted | set(batched_lists.names(chain)):
+                why = "it is bound to `%s`, a name it batches" % name
+            unbound = sorted(set(batched_lists.names(chain)) - own) if why is None else ()
+            if unbound:  # the per-record tensor it names is the map function's now
+                why = ("the statements after it do not bind `%s`, a name it batches, which that arm would "
+                       "leave unbound" % unbound[0])
+            if why is None and (self.scope_loads[name] != sum(cstutil.name_uses(stmt).loads.count(name)
+                                                               for stmt in later)
+                                or any(name in self.uses[other].stores for other in range(len(self.body))
+                                       if other != index)
+                                or name in set(cstutil.name_uses(records).stores)):
+                why = ("it is bound to `%s`, which is also used outside that arm: the arm that batches "
+                       "nothing would bind it too" % name)
+        if why is None:
+            self.batch_unpacking = tuple(batched_lists.unpacking(chain, name))
+            return later
+        self.branch_refusal = ("the batching is inside an if/else (line %d) whose arm goes on after its "
+                               "batching (line %d), and %s" % (line, batch_line, why))
+        return None
+
     def _records_arm(self, arm_blocks) -> Optional[int]:
         """The position of the one arm of an if/else that batches nothing: simple statements without
         control flow and without a call of any batching, joining or bucketing (`image =
-        tf.expand_dims(image, 0)`), the other arms each ending in a batching. None otherwise."""
+        tf.expand_dims(image, 0)`), the other arms each ending in a batching or holding one before
+        their last statement (_batch_later). None otherwise."""
         candidates = []
         for position, block in enumerate(arm_blocks):
             if not (isinstance(block, cst.IndentedBlock) and block.body):
@@ -2622,6 +2707,9 @@ class _BlockRecogniser:
             value = small.value if isinstance(small, (cst.Assign, cst.Return)) else None
             if value is not None and _call_with_rule(value, self.imports, BATCHERS):
                 continue
+            if any(_call_with_rule(cstutil.statement_value(line), self.imports, BATCHERS)
+                   for line in block.body[:-1]):
+                continue  # batching before its last statement: _batch_later says whether it is taken
             if not all(isinstance(line, cst.SimpleStatementLine) for line in block.body):
                 return None
             if any(cstutil.name_uses(line).control for line in block.body):
@@ -2636,11 +2724,20 @@ class _BlockRecogniser:
     def _records_arm_refusal(self, stmt: cst.If, block: cst.IndentedBlock, arm, tainted: Set[str]) -> Optional[str]:
         """Why the arm that batches nothing cannot take the dataset's elements under the batched
         names (None: it can): it reads a per-record name the batching does not take, which the map
-        function holds."""
+        function holds; or it binds one, which the batching arm would then leave unbound."""
         rule, call = arm
-        batched = {e.value.value for e in rule.bind(call).get("tensors").elements}
-        loads = set().union(*(set(cstutil.name_uses(line).loads) for line in block.body))
+        tensors = rule.bind(call).get("tensors")
+        chain = batched_lists.parts(tensors)
+        batched = set(batched_lists.names(chain)) if chain is not None else {
+            e.value.value for e in tensors.elements if isinstance(e.value, cst.Name)}
+        # a comprehension's own variables are its scope's, not the per-record names they shadow
+        loads = set().union(*(set(cstutil.scoped_uses(line, statement=True).loads) for line in block.body))
         missing = sorted((tainted & loads) - batched)
+        stored = sorted((tainted & set().union(*(_assigned_names(line) for line in block.body))) - batched)
+        if stored and not missing:
+            return ("the batching is inside an if/else (line %d) whose arm that batches nothing binds the per-record "
+                    "name `%s`, which the batching does not take: the arm that batches would leave it unbound"
+                    % (self.context.line_of(stmt) if self.context.line_of else 0, stored[0]))
         if not missing:
             return None
         return ("the batching is inside an if/else (line %d) whose arm that batches nothing reads the per-record "
@@ -2663,6 +2760,8 @@ class _BlockRecogniser:
             why = "its arms return their batches"
         elif per_record:
             why = "a statement before an arm's batching uses a per-record tensor"
+        elif self.batch_later:
+            pass  # bound to one name, a list as the batch gave it, unpacked on the path batching nothing
         elif not names or len(names) != len(batched.elements) or tuple(target_names) != names:
             why = "an arm binds its batch to other names than the tensors it batches"
         if why is None:
@@ -2839,6 +2938,12 @@ class _BlockRecogniser:
                 # tf.train.batch([t]) returns the tensor itself, not a list of one.
                 return "single", sources[0]
             return "tuple", ", ".join(sources)
+        literal = batched_lists.literal_count(tensors) if tensors is not None else None
+        if literal is not None:  # `[image, label] + grams`: a list, two tensors or more
+            if literal < 2:
+                raise _Broken(calls, "the batched list `%s` may hold one tensor, which tf.train.batch returns "
+                              "itself, not in a list" % self.source_of(tensors))
+            return "tuple", "tuple(%s)" % self.source_of(tensors)
         raise _Broken(calls, "the batched tensors are not a literal list, tuple or dict")
 
     def _named_element(self, name: str, calls, record_indices, structures) -> Tuple[str, str]:
@@ -3230,6 +3335,31 @@ class _Broken(Exception):
         super().__init__(reason)
         self.calls = calls
         self.finding = finding
+
+
+def _assigned_names(line: cst.SimpleStatementLine) -> Set[str]:
+    """The names a simple statement line binds by assignment (`a, b = ...`, `a += ...`), not the
+    variables of its comprehensions, which are their own scope's."""
+    names: Set[str] = set()
+
+    def targets(node):
+        if isinstance(node, cst.Name):
+            names.add(node.value)
+        elif isinstance(node, (cst.Tuple, cst.List)):
+            for element in node.elements:
+                targets(element.value)
+        elif isinstance(node, cst.StarredElement):
+            targets(node.value)
+
+    for small in line.body:
+        if isinstance(small, cst.Assign):
+            for target in small.targets:
+                targets(target.target)
+        elif isinstance(small, (cst.AugAssign, cst.AnnAssign)):
+            targets(small.target)
+        else:  # imports, del, global...: whatever name uses says it binds
+            names |= set(cstutil.name_uses(small).stores)
+    return names
 
 
 class _LeafUses:

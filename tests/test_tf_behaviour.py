@@ -632,3 +632,22 @@ def test_records_returned_to_a_batching_function_give_the_same_batches(name, fun
     assert len(old["examples"]) == len(new["examples"]) == expected
     assert new["batch_shapes"] == old["batch_shapes"]
     assert Counter(new["examples"]) == Counter(old["examples"])
+
+
+# --- style2 ---
+@pytest.mark.parametrize("batch_size,shapes", ((None, [[1, 1, 3, 1], [1], [1], [1]]),
+                                               (5, [[5, 1, 3, 1], [5], [5], [5]])), ids=("records", "batches"))
+def test_a_batch_split_after_it_reads_the_same_examples_on_both_paths(batch_size, shapes, data_dir, tmp_path):
+    """A flat list `[swatch, tag] + columns` batched, then split by the statements after the
+    batching; the other path takes one record per run. Both paths now split the dataset's element,
+    the same list: 2 shuffled epochs of one file's 25 records, each once per epoch (TF 1.8)."""
+    python = tf_python("1.8")
+    before = os.path.join(SINGLE, "single_or_batched.before.py")
+    after = _migrated_copy(before, str(tmp_path), "1.8")
+    args = json.dumps(dict(record_path=_files(data_dir, "dict_*")[0], batch_size=batch_size, epochs=2))
+    old, new = _drain_both(python, before, after, "swatch_columns", args, 10000, tmp_path)
+    assert new["kind"] == old["kind"] == "(T, T, {high: T, low: T})"
+    assert new["static_shapes"] == old["static_shapes"] == shapes
+    assert len(new["examples"]) == 50
+    assert new["batch_shapes"] == old["batch_shapes"]
+    assert Counter(new["examples"]) == Counter(old["examples"])

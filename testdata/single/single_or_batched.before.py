@@ -68,7 +68,8 @@ def renamed_batch(record_path, batch_size=None):
 
 
 def batched_then_split(record_path, batch_size=None):
-    """Left as it is: the arm's batch is split by later statements of the arm, not bound as batched."""
+    """Left as it is: the batched list may hold one tensor (`columns` empty), which tf.train.batch
+    returns itself, not in a list."""
     paths = tf.train.string_input_producer([record_path], shuffle=False)
     _, serialized = tf.TFRecordReader().read(paths)
     parsed = tf.parse_single_example(serialized, {'x': tf.FixedLenFeature([3], tf.float32),
@@ -82,3 +83,114 @@ def batched_then_split(record_path, batch_size=None):
         kind = batched[0]
         columns = batched[1:]
     return kind, columns
+
+
+def swatch_columns(record_path, batch_size=None, epochs=None, shuffle=True):
+    """Swatches with their tag and a list of value columns, batched as one flat list and split
+    again by the statements after the batching; without `batch_size`, one record per run."""
+    column_names = ['low', 'high']
+    with tf.name_scope('swatch_columns'):
+        paths = tf.train.string_input_producer([record_path], num_epochs=epochs, shuffle=False, capacity=1)
+        if shuffle:
+            pool = tf.RandomShuffleQueue(capacity=32, min_after_dequeue=8, dtypes=[tf.string])
+        else:
+            pool = tf.FIFOQueue(capacity=32, dtypes=[tf.string])
+        reader = tf.TFRecordReader()
+        _, serialized = reader.read(paths)
+        pool_fills = [pool.enqueue([serialized])]
+        tf.train.queue_runner.add_queue_runner(tf.train.queue_runner.QueueRunner(pool, pool_fills))
+        swatch_record = pool.dequeue()
+        parsed = tf.parse_single_example(swatch_record, {
+            'x': tf.FixedLenFeature([3], tf.float32),
+            'id': tf.FixedLenFeature([], tf.int64),
+            'v': tf.FixedLenFeature([2], tf.float32),
+        })
+        swatch = tf.reshape(parsed['x'], [1, 3, 1]) * 2.0
+        tag = parsed['id']
+        columns = [parsed['v'][column] for column in range(len(column_names))]
+
+        if batch_size is None:
+            swatch = tf.expand_dims(swatch, 0)
+            tag = tf.expand_dims(tag, 0)
+            columns = [tf.expand_dims(column, 0) for column in columns]
+        else:
+            swatch_tag_columns = tf.train.batch([swatch, tag] + columns, batch_size=batch_size)
+            swatch, tag = swatch_tag_columns[:2]
+            columns = swatch_tag_columns[2:]
+
+        columns = dict(zip(column_names, columns))
+        return swatch, tag, columns
+
+
+def split_then_reads_record(record_path, batch_size=None):
+    """Left as it is: a statement after the arm's batching reads `parsed`, a per-record tensor that
+    would be the map function's alone."""
+    paths = tf.train.string_input_producer([record_path], shuffle=False)
+    _, serialized = tf.TFRecordReader().read(paths)
+    parsed = tf.parse_single_example(serialized, {'x': tf.FixedLenFeature([3], tf.float32),
+                                                  'id': tf.FixedLenFeature([], tf.int64)})
+    kind = parsed['id']
+    seen = kind + 1
+    columns = [parsed['x'][0], parsed['x'][1]]
+    if batch_size is None:
+        kind = tf.expand_dims(kind, 0)
+    else:
+        batched = tf.train.batch([kind, seen] + columns, batch_size=batch_size)
+        kind = batched[0]
+        columns = batched[2:] + [parsed['x']]
+    return kind, columns
+
+
+def split_batch_kept(record_path, batch_size=None):
+    """Left as it is: the batch's name is read after the if/else too, where the path that batches
+    nothing had not bound it."""
+    paths = tf.train.string_input_producer([record_path], shuffle=False)
+    _, serialized = tf.TFRecordReader().read(paths)
+    parsed = tf.parse_single_example(serialized, {'x': tf.FixedLenFeature([3], tf.float32),
+                                                  'id': tf.FixedLenFeature([], tf.int64)})
+    kind = parsed['id']
+    seen = kind + 1
+    columns = [parsed['x'][0], parsed['x'][1]]
+    if batch_size is None:
+        kind = tf.expand_dims(kind, 0)
+    else:
+        batched = tf.train.batch([kind, seen] + columns, batch_size=batch_size)
+        kind, seen = batched[:2]
+        columns = batched[2:]
+    return kind, columns, batched
+
+
+def split_leaves_one_unbound(record_path, batch_size=None):
+    """Left as it is: the statements after the batching do not bind `seen`, which it batches: with
+    `seen` computed in the map function, that path would leave it unbound."""
+    paths = tf.train.string_input_producer([record_path], shuffle=False)
+    _, serialized = tf.TFRecordReader().read(paths)
+    parsed = tf.parse_single_example(serialized, {'x': tf.FixedLenFeature([3], tf.float32),
+                                                  'id': tf.FixedLenFeature([], tf.int64)})
+    kind = parsed['id']
+    seen = kind + 1
+    columns = [parsed['x'][0], parsed['x'][1]]
+    if batch_size is None:
+        kind = tf.expand_dims(kind, 0)
+        seen = tf.expand_dims(seen, 0)
+    else:
+        batched = tf.train.batch([kind, seen] + columns, batch_size=batch_size)
+        kind = batched[0]
+        columns = batched[2:]
+    return kind, columns, seen
+
+
+def unbatched_name_bound(record_path, batch_size=None):
+    """Left as it is: the arm without batching binds `seen`, a per-record name the batching does
+    not take; with `seen` computed in the map function, the batching path would leave it unbound."""
+    paths = tf.train.string_input_producer([record_path], shuffle=False)
+    _, serialized = tf.TFRecordReader().read(paths)
+    parsed = tf.parse_single_example(serialized, {'id': tf.FixedLenFeature([], tf.int64)})
+    kind = parsed['id']
+    seen = kind + 1
+    if batch_size is None:
+        kind = tf.expand_dims(kind, 0)
+        seen = tf.zeros([1], tf.int64)
+    else:
+        [kind] = tf.train.batch([kind], batch_size=batch_size)
+    return kind, seen
