@@ -377,11 +377,14 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
             return relinked[path].built if path in relinked else first[path].built
 
         if migrated_any:
-            with_queues = _run_with_queues(program, [path for path in first if builds_queues(path)], list(first))
+            candidates = [path for path, done in first.items()
+                          if (relinked[path].plumbing if path in relinked else done.plumbing)
+                          and results[path].status is not Status.FAILED]
+            with_queues = _run_with_queues(program, {path for path in first if builds_queues(path)}, candidates,
+                                           list(first))
             plumbing = []
-            for path, done in first.items():
-                has_plumbing = relinked[path].plumbing if path in relinked else done.plumbing
-                if not has_plumbing or results[path].status is Status.FAILED or path in with_queues:
+            for path in candidates:
+                if path in with_queues:
                     continue
                 if path in relinked and relinked[path].without_plumbing is not None:
                     results[path] = relinked[path].without_plumbing
@@ -403,24 +406,26 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
     return [results[path] for path in files]
 
 
-def _run_with_queues(program: "Program", building: List[str], paths: List[str]) -> Set[str]:
-    """The files that may run in a program that still builds queues: each file whose imports,
-    directly or not, build queues (so does a file an import of a package the run holds only part
-    of may load), and every file those import, since a helper's start_queue_runners runs in the
-    program of whichever script imports it. A file that imports modules dynamically counts as
-    importing every file (what it loads is unknown), but its dynamic imports do not pass that on
-    to every file: only its static ones do (else one importlib in a repository would keep every
-    queue runner of it). Two walks over the import graph: linear in the run's size."""
+def _run_with_queues(program: "Program", building: Set[str], candidates: List[str], paths: List[str]) -> Set[str]:
+    """The `candidates` that may run in a program that still builds queues: a file S imports the
+    candidate, directly or not (or is it), and S's imports, directly or not, build queues (so does
+    a file an import of a package the run holds only part of may load), since a helper's
+    start_queue_runners runs in the program of whichever script imports it. A file that imports
+    modules dynamically counts as importing every file for its own sake (what it loads is
+    unknown), but does not pass that on to what it imports: only its static imports do (else one
+    importlib in a repository would keep every queue runner of it). Two walks over the import
+    graph, linear in the run's size (Program reads the imports of a file no worker parsed from
+    its import lines alone)."""
+    if not building or not candidates:
+        return set()
     imports = {path: program.imported(path, partial=True) for path in paths}
     importers: Dict[str, Set[str]] = {}
     for path, imported in imports.items():
         for target in imported:
             importers.setdefault(target, set()).add(path)
-    dynamic = {path for path in paths if re.search(rb"\bimportlib\b|\b__import__\b", program.source(path) or b"")}
-    with_queues = _walk(building, lambda path: importers.get(path, ()))
-    if building:
-        with_queues |= _walk(dynamic, lambda path: importers.get(path, ()))
-    return _walk(with_queues, lambda path: imports.get(path, ()))
+    dynamic = [path for path in paths if re.search(rb"\bimportlib\b|\b__import__\b", program.source(path) or b"")]
+    with_queues = _walk(list(building) + dynamic, lambda path: importers.get(path, ()))
+    return _walk(with_queues, lambda path: imports.get(path, ())) & set(candidates)
 
 
 def _walk(start: Iterable[str], step: Callable[[str], Iterable[str]]) -> Set[str]:

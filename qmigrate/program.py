@@ -42,6 +42,42 @@ def import_specs(tree: ast.AST) -> ImportSpecs:
     return tuple(specs)
 
 
+_IMPORT_START = re.compile(rb"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b|import[ \t]+[\w.])", re.M)
+
+
+def _quick_import_specs(source: bytes) -> Optional[ImportSpecs]:
+    """import_specs() of a module read from its import statements alone (each logical line that
+    starts like one, parsed by itself): a file the workers did not parse (the prefilter skipped
+    it) is not parsed whole to know what it imports. A line inside a string that looks like an
+    import counts too (an import too many is safe where this is asked); None when a statement
+    found so does not parse (the caller parses the module)."""
+    statements = []
+    for match in _IMPORT_START.finditer(source):
+        end, depth, at = len(source), 0, match.end()
+        while at < len(source):
+            char = source[at:at + 1]
+            if char in b"([{":
+                depth += 1
+            elif char in b")]}":
+                depth -= 1
+            elif char == b"#":
+                at = source.find(b"\n", at)
+                if at < 0:
+                    break
+                continue
+            elif char == b"\n" and depth <= 0 and source[at - 1:at] != b"\\":
+                end = at
+                break
+            at += 1
+        statements.append(source[match.start():end].strip())
+    if not statements:
+        return ()
+    try:
+        return import_specs(ast.parse(b"\n".join(statements)))
+    except (SyntaxError, ValueError):
+        return None
+
+
 def _import_statements(tree: ast.AST) -> List[ast.stmt]:
     """The import statements of a tree, in the order ast.walk gives them: from the analysis's node
     index when it made one, else by a walk of the statements only (an import is no expression)."""
@@ -106,6 +142,7 @@ class Program:
         self._source_of = source_of
         self._index = ModuleIndex(self.paths)
         self._imports: Dict[str, Set[str]] = {}
+        self._attributes: Dict[str, Dict[str, List[int]]] = {}
         self._partial: Dict[str, Set[str]] = {}  # path -> files its unresolved imports may load
         self._watched: Set[bytes] = set()  # names references() is asked about, as bytes
         self._mentions: Dict[str, Set[bytes]] = {}  # path -> the watched names it mentions
@@ -141,8 +178,10 @@ class Program:
                                   and self._module_words.isdisjoint(_WORD.findall(source))):
                 specs = ()  # no word of it names a module of the set: no parse needed to know
             else:
-                tree = stdlib_tree(source)
-                specs = import_specs(tree) if tree is not None else ()
+                specs = _quick_import_specs(source)
+                if specs is None:
+                    tree = stdlib_tree(source)
+                    specs = import_specs(tree) if tree is not None else ()
         found: Set[str] = set()
         for level, base, aliases in specs:
             names: List[str] = list(aliases) if level is None else []
@@ -207,13 +246,24 @@ class Program:
             source = self.source(path) if path != defining else None
             if source is None or word not in source:
                 continue
+            found += [(path, line) for line in self._attribute_lines(path).get(name, ())]
+        return sorted(set(found))
+
+    def _attribute_lines(self, path: str) -> Dict[str, List[int]]:
+        """name -> lines of the file's attribute mentions (as attribute_mentions counts them):
+        one walk of its tree for every name asked about."""
+        if path not in self._attributes:
+            lines: Dict[str, List[int]] = {}
             tree = self.tree(path)
             for node in ast.walk(tree) if tree is not None else ():
-                if (isinstance(node, ast.Attribute) and node.attr == name) or (
-                        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BY_NAME
-                        and any(isinstance(arg, ast.Constant) and arg.value == name for arg in node.args)):
-                    found.append((path, node.lineno))
-        return sorted(set(found))
+                if isinstance(node, ast.Attribute):
+                    lines.setdefault(node.attr, []).append(node.lineno)
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BY_NAME:
+                    for arg in node.args:
+                        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                            lines.setdefault(arg.value, []).append(node.lineno)
+            self._attributes[path] = lines
+        return self._attributes[path]
 
     def mentions(self, path: str, name: str) -> bool:
         """Whether the identifier `name` stands as a whole word in the file's bytes (in code,
