@@ -703,9 +703,7 @@ def _reader_class_arguments(analysis: FileAnalysis, options: Options) -> None:
     names = set(analysis.call_names.values())
     if any(name.startswith("tensorflow.contrib.slim.") for name in names):
         return  # a provider or parallel read here: its own rules say what becomes of the reader
-    finder = _ReaderArguments(analysis.imports)
-    cstutil.walk(analysis.module, finder)
-    for node, name in finder.found:
+    for node, name in _reader_class_arguments_of(analysis):
         rule = rule_for(name)
         if rule is None or not options.wants(rule.code):
             continue
@@ -719,6 +717,13 @@ def _reader_class_arguments(analysis: FileAnalysis, options: Options) -> None:
                                    "it sees the Dataset made), or read its files with the matching tf.data dataset")
 
 
+def _reader_class_arguments_of(analysis: FileAnalysis) -> List[Tuple[cst.CSTNode, str]]:
+    """(node, canonical name) of each TensorFlow reader class given as `reader=` in the module."""
+    finder = _ReaderArguments(analysis.imports)
+    cstutil.walk(analysis.module, finder)
+    return finder.found
+
+
 def _kept_reader_classes(analysis: FileAnalysis, options: Options) -> None:
     """A note (QM110) on each reader class handed to a slim Dataset (`reader=`) in a module whose
     slim providers and parallel reads all migrated: the class stays, as the Dataset requires one,
@@ -728,9 +733,7 @@ def _kept_reader_classes(analysis: FileAnalysis, options: Options) -> None:
         return
     if any(id(call) not in analysis.fixed_calls for call in slim):
         return  # a provider left reads through the class: its own finding says so
-    finder = _ReaderArguments(analysis.imports)
-    cstutil.walk(analysis.module, finder)
-    for node, _ in finder.found:
+    for node, _ in _reader_class_arguments_of(analysis):
         analysis.add_finding(SlimReaderClassKept, node, False, None)
 
 
