@@ -142,7 +142,7 @@ class Program:
         self._source_of = source_of
         self._index = ModuleIndex(self.paths)
         self._imports: Dict[str, Set[str]] = {}
-        self._attributes: Dict[str, Dict[str, List[int]]] = {}
+        self._names: Dict[str, _Names] = {}  # path -> its names, for files a question has parsed
         self._partial: Dict[str, Set[str]] = {}  # path -> files its unresolved imports may load
         self._watched: Set[bytes] = set()  # names references() is asked about, as bytes
         self._mentions: Dict[str, Set[bytes]] = {}  # path -> the watched names it mentions
@@ -246,24 +246,16 @@ class Program:
             source = self.source(path) if path != defining else None
             if source is None or word not in source:
                 continue
-            found += [(path, line) for line in self._attribute_lines(path).get(name, ())]
+            index = self._names_of(path)
+            found += [(path, line) for line, _ in index.attributes.get(name, ())]
+            found += [(path, line) for line in index.by_name.get(name, ())]
         return sorted(set(found))
 
-    def _attribute_lines(self, path: str) -> Dict[str, List[int]]:
-        """name -> lines of the file's attribute mentions (as attribute_mentions counts them):
-        one walk of its tree for every name asked about."""
-        if path not in self._attributes:
-            lines: Dict[str, List[int]] = {}
-            tree = self.tree(path)
-            for node in ast.walk(tree) if tree is not None else ():
-                if isinstance(node, ast.Attribute):
-                    lines.setdefault(node.attr, []).append(node.lineno)
-                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BY_NAME:
-                    for arg in node.args:
-                        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                            lines.setdefault(arg.value, []).append(node.lineno)
-            self._attributes[path] = lines
-        return self._attributes[path]
+    def _names_of(self, path: str) -> "_Names":
+        """The file's _Names: one parse and one walk of it for every question about any name."""
+        if path not in self._names:
+            self._names[path] = _Names(self.tree(path))
+        return self._names[path]
 
     def mentions(self, path: str, name: str) -> bool:
         """Whether the identifier `name` stands as a whole word in the file's bytes (in code,
@@ -290,16 +282,12 @@ class Program:
         for path in self.paths:
             if path in skip or not self.mentions(path, name):
                 continue
-            tree = self.tree(path)
-            own = tree is not None and _defines_own(tree, name)
-            own_methods = _own_method_calls(tree, name) if method_of is not None and not mixed and tree else set()
-            for node in ast.walk(tree) if tree is not None else ():
-                if ((isinstance(node, ast.Name) and node.id == name and not own)
-                        or (isinstance(node, ast.Attribute) and node.attr == name and id(node) not in own_methods)):
-                    found.append((path, node.lineno))
-                elif isinstance(node, (ast.Import, ast.ImportFrom)) and any(
-                        alias.name == name or alias.name.endswith("." + name) for alias in node.names):
-                    found.append((path, node.lineno))
+            index = self._names_of(path)
+            if not index.defines_own(name):
+                found += [(path, line) for line in index.names.get(name, ())]
+            found += [(path, line) for line, own_method in index.attributes.get(name, ())
+                      if not (own_method and method_of is not None and not mixed)]
+            found += [(path, line) for line in index.imports.get(name, ())]
         return sorted(set(found))
 
     def _mixed_in(self, class_name: str) -> bool:
@@ -330,36 +318,63 @@ class Program:
 _SEVERAL_BASES = re.compile(rb"\bclass\s+\w+\s*\([^:]*,")
 
 
-def _own_method_calls(tree: ast.Module, name: str) -> Set[int]:
+_BY_NAME = ("getattr", "setattr", "hasattr", "delattr")
+
+
+class _Names:
+    """Where a module names things, by name (small: lines only), from one walk of its tree:
+    - `names`: lines of each plain name (`ast.Name`);
+    - `attributes`: (line, own_method) of each `x.attr`, `own_method` when it is `self.attr` in a
+      method of a class that defines its own method `attr` (`self`: the method's first parameter);
+    - `by_name`: lines of each getattr(x, "attr") (or setattr, hasattr, delattr);
+    - `imports`: lines of each import whose dotted name ends with the name;
+    - what `defines_own` needs: top-level functions and classes, names imports bind, a star import."""
+
+    def __init__(self, tree: Optional[ast.Module]):
+        self.names: Dict[str, List[int]] = {}
+        self.attributes: Dict[str, List[Tuple[int, bool]]] = {}
+        self.by_name: Dict[str, List[int]] = {}
+        self.imports: Dict[str, List[int]] = {}
+        self._top: Set[str] = set()
+        self._bound_by_import: Set[str] = set()
+        self._star = False
+        if tree is None:
+            return
+        self._top = {node.name for node in tree.body
+                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        own_methods = _own_method_attributes(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                self.names.setdefault(node.id, []).append(node.lineno)
+            elif isinstance(node, ast.Attribute):
+                self.attributes.setdefault(node.attr, []).append((node.lineno, id(node) in own_methods))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BY_NAME:
+                for arg in node.args:
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                        self.by_name.setdefault(arg.value, []).append(node.lineno)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    self.imports.setdefault(alias.name.rsplit(".", 1)[-1], []).append(node.lineno)
+                    self._bound_by_import.add(alias.asname or alias.name.split(".")[0])
+                    self._star = self._star or alias.name == "*"
+
+    def defines_own(self, name: str) -> bool:
+        """Whether the module defines `name` at top level (def or class) and no import can rebind it."""
+        return name in self._top and name not in self._bound_by_import and not self._star
+
+
+def _own_method_attributes(tree: ast.Module) -> Set[int]:
     """id() of each `self.name` in the methods of a class that defines its own method `name`
     (`self`: the method's first parameter)."""
     found: Set[int] = set()
     for cls in ast.walk(tree):
-        if not (isinstance(cls, ast.ClassDef) and any(
-                isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name for item in cls.body)):
+        if not isinstance(cls, ast.ClassDef):
             continue
+        methods = {item.name for item in cls.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
         for method in cls.body:
             if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
                 continue
             me = method.args.args[0].arg
             found.update(id(node) for node in ast.walk(method) if isinstance(node, ast.Attribute)
-                         and node.attr == name and isinstance(node.value, ast.Name) and node.value.id == me)
+                         and node.attr in methods and isinstance(node.value, ast.Name) and node.value.id == me)
     return found
-
-
-_BY_NAME = ("getattr", "setattr", "hasattr", "delattr")
-
-
-def _defines_own(tree: ast.Module, name: str) -> bool:
-    """Whether a module defines `name` at top level (def or class) and no import can rebind it."""
-    defines = any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name
-                  for node in tree.body)
-    if not defines:
-        return False
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                bound = alias.asname or alias.name.split(".")[0]
-                if alias.name == "*" or bound == name:
-                    return False
-    return True
