@@ -45,7 +45,7 @@ def import_specs(tree: ast.AST) -> ImportSpecs:
 _IMPORT_START = re.compile(rb"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b|import[ \t]+[\w.])", re.M)
 
 
-def _quick_import_specs(source: bytes) -> Optional[ImportSpecs]:
+def quick_import_specs(source: bytes) -> Optional[ImportSpecs]:
     """import_specs() of a module read from its import statements alone (each logical line that
     starts like one, parsed by itself): a file the workers did not parse (the prefilter skipped
     it) is not parsed whole to know what it imports. A line inside a string that looks like an
@@ -178,7 +178,7 @@ class Program:
                                   and self._module_words.isdisjoint(_WORD.findall(source))):
                 specs = ()  # no word of it names a module of the set: no parse needed to know
             else:
-                specs = _quick_import_specs(source)
+                specs = quick_import_specs(source)
                 if specs is None:
                     tree = stdlib_tree(source)
                     specs = import_specs(tree) if tree is not None else ()
@@ -240,11 +240,13 @@ class Program:
     def attribute_mentions(self, name: str, defining: str) -> List[Tuple[str, int]]:
         """(path, line) of every `x.name` and every getattr(x, "name") (or setattr, hasattr,
         delattr) in the files other than `defining`: where an attribute of that name may be read."""
-        word = name.encode()
+        # `x.name` (spaces, new lines or a backslash may stand around the dot) or a string "name":
+        # the text test before a parse.
+        maybe = re.compile(rb"\.[\s\\]*" + re.escape(name.encode()) + rb"\b|[\"']" + re.escape(name.encode()) + rb"[\"']")
         found = []
         for path in self.paths:
             source = self.source(path) if path != defining else None
-            if source is None or word not in source:
+            if source is None or not maybe.search(source):
                 continue
             index = self._names_of(path)
             found += [(path, line) for line, _ in index.attributes.get(name, ())]
@@ -325,7 +327,8 @@ class _Names:
     """Where a module names things, by name (small: lines only), from one walk of its tree:
     - `names`: lines of each plain name (`ast.Name`);
     - `attributes`: (line, own_method) of each `x.attr`, `own_method` when it is `self.attr` in a
-      method of a class that defines its own method `attr` (`self`: the method's first parameter);
+      method of a class that defines its own method `attr` (`self`: the method's first parameter;
+      nested functions and classes inside the method included);
     - `by_name`: lines of each getattr(x, "attr") (or setattr, hasattr, delattr);
     - `imports`: lines of each import whose dotted name ends with the name;
     - what `defines_own` needs: top-level functions and classes, names imports bind, a star import."""
@@ -342,12 +345,17 @@ class _Names:
             return
         self._top = {node.name for node in tree.body
                      if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
-        own_methods = _own_method_attributes(tree)
-        for node in ast.walk(tree):
+        # One walk with, for each node, the (methods of a class, `self` of one of its methods)
+        # pairs it is inside: `self.attr` is an own method's where some pair has `attr`.
+        stack: List[Tuple[ast.AST, Tuple[Tuple[Set[str], str], ...]]] = [(tree, ())]
+        while stack:
+            node, inside = stack.pop()
             if isinstance(node, ast.Name):
                 self.names.setdefault(node.id, []).append(node.lineno)
             elif isinstance(node, ast.Attribute):
-                self.attributes.setdefault(node.attr, []).append((node.lineno, id(node) in own_methods))
+                own = isinstance(node.value, ast.Name) and any(
+                    node.attr in methods and node.value.id == me for methods, me in inside)
+                self.attributes.setdefault(node.attr, []).append((node.lineno, own))
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BY_NAME:
                 for arg in node.args:
                     if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
@@ -357,24 +365,17 @@ class _Names:
                     self.imports.setdefault(alias.name.rsplit(".", 1)[-1], []).append(node.lineno)
                     self._bound_by_import.add(alias.asname or alias.name.split(".")[0])
                     self._star = self._star or alias.name == "*"
+            if isinstance(node, ast.ClassDef):
+                methods = {item.name for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
+                for child in ast.iter_child_nodes(node):
+                    if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and child in node.body \
+                            and child.args.args:
+                        stack.append((child, inside + ((methods, child.args.args[0].arg),)))
+                    else:
+                        stack.append((child, inside))
+            else:
+                stack.extend((child, inside) for child in ast.iter_child_nodes(node))
 
     def defines_own(self, name: str) -> bool:
         """Whether the module defines `name` at top level (def or class) and no import can rebind it."""
         return name in self._top and name not in self._bound_by_import and not self._star
-
-
-def _own_method_attributes(tree: ast.Module) -> Set[int]:
-    """id() of each `self.name` in the methods of a class that defines its own method `name`
-    (`self`: the method's first parameter)."""
-    found: Set[int] = set()
-    for cls in ast.walk(tree):
-        if not isinstance(cls, ast.ClassDef):
-            continue
-        methods = {item.name for item in cls.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        for method in cls.body:
-            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
-                continue
-            me = method.args.args[0].arg
-            found.update(id(node) for node in ast.walk(method) if isinstance(node, ast.Attribute)
-                         and node.attr in methods and isinstance(node.value, ast.Name) and node.value.id == me)
-    return found
