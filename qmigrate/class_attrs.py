@@ -241,7 +241,7 @@ def _own_uses(cls: cst.ClassDef, line_of: Callable[[cst.CSTNode], int]) -> Class
                 continue
             attrs.self_names[id(stmt)] = params[0].name.value
             collector = _SelfUses(attrs, stmt, params[0].name.value)
-            stmt.body.visit(collector)
+            cstutil.walk(stmt.body, collector)
         else:
             attrs.class_level |= _class_level_names(stmt)
     return attrs
@@ -299,7 +299,7 @@ class _Attributes(cst.CSTVisitor):
 
 def _attributes(node: cst.CSTNode) -> List[cst.Attribute]:
     collector = _Attributes()
-    node.visit(collector)
+    cstutil.walk(node, collector)
     return collector.found
 
 
@@ -396,7 +396,7 @@ def remove_bindings(cls: cst.ClassDef, bindings) -> cst.ClassDef:
     when it was the last, or on a `pass` that keeps an emptied method valid)."""
     body = list(cls.body.body)
     collector = _Targets()
-    cls.visit(collector)
+    cstutil.walk(cls, collector)
     for binding in bindings:
         attr = binding.attr
         if binding.replacement is None and any(

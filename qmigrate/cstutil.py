@@ -133,12 +133,13 @@ def _walk_dispatch(node, visitor) -> None:
     if visitor.on_visit(node):
         for name in _CHILD_FIELDS.get(type(node)) or _child_fields(type(node)):
             value = getattr(node, name)
-            if isinstance(value, cst.CSTNode):
-                _walk_dispatch(value, visitor)
-            elif isinstance(value, (tuple, list)):
+            kind = type(value)
+            if kind is tuple or kind is list:
                 for child in value:
-                    if isinstance(child, cst.CSTNode):
+                    if _IS_NODE.get(type(child)) or _is_node(type(child)):
                         _walk_dispatch(child, visitor)
+            elif _IS_NODE.get(kind) or _is_node(kind):
+                _walk_dispatch(value, visitor)
     visitor.on_leave(node)
 
 
@@ -597,8 +598,30 @@ REPEATING = (cst.For, cst.While, cst.Lambda, cst.ListComp, cst.SetComp, cst.Dict
 
 def attribute_repeated(root: cst.CSTNode, attr: str) -> Optional[cst.Attribute]:
     """The first `x.<attr>` under root inside a loop, lambda or comprehension (None: none is)."""
-    for loop in nodes_of(root, REPEATING):
-        for node in nodes_of(loop, cst.Attribute):
-            if node.attr.value == attr:
-                return node
-    return None
+    finder = _RepeatedAttribute(attr)
+    walk(root, finder)
+    return finder.found
+
+
+class _RepeatedAttribute(cst.CSTVisitor):
+    """One walk: the first `x.<attr>` (in source order) with a REPEATING node around it."""
+
+    def __init__(self, attr: str):
+        self.attr, self.found, self._depth = attr, None, 0
+
+    def _enter(self, node) -> bool:
+        self._depth += 1
+        return self.found is None
+
+    def _leave(self, node) -> None:
+        self._depth -= 1
+
+    visit_For = visit_While = visit_Lambda = visit_ListComp = visit_SetComp = visit_DictComp = \
+        visit_GeneratorExp = _enter
+    leave_For = leave_While = leave_Lambda = leave_ListComp = leave_SetComp = leave_DictComp = \
+        leave_GeneratorExp = _leave
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        if self._depth and self.found is None and node.attr.value == self.attr:
+            self.found = node
+        return self.found is None

@@ -991,7 +991,7 @@ class QueueHelpers:
         if self._containing is None:
             walk = _Around(lambda call: isinstance(call.func, cst.Name) and call.func.value in self.candidates)
             if self.module is not None and self.candidates:
-                self.module.visit(walk)
+                cstutil.walk(self.module, walk)
             self._containing = walk.statements if self.module is not None else None
         return self._containing is None or id(stmt) in self._containing
 
@@ -1001,7 +1001,7 @@ class QueueHelpers:
         if self._candidates is None:
             if self.module is not None:  # one walk, not one per function
                 walk = _Around(lambda call: self.imports.resolve(call.func) in _SIGNATURES, outermost=True)
-                self.module.visit(walk)
+                cstutil.walk(self.module, walk)
                 tops = {id(function) for function in self.functions.values()}
                 self._candidates = frozenset(function.name.value for _, function in walk.function_of.values()
                                              if id(function) in tops)
@@ -1383,7 +1383,7 @@ def origin_reasons(module: cst.Module, imports: ImportMap, line_of: Callable[[cs
     that call its function). Never raises."""
     found: Dict[int, str] = {}
     around = _Around(lambda call: id(call) in wanted)
-    module.visit(around)
+    cstutil.walk(module, around)
     callers: Optional[Dict[str, List[Tuple[cst.Call, cst.FunctionDef]]]] = None
     functions: Optional[List[cst.FunctionDef]] = None
     for function in {id(f): f for _, f in around.function_of.values()}.values():

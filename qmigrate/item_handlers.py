@@ -114,7 +114,7 @@ def _nested_defs(method: cst.FunctionDef):
             if node is not method:
                 found.append(node)
 
-    method.visit(_Defs())
+    cstutil.walk(method, _Defs())
     return found
 
 
@@ -177,7 +177,7 @@ class _Checker:
                     raise Unsupported("the item handler class %s has the decorated method %s() (%s)"
                                       % (cls.name.value, stmt.name.value, self.where.at(stmt)))
                 body = _MethodBody(self, stmt)
-                stmt.visit(body)
+                cstutil.walk(stmt, body)
                 if body.problem:
                     raise Unsupported("its item handler class %s (%s): %s" % (
                         cls.name.value, self.where.at(stmt), body.problem))

@@ -93,7 +93,7 @@ class _Tree:
             def on_leave(self, original_node):
                 stack.pop()
 
-        module.visit(_Walk())
+        cstutil.walk(module, _Walk())
 
     def within(self, node: cst.CSTNode, root: cst.CSTNode) -> bool:
         """Whether `node` is `root` or under it."""

@@ -468,7 +468,7 @@ class _BlockRecogniser:
             index, _, call = self.providers[name]
             finder = _CallFinder(self.imports, BATCHERS)  # the batching that follows is told why too
             for stmt in self.body[index + 1:]:
-                stmt.visit(finder)
+                cstutil.walk(stmt, finder)
             result.failures.append(Failure((call,) + tuple(finder.calls[:1]), self._unread_provider(name, index)))
         _drop_joined(result, self.names.fresh)
         self._drop_captures(result)
@@ -817,7 +817,7 @@ class _BlockRecogniser:
             if not tainted & set(uses.loads):
                 continue
             finder = _CallFinder(self.imports, BATCHERS + JOINERS)
-            self.body[later].visit(finder)
+            cstutil.walk(self.body[later], finder)
             if finder.found:
                 calls += finder.calls
                 break
@@ -1048,7 +1048,7 @@ class _BlockRecogniser:
         for later in range(index + 1, len(self.body)):
             if refused.list_name is not None and refused.list_name in self.uses[later].loads:
                 finder = _CallFinder(self.imports, BATCHERS + JOINERS)
-                self.body[later].visit(finder)
+                cstutil.walk(self.body[later], finder)
                 batched += tuple(finder.calls)
         return read + made + batched
 
@@ -1174,7 +1174,7 @@ class _BlockRecogniser:
         for later in range(index + 1, len(self.body)):
             if found.list_name in self.uses[later].loads:
                 finder = _CallFinder(self.imports, JOINERS)
-                self.body[later].visit(finder)
+                cstutil.walk(self.body[later], finder)
                 joined += tuple(finder.calls)
         return joined
 
@@ -3179,7 +3179,7 @@ def _only_return(function: cst.FunctionDef) -> Optional[cst.BaseExpression]:
     """What the function returns when its last statement (or a `with`'s that ends it) is its one
     `return` and it yields nothing; else None (another path may return another structure)."""
     finder = _Returns()
-    function.body.visit(finder)
+    cstutil.walk(function.body, finder)
     if finder.yields or len(finder.returns) != 1:
         return None
     return helpers.returned(function)

@@ -15,6 +15,7 @@ from typing import Callable, Dict, List, Optional
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from qmigrate import cstutil
 from qmigrate.names import ImportMap
 
 
@@ -150,7 +151,7 @@ def module_constant(view: ModuleView, name: str, read_at: Optional[cst.Name] = N
         raise NotConstant("`%s` is %s at module level" % (
             name, "not bound by a plain assignment" if not definitions else "bound more than once"))
     uses = _Uses(name)
-    view.module.visit(uses)
+    cstutil.walk(view.module, uses)
     target = definitions[0].targets[0].target
     for node in uses.names:
         if node is not target and node is not read_at and id(node) not in uses.lookups:

@@ -99,7 +99,7 @@ class _Bindings(cst.CSTVisitor):
 
 def _bindings(function: cst.FunctionDef) -> _Bindings:
     found = _Bindings()
-    function.body.visit(found)
+    cstutil.walk(function.body, found)
     return found
 
 
@@ -441,13 +441,13 @@ class _Stores(cst.CSTVisitor):
 
 def _attribute_stores(function: cst.FunctionDef, name: str, attrs) -> List[Tuple[str, cst.CSTNode]]:
     found = _Stores(name)
-    function.body.visit(found)
+    cstutil.walk(function.body, found)
     return [(attr, node) for attr, node in found.attributes if attr in attrs]
 
 
 def _item_stores(function: cst.FunctionDef, name: str) -> List[cst.CSTNode]:
     found = _Stores(name)
-    function.body.visit(found)
+    cstutil.walk(function.body, found)
     return found.items
 
 
@@ -494,7 +494,7 @@ def gets_in(stmt: cst.CSTNode, providers: Dict[str, Tuple]) -> List[Tuple[str, c
     if not providers:
         return []
     finder = _Gets(providers)
-    stmt.visit(finder)
+    cstutil.walk(stmt, finder)
     return finder.found
 
 
