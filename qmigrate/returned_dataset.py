@@ -11,16 +11,18 @@ the module that only hands the records from one to the other, and no other modul
 mention them (api's check of `changed_helpers` sends the module back with them kept: `keep`).
 Anything else is left as it is and the batch keeps the reason it had.
 """
+import dataclasses
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import cstutil, synth
+from qmigrate import bucketing, cstutil, synth
 from qmigrate.model import Batching
 from qmigrate.names import dotted as dotted_name
 from qmigrate.rules.base import Unsupported
 
 BATCH = "tensorflow.train.batch"
+BUCKET = "tensorflow.contrib.training.bucket_by_sequence_length"
 # Made in a map function, these would live in the function's graph, not the program's: variables
 # and placeholders are refused there, summaries and collections never reach the program's.
 _NOT_IN_MAP = {"tensorflow.Variable", "tensorflow.get_variable", "tensorflow.placeholder",
@@ -40,7 +42,7 @@ def rewrite(original: cst.Module, new_module: cst.Module, analysis, tf: str, tar
     `analysis`, both functions added to its changed_helpers. A shape seen but refused gives the
     batch a reason. Never raises."""
     for rule, call, _, _ in list(analysis.occurrences):
-        if analysis.call_names.get(id(call)) != BATCH or id(call) in analysis.fixed_calls \
+        if analysis.call_names.get(id(call)) not in (BATCH, BUCKET) or id(call) in analysis.fixed_calls \
                 or id(call) in analysis.reasons:
             continue
         batcher = _top_function(original, call)
@@ -326,20 +328,30 @@ class _Shape:
                     and all(isinstance(e.value, cst.Name) for e in assign[0].elements):
                 unpack = index
                 break
-        if unpack is None:
-            return None
-        param = cstutil.single_assign(body[unpack])[1].value
-        if cstutil.name_uses(batcher.body).loads.count(param) != 1:
-            return None
+        handed = None
+        if unpack is not None:
+            param = cstutil.single_assign(body[unpack])[1].value
+            if cstutil.name_uses(batcher.body).loads.count(param) != 1:
+                return None
+        else:
+            # The records handed whole (a dict of tensors), read by name: the parameter the caller
+            # hands the reader's records as.
+            for index, name in enumerate(params):
+                handed = _hand_over(new_module, batcher, index, name)
+                if handed is not None:
+                    param = name
+                    break
+            if handed is None:
+                return None
         batch_index = next((i for i, stmt in enumerate(body) if any(c is call for c in cstutil.calls_of(stmt))), None)
-        if batch_index is None or batch_index < unpack:
+        if batch_index is None or (unpack is not None and batch_index < unpack):
             return None
         assign, small = cstutil.single_assign(body[batch_index]), cstutil.single_small(body[batch_index])
         returned = isinstance(small, cst.Return) and small.value is call  # `return tf.train.batch(...)`
         if not returned and (assign is None or assign[1] is not call
                              or not isinstance(assign[0], (cst.Name, cst.Tuple, cst.List))):
             return None
-        handed = _hand_over(new_module, batcher, params.index(param), param)
+        handed = handed or _hand_over(new_module, batcher, params.index(param), param)
         if handed is None:
             return None
         caller, reader_name, slot, arity = handed
@@ -351,7 +363,7 @@ class _Shape:
         if read is None:
             return None
         return cls(module=new_module, reader=reader, caller=caller, batcher=batcher, call=call, rule=rule,
-                   resolve=resolve,
+                   resolve=resolve, bucket=analysis.call_names.get(id(call)) == BUCKET,
                    batch_index=batch_index, unpack=unpack, param=param, slot=slot, arity=arity, read=read)
 
     def check(self) -> None:
@@ -385,18 +397,22 @@ class _Shape:
             raise Refused("%s() returns `%s` as its records, whose structure qmigrate does not see (a tuple's "
                           "parts reach a map function as arguments of their own, any other structure as one)" % (
                               self.reader.name.value, _short(returned)))
+        if self.unpack is None and (spread or isinstance(returned, cst.Call)):
+            raise Refused("%s() reads `%s` as one dict of tensors, but %s() returns `%s`" % (
+                self.batcher.name.value, self.param, self.reader.name.value, _short(returned)))
         # The batcher
         body = _body(self.batcher)
-        between = body[self.unpack + 1:self.batch_index]
+        self.start = self.unpack + 1 if self.unpack is not None else 0
+        between = body[self.start:self.batch_index]
         if any(not isinstance(stmt, cst.SimpleStatementLine) for stmt in between):
             raise Refused("%s() works on the records inside a compound statement" % self.batcher.name.value)
-        unpacked = set(cstutil.name_uses(body[self.unpack]).stores)
+        unpacked = set(cstutil.name_uses(body[self.unpack]).stores) if self.unpack is not None else {self.param}
         work, tainted = _per_record(between, unpacked, resolve, self.batcher.name.value)
         after = body[self.batch_index + 1:]
         late = set(cstutil.name_uses(cst.IndentedBlock(body=after)).loads) & tainted if after else set()
         if late:
             raise Refused("%s() reads the per-record `%s` after the batch" % (self.batcher.name.value, sorted(late)[0]))
-        map_statements = [body[self.unpack]] + [between[i] for i in work]
+        map_statements = ([body[self.unpack]] if self.unpack is not None else []) + [between[i] for i in work]
         # The map function runs where the batch was: what it reads must not be bound again on the way.
         read = set(cstutil.name_uses(cst.IndentedBlock(body=map_statements)).loads)
         for index, stmt in enumerate(between):
@@ -411,7 +427,9 @@ class _Shape:
             raise Refused(str(unsupported))
         tensors = bound.get("tensors")
         self.kind = "tuple" if isinstance(tensors, (cst.List, cst.Tuple)) else "dict"
-        if isinstance(tensors, cst.Name) and tensors.value in tainted:
+        if isinstance(tensors, cst.Name) and tensors.value == self.param and self.unpack is None:
+            pass  # the records themselves, a dict
+        elif isinstance(tensors, cst.Name) and tensors.value in tainted:
             # `batch_tensors = {...}` in the per-record code: the map function returns that dict
             made = [stmt for stmt in map_statements if tensors.value in cstutil.name_uses(stmt).stores
                     or tensors.value in cstutil.name_uses(stmt).mutated]
@@ -423,7 +441,7 @@ class _Shape:
         if isinstance(tensors, (cst.List, cst.Tuple)) and any(isinstance(e, cst.StarredElement)
                                                               for e in tensors.elements):
             raise Refused("it batches a starred list")
-        if isinstance(tensors, (cst.List, cst.Tuple)) and len(tensors.elements) == 1:
+        if isinstance(tensors, (cst.List, cst.Tuple)) and len(tensors.elements) == 1 and not self.bucket:
             raise Refused("it batches a list of one tensor, for which tf.train.batch gives that tensor alone")
         for key in ("enqueue_many", "shapes", "shared_name"):
             if key in bound and not (isinstance(bound[key], cst.Name) and bound[key].value in ("False", "None")):
@@ -437,8 +455,9 @@ class _Shape:
                 flags[key] = node.value == "True"
             else:
                 raise Refused("its `%s=` is not a literal True or False" % key)
+        per_record = ("tensors", "input_length", "keep_input") if self.bucket else ("tensors",)
         for key, node in bound.items():
-            if key != "tensors" and set(cstutil.name_uses(node).loads) & tainted:
+            if key not in per_record and set(cstutil.name_uses(node).loads) & tainted:
                 raise Refused("its `%s=` is computed from the records" % key)
         code = cst.Module([]).code_for_node
         threads = bound.get("num_threads")
@@ -448,8 +467,18 @@ class _Shape:
         self.batching = Batching(code(bound["batch_size"]), num_threads=threads,
                                  allow_smaller_final_batch=flags["allow_smaller_final_batch"],
                                  dynamic_pad=flags["dynamic_pad"])
-        self.map_statements, self.tensors = _rename_rebound(map_statements, tensors, [self.param],
-                                                             self.batcher.name.value)
+        self.length = self.keep = None
+        if self.bucket:
+            self._bucketing(bound)
+            parts = [tensors, bound["input_length"]] + ([bound["keep_input"]] if self.keep is not None else [])
+            self.map_statements, renamed = _rename_rebound(
+                map_statements, cst.Tuple([cst.Element(part) for part in parts]), [self.param], self.batcher.name.value)
+            renamed = [element.value for element in renamed.elements]
+            self.tensors, self.length = renamed[:2]
+            self.keep = renamed[2] if self.keep is not None else None
+        else:
+            self.map_statements, self.tensors = _rename_rebound(map_statements, tensors, [self.param],
+                                                                 self.batcher.name.value)
         self.map_params = [self.param]
         if spread:
             # tf.data hands a tuple's parts to the map function as its arguments: they take the
@@ -460,9 +489,32 @@ class _Shape:
                     self.batcher.name.value, len(target.elements), len(returned.elements)))
             self.map_params = [e.value.value for e in target.elements]
             self.map_statements = self.map_statements[1:]
-            if not self.map_statements:
+            if not self.map_statements and not self.bucket:
                 raise Refused("%s() does no per-record work" % self.batcher.name.value)
         self.kept_between = [stmt for i, stmt in enumerate(between) if i not in work]
+
+    def _bucketing(self, bound) -> None:
+        """bucket_by_sequence_length's arguments: its boundaries, its batch size (`sizes_kind`
+        "one", "list" of one per bucket, or "either" when a name or item of names could hold
+        either, chosen by isinstance where the batching was made) and keep_input. Raises Refused."""
+        for key in ("input_length", "bucket_boundaries", "batch_size"):
+            if key not in bound:
+                raise Refused("it has no `%s` argument" % key)
+        sizes = bound["batch_size"]
+        if isinstance(sizes, (cst.List, cst.Tuple, cst.ListComp)):
+            self.sizes_kind = "list"
+        elif isinstance(sizes, cst.Integer):
+            self.sizes_kind = "one"
+        elif isinstance(sizes, (cst.Name, cst.Attribute, cst.Subscript)) and not cstutil.calls_of(sizes):
+            self.sizes_kind = "either"
+        else:
+            raise Refused("its `batch_size=` is computed (`%s`): whether it gives one size or one per bucket, "
+                          "which batch differently, is not seen" % _short(sizes))
+        keep = bound.get("keep_input")
+        if keep is not None and not (isinstance(keep, cst.Name) and keep.value in ("True", "None")):
+            self.keep = keep
+        code = cst.Module([]).code_for_node
+        self.batching = dataclasses.replace(self.batching, bucket_boundaries=code(bound["bucket_boundaries"]))
 
     def apply(self, module: cst.Module, tf: str, target) -> cst.Module:
         config = module.config_for_parsing
@@ -497,28 +549,63 @@ class _Shape:
         else:
             items = [code(e.value) for e in self.tensors.elements]
             element, kind = ", ".join(items) + ("," if len(items) == 1 else ""), "tuple"
+            if self.bucket:
+                element, kind = ", ".join(items), "single" if len(items) == 1 else "tuple"
+        if self.bucket:  # the record's length goes with it (bucketing.py), and its keep_input
+            kind, element = bucketing.element(code(self.length), kind, element)
+            if self.keep is not None:
+                element = "(%s), %s" % (element, code(self.keep))
         prepare_def = _nested(prepare, self.map_params, self.map_statements, element, config)
         threads = ", num_parallel_calls=%s" % self.batching.num_threads if self.batching.num_threads else ""
-        lines = ["%s = %s.map(%s%s)" % (ds, self.param, prepare, threads),
-                 "%s = %s.%s" % (ds, ds, synth._batch(ds, self.batching, tf, target)),
-                 "%s = %s.prefetch(1)" % (ds, ds)]
+        lines = ["%s = %s.map(%s%s)" % (ds, self.param, prepare, threads)]
+        if self.keep is not None:  # the queue took only the records whose keep_input held
+            lines += ["%s = %s.filter(lambda element, keep: keep)" % (ds, ds),
+                      "%s = %s.map(lambda element, keep: element)" % (ds, ds)]
+        if self.bucket:
+            lines.append(self._bucket_batches(ds, tf, target))
+        else:
+            lines.append("%s = %s.%s" % (ds, ds, synth._batch(ds, self.batching, tf, target)))
+        lines.append("%s = %s.prefetch(1)" % (ds, ds))
         batch_stmt = body[self.batch_index]
         small = cstutil.single_small(batch_stmt)
         next_element = "%s.get_next()" % synth._one_shot(ds, tf, target)
-        if kind == "tuple" and (isinstance(small, cst.Return) or isinstance(small.targets[0].target, cst.Name)):
+        if self.bucket:
+            next_element = bucketing.consumed(next_element, kind, None if isinstance(small, cst.Return)
+                                              else small.targets[0].target)
+        elif kind == "tuple" and (isinstance(small, cst.Return) or isinstance(small.targets[0].target, cst.Name)):
             next_element = "list(%s)" % next_element  # tf.train.batch gave a list
         consumed = batch_stmt.with_changes(
             body=[small.with_changes(value=cst.parse_expression(next_element, config))], leading_lines=[])
         stages = [cst.parse_statement(line + "\n", config) for line in lines]
         first_work = self.map_statements[0]
         prepare_def = prepare_def.with_changes(leading_lines=list(first_work.leading_lines))
-        if body[:self.unpack] or self.kept_between:
+        head = body[:self.unpack] if self.unpack is not None else []
+        if head or self.kept_between:
             prepare_def = _blank(prepare_def)
-        new_body = (body[:self.unpack] + self.kept_between + [prepare_def, _blank(stages[0])] + stages[1:] + [consumed]
+        new_body = (head + self.kept_between + [prepare_def, _blank(stages[0])] + stages[1:] + [consumed]
                     + body[self.batch_index + 1:])
         batcher = self.batcher.with_changes(body=self.batcher.body.with_changes(body=new_body))
         return module.with_changes(body=[reader if stmt is self.reader else batcher if stmt is self.batcher else stmt
                                          for stmt in module.body])
+
+    def _bucket_batches(self, ds: str, tf: str, target) -> str:
+        """The statement grouping `ds` by bucket of lengths, each window batched as the queue
+        batched a bucket: by one size, by the size of its bucket, or (`sizes_kind` "either") by
+        what the batch size holds when the pipeline is made, as bucket_by_sequence_length decided
+        then (`if isinstance(sizes, (list, tuple)):`)."""
+        def batch_of(window, size=None):
+            batching = dataclasses.replace(self.batching, batch_size=size) if size else self.batching
+            return "%s.%s" % (window, synth._batch(window, batching, tf, target,
+                                                   shapes=bucketing.window_shapes(window, tf, target)))
+        sizes = self.batching.batch_size
+        one = "%s = %s.%s" % (ds, ds, bucketing.bucket_stage(self.batching, tf, target, batch_of))
+        per_bucket = "%s = %s.%s" % (ds, ds, bucketing.per_bucket_stage(self.batching.bucket_boundaries, sizes, tf,
+                                                                         target, batch_of))
+        if self.sizes_kind == "one":
+            return one
+        if self.sizes_kind == "list":
+            return per_bucket
+        return synth._when("isinstance(%s, (list, tuple))" % sizes, [per_bucket], [one])
 
 
 def _nested(name: str, params: Sequence[str], statements: Sequence[cst.BaseStatement], returns,
