@@ -85,10 +85,38 @@ def _function(module: cst.Module, name: str) -> Optional[cst.FunctionDef]:
     return found[0] if len(found) == 1 else None
 
 
-def _body(function: cst.FunctionDef) -> List[cst.BaseStatement]:
+def _body(function: cst.FunctionDef, resolve) -> List[cst.BaseStatement]:
+    """The statements the function works in: its own, or, when they are a docstring and one
+    `with tf.name_scope(...):` or `with tf.device(...):` block (no `as`), those of the block,
+    which only names or places the ops made there (see `_rebuilt`)."""
     if not isinstance(function.body, cst.IndentedBlock):
         raise Refused("%s() is written on one line" % function.name.value)
-    return list(function.body.body)
+    scope = _scope_block(function, resolve)
+    return list(scope.body.body if scope is not None else function.body.body)
+
+
+def _scope_block(function: cst.FunctionDef, resolve) -> Optional[cst.With]:
+    """The function's one `with` block of name_scope or device, after at most a docstring."""
+    *head, last = function.body.body
+    if not isinstance(last, cst.With) or not isinstance(last.body, cst.IndentedBlock) or len(head) > 1:
+        return None
+    if head and not (isinstance(cstutil.single_small(head[0]), cst.Expr)
+                     and isinstance(cstutil.single_small(head[0]).value, (cst.SimpleString, cst.ConcatenatedString))):
+        return None
+    for item in last.items:
+        if item.asname is not None or not isinstance(item.item, cst.Call) or (resolve(item.item.func) or "") not in (
+                "tensorflow.name_scope", "tensorflow.device"):
+            return None
+    return last
+
+
+def _rebuilt(function: cst.FunctionDef, statements: Sequence[cst.BaseStatement], resolve) -> cst.FunctionDef:
+    """`function` working in `statements` instead (inside its name_scope or device block, if any)."""
+    scope = _scope_block(function, resolve)
+    if scope is None:
+        return function.with_changes(body=function.body.with_changes(body=list(statements)))
+    block = scope.with_changes(body=scope.body.with_changes(body=list(statements)))
+    return function.with_changes(body=function.body.with_changes(body=list(function.body.body[:-1]) + [block]))
 
 
 def _params(function: cst.FunctionDef) -> List[str]:
@@ -107,18 +135,19 @@ def _per_record(statements: Sequence[cst.BaseStatement], tainted: Set[str], reso
                 ) -> Tuple[List[int], Set[str]]:
     """(indices of the statements that work on the records, the names they give): a statement
     that reads a record name is per-record, and so are the names it binds. Raises Refused for a
-    per-record statement that is not a plain assignment or expression, that stores into an object
-    it did not make, or that makes a variable, placeholder, summary or collection entry, and for
-    a name both a per-record statement and another one bind."""
+    per-record statement that is not a plain assignment or expression (or a `for` loop of those),
+    that stores into an object it did not make, or that makes a variable, placeholder, summary or
+    collection entry, and for a name both a per-record statement and another one bind (but the
+    constant a per-record accumulation starts from, `longest = 0`: it is per-record too)."""
     tainted = set(tainted)
-    indices, others = [], set()
+    indices, others = [], {}  # name: the other statements binding it
     for index, stmt in enumerate(statements):
         uses = cstutil.name_uses(stmt)
         if not set(uses.loads) & tainted:
-            others |= set(uses.stores)
+            for name in uses.stores:
+                others.setdefault(name, []).append(index)
             continue
-        small = cstutil.single_small(stmt)
-        if not isinstance(small, (cst.Assign, cst.Expr, cst.AnnAssign)) or uses.control:
+        if not _plain(stmt) or uses.control:
             raise Refused("the per-record code of %s() holds a statement other than an assignment "
                           "(line of `%s`)" % (owner, _short(stmt)))
         outer = set(uses.mutated) - tainted
@@ -133,11 +162,61 @@ def _per_record(statements: Sequence[cst.BaseStatement], tainted: Set[str], reso
                               "summaries and collections do not reach the program" % (owner, _short(call)))
         indices.append(index)
         tainted |= set(uses.stores)
-    both = tainted & others
-    if both:
-        raise Refused("`%s` is bound both by per-record code of %s() and by code that is not" % (
-            sorted(both)[0], owner))
-    return indices, tainted
+    for name in sorted(tainted & set(others)):
+        starts = others[name]
+        if len(starts) != 1 or not _starts_accumulation(statements, starts[0], name, indices):
+            raise Refused("`%s` is bound both by per-record code of %s() and by code that is not" % (name, owner))
+        indices.append(starts[0])
+    return sorted(indices), tainted
+
+
+def _kept_before(statements: Sequence[cst.BaseStatement], per_record: List[int], owner: str
+                 ) -> List[cst.BaseStatement]:
+    """The statements among `statements` that are not per-record, to run before the map function
+    is defined (it reads what they bind when it is traced, after them all). Raises Refused for one
+    that returns, or that binds a name an earlier per-record statement reads (the map function
+    would read its new value)."""
+    kept = []
+    for index, stmt in enumerate(statements):
+        if index in per_record:
+            continue
+        uses = cstutil.name_uses(stmt)
+        if uses.control:
+            raise Refused("%s() leaves or loops between reading its record and returning it (line of `%s`)" % (
+                owner, _short(stmt)))
+        earlier = set()
+        for i in per_record:
+            if i < index:
+                earlier |= set(cstutil.name_uses(statements[i]).loads)
+        again = set(uses.stores) & earlier
+        if again:
+            raise Refused("%s() binds `%s` again after per-record code that reads it" % (owner, sorted(again)[0]))
+        kept.append(stmt)
+    return kept
+
+
+def _plain(stmt: cst.BaseStatement) -> bool:
+    """An assignment or expression line, or a `for` loop (no else) of those."""
+    if isinstance(stmt, cst.For):
+        return (stmt.orelse is None and stmt.asynchronous is None and isinstance(stmt.body, cst.IndentedBlock)
+                and all(_plain(inner) and not isinstance(inner, cst.For) for inner in stmt.body.body))
+    return isinstance(cstutil.single_small(stmt), (cst.Assign, cst.Expr, cst.AnnAssign, cst.AugAssign))
+
+
+def _starts_accumulation(statements: Sequence[cst.BaseStatement], index: int, name: str, per_record: List[int]
+                         ) -> bool:
+    """Whether statement `index`, not per-record, is `name = <constant>` before every per-record
+    statement that reads or binds `name`, and no other statement that is not per-record reads
+    `name`: moved into the map function, it gives each record the same start."""
+    assign = cstutil.single_assign(statements[index])
+    if assign is None or not isinstance(assign[0], cst.Name) or cstutil.calls_of(assign[1]) \
+            or cstutil.name_uses(assign[1]).loads:
+        return False
+    if any(i < index for i in per_record if name in cstutil.name_uses(statements[i]).loads
+           or name in cstutil.name_uses(statements[i]).stores):
+        return False
+    return not any(name in cstutil.name_uses(stmt).loads for i, stmt in enumerate(statements)
+                   if i != index and i not in per_record)
 
 
 def _binds(node: cst.CSTNode) -> Set[str]:
@@ -155,12 +234,21 @@ def _short(node: cst.CSTNode) -> str:
 
 def _free_then_bound(statements: Sequence[cst.BaseStatement], params: Sequence[str]) -> Set[str]:
     """Names read by `statements` before they bind them: in a function of their own, Python would
-    take them for locals not yet bound (UnboundLocalError)."""
+    take them for locals not yet bound (UnboundLocalError). A `for` loop binds its target before
+    its body reads it."""
     bound, early = set(params), set()
-    for stmt in statements:
-        uses = cstutil.name_uses(stmt)
-        early |= set(uses.loads) - bound
-        bound |= set(uses.stores)
+
+    def walk(stmts):
+        for stmt in stmts:
+            if isinstance(stmt, cst.For):
+                early.update(set(cstutil.name_uses(stmt.iter).loads) - bound)
+                bound.update(_binds(stmt))
+                walk(stmt.body.body)
+                continue
+            uses = cstutil.name_uses(stmt)
+            early.update(set(uses.loads) - bound)
+            bound.update(uses.stores)
+    walk(statements)
     return early & bound
 
 
@@ -258,9 +346,9 @@ def _hand_over(module: cst.Module, batcher: cst.FunctionDef, position: int, para
 def _engine_read(reader: cst.FunctionDef, original: cst.FunctionDef, resolve) -> Optional[int]:
     """The index of the reader's statement `x = <dataset>.make_one_shot_iterator().get_next()` that
     this run wrote (its original has no such statement); None if none."""
-    before = _body(original)
+    before = _body(original, resolve)
     read = None
-    for index, stmt in enumerate(_body(reader)):
+    for index, stmt in enumerate(_body(reader, resolve)):
         assign = cstutil.single_assign(stmt)
         if assign and isinstance(assign[0], cst.Name) and _iterator_dataset(assign[1], resolve) is not None \
                 and not any(stmt.deep_equals(old) for old in before):
@@ -276,7 +364,7 @@ def _spreads(returned: cst.BaseExpression, work: Sequence[cst.BaseStatement], mo
     when that cannot be seen."""
     if isinstance(returned, cst.Tuple):
         return True
-    if isinstance(returned, cst.Dict):
+    if isinstance(returned, (cst.Dict, cst.DictComp)):
         return False
     if isinstance(returned, cst.Call) and isinstance(returned.func, cst.Name):
         return False if returned.func.value in _namedtuples(module, resolve) else None
@@ -317,7 +405,7 @@ class _Shape:
         batcher = _function(new_module, batcher_orig.name.value)
         if batcher is None or not batcher.deep_equals(batcher_orig):
             return None
-        body = _body(batcher)
+        body = _body(batcher, resolve)
         params = _params(batcher)
         # `(a, b, ...) = records`, records a parameter read nowhere else
         unpack = None
@@ -369,15 +457,14 @@ class _Shape:
     def check(self) -> None:
         """Raises Refused unless both functions can be written again as described."""
         resolve = self.resolve
-        reader_body = _body(self.reader)
+        reader_body = _body(self.reader, self.resolve)
         rest = reader_body[self.read + 1:]
         ret = cstutil.single_small(rest[-1]) if rest else None
         if not isinstance(ret, cst.Return) or ret.value is None:
             raise Refused("%s() does not end by returning its records" % self.reader.name.value)
         record = cstutil.single_assign(reader_body[self.read])[0].value
         work, tainted = _per_record(rest[:-1], {record}, resolve, self.reader.name.value)
-        if len(work) != len(rest) - 1:
-            raise Refused("%s() runs code that is not per-record after reading its record" % self.reader.name.value)
+        self.reader_kept = _kept_before(rest[:-1], work, self.reader.name.value)
         value = ret.value
         if self.slot is None:
             returned = value
@@ -389,7 +476,7 @@ class _Shape:
             for index, element in enumerate(value.elements):
                 if index != self.slot and set(cstutil.name_uses(element).loads) & tainted:
                     raise Refused("%s() returns per-record values beside the records" % self.reader.name.value)
-        work, returned = _rename_rebound(rest[:-1], returned, [record], self.reader.name.value)
+        work, returned = _rename_rebound([rest[i] for i in work], returned, [record], self.reader.name.value)
         self.record, self.returned, self.reader_work = record, returned, work
         self.reader_return = ret
         spread = _spreads(returned, work, self.module, resolve)
@@ -401,10 +488,10 @@ class _Shape:
             raise Refused("%s() reads `%s` as one dict of tensors, but %s() returns `%s`" % (
                 self.batcher.name.value, self.param, self.reader.name.value, _short(returned)))
         # The batcher
-        body = _body(self.batcher)
+        body = _body(self.batcher, self.resolve)
         self.start = self.unpack + 1 if self.unpack is not None else 0
         between = body[self.start:self.batch_index]
-        if any(not isinstance(stmt, cst.SimpleStatementLine) for stmt in between):
+        if any(not isinstance(stmt, (cst.SimpleStatementLine, cst.For)) for stmt in between):
             raise Refused("%s() works on the records inside a compound statement" % self.batcher.name.value)
         unpacked = set(cstutil.name_uses(body[self.unpack]).stores) if self.unpack is not None else {self.param}
         work, tainted = _per_record(between, unpacked, resolve, self.batcher.name.value)
@@ -520,7 +607,7 @@ class _Shape:
         config = module.config_for_parsing
         code = cst.Module([]).code_for_node
         # The reader: its per-record code becomes a map function; it returns the mapped dataset.
-        reader_body = _body(self.reader)
+        reader_body = _body(self.reader, self.resolve)
         read_value = cstutil.single_assign(reader_body[self.read])[1]
         dataset = code(_iterator_dataset(read_value, self.resolve))
         taken = set(cstutil.name_uses(self.reader).loads) | set(cstutil.name_uses(self.reader).stores)
@@ -537,10 +624,10 @@ class _Shape:
             body=[self.reader_return.with_changes(value=new_value)], leading_lines=[])
         read_stmt = reader_body[self.read]
         parse_def = _blank(parse_def.with_changes(leading_lines=list(read_stmt.leading_lines)))
-        new_reader_body = reader_body[:self.read] + [parse_def, _blank(new_return)]
-        reader = self.reader.with_changes(body=self.reader.body.with_changes(body=new_reader_body))
+        new_reader_body = reader_body[:self.read] + self.reader_kept + [parse_def, _blank(new_return)]
+        reader = _rebuilt(self.reader, new_reader_body, self.resolve)
         # The batcher: its per-record code maps the dataset it is handed, then the batch.
-        body = _body(self.batcher)
+        body = _body(self.batcher, self.resolve)
         taken = set(cstutil.name_uses(self.batcher).loads) | set(cstutil.name_uses(self.batcher).stores)
         prepare = _fresh("prepare_record", taken)
         ds = _fresh("dataset", taken | {prepare})
@@ -584,7 +671,7 @@ class _Shape:
             prepare_def = _blank(prepare_def)
         new_body = (head + self.kept_between + [prepare_def, _blank(stages[0])] + stages[1:] + [consumed]
                     + body[self.batch_index + 1:])
-        batcher = self.batcher.with_changes(body=self.batcher.body.with_changes(body=new_body))
+        batcher = _rebuilt(self.batcher, new_body, self.resolve)
         return module.with_changes(body=[reader if stmt is self.reader else batcher if stmt is self.batcher else stmt
                                          for stmt in module.body])
 

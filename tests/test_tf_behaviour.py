@@ -545,9 +545,11 @@ BUCKET_CASES = [
     # buckets, full batches of 4, 3 and 2 only: 8 + 12 + 20.
     ("bucketed_records", "bucketed_examples", lambda d: dict(files=_files(d, "dict_*"), batch_sizes=[4, 3, 2],
                                                              boundaries=[1, 3], max_length=6), 40, [2, 4]),
-    # The same batch size for every bucket (an int, not a list): full batches of 3 only: 6 + 12 + 21.
-    ("bucketed_records", "bucketed_examples", lambda d: dict(files=_files(d, "dict_*"), batch_sizes=3,
-                                                             boundaries=[1, 3], max_length=6), 39, [2, 4]),
+    # Both functions in a name scope, slim's parallel_read, the length the longest of the fields (a
+    # loop), one batch size for every bucket (an int, not a list), final partial batches kept:
+    # lengths max(3, id % 5) of 50 examples, 40 of 3 and 10 of 4.
+    ("scoped_bucketed_records", "example_batches", lambda d: dict(files=_files(d, "dict_*"), batch_sizes=3,
+                                                                  boundaries=[3]), 50, [4]),
 ]
 
 
