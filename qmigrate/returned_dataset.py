@@ -10,6 +10,13 @@ and what the batcher's parameter holds change, so each has exactly one call, bot
 the module that only hands the records from one to the other, and no other module of the run may
 mention them (api's check of `changed_helpers` sends the module back with them kept: `keep`).
 Anything else is left as it is and the batch keeps the reason it had.
+
+The batcher may take the records whole, a dict read by name (`examples['inputs']`), and may bucket
+them by length (`tf.contrib.training.bucket_by_sequence_length`, one batch size or one per bucket:
+bucketing.py); both functions may work inside one `with tf.name_scope(...)` / `tf.device(...)`
+block, and the per-record code may loop over the record's tensors (`for t in examples.values()`)
+from a constant start (`longest = 0`). The reader's code after its read that does not touch the
+record runs before its map function is defined.
 """
 import dataclasses
 from typing import Dict, List, Optional, Sequence, Set, Tuple
