@@ -13,7 +13,7 @@ Anything else is left as it is and the batch keeps the reason it had.
 
 The batcher may take the records whole, a dict read by name (`examples['inputs']`), and may bucket
 them by length (`tf.contrib.training.bucket_by_sequence_length`, one batch size or one per bucket:
-bucketing.py); both functions may work inside one `with tf.name_scope(...)` / `tf.device(...)`
+bucketing.py); both functions may work inside one `with tf.name_scope(...)` / `tf.device('/cpu:0')`
 block, and the per-record code may loop over the record's tensors (`for t in examples.values()`)
 from a constant start (`longest = 0`). The reader's code after its read that does not touch the
 record runs before its map function is defined.
@@ -94,7 +94,7 @@ def _function(module: cst.Module, name: str) -> Optional[cst.FunctionDef]:
 
 def _body(function: cst.FunctionDef, resolve) -> List[cst.BaseStatement]:
     """The statements the function works in: its own, or, when they are a docstring and one
-    `with tf.name_scope(...):` or `with tf.device(...):` block (no `as`), those of the block,
+    `with tf.name_scope(...):` or `with tf.device('/cpu:0'):` block (no `as`), those of the block,
     which only names or places the ops made there (see `_rebuilt`)."""
     if not isinstance(function.body, cst.IndentedBlock):
         raise Refused("%s() is written on one line" % function.name.value)
@@ -103,7 +103,8 @@ def _body(function: cst.FunctionDef, resolve) -> List[cst.BaseStatement]:
 
 
 def _scope_block(function: cst.FunctionDef, resolve) -> Optional[cst.With]:
-    """The function's one `with` block of name_scope or device, after at most a docstring."""
+    """The function's one `with` block of name_scope or of a literal CPU device (a dataset's ops
+    run on the CPU), after at most a docstring."""
     *head, last = function.body.body
     if not isinstance(last, cst.With) or not isinstance(last.body, cst.IndentedBlock) or len(head) > 1:
         return None
@@ -111,8 +112,13 @@ def _scope_block(function: cst.FunctionDef, resolve) -> Optional[cst.With]:
                      and isinstance(cstutil.single_small(head[0]).value, (cst.SimpleString, cst.ConcatenatedString))):
         return None
     for item in last.items:
-        if item.asname is not None or not isinstance(item.item, cst.Call) or (resolve(item.item.func) or "") not in (
-                "tensorflow.name_scope", "tensorflow.device"):
+        if item.asname is not None or not isinstance(item.item, cst.Call):
+            return None
+        name, args = resolve(item.item.func) or "", item.item.args
+        if name == "tensorflow.device" and len(args) == 1 and isinstance(args[0].value, cst.SimpleString) \
+                and "cpu" in args[0].value.value.lower():
+            continue
+        if name != "tensorflow.name_scope":
             return None
     return last
 
@@ -181,8 +187,8 @@ def _kept_before(statements: Sequence[cst.BaseStatement], per_record: List[int],
                  ) -> List[cst.BaseStatement]:
     """The statements among `statements` that are not per-record, to run before the map function
     is defined (it reads what they bind when it is traced, after them all). Raises Refused for one
-    that returns, or that binds a name an earlier per-record statement reads (the map function
-    would read its new value)."""
+    that returns, or that mentions a name an earlier per-record statement reads (binding it again
+    or changing it, the map function would read its new value)."""
     kept = []
     for index, stmt in enumerate(statements):
         if index in per_record:
@@ -195,9 +201,9 @@ def _kept_before(statements: Sequence[cst.BaseStatement], per_record: List[int],
         for i in per_record:
             if i < index:
                 earlier |= set(cstutil.name_uses(statements[i]).loads)
-        again = set(uses.stores) & earlier
+        again = (set(uses.stores) | set(uses.loads) | set(uses.mutated)) & earlier
         if again:
-            raise Refused("%s() binds `%s` again after per-record code that reads it" % (owner, sorted(again)[0]))
+            raise Refused("%s() uses `%s` after per-record code that reads it" % (owner, sorted(again)[0]))
         kept.append(stmt)
     return kept
 

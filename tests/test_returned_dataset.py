@@ -223,4 +223,13 @@ def test_reader_code_rebinding_what_earlier_per_record_code_read_leaves_the_buck
         "        return {name: tensor for (name, tensor) in zip(items, decoded)}\n",
         "        items = list(reversed(items))\n        return {name: tensor for (name, tensor) in zip(items, decoded)}\n")
     reason = _bucket_reason(_migrate(tmp_path, {"examples.py": text})["examples.py"])
-    assert "decoded_examples() binds `items` again after per-record code that reads it" in reason
+    assert "decoded_examples() uses `items` after per-record code that reads it" in reason
+
+
+def test_a_batcher_on_another_device_than_the_cpu_is_not_entered(tmp_path):
+    text = _text(SCOPED).replace("    with tf.name_scope('bucket_examples'):", "    with tf.device('/gpu:0'):")
+    result = _migrate(tmp_path, {"examples.py": text})["examples.py"]
+    assert "bucket_by_sequence_length(" in result.new_source.decode()
+    text = _text(SCOPED).replace("    with tf.name_scope('bucket_examples'):", "    with tf.device('/cpu:0'):")
+    result = _migrate(tmp_path, {"examples.py": text})["examples.py"]
+    assert all(d.fixed for d in result.diagnostics)
