@@ -71,11 +71,32 @@ def bucket_stage(batching, tf: str, target: Target, batch_stage) -> str:
     """The stage after `repeat`: `apply(group_by_window(...))`, batching each bucket with the
     expression `batch_stage(window_name)` gives (the pipeline's own batching, of the window)."""
     boundaries, size = batching.bucket_boundaries, batching.batch_size
-    length, tensors = _fresh("length", boundaries, tf), _fresh("tensors", boundaries, tf)
     window = _fresh("window", size, tf)
     bucket = _fresh("bucket", size, tf, window)
-    key = "lambda %s, %s: %s.reduce_sum(%s.cast(%s.less_equal(%s, %s), %s.int64))" % (
-        length, tensors, tf, tf, tf, boundaries, length, tf)
     reduce = "lambda %s, %s: %s" % (bucket, window, batch_stage(window))
+    return "apply(%s(%s, %s, %s))" % (_group_by_window(tf, target), _key(boundaries, tf), reduce, size)
+
+
+def per_bucket_stage(boundaries: str, sizes: str, tf: str, target: Target, batch_stage) -> str:
+    """The stage for `batch_size` given as one size per bucket (`sizes`, the source of a Python
+    list of len(boundaries) + 1 sizes): bucket i's windows hold `sizes[i]` records, and the
+    expression `batch_stage(window, size)` batches a window by `size` (a scalar int64 tensor).
+    The batch dimension is unknown, as the queue's was for a list of sizes."""
+    window = _fresh("window", sizes, tf)
+    bucket = _fresh("bucket", sizes, tf, window)
+    size = "%s.gather(%s.cast(%s, %s.int64), %s)" % (tf, tf, sizes, tf, bucket)
+    reduce = "lambda %s, %s: %s" % (bucket, window, batch_stage(window, size))
+    return "apply(%s(%s, %s, window_size_func=lambda %s: %s))" % (
+        _group_by_window(tf, target), _key(boundaries, tf), reduce, bucket, size)
+
+
+def _key(boundaries: str, tf: str) -> str:
+    """The key function: the number of boundaries at or below the record's length."""
+    length, tensors = _fresh("length", boundaries, tf), _fresh("tensors", boundaries, tf)
+    return "lambda %s, %s: %s.reduce_sum(%s.cast(%s.less_equal(%s, %s), %s.int64))" % (
+        length, tensors, tf, tf, tf, boundaries, length, tf)
+
+
+def _group_by_window(tf: str, target: Target) -> str:
     module = "contrib.data" if target.group_by_window == "contrib" else "data.experimental"
-    return "apply(%s.%s.group_by_window(%s, %s, %s))" % (tf, module, key, reduce, size)
+    return "%s.%s.group_by_window" % (tf, module)

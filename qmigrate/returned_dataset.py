@@ -10,17 +10,26 @@ and what the batcher's parameter holds change, so each has exactly one call, bot
 the module that only hands the records from one to the other, and no other module of the run may
 mention them (api's check of `changed_helpers` sends the module back with them kept: `keep`).
 Anything else is left as it is and the batch keeps the reason it had.
+
+The batcher may take the records whole, a dict read by name (`examples['inputs']`), and may bucket
+them by length (`tf.contrib.training.bucket_by_sequence_length`, one batch size or one per bucket:
+bucketing.py); both functions may work inside one `with tf.name_scope(...)` / `tf.device('/cpu:0')`
+block, and the per-record code may loop over the record's tensors (`for t in examples.values()`)
+from a constant start (`longest = 0`). The reader's code after its read that does not touch the
+record runs before its map function is defined.
 """
+import dataclasses
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import cstutil, synth
+from qmigrate import bucketing, cstutil, synth
 from qmigrate.model import Batching
 from qmigrate.names import dotted as dotted_name
 from qmigrate.rules.base import Unsupported
 
 BATCH = "tensorflow.train.batch"
+BUCKET = "tensorflow.contrib.training.bucket_by_sequence_length"
 # Made in a map function, these would live in the function's graph, not the program's: variables
 # and placeholders are refused there, summaries and collections never reach the program's.
 _NOT_IN_MAP = {"tensorflow.Variable", "tensorflow.get_variable", "tensorflow.placeholder",
@@ -40,7 +49,7 @@ def rewrite(original: cst.Module, new_module: cst.Module, analysis, tf: str, tar
     `analysis`, both functions added to its changed_helpers. A shape seen but refused gives the
     batch a reason. Never raises."""
     for rule, call, _, _ in list(analysis.occurrences):
-        if analysis.call_names.get(id(call)) != BATCH or id(call) in analysis.fixed_calls \
+        if analysis.call_names.get(id(call)) not in (BATCH, BUCKET) or id(call) in analysis.fixed_calls \
                 or id(call) in analysis.reasons:
             continue
         batcher = _top_function(original, call)
@@ -83,10 +92,44 @@ def _function(module: cst.Module, name: str) -> Optional[cst.FunctionDef]:
     return found[0] if len(found) == 1 else None
 
 
-def _body(function: cst.FunctionDef) -> List[cst.BaseStatement]:
+def _body(function: cst.FunctionDef, resolve) -> List[cst.BaseStatement]:
+    """The statements the function works in: its own, or, when they are a docstring and one
+    `with tf.name_scope(...):` or `with tf.device('/cpu:0'):` block (no `as`), those of the block,
+    which only names or places the ops made there (see `_rebuilt`)."""
     if not isinstance(function.body, cst.IndentedBlock):
         raise Refused("%s() is written on one line" % function.name.value)
-    return list(function.body.body)
+    scope = _scope_block(function, resolve)
+    return list(scope.body.body if scope is not None else function.body.body)
+
+
+def _scope_block(function: cst.FunctionDef, resolve) -> Optional[cst.With]:
+    """The function's one `with` block of name_scope or of a literal CPU device (a dataset's ops
+    run on the CPU), after at most a docstring."""
+    *head, last = function.body.body
+    if not isinstance(last, cst.With) or not isinstance(last.body, cst.IndentedBlock) or len(head) > 1:
+        return None
+    if head and not (isinstance(cstutil.single_small(head[0]), cst.Expr)
+                     and isinstance(cstutil.single_small(head[0]).value, (cst.SimpleString, cst.ConcatenatedString))):
+        return None
+    for item in last.items:
+        if item.asname is not None or not isinstance(item.item, cst.Call):
+            return None
+        name, args = resolve(item.item.func) or "", item.item.args
+        if name == "tensorflow.device" and len(args) == 1 and isinstance(args[0].value, cst.SimpleString) \
+                and "cpu" in args[0].value.value.lower():
+            continue
+        if name != "tensorflow.name_scope":
+            return None
+    return last
+
+
+def _rebuilt(function: cst.FunctionDef, statements: Sequence[cst.BaseStatement], resolve) -> cst.FunctionDef:
+    """`function` working in `statements` instead (inside its name_scope or device block, if any)."""
+    scope = _scope_block(function, resolve)
+    if scope is None:
+        return function.with_changes(body=function.body.with_changes(body=list(statements)))
+    block = scope.with_changes(body=scope.body.with_changes(body=list(statements)))
+    return function.with_changes(body=function.body.with_changes(body=list(function.body.body[:-1]) + [block]))
 
 
 def _params(function: cst.FunctionDef) -> List[str]:
@@ -105,18 +148,19 @@ def _per_record(statements: Sequence[cst.BaseStatement], tainted: Set[str], reso
                 ) -> Tuple[List[int], Set[str]]:
     """(indices of the statements that work on the records, the names they give): a statement
     that reads a record name is per-record, and so are the names it binds. Raises Refused for a
-    per-record statement that is not a plain assignment or expression, that stores into an object
-    it did not make, or that makes a variable, placeholder, summary or collection entry, and for
-    a name both a per-record statement and another one bind."""
+    per-record statement that is not a plain assignment or expression (or a `for` loop of those),
+    that stores into an object it did not make, or that makes a variable, placeholder, summary or
+    collection entry, and for a name both a per-record statement and another one bind (but the
+    constant a per-record accumulation starts from, `longest = 0`: it is per-record too)."""
     tainted = set(tainted)
-    indices, others = [], set()
+    indices, others = [], {}  # name: the other statements binding it
     for index, stmt in enumerate(statements):
         uses = cstutil.name_uses(stmt)
         if not set(uses.loads) & tainted:
-            others |= set(uses.stores)
+            for name in uses.stores:
+                others.setdefault(name, []).append(index)
             continue
-        small = cstutil.single_small(stmt)
-        if not isinstance(small, (cst.Assign, cst.Expr, cst.AnnAssign)) or uses.control:
+        if not _plain(stmt) or uses.control:
             raise Refused("the per-record code of %s() holds a statement other than an assignment "
                           "(line of `%s`)" % (owner, _short(stmt)))
         outer = set(uses.mutated) - tainted
@@ -131,11 +175,61 @@ def _per_record(statements: Sequence[cst.BaseStatement], tainted: Set[str], reso
                               "summaries and collections do not reach the program" % (owner, _short(call)))
         indices.append(index)
         tainted |= set(uses.stores)
-    both = tainted & others
-    if both:
-        raise Refused("`%s` is bound both by per-record code of %s() and by code that is not" % (
-            sorted(both)[0], owner))
-    return indices, tainted
+    for name in sorted(tainted & set(others)):
+        starts = others[name]
+        if len(starts) != 1 or not _starts_accumulation(statements, starts[0], name, indices):
+            raise Refused("`%s` is bound both by per-record code of %s() and by code that is not" % (name, owner))
+        indices.append(starts[0])
+    return sorted(indices), tainted
+
+
+def _kept_before(statements: Sequence[cst.BaseStatement], per_record: List[int], owner: str
+                 ) -> List[cst.BaseStatement]:
+    """The statements among `statements` that are not per-record, to run before the map function
+    is defined (it reads what they bind when it is traced, after them all). Raises Refused for one
+    that returns, or that mentions a name an earlier per-record statement reads (binding it again
+    or changing it, the map function would read its new value)."""
+    kept = []
+    for index, stmt in enumerate(statements):
+        if index in per_record:
+            continue
+        uses = cstutil.name_uses(stmt)
+        if uses.control:
+            raise Refused("%s() leaves or loops between reading its record and returning it (line of `%s`)" % (
+                owner, _short(stmt)))
+        earlier = set()
+        for i in per_record:
+            if i < index:
+                earlier |= set(cstutil.name_uses(statements[i]).loads)
+        again = (set(uses.stores) | set(uses.loads) | set(uses.mutated)) & earlier
+        if again:
+            raise Refused("%s() uses `%s` after per-record code that reads it" % (owner, sorted(again)[0]))
+        kept.append(stmt)
+    return kept
+
+
+def _plain(stmt: cst.BaseStatement) -> bool:
+    """An assignment or expression line, or a `for` loop (no else) of those."""
+    if isinstance(stmt, cst.For):
+        return (stmt.orelse is None and stmt.asynchronous is None and isinstance(stmt.body, cst.IndentedBlock)
+                and all(_plain(inner) and not isinstance(inner, cst.For) for inner in stmt.body.body))
+    return isinstance(cstutil.single_small(stmt), (cst.Assign, cst.Expr, cst.AnnAssign, cst.AugAssign))
+
+
+def _starts_accumulation(statements: Sequence[cst.BaseStatement], index: int, name: str, per_record: List[int]
+                         ) -> bool:
+    """Whether statement `index`, not per-record, is `name = <constant>` before every per-record
+    statement that reads or binds `name`, and no other statement that is not per-record reads
+    `name`: moved into the map function, it gives each record the same start."""
+    assign = cstutil.single_assign(statements[index])
+    if assign is None or not isinstance(assign[0], cst.Name) or cstutil.calls_of(assign[1]) \
+            or cstutil.name_uses(assign[1]).loads:
+        return False
+    if any(i < index for i in per_record if name in cstutil.name_uses(statements[i]).loads
+           or name in cstutil.name_uses(statements[i]).stores):
+        return False
+    return not any(name in cstutil.name_uses(stmt).loads for i, stmt in enumerate(statements)
+                   if i != index and i not in per_record)
 
 
 def _binds(node: cst.CSTNode) -> Set[str]:
@@ -153,12 +247,21 @@ def _short(node: cst.CSTNode) -> str:
 
 def _free_then_bound(statements: Sequence[cst.BaseStatement], params: Sequence[str]) -> Set[str]:
     """Names read by `statements` before they bind them: in a function of their own, Python would
-    take them for locals not yet bound (UnboundLocalError)."""
+    take them for locals not yet bound (UnboundLocalError). A `for` loop binds its target before
+    its body reads it."""
     bound, early = set(params), set()
-    for stmt in statements:
-        uses = cstutil.name_uses(stmt)
-        early |= set(uses.loads) - bound
-        bound |= set(uses.stores)
+
+    def walk(stmts):
+        for stmt in stmts:
+            if isinstance(stmt, cst.For):
+                early.update(set(cstutil.name_uses(stmt.iter).loads) - bound)
+                bound.update(_binds(stmt))
+                walk(stmt.body.body)
+                continue
+            uses = cstutil.name_uses(stmt)
+            early.update(set(uses.loads) - bound)
+            bound.update(uses.stores)
+    walk(statements)
     return early & bound
 
 
@@ -256,9 +359,9 @@ def _hand_over(module: cst.Module, batcher: cst.FunctionDef, position: int, para
 def _engine_read(reader: cst.FunctionDef, original: cst.FunctionDef, resolve) -> Optional[int]:
     """The index of the reader's statement `x = <dataset>.make_one_shot_iterator().get_next()` that
     this run wrote (its original has no such statement); None if none."""
-    before = _body(original)
+    before = _body(original, resolve)
     read = None
-    for index, stmt in enumerate(_body(reader)):
+    for index, stmt in enumerate(_body(reader, resolve)):
         assign = cstutil.single_assign(stmt)
         if assign and isinstance(assign[0], cst.Name) and _iterator_dataset(assign[1], resolve) is not None \
                 and not any(stmt.deep_equals(old) for old in before):
@@ -274,7 +377,7 @@ def _spreads(returned: cst.BaseExpression, work: Sequence[cst.BaseStatement], mo
     when that cannot be seen."""
     if isinstance(returned, cst.Tuple):
         return True
-    if isinstance(returned, cst.Dict):
+    if isinstance(returned, (cst.Dict, cst.DictComp)):
         return False
     if isinstance(returned, cst.Call) and isinstance(returned.func, cst.Name):
         return False if returned.func.value in _namedtuples(module, resolve) else None
@@ -315,7 +418,7 @@ class _Shape:
         batcher = _function(new_module, batcher_orig.name.value)
         if batcher is None or not batcher.deep_equals(batcher_orig):
             return None
-        body = _body(batcher)
+        body = _body(batcher, resolve)
         params = _params(batcher)
         # `(a, b, ...) = records`, records a parameter read nowhere else
         unpack = None
@@ -326,20 +429,30 @@ class _Shape:
                     and all(isinstance(e.value, cst.Name) for e in assign[0].elements):
                 unpack = index
                 break
-        if unpack is None:
-            return None
-        param = cstutil.single_assign(body[unpack])[1].value
-        if cstutil.name_uses(batcher.body).loads.count(param) != 1:
-            return None
+        handed = None
+        if unpack is not None:
+            param = cstutil.single_assign(body[unpack])[1].value
+            if cstutil.name_uses(batcher.body).loads.count(param) != 1:
+                return None
+        else:
+            # The records handed whole (a dict of tensors), read by name: the parameter the caller
+            # hands the reader's records as.
+            for index, name in enumerate(params):
+                handed = _hand_over(new_module, batcher, index, name)
+                if handed is not None:
+                    param = name
+                    break
+            if handed is None:
+                return None
         batch_index = next((i for i, stmt in enumerate(body) if any(c is call for c in cstutil.calls_of(stmt))), None)
-        if batch_index is None or batch_index < unpack:
+        if batch_index is None or (unpack is not None and batch_index < unpack):
             return None
         assign, small = cstutil.single_assign(body[batch_index]), cstutil.single_small(body[batch_index])
         returned = isinstance(small, cst.Return) and small.value is call  # `return tf.train.batch(...)`
         if not returned and (assign is None or assign[1] is not call
                              or not isinstance(assign[0], (cst.Name, cst.Tuple, cst.List))):
             return None
-        handed = _hand_over(new_module, batcher, params.index(param), param)
+        handed = handed or _hand_over(new_module, batcher, params.index(param), param)
         if handed is None:
             return None
         caller, reader_name, slot, arity = handed
@@ -351,21 +464,20 @@ class _Shape:
         if read is None:
             return None
         return cls(module=new_module, reader=reader, caller=caller, batcher=batcher, call=call, rule=rule,
-                   resolve=resolve,
+                   resolve=resolve, bucket=analysis.call_names.get(id(call)) == BUCKET,
                    batch_index=batch_index, unpack=unpack, param=param, slot=slot, arity=arity, read=read)
 
     def check(self) -> None:
         """Raises Refused unless both functions can be written again as described."""
         resolve = self.resolve
-        reader_body = _body(self.reader)
+        reader_body = _body(self.reader, self.resolve)
         rest = reader_body[self.read + 1:]
         ret = cstutil.single_small(rest[-1]) if rest else None
         if not isinstance(ret, cst.Return) or ret.value is None:
             raise Refused("%s() does not end by returning its records" % self.reader.name.value)
         record = cstutil.single_assign(reader_body[self.read])[0].value
         work, tainted = _per_record(rest[:-1], {record}, resolve, self.reader.name.value)
-        if len(work) != len(rest) - 1:
-            raise Refused("%s() runs code that is not per-record after reading its record" % self.reader.name.value)
+        self.reader_kept = _kept_before(rest[:-1], work, self.reader.name.value)
         value = ret.value
         if self.slot is None:
             returned = value
@@ -377,7 +489,7 @@ class _Shape:
             for index, element in enumerate(value.elements):
                 if index != self.slot and set(cstutil.name_uses(element).loads) & tainted:
                     raise Refused("%s() returns per-record values beside the records" % self.reader.name.value)
-        work, returned = _rename_rebound(rest[:-1], returned, [record], self.reader.name.value)
+        work, returned = _rename_rebound([rest[i] for i in work], returned, [record], self.reader.name.value)
         self.record, self.returned, self.reader_work = record, returned, work
         self.reader_return = ret
         spread = _spreads(returned, work, self.module, resolve)
@@ -385,18 +497,22 @@ class _Shape:
             raise Refused("%s() returns `%s` as its records, whose structure qmigrate does not see (a tuple's "
                           "parts reach a map function as arguments of their own, any other structure as one)" % (
                               self.reader.name.value, _short(returned)))
+        if self.unpack is None and (spread or isinstance(returned, cst.Call)):
+            raise Refused("%s() reads `%s` as one dict of tensors, but %s() returns `%s`" % (
+                self.batcher.name.value, self.param, self.reader.name.value, _short(returned)))
         # The batcher
-        body = _body(self.batcher)
-        between = body[self.unpack + 1:self.batch_index]
-        if any(not isinstance(stmt, cst.SimpleStatementLine) for stmt in between):
+        body = _body(self.batcher, self.resolve)
+        self.start = self.unpack + 1 if self.unpack is not None else 0
+        between = body[self.start:self.batch_index]
+        if any(not isinstance(stmt, (cst.SimpleStatementLine, cst.For)) for stmt in between):
             raise Refused("%s() works on the records inside a compound statement" % self.batcher.name.value)
-        unpacked = set(cstutil.name_uses(body[self.unpack]).stores)
+        unpacked = set(cstutil.name_uses(body[self.unpack]).stores) if self.unpack is not None else {self.param}
         work, tainted = _per_record(between, unpacked, resolve, self.batcher.name.value)
         after = body[self.batch_index + 1:]
         late = set(cstutil.name_uses(cst.IndentedBlock(body=after)).loads) & tainted if after else set()
         if late:
             raise Refused("%s() reads the per-record `%s` after the batch" % (self.batcher.name.value, sorted(late)[0]))
-        map_statements = [body[self.unpack]] + [between[i] for i in work]
+        map_statements = ([body[self.unpack]] if self.unpack is not None else []) + [between[i] for i in work]
         # The map function runs where the batch was: what it reads must not be bound again on the way.
         read = set(cstutil.name_uses(cst.IndentedBlock(body=map_statements)).loads)
         for index, stmt in enumerate(between):
@@ -411,7 +527,9 @@ class _Shape:
             raise Refused(str(unsupported))
         tensors = bound.get("tensors")
         self.kind = "tuple" if isinstance(tensors, (cst.List, cst.Tuple)) else "dict"
-        if isinstance(tensors, cst.Name) and tensors.value in tainted:
+        if isinstance(tensors, cst.Name) and tensors.value == self.param and self.unpack is None:
+            pass  # the records themselves, a dict
+        elif isinstance(tensors, cst.Name) and tensors.value in tainted:
             # `batch_tensors = {...}` in the per-record code: the map function returns that dict
             made = [stmt for stmt in map_statements if tensors.value in cstutil.name_uses(stmt).stores
                     or tensors.value in cstutil.name_uses(stmt).mutated]
@@ -423,7 +541,7 @@ class _Shape:
         if isinstance(tensors, (cst.List, cst.Tuple)) and any(isinstance(e, cst.StarredElement)
                                                               for e in tensors.elements):
             raise Refused("it batches a starred list")
-        if isinstance(tensors, (cst.List, cst.Tuple)) and len(tensors.elements) == 1:
+        if isinstance(tensors, (cst.List, cst.Tuple)) and len(tensors.elements) == 1 and not self.bucket:
             raise Refused("it batches a list of one tensor, for which tf.train.batch gives that tensor alone")
         for key in ("enqueue_many", "shapes", "shared_name"):
             if key in bound and not (isinstance(bound[key], cst.Name) and bound[key].value in ("False", "None")):
@@ -437,8 +555,9 @@ class _Shape:
                 flags[key] = node.value == "True"
             else:
                 raise Refused("its `%s=` is not a literal True or False" % key)
+        per_record = ("tensors", "input_length", "keep_input") if self.bucket else ("tensors",)
         for key, node in bound.items():
-            if key != "tensors" and set(cstutil.name_uses(node).loads) & tainted:
+            if key not in per_record and set(cstutil.name_uses(node).loads) & tainted:
                 raise Refused("its `%s=` is computed from the records" % key)
         code = cst.Module([]).code_for_node
         threads = bound.get("num_threads")
@@ -448,8 +567,18 @@ class _Shape:
         self.batching = Batching(code(bound["batch_size"]), num_threads=threads,
                                  allow_smaller_final_batch=flags["allow_smaller_final_batch"],
                                  dynamic_pad=flags["dynamic_pad"])
-        self.map_statements, self.tensors = _rename_rebound(map_statements, tensors, [self.param],
-                                                             self.batcher.name.value)
+        self.length = self.keep = None
+        if self.bucket:
+            self._bucketing(bound)
+            parts = [tensors, bound["input_length"]] + ([bound["keep_input"]] if self.keep is not None else [])
+            self.map_statements, renamed = _rename_rebound(
+                map_statements, cst.Tuple([cst.Element(part) for part in parts]), [self.param], self.batcher.name.value)
+            renamed = [element.value for element in renamed.elements]
+            self.tensors, self.length = renamed[:2]
+            self.keep = renamed[2] if self.keep is not None else None
+        else:
+            self.map_statements, self.tensors = _rename_rebound(map_statements, tensors, [self.param],
+                                                                 self.batcher.name.value)
         self.map_params = [self.param]
         if spread:
             # tf.data hands a tuple's parts to the map function as its arguments: they take the
@@ -460,15 +589,38 @@ class _Shape:
                     self.batcher.name.value, len(target.elements), len(returned.elements)))
             self.map_params = [e.value.value for e in target.elements]
             self.map_statements = self.map_statements[1:]
-            if not self.map_statements:
+            if not self.map_statements and not self.bucket:
                 raise Refused("%s() does no per-record work" % self.batcher.name.value)
         self.kept_between = [stmt for i, stmt in enumerate(between) if i not in work]
+
+    def _bucketing(self, bound) -> None:
+        """bucket_by_sequence_length's arguments: its boundaries, its batch size (`sizes_kind`
+        "one", "list" of one per bucket, or "either" when a name or item of names could hold
+        either, chosen by isinstance where the batching was made) and keep_input. Raises Refused."""
+        for key in ("input_length", "bucket_boundaries", "batch_size"):
+            if key not in bound:
+                raise Refused("it has no `%s` argument" % key)
+        sizes = bound["batch_size"]
+        if isinstance(sizes, (cst.List, cst.Tuple, cst.ListComp)):
+            self.sizes_kind = "list"
+        elif isinstance(sizes, cst.Integer):
+            self.sizes_kind = "one"
+        elif isinstance(sizes, (cst.Name, cst.Attribute, cst.Subscript)) and not cstutil.calls_of(sizes):
+            self.sizes_kind = "either"
+        else:
+            raise Refused("its `batch_size=` is computed (`%s`): whether it gives one size or one per bucket, "
+                          "which batch differently, is not seen" % _short(sizes))
+        keep = bound.get("keep_input")
+        if keep is not None and not (isinstance(keep, cst.Name) and keep.value in ("True", "None")):
+            self.keep = keep
+        code = cst.Module([]).code_for_node
+        self.batching = dataclasses.replace(self.batching, bucket_boundaries=code(bound["bucket_boundaries"]))
 
     def apply(self, module: cst.Module, tf: str, target) -> cst.Module:
         config = module.config_for_parsing
         code = cst.Module([]).code_for_node
         # The reader: its per-record code becomes a map function; it returns the mapped dataset.
-        reader_body = _body(self.reader)
+        reader_body = _body(self.reader, self.resolve)
         read_value = cstutil.single_assign(reader_body[self.read])[1]
         dataset = code(_iterator_dataset(read_value, self.resolve))
         taken = set(cstutil.name_uses(self.reader).loads) | set(cstutil.name_uses(self.reader).stores)
@@ -485,10 +637,10 @@ class _Shape:
             body=[self.reader_return.with_changes(value=new_value)], leading_lines=[])
         read_stmt = reader_body[self.read]
         parse_def = _blank(parse_def.with_changes(leading_lines=list(read_stmt.leading_lines)))
-        new_reader_body = reader_body[:self.read] + [parse_def, _blank(new_return)]
-        reader = self.reader.with_changes(body=self.reader.body.with_changes(body=new_reader_body))
+        new_reader_body = reader_body[:self.read] + self.reader_kept + [parse_def, _blank(new_return)]
+        reader = _rebuilt(self.reader, new_reader_body, self.resolve)
         # The batcher: its per-record code maps the dataset it is handed, then the batch.
-        body = _body(self.batcher)
+        body = _body(self.batcher, self.resolve)
         taken = set(cstutil.name_uses(self.batcher).loads) | set(cstutil.name_uses(self.batcher).stores)
         prepare = _fresh("prepare_record", taken)
         ds = _fresh("dataset", taken | {prepare})
@@ -497,28 +649,63 @@ class _Shape:
         else:
             items = [code(e.value) for e in self.tensors.elements]
             element, kind = ", ".join(items) + ("," if len(items) == 1 else ""), "tuple"
+            if self.bucket:
+                element, kind = ", ".join(items), "single" if len(items) == 1 else "tuple"
+        if self.bucket:  # the record's length goes with it (bucketing.py), and its keep_input
+            kind, element = bucketing.element(code(self.length), kind, element)
+            if self.keep is not None:
+                element = "(%s), %s" % (element, code(self.keep))
         prepare_def = _nested(prepare, self.map_params, self.map_statements, element, config)
         threads = ", num_parallel_calls=%s" % self.batching.num_threads if self.batching.num_threads else ""
-        lines = ["%s = %s.map(%s%s)" % (ds, self.param, prepare, threads),
-                 "%s = %s.%s" % (ds, ds, synth._batch(ds, self.batching, tf, target)),
-                 "%s = %s.prefetch(1)" % (ds, ds)]
+        lines = ["%s = %s.map(%s%s)" % (ds, self.param, prepare, threads)]
+        if self.keep is not None:  # the queue took only the records whose keep_input held
+            lines += ["%s = %s.filter(lambda element, keep: keep)" % (ds, ds),
+                      "%s = %s.map(lambda element, keep: element)" % (ds, ds)]
+        if self.bucket:
+            lines.append(self._bucket_batches(ds, tf, target))
+        else:
+            lines.append("%s = %s.%s" % (ds, ds, synth._batch(ds, self.batching, tf, target)))
+        lines.append("%s = %s.prefetch(1)" % (ds, ds))
         batch_stmt = body[self.batch_index]
         small = cstutil.single_small(batch_stmt)
         next_element = "%s.get_next()" % synth._one_shot(ds, tf, target)
-        if kind == "tuple" and (isinstance(small, cst.Return) or isinstance(small.targets[0].target, cst.Name)):
+        if self.bucket:
+            next_element = bucketing.consumed(next_element, kind, None if isinstance(small, cst.Return)
+                                              else small.targets[0].target)
+        elif kind == "tuple" and (isinstance(small, cst.Return) or isinstance(small.targets[0].target, cst.Name)):
             next_element = "list(%s)" % next_element  # tf.train.batch gave a list
         consumed = batch_stmt.with_changes(
             body=[small.with_changes(value=cst.parse_expression(next_element, config))], leading_lines=[])
         stages = [cst.parse_statement(line + "\n", config) for line in lines]
         first_work = self.map_statements[0]
         prepare_def = prepare_def.with_changes(leading_lines=list(first_work.leading_lines))
-        if body[:self.unpack] or self.kept_between:
+        head = body[:self.unpack] if self.unpack is not None else []
+        if head or self.kept_between:
             prepare_def = _blank(prepare_def)
-        new_body = (body[:self.unpack] + self.kept_between + [prepare_def, _blank(stages[0])] + stages[1:] + [consumed]
+        new_body = (head + self.kept_between + [prepare_def, _blank(stages[0])] + stages[1:] + [consumed]
                     + body[self.batch_index + 1:])
-        batcher = self.batcher.with_changes(body=self.batcher.body.with_changes(body=new_body))
+        batcher = _rebuilt(self.batcher, new_body, self.resolve)
         return module.with_changes(body=[reader if stmt is self.reader else batcher if stmt is self.batcher else stmt
                                          for stmt in module.body])
+
+    def _bucket_batches(self, ds: str, tf: str, target) -> str:
+        """The statement grouping `ds` by bucket of lengths, each window batched as the queue
+        batched a bucket: by one size, by the size of its bucket, or (`sizes_kind` "either") by
+        what the batch size holds when the pipeline is made, as bucket_by_sequence_length decided
+        then (`if isinstance(sizes, (list, tuple)):`)."""
+        def batch_of(window, size=None):
+            batching = dataclasses.replace(self.batching, batch_size=size) if size else self.batching
+            return "%s.%s" % (window, synth._batch(window, batching, tf, target,
+                                                   shapes=bucketing.window_shapes(window, tf, target)))
+        sizes = self.batching.batch_size
+        one = "%s = %s.%s" % (ds, ds, bucketing.bucket_stage(self.batching, tf, target, batch_of))
+        per_bucket = "%s = %s.%s" % (ds, ds, bucketing.per_bucket_stage(self.batching.bucket_boundaries, sizes, tf,
+                                                                         target, batch_of))
+        if self.sizes_kind == "one":
+            return one
+        if self.sizes_kind == "list":
+            return per_bucket
+        return synth._when("isinstance(%s, (list, tuple))" % sizes, [per_bucket], [one])
 
 
 def _nested(name: str, params: Sequence[str], statements: Sequence[cst.BaseStatement], returns,

@@ -201,7 +201,10 @@ class Explainer:
 
     # --- where batched tensors come from ---------------------------------------------------
     def _batch(self, call, function, body, index) -> Optional[str]:
-        tensors = call.args[0].value if call.args else None
+        # bucket_by_sequence_length takes the record's length first, its tensors second
+        position = 1 if (self.resolve(call.func) or "").endswith(".bucket_by_sequence_length") else 0
+        positional = [arg for arg in call.args if arg.keyword is None]
+        tensors = positional[position].value if len(positional) > position else None
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value in ("tensors", "tensors_list"):
                 tensors = arg.value
@@ -260,6 +263,11 @@ class Explainer:
                         "replaced" % (callee, line))
             return ("the tensors it batches come from %s() (line %d), a call qmigrate does not follow to a "
                     "producer → reader chain%s" % (callee, line, self._foreign_object(value, body, binder)))
+        if parameter is not None and _is_name(tensors, parameter) and not self._called_here(function):
+            return ("the tensors it batches are `%s`, a parameter of %s(), which no function of this module calls: "
+                    "qmigrate rewrites a function that batches the records it is handed only together with the "
+                    "function that reads them, when one caller in the same module hands them from one to the "
+                    "other" % (parameter, function.name.value))
         if parameter is not None:
             listed = isinstance(tensors, (cst.List, cst.Tuple)) and all(
                 isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in tensors.elements)
@@ -426,6 +434,12 @@ class Explainer:
             cstutil.walk(root, finder)
             self._bodies[key] = finder.found
         return self._bodies[key]
+
+    def _called_here(self, function) -> bool:
+        """Whether the module calls `function` by its name, or by any attribute of that name."""
+        name = function.name.value
+        return any(_is_name(call.func, name) or isinstance(call.func, cst.Attribute) and call.func.attr.value == name
+                   for call in _calls(self.module))
 
     def _batches(self, stmt) -> bool:
         for call in _calls(stmt):

@@ -28,9 +28,16 @@ class BucketBySequenceLength(Rule):
     same padding, each batch from one bucket. Batches of different buckets come in the order the
     buckets fill; the queue's order between buckets was up to its threads.
 
+    Records one function returns and another buckets, handed from one to the other by their one
+    caller (qmigrate/returned_dataset.py): the reader returns the mapped dataset, the bucketing
+    function maps its per-record code over it and groups it. There `batch_size` may also be one
+    size per bucket (`group_by_window`'s `window_size_func`, the batch dimension unknown as the
+    queue's was); a name or item that may hold either is tested with `isinstance(..., (list,
+    tuple))` where the batching is made, as bucket_by_sequence_length tested it.
+
     ## Limitations
-    `batch_size` must be one size for every bucket (a literal list of per-bucket sizes is
-    reported) and a Python integer or an int64 tensor; the tensors come back as a tuple where
+    In one function, `batch_size` must be one size for every bucket (a literal list of per-bucket
+    sizes is reported) and a Python integer or an int64 tensor; the tensors come back as a tuple where
     the queue gave a list (indexing and unpacking read the same). `shapes=` as for `batch`;
     `shared_name=` is not rewritten. `capacity` and `bucket_capacities` only bounded the queues'
     memory and go.

@@ -131,3 +131,105 @@ def test_per_record_code_that_stores_into_an_outer_object_leaves_the_batch(tmp_p
         "    values = values[:max_steps]\n", "    values = values[:max_steps]\n    seen['values'] = values\n")
     reason = _batch_reason(_migrate(tmp_path, {"samples.py": text})["samples.py"])
     assert "stores into `seen`, which it did not make" in reason
+
+
+# --- t2t: records handed whole (a dict) to a function that buckets them by length ---
+BUCKETED = os.path.join(TESTDATA, "single", "bucketed_records.before.py")
+SCOPED = os.path.join(TESTDATA, "single", "scoped_bucketed_records.before.py")
+
+
+def _text(path):
+    with open(path) as handle:
+        return handle.read()
+
+
+def _bucket_reason(result):
+    [message] = [d.message for d in result.diagnostics if d.code == "QM309"]
+    return message
+
+
+def test_bucketed_dict_records_migrate_with_one_size_per_bucket_chosen_as_the_queue_chose(tmp_path):
+    result = _migrate(tmp_path, {"examples.py": _text(BUCKETED)})["examples.py"]
+    output = result.new_source.decode()
+    assert all(d.fixed for d in result.diagnostics)
+    assert "    return dataset.map(parse_record)\n" in output
+    assert "    def prepare_record(examples):\n" in output
+    assert "        return (length, examples), length <= scheme['max_length']\n" in output
+    assert "    dataset = dataset.filter(lambda element, keep: keep)\n" in output
+    # a subscript may hold a list (one size per bucket) or one size: decided where the batching is made
+    assert "    if isinstance(scheme['batch_sizes'], (list, tuple)):\n" in output
+    assert "window_size_func=lambda bucket: tf.gather(tf.cast(scheme['batch_sizes'], tf.int64), bucket)" in output
+    assert "tf.contrib.training" not in output
+    for signature in ("def read_examples(files, training):", "def batch_examples(examples, scheme):"):
+        assert signature in output
+
+
+def test_a_literal_list_of_sizes_buckets_by_it_without_a_test(tmp_path):
+    text = _text(BUCKETED).replace("        scheme['batch_sizes'],\n", "        [4, 3, 2],\n")
+    output = _migrate(tmp_path, {"examples.py": text})["examples.py"].new_source.decode()
+    assert "isinstance(" not in output
+    assert "window_size_func=lambda bucket: tf.gather(tf.cast([4, 3, 2], tf.int64), bucket)" in output
+
+
+def test_a_computed_batch_size_leaves_the_bucketing(tmp_path):
+    text = _text(BUCKETED).replace("        scheme['batch_sizes'],\n", "        sizes_of(scheme),\n")
+    text += "\n\ndef sizes_of(scheme):\n    return scheme['batch_sizes']\n"
+    result = _migrate(tmp_path, {"examples.py": text})["examples.py"]
+    assert "its `batch_size=` is computed (`sizes_of(scheme)`)" in _bucket_reason(result)
+    assert "bucket_by_sequence_length(" in result.new_source.decode()
+
+
+def test_a_batcher_other_modules_call_keeps_both_functions(tmp_path):
+    other = "import examples\n\nbatches = examples.batch_examples({}, {})\n"
+    results = _migrate(tmp_path, {"examples.py": _text(BUCKETED), "other.py": other})
+    reason = _bucket_reason(results["examples.py"])
+    assert "batch_examples() is called from other modules too" in reason and "other.py:3" in reason
+    assert "bucket_by_sequence_length(" in results["examples.py"].new_source.decode()
+
+
+def test_a_batcher_no_function_of_the_module_calls_says_so(tmp_path):
+    text = _text(BUCKETED).replace("    return batch_examples(examples, scheme)\n", "    return examples, scheme\n")
+    reason = _bucket_reason(_migrate(tmp_path, {"examples.py": text})["examples.py"])
+    assert ("the tensors it batches are `examples`, a parameter of batch_examples(), which no function of this "
+            "module calls") in reason
+
+
+def test_the_scoped_reader_and_batcher_keep_their_scopes_and_the_loop_moves_with_its_start(tmp_path):
+    result = _migrate(tmp_path, {"examples.py": _text(SCOPED)})["examples.py"]
+    output = result.new_source.decode()
+    assert all(d.fixed for d in result.diagnostics)
+    assert "    with tf.name_scope('bucket_examples'):\n        def prepare_record(examples):\n" in output
+    assert "            longest = 0\n            for tensor in examples.values():\n" in output
+    # the reader's code that is not per-record runs before its map function
+    assert ("        items = sorted(handlers)\n\n        def parse_record(serialized):\n"
+            "            decoded = decoder.decode(serialized, items=items)\n") in output
+
+
+def test_an_accumulation_start_read_elsewhere_leaves_the_bucketing(tmp_path):
+    text = _text(SCOPED).replace("        longest = 0\n", "        longest = 0\n        tf.logging.info(longest)\n")
+    reason = _bucket_reason(_migrate(tmp_path, {"examples.py": text})["examples.py"])
+    assert "`longest` is bound both by per-record code of bucket_examples() and by code that is not" in reason
+
+
+def test_a_loop_that_breaks_leaves_the_bucketing(tmp_path):
+    text = _text(SCOPED).replace("            longest = tf.maximum(longest, size)\n",
+                                 "            longest = tf.maximum(longest, size)\n            break\n")
+    reason = _bucket_reason(_migrate(tmp_path, {"examples.py": text})["examples.py"])
+    assert "the per-record code of bucket_examples() holds a statement other than an assignment" in reason
+
+
+def test_reader_code_rebinding_what_earlier_per_record_code_read_leaves_the_bucketing(tmp_path):
+    text = _text(SCOPED).replace(
+        "        return {name: tensor for (name, tensor) in zip(items, decoded)}\n",
+        "        items = list(reversed(items))\n        return {name: tensor for (name, tensor) in zip(items, decoded)}\n")
+    reason = _bucket_reason(_migrate(tmp_path, {"examples.py": text})["examples.py"])
+    assert "decoded_examples() uses `items` after per-record code that reads it" in reason
+
+
+def test_a_batcher_on_another_device_than_the_cpu_is_not_entered(tmp_path):
+    text = _text(SCOPED).replace("    with tf.name_scope('bucket_examples'):", "    with tf.device('/gpu:0'):")
+    result = _migrate(tmp_path, {"examples.py": text})["examples.py"]
+    assert "bucket_by_sequence_length(" in result.new_source.decode()
+    text = _text(SCOPED).replace("    with tf.name_scope('bucket_examples'):", "    with tf.device('/cpu:0'):")
+    result = _migrate(tmp_path, {"examples.py": text})["examples.py"]
+    assert all(d.fixed for d in result.diagnostics)

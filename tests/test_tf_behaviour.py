@@ -539,6 +539,17 @@ BUCKET_CASES = [
      44, [2, 4]),
     ("computed_final_batch", "bucketed", lambda d: dict(files=_files(d, "dict_*"), batch_size=4, max_length=4), 36,
      [2, 4]),
+    # --- t2t ---
+    # Records returned by one function, bucketed by another with one batch size per bucket: lengths
+    # id % 7 + 1 of 50 examples, the 7 of length 7 dropped by keep_input; 8, 14 and 21 left in the
+    # buckets, full batches of 4, 3 and 2 only: 8 + 12 + 20.
+    ("bucketed_records", "bucketed_examples", lambda d: dict(files=_files(d, "dict_*"), batch_sizes=[4, 3, 2],
+                                                             boundaries=[1, 3], max_length=6), 40, [2, 4]),
+    # Both functions in a name scope, slim's parallel_read, the length the longest of the fields (a
+    # loop), one batch size for every bucket (an int, not a list), final partial batches kept:
+    # lengths max(3, id % 5) of 50 examples, 40 of 3 and 10 of 4.
+    ("scoped_bucketed_records", "example_batches", lambda d: dict(files=_files(d, "dict_*"), batch_sizes=3,
+                                                                  boundaries=[3]), 50, [4]),
 ]
 
 
