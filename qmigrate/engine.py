@@ -1663,7 +1663,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         # A reader method of this module's class kept for other callers gets a migrated copy beside
         # it (method_copies.py), which the migrated pipelines call; any other kept method keeps its
         # callers' pipelines as they are.
-        copies = method_copies.copy_names(keep, context, self.names, module)
+        copies = method_copies.copy_names(keep, _LOCAL_CALLERS, context, self.names, module)
         context.kept_methods = {name: why for name, why in keep.items() if name not in copies and (
             name in context.method_helpers or "." in name and name in context.record_sources)}
         context.kept_helpers = {name: self.names.fresh(helpers.migrated_name(name, name in readers))

@@ -9,16 +9,20 @@ from typing import Dict, Set
 
 import libcst as cst
 
-from qmigrate import cstutil, helpers
+from qmigrate import class_attrs, cstutil, helpers
 
 
-def copy_names(keep: Dict[str, str], context, names, module: cst.Module) -> Dict[str, str]:
-    """`Class.method` → the name of its migrated copy, for every kept reader method of a class of
-    this module that reads its queue itself (not through another method), is not static, and whose
-    copy's name is free: no name of the module and no attribute read anywhere in it. Never raises."""
-    wanted = sorted(name for name in keep if "." in name and name in context.method_helpers
-                    and name not in context.foreign_classes and name not in context.static_methods
-                    and context.method_helpers[name].via is None)
+def copy_names(keep: Dict[str, str], local_callers: str, context, names, module: cst.Module) -> Dict[str, str]:
+    """`Class.method` → the name of its migrated copy, for every reader method of a class of this
+    module kept only for callers in this file (`keep[name] == local_callers`; a method kept for
+    other modules, or for a class deriving from two, may be reached through another class, where
+    `self.copy()` would not follow), that reads its queue itself (not through another method), is
+    not static, that no related class of the module defines too, and whose copy's name is free: no
+    name of the module and no attribute read anywhere in it. Never raises."""
+    wanted = sorted(name for name in keep if keep[name] == local_callers and "." in name
+                    and name in context.method_helpers and name not in context.foreign_classes
+                    and name not in context.static_methods and context.method_helpers[name].via is None
+                    and not _overridden(name, context, module))
     if not wanted:
         return {}
     taken = cstutil.attribute_loads(module) | _method_names(module)
@@ -33,6 +37,11 @@ def copy_names(keep: Dict[str, str], context, names, module: cst.Module) -> Dict
         taken.add(copy)
         copies[name] = copy
     return copies
+
+
+def _overridden(name: str, context, module: cst.Module) -> bool:
+    cls = context.method_classes.get(id(context.method_helpers[name].function))
+    return cls is None or class_attrs.overridden(cls, name.rsplit(".", 1)[1], module)
 
 
 def _method_names(module: cst.Module) -> Set[str]:
