@@ -463,9 +463,9 @@ def _note_untraced_towers(results: Dict[str, FileResult], plans, options: Option
         # The first call left, by its path from the module's folder: the same in every checkout.
         where = "%s:%d (%s)" % (os.path.relpath(left[0].path, os.path.dirname(path)), left[0].line, left[0].code)
         notes = tuple(Diagnostic(path, line, column, UntracedTowerInput.code,
-                                 message(header, where, len(left)),
+                                 message(header, where, len(left), reads),
                                  safety=UntracedTowerInput.safety, note=True)
-                      for line, column, header in loops)
+                      for line, column, header, reads in loops)
         result = results[path]
         results[path] = dataclasses.replace(result, diagnostics=tuple(sorted(
             result.diagnostics + notes, key=Diagnostic.sort_key)))
