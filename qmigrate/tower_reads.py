@@ -14,6 +14,7 @@ towers, is decided where the object is made, which qmigrate does not follow: the
 exactly that (untraced_towers.py finds the loop; this module reads what it indexes, stdlib ast only).
 """
 import ast
+import os
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
@@ -27,6 +28,10 @@ class TowerReads:
     # list on the object that a method of the class fills (`self.losses.append(...)`), or ("", "")
     origins: Tuple[Tuple[str, str], ...]
     count: str  # the loop's tower count (`self._hp.num_gpus`), or "" when not `range(count)`
+    # per list: the index of its parameter among the call's positional arguments (-1: none)
+    positions: Tuple[int, ...] = ()
+    callers: Tuple[str, ...] = ()  # what the run's calls of the owner pass there (calls_passing)
+    variable: str = "i"  # the loop variable
 
     @property
     def passed(self) -> bool:
@@ -48,7 +53,8 @@ class TowerReads:
         for filler in fillers:
             parts.append("%s() fills %s" % (filler, "it" if len(self.lists) == 1 else "them"
                                             if all(f == filler for _, f in self.origins) else "one"))
-        return "element i of %s%s" % (named, " (%s)" % "; ".join(parts) if parts else "")
+        parts += list(self.callers)
+        return "element %s of %s%s" % (self.variable, named, " (%s)" % "; ".join(parts) if parts else "")
 
 
 def _joined(items: List[str]) -> str:
@@ -76,23 +82,29 @@ def per_tower_reads(tree: ast.AST, loop: ast.For) -> Optional[TowerReads]:
     init_params = _init_bindings(cls) if cls is not None else {}
     params = [a.arg for a in function.args.args] if function is not None else []
     fillers = _fillers(cls) if cls is not None else {}
-    origins = []
+    origins, positions = [], []
+    init = _init(cls) if cls is not None else None
+    init_order = [a.arg for a in init.args.args[1:]] if init is not None else []
     for text in lists:
         head, _, attr = text.partition(".")
         on_self = bool(params and attr and "." not in attr and head == params[0] and cls is not None)
         if on_self and attr in init_params:
             origins.append((cls.name, init_params[attr]))
+            positions.append(init_order.index(init_params[attr]))
         elif on_self and attr in fillers:
             origins.append(("", "%s.%s" % (cls.name, fillers[attr])))
+            positions.append(-1)
         elif not attr and head in params and function is not None:
             origins.append((function.name, head))
+            positions.append(params.index(head) - (1 if cls is not None else 0))
         else:
             origins.append(("", ""))
+            positions.append(-1)
     count = ""
     if isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range" \
             and len(loop.iter.args) == 1 and not loop.iter.keywords:
         count = _text(loop.iter.args[0]) or ""
-    return TowerReads(tuple(lists), tuple(origins), count)
+    return TowerReads(tuple(lists), tuple(origins), count, tuple(positions), variable=variable)
 
 
 def _index_name(node: ast.Subscript) -> Optional[str]:
@@ -150,10 +162,14 @@ def _fillers(cls: ast.ClassDef) -> Dict[str, str]:
     return found
 
 
+def _init(cls: ast.ClassDef) -> Optional[ast.FunctionDef]:
+    return next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+
+
 def _init_bindings(cls: ast.ClassDef) -> Dict[str, str]:
     """attribute → parameter, for `self.attr = param` (or a tuple of them) in __init__, when the
     attribute is bound nowhere else in the class and the parameter not rebound in __init__."""
-    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    init = _init(cls)
     if init is None or not init.args.args:
         return {}
     self_name = init.args.args[0].arg
@@ -176,3 +192,75 @@ def _init_bindings(cls: ast.ClassDef) -> Dict[str, str]:
                     and stored.get(left.attr) == 1:
                 found[left.attr] = right.id
     return found
+
+
+def calls_passing(reads: TowerReads, sources: Dict[str, ast.AST], here: str, limit: int = 4) -> Tuple[str, ...]:
+    """What the calls of the lists' owner (`Model(...)`, `module.Model(...)`) in `sources` (path →
+    stdlib tree: the loop's file and the files that import it) pass for the lists: `train.py:12
+    passes `images` and `labels`, which data.inputs() returns (line 9)`, paths relative to the
+    folder of `here`; the first `limit` calls, then a count of the others. Never raises."""
+    owners = {owner for owner, _ in reads.origins if owner}
+    if len(owners) != 1:
+        return ()
+    owner = owners.pop()
+    wanted = [position for (o, _), position in zip(reads.origins, reads.positions) if o == owner]
+    found = []
+    for path in sorted(sources):
+        tree = sources[path]
+        for scope in [tree] + [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)]:
+            for node in _own_nodes(scope):
+                if not (isinstance(node, ast.Call) and _called_name(node.func) == owner):
+                    continue
+                if any(isinstance(arg, ast.Starred) for arg in node.args):
+                    continue
+                passed = [node.args[position] if 0 <= position < len(node.args) else None for position in wanted]
+                if any(arg is None for arg in passed):
+                    continue
+                where = "%s:%d" % (os.path.relpath(path, os.path.dirname(here)), node.lineno)
+                found.append((path, node.lineno, where + " passes " + _joined(
+                    ["`%s`" % _source(arg) for arg in passed]) + _made_by(scope, passed, node.lineno)))
+    found = [text for _, _, text in sorted(found)]
+    if len(found) > limit:
+        found = found[:limit] + ["%d more call%s" % (len(found) - limit, "s" if len(found) - limit > 1 else "")]
+    return tuple(found)
+
+
+def _own_nodes(scope: ast.AST):
+    """The nodes of a function (or module) that are not in a nested function or class."""
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _called_name(func: ast.AST) -> Optional[str]:
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _source(node: ast.AST) -> str:
+    try:
+        return ast.unparse(node)
+    except Exception:  # pragma: no cover - Python < 3.9 has no unparse
+        return _text(node) or "..."
+
+
+def _made_by(scope: ast.AST, passed, line: int) -> str:
+    """`, which data.inputs() returns (line 9)` when every argument is a name that one assignment
+    of the scope, before `line`, binds from one call's result; else ""."""
+    if not all(isinstance(arg, ast.Name) for arg in passed):
+        return ""
+    makers = set()
+    for arg in passed:
+        bindings = [node for node in _own_nodes(scope) if isinstance(node, ast.Assign) and any(
+            isinstance(name, ast.Name) and name.id == arg.id and isinstance(name.ctx, ast.Store)
+            for target in node.targets for name in ast.walk(target))]
+        if len(bindings) != 1 or bindings[0].lineno > line or not isinstance(bindings[0].value, ast.Call):
+            return ""
+        makers.add((bindings[0].lineno, _text(bindings[0].value.func)))
+    if len(makers) != 1:
+        return ""
+    binding_line, maker = makers.pop()
+    return ", which %s() returns (line %d)" % (maker, binding_line) if maker else ""

@@ -361,7 +361,9 @@ class UntracedTowerInput(Rule):
     device by the loop variable (`'/gpu:%d' % i`, `devices[i]`, not `v.device`), and variables
     shared between iterations (`reuse=`, `reuse_variables()`) or a scope named "tower". Device
     loops that only move or reduce tensors are not towers. What the towers read is not followed,
-    which is the point.
+    which is the point; the note names what it can see: the lists the towers index by the loop
+    variable (`self.images[i]`), the constructor or function parameter they come from, and what the
+    run's calls pass there, without proving what those lists hold.
     """
 
     code = "QM907"
@@ -410,7 +412,7 @@ class UntracedTowerInput(Rule):
         others = " and %d more" % (count - 1) if count > 1 else ""
         if reads is not None and reads.passed:
             return ("`%s`: a tower loop whose towers each read %s, while queue-based input is left in this run "
-                    "(%s%s); qmigrate does not follow what is passed there; when that input is migrated, make %s "
+                    "(%s%s); qmigrate does not prove what those lists hold; when that input is migrated, make %s "
                     "one batch per tower, each from its own iterator over its own shard (`dataset.shard(num_towers, "
                     "index)`)%s, or towers train on the same examples" % (
                         header, reads.describe(), where, others, "it" if len(reads.lists) == 1 else "each",
@@ -425,7 +427,7 @@ class UntracedTowerInput(Rule):
         others = " and %d more" % (count - 1) if count > 1 else ""
         if reads is not None and reads.passed:
             return ("`%s`: a tower loop whose towers each read %s, in a run that migrated queue-based input "
-                    "(%s%s) without linking it to this loop: qmigrate does not follow what is passed there; check "
+                    "(%s%s) without linking it to this loop: qmigrate does not prove what those lists hold; check "
                     "that %s a list of per-tower batches, each from its own iterator over its own shard "
                     "(`dataset.shard(num_towers, index)`, as a migrated loop that batches once per shard builds)%s, "
                     "or towers train on the same examples" % (
