@@ -16,13 +16,18 @@ def copy_names(keep: Dict[str, str], local_callers: str, context, names, module:
     """`Class.method` → the name of its migrated copy, for every reader method of a class of this
     module kept only for callers in this file (`keep[name] == local_callers`; a method kept for
     other modules, or for a class deriving from two, may be reached through another class, where
-    `self.copy()` would not follow), that reads its queue itself (not through another method), is
-    not static, that no related class of the module defines too, and whose copy's name is free: no
+    `self.copy()` would not follow), that reads its queue itself (not through another method) and
+    no other reader method forwards its queue to, is not static, that no related class of the
+    module defines too, and whose copy's name is free: no
     name of the module and no attribute read anywhere in it. Never raises."""
+    # A method another reader method forwards its queue to stays for it: that one, migrated,
+    # would hand the original the record (`self.inner(record)` is not renamed to the copy).
+    forwarded = {helpers.forwarded_to(other, helper) for other, helper in context.method_helpers.items()
+                 if "." in other and helper.via is not None}
     wanted = sorted(name for name in keep if keep[name] == local_callers and "." in name
                     and name in context.method_helpers and name not in context.foreign_classes
                     and name not in context.static_methods and context.method_helpers[name].via is None
-                    and not _overridden(name, context, module))
+                    and name not in forwarded and not _overridden(name, context, module))
     if not wanted:
         return {}
     taken = cstutil.attribute_loads(module) | _method_names(module)

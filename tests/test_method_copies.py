@@ -63,3 +63,14 @@ def test_no_copy_when_a_related_class_defines_the_method_too(tmp_path):
         """)
     result, new = _migrate(tmp_path, source)
     assert "def parse_ids(" not in new and "tf.train.batch(" in new
+
+
+def test_no_copy_of_a_method_another_reading_method_forwards_its_queue_to(tmp_path):
+    """`outer` passes its queue on to `read_ids`; migrated, it would hand the original the record."""
+    source = LOADER.replace("example_id = self.read_ids(queue)", "example_id = self.outer(queue)") + textwrap.dedent("""
+            def outer(self, filename_queue):
+                example_id = self.read_ids(filename_queue)
+                return example_id * 2
+        """).replace("\n", "\n    ").rstrip() + "\n"
+    result, new = _migrate(tmp_path, source)
+    assert "def parse_ids(" not in new and "tf.train.batch(" in new
