@@ -22,7 +22,7 @@ from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
 from qmigrate.positions import NodePositions, call_positions, stdlib_tree
-from qmigrate.recognise import Match, ModuleContext, NamePool, if_chain, recognise_block
+from qmigrate.recognise import UNBATCHED_IN_BLOCK, Match, ModuleContext, NamePool, if_chain, recognise_block
 from qmigrate.rules import (
     ALL_RULES, BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS,
     rule_for)
@@ -1773,6 +1773,8 @@ class _PipelineRewriter(cst.CSTTransformer):
         reasons = self.fallback_reasons if source is not None else self.analysis.reasons
         for failure in found.failures:
             for call in failure.calls:
+                if reasons.get(id(call)) == UNBATCHED_IN_BLOCK:  # said by an inner block: this one knows more
+                    del reasons[id(call)]
                 reasons.setdefault(id(call), failure.reason)
             if failure.finding is not None and self.wants(failure.finding[0].code):
                 self.analysis.add_finding(failure.finding[0], failure.finding[1], False)
