@@ -411,12 +411,9 @@ class UntracedTowerInput(Rule):
         (tower_reads.TowerReads), the lists its towers index)."""
         others = " and %d more" % (count - 1) if count > 1 else ""
         if reads is not None and reads.passed:
-            return ("`%s`: a tower loop whose towers each read %s, while queue-based input is left in this run "
-                    "(%s%s); qmigrate does not prove what those lists hold; when that input is migrated, make %s "
-                    "one batch per tower, each from its own iterator over its own shard (`dataset.shard(num_towers, "
-                    "index)`)%s, or towers train on the same examples" % (
-                        header, reads.describe(), where, others, "it" if len(reads.lists) == 1 else "each",
-                        cls._as_many(reads)))
+            return cls._lists_note(header, reads, "while queue-based input is left in this run (%s%s);" % (
+                where, others), "when that input is migrated, make %s one batch per tower" % (
+                    "it" if len(reads.lists) == 1 else "each"), "")
         return ("`%s`: a tower loop whose input qmigrate cannot trace%s, while queue-based input is left "
                 "in this run (%s%s); %s" % (header, cls._reading(reads), where, others, cls.advice))
 
@@ -426,13 +423,10 @@ class UntracedTowerInput(Rule):
         (and, with `reads`, the lists its towers index)."""
         others = " and %d more" % (count - 1) if count > 1 else ""
         if reads is not None and reads.passed:
-            return ("`%s`: a tower loop whose towers each read %s, in a run that migrated queue-based input "
-                    "(%s%s) without linking it to this loop: qmigrate does not prove what those lists hold; check "
-                    "that %s a list of per-tower batches, each from its own iterator over its own shard "
-                    "(`dataset.shard(num_towers, index)`, as a migrated loop that batches once per shard builds)%s, "
-                    "or towers train on the same examples" % (
-                        header, reads.describe(), where, others, "it is" if len(reads.lists) == 1 else "each is",
-                        cls._as_many(reads)))
+            return cls._lists_note(header, reads, "in a run that migrated queue-based input (%s%s) without "
+                                   "linking it to this loop:" % (where, others), "check that %s a list of "
+                                   "per-tower batches" % ("it is" if len(reads.lists) == 1 else "each is"),
+                                   ", as a migrated loop that batches once per shard builds")
         return ("`%s`: a tower loop whose input qmigrate cannot trace%s, in a run that migrated queue-based "
                 "input (%s%s) without linking it to this loop; check that each tower reads its own batches "
                 "(its own iterator over its own shard, `dataset.shard(num_towers, index)`, or its own element "
@@ -443,6 +437,14 @@ class UntracedTowerInput(Rule):
     def _reading(reads) -> str:
         """` (its towers read element i of `self.losses` (Model.build() fills it))`, or ""."""
         return " (its towers read %s)" % reads.describe() if reads is not None else ""
+
+    @classmethod
+    def _lists_note(cls, header: str, reads, run: str, wanted: str, example: str) -> str:
+        """The note for a loop whose towers index lists passed to their class or function."""
+        return ("`%s`: a tower loop whose towers each read %s, %s qmigrate does not prove what those lists hold; "
+                "%s, each from its own iterator over its own shard (`dataset.shard(num_towers, index)`%s)%s, or "
+                "towers train on the same examples" % (header, reads.describe(), run, wanted, example,
+                                                       cls._as_many(reads)))
 
     @staticmethod
     def _as_many(reads) -> str:

@@ -118,6 +118,10 @@ def test_the_note_names_the_lists_the_towers_index_and_where_they_come_from(tmp_
     assert "as many elements as the loop has towers (`self._hp.num_gpus`;" in first.message
     assert ("cannot trace (its towers read element i of `self._losses` (Model.build() fills it)), in a run"
             in second.message)
+    results = _run(tmp_path, {"model.py": model, "feed.py": LEFT_QUEUE})
+    first, _ = results["model.py"].diagnostics
+    assert "while queue-based input is left in this run (feed.py:5 (QM307));" in first.message
+    assert "when that input is migrated, make each one batch per tower, each from its own iterator" in first.message
 
 
 def test_no_note_when_the_run_has_no_queue_input(tmp_path):
