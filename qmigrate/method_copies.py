@@ -18,8 +18,8 @@ def copy_names(keep: Dict[str, str], local_callers: str, context, names, module:
     other modules, or for a class deriving from two, may be reached through another class, where
     `self.copy()` would not follow), that reads its queue itself (not through another method) and
     no other reader method forwards its queue to, is not static, that no related class of the
-    module defines too, and whose copy's name is free: no
-    name of the module and no attribute read anywhere in it. Never raises."""
+    module defines too, and whose copy's name is free: no name of the module and no attribute
+    read anywhere in it. Never raises."""
     # A method another reader method forwards its queue to stays for it: that one, migrated,
     # would hand the original the record (`self.inner(record)` is not renamed to the copy).
     forwarded = {helpers.forwarded_to(other, helper) for other, helper in context.method_helpers.items()
