@@ -19,7 +19,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 
 import libcst as cst
 
-from qmigrate import engine, handed_down, imported_helpers, python3_check, returned_records, towers, untraced_towers
+from qmigrate import (engine, handed_down, imported_helpers, python3_check, returned_records, tower_reads, towers,
+                      untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -397,7 +398,7 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
             for path, done in zip(plumbing, pool.map(_run, [later(path, drop_plumbing=True) for path in plumbing])):
                 results[path] = done.result
 
-        _note_untraced_towers(results, first, plans, options, pool)
+        _note_untraced_towers(results, first, plans, options, pool, program)
 
     if write:
         for path, result in results.items():
@@ -444,10 +445,11 @@ def _walk(start: Iterable[str], step: Callable[[str], Iterable[str]]) -> Set[str
 
 
 def _note_untraced_towers(results: Dict[str, FileResult], first: Dict[str, _Done], plans, options: Options,
-                          pool) -> None:
+                          pool, program) -> None:
     """A note on every tower loop of a module with no queue code of its own (and no link reaching
     it), when the run leaves queue-based input behind: those towers may read that input through
-    code qmigrate does not follow, and will need one shard each once it is migrated."""
+    code qmigrate does not follow, and will need one shard each once it is migrated. A loop whose
+    towers index lists passed to its class or function names what the run's calls pass there."""
     if not options.wants(UntracedTowerInput.code):
         return
     left = sorted((d for result in results.values() for d in result.remaining), key=Diagnostic.sort_key)
@@ -469,12 +471,30 @@ def _note_untraced_towers(results: Dict[str, FileResult], first: Dict[str, _Done
         # The first call left, by its path from the module's folder: the same in every checkout.
         where = "%s:%d (%s)" % (os.path.relpath(left[0].path, os.path.dirname(path)), left[0].line, left[0].code)
         notes = tuple(Diagnostic(path, line, column, UntracedTowerInput.code,
-                                 message(header, where, len(left)),
+                                 message(header, where, len(left), _with_callers(reads, path, program)),
                                  safety=UntracedTowerInput.safety, note=True)
-                      for line, column, header in loops)
+                      for line, column, header, reads in loops)
         result = results[path]
         results[path] = dataclasses.replace(result, diagnostics=tuple(sorted(
             result.diagnostics + notes, key=Diagnostic.sort_key)))
+
+
+def _with_callers(reads, path: str, program):
+    """`reads` (tower_reads.TowerReads, or None) with what the run's calls of the lists' owner pass
+    for them: calls in `path` and in the files that import it (parsed here, in the parent: a
+    run has few such loops)."""
+    if reads is None or not reads.passed:
+        return reads
+    owner = next(owner for owner, _ in reads.origins if owner).encode()
+    sources = {}
+    for other in program.paths:
+        if other != path and path not in program.imports(other):
+            continue
+        source = program.source(other)
+        tree = stdlib_tree(source) if source is not None and owner + b"(" in source else None
+        if tree is not None:
+            sources[other] = tree
+    return dataclasses.replace(reads, callers=tower_reads.calls_passing(reads, sources, path))
 
 
 def _tower_loops(path: str):

@@ -15,14 +15,14 @@ import libcst as cst
 
 from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows, class_attrs,
                       cstutil, data_findings, guarded_records, handbuilt, handed_down, held_sources, helpers,
-                      imported_helpers, method_queues, python3_check, python_fed, queue_messages, queue_purpose,
-                      queue_roles, queue_sources, range_producers, reader_makers, receivers, returned_dataset,
-                      returned_records, slim_modules, synth, towers, unlinked, wording)
+                      imported_helpers, method_copies, method_queues, python3_check, python_fed, queue_messages,
+                      queue_purpose, queue_roles, queue_sources, range_producers, reader_makers, receivers,
+                      returned_dataset, returned_records, slim_modules, synth, towers, unlinked, wording)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
 from qmigrate.positions import NodePositions, call_positions, stdlib_tree
-from qmigrate.recognise import Match, ModuleContext, NamePool, if_chain, recognise_block
+from qmigrate.recognise import UNBATCHED_IN_BLOCK, Match, ModuleContext, NamePool, if_chain, recognise_block
 from qmigrate.rules import (
     ALL_RULES, BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS,
     rule_for)
@@ -1449,6 +1449,19 @@ def _migrate_method_helpers(cls: cst.ClassDef, context: ModuleContext, uses: Cou
             stmt = helpers.migrate_record_source(stmt, source, method=name not in context.static_methods)
             analysis.fixed_calls.update((id(source.producer_call), id(source.reader_call)))
             analysis.changed_helpers.append(name)
+        elif helper is not None and uses[name] and name in context.kept_helpers:
+            # Kept for callers that still hand it a queue; the migrated pipelines call its copy.
+            body.append(stmt)
+            copy_name = context.kept_helpers[name]
+            blank = [line for line in stmt.leading_lines if line.comment is None] or [cst.EmptyLine(indent=False)]
+            stmt = helpers.migrate_reader_helper(stmt, helper).with_changes(name=cst.Name(copy_name),
+                                                                            leading_lines=blank)
+            call = helper.reader_call
+            analysis.fixed_calls.discard(id(call))  # the pipelines' matches counted it: it stays
+            if keep[name] != _LOCAL_CALLERS:  # kept for other modules' callers, which count their own queues
+                analysis.kept_calls.add(id(call))
+            analysis.reasons[id(call)] = _KEPT_REASON % (name.rsplit(".", 1)[1], keep[name], copy_name)
+            analysis.todo[id(call)] = _KEPT_TODO % (name.rsplit(".", 1)[1], copy_name)
         body.append(stmt)
     return cls.with_changes(body=cls.body.with_changes(body=body))
 
@@ -1647,14 +1660,18 @@ class _PipelineRewriter(cst.CSTTransformer):
         self.tf = tf_name(imports, self.names.used) or self.names.fresh("tf")
         self.names.used.add(self.tf)
         readers = set(context.reader_helpers) | set(context.record_sources)
-        # A method kept as it is keeps its callers' pipelines as they are (no migrated copy).
-        context.kept_methods = {name: why for name, why in keep.items() if name in context.method_helpers
-                                or "." in name and name in context.record_sources}
+        # A reader method of this module's class kept for other callers gets a migrated copy beside
+        # it (method_copies.py), which the migrated pipelines call; any other kept method keeps its
+        # callers' pipelines as they are.
+        copies = method_copies.copy_names(keep, _LOCAL_CALLERS, context, self.names, module)
+        context.kept_methods = {name: why for name, why in keep.items() if name not in copies and (
+            name in context.method_helpers or "." in name and name in context.record_sources)}
         context.kept_helpers = {name: self.names.fresh(helpers.migrated_name(name, name in readers))
                                 for name in sorted(keep) if "." not in name and (
                                     name in readers or name in context.batch_helpers)}
         context.kept_helpers.update((name, self.names.fresh(queue_sources.copy_name(name)))
                                     for name in sorted(keep) if name in context.queue_sources)
+        context.kept_helpers.update(copies)
         self.iterator_holder = self.names.fresh("input_iterators") if edits.consumers else None
         self.scopes: List[cst.CSTNode] = [module]
         self.parents: List[cst.CSTNode] = []
@@ -1756,6 +1773,8 @@ class _PipelineRewriter(cst.CSTTransformer):
         reasons = self.fallback_reasons if source is not None else self.analysis.reasons
         for failure in found.failures:
             for call in failure.calls:
+                if reasons.get(id(call)) == UNBATCHED_IN_BLOCK:  # said by an inner block: this one knows more
+                    del reasons[id(call)]
                 reasons.setdefault(id(call), failure.reason)
             if failure.finding is not None and self.wants(failure.finding[0].code):
                 self.analysis.add_finding(failure.finding[0], failure.finding[1], False)
@@ -1959,7 +1978,9 @@ class _PipelineRewriter(cst.CSTTransformer):
                     first = first.with_changes(body=[small.with_changes(value=small.value.elt)])
                 renames = {match.queue_name: pipeline.record_function.params[-1]}
                 helper = match.helpers_used[0]
-                if helper in self.context.kept_helpers:  # kept for other callers: call its migrated copy
+                if "." in helper and helper in self.context.kept_helpers:  # a kept method: its copy
+                    first = method_copies.call_copy(first, helper.rsplit(".", 1)[1], self.context.kept_helpers[helper])
+                elif helper in self.context.kept_helpers:  # kept for other callers: call its migrated copy
                     renames[helper] = self.context.kept_helpers[helper]
                 record_leaves[0] = dataclasses.replace(record_leaves[0], updated=cstutil.rename(first, renames))
             elif match.record_call is not None:

@@ -158,6 +158,9 @@ class NamePool:
 
 
 _QUEUES = (HandBuiltQueue, PrefetchQueue, PythonFedQueue)  # queues that may take records again
+# Why a chain of an inner block (an `if` arm) stops when nothing in it batches: a chain of the
+# enclosing block that takes these records in has the better reason, and it wins (engine.py).
+UNBATCHED_IN_BLOCK = "its records are not batched by tf.train.batch/shuffle_batch in the same block"
 _CHECKED_SHAPES = ("its records are dequeued one at a time and no batching follows, and `%s` sets `shapes=`: the "
                    "queue checks each record against those shapes when it is enqueued, which a dataset would not "
                    "(set_shape in the map is a static promise, not a check)")
@@ -1665,7 +1668,7 @@ class _BlockRecogniser:
         batch_later = ()  # the statements after the batching in the arm that batches (Match.batch_later)
         batch_unpacking = ()  # with them: Match.records_unpacking
         record_join = False  # `join` is a loop of the per-record code after the read (_record_loop)
-        unbatched = "its records are not batched by tf.train.batch/shuffle_batch in the same block"
+        unbatched = UNBATCHED_IN_BLOCK
         for index in range(read_index + 1, len(self.body)):
             uses = self.uses[index]
             reads_record = bool(tainted & set(uses.loads))

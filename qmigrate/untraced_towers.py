@@ -11,11 +11,13 @@ import ast
 from typing import List, Optional, Set, Tuple
 
 from qmigrate.engine import suppressed_lines_of
+from qmigrate.tower_reads import TowerReads, per_tower_reads
 
 
-def tower_loops(source: bytes, code: str) -> List[Tuple[int, int, str]]:
-    """(line, column, loop header) of every `for` loop that places each iteration on a device
-    chosen by the loop variable, not silenced for `code`; [] when the source does not parse."""
+def tower_loops(source: bytes, code: str) -> List[Tuple[int, int, str, Optional[TowerReads]]]:
+    """(line, column, loop header, the lists its towers index by the loop variable or None) of
+    every `for` loop that places each iteration on a device chosen by the loop variable, not
+    silenced for `code`; [] when the source does not parse."""
     try:
         tree = ast.parse(source)
         text = source.decode("utf-8", "replace")
@@ -33,7 +35,7 @@ def tower_loops(source: bytes, code: str) -> List[Tuple[int, int, str]]:
         if code in codes or "*" in codes:
             continue
         header = lines[loop.lineno - 1].strip() if loop.lineno <= len(lines) else "for"
-        found.append((loop.lineno, loop.col_offset + 1, header.rstrip(":").strip()))
+        found.append((loop.lineno, loop.col_offset + 1, header.rstrip(":").strip(), per_tower_reads(tree, loop)))
     return found
 
 

@@ -361,7 +361,9 @@ class UntracedTowerInput(Rule):
     device by the loop variable (`'/gpu:%d' % i`, `devices[i]`, not `v.device`), and variables
     shared between iterations (`reuse=`, `reuse_variables()`) or a scope named "tower". Device
     loops that only move or reduce tensors are not towers. What the towers read is not followed,
-    which is the point.
+    which is the point; the note names what it can see: the lists the towers index by the loop
+    variable (`self.images[i]`), the constructor or function parameter they come from, and what the
+    run's calls pass there, without proving what those lists hold.
     """
 
     code = "QM907"
@@ -404,21 +406,52 @@ class UntracedTowerInput(Rule):
     )
 
     @classmethod
-    def message_at(cls, header: str, where: str, count: int) -> str:
-        """The note for one loop, naming the first queue call left in the run."""
+    def message_at(cls, header: str, where: str, count: int, reads=None) -> str:
+        """The note for one loop, naming the first queue call left in the run (and, with `reads`
+        (tower_reads.TowerReads), the lists its towers index)."""
         others = " and %d more" % (count - 1) if count > 1 else ""
-        return ("`%s`: a tower loop whose input qmigrate cannot trace, while queue-based input is left "
-                "in this run (%s%s); %s" % (header, where, others, cls.advice))
+        if reads is not None and reads.passed:
+            return cls._lists_note(header, reads, "while queue-based input is left in this run (%s%s);" % (
+                where, others), "when that input is migrated, make %s one batch per tower" % (
+                    "it" if len(reads.lists) == 1 else "each"), "")
+        return ("`%s`: a tower loop whose input qmigrate cannot trace%s, while queue-based input is left "
+                "in this run (%s%s); %s" % (header, cls._reading(reads), where, others, cls.advice))
 
     @classmethod
-    def message_after_migration(cls, header: str, where: str, count: int) -> str:
-        """The note for one loop when the run migrated all of its queue input, naming the first call."""
+    def message_after_migration(cls, header: str, where: str, count: int, reads=None) -> str:
+        """The note for one loop when the run migrated all of its queue input, naming the first call
+        (and, with `reads`, the lists its towers index)."""
         others = " and %d more" % (count - 1) if count > 1 else ""
-        return ("`%s`: a tower loop whose input qmigrate cannot trace, in a run that migrated queue-based "
+        if reads is not None and reads.passed:
+            return cls._lists_note(header, reads, "in a run that migrated queue-based input (%s%s) without "
+                                   "linking it to this loop:" % (where, others), "check that %s a list of "
+                                   "per-tower batches" % ("it is" if len(reads.lists) == 1 else "each is"),
+                                   ", as a migrated loop that batches once per shard builds")
+        return ("`%s`: a tower loop whose input qmigrate cannot trace%s, in a run that migrated queue-based "
                 "input (%s%s) without linking it to this loop; check that each tower reads its own batches "
                 "(its own iterator over its own shard, `dataset.shard(num_towers, index)`, or its own element "
-                "of a list of per-tower batches), or every tower trains on the same examples"
-                % (header, where, others))
+                "of a list of per-tower batches), or every tower trains on the same examples" % (
+                    header, cls._reading(reads), where, others))
+
+    @staticmethod
+    def _reading(reads) -> str:
+        """` (its towers read element i of `self.losses` (Model.build() fills it))`, or ""."""
+        return " (its towers read %s)" % reads.describe() if reads is not None else ""
+
+    @classmethod
+    def _lists_note(cls, header: str, reads, run: str, wanted: str, example: str) -> str:
+        """The note for a loop whose towers index lists passed to their class or function."""
+        return ("`%s`: a tower loop whose towers each read %s, %s qmigrate does not prove what those lists hold; "
+                "%s, each from its own iterator over its own shard (`dataset.shard(num_towers, index)`%s)%s, or "
+                "towers train on the same examples" % (header, reads.describe(), run, wanted, example,
+                                                       cls._as_many(reads)))
+
+    @staticmethod
+    def _as_many(reads) -> str:
+        if not reads.count:
+            return ""
+        return (", with as many elements as the loop has towers (`%s`; the examples of a shard no tower "
+                "reads are lost)" % reads.count)
 
 
 class ClosedQueueMessageExpected(Rule):

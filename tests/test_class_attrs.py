@@ -153,11 +153,15 @@ def test_a_reading_method_takes_the_record(tmp_path):
     assert "example_id = self.parse(value)" in output
 
 
-def test_a_reading_method_also_called_from_outside_the_class_stays(tmp_path):
+def test_a_reading_method_also_called_from_outside_the_class_stays_beside_its_copy(tmp_path):
+    """peek() still hands parse() a queue: parse() stays, and the migrated pipeline calls its
+    record-taking copy (method_copies.py)."""
     text = METHOD + "\n\ndef peek(source, queue):\n    return source.parse(queue)\n"
     result = _migrate(tmp_path, text)
-    assert result.new_source is None
-    assert "which stays as it is for calls of it in this file that stay as they are" in _reasons(result)
+    output = result.new_source.decode()
+    assert "def parse(self, filename_queue):" in output and "def parse_from_record(self, value):" in output
+    assert "example_id = self.parse_from_record(value)" in output
+    assert "parse() is kept as it was for calls of it in this file that stay as they are" in _reasons(result)
 
 
 def test_a_reading_method_another_module_calls_stays_with_its_pipelines(tmp_path):

@@ -331,6 +331,10 @@ CASES = [
     # run (expand_dims to a batch of one): 2 epochs of one file's 25 records, each once per epoch.
     ("single_or_batched", "texture_inputs", lambda d: dict(record_path=_files(d, "dict_*")[0], size=2, jitter=True,
                                                            epochs=2), 50, "epoch"),
+    # --- hmr ---
+    # A reading method kept for a pipeline that stays: the migrated one calls its record-taking copy
+    # (2 shuffled epochs of 50, in whole batches of 5).
+    ("kept_reader_method", "loader_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
 ]
 
 

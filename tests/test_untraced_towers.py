@@ -62,7 +62,7 @@ def _run(tmp_path, files, **options):
 
 
 def test_tower_loops_are_found_by_shape():
-    assert [(line, header) for line, _, header in tower_loops(TOWERS.encode(), "QM907")] == [
+    assert [(line, header) for line, _, header, _ in tower_loops(TOWERS.encode(), "QM907")] == [
         (6, "for i in range(num_gpus)")]
     assert tower_loops(NOT_TOWERS.encode(), "QM907") == []
     silenced = TOWERS.replace("range(num_gpus):", "range(num_gpus):  # qmigrate: ignore[QM907]")
@@ -85,8 +85,43 @@ def test_once_the_queue_code_is_migrated_the_note_asks_to_check_the_shards(tmp_p
     [note] = results["towers.py"].diagnostics
     assert (note.code, note.line, note.note) == ("QM907", 6, True)
     assert "in a run that migrated queue-based input (data.py:" in note.message
-    assert "check that each tower reads its own batches" in note.message
+    assert "check that it is a list of per-tower batches, each from its own iterator over its own shard" in note.message
     assert results["towers.py"].remaining == ()
+
+
+def test_the_note_names_the_lists_the_towers_index_and_where_they_come_from(tmp_path):
+    """tower_reads.py: element i of lists set in __init__ from its parameters, counted by an
+    attribute; a second loop over a list the class fills itself keeps the general note."""
+    model = textwrap.dedent('''
+        import tensorflow as tf
+
+        class Model(object):
+            def __init__(self, hp, images, labels):
+                self._hp = hp
+                self._images, self._labels = images, labels
+                self._losses = []
+
+            def build(self):
+                for i in range(self._hp.num_gpus):
+                    with tf.device('/gpu:%d' % i), tf.name_scope('tower_%d' % i):
+                        self._losses.append(tf.reduce_mean(self._images[i]) + self._labels[i])
+
+            def gradients(self):
+                for i in range(self._hp.num_gpus):
+                    with tf.device('/gpu:%d' % i), tf.name_scope('tower_%d' % i):
+                        tf.gradients(self._losses[i], tf.trainable_variables())
+        ''')
+    results = _run(tmp_path, {"model.py": model, "data.py": MIGRATED_QUEUE})
+    first, second = results["model.py"].diagnostics
+    assert ("towers each read element i of `self._images` and `self._labels` (Model() takes them as its "
+            "parameters `images` and `labels`)") in first.message
+    assert "as many elements as the loop has towers (`self._hp.num_gpus`;" in first.message
+    assert ("cannot trace (its towers read element i of `self._losses` (Model.build() fills it)), in a run"
+            in second.message)
+    results = _run(tmp_path, {"model.py": model, "feed.py": LEFT_QUEUE})
+    first, _ = results["model.py"].diagnostics
+    assert "while queue-based input is left in this run (feed.py:5 (QM307));" in first.message
+    assert "when that input is migrated, make each one batch per tower, each from its own iterator" in first.message
 
 
 def test_no_note_when_the_run_has_no_queue_input(tmp_path):

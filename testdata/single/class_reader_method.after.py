@@ -1,7 +1,8 @@
 """Records returned by a reading method of the same class and batched by its caller: the method
 is migrated to take the record (its reader goes, its docstring says so), the caller's queue
 becomes the dataset and the call moves into the map function, where `self` is the same object.
-A class whose reading method another method also hands a queue, without batching, keeps both."""
+A class whose reading method another method also hands a queue, without batching, keeps that
+method for it; its batching pipeline calls a migrated copy of the method, defined beside it."""
 import tensorflow as tf
 
 
@@ -50,10 +51,22 @@ class PreviewedSource(object):
         _, serialized = reader.read(filename_queue)
         return tf.parse_single_example(serialized, {'id': tf.FixedLenFeature([], tf.int64)})['id']
 
+    def _parse_from_record(self, serialized):
+        return tf.parse_single_example(serialized, {'id': tf.FixedLenFeature([], tf.int64)})['id']
+
     def batches(self, batch_size):
-        queue = tf.train.string_input_producer(self.files)
-        example_id = self._parse(queue)
-        return tf.train.batch([example_id], batch_size)
+        def parse_record_2(serialized):
+            example_id = self._parse_from_record(serialized)
+            return example_id
+
+        dataset_2 = tf.data.Dataset.from_tensor_slices(self.files)
+        dataset_2 = dataset_2.shuffle(tf.size(self.files, out_type=tf.int64))
+        dataset_2 = dataset_2.flat_map(tf.data.TFRecordDataset)
+        dataset_2 = dataset_2.map(parse_record_2)
+        dataset_2 = dataset_2.repeat()
+        dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+        dataset_2 = dataset_2.prefetch(1)
+        return dataset_2.make_one_shot_iterator().get_next()
 
     def preview(self):
         queue = tf.train.string_input_producer(self.files, num_epochs=1)

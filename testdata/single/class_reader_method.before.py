@@ -1,7 +1,8 @@
 """Records returned by a reading method of the same class and batched by its caller: the method
 is migrated to take the record (its reader goes, its docstring says so), the caller's queue
 becomes the dataset and the call moves into the map function, where `self` is the same object.
-A class whose reading method another method also hands a queue, without batching, keeps both."""
+A class whose reading method another method also hands a queue, without batching, keeps that
+method for it; its batching pipeline calls a migrated copy of the method, defined beside it."""
 import tensorflow as tf
 
 
