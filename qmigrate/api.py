@@ -19,7 +19,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 
 import libcst as cst
 
-from qmigrate import engine, handed_down, imported_helpers, python3_check, returned_records, towers, untraced_towers
+from qmigrate import captured_params, engine, handed_down, imported_helpers, python3_check, returned_records, towers, untraced_towers
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -129,6 +129,7 @@ class _Done:
     imported_used: Tuple[str, ...] = ()  # imported reader helpers every call of which was migrated
     record_attributes: Tuple[str, ...] = ()  # attributes that kept records, removed (guarded_records)
     returned_results: Tuple[Tuple[str, int, int], ...] = ()  # per-record results now of their own (returned_records)
+    captured_params: Tuple[Tuple[str, str, int], ...] = ()  # parameters map functions capture (captured_params)
     handed_uses: Tuple[Tuple[str, int], ...] = ()  # calls migrated of batching helpers of other modules
     import_specs: Optional[ImportSpecs] = None  # what the module imports (first pass; None: not parsed)
 
@@ -210,6 +211,7 @@ def _run(job: _Job) -> _Done:
                      imported_used=tuple(analysis.imported_used),
                      record_attributes=tuple(analysis.record_attributes),
                      returned_results=tuple(sorted(set(analysis.returned_results))),
+                     captured_params=tuple(sorted(set(analysis.captured_params))),
                      handed_uses=tuple(sorted(analysis.handed_uses.items())),
                      import_specs=import_specs(analysis.tree) if first_pass and analysis.tree is not None else None)
         problem = engine.verify(analysis)
@@ -667,10 +669,12 @@ def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dic
     to: their signature must stay, so the pipelines call a migrated copy instead."""
     keeps: Dict[str, Dict[str, str]] = {}
     program.watch([name.rsplit(".", 1)[-1] for done in first.values() for name in done.changed_helpers]
-                  + [name for done in first.values() for name, _, _ in done.returned_results])
+                  + [name for done in first.values() for name, _, _ in done.returned_results]
+                  + [name for done in first.values() for name, _, _ in done.captured_params])
     for path, done in first.items():
         _keep_record_attributes(path, done, program, keeps)
         _keep_returned_results(path, done, program, keeps)
+        _keep_captured_params(path, done, program, keeps)
         for name in done.changed_helpers:
             # A reading method (`Class.method`) is referred to by its own name, as an attribute.
             found = program.references(name.rsplit(".", 1)[-1], path,
@@ -727,6 +731,16 @@ def _keep_returned_results(path: str, done: _Done, program: Program, keeps: Dict
         found = returned_records.elsewhere(program.paths, path, program.mentions, program.tree, name, position, arity)
         if found is not None:
             keeps.setdefault(path, {})[returned_records.KEPT_PREFIX + name] = returned_records.kept_reason(*found)
+
+
+def _keep_captured_params(path: str, done: _Done, program: Program, keeps: Dict[str, Dict[str, str]]) -> None:
+    """Add to `keeps` the functions whose pipelines capture a parameter that a caller in another
+    module may pass a stateful value for: their pipelines stay (captured_params)."""
+    if not done.captured_params:
+        return
+    refused = captured_params.elsewhere(program.paths, path, program.mentions, program.tree, done.captured_params)
+    for function, why in refused.items():
+        keeps.setdefault(path, {})[captured_params.KEPT_PREFIX + function] = why
 
 
 def _keep_record_attributes(path: str, done: _Done, program: Program, keeps: Dict[str, Dict[str, str]]) -> bool:
