@@ -331,6 +331,11 @@ CASES = [
     # run (expand_dims to a batch of one): 2 epochs of one file's 25 records, each once per epoch.
     ("single_or_batched", "texture_inputs", lambda d: dict(record_path=_files(d, "dict_*")[0], size=2, jitter=True,
                                                            epochs=2), 50, "epoch"),
+    # --- flownet ---
+    # `weight = None` outside the per-record code and the `offset=None` parameter, each replaced
+    # per record under a condition: the map function starts from copies of them. 2 epochs in order.
+    ("outer_rebinding", "weighted_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, num_epochs=2),
+     100, "epoch"),
 ]
 
 
