@@ -2,6 +2,7 @@
 
 This is the one place that turns a per-file error into a `FAILED` result; nothing here aborts a run.
 """
+import ast
 import collections
 import contextlib
 import io
@@ -19,7 +20,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 
 import libcst as cst
 
-from qmigrate import captured_params, engine, handed_down, imported_helpers, python3_check, returned_records, towers, untraced_towers
+from qmigrate import (captured_params, engine, handed_down, imported_helpers, python3_check, returned_records, towers,
+                      unlinked, untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -396,6 +398,7 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
                 results[path] = done.result
 
         _note_untraced_towers(results, plans, options, pool)
+        _name_uncalled_functions(results, program)
 
     if write:
         for path, result in results.items():
@@ -439,6 +442,33 @@ def _walk(start: Iterable[str], step: Callable[[str], Iterable[str]]) -> Set[str
                 seen.add(reached)
                 stack.append(reached)
     return seen
+
+
+def _name_uncalled_functions(results: Dict[str, FileResult], program: Program) -> None:
+    """A reason saying that a function returns its records to callers qmigrate did not link to
+    it says, when no module of the run calls or names it (its own module neither), that it stays
+    as public API (unlinked.uncalled)."""
+    for path, result in list(results.items()):
+        asked = {unlinked.returned_to(d.message) for d in result.remaining} - {None}
+        if not asked:
+            continue
+        tree = program.tree(path)
+        uncalled = {name for name in asked
+                    if tree is not None and not program.references(name.rsplit(".", 1)[-1], path)
+                    and not _called_in(tree, name.rsplit(".", 1)[-1])}
+        if uncalled:
+            results[path] = dataclasses.replace(result, diagnostics=tuple(
+                dataclasses.replace(d, message=unlinked.uncalled(d.message))
+                if not d.fixed and not d.note and unlinked.returned_to(d.message) in uncalled else d
+                for d in result.diagnostics))
+
+
+def _called_in(tree, name: str) -> bool:
+    """Whether the module calls or names the function `name` other than by defining it."""
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Name) and node.id == name) or (isinstance(node, ast.Attribute) and node.attr == name):
+            return True
+    return False
 
 
 def _note_untraced_towers(results: Dict[str, FileResult], plans, options: Options, pool) -> None:
