@@ -768,7 +768,8 @@ def _keep_captured_params(path: str, done: _Done, program: Program, keeps: Dict[
     module may pass a stateful value for: their pipelines stay (captured_params)."""
     if not done.captured_params:
         return
-    refused = captured_params.elsewhere(program.paths, path, program.mentions, program.tree, done.captured_params)
+    refused = captured_params.elsewhere(program.paths, path, program.mentions, program.tree, done.captured_params,
+                                        program.closure)
     for function, why in refused.items():
         keeps.setdefault(path, {})[captured_params.KEPT_PREFIX + function] = why
 

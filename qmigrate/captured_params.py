@@ -19,7 +19,7 @@ Callers outside the run are not seen: a parameter they pass is taken as the code
 """
 import ast
 import os
-from typing import Callable, Dict, Iterable, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, Optional, Sequence, Set, Tuple
 
 # How a function whose captured parameter a caller may pass a stateful value is named among the
 # helpers kept for other modules (api's `keeps`).
@@ -32,8 +32,9 @@ STATEFUL_CALLS = frozenset((
     "create_global_step", "random_uniform", "random_normal", "truncated_normal", "random_shuffle",
     "random_gamma", "random_poisson", "multinomial", "py_func", "py_function", "numpy_function"))
 
-# A captured parameter: (function name, parameter name, its position among the parameters).
-Captured = Tuple[str, str, int]
+# A captured parameter: (function name, parameter name, its position among those a call passes;
+# None: keyword-only).
+Captured = Tuple[str, str, Optional[int]]
 
 
 def _last_name(node: ast.AST) -> Optional[str]:
@@ -62,17 +63,18 @@ def stateful_bindings(tree: ast.AST) -> Dict[str, int]:
     return found
 
 
-def _argument(call: ast.Call, param: str, position: int) -> Tuple[bool, Optional[ast.AST]]:
-    """(whether the call hides what it passes, the argument it passes for the parameter)."""
+def _argument(call: ast.Call, param: str, position: Optional[int]) -> Tuple[bool, Optional[ast.AST]]:
+    """(whether the call hides what it passes, the argument it passes for the parameter; its
+    position None: keyword-only)."""
     if any(isinstance(arg, ast.Starred) for arg in call.args) or any(kw.arg is None for kw in call.keywords):
         return True, None
     for keyword in call.keywords:
         if keyword.arg == param:
             return False, keyword.value
-    return False, call.args[position] if position < len(call.args) else None
+    return False, call.args[position] if position is not None and position < len(call.args) else None
 
 
-def stateful_call(tree: ast.AST, function: str, param: str, position: int,
+def stateful_call(tree: ast.AST, function: str, param: str, position: Optional[int],
                   bound: Callable[[str], Optional[str]]) -> Optional[Tuple[int, str]]:
     """(line, why) of the first call of `function` in tree that may pass a stateful value for
     `param`; `bound(name)` says where a name is bound to a stateful op (None: nowhere seen)."""
@@ -102,17 +104,21 @@ def _text(node: ast.AST) -> str:
         return _last_name(node) or "an expression"
 
 
-def reason(function: str, param: str, path: str, line: int, why: str) -> str:
-    return ("the per-record code reads `%s`, a parameter of %s(), and the call at %s:%d %s: the map function would capture it by value, which a one-shot iterator "
-            "cannot (the queue read it anew for each record); pass it a Python value, or make the op in the "
-            "per-record code" % (param, function, os.path.basename(path), line, why))
+def reason(function: str, param: str, where: str, why: str) -> str:
+    """Why the pipeline stays: `where` is the call's place (`line 12`, `train.py:12`)."""
+    return ("the per-record code reads `%s`, a parameter of %s(), and the call at %s %s: the map function "
+            "would capture it by value, which a one-shot iterator cannot (the queue read it anew for each "
+            "record); pass it a Python value, or make the op in the per-record code" % (param, function, where, why))
 
 
-def elsewhere(paths: Sequence[str], defining: str, mentions, tree_of, captured: Iterable[Captured]
-              ) -> Dict[str, str]:
+def elsewhere(paths: Sequence[str], defining: str, mentions, tree_of, captured: Iterable[Captured],
+              closure: Callable[[str], Set[str]] = lambda path: {path}) -> Dict[str, str]:
     """function -> reason, for the captured parameters a call in a module of `paths` other than
-    `defining` may pass a stateful value for. `mentions(path, name)`: Program.mentions."""
+    `defining` may pass a stateful value for (modules named by their path from `defining`'s
+    folder). `mentions(path, name)`: Program.mentions; `closure(path)`: the module and those it
+    imports (Program.closure), searched first for where a name the call passes is bound."""
     refused: Dict[str, str] = {}
+    folder = os.path.dirname(defining)  # other modules are named from there: the same in every checkout
     trees: Dict[str, Optional[ast.AST]] = {}
 
     def tree(path):
@@ -120,19 +126,20 @@ def elsewhere(paths: Sequence[str], defining: str, mentions, tree_of, captured: 
             trees[path] = tree_of(path)
         return trees[path]
 
-    bindings: Dict[str, Optional[str]] = {}
+    def named(path: str, line: int) -> str:
+        return "%s:%d" % (os.path.relpath(path, folder), line)
 
-    def bound(name: str) -> Optional[str]:
-        if name not in bindings:
-            bindings[name] = None
-            for path in sorted(paths):
+    def binder(caller: str):
+        def bound(name: str) -> Optional[str]:
+            near = closure(caller)
+            for path in sorted(paths, key=lambda path: (path not in near, path)):
                 if mentions(path, name):
                     found = tree(path)
                     line = stateful_bindings(found).get(name) if found is not None else None
                     if line is not None:
-                        bindings[name] = "%s:%d" % (os.path.basename(path), line)
-                        break
-        return bindings[name]
+                        return named(path, line)
+            return None
+        return bound
 
     for function, param, position in captured:
         for path in sorted(paths):
@@ -140,9 +147,9 @@ def elsewhere(paths: Sequence[str], defining: str, mentions, tree_of, captured: 
                 continue
             found = tree(path)
             if found is None:
-                refused[function] = reason(function, param, path, 1, "cannot be read")  # its calls cannot be seen
+                refused[function] = reason(function, param, os.path.relpath(path, folder), "cannot be read as Python")
                 continue
-            call = stateful_call(found, function, param, position, bound)
+            call = stateful_call(found, function, param, position, binder(path))
             if call is not None:
-                refused[function] = reason(function, param, path, call[0], call[1])
+                refused[function] = reason(function, param, named(path, call[0]), call[1])
     return refused

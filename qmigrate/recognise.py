@@ -14,9 +14,9 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from qmigrate import (batch_down, batched_lists, blocks, branch_records, bucketing, built_rows, captured_params,
-                      class_attrs, cstutil,
-                      dequeued_rows, handbuilt, held_sources, helpers, joins, loop_records, map_locals, queue_sources,
-                      reader_makers, receivers, returned_records, slim_provider, towers, zipped_chains)
+                      class_attrs, cstutil, dequeued_rows, handbuilt, held_sources, helpers, joins, loop_records,
+                      map_locals, queue_sources, reader_makers, receivers, returned_records, slim_provider, towers,
+                      zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
@@ -2461,23 +2461,22 @@ class _BlockRecogniser:
                           "into the per-record code" % (captured[0], self._line_of(stateful[captured[0]])))
 
     def _check_captured_params(self, reads: Set[str], calls) -> None:
-        """The parameters of the scope function the moved code reads (not rebound in the block
-        before): refused when a call of the function in this module, or (after the first pass,
-        self.context.kept_captures) in another module of the run, may pass a stateful value for
-        one (captured_params); else they are self.captured_params, for the run to check."""
+        """The parameters of the scope function the moved code reads: refused when a call of the
+        function in this module, or (after the first pass, self.context.kept_captures) in another
+        module of the run, may pass a stateful value for one (captured_params); else they are
+        self.captured_params, for the run to check."""
         self.captured_params = ()
         if not isinstance(self.scope, cst.FunctionDef):
             return
         params = self.scope.params
         positional = [param.name.value for param in list(params.posonly_params) + list(params.params)]
         attrs = self.context.class_attrs(self.scope)
-        if attrs is not None and attrs.self_name(self.scope) is not None:
+        self_name = attrs.self_name(self.scope) if attrs is not None else None
+        if self_name is not None and positional[:1] == [self_name]:
             positional = positional[1:]  # called as `obj.method(...)`: `self` is not passed
-        named = set(slim_provider.param_names(self.scope))
         function = self.scope.name.value
-        found = []
-        for name in sorted(reads & named):
-            found.append((function, name, positional.index(name) if name in positional else len(positional) + 99))
+        found = tuple((function, name, positional.index(name) if name in positional else None)
+                      for name in sorted(reads & set(slim_provider.param_names(self.scope)) - {self_name}))
         if not found:
             return
         why = self.context.kept_captures.get(function)
@@ -2487,12 +2486,11 @@ class _BlockRecogniser:
                 call = captured_params.stateful_call(self.context.tree, function, name, position,
                                                      lambda bound: "line %d" % own[bound] if bound in own else None)
                 if call is not None:
-                    why = captured_params.reason(function, name, "line", call[0], call[1]).replace(
-                        "the call at line:", "the call at line ")
+                    why = captured_params.reason(function, name, "line %d" % call[0], call[1])
                     break
         if why is not None:
             raise _Broken(calls, why)
-        self.captured_params = tuple(found)
+        self.captured_params = found
 
     def _check_stateful_attributes(self, moved, map_returns: str, calls) -> None:
         """As _check_stateful_captures, for `self.<attr>` the moved code reads: refused when the

@@ -5,8 +5,12 @@ import ast
 import os
 
 import libcst as cst
+import pytest
 
 from qmigrate import api, captured_params, item_handlers
+from qmigrate.names import ImportMap
+from qmigrate.rules.base import Unsupported
+from qmigrate.slim_modules import ModuleView
 
 INPUTS = '''import tensorflow as tf
 
@@ -125,8 +129,6 @@ class Raw(slim.tfexample_decoder.ItemHandler):
 
 
 def _check_handler(source):
-    from qmigrate.names import ImportMap
-    from qmigrate.slim_modules import ModuleView
     module = cst.parse_module(source)
     cls = next(stmt for stmt in module.body if isinstance(stmt, cst.ClassDef))
     item_handlers.check_handler_class(ModuleView(module, ImportMap(module), line_of=lambda node: 0), cls)
@@ -134,7 +136,6 @@ def _check_handler(source):
 
 def test_a_handler_calling_through_a_name_the_module_never_binds_decodes_in_a_map_function():
     _check_handler(HANDLER)  # `functional_ops.map_fn(...)` raises NameError wherever it runs
-    import pytest
-    from qmigrate.rules.base import Unsupported
     with pytest.raises(Unsupported, match="runs code of `m.functional_ops`"):
-        _check_handler(HANDLER.replace("slim = tf.contrib.slim\n", "slim = tf.contrib.slim\nfrom m import functional_ops\n"))
+        _check_handler(HANDLER.replace("slim = tf.contrib.slim\n",
+                                       "slim = tf.contrib.slim\nfrom m import functional_ops\n"))
