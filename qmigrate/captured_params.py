@@ -15,7 +15,8 @@ with `*args` or `**kwargs` hides what it passes, and counts as passing such a va
 The defining module's own calls are checked when the pipeline is recognised (`stateful_call`
 on its tree, with the bindings of that module); the other modules' after the first pass
 (`elsewhere`), which sends the module back with the reason (api's `keeps`, `KEPT_PREFIX`).
-Callers outside the run are not seen: a parameter they pass is taken as the code reads it.
+Callers outside the run are not seen, nor those of a module the stdlib parser rejects (Python 2
+code): a parameter they pass is taken as the code reads it, as before this check.
 """
 import ast
 import os
@@ -146,8 +147,7 @@ def elsewhere(paths: Sequence[str], defining: str, mentions, tree_of, captured: 
             if path == defining or function in refused or not mentions(path, function):
                 continue
             found = tree(path)
-            if found is None:
-                refused[function] = reason(function, param, os.path.relpath(path, folder), "cannot be read as Python")
+            if found is None:  # the stdlib parser rejects it (Python 2): its calls are not seen
                 continue
             call = stateful_call(found, function, param, position, binder(path))
             if call is not None:

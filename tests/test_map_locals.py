@@ -139,3 +139,9 @@ def test_a_handler_calling_through_a_name_the_module_never_binds_decodes_in_a_ma
     with pytest.raises(Unsupported, match="runs code of `m.functional_ops`"):
         _check_handler(HANDLER.replace("slim = tf.contrib.slim\n",
                                        "slim = tf.contrib.slim\nfrom m import functional_ops\n"))
+
+
+def test_a_caller_the_stdlib_parser_rejects_is_not_seen(tmp_path):
+    caller = "import inputs\nprint 'python 2'\nbatch = inputs.inputs(['a'], 4, step)\n"
+    results = _migrate(tmp_path, {"inputs.py": INPUTS, "train.py": caller})
+    assert results["inputs.py"].new_source is not None and not _refusals(results["inputs.py"])
