@@ -769,7 +769,7 @@ def _keep_captured_params(path: str, done: _Done, program: Program, keeps: Dict[
     if not done.captured_params:
         return
     refused = captured_params.elsewhere(program.paths, path, program.mentions, program.tree, done.captured_params,
-                                        program.closure)
+                                        lambda caller: program.closure(caller, partial=True))
     for function, why in refused.items():
         keeps.setdefault(path, {})[captured_params.KEPT_PREFIX + function] = why
 

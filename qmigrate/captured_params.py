@@ -10,7 +10,8 @@ passes, for such a parameter, what may be a variable, a placeholder or a random 
 - a name or attribute (`step`, `net.global_step`) that some module of the run binds to one
   (`self.global_step = slim.get_or_create_global_step()`): matched by its last name, which
   over-approximates (a refusal, never a wrong rewrite).
-Calls are found by the function's name (`load_batch(...)`, `module.load_batch(...)`); a call
+Calls are found by the function's name (`load_batch(...)`, `module.load_batch(...)`) in the
+modules that import the defining one, directly or through others; a call
 with `*args` or `**kwargs` hides what it passes, and counts as passing such a value.
 The defining module's own calls are checked when the pipeline is recognised (`stateful_call`
 on its tree, with the bindings of that module); the other modules' after the first pass
@@ -113,11 +114,13 @@ def reason(function: str, param: str, where: str, why: str) -> str:
 
 
 def elsewhere(paths: Sequence[str], defining: str, mentions, tree_of, captured: Iterable[Captured],
-              closure: Callable[[str], Set[str]] = lambda path: {path}) -> Dict[str, str]:
+              closure: Callable[[str], Set[str]]) -> Dict[str, str]:
     """function -> reason, for the captured parameters a call in a module of `paths` other than
     `defining` may pass a stateful value for (modules named by their path from `defining`'s
     folder). `mentions(path, name)`: Program.mentions; `closure(path)`: the module and those it
-    imports (Program.closure), searched first for where a name the call passes is bound."""
+    imports, directly or not (Program.closure, a file too many being safe): only a module that
+    imports `defining` is a caller, and these modules are searched first for where a name the
+    call passes is bound."""
     refused: Dict[str, str] = {}
     folder = os.path.dirname(defining)  # other modules are named from there: the same in every checkout
     trees: Dict[str, Optional[ast.AST]] = {}
@@ -144,7 +147,8 @@ def elsewhere(paths: Sequence[str], defining: str, mentions, tree_of, captured: 
 
     for function, param, position in captured:
         for path in sorted(paths):
-            if path == defining or function in refused or not mentions(path, function):
+            if path == defining or function in refused or not mentions(path, function) \
+                    or defining not in closure(path):
                 continue
             found = tree(path)
             if found is None:  # the stdlib parser rejects it (Python 2): its calls are not seen
