@@ -16,9 +16,8 @@ import libcst as cst
 from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows,
                       captured_params, class_attrs, cstutil, data_findings, guarded_records, handbuilt, handed_down,
                       held_sources, helpers, imported_helpers, map_locals, method_queues, python3_check, python_fed,
-                      queue_messages, queue_purpose,
-                      queue_roles, queue_sources, range_producers, reader_makers, receivers, returned_dataset,
-                      returned_records, slim_modules, synth, towers, unlinked, wording)
+                      queue_messages, queue_purpose, queue_roles, queue_sources, range_producers, reader_makers,
+                      receivers, returned_dataset, returned_records, slim_modules, synth, towers, unlinked, wording)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted

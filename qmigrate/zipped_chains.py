@@ -126,4 +126,5 @@ def merge(matches: List, fresh) -> Union[str, object]:
     return dataclasses.replace(first, removed_indices=tuple(dict.fromkeys(removed)),
                                record_indices=tuple(sorted(records_of(matches))), pipeline=pipeline, calls=calls,
                                captured_reads=captured,
-                               map_copies=tuple(dict.fromkeys(name for m in matches for name in m.map_copies)))
+                               map_copies=tuple(dict.fromkeys(name for m in matches for name in m.map_copies)),
+                               captured_params=tuple(dict.fromkeys(p for m in matches for p in m.captured_params)))
