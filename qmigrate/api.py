@@ -2,6 +2,7 @@
 
 This is the one place that turns a per-file error into a `FAILED` result; nothing here aborts a run.
 """
+import ast
 import collections
 import contextlib
 import io
@@ -19,8 +20,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 
 import libcst as cst
 
-from qmigrate import (engine, handed_down, imported_helpers, python3_check, returned_records, tower_reads, towers,
-                      untraced_towers)
+from qmigrate import (captured_params, engine, handed_down, imported_helpers, python3_check, returned_records,
+                      tower_reads, towers, unlinked, untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -130,6 +131,7 @@ class _Done:
     imported_used: Tuple[str, ...] = ()  # imported reader helpers every call of which was migrated
     record_attributes: Tuple[str, ...] = ()  # attributes that kept records, removed (guarded_records)
     returned_results: Tuple[Tuple[str, int, int], ...] = ()  # per-record results now of their own (returned_records)
+    captured_params: Tuple[Tuple[str, str, int], ...] = ()  # parameters map functions capture (captured_params)
     handed_uses: Tuple[Tuple[str, int], ...] = ()  # calls migrated of batching helpers of other modules
     import_specs: Optional[ImportSpecs] = None  # what the module imports (first pass; None: not known)
     device: bool = True  # whether its bytes say "device" (False only when read and known not to)
@@ -215,6 +217,7 @@ def _run(job: _Job) -> _Done:
                      imported_used=tuple(analysis.imported_used),
                      record_attributes=tuple(analysis.record_attributes),
                      returned_results=tuple(sorted(set(analysis.returned_results))),
+                     captured_params=tuple(sorted(set(analysis.captured_params))),
                      handed_uses=tuple(sorted(analysis.handed_uses.items())),
                      import_specs=import_specs(analysis.tree) if first_pass and analysis.tree is not None else None)
         problem = engine.verify(analysis)
@@ -399,6 +402,7 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
                 results[path] = done.result
 
         _note_untraced_towers(results, first, plans, options, pool, program)
+        _name_uncalled_functions(results, program)
 
     if write:
         for path, result in results.items():
@@ -442,6 +446,33 @@ def _walk(start: Iterable[str], step: Callable[[str], Iterable[str]]) -> Set[str
                 seen.add(reached)
                 stack.append(reached)
     return seen
+
+
+def _name_uncalled_functions(results: Dict[str, FileResult], program: Program) -> None:
+    """A reason saying that a function returns its records to callers qmigrate did not link to
+    it says, when no module of the run calls or names it (its own module neither), that it stays
+    as public API (unlinked.uncalled)."""
+    for path, result in list(results.items()):
+        asked = {unlinked.returned_to(d.message) for d in result.remaining} - {None}
+        if not asked:
+            continue
+        tree = program.tree(path)
+        uncalled = {name for name in asked
+                    if tree is not None and not program.references(name.rsplit(".", 1)[-1], path)
+                    and not _called_in(tree, name.rsplit(".", 1)[-1])}
+        if uncalled:
+            results[path] = dataclasses.replace(result, diagnostics=tuple(
+                dataclasses.replace(d, message=unlinked.uncalled(d.message))
+                if not d.fixed and not d.note and unlinked.returned_to(d.message) in uncalled else d
+                for d in result.diagnostics))
+
+
+def _called_in(tree, name: str) -> bool:
+    """Whether the module calls or names the function `name` other than by defining it."""
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Name) and node.id == name) or (isinstance(node, ast.Attribute) and node.attr == name):
+            return True
+    return False
 
 
 def _note_untraced_towers(results: Dict[str, FileResult], first: Dict[str, _Done], plans, options: Options,
@@ -693,10 +724,12 @@ def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dic
     to: their signature must stay, so the pipelines call a migrated copy instead."""
     keeps: Dict[str, Dict[str, str]] = {}
     program.watch([name.rsplit(".", 1)[-1] for done in first.values() for name in done.changed_helpers]
-                  + [name for done in first.values() for name, _, _ in done.returned_results])
+                  + [name for done in first.values() for name, _, _ in done.returned_results]
+                  + [name for done in first.values() for name, _, _ in done.captured_params])
     for path, done in first.items():
         _keep_record_attributes(path, done, program, keeps)
         _keep_returned_results(path, done, program, keeps)
+        _keep_captured_params(path, done, program, keeps)
         for name in done.changed_helpers:
             # A reading method (`Class.method`) is referred to by its own name, as an attribute.
             found = program.references(name.rsplit(".", 1)[-1], path,
@@ -753,6 +786,17 @@ def _keep_returned_results(path: str, done: _Done, program: Program, keeps: Dict
         found = returned_records.elsewhere(program.paths, path, program.mentions, program.tree, name, position, arity)
         if found is not None:
             keeps.setdefault(path, {})[returned_records.KEPT_PREFIX + name] = returned_records.kept_reason(*found)
+
+
+def _keep_captured_params(path: str, done: _Done, program: Program, keeps: Dict[str, Dict[str, str]]) -> None:
+    """Add to `keeps` the functions whose pipelines capture a parameter that a caller in another
+    module may pass a stateful value for: their pipelines stay (captured_params)."""
+    if not done.captured_params:
+        return
+    refused = captured_params.elsewhere(program.paths, path, program.mentions, program.tree, done.captured_params,
+                                        lambda caller: program.closure(caller, partial=True))
+    for function, why in refused.items():
+        keeps.setdefault(path, {})[captured_params.KEPT_PREFIX + function] = why
 
 
 def _keep_record_attributes(path: str, done: _Done, program: Program, keeps: Dict[str, Dict[str, str]]) -> bool:

@@ -13,11 +13,12 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows, class_attrs,
-                      cstutil, data_findings, guarded_records, handbuilt, handed_down, held_sources, helpers,
-                      imported_helpers, method_copies, method_queues, python3_check, python_fed, queue_messages,
-                      queue_purpose, queue_roles, queue_sources, range_producers, reader_makers, receivers,
-                      returned_dataset, returned_records, slim_modules, synth, towers, unlinked, wording)
+from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows,
+                      captured_params, class_attrs, cstutil, data_findings, guarded_records, handbuilt, handed_down,
+                      held_sources, helpers, imported_helpers, map_locals, method_copies, method_queues, python3_check,
+                      python_fed, queue_messages, queue_purpose, queue_roles, queue_sources, range_producers,
+                      reader_makers, receivers, returned_dataset, returned_records, slim_modules, synth, towers,
+                      unlinked, wording)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -92,6 +93,7 @@ class FileAnalysis:
     # Functions that return a per-record structure every caller of the module discards, now one
     # record of its own iterator: (function, position, arity) (returned_records).
     returned_results: List[Tuple[str, int, int]] = field(default_factory=list)
+    captured_params: List[Tuple[str, str, int]] = field(default_factory=list)  # Match.captured_params
     imported_used: List[str] = field(default_factory=list)  # imported reader helpers every call of which migrated
     # Attributes that kept records on the object, which the migration removed (guarded_records),
     # and those of a reader or queue the object made in another method, with the method batching
@@ -531,13 +533,16 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     imported_batchers = handed_down.add_imported(context, handed)
     context.kept_results = {name[len(returned_records.KEPT_PREFIX):]: why for name, why in (keep_helpers or {}).items()
                             if name.startswith(returned_records.KEPT_PREFIX)}
+    context.kept_captures = {name[len(captured_params.KEPT_PREFIX):]: why for name, why in (keep_helpers or {}).items()
+                             if name.startswith(captured_params.KEPT_PREFIX)}
     context.mentioned_attributes = {name[1:]: why for name, why in (keep_helpers or {}).items()
                                     if name.startswith(".")}
     keep = _keep_forwarded(keep_helpers or {}, context)
     # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).
     def pristine() -> FileAnalysis:
         return dataclasses.replace(analysis, reasons={}, fixed_calls=set(), findings=list(analysis.findings),
-                                   pipeline_functions=Counter(), todo={}, returned_results=[])
+                                   pipeline_functions=Counter(), todo={}, returned_results=[],
+                                   captured_params=[])
     first, unlinked_first = pristine(), pristine()
     rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep)
     new_module = module.visit(rewriter)
@@ -1935,6 +1940,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         pipeline = match.pipeline
         if match.returned_result is not None:
             self.analysis.returned_results.append(match.returned_result)
+        self.analysis.captured_params += list(match.captured_params)
         chain = [leaves[i] for i in match.removed_indices]
         read = leaves[match.read_index]
         batch = leaves[match.batch_index]
@@ -1995,7 +2001,8 @@ class _PipelineRewriter(cst.CSTTransformer):
             if match.arm_records is not None:  # the if/else's per-record code ends the function
                 in_function = record_leaves + [dataclasses.replace(batch, updated=match.arm_records.statement)]
             body = blocks.regroup(in_function, lambda w: id(w) not in enclosing and self._scoping(w))
-            function = self._record_function(pipeline.record_function, body)
+            function = map_locals.apply(self._record_function(pipeline.record_function, body), match.map_copies,
+                                        self.names.fresh, self.module.config_for_parsing)
             blank = [line for line in chain[0].updated.leading_lines if line.comment is None] if chain else []
             if match.producer_branches is not None and not blank:
                 blank = [cst.EmptyLine(indent=False)]  # after the if/elif that names the files

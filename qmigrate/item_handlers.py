@@ -149,6 +149,8 @@ class _Checker:
                 head = head.value
             unbound = isinstance(head, cst.Name) and head.value not in self.where.imports.aliases and not hasattr(
                 builtins, head.value)
+            if unbound and head is not func and never_bound(self.where.module, head.value):
+                return None  # `x.f(...)` raises NameError before it does anything, wherever it runs
             return "%s runs code qmigrate cannot see%s" % (
                 shown, " (`%s` is not bound in the module)" % head.value if unbound else "")
         if not resolved.startswith("tensorflow."):
@@ -187,6 +189,24 @@ class _Checker:
         if "tensors_to_item" not in self.methods:
             raise Unsupported("the item handler class %s (%s) defines no tensors_to_item()" % (
                 cls.name.value, self.where.at(cls)))
+
+
+# Names through which a module can bind a global without spelling it as a Name.
+_DYNAMIC_BINDERS = frozenset(("globals", "vars", "exec", "eval", "setattr", "__dict__", "__builtins__", "locals"))
+
+
+def never_bound(module: cst.Module, name: str) -> bool:
+    """Whether `name` is never bound in `module`, so that reading it raises NameError: the module
+    has no `import *` and names nothing that binds globals dynamically, the name is no builtin,
+    and every Name node spelled `name` is the head of an attribute chain (`name.f`): no
+    assignment, import, parameter, def, class, global statement, keyword or attribute spells it."""
+    if hasattr(builtins, name) or cstutil.nodes_of(module, cst.ImportStar):
+        return False
+    heads = {id(node.value) for node in cstutil.nodes_of(module, cst.Attribute)}
+    for node in cstutil.nodes_of(module, cst.Name):
+        if node.value in _DYNAMIC_BINDERS or node.value == name and id(node) not in heads:
+            return False
+    return True
 
 
 def _params(function: cst.FunctionDef):

@@ -13,9 +13,10 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 
 import libcst as cst
 
-from qmigrate import (batch_down, batched_lists, blocks, branch_records, bucketing, built_rows, class_attrs, cstutil,
-                      dequeued_rows, handbuilt, held_sources, helpers, joins, loop_records, queue_sources,
-                      reader_makers, receivers, returned_records, slim_provider, towers, zipped_chains)
+from qmigrate import (batch_down, batched_lists, blocks, branch_records, bucketing, built_rows, captured_params,
+                      class_attrs, cstutil, dequeued_rows, handbuilt, held_sources, helpers, joins, loop_records,
+                      map_locals, queue_sources, reader_makers, receivers, returned_records, slim_provider, towers,
+                      zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
@@ -105,6 +106,12 @@ class Match:
     # `_, b = r.read(q)`) and whose result the per-record code reads: another chain's records,
     # allowed only when this match zips that chain too (_drop_captures).
     captured_reads: Tuple[int, ...] = ()
+    # Names the map function rebinds that are also bound outside it before the batch: the function
+    # starts from a copy of the outer value, under a name of its own (map_locals).
+    map_copies: Tuple[str, ...] = ()
+    # (function, parameter, position) the map function captures: the run checks what the calls of
+    # the other modules pass for them (captured_params).
+    captured_params: Tuple = ()
 
 
 @dataclass(frozen=True)
@@ -284,6 +291,8 @@ class ModuleContext:
     # Functions whose returned per-record structure other modules may use (name -> why): their
     # pipelines stay (returned_records).
     kept_results: Dict[str, str] = field(default_factory=dict)
+    # function -> why a caller in another module may pass its captured parameter a stateful value.
+    kept_captures: Dict[str, str] = field(default_factory=dict)
     # Attributes other modules of the run mention (`.name` in the run's keep: name -> why): a
     # reader or queue the object holds, or the method batching their records, so named stays.
     mentioned_attributes: Dict[str, str] = field(default_factory=dict)
@@ -360,6 +369,8 @@ class _BlockRecogniser:
         self.batch_later: Tuple[cst.BaseStatement, ...] = ()  # its batching arm's statements after the batching
         self.batch_unpacking: Tuple[str, ...] = ()  # with them: Match.records_unpacking
         self.captured_reads: Tuple[int, ...] = ()  # the last chain checked: Match.captured_reads
+        self.map_copies: Tuple[str, ...] = ()  # the last chain checked: Match.map_copies
+        self.captured_params: Tuple = ()  # the last chain checked: Match.captured_params
 
     # Name uses are computed on demand: most blocks hold no producer and need none.
     @property
@@ -1656,6 +1667,8 @@ class _BlockRecogniser:
         """
         producer_index, producer_rule, producer_call = producer
         self.captured_reads = ()
+        self.map_copies = ()
+        self.captured_params = ()
         record_indices = list(record_indices)
         batch = in_loop = queue_batch = None
         # hand-built queues the records go through; record leaves written anew
@@ -1938,7 +1951,8 @@ class _BlockRecogniser:
                      records_arm=records_arm, records_batching=records_batching,
                      batch_later=len(batch_later), records_unpacking=batch_unpacking,
                      test_binding=test_binding, returned_result=returning,
-                     captured_reads=self.captured_reads)
+                     captured_reads=self.captured_reads, map_copies=self.map_copies,
+                     captured_params=self.captured_params)
 
     def _queue_dtypes(self, index: int, tainted: Set[str], calls) -> bool:
         """Whether statement `index` is the constructor of a hand-built queue of the block that reads
@@ -2322,7 +2336,7 @@ class _BlockRecogniser:
             if escaped:
                 raise _Broken(calls, "the per-record code stores into `%s`, which lives outside the record path"
                               % sorted(escaped)[0])
-        self._check_locals_of_map(record_indices, batch_index, chain, kept, calls)
+        self._check_locals_of_map(record_indices, batch_index, chain, kept, calls, tainted, map_returns)
         self._check_graph_only_calls(record_indices, kept, calls)
         self._check_stateful_captures(record_indices, batch_index, chain, kept, calls, map_returns)
         # The map function is traced where the batch was built: what it reads must not change
@@ -2404,7 +2418,7 @@ class _BlockRecogniser:
         in this block, outside the record path and before the batch, by a statement that makes
         one, or derives from a name that does."""
         moved = [index for index in sorted(record_indices) if index not in kept]
-        reads = set()
+        reads = set(self.map_copies)  # a copied outer value is read where the function starts
         for index in moved:
             reads |= set(self.uses[index].loads)
         if map_returns:  # what the map function returns: the batching's tensors, read there too
@@ -2441,12 +2455,45 @@ class _BlockRecogniser:
                     taken[name] = index
         self.captured_reads = tuple(sorted({taken[name] for name in reads & set(taken)}))
         self._check_stateful_attributes(moved, map_returns, calls)
+        self._check_captured_params(reads, calls)
         captured = sorted(reads & set(stateful))
         if captured:
             raise _Broken(calls, "the per-record code reads `%s`, made at line %d from a stateful op (random, "
                           "variable, placeholder or py_func) outside it: the map function would capture it by value, "
                           "which a one-shot iterator cannot (the queue ran it once per record); move that statement "
                           "into the per-record code" % (captured[0], self._line_of(stateful[captured[0]])))
+
+    def _check_captured_params(self, reads: Set[str], calls) -> None:
+        """The parameters of the scope function the moved code reads: refused when a call of the
+        function in this module, or (after the first pass, self.context.kept_captures) in another
+        module of the run, may pass a stateful value for one (captured_params); else they are
+        self.captured_params, for the run to check."""
+        self.captured_params = ()
+        if not isinstance(self.scope, cst.FunctionDef):
+            return
+        params = self.scope.params
+        positional = [param.name.value for param in list(params.posonly_params) + list(params.params)]
+        attrs = self.context.class_attrs(self.scope)
+        self_name = attrs.self_name(self.scope) if attrs is not None else None
+        if self_name is not None and positional[:1] == [self_name]:
+            positional = positional[1:]  # called as `obj.method(...)`: `self` is not passed
+        function = self.scope.name.value
+        found = tuple((function, name, positional.index(name) if name in positional else None)
+                      for name in sorted(reads & set(slim_provider.param_names(self.scope)) - {self_name}))
+        if not found:
+            return
+        why = self.context.kept_captures.get(function)
+        if why is None and self.context.tree is not None:
+            own = captured_params.stateful_bindings(self.context.tree)
+            for _, name, position in found:
+                call = captured_params.stateful_call(self.context.tree, function, name, position,
+                                                     lambda bound: "line %d" % own[bound] if bound in own else None)
+                if call is not None:
+                    why = captured_params.reason(function, name, "line %d" % call[0], call[1])
+                    break
+        if why is not None:
+            raise _Broken(calls, why)
+        self.captured_params = found
 
     def _check_stateful_attributes(self, moved, map_returns: str, calls) -> None:
         """As _check_stateful_captures, for `self.<attr>` the moved code reads: refused when the
@@ -2482,16 +2529,20 @@ class _BlockRecogniser:
                               "make that op in the per-record code" % (
                                   self_name, attr, attrs.line_of(binding.value), what))
 
-    def _check_locals_of_map(self, record_indices, batch_index: int, chain: Set[int], kept, calls) -> None:
+    def _check_locals_of_map(self, record_indices, batch_index: int, chain: Set[int], kept, calls,
+                             tainted: Set[str] = frozenset(), map_returns: str = "") -> None:
         """Every name the map function binds is a local of it (Python's rule): a name the moved
         per-record code binds that is also bound outside it before the batch (a parameter, or a
         statement that stays, such as `noise = None` before `if c: noise = ...`) would be unbound
-        in the function where the code reads it before rebinding it. Allowed only when the first
-        moved statement to use the name is a plain assignment that binds it without reading it."""
+        in the function where the code reads it before rebinding it. Allowed when the first
+        moved statement to use the name is a plain assignment that binds it without reading it,
+        or when the function can start from a copy of the outer value (map_locals: the name is
+        then in self.map_copies, Match.map_copies)."""
         moved = [index for index in sorted(record_indices) if index not in kept]
         stores = set()
         for index in moved:
             stores |= self.uses[index].stores
+        self.map_copies = ()
         if not stores:
             return
         # name -> where it is bound outside: a parameter's description, or the statement's index
@@ -2514,10 +2565,15 @@ class _BlockRecogniser:
             if isinstance(stmt, cst.For) and name in slim_provider.bound_names(stmt.target) and \
                     name not in cstutil.name_uses(stmt.iter).loads:
                 continue  # a loop variable, bound by the loop before its body reads it
+            why = map_locals.copy_refusal(self, name, first, moved, batch_index, chain, kept, tainted, map_returns)
+            if why is None:
+                self.map_copies += (name,)
+                continue
             raise _Broken(calls, "the per-record code rebinds `%s` (line %d), which is also bound outside it (%s): "
                           "in the map function it would be a name of its own, unbound where the code first reads "
-                          "it" % (name, self._line_of(first), outside[name] if isinstance(outside[name], str)
-                                  else "line %d" % self._line_of(outside[name])))
+                          "it, and the function cannot start from a copy of the outer value: %s" % (
+                              name, self._line_of(first), outside[name] if isinstance(outside[name], str)
+                              else "line %d" % self._line_of(outside[name]), why))
 
     def _batch_in_branches(self, index: int, tainted: Set[str], joined: bool = False):
         """((rule, call) of the if arm, (rule, call) of the else arm) for

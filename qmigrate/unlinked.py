@@ -6,6 +6,7 @@ reached has no reason of its own. This looks one step along the data in that cal
 where the queue or the records go, or where the batched tensors come from. It only explains;
 nothing here decides what is rewritten.
 """
+import re
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
@@ -14,6 +15,23 @@ from qmigrate import cstutil
 from qmigrate.names import dotted
 
 _READS = ("read", "read_up_to")
+
+# How a reason says that a function returns its records to callers the run did not link to it;
+# after the run, `uncalled` says so more precisely when no module of the run calls the function.
+_NOT_LINKED = "which qmigrate does not link to them"
+_RETURNED_TO = re.compile(r"are returned \(line \d+\) to the callers of ([\w.]+)\(\), " + re.escape(_NOT_LINKED))
+
+
+def returned_to(message: str) -> Optional[str]:
+    """The function a reason says returns its records to callers not linked to it, or None."""
+    found = _RETURNED_TO.search(message)
+    return found.group(1) if found else None
+
+
+def uncalled(message: str) -> str:
+    """The reason of `returned_to`, for a function no module of the run calls: public API."""
+    return message.replace(_NOT_LINKED, "and no module of the run calls it: it stays as it is, for callers "
+                                        "outside the run, which give it the queue it reads", 1)
 
 
 class _Index(cst.CSTVisitor):
@@ -186,8 +204,7 @@ class Explainer:
                     return "%s go to %s() in the return at line %d, a function qmigrate does not follow as a " \
                            "batching helper" % (what, self._callee(helpers[0]), line)
                 where = " of %s()" % function.name.value if function is not None else ""
-                return "%s are returned (line %d) to the callers%s, which qmigrate does not link to them" % (
-                    what, line, where)
+                return "%s are returned (line %d) to the callers%s, %s" % (what, line, where, _NOT_LINKED)
             enqueues = [c for c in _calls(current) if isinstance(c.func, cst.Attribute)
                         and c.func.attr.value in ("enqueue", "enqueue_many")]
             if enqueues:

@@ -125,4 +125,6 @@ def merge(matches: List, fresh) -> Union[str, object]:
     captured = tuple(sorted(set().union(*(set(m.captured_reads) for m in matches))))
     return dataclasses.replace(first, removed_indices=tuple(dict.fromkeys(removed)),
                                record_indices=tuple(sorted(records_of(matches))), pipeline=pipeline, calls=calls,
-                               captured_reads=captured)
+                               captured_reads=captured,
+                               map_copies=tuple(dict.fromkeys(name for m in matches for name in m.map_copies)),
+                               captured_params=tuple(dict.fromkeys(p for m in matches for p in m.captured_params)))

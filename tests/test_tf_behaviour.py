@@ -335,6 +335,11 @@ CASES = [
     # A reading method kept for a pipeline that stays: the migrated one calls its record-taking copy
     # (2 shuffled epochs of 50, in whole batches of 5).
     ("kept_reader_method", "loader_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
+    # --- flownet ---
+    # `weight = None` outside the per-record code and the `offset=None` parameter, each replaced
+    # per record under a condition: the map function starts from copies of them. 2 epochs in order.
+    ("outer_rebinding", "weighted_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, num_epochs=2),
+     100, "epoch"),
 ]
 
 

@@ -115,13 +115,24 @@ def named_batches(data_dir, batch_size):
 
 
 def noisy_batches(data_dir, batch_size, noisy=False):
-    """Refused: `noise` would be a name of the map function's own, unbound when not noisy."""
+    """`noise` is bound before the per-record code and rebound in it: the map function starts from a copy."""
     dataset = raw_dataset(data_dir, 'eval')
-    provider = slim.dataset_data_provider.DatasetDataProvider(dataset, shuffle=False)
-    [pixels] = provider.get(['pixels'])
+    def parse_record_4(serialized):
+        noise_2 = noise
+        [pixels] = dataset.decoder.decode(serialized, ['pixels'])
+        if noisy:
+            noise_2 = tf.random_uniform(tf.shape(pixels), maxval=2, dtype=tf.int32)
+        if noise_2 is not None:
+            pixels = pixels + noise_2
+        return pixels
+
     noise = None
-    if noisy:
-        noise = tf.random_uniform(tf.shape(pixels), maxval=2, dtype=tf.int32)
-    if noise is not None:
-        pixels = pixels + noise
-    return tf.train.batch([pixels], batch_size)
+
+    data_files_2 = tf.contrib.slim.parallel_reader.get_data_files(dataset.data_sources)
+    dataset_5 = tf.data.Dataset.from_tensor_slices(data_files_2)
+    dataset_5 = dataset_5.flat_map(tf.data.TFRecordDataset)
+    dataset_5 = dataset_5.map(parse_record_4)
+    dataset_5 = dataset_5.repeat()
+    dataset_5 = dataset_5.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+    dataset_5 = dataset_5.prefetch(1)
+    return dataset_5.make_one_shot_iterator().get_next()

@@ -102,7 +102,7 @@ def named_batches(data_dir, batch_size):
 
 
 def noisy_batches(data_dir, batch_size, noisy=False):
-    """Refused: `noise` would be a name of the map function's own, unbound when not noisy."""
+    """`noise` is bound before the per-record code and rebound in it: the map function starts from a copy."""
     dataset = raw_dataset(data_dir, 'eval')
     provider = slim.dataset_data_provider.DatasetDataProvider(dataset, shuffle=False)
     [pixels] = provider.get(['pixels'])

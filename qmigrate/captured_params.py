@@ -1,0 +1,159 @@
+"""Parameters the map function captures: what the callers pass for them.
+
+Moved into the map function, per-record code that reads a parameter of its function captures
+the value the caller passed, by value, when the function is traced. A one-shot iterator cannot
+capture a stateful op (TF 1.x: "does not support datasets that capture stateful objects, such as
+a Variable"), and the queue read such a value anew for each record (a global step that moves
+during training): so the pipeline stays as it is when a caller in the files migrated together
+passes, for such a parameter, what may be a variable, a placeholder or a random op:
+- an expression that calls one (`tf.train.get_or_create_global_step()`), or
+- a name or attribute (`step`, `net.global_step`) that some module of the run binds to one
+  (`self.global_step = slim.get_or_create_global_step()`): matched by its last name, which
+  over-approximates (a refusal, never a wrong rewrite).
+Calls are found by the function's name (`load_batch(...)`, `module.load_batch(...)`) in the
+modules that import the defining one, directly or through others; a call
+with `*args` or `**kwargs` hides what it passes, and counts as passing such a value.
+The defining module's own calls are checked when the pipeline is recognised (`stateful_call`
+on its tree, with the bindings of that module); the other modules' after the first pass
+(`elsewhere`), which sends the module back with the reason (api's `keeps`, `KEPT_PREFIX`).
+Callers outside the run are not seen, nor those of a module the stdlib parser rejects (Python 2
+code): a parameter they pass is taken as the code reads it, as before this check.
+"""
+import ast
+import os
+from typing import Callable, Dict, Iterable, Optional, Sequence, Set, Tuple
+
+# How a function whose captured parameter a caller may pass a stateful value is named among the
+# helpers kept for other modules (api's `keeps`).
+KEPT_PREFIX = "(captured)"
+
+# The last names of TensorFlow calls that make a variable, a placeholder or a random op.
+STATEFUL_CALLS = frozenset((
+    "Variable", "VariableV1", "get_variable", "model_variable", "local_variable", "global_variable", "variable",
+    "placeholder", "placeholder_with_default", "get_global_step", "get_or_create_global_step",
+    "create_global_step", "random_uniform", "random_normal", "truncated_normal", "random_shuffle",
+    "random_gamma", "random_poisson", "multinomial", "py_func", "py_function", "numpy_function"))
+
+# A captured parameter: (function name, parameter name, its position among those a call passes;
+# None: keyword-only).
+Captured = Tuple[str, str, Optional[int]]
+
+
+def _last_name(node: ast.AST) -> Optional[str]:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _makes_stateful(value: ast.AST) -> bool:
+    return any(isinstance(node, ast.Call) and _last_name(node.func) in STATEFUL_CALLS for node in ast.walk(value))
+
+
+def stateful_bindings(tree: ast.AST) -> Dict[str, int]:
+    """Last name -> line of each `name = <stateful call>` / `x.name = <stateful call>` in tree."""
+    found: Dict[str, int] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and _makes_stateful(node.value):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for part in ast.walk(target):
+                    name = _last_name(part)
+                    if name is not None and isinstance(getattr(part, "ctx", None), ast.Store):
+                        found.setdefault(name, node.lineno)
+    return found
+
+
+def _argument(call: ast.Call, param: str, position: Optional[int]) -> Tuple[bool, Optional[ast.AST]]:
+    """(whether the call hides what it passes, the argument it passes for the parameter; its
+    position None: keyword-only)."""
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(kw.arg is None for kw in call.keywords):
+        return True, None
+    for keyword in call.keywords:
+        if keyword.arg == param:
+            return False, keyword.value
+    return False, call.args[position] if position is not None and position < len(call.args) else None
+
+
+def stateful_call(tree: ast.AST, function: str, param: str, position: Optional[int],
+                  bound: Callable[[str], Optional[str]]) -> Optional[Tuple[int, str]]:
+    """(line, why) of the first call of `function` in tree that may pass a stateful value for
+    `param`; `bound(name)` says where a name is bound to a stateful op (None: nowhere seen)."""
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and _last_name(node.func) == function):
+            continue
+        hidden, argument = _argument(node, param, position)
+        if hidden:
+            return node.lineno, "passes arguments with * or **, which may hold a variable, placeholder or random op"
+        if argument is None:
+            continue
+        if _makes_stateful(argument):
+            return node.lineno, "passes `%s`, which makes a variable, placeholder or random op" % _text(argument)
+        for part in ast.walk(argument):
+            name = _last_name(part)
+            where = bound(name) if name is not None and isinstance(getattr(part, "ctx", None), ast.Load) else None
+            if where is not None:
+                return node.lineno, "passes `%s`, and `%s` is bound to a variable, placeholder or random op at %s" % (
+                    _text(argument), name, where)
+    return None
+
+
+def _text(node: ast.AST) -> str:
+    try:
+        return ast.unparse(node)  # Python 3.9+
+    except AttributeError:
+        return _last_name(node) or "an expression"
+
+
+def reason(function: str, param: str, where: str, why: str) -> str:
+    """Why the pipeline stays: `where` is the call's place (`line 12`, `train.py:12`)."""
+    return ("the per-record code reads `%s`, a parameter of %s(), and the call at %s %s: the map function "
+            "would capture it by value, which a one-shot iterator cannot (the queue read it anew for each "
+            "record); pass it a Python value, or make the op in the per-record code" % (param, function, where, why))
+
+
+def elsewhere(paths: Sequence[str], defining: str, mentions, tree_of, captured: Iterable[Captured],
+              closure: Callable[[str], Set[str]]) -> Dict[str, str]:
+    """function -> reason, for the captured parameters a call in a module of `paths` other than
+    `defining` may pass a stateful value for (modules named by their path from `defining`'s
+    folder). `mentions(path, name)`: Program.mentions; `closure(path)`: the module and those it
+    imports, directly or not (Program.closure, a file too many being safe): only a module that
+    imports `defining` is a caller, and these modules are searched first for where a name the
+    call passes is bound."""
+    refused: Dict[str, str] = {}
+    folder = os.path.dirname(defining)  # other modules are named from there: the same in every checkout
+    trees: Dict[str, Optional[ast.AST]] = {}
+
+    def tree(path):
+        if path not in trees:
+            trees[path] = tree_of(path)
+        return trees[path]
+
+    def named(path: str, line: int) -> str:
+        return "%s:%d" % (os.path.relpath(path, folder), line)
+
+    def binder(caller: str):
+        def bound(name: str) -> Optional[str]:
+            near = closure(caller)
+            for path in sorted(paths, key=lambda path: (path not in near, path)):
+                if mentions(path, name):
+                    found = tree(path)
+                    line = stateful_bindings(found).get(name) if found is not None else None
+                    if line is not None:
+                        return named(path, line)
+            return None
+        return bound
+
+    for function, param, position in captured:
+        for path in sorted(paths):
+            if path == defining or function in refused or not mentions(path, function) \
+                    or defining not in closure(path):
+                continue
+            found = tree(path)
+            if found is None:  # the stdlib parser rejects it (Python 2): its calls are not seen
+                continue
+            call = stateful_call(found, function, param, position, binder(path))
+            if call is not None:
+                refused[function] = reason(function, param, named(path, call[0]), call[1])
+    return refused
