@@ -726,10 +726,11 @@ def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dic
     program.watch([name.rsplit(".", 1)[-1] for done in first.values() for name in done.changed_helpers]
                   + [name for done in first.values() for name, _, _ in done.returned_results]
                   + [name for done in first.values() for name, _, _ in done.captured_params])
+    bindings = captured_params.StatefulBindings(program.paths, program.source, program.tree)
     for path, done in first.items():
         _keep_record_attributes(path, done, program, keeps)
         _keep_returned_results(path, done, program, keeps)
-        _keep_captured_params(path, done, program, keeps)
+        _keep_captured_params(path, done, program, keeps, bindings)
         for name in done.changed_helpers:
             # A reading method (`Class.method`) is referred to by its own name, as an attribute.
             found = program.references(name.rsplit(".", 1)[-1], path,
@@ -788,13 +789,14 @@ def _keep_returned_results(path: str, done: _Done, program: Program, keeps: Dict
             keeps.setdefault(path, {})[returned_records.KEPT_PREFIX + name] = returned_records.kept_reason(*found)
 
 
-def _keep_captured_params(path: str, done: _Done, program: Program, keeps: Dict[str, Dict[str, str]]) -> None:
+def _keep_captured_params(path: str, done: _Done, program: Program, keeps: Dict[str, Dict[str, str]],
+                          bindings: captured_params.StatefulBindings) -> None:
     """Add to `keeps` the functions whose pipelines capture a parameter that a caller in another
     module may pass a stateful value for: their pipelines stay (captured_params)."""
     if not done.captured_params:
         return
     refused = captured_params.elsewhere(program.paths, path, program.mentions, program.tree, done.captured_params,
-                                        lambda caller: program.closure(caller, partial=True))
+                                        lambda caller: program.closure(caller, partial=True), bindings)
     for function, why in refused.items():
         keeps.setdefault(path, {})[captured_params.KEPT_PREFIX + function] = why
 

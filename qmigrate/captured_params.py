@@ -21,7 +21,8 @@ code): a parameter they pass is taken as the code reads it, as before this check
 """
 import ast
 import os
-from typing import Callable, Dict, Iterable, Optional, Sequence, Set, Tuple
+import re
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 # How a function whose captured parameter a caller may pass a stateful value is named among the
 # helpers kept for other modules (api's `keeps`).
@@ -113,22 +114,42 @@ def reason(function: str, param: str, where: str, why: str) -> str:
             "record); pass it a Python value, or make the op in the per-record code" % (param, function, where, why))
 
 
+class StatefulBindings:
+    """Where the modules of a run bind a name to a stateful op (stateful_bindings), found once for
+    the run: a module whose text names none of STATEFUL_CALLS binds nothing so, and is not parsed."""
+
+    def __init__(self, paths: Sequence[str], source_of: Callable[[str], Optional[bytes]],
+                 tree_of: Callable[[str], Optional[ast.AST]]):
+        self._paths, self._source_of, self._tree_of = paths, source_of, tree_of
+        self._by_name: Optional[Dict[str, List[Tuple[str, int]]]] = None
+
+    def of(self, name: str) -> List[Tuple[str, int]]:
+        """(path, line) of each module that binds `name` to a stateful op (its first such line)."""
+        if self._by_name is None:
+            self._by_name = {}
+            for path in self._paths:
+                source = self._source_of(path)
+                if source is None or not _NAMES_A_STATEFUL_CALL.search(source):
+                    continue
+                tree = self._tree_of(path)
+                for bound, line in (stateful_bindings(tree) if tree is not None else {}).items():
+                    self._by_name.setdefault(bound, []).append((path, line))
+        return self._by_name.get(name, [])
+
+
+_NAMES_A_STATEFUL_CALL = re.compile(rb"\b(?:%s)\b" % b"|".join(sorted(name.encode() for name in STATEFUL_CALLS)))
+
+
 def elsewhere(paths: Sequence[str], defining: str, mentions, tree_of, captured: Iterable[Captured],
-              closure: Callable[[str], Set[str]]) -> Dict[str, str]:
+              closure: Callable[[str], Set[str]], bindings: StatefulBindings) -> Dict[str, str]:
     """function -> reason, for the captured parameters a call in a module of `paths` other than
     `defining` may pass a stateful value for (modules named by their path from `defining`'s
     folder). `mentions(path, name)`: Program.mentions; `closure(path)`: the module and those it
     imports, directly or not (Program.closure, a file too many being safe): only a module that
     imports `defining` is a caller, and these modules are searched first for where a name the
-    call passes is bound."""
+    call passes is bound (`bindings`: the run's)."""
     refused: Dict[str, str] = {}
     folder = os.path.dirname(defining)  # other modules are named from there: the same in every checkout
-    trees: Dict[str, Optional[ast.AST]] = {}
-
-    def tree(path):
-        if path not in trees:
-            trees[path] = tree_of(path)
-        return trees[path]
 
     def named(path: str, line: int) -> str:
         return "%s:%d" % (os.path.relpath(path, folder), line)
@@ -136,13 +157,8 @@ def elsewhere(paths: Sequence[str], defining: str, mentions, tree_of, captured: 
     def binder(caller: str):
         def bound(name: str) -> Optional[str]:
             near = closure(caller)
-            for path in sorted(paths, key=lambda path: (path not in near, path)):
-                if mentions(path, name):
-                    found = tree(path)
-                    line = stateful_bindings(found).get(name) if found is not None else None
-                    if line is not None:
-                        return named(path, line)
-            return None
+            found = min(bindings.of(name), key=lambda entry: (entry[0] not in near, entry[0]), default=None)
+            return named(*found) if found is not None else None
         return bound
 
     for function, param, position in captured:
@@ -150,7 +166,7 @@ def elsewhere(paths: Sequence[str], defining: str, mentions, tree_of, captured: 
             if path == defining or function in refused or not mentions(path, function) \
                     or defining not in closure(path):
                 continue
-            found = tree(path)
+            found = tree_of(path)
             if found is None:  # the stdlib parser rejects it (Python 2): its calls are not seen
                 continue
             call = stateful_call(found, function, param, position, binder(path))
