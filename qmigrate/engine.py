@@ -13,11 +13,12 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows, class_attrs,
-                      cstutil, data_findings, guarded_records, handbuilt, handed_down, held_sources, helpers,
-                      imported_helpers, method_queues, python3_check, python_fed, queue_messages, queue_purpose,
-                      queue_roles, queue_sources, range_producers, reader_makers, receivers, returned_dataset,
-                      returned_records, slim_modules, synth, towers, unlinked, wording)
+from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows,
+                      chained_records, class_attrs, cstutil, data_findings, guarded_records, handbuilt,
+                      handed_down, held_sources, helpers, imported_helpers, method_queues, python3_check,
+                      python_fed, queue_messages, queue_purpose, queue_roles, queue_sources, range_producers,
+                      reader_makers, receivers, returned_dataset, returned_records, slim_modules, synth, towers,
+                      unlinked, wording)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -106,6 +107,7 @@ class FileAnalysis:
     queue_calls: Optional[List[cst.Call]] = None  # the queue API calls found in `module`
     # Batching helpers of other modules (handed_down.Handed): name -> the calls of it migrated here.
     handed_uses: Dict[str, int] = field(default_factory=dict)
+    chained: Tuple[str, ...] = ()  # the parts of chained_records' ask this module did
 
     def new_bytes(self) -> bytes:
         """The source of `new_module`, generated once per module (verify and result both need it)."""
@@ -258,7 +260,8 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
             edits: Optional[towers.TowerEdits] = None, keep_helpers: Dict[str, str] = None,
             parsed: Optional["Parsed"] = None, move_queues: bool = True,
             foreign: Optional["ForeignHelpers"] = None,
-            handed: Optional[handed_down.Handed] = None) -> FileAnalysis:
+            handed: Optional[handed_down.Handed] = None,
+            chain: Optional[chained_records.Ask] = None) -> FileAnalysis:
     """Recognise and rewrite the pipelines of one module (and its part in tower loops, `edits`).
 
     `keep_helpers` names helper functions other code calls (name -> why): they stay as they are,
@@ -273,6 +276,8 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     and helpers of this module to migrate for callers in other modules (ForeignHelpers).
     `handed`: batching helpers of other modules this one calls, and helpers of this one whose
     every caller elsewhere was migrated (handed_down.Handed).
+    `chain`: this module's part in records returned through functions of several modules into a
+    hand-built queue (chained_records.Ask); the parts done are in `analysis.chained`.
     """
     analysis = _analyse_either(path, source, options, module, edits, keep_helpers, parsed, move_queues, foreign,
                                handed)
@@ -280,6 +285,11 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         handed_down.migrate_exported(analysis, handed.exported)
     if handed is not None and handed.unfollowed:
         handed_down.explain_unfollowed(analysis, handed.unfollowed)
+    if chain is not None:
+        tf = _python_fed_tf(analysis)
+        analysis.chained = chained_records.apply(analysis, chain, tf, options.target, HandBuiltQueue)
+        if analysis.chained:
+            analysis.new_module = _ensure_tf_import(analysis.new_module, analysis.imports, tf)
     return analysis
 
 
