@@ -374,7 +374,7 @@ def _apply_link(analysis, link: Link, tf: str, target, finding_rule, used_by: st
         replaced = [changed]
     analysis.add_finding(finding_rule, original.name, True,
                          "%s() now returns the dataset of its records (their per-record code mapped) for the "
-                         "hand-built queue at %s, which becomes its shuffle stage%s" % (
+                         "hand-built queue at %s, whose stages its caller builds on it%s" % (
                              link.function if not link.twin else name, used_by,
                              "; %s() keeps its result for its other callers" % link.function if link.twin else ""))
     return module.with_changes(body=list(module.body[:position]) + replaced + list(module.body[position + 1:]))
@@ -449,7 +449,19 @@ def _rewrite_consumer(module, function, body, at, call, queue, tf, target, confi
     taken = set(cstutil.name_uses(function).loads) | set(cstutil.name_uses(function).stores)
     ds = _fresh("dataset", taken)
     stage = queue.batching or queue.stage
+    if stage.enqueue_many or stage.keep_input or stage.bucket_boundaries is not None or stage.shuffle_condition:
+        raise Refused("the queue is filled with enqueue_many or batched otherwise than by a dequeue")
     lines = []
+    if stage.shapes:
+        # The queue set `shapes=` on what it gave: set on each record, as the queue did.
+        names = _enqueued(queue.tensors)
+        if names is None or len(names) != len(stage.shapes):
+            raise Refused("it sets `shapes=` for tensors that are not plain names")
+        setter = _fresh("set_shapes", taken | {ds})
+        lines.append("def %s(%s):\n%s    return %s\n" % (
+            setter, ", ".join(names), "".join("    %s.set_shape(%s)\n" % pair for pair in zip(names, stage.shapes)),
+            ", ".join(names)))
+        lines.append("%s = %s.map(%s)" % (ds, ds, setter))
     if stage.shuffle_buffer:
         seed = ", seed=%s" % stage.seed if stage.seed else ""
         lines.append("%s = %s.shuffle(%s%s)" % (ds, ds, stage.shuffle_buffer, seed))
@@ -470,6 +482,9 @@ def _rewrite_consumer(module, function, body, at, call, queue, tf, target, confi
         if index == at:
             # The records now come from the dataset, through the queue's stages, where the call gave them.
             parsed = [cst.parse_statement(line + "\n", config) for line in lines]
+            # A nested function stands apart, with a blank line before and after it.
+            parsed = [_blank(p) if isinstance(p, cst.FunctionDef) or (i and isinstance(parsed[i - 1], cst.FunctionDef))
+                      else p for i, p in enumerate(parsed)]
             new_body += [_rebound(stmt, ds, call)] + parsed + [got]
             continue
         if index in removed:
