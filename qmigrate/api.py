@@ -132,6 +132,7 @@ class _Done:
     returned_results: Tuple[Tuple[str, int, int], ...] = ()  # per-record results now of their own (returned_records)
     handed_uses: Tuple[Tuple[str, int], ...] = ()  # calls migrated of batching helpers of other modules
     chained: Tuple[str, ...] = ()  # the parts of its chained_records ask it did
+    chain_refused: Tuple[Tuple[str, str], ...] = ()  # (part, why) for the others
     import_specs: Optional[ImportSpecs] = None  # what the module imports (first pass; None: not parsed)
 
 
@@ -213,6 +214,7 @@ def _run(job: _Job) -> _Done:
                      record_attributes=tuple(analysis.record_attributes),
                      returned_results=tuple(sorted(set(analysis.returned_results))),
                      handed_uses=tuple(sorted(analysis.handed_uses.items())), chained=analysis.chained,
+                     chain_refused=analysis.chain_refused,
                      import_specs=import_specs(analysis.tree) if first_pass and analysis.tree is not None else None)
         problem = engine.verify(analysis)
         if problem:  # the file stays as it is; what its analysis found still counts for the set
@@ -360,9 +362,12 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
             if done.analysed:
                 relinked[path] = done
         if chains and not chained_records.held(chains, lambda p: relinked[p].chained if p in relinked else None):
-            # A part of a chain was not done: every module of every chain goes without them.
-            undone, chains = sorted(chains), {}
-            redo = [path for path in undone if path in others]
+            # A part of a chain was not done: every module of every chain goes without them, and
+            # the queues they fed say why.
+            undone = sorted(chains)
+            chains = chained_records.explained(
+                chains, lambda p: dict(relinked[p].chain_refused) if p in relinked else {})
+            redo = [path for path in undone if path in others or path in chains]
             for path in undone:
                 results[path] = first[path].result
                 relinked.pop(path, None)

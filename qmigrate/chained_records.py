@@ -69,7 +69,12 @@ class Consumer:
     function: str  # the top-level function (or `Class.method`) it is made in
     call: str  # as written (`datasets.get_dataset`)
     new_call: str  # what it calls instead
-    consumer_of: str = ""  # the chain's first link, for messages: `path:function`
+    chain: Tuple[Tuple[str, str], ...] = ()  # (path, function) of each link, in order
+
+
+def chain_text(chain: Sequence[Tuple[str, str]]) -> str:
+    """`get_examples() of factory.py, then read() of records.py`."""
+    return ", then ".join("%s() of %s" % (name, os.path.basename(path)) for path, name in chain)
 
 
 @dataclass(frozen=True)
@@ -79,6 +84,8 @@ class Ask:
     consumers: Tuple[Consumer, ...] = ()
     links: Tuple[Link, ...] = ()
     used_by: str = ""  # for the links' finding: where the queue is (`train.py:173`)
+    # Consumers of chains not followed, and why: (function, call, reason); their queue says it.
+    refused: Tuple[Tuple[str, str, str], ...] = ()
 
     def parts(self) -> Tuple[str, ...]:
         return tuple("consumer:%s:%s" % (c.function, c.call) for c in self.consumers) + tuple(
@@ -120,8 +127,7 @@ def plan(paths: Sequence[str], program, new_source: Callable[[str], Optional[byt
                 claimed.update(chain)
                 where = "%s:%d" % (os.path.basename(path), stmt.lineno)
                 first_twin = links[0][1].twin
-                consumer = Consumer(function.name, text, text + TWIN_SUFFIX if first_twin else text,
-                                    "%s:%s" % (chain[0][0], chain[0][1]))
+                consumer = Consumer(function.name, text, text + TWIN_SUFFIX if first_twin else text, tuple(chain))
                 ask = asks.get(path, Ask())
                 asks[path] = Ask(ask.consumers + (consumer,), ask.links, ask.used_by)
                 for where_path, link in links:
@@ -133,6 +139,23 @@ def plan(paths: Sequence[str], program, new_source: Callable[[str], Optional[byt
 def held(asks: Dict[str, Ask], done: Callable[[str], Optional[Tuple[str, ...]]]) -> bool:
     """Whether every module did every part asked of it (`done(path)`: the parts it did)."""
     return all(set(ask.parts()) <= set(done(path) or ()) for path, ask in asks.items())
+
+
+def explained(asks: Dict[str, Ask], refusals: Callable[[str], Dict[str, str]]) -> Dict[str, Ask]:
+    """What to ask of the consumers once a chain was not followed: to say why at their queue.
+    `refusals(path)`: part -> why that module did not do it."""
+    out = {}
+    for path, ask in asks.items():
+        refused = []
+        for consumer in ask.consumers:
+            parts = [(path, "consumer:%s:%s" % (consumer.function, consumer.call))] + [
+                (where, "link:" + name) for where, name in consumer.chain]
+            why = next((refusals(where).get(part) for where, part in parts if refusals(where).get(part)),
+                       "another chain of the run was not followed (all change together)")
+            refused.append((consumer.function, consumer.call, why))
+        if refused:
+            out[path] = Ask(refused=tuple(refused))
+    return out
 
 
 def _top_functions(tree) -> List[ast.FunctionDef]:
@@ -263,24 +286,48 @@ def _returns_tuple(path: str, name: str, program, new_source) -> Optional[bool]:
 
 # ---------------------------------------------------------------- worker side
 
-def apply(analysis, ask: Optional[Ask], tf: str, target, finding_rule) -> Tuple[str, ...]:
-    """Rewrite this module's parts of `ask` in analysis.new_module; the parts done. Never raises."""
+def apply(analysis, ask: Optional[Ask], tf: str, target,
+          finding_rule) -> Tuple[Tuple[str, ...], Tuple[Tuple[str, str], ...]]:
+    """Rewrite this module's parts of `ask` in analysis.new_module: (the parts done, (part, why)
+    for the others). Never raises."""
     if ask is None:
-        return ()
-    done = []
+        return (), ()
+    done, refused = [], []
     for link in ask.links:
         try:
             analysis.new_module = _apply_link(analysis, link, tf, target, finding_rule, ask.used_by)
-        except Refused:
+        except Refused as why:
+            refused.append(("link:" + link.function, str(why)))
             continue
         done.append("link:" + link.function)
     for consumer in ask.consumers:
+        part = "consumer:%s:%s" % (consumer.function, consumer.call)
         try:
             analysis.new_module = _apply_consumer(analysis, consumer, tf, target)
-        except Refused:
+        except Refused as why:
+            refused.append((part, str(why)))
             continue
-        done.append("consumer:%s:%s" % (consumer.function, consumer.call))
-    return tuple(done)
+        done.append(part)
+    for function, call, why in ask.refused:
+        _explain(analysis, function, call, why)
+    return tuple(done), tuple(refused)
+
+
+def _explain(analysis, function_name: str, call_text: str, why: str) -> None:
+    """The reason at the calls of the queue that takes the records of `call_text`."""
+    function = _top(analysis.module, function_name)
+    if function is None or not isinstance(function.body, cst.IndentedBlock):
+        return
+    body = list(function.body.body)
+    queues = handbuilt.find(body, function, analysis.imports, analysis.module.code_for_node)
+    reason = ("what it enqueues comes from `%s()`, a chain of functions of other modules that qmigrate "
+              "follows when each can return the dataset of its records instead; not this one: %s" % (call_text, why))
+    for queue in list(queues.accepted.values()):
+        statements = [body[i] for i in set(queue.plumbing) | {queue.enqueue_index, queue.dequeue_index}]
+        for rule, node, _, _ in analysis.occurrences:
+            if id(node) not in analysis.fixed_calls and any(
+                    any(n is node for n in cstutil.nodes_of(stmt, (type(node),))) for stmt in statements):
+                analysis.reasons[id(node)] = reason
 
 
 def _top(module: cst.Module, name: str) -> Optional[cst.FunctionDef]:
@@ -342,6 +389,7 @@ def _apply_link(analysis, link: Link, tf: str, target, finding_rule, used_by: st
     _returned_records(ret.value, tainted, link.function)
     kept = [stmt for i, stmt in enumerate(rest[:-1]) if i not in work]
     statements, returned = _rename_rebound([rest[i] for i in work], ret.value, map_params, link.function)
+    _captures_nothing_stateful(statements, returned, map_params, list(body[:at]) + kept, resolve, link.function)
     taken = set(cstutil.name_uses(function).loads) | set(cstutil.name_uses(function).stores)
     parse = _fresh("parse_record" if link.inner is None else "prepare_record", taken)
     dataset = _fresh("dataset", taken | {parse})
@@ -378,6 +426,28 @@ def _apply_link(analysis, link: Link, tf: str, target, finding_rule, used_by: st
                              link.function if not link.twin else name, used_by,
                              "; %s() keeps its result for its other callers" % link.function if link.twin else ""))
     return module.with_changes(body=list(module.body[:position]) + replaced + list(module.body[position + 1:]))
+
+
+def _captures_nothing_stateful(statements, returned, params, around, resolve, owner: str) -> None:
+    """Raises Refused when the map function would read a name its function binds with a stateful
+    op (a random op, a variable, a placeholder, py_func): a one-shot iterator cannot capture it."""
+    from qmigrate.recognise import _STATEFUL_OPS
+    bound = set(params)
+    free = set()
+    for stmt in statements:
+        uses = cstutil.name_uses(stmt)
+        free |= set(uses.loads) - bound
+        bound |= set(uses.stores)
+    free |= set(cstutil.name_uses(returned).loads) - bound
+    for stmt in around:
+        uses = cstutil.name_uses(stmt)
+        if not set(uses.stores) & free:
+            continue
+        for call in cstutil.calls_of(stmt):
+            name = resolve(call.func) or ""
+            if name.startswith(_STATEFUL_OPS):
+                raise Refused("the per-record code of %s() reads `%s`, made by `%s`, which a one-shot iterator's map "
+                              "function cannot capture" % (owner, sorted(set(uses.stores) & free)[0], _short(call)))
 
 
 def _apply_consumer(analysis, consumer: Consumer, tf: str, target) -> cst.Module:

@@ -108,6 +108,7 @@ class FileAnalysis:
     # Batching helpers of other modules (handed_down.Handed): name -> the calls of it migrated here.
     handed_uses: Dict[str, int] = field(default_factory=dict)
     chained: Tuple[str, ...] = ()  # the parts of chained_records' ask this module did
+    chain_refused: Tuple[Tuple[str, str], ...] = ()  # and (part, why) for those it did not
 
     def new_bytes(self) -> bytes:
         """The source of `new_module`, generated once per module (verify and result both need it)."""
@@ -287,7 +288,8 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         handed_down.explain_unfollowed(analysis, handed.unfollowed)
     if chain is not None:
         tf = _python_fed_tf(analysis)
-        analysis.chained = chained_records.apply(analysis, chain, tf, options.target, HandBuiltQueue)
+        analysis.chained, analysis.chain_refused = chained_records.apply(analysis, chain, tf, options.target,
+                                                                         HandBuiltQueue)
         if analysis.chained:
             analysis.new_module = _ensure_tf_import(analysis.new_module, analysis.imports, tf)
     return analysis

@@ -86,14 +86,17 @@ def test_a_single_record_dequeue_takes_the_records_one_at_a_time(tmp_path):
            "    x, example_id = dataset.make_one_shot_iterator().get_next()\n" in text
 
 
-def _unchanged_chain(results):
+def _unchanged_chain(results, why):
     assert not results[FACTORY].changed
     records = results[RECORDS].new_source.decode()
     assert "read_dataset" not in records  # the engine's own rewrite of read(), as without the chain
     assert not any("hand-built queue at" in d.message for d in results[RECORDS].diagnostics)
     train = results["train.py"]
     assert not train.changed
-    assert any(d.code == "QM307" and not d.fixed for d in train.diagnostics)
+    queue = [d for d in train.diagnostics if d.code == "QM307" and d.line == 11]
+    assert len(queue) == 1 and not queue[0].fixed
+    assert "comes from `datasets.get_examples()`, a chain of functions of other modules" in queue[0].message
+    assert why in queue[0].message, queue[0].message
 
 
 def test_records_used_beside_the_queue_leave_every_module_as_it_was(tmp_path):
@@ -101,22 +104,24 @@ def test_records_used_beside_the_queue_leave_every_module_as_it_was(tmp_path):
     root = _program(tmp_path, {"train.py": [
         ("    enqueue_op = queue.enqueue((x, example_id))\n",
          "    enqueue_op = queue.enqueue((x, example_id))\n    tf.summary.histogram('x', x)\n")]})
-    _unchanged_chain(_by_name(api.migrate([root]), root))
+    _unchanged_chain(_by_name(api.migrate([root]), root), "the records of datasets.get_examples() are used beside "
+                     "the queue")
 
 
 def test_per_record_code_that_is_not_an_assignment_leaves_every_module_as_it_was(tmp_path):
     """A link whose per-record work cannot go into a map function: nothing of the chain changes."""
     root = _program(tmp_path, {FACTORY: [
         ("    x = x * 2.0\n", "    if training:\n        x = x * 2.0\n")]})
-    _unchanged_chain(_by_name(api.migrate([root]), root))
+    _unchanged_chain(_by_name(api.migrate([root]), root), "the per-record code of get_examples() holds a statement "
+                     "other than an assignment (line of `if training:`)")
 
 
 def test_a_chain_function_that_returns_more_than_records_is_not_followed(tmp_path):
-    root = _program(tmp_path, {FACTORY: [("    return x, example_id\n", "    return x, example_id, len(files)\n")],
-                               "train.py": [("x, example_id = datasets.get_examples(data_dir, 'dict', training=True)",
-                                             "x, example_id, _ = datasets.get_examples(data_dir, 'dict', "
-                                             "training=True)")]})
-    _unchanged_chain(_by_name(api.migrate([root]), root))
+    """A value made once, outside the per-record code, would become part of every element."""
+    root = _program(tmp_path, {FACTORY: [("    return x, example_id\n",
+                                          "    return x, tf.zeros([], tf.int64)\n")]})
+    _unchanged_chain(_by_name(api.migrate([root]), root), "get_examples() returns something else than its "
+                     "per-record tensors")
 
 
 def test_tf1_8_same_examples_before_and_after(data_dir, tmp_path):  # noqa: F811
@@ -129,3 +134,13 @@ def test_tf1_8_same_examples_before_and_after(data_dir, tmp_path):  # noqa: F811
     assert_same_batches(old, new, 100)  # 2 epochs of 50 examples
     steps = [script_steps(python, root, ["train.py", data_dir]) for root in (before, after)]
     assert steps == [10, 10]
+
+
+def test_per_record_code_reading_a_random_tensor_of_its_function_is_not_followed(tmp_path):
+    """A one-shot iterator's map function cannot capture a stateful op made outside it."""
+    root = _program(tmp_path, {FACTORY: [
+        ("    x, example_id = records.read(files)\n",
+         "    noise = tf.random_uniform([3])\n    x, example_id = records.read(files)\n"),
+        ("    x = x * 2.0\n", "    x = x * 2.0 + noise\n")]})
+    _unchanged_chain(_by_name(api.migrate([root]), root), "the per-record code of get_examples() reads `noise`, made "
+                     "by `tf.random_uniform([3])`, which a one-shot iterator's map function cannot capture")
