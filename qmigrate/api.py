@@ -19,7 +19,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 
 import libcst as cst
 
-from qmigrate import chained_records, engine, handed_down, imported_helpers, python3_check, returned_records, towers, untraced_towers
+from qmigrate import (chained_records, engine, handed_down, imported_helpers, python3_check, returned_records, towers,
+                      uncalled_datasets, untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -111,6 +112,7 @@ class _Job:
     handed: Optional[handed_down.Handed] = None  # batching helpers across modules (handed_down.py)
     makers: Tuple[imported_helpers.Import, ...] = ()  # reader makers of other modules' classes (reader_makers.py)
     chain: Optional[chained_records.Ask] = None  # its part in records returned across modules into a queue
+    uncalled: Tuple[str, ...] = ()  # its functions no code of the run calls (uncalled_datasets)
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,7 @@ class _Done:
     handed_uses: Tuple[Tuple[str, int], ...] = ()  # calls migrated of batching helpers of other modules
     chained: Tuple[str, ...] = ()  # the parts of its chained_records ask it did
     chain_refused: Tuple[Tuple[str, str], ...] = ()  # (part, why) for the others
+    reader_class_functions: Tuple[str, ...] = ()  # functions handing a reported reader class to a slim Dataset
     import_specs: Optional[ImportSpecs] = None  # what the module imports (first pass; None: not parsed)
 
 
@@ -202,7 +205,7 @@ def _run(job: _Job) -> _Done:
     def work():
         parsed = _kept_parsed(path, job.digest, source)
         analysis, consumers = _analyse(path, source, options, job.plan, dict(job.keep), parsed, _foreign(job),
-                                       job.handed, job.chain)
+                                       job.handed, job.chain, job.uncalled)
         if job.drop_plumbing:
             engine.remove_plumbing(analysis, True, False)
         plumbing = any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences)
@@ -215,6 +218,7 @@ def _run(job: _Job) -> _Done:
                      returned_results=tuple(sorted(set(analysis.returned_results))),
                      handed_uses=tuple(sorted(analysis.handed_uses.items())), chained=analysis.chained,
                      chain_refused=analysis.chain_refused,
+                     reader_class_functions=analysis.reader_class_functions,
                      import_specs=import_specs(analysis.tree) if first_pass and analysis.tree is not None else None)
         problem = engine.verify(analysis)
         if problem:  # the file stays as it is; what its analysis found still counts for the set
@@ -278,13 +282,14 @@ def _foreign(job: _Job) -> Optional[engine.ForeignHelpers]:
 
 def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan], keep: Dict[str, str],
              parsed: Optional[engine.Parsed] = None, foreign: Optional[engine.ForeignHelpers] = None,
-             handed: Optional[handed_down.Handed] = None, chain: Optional[chained_records.Ask] = None):
+             handed: Optional[handed_down.Handed] = None, chain: Optional[chained_records.Ask] = None,
+             uncalled: Tuple[str, ...] = ()):
     """(analysis, the module's tower consumers or None if not looked for), with the plan applied
     and the helpers in `keep` kept as they are; from `parsed` (of these bytes), if given; with
     `foreign`'s reader helpers across modules."""
     if plan is None:
         return engine.analyse(path, source, options, keep_helpers=keep, parsed=parsed, foreign=foreign,
-                              handed=handed, chain=chain), None
+                              handed=handed, chain=chain, uncalled=uncalled), None
     if parsed is None:
         module, tree = engine.parse(source), stdlib_tree(source)
         imports = ImportMap(module, tree)
@@ -300,7 +305,7 @@ def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan
                               [consumers[index] for index in plan.consumers], plan.strategy)
     # The plan's reasons and findings are about nodes of `module`: it is analysed as it is.
     analysis = engine.analyse(path, source, options, module, edits, keep, parsed, move_queues=False,
-                              foreign=foreign, handed=handed, chain=chain)
+                              foreign=foreign, handed=handed, chain=chain, uncalled=uncalled)
     for index, reason in plan.reasons.items():
         analysis.reasons[id(consumers[index].prefetch_call)] = reason
     for index, code, indexed in plan.findings:
@@ -348,14 +353,19 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
         # Records returned through functions of several modules into a hand-built queue (chained_records).
         chains = chained_records.plan(files, program, lambda p: first[p].result.new_source if p in first else None,
                                       lambda p: p in first and first[p].remaining > 0)
+        # Reader classes handed to a slim Dataset by functions no code calls (uncalled_datasets).
+        uncalled = uncalled_datasets.functions(
+            {path: done.reader_class_functions for path, done in first.items() if done.reader_class_functions},
+            program)
 
         def later(path, **flags) -> _Job:
             """A pass after the first: the module's link plan, helpers kept and cross-module asks."""
             return _Job(path, options, plans.get(path), digest=digests.get(path),
                         keep=tuple(sorted(keeps.get(path, {}).items())), handed=handed.get(path),
-                        makers=makers.get(path, ()), chain=chains.get(path), **across.of(path), **flags)
+                        makers=makers.get(path, ()), chain=chains.get(path), uncalled=uncalled.get(path, ()),
+                        **across.of(path), **flags)
 
-        others = list(dict.fromkeys(list(plans) + list(keeps) + across.paths() + sorted(makers)))
+        others = list(dict.fromkeys(list(plans) + list(keeps) + across.paths() + sorted(makers) + sorted(uncalled)))
         again = list(dict.fromkeys(others + sorted(chains)))
         for path, done in zip(again, pool.map(_run, [later(path, also_without_plumbing=True) for path in again])):
             results[path] = done.result

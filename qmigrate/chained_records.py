@@ -269,7 +269,9 @@ def _call_text(func) -> str:
 
 
 def _calls_in(tree, name: str) -> int:
-    return sum(1 for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == name) if tree else 0
+    """Mentions of `name` in the tree: as an attribute or as a plain name."""
+    return sum(1 for n in ast.walk(tree) if (isinstance(n, ast.Attribute) and n.attr == name)
+               or (isinstance(n, ast.Name) and n.id == name)) if tree else 0
 
 
 def _returns_tuple(path: str, name: str, program, new_source) -> Optional[bool]:
@@ -382,6 +384,8 @@ def _apply_link(analysis, link: Link, tf: str, target, finding_rule, used_by: st
         source = code(inner_call)
         map_params = names
     rest = body[at + 1:]
+    if any(cstutil.nodes_of(stmt, (cst.Return, cst.Yield)) for stmt in body[:at] + rest[:-1]):
+        raise Refused("%s() returns (or yields) elsewhere than at its end" % link.function)
     ret = cstutil.single_small(rest[-1]) if rest else None
     if not isinstance(ret, cst.Return) or ret.value is None:
         raise Refused("%s() does not end by returning its records" % link.function)

@@ -53,8 +53,9 @@ RECORDS = os.path.join("data", "records.py")
 def test_the_chain_and_its_queue_migrate_together(tmp_path):
     root = _program(tmp_path)
     results = _by_name(api.migrate([root]), root)
-    for name in ("train.py", FACTORY, RECORDS, "inspect_records.py"):
+    for name in ("train.py", FACTORY, "inspect_records.py"):
         assert results[name].status is Status.MIGRATED, (name, results[name].diagnostics)
+    assert results[RECORDS].changed and not results[RECORDS].remaining  # a note (QM110) is left
     factory = results[FACTORY].new_source.decode()
     assert "dataset = records.read_dataset(files)" in factory and "return dataset.map(prepare_record)" in factory
     records = results[RECORDS].new_source.decode()
@@ -144,3 +145,27 @@ def test_per_record_code_reading_a_random_tensor_of_its_function_is_not_followed
         ("    x = x * 2.0\n", "    x = x * 2.0 + noise\n")]})
     _unchanged_chain(_by_name(api.migrate([root]), root), "the per-record code of get_examples() reads `noise`, made "
                      "by `tf.random_uniform([3])`, which a one-shot iterator's map function cannot capture")
+
+
+def test_a_reader_class_of_a_function_no_code_calls_is_a_note(tmp_path):
+    """records.get_split() hands a reader class to a slim Dataset, and nothing calls it: no program
+    of the run reads through the class, so the train script's queue runners go."""
+    root = _program(tmp_path)
+    results = _by_name(api.migrate([root]), root)
+    [note] = [d for d in results[RECORDS].diagnostics if d.code == "QM110"]
+    assert note.note and "get_split(), which makes the Dataset, is called by no code of the run" in note.message
+    assert not [d for d in results[RECORDS].diagnostics if d.code == "QM201" and not d.fixed]
+    assert all(d.fixed for d in results["train.py"].diagnostics)
+
+
+def test_a_reader_class_of_a_function_another_module_names_keeps_the_queue_runners(tmp_path):
+    """A module that calls get_split() may read the Dataset through a provider: the class is
+    reported, and the train script, whose program holds that module's queue code, keeps its loop."""
+    root = _program(tmp_path, {"splits.py": "from data import records\n\n\ndef dataset(files):\n"
+                                            "    return records.get_split(files)\n"})
+    results = _by_name(api.migrate([root]), root)
+    [kept] = [d for d in results[RECORDS].diagnostics if d.code == "QM201" and not d.fixed]
+    assert "handed over as a reader class" in kept.message
+    [loop] = [d for d in results["train.py"].diagnostics if d.code == "QM505"]
+    assert not loop.fixed
+    assert results["train.py"].status is Status.PARTIAL  # the queue is migrated all the same

@@ -1,5 +1,6 @@
 """Reads the examples of TFRecord files, one at a time."""
 import tensorflow as tf
+import tensorflow.contrib.slim as slim
 
 
 def read_dataset(files, num_epochs=2):
@@ -24,3 +25,13 @@ def read_dataset(files, num_epochs=2):
 
 def read(files, num_epochs=2):
     return read_dataset(files, num_epochs).make_one_shot_iterator().get_next()
+
+
+def get_split(files, reader=None):
+    """The files as a slim Dataset (no code of this program reads it so)."""
+    if reader is None:
+        reader = tf.TFRecordReader
+    decoder = slim.tfexample_decoder.TFExampleDecoder(
+        {'id': tf.FixedLenFeature([], tf.int64)}, {'id': slim.tfexample_decoder.Tensor('id')})
+    return slim.dataset.Dataset(data_sources=files, reader=reader, decoder=decoder, num_samples=50,
+                                items_to_descriptions={'id': 'the example id'})
