@@ -371,7 +371,8 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
             results[path] = done.result
             if done.analysed:
                 relinked[path] = done
-        if chains and not chained_records.held(chains, lambda p: relinked[p].chained if p in relinked else None):
+        if chains and not chained_records.held(chains, lambda p: relinked[p].chained if p in relinked and (
+                relinked[p].result.status is not Status.FAILED) else None):
             # A part of a chain was not done: every module of every chain goes without them, and
             # the queues they fed say why.
             undone = sorted(chains)

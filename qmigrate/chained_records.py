@@ -44,7 +44,8 @@ import libcst as cst
 
 from qmigrate import cstutil, handbuilt, synth
 from qmigrate.returned_dataset import (Refused, _blank, _body, _engine_read, _fresh, _iterator_dataset, _nested,
-                                       _params, _per_record, _rename_rebound, _short)
+                                       _params, _rename_rebound, _short)
+from qmigrate.returned_dataset import _per_record as _per_record_lines
 
 MAX_DEPTH = 4
 _QUEUES = {"RandomShuffleQueue", "FIFOQueue", "PaddingFIFOQueue"}
@@ -347,7 +348,7 @@ def _target_names(target: cst.BaseExpression) -> Optional[List[str]]:
 
 def _returned_records(returned: cst.BaseExpression, tainted: Set[str], owner: str) -> None:
     parts = [e.value for e in returned.elements] if isinstance(returned, cst.Tuple) else [returned]
-    if not all(isinstance(p, cst.Name) and p.value in tainted for p in parts):
+    if not all(set(cstutil.name_uses(p).loads) & tainted for p in parts):
         raise Refused("%s() returns something else than its per-record tensors" % owner)
 
 
@@ -416,8 +417,10 @@ def _apply_link(analysis, link: Link, tf: str, target, finding_rule, used_by: st
     changed = function.with_changes(name=cst.Name(name), body=function.body.with_changes(body=new_body))
     position = list(module.body).index(function)
     if link.twin:
-        # The old function keeps its signature and its result for its other callers.
-        old = function.with_changes(body=function.body.with_changes(body=[cst.parse_statement(
+        # The old function keeps its signature, docstring and result for its other callers.
+        docstring = [body[0]] if body and isinstance(cstutil.single_small(body[0]), cst.Expr) and isinstance(
+            cstutil.single_small(body[0]).value, (cst.SimpleString, cst.ConcatenatedString)) else []
+        old = function.with_changes(body=function.body.with_changes(body=docstring + [cst.parse_statement(
             "return %s.get_next()\n" % synth._one_shot("%s(%s)" % (name, ", ".join(params)), tf, target),
             config)]))
         replaced = [changed.with_changes(leading_lines=function.leading_lines), old.with_changes(
@@ -430,6 +433,53 @@ def _apply_link(analysis, link: Link, tf: str, target, finding_rule, used_by: st
                              link.function if not link.twin else name, used_by,
                              "; %s() keeps its result for its other callers" % link.function if link.twin else ""))
     return module.with_changes(body=list(module.body[:position]) + replaced + list(module.body[position + 1:]))
+
+
+def _per_record(statements: Sequence[cst.BaseStatement], tainted: Set[str], resolve, owner: str
+                ) -> Tuple[List[int], Set[str]]:
+    """returned_dataset._per_record, where an `if` that reads the records counts as one per-record
+    statement when its test reads no record and calls nothing (a Python test of names, attributes
+    and literals: the map function evaluates it as the function did, once, when it is built) and
+    every statement of every arm is per-record code in turn. Raises Refused as it does."""
+    tainted, indices, others = set(tainted), [], set()
+    for index, stmt in enumerate(statements):
+        uses = cstutil.name_uses(stmt)
+        if not set(uses.loads) & tainted:
+            others |= set(uses.stores)
+            continue
+        if isinstance(stmt, cst.If):
+            _per_record_if(stmt, tainted, resolve, owner)
+            now = tainted | set(uses.stores)
+        else:
+            _, now = _per_record_lines([stmt], tainted, resolve, owner)
+        indices.append(index)
+        tainted = now
+    both = tainted & others
+    if both:
+        raise Refused("`%s` is bound both by per-record code of %s() and by code that is not" % (
+            sorted(both)[0], owner))
+    return indices, tainted
+
+
+_PLAIN_TEST = (cst.Name, cst.Attribute, cst.BaseNumber, cst.BaseString, cst.Comparison, cst.ComparisonTarget,
+               cst.BooleanOperation, cst.UnaryOperation, cst.BaseCompOp, cst.BaseBooleanOp, cst.BaseUnaryOp)
+
+
+def _per_record_if(stmt: cst.If, tainted: Set[str], resolve, owner: str) -> None:
+    if set(cstutil.name_uses(stmt.test).loads) & tainted or not all(
+            isinstance(node, _PLAIN_TEST) or not isinstance(node, cst.BaseExpression)
+            for node in cstutil.nodes_of(stmt.test, (cst.CSTNode,))):
+        raise Refused("the per-record code of %s() holds an `if` whose test reads a record or is not a plain "
+                      "Python test of names, attributes and literals (line of `%s`)" % (owner, _short(stmt)))
+    arm = stmt
+    while arm is not None:
+        block = arm.body.body if isinstance(arm, (cst.If, cst.Else)) else ()
+        if not isinstance(arm.body, cst.IndentedBlock):
+            raise Refused("the per-record code of %s() holds an `if` written on one line" % owner)
+        work, _ = _per_record(block, tainted, resolve, owner)
+        if len(work) != len(block):
+            raise Refused("an `if` of the per-record code of %s() holds code that is not per-record" % owner)
+        arm = arm.orelse if isinstance(arm, cst.If) else None
 
 
 def _captures_nothing_stateful(statements, returned, params, around, resolve, owner: str) -> None:
@@ -474,7 +524,10 @@ def _apply_consumer(analysis, consumer: Consumer, tf: str, target) -> cst.Module
         if names is None or queue is None:
             continue
         _check_consumer(body, at, queue, names, consumer)
-        return _rewrite_consumer(module, function, body, at, assign[1], queue, tf, target, config, analysis)
+        call = assign[1]
+        if consumer.new_call != consumer.call:  # the first function of the chain has a twin
+            call = call.with_changes(func=cst.parse_expression(consumer.new_call, config))
+        return _rewrite_consumer(module, function, body, at, call, queue, tf, target, config, analysis)
     raise Refused("no hand-built queue of %s() enqueues what %s() returns" % (consumer.function, consumer.call))
 
 

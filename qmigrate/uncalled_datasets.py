@@ -39,7 +39,6 @@ def top_function(module: cst.Module, node: cst.CSTNode) -> Optional[str]:
 def functions(reported: Dict[str, Iterable[str]], program) -> Dict[str, Tuple[str, ...]]:
     """path -> the functions of `reported[path]` that no code of the run mentions."""
     out = {}
-    program.watch([name for names in reported.values() for name in names])
     for path, names in reported.items():
         tree = program.tree(path)
         if tree is None:

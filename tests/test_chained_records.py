@@ -112,9 +112,16 @@ def test_records_used_beside_the_queue_leave_every_module_as_it_was(tmp_path):
 def test_per_record_code_that_is_not_an_assignment_leaves_every_module_as_it_was(tmp_path):
     """A link whose per-record work cannot go into a map function: nothing of the chain changes."""
     root = _program(tmp_path, {FACTORY: [
-        ("    x = x * 2.0\n", "    if training:\n        x = x * 2.0\n")]})
+        ("    x = x * 2.0\n", "    with tf.device('/cpu:0'):\n        x = x * 2.0\n")]})
     _unchanged_chain(_by_name(api.migrate([root]), root), "the per-record code of get_examples() holds a statement "
-                     "other than an assignment (line of `if training:`)")
+                     "other than an assignment (line of `with tf.device('/cpu:0'):`)")
+
+
+def test_an_if_testing_a_record_in_the_per_record_code_is_not_followed(tmp_path):
+    """A Python `if` on a tensor is an error in graph code; qmigrate does not carry it anywhere."""
+    root = _program(tmp_path, {FACTORY: [
+        ("    x = x * 2.0\n", "    if example_id is not None:\n        x = x * 2.0\n")]})
+    _unchanged_chain(_by_name(api.migrate([root]), root), "holds an `if` whose test reads a record")
 
 
 def test_a_chain_function_that_returns_more_than_records_is_not_followed(tmp_path):
@@ -169,3 +176,18 @@ def test_a_reader_class_of_a_function_another_module_names_keeps_the_queue_runne
     [loop] = [d for d in results["train.py"].diagnostics if d.code == "QM505"]
     assert not loop.fixed
     assert results["train.py"].status is Status.PARTIAL  # the queue is migrated all the same
+
+
+def test_the_first_function_called_elsewhere_too_gets_a_twin_its_queue_calls(tmp_path):
+    """get_examples() keeps its result for preview.py; train.py's queue takes get_examples_dataset()."""
+    root = _program(tmp_path, {"preview.py": "import data.factory as datasets\n\n\ndef first(data_dir):\n"
+                                             "    return datasets.get_examples(data_dir, 'dict')\n"})
+    results = _by_name(api.migrate([root]), root)
+    factory = results[FACTORY].new_source.decode()
+    assert "def get_examples_dataset(data_dir, split, training=False):\n" in factory
+    assert "def get_examples(data_dir, split, training=False):\n    return get_examples_dataset(data_dir, split, " \
+           "training).make_one_shot_iterator().get_next()\n" in factory
+    train = results["train.py"]
+    assert train.status is Status.MIGRATED
+    assert "dataset = datasets.get_examples_dataset(data_dir, 'dict', training=True)\n" in train.new_source.decode()
+    assert not results["preview.py"].changed
