@@ -246,9 +246,10 @@ def _links(chain: List[Tuple[str, str]], consumer: str, call_text: str, program,
             next_path, next_name = chain[index + 1]
             function = _function(program.tree(path), name)
             texts = [_call_text(_assigned_call(s).func) for s in function.body if _assigned_call(s) is not None]
-            inner = next((t for t in texts if t.split(".")[-1] == next_name), None)
-            if inner is None:
+            matching = [t for t in texts if t.split(".")[-1] == next_name]
+            if len(matching) != 1:  # which call leads on must be plain from its text
                 return None
+            inner = matching[0]
             spread = _returns_tuple(next_path, next_name, program, new_source)
             if spread is None:
                 return None
