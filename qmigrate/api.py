@@ -29,7 +29,7 @@ from qmigrate.names import ImportMap
 from qmigrate.positions import stdlib_tree
 from qmigrate.rules import rule_for
 from qmigrate.summary import ConsumerSummary, ModuleSummary, digest, summarise, summarise_source
-from qmigrate.program import ImportSpecs, Program, import_specs
+from qmigrate.program import ImportSpecs, Program, quick_import_specs, import_specs
 from qmigrate.rules.findings import PerTowerPipelines, SharedBatchAcrossTowers, UntracedTowerInput
 from qmigrate.rules.unsupported import NotebookNotMigrated
 
@@ -136,7 +136,8 @@ class _Done:
     chained: Tuple[str, ...] = ()  # the parts of its chained_records ask it did
     chain_refused: Tuple[Tuple[str, str], ...] = ()  # (part, why) for the others
     reader_class_functions: Tuple[str, ...] = ()  # functions handing a reported reader class to a slim Dataset
-    import_specs: Optional[ImportSpecs] = None  # what the module imports (first pass; None: not parsed)
+    import_specs: Optional[ImportSpecs] = None  # what the module imports (first pass; None: not known)
+    device: bool = True  # whether its bytes say "device" (False only when read and known not to)
 
 
 # What a worker parsed in the first pass, kept for a later pass over the same bytes (by path and
@@ -190,8 +191,11 @@ def _run(job: _Job) -> _Done:
     python = not path.endswith(".ipynb")
     if job.digest is None and job.chain is None:
         if not engine.may_contain_queue_code(source):
-            # Nothing travels back but the verdict: the linker reads such a file only if it must.
-            return _Done(FileResult(path, Status.SKIPPED), readable=python)
+            # Nothing travels back but the verdict and what set-level work asks of every file
+            # (its imports, read from its import lines; whether it may place towers on devices):
+            # the linker reads such a file only if it must.
+            return _Done(FileResult(path, Status.SKIPPED), readable=python, device=b"device" in source,
+                         import_specs=quick_import_specs(source) if python else None)
         if not python:
             if not options.wants(NotebookNotMigrated.code):
                 return _Done(FileResult(path, Status.CLEAN, old_source=source))
@@ -210,7 +214,7 @@ def _run(job: _Job) -> _Done:
             engine.remove_plumbing(analysis, True, False)
         plumbing = any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences)
         first_pass = job.digest is None
-        stats = dict(readable=True, analysed=True, pipelines=analysis.pipelines,
+        stats = dict(readable=True, analysed=True, device=b"device" in source, pipelines=analysis.pipelines,
                      remaining=analysis.remaining_queue_calls, plumbing=plumbing,
                      changed_helpers=tuple(analysis.changed_helpers), built=analysis.queues_built,
                      imported_used=tuple(analysis.imported_used),
@@ -427,7 +431,7 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
             for path, done in zip(plumbing, pool.map(_run, [later(path, drop_plumbing=True) for path in plumbing])):
                 results[path] = done.result
 
-        _note_untraced_towers(results, plans, options, pool)
+        _note_untraced_towers(results, first, plans, options, pool)
 
     if write:
         for path, result in results.items():
@@ -473,7 +477,8 @@ def _walk(start: Iterable[str], step: Callable[[str], Iterable[str]]) -> Set[str
     return seen
 
 
-def _note_untraced_towers(results: Dict[str, FileResult], plans, options: Options, pool) -> None:
+def _note_untraced_towers(results: Dict[str, FileResult], first: Dict[str, _Done], plans, options: Options,
+                          pool) -> None:
     """A note on every tower loop of a module with no queue code of its own (and no link reaching
     it), when the run leaves queue-based input behind: those towers may read that input through
     code qmigrate does not follow, and will need one shard each once it is migrated."""
@@ -490,7 +495,8 @@ def _note_untraced_towers(results: Dict[str, FileResult], plans, options: Option
     if not left:
         return
     candidates = [path for path, result in results.items()
-                  if result.status in (Status.SKIPPED, Status.CLEAN) and path not in plans and path.endswith(".py")]
+                  if result.status in (Status.SKIPPED, Status.CLEAN) and path not in plans and path.endswith(".py")
+                  and first[path].device]
     for path, loops in zip(candidates, pool.map(_tower_loops, candidates)):
         if not loops:
             continue

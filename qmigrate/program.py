@@ -45,7 +45,7 @@ def import_specs(tree: ast.AST) -> ImportSpecs:
 _IMPORT_START = re.compile(rb"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+import\b|import[ \t]+[\w.])", re.M)
 
 
-def _quick_import_specs(source: bytes) -> Optional[ImportSpecs]:
+def quick_import_specs(source: bytes) -> Optional[ImportSpecs]:
     """import_specs() of a module read from its import statements alone (each logical line that
     starts like one, parsed by itself): a file the workers did not parse (the prefilter skipped
     it) is not parsed whole to know what it imports. A line inside a string that looks like an
@@ -142,7 +142,7 @@ class Program:
         self._source_of = source_of
         self._index = ModuleIndex(self.paths)
         self._imports: Dict[str, Set[str]] = {}
-        self._attributes: Dict[str, Dict[str, List[int]]] = {}
+        self._names: Dict[str, _Names] = {}  # path -> its names, for files a question has parsed
         self._partial: Dict[str, Set[str]] = {}  # path -> files its unresolved imports may load
         self._watched: Set[bytes] = set()  # names references() is asked about, as bytes
         self._mentions: Dict[str, Set[bytes]] = {}  # path -> the watched names it mentions
@@ -178,7 +178,7 @@ class Program:
                                   and self._module_words.isdisjoint(_WORD.findall(source))):
                 specs = ()  # no word of it names a module of the set: no parse needed to know
             else:
-                specs = _quick_import_specs(source)
+                specs = quick_import_specs(source)
                 if specs is None:
                     tree = stdlib_tree(source)
                     specs = import_specs(tree) if tree is not None else ()
@@ -240,30 +240,24 @@ class Program:
     def attribute_mentions(self, name: str, defining: str) -> List[Tuple[str, int]]:
         """(path, line) of every `x.name` and every getattr(x, "name") (or setattr, hasattr,
         delattr) in the files other than `defining`: where an attribute of that name may be read."""
-        word = name.encode()
+        # `x.name` (spaces, new lines or a backslash may stand around the dot) or a string "name":
+        # the text test before a parse.
+        maybe = re.compile(rb"\.[\s\\]*" + re.escape(name.encode()) + rb"\b|[\"']" + re.escape(name.encode()) + rb"[\"']")
         found = []
         for path in self.paths:
             source = self.source(path) if path != defining else None
-            if source is None or word not in source:
+            if source is None or not maybe.search(source):
                 continue
-            found += [(path, line) for line in self._attribute_lines(path).get(name, ())]
+            index = self._names_of(path)
+            found += [(path, line) for line, _ in index.attributes.get(name, ())]
+            found += [(path, line) for line in index.by_name.get(name, ())]
         return sorted(set(found))
 
-    def _attribute_lines(self, path: str) -> Dict[str, List[int]]:
-        """name -> lines of the file's attribute mentions (as attribute_mentions counts them):
-        one walk of its tree for every name asked about."""
-        if path not in self._attributes:
-            lines: Dict[str, List[int]] = {}
-            tree = self.tree(path)
-            for node in ast.walk(tree) if tree is not None else ():
-                if isinstance(node, ast.Attribute):
-                    lines.setdefault(node.attr, []).append(node.lineno)
-                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BY_NAME:
-                    for arg in node.args:
-                        if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
-                            lines.setdefault(arg.value, []).append(node.lineno)
-            self._attributes[path] = lines
-        return self._attributes[path]
+    def _names_of(self, path: str) -> "_Names":
+        """The file's _Names: one parse and one walk of it for every question about any name."""
+        if path not in self._names:
+            self._names[path] = _Names(self.tree(path))
+        return self._names[path]
 
     def mentions(self, path: str, name: str) -> bool:
         """Whether the identifier `name` stands as a whole word in the file's bytes (in code,
@@ -290,16 +284,12 @@ class Program:
         for path in self.paths:
             if path in skip or not self.mentions(path, name):
                 continue
-            tree = self.tree(path)
-            own = tree is not None and _defines_own(tree, name)
-            own_methods = _own_method_calls(tree, name) if method_of is not None and not mixed and tree else set()
-            for node in ast.walk(tree) if tree is not None else ():
-                if ((isinstance(node, ast.Name) and node.id == name and not own)
-                        or (isinstance(node, ast.Attribute) and node.attr == name and id(node) not in own_methods)):
-                    found.append((path, node.lineno))
-                elif isinstance(node, (ast.Import, ast.ImportFrom)) and any(
-                        alias.name == name or alias.name.endswith("." + name) for alias in node.names):
-                    found.append((path, node.lineno))
+            index = self._names_of(path)
+            if not index.defines_own(name):
+                found += [(path, line) for line in index.names.get(name, ())]
+            found += [(path, line) for line, own_method in index.attributes.get(name, ())
+                      if not (own_method and method_of is not None and not mixed)]
+            found += [(path, line) for line in index.imports.get(name, ())]
         return sorted(set(found))
 
     def _mixed_in(self, class_name: str) -> bool:
@@ -330,36 +320,62 @@ class Program:
 _SEVERAL_BASES = re.compile(rb"\bclass\s+\w+\s*\([^:]*,")
 
 
-def _own_method_calls(tree: ast.Module, name: str) -> Set[int]:
-    """id() of each `self.name` in the methods of a class that defines its own method `name`
-    (`self`: the method's first parameter)."""
-    found: Set[int] = set()
-    for cls in ast.walk(tree):
-        if not (isinstance(cls, ast.ClassDef) and any(
-                isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == name for item in cls.body)):
-            continue
-        for method in cls.body:
-            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
-                continue
-            me = method.args.args[0].arg
-            found.update(id(node) for node in ast.walk(method) if isinstance(node, ast.Attribute)
-                         and node.attr == name and isinstance(node.value, ast.Name) and node.value.id == me)
-    return found
-
-
 _BY_NAME = ("getattr", "setattr", "hasattr", "delattr")
 
 
-def _defines_own(tree: ast.Module, name: str) -> bool:
-    """Whether a module defines `name` at top level (def or class) and no import can rebind it."""
-    defines = any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name
-                  for node in tree.body)
-    if not defines:
-        return False
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                bound = alias.asname or alias.name.split(".")[0]
-                if alias.name == "*" or bound == name:
-                    return False
-    return True
+class _Names:
+    """Where a module names things, by name (small: lines only), from one walk of its tree:
+    - `names`: lines of each plain name (`ast.Name`);
+    - `attributes`: (line, own_method) of each `x.attr`, `own_method` when it is `self.attr` in a
+      method of a class that defines its own method `attr` (`self`: the method's first parameter;
+      nested functions and classes inside the method included);
+    - `by_name`: lines of each getattr(x, "attr") (or setattr, hasattr, delattr);
+    - `imports`: lines of each import whose dotted name ends with the name;
+    - what `defines_own` needs: top-level functions and classes, names imports bind, a star import."""
+
+    def __init__(self, tree: Optional[ast.Module]):
+        self.names: Dict[str, List[int]] = {}
+        self.attributes: Dict[str, List[Tuple[int, bool]]] = {}
+        self.by_name: Dict[str, List[int]] = {}
+        self.imports: Dict[str, List[int]] = {}
+        self._top: Set[str] = set()
+        self._bound_by_import: Set[str] = set()
+        self._star = False
+        if tree is None:
+            return
+        self._top = {node.name for node in tree.body
+                     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
+        # One walk with, for each node, the (methods of a class, `self` of one of its methods)
+        # pairs it is inside: `self.attr` is an own method's where some pair has `attr`.
+        stack: List[Tuple[ast.AST, Tuple[Tuple[Set[str], str], ...]]] = [(tree, ())]
+        while stack:
+            node, inside = stack.pop()
+            if isinstance(node, ast.Name):
+                self.names.setdefault(node.id, []).append(node.lineno)
+            elif isinstance(node, ast.Attribute):
+                own = isinstance(node.value, ast.Name) and any(
+                    node.attr in methods and node.value.id == me for methods, me in inside)
+                self.attributes.setdefault(node.attr, []).append((node.lineno, own))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BY_NAME:
+                for arg in node.args:
+                    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                        self.by_name.setdefault(arg.value, []).append(node.lineno)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    self.imports.setdefault(alias.name.rsplit(".", 1)[-1], []).append(node.lineno)
+                    self._bound_by_import.add(alias.asname or alias.name.split(".")[0])
+                    self._star = self._star or alias.name == "*"
+            if isinstance(node, ast.ClassDef):
+                methods = {item.name for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
+                for child in ast.iter_child_nodes(node):
+                    if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and child in node.body \
+                            and child.args.args:
+                        stack.append((child, inside + ((methods, child.args.args[0].arg),)))
+                    else:
+                        stack.append((child, inside))
+            else:
+                stack.extend((child, inside) for child in ast.iter_child_nodes(node))
+
+    def defines_own(self, name: str) -> bool:
+        """Whether the module defines `name` at top level (def or class) and no import can rebind it."""
+        return name in self._top and name not in self._bound_by_import and not self._star
