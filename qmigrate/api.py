@@ -20,8 +20,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 
 import libcst as cst
 
-from qmigrate import (captured_params, engine, handed_down, imported_helpers, python3_check, returned_records,
-                      tower_reads, towers, unlinked, untraced_towers)
+from qmigrate import (captured_params, chained_records, engine, handed_down, imported_helpers, python3_check,
+                      returned_records, tower_reads, towers, uncalled_datasets, unlinked, untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -112,6 +112,8 @@ class _Job:
     refused: Tuple[Tuple[str, str], ...] = ()  # helpers (imported: by local name) that stay, and why
     handed: Optional[handed_down.Handed] = None  # batching helpers across modules (handed_down.py)
     makers: Tuple[imported_helpers.Import, ...] = ()  # reader makers of other modules' classes (reader_makers.py)
+    chain: Optional[chained_records.Ask] = None  # its part in records returned across modules into a queue
+    uncalled: Tuple[str, ...] = ()  # its functions no code of the run calls (uncalled_datasets)
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,9 @@ class _Done:
     returned_results: Tuple[Tuple[str, int, int], ...] = ()  # per-record results now of their own (returned_records)
     captured_params: Tuple[Tuple[str, str, int], ...] = ()  # parameters map functions capture (captured_params)
     handed_uses: Tuple[Tuple[str, int], ...] = ()  # calls migrated of batching helpers of other modules
+    chained: Tuple[str, ...] = ()  # the parts of its chained_records ask it did
+    chain_refused: Tuple[Tuple[str, str], ...] = ()  # (part, why) for the others
+    reader_class_functions: Tuple[str, ...] = ()  # functions handing a reported reader class to a slim Dataset
     import_specs: Optional[ImportSpecs] = None  # what the module imports (first pass; None: not known)
     device: bool = True  # whether its bytes say "device" (False only when read and known not to)
 
@@ -186,7 +191,7 @@ def _run(job: _Job) -> _Done:
     except OSError as error:
         return _Done(_failed(path, "cannot read: %s" % (error.strerror or error), failure=Failure.READ))
     python = not path.endswith(".ipynb")
-    if job.digest is None:
+    if job.digest is None and job.chain is None:
         if not engine.may_contain_queue_code(source):
             # Nothing travels back but the verdict and what set-level work asks of every file
             # (its imports, read from its import lines; whether it may place towers on devices):
@@ -197,7 +202,7 @@ def _run(job: _Job) -> _Done:
             if not options.wants(NotebookNotMigrated.code):
                 return _Done(FileResult(path, Status.CLEAN, old_source=source))
             return _Done(_notebook(path, source))
-    elif digest(source) != job.digest:
+    elif job.digest is not None and digest(source) != job.digest:
         return _Done(_failed(path, "it changed while qmigrate ran; left unchanged", source), readable=True)
     problem = _undecodable(source)
     if problem:
@@ -206,7 +211,7 @@ def _run(job: _Job) -> _Done:
     def work():
         parsed = _kept_parsed(path, job.digest, source)
         analysis, consumers = _analyse(path, source, options, job.plan, dict(job.keep), parsed, _foreign(job),
-                                       job.handed)
+                                       job.handed, job.chain, job.uncalled)
         if job.drop_plumbing:
             engine.remove_plumbing(analysis, True, False)
         plumbing = any(rule in engine.PLUMBING for rule, _, _, _ in analysis.occurrences)
@@ -218,7 +223,9 @@ def _run(job: _Job) -> _Done:
                      record_attributes=tuple(analysis.record_attributes),
                      returned_results=tuple(sorted(set(analysis.returned_results))),
                      captured_params=tuple(sorted(set(analysis.captured_params))),
-                     handed_uses=tuple(sorted(analysis.handed_uses.items())),
+                     handed_uses=tuple(sorted(analysis.handed_uses.items())), chained=analysis.chained,
+                     chain_refused=analysis.chain_refused,
+                     reader_class_functions=analysis.reader_class_functions,
                      import_specs=import_specs(analysis.tree) if first_pass and analysis.tree is not None else None)
         problem = engine.verify(analysis)
         if problem:  # the file stays as it is; what its analysis found still counts for the set
@@ -282,13 +289,14 @@ def _foreign(job: _Job) -> Optional[engine.ForeignHelpers]:
 
 def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan], keep: Dict[str, str],
              parsed: Optional[engine.Parsed] = None, foreign: Optional[engine.ForeignHelpers] = None,
-             handed: Optional[handed_down.Handed] = None):
+             handed: Optional[handed_down.Handed] = None, chain: Optional[chained_records.Ask] = None,
+             uncalled: Tuple[str, ...] = ()):
     """(analysis, the module's tower consumers or None if not looked for), with the plan applied
     and the helpers in `keep` kept as they are; from `parsed` (of these bytes), if given; with
     `foreign`'s reader helpers across modules."""
     if plan is None:
         return engine.analyse(path, source, options, keep_helpers=keep, parsed=parsed, foreign=foreign,
-                              handed=handed), None
+                              handed=handed, chain=chain, uncalled=uncalled), None
     if parsed is None:
         module, tree = engine.parse(source), stdlib_tree(source)
         imports = ImportMap(module, tree)
@@ -304,7 +312,7 @@ def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan
                               [consumers[index] for index in plan.consumers], plan.strategy)
     # The plan's reasons and findings are about nodes of `module`: it is analysed as it is.
     analysis = engine.analyse(path, source, options, module, edits, keep, parsed, move_queues=False,
-                              foreign=foreign, handed=handed)
+                              foreign=foreign, handed=handed, chain=chain, uncalled=uncalled)
     for index, reason in plan.reasons.items():
         analysis.reasons[id(consumers[index].prefetch_call)] = reason
     for index, code, indexed in plan.findings:
@@ -349,17 +357,42 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
         makers = _makers_across_modules(first, summaries, digests, program)
         across = _helpers_across_modules(first, summaries, digests, program, keeps, plans, options, pool, makers)
 
+        # Records returned through functions of several modules into a hand-built queue (chained_records).
+        chains = chained_records.plan(files, program, lambda p: first[p].result.new_source if p in first else None,
+                                      lambda p: p in first and first[p].remaining > 0)
+        # Reader classes handed to a slim Dataset by functions no code calls (uncalled_datasets).
+        uncalled = uncalled_datasets.functions(
+            {path: done.reader_class_functions for path, done in first.items() if done.reader_class_functions},
+            program)
+
         def later(path, **flags) -> _Job:
             """A pass after the first: the module's link plan, helpers kept and cross-module asks."""
             return _Job(path, options, plans.get(path), digest=digests.get(path),
                         keep=tuple(sorted(keeps.get(path, {}).items())), handed=handed.get(path),
-                        makers=makers.get(path, ()), **across.of(path), **flags)
+                        makers=makers.get(path, ()), chain=chains.get(path), uncalled=uncalled.get(path, ()),
+                        **across.of(path), **flags)
 
-        again = list(dict.fromkeys(list(plans) + list(keeps) + across.paths() + sorted(makers)))
+        others = list(dict.fromkeys(list(plans) + list(keeps) + across.paths() + sorted(makers) + sorted(uncalled)))
+        again = list(dict.fromkeys(others + sorted(chains)))
         for path, done in zip(again, pool.map(_run, [later(path, also_without_plumbing=True) for path in again])):
             results[path] = done.result
             if done.analysed:
                 relinked[path] = done
+        if chains and not chained_records.held(chains, lambda p: relinked[p].chained if p in relinked and (
+                relinked[p].result.status is not Status.FAILED) else None):
+            # A part of a chain was not done: every module of every chain goes without them, and
+            # the queues they fed say why.
+            undone = sorted(chains)
+            chains = chained_records.explained(
+                chains, lambda p: dict(relinked[p].chain_refused) if p in relinked else {})
+            redo = [path for path in undone if path in others or path in chains]
+            for path in undone:
+                results[path] = first[path].result
+                relinked.pop(path, None)
+            for path, done in zip(redo, pool.map(_run, [later(path, also_without_plumbing=True) for path in redo])):
+                results[path] = done.result
+                if done.analysed:
+                    relinked[path] = done
         if not across.held(relinked):
             # A caller or helper did not migrate again as its probe did: all of them stay as the
             # first pass left them (none of them is linked or keeps a helper: nothing else moves).

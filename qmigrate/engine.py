@@ -14,11 +14,11 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 import libcst as cst
 
 from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows,
-                      captured_params, class_attrs, cstutil, data_findings, guarded_records, handbuilt, handed_down,
-                      held_sources, helpers, imported_helpers, map_locals, method_copies, method_queues, python3_check,
-                      python_fed, queue_messages, queue_purpose, queue_roles, queue_sources, range_producers,
-                      reader_makers, receivers, returned_dataset, returned_records, slim_modules, synth, towers,
-                      unlinked, wording)
+                      captured_params, chained_records, class_attrs, cstutil, data_findings, guarded_records,
+                      handbuilt, handed_down, held_sources, helpers, imported_helpers, map_locals, method_copies,
+                      method_queues, python3_check, python_fed, queue_messages, queue_purpose, queue_roles,
+                      queue_sources, range_producers, reader_makers, receivers, returned_dataset, returned_records,
+                      slim_modules, synth, towers, uncalled_datasets, unlinked, wording)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -108,6 +108,11 @@ class FileAnalysis:
     queue_calls: Optional[List[cst.Call]] = None  # the queue API calls found in `module`
     # Batching helpers of other modules (handed_down.Handed): name -> the calls of it migrated here.
     handed_uses: Dict[str, int] = field(default_factory=dict)
+    chained: Tuple[str, ...] = ()  # the parts of chained_records' ask this module did
+    chain_refused: Tuple[Tuple[str, str], ...] = ()  # and (part, why) for those it did not
+    # Top-level functions that hand a reader class to a slim Dataset reported here (QM2xx), for
+    # the run to tell whether any code calls them (uncalled_datasets).
+    reader_class_functions: Tuple[str, ...] = ()
 
     def new_bytes(self) -> bytes:
         """The source of `new_module`, generated once per module (verify and result both need it)."""
@@ -217,7 +222,8 @@ class _Positions:
         return self.span(node)[:2]
 
 
-PLUMBING = (queue_runners.StartQueueRunners, queue_runners.Coordinator, queue_runners.QueueRunnersBlock)
+PLUMBING = (queue_runners.StartQueueRunners, queue_runners.Coordinator, queue_runners.QueueRunnersBlock,
+            queue_runners.RunnersStartedByHand)
 SESSIONS = (queue_runners.SessionStartsRunners,)
 _UNLINKED = ("it is not part of a producer → reader → batch chain that qmigrate can follow within one "
              "block (pipelines split across functions or modules are not rewritten yet)")
@@ -260,7 +266,8 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
             edits: Optional[towers.TowerEdits] = None, keep_helpers: Dict[str, str] = None,
             parsed: Optional["Parsed"] = None, move_queues: bool = True,
             foreign: Optional["ForeignHelpers"] = None,
-            handed: Optional[handed_down.Handed] = None) -> FileAnalysis:
+            handed: Optional[handed_down.Handed] = None,
+            chain: Optional[chained_records.Ask] = None, uncalled: Tuple[str, ...] = ()) -> FileAnalysis:
     """Recognise and rewrite the pipelines of one module (and its part in tower loops, `edits`).
 
     `keep_helpers` names helper functions other code calls (name -> why): they stay as they are,
@@ -275,6 +282,9 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     and helpers of this module to migrate for callers in other modules (ForeignHelpers).
     `handed`: batching helpers of other modules this one calls, and helpers of this one whose
     every caller elsewhere was migrated (handed_down.Handed).
+    `chain`: this module's part in records returned through functions of several modules into a
+    hand-built queue (chained_records.Ask); the parts done are in `analysis.chained`.
+    `uncalled`: top-level functions of this module that no code of the run calls (uncalled_datasets).
     """
     analysis = _analyse_either(path, source, options, module, edits, keep_helpers, parsed, move_queues, foreign,
                                handed)
@@ -282,6 +292,13 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         handed_down.migrate_exported(analysis, handed.exported)
     if handed is not None and handed.unfollowed:
         handed_down.explain_unfollowed(analysis, handed.unfollowed)
+    if chain is not None:
+        tf = _python_fed_tf(analysis)
+        analysis.chained, analysis.chain_refused = chained_records.apply(analysis, chain, tf, options.target,
+                                                                         HandBuiltQueue)
+        if analysis.chained:
+            analysis.new_module = _ensure_tf_import(analysis.new_module, analysis.imports, tf)
+    uncalled_datasets.apply(analysis, uncalled, SlimReaderClassKept)
     return analysis
 
 
@@ -483,6 +500,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
             line, column = positions.start(node)
             analysis.occurrences.append((rule, node, line, column))
             analysis.call_names[id(node)] = name
+            if rule in PLUMBING:
+                continue  # kept or removed with the rest of the plumbing, which says why
             analysis.reasons[id(node)], todo = reason if isinstance(reason, tuple) else (reason, None)
             analysis.todo[id(node)] = todo or ("replace the queues it fills by a dataset (from_generator for data "
                                                "made in Python), then remove it")
@@ -720,6 +739,9 @@ def _reader_class_arguments(analysis: FileAnalysis, options: Options) -> None:
                                       "reads that dataset; no provider reads it in this file" % line)
         analysis.todo[id(node)] = ("migrate the DatasetDataProvider that reads this dataset (qmigrate does where "
                                    "it sees the Dataset made), or read its files with the matching tf.data dataset")
+        function = uncalled_datasets.top_function(analysis.module, node)
+        if function is not None:
+            analysis.reader_class_functions += (function,)
 
 
 def _reader_class_arguments_of(analysis: FileAnalysis) -> List[Tuple[cst.CSTNode, str]]:
@@ -751,6 +773,9 @@ def _hand_made_runners(module: cst.Module, source: bytes,
         return []
     rule = rule_for(QUEUE_RUNNER_API)
     found = []
+    # The collection of a loop that starts its runners' threads by hand (rules.queue_runners).
+    loops = {id(loop.iter.args[0].value) for loop in cstutil.nodes_of(module, cst.For)
+             if queue_runners.hand_started_loop(loop, imports)}
     for node in cstutil.nodes_of(module, (cst.ClassDef, cst.Attribute)):
         if isinstance(node, cst.ClassDef):
             for base in node.bases:
@@ -759,6 +784,9 @@ def _hand_made_runners(module: cst.Module, source: bytes,
                     found.append((rule, base.value, name, "`%s` subclasses %s: the threads it runs are its own code, "
                                   "which tf.data cannot take over" % (node.name.value, name)))
         elif node.attr.value == "QUEUE_RUNNERS" and (imports.resolve(node) or "").endswith("GraphKeys.QUEUE_RUNNERS"):
+            if id(node) in loops:  # start_queue_runners written out: plumbing, which goes with the last queue
+                found.append((queue_runners.RunnersStartedByHand, node, "tensorflow.GraphKeys.QUEUE_RUNNERS", None))
+                continue
             found.append((rule, node, "tensorflow.GraphKeys.QUEUE_RUNNERS", _collection_use(module, node, imports) or (
                 "it registers queue runners in the QUEUE_RUNNERS collection by hand: a queue runner of this module's "
                 "own, whose threads tf.data cannot take over")))

@@ -241,7 +241,10 @@ def _binds(node: cst.CSTNode) -> Set[str]:
 
 
 def _short(node: cst.CSTNode) -> str:
-    text = cst.Module([]).code_for_node(node).strip().splitlines()[0]
+    """The node's first line of code (not a comment above it), cut at 60 characters."""
+    lines = [line for line in cst.Module([]).code_for_node(node).strip().splitlines()
+             if line.strip() and not line.strip().startswith("#")]
+    text = lines[0].strip() if lines else ""
     return text if len(text) <= 60 else text[:57] + "..."
 
 

@@ -11,7 +11,8 @@ from qmigrate.rules.prefetch import PrefetchQueue
 from qmigrate.rules.producers import (
     InputProducer, MatchFilenamesOnce, RangeInputProducer, SliceInputProducer, StringInputProducer)
 from qmigrate.rules.python_fed import PythonFedQueue
-from qmigrate.rules.queue_runners import Coordinator, QueueRunnersBlock, SessionStartsRunners, StartQueueRunners
+from qmigrate.rules.queue_runners import (
+    Coordinator, QueueRunnersBlock, RunnersStartedByHand, SessionStartsRunners, StartQueueRunners)
 from qmigrate.rules.readers import FixedLengthRecordReader, TextLineReader, TFRecordReader, WholeFileReader
 from qmigrate.rules.slim_provider import (
     DatasetDataProvider, ParallelRead, SinglePassRead, SlimReaderClassKept, UnseenSlimDataset)
@@ -49,6 +50,7 @@ ALL_RULES = (
     StartQueueRunners,
     Coordinator,
     QueueRunnersBlock,
+    RunnersStartedByHand,
     SessionStartsRunners,
     SharedBatchAcrossTowers,
     PerTowerPipelines,

@@ -80,6 +80,18 @@ class HandBuiltQueue(Rule):
     stays in place with its other statements (plain Python that does not touch the records), and
     the dataset tests it again (`if test: shuffle_and_repeat(...) else: repeat(...)`).
 
+    Records that come through a chain of functions of other modules of the run
+    (`image, label = factory.get_examples(...)`, which calls `reader.read(files)`, whose producer
+    and reader qmigrate reads as a dataset) are followed (qmigrate/chained_records.py): each
+    function of the chain returns the dataset of its records instead, the per-record code after
+    its call mapped over it, and the queue's stages (shapes, shuffle, batch) are built on the
+    dataset where the call was, after the repeat the chain's producer made (the shuffle mixes
+    neighbouring epochs, as the queue did); the runner's threads are dropped (they change the
+    order only).
+    A function of the chain that other code calls keeps its signature and its result for it and
+    delegates to a new `<name>_dataset` that the chain calls. All the modules change together or
+    none does.
+
     ## Fix safety
     Safe, as `shuffle_batch`: the shuffle sits before `repeat`, so every example is seen once per
     epoch where the queue mixed neighbouring epochs; partial batches only with `dequeue_up_to`.
@@ -104,7 +116,11 @@ class HandBuiltQueue(Rule):
     cannot set), several enqueue ops (several readers) and a `dequeue()` that no batching follows
     from a queue with `shapes=` (the queue checks each record against them when it is enqueued; a
     dataset would not) are reported with the reason. Records that come from a function of another
-    module (`factory.get_examples()`) are not followed: the queue is reported with that module. A queue
+    module are followed only through functions each of which makes one call of the next, binds
+    its records to names, works on them with assignments only and returns them (nothing else); a
+    chain function written on one line, with * or ** parameters, or called in another form is not
+    followed, and neither are records the caller uses beside the queue: the queue is then reported
+    with where its records come from. A queue
     whose every dequeue goes back to Python is not input (QM003). So is a queue the code shows
     carries something else, reported with what shows it and nothing to migrate: one shared by
     name (`shared_name=`: a hand-off between processes, or the constant tokens of a barrier

@@ -261,7 +261,7 @@ def remove_plumbing(module: cst.Module, imports: ImportMap):
         else:
             reasons[Coordinator.code] = ("`%s` is used beyond the queue runners (it still works without them)"
                                          % coord_name)
-    for stmt in finder.runner_blocks:
+    for stmt in finder.runner_blocks + finder.hand_loops:
         drop_statements.add(id(stmt))
     new_module = module.visit(_PlumbingRemover(drop_statements, loops, finder.runner_items, no_threads))
     removed = Counter(rule.code for rule, stmt in finder.calls if id(stmt) in drop_statements)
@@ -293,6 +293,98 @@ def _should_stop_loop(node: cst.While) -> Optional[str]:
             and isinstance(test.expression.func.value, cst.Name)):
         return test.expression.func.value.value
     return None
+
+
+class RunnersStartedByHand(Rule):
+    """A loop starting every queue runner of the QUEUE_RUNNERS collection by hand goes once no queue is left.
+
+    ## Why
+    `for qr in tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS):` with
+    `threads.extend(qr.create_threads(sess, coord=coord, daemon=True, start=True))` is
+    `tf.train.start_queue_runners` written out. With the input read from tf.data the collection
+    holds no runner: the loop starts nothing.
+
+    ## Fix safety
+    Safe, and only applied when no queue construct remains in the migrated files and they
+    rewrote at least one pipeline (as for `start_queue_runners`). The thread list it extended
+    stays, empty, for whatever joins it.
+
+    ## Limitations
+    The loop's body must hold only calls of the runner's `create_threads` (a statement of its
+    own, or handed to a list's `extend`/`append`), and its iterable be
+    `get_collection(GraphKeys.QUEUE_RUNNERS)` itself.
+    """
+
+    code = "QM505"
+    names = ()
+    message = "a loop starts the threads of every queue runner of the QUEUE_RUNNERS collection by hand"
+    advice = "remove the loop once every input pipeline of this program uses tf.data"
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+
+            def train(files, steps):
+                queue = tf.train.string_input_producer(files, num_epochs=1)
+                reader = tf.TFRecordReader()
+                _, record = reader.read(queue)
+                records = tf.train.batch([record], batch_size=2)
+                with tf.Session() as sess:
+                    sess.run(tf.local_variables_initializer())
+                    threads = []
+                    for qr in tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS):
+                        threads.extend(qr.create_threads(sess, daemon=True, start=True))
+                    for _ in range(steps):
+                        sess.run(records)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def train(files, steps):
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
+                dataset = dataset.flat_map(tf.data.TFRecordDataset)
+                dataset = dataset.repeat(1)
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(2))
+                dataset = dataset.prefetch(1)
+                records = dataset.make_one_shot_iterator().get_next()
+                with tf.Session() as sess:
+                    sess.run(tf.local_variables_initializer())
+                    threads = []
+                    for _ in range(steps):
+                        sess.run(records)
+            """),
+        ),
+    )
+
+
+def hand_started_loop(loop: cst.CSTNode, imports: ImportMap) -> bool:
+    """Whether `loop` is `for qr in get_collection(GraphKeys.QUEUE_RUNNERS):` whose body only
+    starts `qr`'s threads (`qr.create_threads(...)`, alone or handed to `x.extend`/`x.append`)."""
+    if not (isinstance(loop, cst.For) and isinstance(loop.target, cst.Name) and loop.orelse is None
+            and isinstance(loop.iter, cst.Call) and len(loop.iter.args) == 1
+            and (imports.resolve(loop.iter.func) or "").endswith(".get_collection")
+            and (imports.resolve(loop.iter.args[0].value) or "").endswith("GraphKeys.QUEUE_RUNNERS")
+            and isinstance(loop.body, cst.IndentedBlock)):
+        return False
+    runner = loop.target.value
+
+    def starts(call) -> bool:
+        return (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value == "create_threads" and isinstance(call.func.value, cst.Name)
+                and call.func.value.value == runner)
+
+    for stmt in loop.body.body:
+        small = cstutil.single_small(stmt)
+        value = small.value if isinstance(small, cst.Expr) else None
+        if starts(value):
+            continue
+        if (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                and value.func.attr.value in ("extend", "append") and isinstance(value.func.value, cst.Name)
+                and len(value.args) == 1 and starts(value.args[0].value)):
+            continue
+        return False
+    return True
 
 
 class SessionStartsRunners(Rule):
@@ -357,6 +449,7 @@ class _PlumbingFinder(cst.CSTVisitor):
         self._joins: List[Tuple[str, cst.BaseStatement]] = []
         self.runner_blocks: List[cst.With] = []  # `with slim.queues.QueueRunners(sess):`, nothing bound
         self.runner_items: Set[int] = set()  # their QueueRunners items
+        self.hand_loops: List[cst.For] = []  # loops starting the collection's runners (RunnersStartedByHand)
 
     def visit_With(self, node: cst.With) -> None:
         for item in node.items:
@@ -398,6 +491,11 @@ class _PlumbingFinder(cst.CSTVisitor):
                     threads = _argument(call, "threads", 0)
                     if isinstance(threads, cst.Name):
                         self._joins.append((threads.value, node))
+
+    def visit_For(self, node: cst.For) -> None:
+        if hand_started_loop(node, self.imports):
+            self.calls.append((RunnersStartedByHand, node))
+            self.hand_loops.append(node)
 
     def visit_While(self, node: cst.While) -> None:
         owner = _should_stop_loop(node)
@@ -445,6 +543,11 @@ class _PlumbingRemover(cstutil.StatementTransformer):
             [cst.SimpleStatementLine(body=list(body.body))]
         statements[0] = cstutil.with_leading(statements[0], updated_node.leading_lines)
         return cst.FlattenSentinel(statements)
+
+    def leave_For(self, original_node, updated_node):
+        if id(original_node) in self.statements:
+            return cst.RemovalSentinel.REMOVE
+        return updated_node
 
     def leave_While(self, original_node, updated_node):
         if id(original_node) in self.loops:

@@ -499,16 +499,23 @@ class SlimReaderClassKept(Rule):
     A note: nothing to change while the Dataset is only read by migrated code. A provider of
     this dataset elsewhere (another module, outside the run) still reads through it.
 
+    The same holds for a reader class that a module with queue code of its own hands over in a
+    function that no code of the run calls (no other file names it, its own module only defines
+    it: qmigrate/uncalled_datasets.py): no program of the run reads through the class, so it
+    keeps no queue runner of theirs.
+
     ## Limitations
-    Only in modules whose slim providers and parallel reads all migrated; `reader=` given a
-    TensorFlow reader class by name.
+    Only in modules whose slim providers and parallel reads all migrated, or in functions no code
+    of the run names; `reader=` given a TensorFlow reader class by name. A function called by a
+    name built at run time (`getattr(module, "get_" + name)`) is not seen.
     """
 
     code = "QM110"
     safety = Safety.MANUAL
     note = True
     message = "the reader class stays as the slim Dataset's `reader=` argument, which slim's Dataset requires"
-    advice = ("nothing to change: the migrated providers of this module read the files with tf.data; a "
+    advice = ("nothing to change: no code of the run reads the files through it (the module's providers "
+              "migrated to tf.data, or nothing calls the function that makes the Dataset); a "
               "DatasetDataProvider of this dataset elsewhere would still read through it")
     examples = (
         Example(

@@ -235,7 +235,7 @@ def test_an_internal_error_keeps_its_traceback_for_debug(tmp_path, monkeypatch):
     before = script.read_bytes()
 
     def broken_analysis(path, source, options, module=None, edits=None, keep_helpers=None, parsed=None,
-                        move_queues=True, foreign=None, handed=None):
+                        move_queues=True, foreign=None, handed=None, chain=None, uncalled=()):
         raise KeyError("a planted bug")
 
     monkeypatch.setattr(engine, "analyse", broken_analysis)

@@ -7,13 +7,10 @@ from data import factory
 
 
 def mixed_examples(data_dir, split_name='dict'):
-    values, example_id = factory.get_examples(data_dir, split_name, is_training=True)
-    example_queue = tf.RandomShuffleQueue(capacity=24, min_after_dequeue=10,
-                                          dtypes=(values.dtype, example_id.dtype))
-    enqueue_op = example_queue.enqueue((values, example_id))
-    queue_runner = tf.train.QueueRunner(example_queue, [enqueue_op] * 4)
-    tf.add_to_collection(tf.GraphKeys.QUEUE_RUNNERS, queue_runner)
-    (values, example_id) = example_queue.dequeue()
+    dataset = factory.get_examples(data_dir, split_name, is_training=True)
+    dataset = dataset.shuffle(10)
+    dataset = dataset.prefetch(1)
+    (values, example_id) = dataset.make_one_shot_iterator().get_next()
     values = tf.reshape(values, (1, tf.shape(values)[1]))
     return values, tf.expand_dims(example_id, 0)
 
@@ -26,19 +23,13 @@ def train(data_dir):
     steps = 0
     with tf.Session() as sess:
         sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
-        coord = tf.train.Coordinator()
         threads = []
-        for runner in tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS):
-            threads.extend(runner.create_threads(sess, coord=coord, daemon=True, start=True))
         try:
             while True:
                 sess.run(step)
                 steps += 1
         except tf.errors.OutOfRangeError:
             pass
-        finally:
-            coord.request_stop()
-        coord.join(threads)
     return steps
 
 

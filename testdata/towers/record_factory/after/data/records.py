@@ -28,9 +28,12 @@ def read(record_files, epochs=3):
     dataset = dataset.shuffle(tf.size(record_files, out_type=tf.int64))
     dataset = dataset.flat_map(tf.data.TFRecordDataset)
     dataset = dataset.repeat(epochs)
-    serialized = dataset.make_one_shot_iterator().get_next()
-    parsed = tf.parse_single_example(serialized, features={
-        'x': tf.FixedLenFeature([3], tf.float32),
-        'id': tf.FixedLenFeature([], tf.int64)})
-    values = tf.cond(tf.reduce_sum(parsed['x']) > 1e9, lambda: parsed['x'] * 0.0, lambda: parsed['x'])
-    return tf.reshape(values, [1, 3]), tf.cast(parsed['id'], tf.int32)
+
+    def parse_record(serialized):
+        parsed = tf.parse_single_example(serialized, features={
+            'x': tf.FixedLenFeature([3], tf.float32),
+            'id': tf.FixedLenFeature([], tf.int64)})
+        values = tf.cond(tf.reduce_sum(parsed['x']) > 1e9, lambda: parsed['x'] * 0.0, lambda: parsed['x'])
+        return tf.reshape(values, [1, 3]), tf.cast(parsed['id'], tf.int32)
+
+    return dataset.map(parse_record)
