@@ -353,12 +353,18 @@ def _returned_records(returned: cst.BaseExpression, tainted: Set[str], owner: st
         raise Refused("%s() returns something else than its per-record tensors" % owner)
 
 
+def _own_body(function: cst.FunctionDef) -> List[cst.BaseStatement]:
+    """The function's own statements: returned_dataset's _body entering no `with` block (this
+    module rebuilds the function's own body; a `with` there is code it does not follow)."""
+    return _body(function, lambda func: None)
+
+
 def _apply_link(analysis, link: Link, tf: str, target, finding_rule, used_by: str) -> cst.Module:
     module, resolve = analysis.new_module, analysis.imports.resolve
     function, original = _top(module, link.function), _top(analysis.module, link.function)
     if function is None or original is None:
         raise Refused("%s() is not one top-level function" % link.function)
-    body, params = _body(function), _params(function)
+    body, params = _own_body(function), _params(function)
     config = module.config_for_parsing
     code = cst.Module([]).code_for_node
     if link.inner is None:  # the end: the engine's one-shot read
@@ -510,7 +516,7 @@ def _apply_consumer(analysis, consumer: Consumer, tf: str, target) -> cst.Module
     function, original = _top(module, consumer.function), _top(original_module, consumer.function)
     if function is None or original is None or not function.deep_equals(original):
         raise Refused("%s() is not one top-level function as written" % consumer.function)
-    body = _body(original)
+    body = _own_body(original)
     code = original_module.code_for_node
     config = module.config_for_parsing
     queues = handbuilt.find(body, original, analysis.imports, code)
