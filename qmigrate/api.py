@@ -756,10 +756,7 @@ def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dic
     """path -> {helper: who else calls it} for migrated helpers that other modules of the set refer
     to: their signature must stay, so the pipelines call a migrated copy instead."""
     keeps: Dict[str, Dict[str, str]] = {}
-    program.watch([name.rsplit(".", 1)[-1] for done in first.values() for name in done.changed_helpers]
-                  + [name for done in first.values() for name, _, _ in done.returned_results]
-                  + [name for done in first.values() for name, _, _ in done.captured_params])
-    bindings = captured_params.StatefulBindings(program.paths, program.source, program.tree)
+    bindings = captured_params.StatefulBindings(program.paths, program.mentions, program.source, program.tree)
     for path, done in first.items():
         _keep_record_attributes(path, done, program, keeps)
         _keep_returned_results(path, done, program, keeps)
@@ -829,7 +826,8 @@ def _keep_captured_params(path: str, done: _Done, program: Program, keeps: Dict[
     if not done.captured_params:
         return
     refused = captured_params.elsewhere(program.paths, path, program.mentions, program.tree, done.captured_params,
-                                        lambda caller: program.closure(caller, partial=True), bindings)
+                                        lambda caller: program.closure(caller, partial=True), program.related,
+                                        bindings)
     for function, why in refused.items():
         keeps.setdefault(path, {})[captured_params.KEPT_PREFIX + function] = why
 

@@ -7,9 +7,9 @@ a Variable"), and the queue read such a value anew for each record (a global ste
 during training): so the pipeline stays as it is when a caller in the files migrated together
 passes, for such a parameter, what may be a variable, a placeholder or a random op:
 - an expression that calls one (`tf.train.get_or_create_global_step()`), or
-- a name or attribute (`step`, `net.global_step`) that some module of the run binds to one
-  (`self.global_step = slim.get_or_create_global_step()`): matched by its last name, which
-  over-approximates (a refusal, never a wrong rewrite).
+- a name or attribute (`step`, `net.global_step`) that a module related to the caller by imports
+  (Program.related) binds to one (`self.global_step = slim.get_or_create_global_step()`):
+  matched by its last name, which over-approximates (a refusal, never a wrong rewrite).
 Calls are found by the function's name (`load_batch(...)`, `module.load_batch(...)`) in the
 modules that import the defining one, directly or through others; a call
 with `*args` or `**kwargs` hides what it passes, and counts as passing such a value.
@@ -115,39 +115,50 @@ def reason(function: str, param: str, where: str, why: str) -> str:
 
 
 class StatefulBindings:
-    """Where the modules of a run bind a name to a stateful op (stateful_bindings), found once for
-    the run: a module whose text names none of STATEFUL_CALLS binds nothing so, and is not parsed."""
+    """Where the modules of a run bind a name to a stateful op (stateful_bindings), asked name by
+    name: only the files whose text may bind the name and calls one of STATEFUL_CALLS are parsed,
+    each once for the run."""
 
-    def __init__(self, paths: Sequence[str], source_of: Callable[[str], Optional[bytes]],
-                 tree_of: Callable[[str], Optional[ast.AST]]):
-        self._paths, self._source_of, self._tree_of = paths, source_of, tree_of
-        self._by_name: Optional[Dict[str, List[Tuple[str, int]]]] = None
+    def __init__(self, paths: Sequence[str], mentions: Callable[[str, str], bool],
+                 source_of: Callable[[str], Optional[bytes]], tree_of: Callable[[str], Optional[ast.AST]]):
+        self._paths, self._mentions, self._source_of, self._tree_of = paths, mentions, source_of, tree_of
+        self._of_file: Dict[str, Dict[str, int]] = {}
 
-    def of(self, name: str) -> List[Tuple[str, int]]:
-        """(path, line) of each module that binds `name` to a stateful op (its first such line)."""
-        if self._by_name is None:
-            self._by_name = {}
-            for path in self._paths:
+    def of(self, name: str, within: Set[str]) -> List[Tuple[str, int]]:
+        """(path, line) of each module of `within` that binds `name` to a stateful op (its first
+        such line)."""
+        found = []
+        # `name` on the left of an `=` in the same line, or before a comma or closing bracket (a
+        # target of several lines): a text test before a file is parsed to know what it binds.
+        target = re.compile(rb"\b%s\b(?:[^\n=]*=(?!=)|\s*[,)\]])" % re.escape(name.encode()))
+        for path in self._paths:
+            if path not in within or not self._mentions(path, name):
+                continue
+            if path not in self._of_file:
                 source = self._source_of(path)
-                if source is None or not _NAMES_A_STATEFUL_CALL.search(source):
-                    continue
-                tree = self._tree_of(path)
-                for bound, line in (stateful_bindings(tree) if tree is not None else {}).items():
-                    self._by_name.setdefault(bound, []).append((path, line))
-        return self._by_name.get(name, [])
+                if source is None or not target.search(source):
+                    continue  # binds no `name`: not parsed (it may be, for another name)
+                tree = self._tree_of(path) if _CALLS_A_STATEFUL_OP.search(source) else None
+                self._of_file[path] = stateful_bindings(tree) if tree is not None else {}
+            if name in self._of_file[path]:
+                found.append((path, self._of_file[path][name]))
+        return found
 
 
-_NAMES_A_STATEFUL_CALL = re.compile(rb"\b(?:%s)\b" % b"|".join(sorted(name.encode() for name in STATEFUL_CALLS)))
+# A call of one of STATEFUL_CALLS, as text (in code, comments or strings alike: a filter before parsing).
+_CALLS_A_STATEFUL_OP = re.compile(rb"\b(?:%s)\s*\(" % b"|".join(sorted(name.encode() for name in STATEFUL_CALLS)))
 
 
 def elsewhere(paths: Sequence[str], defining: str, mentions, tree_of, captured: Iterable[Captured],
-              closure: Callable[[str], Set[str]], bindings: StatefulBindings) -> Dict[str, str]:
+              closure: Callable[[str], Set[str]], related: Callable[[str], Set[str]],
+              bindings: StatefulBindings) -> Dict[str, str]:
     """function -> reason, for the captured parameters a call in a module of `paths` other than
     `defining` may pass a stateful value for (modules named by their path from `defining`'s
     folder). `mentions(path, name)`: Program.mentions; `closure(path)`: the module and those it
     imports, directly or not (Program.closure, a file too many being safe): only a module that
     imports `defining` is a caller, and these modules are searched first for where a name the
-    call passes is bound (`bindings`: the run's)."""
+    call passes is bound (`bindings`: the run's), then the others `related(caller)` to it
+    (Program.related: its importers and what they import): a value it is handed comes from one."""
     refused: Dict[str, str] = {}
     folder = os.path.dirname(defining)  # other modules are named from there: the same in every checkout
 
@@ -157,7 +168,8 @@ def elsewhere(paths: Sequence[str], defining: str, mentions, tree_of, captured: 
     def binder(caller: str):
         def bound(name: str) -> Optional[str]:
             near = closure(caller)
-            found = min(bindings.of(name), key=lambda entry: (entry[0] not in near, entry[0]), default=None)
+            found = min(bindings.of(name, related(caller)), key=lambda entry: (entry[0] not in near, entry[0]),
+                        default=None)
             return named(*found) if found is not None else None
         return bound
 
