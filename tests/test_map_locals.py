@@ -72,6 +72,22 @@ def test_python_values_passed_from_another_module_let_it_migrate(tmp_path):
     assert results["inputs.py"].new_source is not None and not _refusals(results["inputs.py"])
 
 
+def test_a_binding_is_looked_for_in_the_modules_related_to_the_caller_by_imports(tmp_path):
+    """The object is made by the script that imports the caller's module (its importer) from a
+    module the caller never imports: that binding counts; the same name bound to a variable in a
+    module no importer of the caller reaches (another program of the run) does not."""
+    trainer = "import inputs\n\n\ndef run(net):\n    return inputs.inputs(['a'], 4, net.global_step)\n"
+    main = "import model\nimport trainer\n\ntrainer.run(model.Net())\n"
+    (tmp_path / "related").mkdir()
+    related = _migrate(tmp_path / "related", {"inputs.py": INPUTS, "model.py": MODEL, "trainer.py": trainer,
+                                              "main.py": main})
+    assert related["inputs.py"].new_source is None
+    assert all("at model.py:6" in message for message in _refusals(related["inputs.py"]))
+    (tmp_path / "apart").mkdir()
+    apart = _migrate(tmp_path / "apart", {"inputs.py": INPUTS, "trainer.py": trainer, "other.py": MODEL})
+    assert apart["inputs.py"].new_source is not None and not _refusals(apart["inputs.py"])
+
+
 def test_a_rebinding_read_after_the_batch_stays(tmp_path):
     source = INPUTS.replace("    return tf.train.batch([x], batch_size=batch_size)\n",
                             "    batch = tf.train.batch([x], batch_size=batch_size)\n    return batch, scale\n")
