@@ -16,7 +16,7 @@ import tokenize
 import traceback
 import dataclasses
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
@@ -30,7 +30,7 @@ from qmigrate.names import ImportMap
 from qmigrate.positions import stdlib_tree
 from qmigrate.rules import rule_for
 from qmigrate.summary import ConsumerSummary, ModuleSummary, digest, summarise, summarise_source
-from qmigrate.program import ImportSpecs, Program, quick_import_specs, import_specs
+from qmigrate.program import ImportSpecs, Program, import_specs, quick_import_specs, reach
 from qmigrate.rules.findings import PerTowerPipelines, SharedBatchAcrossTowers, UntracedTowerInput
 from qmigrate.rules.unsupported import NotebookNotMigrated
 
@@ -460,25 +460,9 @@ def _run_with_queues(program: "Program", building: Set[str], candidates: List[st
     its import lines alone)."""
     if not building or not candidates:
         return set()
-    imports = {path: program.imported(path, partial=True) for path in paths}
-    importers: Dict[str, Set[str]] = {}
-    for path, imported in imports.items():
-        for target in imported:
-            importers.setdefault(target, set()).add(path)
     dynamic = [path for path in paths if re.search(rb"\bimportlib\b|\b__import__\b", program.source(path) or b"")]
-    with_queues = _walk(list(building) + dynamic, lambda path: importers.get(path, ()))
-    return _walk(with_queues, lambda path: imports.get(path, ())) & set(candidates)
-
-
-def _walk(start: Iterable[str], step: Callable[[str], Iterable[str]]) -> Set[str]:
-    """`start` and everything `step` reaches from it."""
-    seen, stack = set(start), list(start)
-    while stack:
-        for reached in step(stack.pop()):
-            if reached not in seen:
-                seen.add(reached)
-                stack.append(reached)
-    return seen
+    with_queues = reach(list(building) + dynamic, program.importers)
+    return reach(with_queues, lambda path: program.imported(path, partial=True)) & set(candidates)
 
 
 def _name_uncalled_functions(results: Dict[str, FileResult], program: Program) -> None:

@@ -3,8 +3,9 @@ a function whose signature a migration changes.
 
 Each file's stdlib tree is made when a question needs it and dropped after: what is kept per file
 is small (the paths it imports, its words in one index from word to files, and for the files a
-question parsed where they name things), so memory stays flat in the size of the set. Every question is a dict lookup or a walk over the files that mention the name asked
-about, so the cost stays linear in the size of the set.
+question parsed where they name things), so memory stays flat in the size of the set. Every
+question is a dict lookup or a walk over the files that mention the name asked about, so the
+cost stays linear in the size of the set.
 """
 import ast
 import collections
@@ -16,6 +17,17 @@ from qmigrate import astindex
 from qmigrate.positions import stdlib_tree
 
 _WORD = re.compile(rb"\w+")
+
+
+def reach(start: Iterable[str], step: Callable[[str], Iterable[str]]) -> Set[str]:
+    """`start` and everything `step` reaches from it, directly or not."""
+    seen, stack = set(start), list(start)
+    while stack:
+        for reached in step(stack.pop()):
+            if reached not in seen:
+                seen.add(reached)
+                stack.append(reached)
+    return seen
 
 # Per import statement, in walk order: (None, "", names) for `import a.b, c`; (level, module or "",
 # names) for `from ... import names`. Small and picklable: a worker sends it with the summary.
@@ -232,37 +244,24 @@ class Program:
         """`path` and every file of the set it imports, directly or not. `partial`: also the files
         an import that loads no file of the set may load when the run holds only part of its
         package (ModuleIndex.partial_package_file): for questions where a file too many is safe."""
-        seen, stack = {path}, [path]
-        while stack:
-            for imported in self.imported(stack.pop(), partial):
-                if imported not in seen:
-                    seen.add(imported)
-                    stack.append(imported)
-        return seen
+        return reach([path], lambda p: self.imported(p, partial))
 
-    def related(self, path: str) -> Set[str]:
-        """The files whose code may hand `path`'s code a value: those that import it (directly or
-        not, `path` among them) and every file they import, directly or not (with the partial
-        imports of `closure`). The reverse import graph is made once, at the first question."""
+    def importers(self, path: str) -> Set[str]:
+        """The files of the set that import `path` directly (with the partial imports of
+        `closure`). The reverse import graph is made once, at the first question."""
         if self._importers is None:
             self._importers = {}
             for p in self.paths:
                 for imported in self.imported(p, partial=True):
                     self._importers.setdefault(imported, set()).add(p)
+        return self._importers.get(path, set())
+
+    def related(self, path: str) -> Set[str]:
+        """The files whose code may hand `path`'s code a value: those that import it (directly or
+        not, `path` among them) and every file they import, directly or not (with the partial
+        imports of `closure`)."""
         if path not in self._related:
-            importers, stack = {path}, [path]
-            while stack:
-                for importer in self._importers.get(stack.pop(), ()):
-                    if importer not in importers:
-                        importers.add(importer)
-                        stack.append(importer)
-            found, stack = set(importers), list(importers)
-            while stack:
-                for imported in self.imported(stack.pop(), partial=True):
-                    if imported not in found:
-                        found.add(imported)
-                        stack.append(imported)
-            self._related[path] = found
+            self._related[path] = reach(reach([path], self.importers), lambda p: self.imported(p, partial=True))
         return self._related[path]
 
     def attribute_mentions(self, name: str, defining: str) -> List[Tuple[str, int]]:
