@@ -2,7 +2,6 @@
 
 This is the one place that turns a per-file error into a `FAILED` result; nothing here aborts a run.
 """
-import ast
 import collections
 import contextlib
 import io
@@ -473,23 +472,15 @@ def _name_uncalled_functions(results: Dict[str, FileResult], program: Program) -
         asked = {unlinked.returned_to(d.message) for d in result.remaining} - {None}
         if not asked:
             continue
-        tree = program.tree(path)
+        names = program.names_in(path)
         uncalled = {name for name in asked
-                    if tree is not None and not program.references(name.rsplit(".", 1)[-1], path)
-                    and not _called_in(tree, name.rsplit(".", 1)[-1])}
+                    if names.parsed and not program.references(name.rsplit(".", 1)[-1], path)
+                    and not names.uses(name.rsplit(".", 1)[-1])}
         if uncalled:
             results[path] = dataclasses.replace(result, diagnostics=tuple(
                 dataclasses.replace(d, message=unlinked.uncalled(d.message))
                 if not d.fixed and not d.note and unlinked.returned_to(d.message) in uncalled else d
                 for d in result.diagnostics))
-
-
-def _called_in(tree, name: str) -> bool:
-    """Whether the module calls or names the function `name` other than by defining it."""
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Name) and node.id == name) or (isinstance(node, ast.Attribute) and node.attr == name):
-            return True
-    return False
 
 
 def _note_untraced_towers(results: Dict[str, FileResult], first: Dict[str, _Done], plans, options: Options,

@@ -234,12 +234,12 @@ def _links(chain: List[Tuple[str, str]], consumer: str, call_text: str, program,
     for index, (path, name) in enumerate(chain):
         caller_path = callers[-1][0]
         references = program.references(name, path)
-        own = [n for n in ast.walk(program.tree(path)) if isinstance(n, ast.Name) and n.id == name]
+        own = program.names_in(path).names.get(name, [])
         if caller_path == path:
             alone = not references and len(own) == 1
         else:
             alone = len(own) == 0 and len({where for where, _ in references}) == 1 and \
-                references[0][0] == caller_path and _calls_in(program.tree(caller_path), name) == 1
+                references[0][0] == caller_path and program.names_in(caller_path).uses(name) == 1
         inner = inner_new = None
         spread = True
         if index + 1 < len(chain):
@@ -268,12 +268,6 @@ def _call_text(func) -> str:
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
         return "%s.%s" % (func.value.id, func.attr)
     return func.id if isinstance(func, ast.Name) else ""
-
-
-def _calls_in(tree, name: str) -> int:
-    """Mentions of `name` in the tree: as an attribute or as a plain name."""
-    return sum(1 for n in ast.walk(tree) if (isinstance(n, ast.Attribute) and n.attr == name)
-               or (isinstance(n, ast.Name) and n.id == name)) if tree else 0
 
 
 def _returns_tuple(path: str, name: str, program, new_source) -> Optional[bool]:

@@ -154,7 +154,7 @@ class Program:
         self._source_of = source_of
         self._index = ModuleIndex(self.paths)
         self._imports: Dict[str, Set[str]] = {}
-        self._names: Dict[str, _Names] = {}  # path -> its names, for files a question has parsed
+        self._names: Dict[str, ModuleNames] = {}  # path -> its names, for files a question has parsed
         self._partial: Dict[str, Set[str]] = {}  # path -> files its unresolved imports may load
         self._words: Optional[Dict[bytes, List[int]]] = None  # word -> numbers in self.paths of the files with it
         self._mentioned_by: Dict[bytes, Set[str]] = {}  # word -> the files with it, for words asked about
@@ -275,15 +275,16 @@ class Program:
             source = self.source(path) if path != defining else None
             if source is None or not maybe.search(source):
                 continue
-            index = self._names_of(path)
+            index = self.names_in(path)
             found += [(path, line) for line, _ in index.attributes.get(name, ())]
             found += [(path, line) for line in index.by_name.get(name, ())]
         return sorted(set(found))
 
-    def _names_of(self, path: str) -> "_Names":
-        """The file's _Names: one parse and one walk of it for every question about any name."""
+    def names_in(self, path: str) -> "ModuleNames":
+        """Where the file names things (ModuleNames): one parse and one walk of it for every
+        question about any name."""
         if path not in self._names:
-            self._names[path] = _Names(self.tree(path))
+            self._names[path] = ModuleNames(self.tree(path))
         return self._names[path]
 
     def mentions(self, path: str, name: str) -> bool:
@@ -310,7 +311,7 @@ class Program:
         for path in self.paths:
             if path in skip or not self.mentions(path, name):
                 continue
-            index = self._names_of(path)
+            index = self.names_in(path)
             if not index.defines_own(name):
                 found += [(path, line) for line in index.names.get(name, ())]
             found += [(path, line) for line, own_method in index.attributes.get(name, ())
@@ -349,7 +350,7 @@ _SEVERAL_BASES = re.compile(rb"\bclass\s+\w+\s*\([^:]*,")
 _BY_NAME = ("getattr", "setattr", "hasattr", "delattr")
 
 
-class _Names:
+class ModuleNames:
     """Where a module names things, by name (small: lines only), from one walk of its tree:
     - `names`: lines of each plain name (`ast.Name`);
     - `attributes`: (line, own_method) of each `x.attr`, `own_method` when it is `self.attr` in a
@@ -367,6 +368,7 @@ class _Names:
         self._top: Set[str] = set()
         self._bound_by_import: Set[str] = set()
         self._star = False
+        self.parsed = tree is not None  # False: the stdlib parser rejects the file (all the above empty)
         if tree is None:
             return
         self._top = {node.name for node in tree.body
@@ -401,6 +403,10 @@ class _Names:
                         stack.append((child, inside))
             else:
                 stack.extend((child, inside) for child in ast.iter_child_nodes(node))
+
+    def uses(self, name: str) -> int:
+        """How many plain names and attributes (`x.name`) are `name`: a def's own name is neither."""
+        return len(self.names.get(name, ())) + len(self.attributes.get(name, ()))
 
     def defines_own(self, name: str) -> bool:
         """Whether the module defines `name` at top level (def or class) and no import can rebind it."""
