@@ -149,12 +149,14 @@ class StatefulBindings:
 _CALLS_A_STATEFUL_OP = re.compile(rb"\b(?:%s)\s*\(" % b"|".join(sorted(name.encode() for name in STATEFUL_CALLS)))
 
 
-def elsewhere(paths: Sequence[str], defining: str, mentions, tree_of, captured: Iterable[Captured],
+def elsewhere(files_mentioning: Callable[[str], Iterable[str]], defining: str, mentions, tree_of,
+              captured: Iterable[Captured],
               closure: Callable[[str], Set[str]], related: Callable[[str], Set[str]],
               bindings: StatefulBindings) -> Dict[str, str]:
     """function -> reason, for the captured parameters a call in a module of `paths` other than
     `defining` may pass a stateful value for (modules named by their path from `defining`'s
-    folder). `mentions(path, name)`: Program.mentions; `closure(path)`: the module and those it
+    folder). `files_mentioning(name)`: the files of the run that may name it
+    (Program.files_mentioning); `mentions(path, name)`: Program.mentions; `closure(path)`: the module and those it
     imports, directly or not (Program.closure, a file too many being safe): only a module that
     imports `defining` is a caller, and these modules are searched first for where a name the
     call passes is bound (`bindings`: the run's), then the others `related(caller)` to it
@@ -174,7 +176,7 @@ def elsewhere(paths: Sequence[str], defining: str, mentions, tree_of, captured: 
         return bound
 
     for function, param, position in captured:
-        for path in sorted(paths):
+        for path in sorted(files_mentioning(function)):
             if path == defining or function in refused or not mentions(path, function) \
                     or defining not in closure(path):
                 continue

@@ -160,6 +160,7 @@ class Program:
         self._mentioned_by: Dict[bytes, Set[str]] = {}  # word -> the files with it, for words asked about
         self._importers: Optional[Dict[str, Set[str]]] = None  # path -> the files that import it directly
         self._related: Dict[str, Set[str]] = {}  # path -> related(path), for paths asked about
+        self._closures: Dict[Tuple[str, bool], Set[str]] = {}  # (path, partial) -> closure(path, partial)
         self._mixed: Optional[Set[str]] = None  # names of classes some class derives from beside another
         # The last part of every module name that can load a file of the set (a module's file name,
         # a package's folder name): an import naming none of them loads nothing of the set.
@@ -243,8 +244,12 @@ class Program:
     def closure(self, path: str, partial: bool = False) -> Set[str]:
         """`path` and every file of the set it imports, directly or not. `partial`: also the files
         an import that loads no file of the set may load when the run holds only part of its
-        package (ModuleIndex.partial_package_file): for questions where a file too many is safe."""
-        return reach([path], lambda p: self.imported(p, partial))
+        package (ModuleIndex.partial_package_file): for questions where a file too many is safe.
+        Made once per path and kind, at the first question (callers do not change it)."""
+        key = (path, partial)
+        if key not in self._closures:
+            self._closures[key] = reach([path], lambda p: self.imported(p, partial))
+        return self._closures[key]
 
     def importers(self, path: str) -> Set[str]:
         """The files of the set that import `path` directly (with the partial imports of
@@ -271,7 +276,7 @@ class Program:
         # the text test before a parse.
         maybe = re.compile(rb"\.[\s\\]*" + re.escape(name.encode()) + rb"\b|[\"']" + re.escape(name.encode()) + rb"[\"']")
         found = []
-        for path in self.paths:
+        for path in self.files_mentioning(name):
             source = self.source(path) if path != defining else None
             if source is None or not maybe.search(source):
                 continue
@@ -286,6 +291,13 @@ class Program:
         if path not in self._names:
             self._names[path] = ModuleNames(self.tree(path))
         return self._names[path]
+
+    def files_mentioning(self, name: str) -> Iterable[str]:
+        """The files that may mention the identifier `name` as a whole word (`mentions`), and so
+        every file with `x.name` or `"name"`: from the word index when it is a name of ASCII word
+        characters (exactly those), else every file of the set (the caller tests the text)."""
+        word = name.encode()
+        return self._mentioning(word) if _WORD.fullmatch(word) else self.paths
 
     def mentions(self, path: str, name: str) -> bool:
         """Whether the identifier `name` stands as a whole word in the file's bytes (in code,
@@ -308,7 +320,7 @@ class Program:
         skip = set(exclude) | {defining}
         mixed = method_of is not None and self._mixed_in(method_of)
         found = []
-        for path in self.paths:
+        for path in self.files_mentioning(name):
             if path in skip or not self.mentions(path, name):
                 continue
             index = self.names_in(path)
@@ -376,33 +388,46 @@ class ModuleNames:
         # One walk with, for each node, the (methods of a class, `self` of one of its methods)
         # pairs it is inside: `self.attr` is an own method's where some pair has `attr`.
         stack: List[Tuple[ast.AST, Tuple[Tuple[Set[str], str], ...]]] = [(tree, ())]
+        push, AST = stack.append, ast.AST
         while stack:
             node, inside = stack.pop()
-            if isinstance(node, ast.Name):
+            kind = type(node)
+            if kind is ast.Name:
                 self.names.setdefault(node.id, []).append(node.lineno)
-            elif isinstance(node, ast.Attribute):
-                own = isinstance(node.value, ast.Name) and any(
+            elif kind is ast.Attribute:
+                own = bool(inside) and type(node.value) is ast.Name and any(
                     node.attr in methods and node.value.id == me for methods, me in inside)
                 self.attributes.setdefault(node.attr, []).append((node.lineno, own))
-            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _BY_NAME:
+            elif kind is ast.Call and type(node.func) is ast.Name and node.func.id in _BY_NAME:
                 for arg in node.args:
                     if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                         self.by_name.setdefault(arg.value, []).append(node.lineno)
-            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            elif kind is ast.Import or kind is ast.ImportFrom:
                 for alias in node.names:
                     self.imports.setdefault(alias.name.rsplit(".", 1)[-1], []).append(node.lineno)
                     self._bound_by_import.add(alias.asname or alias.name.split(".")[0])
                     self._star = self._star or alias.name == "*"
-            if isinstance(node, ast.ClassDef):
+            if kind is ast.ClassDef:
                 methods = {item.name for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
                 for child in ast.iter_child_nodes(node):
                     if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and child in node.body \
                             and child.args.args:
-                        stack.append((child, inside + ((methods, child.args.args[0].arg),)))
+                        push((child, inside + ((methods, child.args.args[0].arg),)))
                     else:
-                        stack.append((child, inside))
-            else:
-                stack.extend((child, inside) for child in ast.iter_child_nodes(node))
+                        push((child, inside))
+                continue
+            # The children in ast.iter_child_nodes' order, inline (it is most of the walk's time);
+            # a `ctx` (Load, Store) holds nothing asked about.
+            for name in node._fields:
+                if name == "ctx":
+                    continue
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    for item in value:
+                        if isinstance(item, AST):
+                            push((item, inside))
+                elif isinstance(value, AST):
+                    push((value, inside))
 
     def uses(self, name: str) -> int:
         """How many plain names and attributes (`x.name`) are `name`: a def's own name is neither."""

@@ -37,12 +37,13 @@ def first_use(tree: ast.AST, name: str, position: int, arity: int) -> Optional[i
     return min(lines) if lines else None
 
 
-def elsewhere(paths: Iterable[str], defining: str, mentions, tree_of, name: str, position: int,
+def elsewhere(files_mentioning, defining: str, mentions, tree_of, name: str, position: int,
               arity: int) -> Optional[Tuple[str, int]]:
-    """(path, line) of the first use of the result in a module of `paths` other than `defining`
-    (see first_use); None when every one discards it. `mentions(path, name)`: whether the file
-    names it at all (Program.mentions), before it is parsed."""
-    for path in sorted(paths):
+    """(path, line) of the first use of the result in a module of the run other than `defining`
+    (see first_use); None when every one discards it. `files_mentioning(name)`: the files of the
+    run that may name it (Program.files_mentioning); `mentions(path, name)`: whether the file names
+    it at all (Program.mentions), before it is parsed."""
+    for path in sorted(files_mentioning(name)):
         if path == defining or not mentions(path, name):
             continue
         tree = tree_of(path)
