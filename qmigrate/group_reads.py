@@ -18,8 +18,8 @@ unbatches them again (`RecordReader.read_groups`): the same records reach the ba
 batcher's shuffle and batch follow as for one record a run.
 
 With several enqueue threads (num_threads > 1) the runs' reads interleave, and at the end each run
-still reading loses its part: n more records may be lost by timing. The dataset loses the
-R*E mod n of a single thread, one of the legacy's outcomes.
+still reading loses its part: up to n more records per extra thread may be lost, by timing. The
+dataset loses the R*E mod n of a single thread, one of the legacy's outcomes.
 
 Contract (`group_loop`): the loop is `for name in range(n):` whose body is the read of a reader
 variable the loop does not bind, `k, v = reader.read(queue)` or `v = reader.read(queue)[1]`
@@ -52,7 +52,8 @@ def group_loop(loop: cst.For, read_call) -> Optional[GroupLoop]:
     """The GroupLoop `loop` is, or None when it is not a range loop whose first statement reads
     a reader variable not bound in the loop and whose last appends to a list. Raises
     joins.NotAReaderLoop (with the list's name) for such a loop whose iterations differ.
-    `read_call(expr)` is recognise._read_call: (reader, queue, up_to) or None."""
+    `read_call(expr)` is recognise._read_call: (reader, queue, up_to) or None. The refusal
+    names the reader (NotAReaderLoop.reader), so the chain around it is told."""
     if not joins._range_loop(loop):
         return None
     body = list(loop.body.body)
@@ -64,7 +65,12 @@ def group_loop(loop: cst.For, read_call) -> Optional[GroupLoop]:
     if read[0] in cstutil.name_uses(loop.body).stores:
         return None
     list_name, element = append
-    joins._check_alike(loop, body, list_name, "reads")
+    count = cst.Module([]).code_for_node(loop.iter.args[0].value)
+    try:
+        joins._check_alike(loop, body, list_name, "reads")
+    except joins.NotAReaderLoop as refused:
+        raise joins.NotAReaderLoop("the loop reads %s records in a row into `%s` with the one reader `%s`, made "
+                                   "outside it, but %s" % (count, list_name, read[0], refused), list_name, read[0])
     return GroupLoop(list_name, loop.iter.args[0].value, read[0], assign[1], assign[0], tuple(body[1:-1]), element)
 
 

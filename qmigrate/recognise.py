@@ -997,8 +997,13 @@ class _BlockRecogniser:
             return self._row_loop_at(index, loop, rows, producers)
         try:
             grouped = group_reads.group_loop(loop, _read_call)
-        except joins.NotAReaderLoop:
-            grouped = None  # told by reader_loop below
+        except joins.NotAReaderLoop as refused:
+            calls = tuple(call for stmt in loop.body.body for call in cstutil.calls_of(stmt)
+                          if rule_for(self.imports.resolve(call.func)) in READERS)
+            calls += self._read_many_calls(index, loop, refused, producers)
+            if not calls:
+                return None
+            raise _Broken(calls, str(refused))
         if grouped is not None and readers and grouped.reader in readers:
             queue = _read_call(grouped.read_value)[1]
             if queue in producers:
@@ -1075,7 +1080,8 @@ class _BlockRecogniser:
         key, value = self._read_targets(found.read_target, calls)
         tf = self._tf_module() or "tf"
         returns = group_reads.element_source(found.element, value, tf, self.source_of)
-        tainted = {found.list_name} | (cstutil.name_uses(loop.body).stores - {found.list_name})
+        # Only the list leaves the loop: its other names are unused after it (_check_loop_locals).
+        tainted = {found.list_name}
         statements = tuple(self.source_of(stmt) for stmt in found.record_stmts)
         removed = ((reader_index,) if reader_index is not None else ()) + (created[0], index)
         return self._follow(producer, (reader_rule, reader_call, None, None), index, key, value, tainted,
