@@ -14,9 +14,9 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from qmigrate import (batch_down, batched_lists, blocks, branch_records, bucketing, built_rows, captured_params,
-                      class_attrs, cstutil, dequeued_rows, group_reads, handbuilt, held_sources, helpers, joins, loop_records,
-                      map_locals, queue_sources, reader_makers, receivers, returned_records, slim_provider, towers,
-                      zipped_chains)
+                      class_attrs, cstutil, dequeued_rows, group_reads, handbuilt, held_sources, helpers, joins,
+                      loop_records, map_locals, queue_sources, reader_makers, receivers, returned_records,
+                      slim_provider, towers, zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (

@@ -45,7 +45,8 @@ def dataset_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]
 
 
 def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
-    """The stages up to the per-record work: source, file shuffle, read, shard, map."""
+    """The stages up to the per-record work: source, file shuffle, read (and a group read's
+    repeat and groups), shard, map."""
     ds = pipeline.dataset_name
     source, reader, batching = pipeline.source, pipeline.reader, pipeline.batching
     if isinstance(source, ZipSource):
