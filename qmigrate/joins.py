@@ -85,8 +85,9 @@ def reader_loop(loop: cst.For, is_reader_ctor, read_call, helper_read=lambda exp
                 raise NotAReaderLoop(
                     "the loop reads %s records in a row into `%s` with the one reader `%s`, made outside "
                     "it: a group per run of what batches that list (a group cut short at the end of the "
-                    "files is lost), which qmigrate does not rewrite yet (read the records once, without "
-                    "the loop)" % (_code(it.args[0].value), list_name, reader), list_name, reader)
+                    "files is lost), which qmigrate rewrites only with read() of a reader made by a TensorFlow "
+                    "reader class in the same function or module code, of a file queue made there too "
+                    "(group_reads.py)" % (_code(it.args[0].value), list_name, reader), list_name, reader)
             raise NotAReaderLoop("the loop's reader `%s` is not made in the loop just before its read, so the "
                                  "loop's reads may not be one reader each" % reader)
         reader_stmt = body[read_index - 1]

@@ -63,6 +63,9 @@ class RecordReader:
     parallel_reads: Optional[str] = None  # several readers (batch_join): files read this many at a time
     record_shuffle: Optional[str] = None  # slim's common queue: a shuffle buffer of read records
     keyed_records: Optional[str] = None  # a TFRecord read whose key is used: the function giving (key, record)
+    # One reader read this many times a run of the enqueue op (group_reads.py): records in groups of n
+    # in a row across epoch ends, the short last group lost; the epochs repeat before the grouping.
+    read_groups: Optional[str] = None
 
 
 @dataclass(frozen=True)

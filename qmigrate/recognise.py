@@ -14,9 +14,9 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from qmigrate import (batch_down, batched_lists, blocks, branch_records, bucketing, built_rows, captured_params,
-                      class_attrs, cstutil, dequeued_rows, handbuilt, held_sources, helpers, joins, loop_records,
-                      map_locals, queue_sources, reader_makers, receivers, returned_records, slim_provider, towers,
-                      zipped_chains)
+                      class_attrs, cstutil, dequeued_rows, group_reads, handbuilt, held_sources, helpers, joins,
+                      loop_records, map_locals, queue_sources, reader_makers, receivers, returned_records,
+                      slim_provider, towers, zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
@@ -421,7 +421,7 @@ class _BlockRecogniser:
                 continue
             if isinstance(stmt, cst.For):
                 try:
-                    match = self._loop_at(index, stmt, producers)
+                    match = self._loop_at(index, stmt, producers, readers)
                 except _Broken as broken:
                     result.failures.append(Failure(broken.calls, str(broken)))
                     continue
@@ -980,7 +980,7 @@ class _BlockRecogniser:
                               "and make the %s from that" % (what, method.name.value, line, name,
                                                              here.name.value, name, name, what))
 
-    def _loop_at(self, index: int, loop: cst.For, producers) -> Optional[Match]:
+    def _loop_at(self, index: int, loop: cst.For, producers, readers=None) -> Optional[Match]:
         """The pipeline of `for _ in range(n): <reader>; <read>; ...; examples.append(x)` over a
         producer's queue, batched by `*_join(examples, ...)`: n readers, one file each at a time.
         Or of `for _ in range(n): x = f(queue.dequeue()); ...; examples.append(x)`: n dequeues of
@@ -995,6 +995,19 @@ class _BlockRecogniser:
             raise _Broken(calls + self._joined_calls(index, refused), str(refused))
         if rows is not None:
             return self._row_loop_at(index, loop, rows, producers)
+        try:
+            grouped = group_reads.group_loop(loop, _read_call)
+        except joins.NotAReaderLoop as refused:
+            calls = tuple(call for stmt in loop.body.body for call in cstutil.calls_of(stmt)
+                          if rule_for(self.imports.resolve(call.func)) in READERS)
+            calls += self._read_many_calls(index, loop, refused, producers)
+            if not calls:
+                return None
+            raise _Broken(calls, str(refused))
+        if grouped is not None and readers and grouped.reader in readers:
+            queue = _read_call(grouped.read_value)[1]
+            if queue in producers:
+                return self._group_loop_at(index, loop, grouped, producers[queue], readers[grouped.reader])
         try:
             makers = reader_makers.names(self.context.reader_makers)
             found = joins.reader_loop(loop, lambda expr: self._reader_ctor(expr, index) is not None
@@ -1042,6 +1055,39 @@ class _BlockRecogniser:
                             tainted, [index], calls, removed=(created[0], index),
                             join=(self.source_of(found.count), found.list_name, None), loop_element=element,
                             record_statements={index: statements})
+
+    def _group_loop_at(self, index: int, loop: cst.For, found: "group_reads.GroupLoop", producer,
+                       reader) -> Match:
+        """`for _ in range(n): _, v = reader.read(queue); ...; group.append(x)` with the reader made
+        before the loop in this block, the list batched by a batcher with enqueue_many=True
+        (group_reads.py): the records read in groups of n, the short last group lost."""
+        reader_index, reader_rule, reader_call = reader
+        calls = (producer[2], reader_call)
+        batchings = ()
+        for later in range(index + 1, len(self.body)):
+            if found.list_name in self.uses[later].loads:
+                finder = _CallFinder(self.imports, BATCHERS + JOINERS)
+                cstutil.walk(self.body[later], finder)
+                batchings += tuple(finder.calls)
+        calls += batchings
+        count = self.source_of(found.count)
+        joined = [call for call in batchings if rule_for(self.imports.resolve(call.func)) in JOINERS]
+        if len(batchings) != 1 or joined:
+            raise _Broken(calls, group_reads.refusal("join" if joined else None, False, False, found.reader,
+                                                     found.list_name, count))
+        created = self._check_loop_list(index, found, calls, batchings)
+        self._check_loop_locals(index, loop, found, calls)
+        key, value = self._read_targets(found.read_target, calls)
+        tf = self._tf_module() or "tf"
+        returns = group_reads.element_source(found.element, value, tf, self.source_of)
+        # Only the list leaves the loop: its other names are unused after it (_check_loop_locals).
+        tainted = {found.list_name}
+        statements = tuple(self.source_of(stmt) for stmt in found.record_stmts)
+        removed = ((reader_index,) if reader_index is not None else ()) + (created[0], index)
+        return self._follow(producer, (reader_rule, reader_call, None, None), index, key, value, tainted,
+                            [index] if statements else [], calls, removed=removed, reader_index=reader_index,
+                            loop_element=("single", returns), record_statements={index: statements},
+                            group=(count, found.list_name, found.reader))
 
     def _read_many_calls(self, index: int, loop: cst.For, refused: "joins.NotAReaderLoop",
                          producers) -> Tuple[cst.Call, ...]:
@@ -1652,7 +1698,7 @@ class _BlockRecogniser:
     def _follow(self, producer, reader, read_index, key, value, tainted, record_indices, calls,
                 removed=(), reader_index=None, queue_name=None, helpers_used=(), params=None, join=None,
                 structures=None, bound_producer=None, record_call=None, on_self=frozenset(), loop_element=None,
-                record_statements=None, chosen=None, parallel_reads=None, through=()) -> Match:
+                record_statements=None, chosen=None, parallel_reads=None, through=(), group=None) -> Match:
         """From the read on: the per-record statements, the batching, the checks, the model.
 
         `reader` is None for a slice producer, whose outputs are the records (`params` names them).
@@ -1664,6 +1710,9 @@ class _BlockRecogniser:
         `record_statements` its per-record statements, written at the loop's leaf.
         `chosen`: (variable, ((helper name, reader), ...)) when the reader helper is chosen at run time.
         `parallel_reads`: the number of readers of a reader loop filling the hand-built queue in `through`.
+        `group`: (n, the list's name, the reader's name) for one reader read n times in a loop into a
+        list that a batcher batches with enqueue_many=True (group_reads.py); `loop_element` is then
+        the map function's return for one record.
         """
         producer_index, producer_rule, producer_call = producer
         self.captured_reads = ()
@@ -1828,6 +1877,8 @@ class _BlockRecogniser:
                     element_kind, returns = self._joined_element(bound.get("tensors_list"), join, calls)
                     if loop_element is not None:
                         element_kind, returns = loop_element
+                elif group is not None:
+                    element_kind, returns = loop_element
                 else:
                     element_kind, returns = self._element(bound.get("tensors"), calls, record_indices,
                                                           structures or {})
@@ -1841,6 +1892,9 @@ class _BlockRecogniser:
                     batch_helper_def, batch_call, calls)
                 calls += helper_calls
                 helpers_used += (batch_helper_def.function.name.value,)
+            if group is not None:
+                batching = self._grouped_batching(group, found, bound if found else {}, batching, calls,
+                                                  arms or in_loop or through or prefetched or not found)
             records_batching = Batching("1", single=True) if fallthrough and through else None
             for queue in through:
                 try:
@@ -1855,7 +1909,7 @@ class _BlockRecogniser:
             # one the batching unbatches, filters, buckets, or finishes in its if/else arms.
             returned = returns if (returns.isidentifier() and returns in tainted and element_kind in ("dict", "single")
                                    and in_loop is None and not through and join is None and arm_records is None
-                                   and not batching.enqueue_many and not batching.keep_input
+                                   and group is None and not batching.enqueue_many and not batching.keep_input
                                    and batching.bucket_boundaries is None) else None
             returning = self._check_isolated(producer_index, reader_index, read_index, record_indices, batch_index,
                                              tainted, calls, chain, on_self, kept=frozenset(kept), returned=returned,
@@ -1893,6 +1947,8 @@ class _BlockRecogniser:
             batching = dataclasses.replace(batching, num_threads=batching.num_threads or join[0])
         elif parallel_reads is not None:  # n readers filled a hand-built queue: files read n at a time
             record_reader = dataclasses.replace(record_reader, parallel_reads=parallel_reads)
+        if group is not None:  # n records in a row a run of the enqueue op: the short last group is lost
+            record_reader = dataclasses.replace(record_reader, read_groups=group[0])
         if record_reader and record_reader.read_up_to and not batching.enqueue_many:
             raise _Broken(calls, "it reads chunks with read_up_to() but batches them without enqueue_many=True")
         if key and record_reader.kind == "tfrecord":
@@ -1953,6 +2009,28 @@ class _BlockRecogniser:
                      test_binding=test_binding, returned_result=returning,
                      captured_reads=self.captured_reads, map_copies=self.map_copies,
                      captured_params=self.captured_params)
+
+    def _grouped_batching(self, group, found, bound, batching: Batching, calls, other) -> Batching:
+        """The batching of a group loop's list (group_reads.py) as the batching of its records: the
+        grouping is the reader's (RecordReader.read_groups), so enqueue_many's unbatch is done.
+        `other`: the list is batched in if/else arms, a tower loop, through a hand-built queue, by a
+        helper or into a queue of batches, which are not rewritten with groups."""
+        count, list_name, reader = group
+        if other:
+            raise _Broken(calls, "the loop reads %s records in a row into `%s` with the one reader `%s`, made "
+                          "outside it, and batches that list in if/else arms, a tower loop, a helper or through "
+                          "another queue, which qmigrate does not rewrite with groups of records"
+                          % (count, list_name, reader))
+        packed = group_reads.packed(bound.get("tensors"), list_name, self.imports.resolve)
+        refused = group_reads.refusal("join" if found[0] in JOINERS else "batch", batching.enqueue_many, packed,
+                                      reader, list_name, count)
+        if refused:
+            raise _Broken(calls, refused)
+        if batching.keep_input or batching.bucket_boundaries is not None or batching.shapes or batching.dynamic_pad:
+            raise _Broken(calls, "the loop reads %s records in a row into `%s` with the one reader `%s`, and the "
+                          "batching filters, buckets, pads or sets shapes of the groups, which qmigrate does not "
+                          "rewrite with groups of records" % (count, list_name, reader))
+        return dataclasses.replace(batching, enqueue_many=False)
 
     def _queue_dtypes(self, index: int, tainted: Set[str], calls) -> bool:
         """Whether statement `index` is the constructor of a hand-built queue of the block that reads

@@ -45,7 +45,8 @@ def dataset_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]
 
 
 def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
-    """The stages up to the per-record work: source, file shuffle, read, shard, map."""
+    """The stages up to the per-record work: source, file shuffle, read (and a group read's
+    repeat and groups), shard, map."""
     ds = pipeline.dataset_name
     source, reader, batching = pipeline.source, pipeline.reader, pipeline.batching
     if isinstance(source, ZipSource):
@@ -96,6 +97,8 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         _read_records(pipeline, tf, target, stage)
         if reader.keyed_records:
             out[-1] = "\n" + out[-1]
+        if reader.read_groups:
+            out.extend(_read_groups(pipeline, tf, target))
 
     if pipeline.sharding:
         # Shard records before the per-record work so no tower repeats it; in blocks, because
@@ -230,7 +233,22 @@ def unbatched_statements(pipeline: Pipeline, tf: str, target: Target, assigned: 
 def _repeated(pipeline: Pipeline) -> bool:
     """Whether the stages up to the map repeat the records already (see tail_statements)."""
     return isinstance(pipeline.source, ZipSource) or getattr(pipeline.source, "held", False) or (
-        pipeline.reader is not None and bool(pipeline.reader.record_shuffle))
+        pipeline.reader is not None and bool(pipeline.reader.record_shuffle or pipeline.reader.read_groups))
+
+
+def _read_groups(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
+    """One reader read n times a run of the enqueue op (group_reads.py): the epochs repeat, then
+    the records are grouped n at a time and ungrouped, dropping the last group cut short, as the
+    run that hit the end of the epochs lost its reads. With no epoch limit no group is cut short."""
+    ds, n, epochs = pipeline.dataset_name, pipeline.reader.read_groups, pipeline.source.num_epochs
+    repeat = "%s = %s.repeat(%s)" % (ds, ds, epochs or "")
+    if not epochs:
+        return ["# Groups of `%s` records in a row (one reader's reads a run), across epoch ends; the epochs\n"
+                "# never end, so no group is cut short.\n%s" % (n, repeat)]
+    return ["# Groups of `%s` records in a row (one reader's reads a run), across epoch ends; the last\n"
+            "# group, cut short by the end of the epochs, is lost.\n%s" % (n, repeat),
+            "%s = %s.%s" % (ds, ds, _batch(ds, Batching(n), tf, target)),
+            "%s = %s.%s" % (ds, ds, _unbatch(tf, target))]
 
 
 def repeat_statement(pipeline: Pipeline) -> str:

@@ -102,17 +102,36 @@ else:
 '''
 
 
-def test_an_arm_reading_many_records_per_step_stays_and_says_why(tmp_path):
-    """One reader read n times per run of the enqueue: groups of n, the last one cut short lost
-    at the end of the epochs; that arm stays, the other migrates with its copy of the producer."""
+def test_an_arm_reading_many_records_per_step_migrates_with_groups(tmp_path):
+    """One reader read n times per run of the enqueue, batched with enqueue_many=True: records in
+    groups of n across epoch ends, the last one cut short lost (group_reads.py); both arms migrate,
+    each with its copy of the producer, and only the grouping arm groups."""
     path = tmp_path / "pipeline.py"
     path.write_text(MANY)
+    [result] = api.migrate([str(path)])
+    assert result.changed
+    assert not [d for d in result.diagnostics if not d.fixed and not d.note]
+    text = result.new_source.decode()
+    many, other = text.split("\nelse:\n")
+    assert "dataset.repeat(2)\n" in many and "batch_and_drop_remainder(100)" in many
+    assert many.index("repeat(2)") < many.index("batch_and_drop_remainder(100)") < many.index("unbatch()") \
+        < many.index("shuffle(50)") < many.index("batch_and_drop_remainder(10)")
+    assert "(100)" not in other and "unbatch" not in other and "shuffle_and_repeat(50, 2)" in other
+    assert "reader.read" not in text.split("\nif many:")[1]
+
+
+def test_an_arm_reading_many_records_per_step_without_enqueue_many_stays_and_says_why(tmp_path):
+    """Batched without enqueue_many=True, each example would be the whole group: that arm stays,
+    the other migrates with its copy of the producer."""
+    path = tmp_path / "pipeline.py"
+    path.write_text(MANY.replace(", enqueue_many=True", ""))
     [result] = api.migrate([str(path)])
     assert result.changed
     left = [d for d in result.diagnostics if not d.fixed and not d.note]
     assert sorted((d.line, d.code) for d in left if d.code in ("QM101", "QM201", "QM302")) == [
         (3, "QM101"), (13, "QM201"), (18, "QM302")]
-    why = "the loop reads 100 records in a row into `values` with the one reader `reader`, made outside it"
+    why = ("the loop reads 100 records in a row into `values` with the one reader `reader`, made outside it, and "
+           "batches that list without enqueue_many=True")
     assert all(why in d.message for d in left if d.code in ("QM101", "QM201", "QM302"))
     fixed = sorted((d.line, d.code) for d in result.diagnostics if d.fixed)
     assert (3, "QM101") in fixed and (21, "QM302") in fixed

@@ -340,6 +340,13 @@ CASES = [
     # per record under a condition: the map function starts from copies of them. 2 epochs in order.
     ("outer_rebinding", "weighted_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, num_epochs=2),
      100, "epoch"),
+    # --- groupread ---
+    # One reader read 12 times a run into a list, shuffle_batch(enqueue_many=True): 2 epochs of 50 in
+    # file order, 12 in a row across the epoch end; the last group, the last 4 records, is lost: the
+    # same 96 examples in whole batches of 4 (no partial batch for the shuffle to pick; without the
+    # grouping there would be 100).
+    ("grouped_reads", "grouped_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=4, group=12), 96,
+     "epoch"),
 ]
 
 
