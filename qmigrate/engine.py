@@ -16,7 +16,7 @@ import libcst as cst
 from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows,
                       captured_params, chained_records, class_attrs, cstutil, data_findings, guarded_records,
                       handbuilt, handed_down, held_sources, helpers, imported_helpers, map_locals, method_copies,
-                      method_queues, python3_check, python_fed, queue_messages, queue_purpose, queue_roles,
+                      method_queues, zipped_arms, python3_check, python_fed, queue_messages, queue_purpose, queue_roles,
                       queue_sources, range_producers, reader_makers, receivers, returned_dataset, returned_records,
                       slim_modules, synth, towers, uncalled_datasets, unlinked, wording)
 from qmigrate.model import Sharding, ZipSource
@@ -327,6 +327,9 @@ def _analyse_either(path, source, options, module, edits, keep_helpers, parsed, 
         in_arms = _analyse_arms(path, source, options, module, keep_helpers, tree, foreign, handed)
         if in_arms is not None and _calls_left(in_arms) < _calls_left(plain):
             return in_arms
+        zipped = _analyse_zipped_arms(path, source, options, module, keep_helpers, tree, foreign, handed)
+        if zipped is not None and _calls_left(zipped) < _calls_left(plain):
+            return zipped
         _say_kept_records(plain, keep_helpers or {})
     return plain
 
@@ -390,6 +393,33 @@ def _analyse_arms(path: str, source: bytes, options: Options, module: cst.Module
                                   [(copy, move.producer) for move, calls in zip(moves, copies) for copy in calls],
                                   keep_helpers, foreign, handed)
         kept = [move for move, calls in zip(moves, copies) if any(id(call) in analysis.fixed_calls for call in calls)]
+        if len(kept) == len(moves):
+            analysis.source, analysis.tree = source, tree  # the file as written, for the diff and summary
+            analysis.queues_moved = True
+            return analysis
+        moves = kept
+    return None
+
+
+def _analyse_zipped_arms(path: str, source: bytes, options: Options, module: cst.Module,
+                         keep_helpers: Optional[Dict[str, str]], tree: ast.Module, foreign: Optional["ForeignHelpers"],
+                         handed: Optional[handed_down.Handed]) -> Optional[FileAnalysis]:
+    """The analysis of the module with zipped_arms' moves made (a chain made before an if/else
+    and the batching after it copied into each arm), keeping the moves of which the migration then
+    rewrites every queue call of every copy (None: none). Positions as for _analyse_arms."""
+    moves = zipped_arms.find(module, ImportMap(module, tree))
+    old_at = _Positions(module, tree=tree)
+    while moves:
+        new_module, copies = zipped_arms.sink(module, moves)
+        analysis = _analyse_moved(path, options, module, old_at, new_module, copies, keep_helpers, foreign, handed)
+        queue_calls = {id(call) for _, call, _, _ in analysis.occurrences}
+        kept = []
+        for move in moves:
+            mine = {id(stmt) for stmt in move.head + move.tail}
+            calls = [call for copy, original in copies if id(original) in mine for call in cstutil.calls_of(copy)
+                     if id(call) in queue_calls]
+            if calls and all(id(call) in analysis.fixed_calls for call in calls):
+                kept.append(move)
         if len(kept) == len(moves):
             analysis.source, analysis.tree = source, tree  # the file as written, for the diff and summary
             analysis.queues_moved = True

@@ -2429,20 +2429,25 @@ class _BlockRecogniser:
         stateful: Dict[str, int] = {}  # name -> the statement that makes it from a stateful op
         taken: Dict[str, int] = {}  # name -> the statement taking a queue's or iterator's next element
         reader_names: Set[str] = set()
+        queue_names: Set[str] = set()  # names bound to a producer's queue
         for index in range(batch_index):
-            if index in chain:
-                continue
             stmt = self.body[index]
-            if not isinstance(stmt, cst.SimpleStatementLine):
+            assign = cstutil.single_assign(stmt) if isinstance(stmt, cst.SimpleStatementLine) else None
+            if assign and isinstance(assign[0], cst.Name) and _call_with_rule(assign[1], self.imports, PRODUCERS):
+                queue_names.add(assign[0].value)
+            if index in chain or assign is None and not isinstance(stmt, cst.SimpleStatementLine):
                 continue
             made = any((self.imports.resolve(call.func) or "").startswith(_STATEFUL_OPS)
                        for call in cstutil.calls_of(stmt))
-            assign = cstutil.single_assign(stmt)
             if assign and isinstance(assign[0], cst.Name) and _call_with_rule(assign[1], self.imports, READERS):
                 reader_names.add(assign[0].value)
             read = _read_call(assign[1]) if assign else None
+            calls = cstutil.calls_of(stmt)
+            # (a call given a producer's queue, `image = read_data(queue)`, takes its next record too)
             next_element = any(isinstance(call.func, cst.Attribute) and call.func.attr.value in _NEXT_ELEMENT
-                               for call in cstutil.calls_of(stmt)) or bool(read and (
+                               or any(isinstance(arg.value, cst.Name) and arg.value.value in queue_names
+                                      for arg in call.args)
+                               for call in calls) or bool(read and (
                                    read[0] in reader_names or _call_with_rule(read[0], self.imports, READERS)))
             derived = set(self.uses[index].loads) & set(stateful)
             for name in self.uses[index].stores:
