@@ -1994,6 +1994,16 @@ class _PipelineRewriter(cst.CSTTransformer):
             else:
                 removed.add(leaf.path)
 
+    def _helper_takes_record(self, statement, queue: str, helper: str, record: str):
+        """`statement`, a reader helper's call given `queue`, given `record` instead (and calling
+        the helper's migrated copy when the helper is kept for other callers)."""
+        renames = {queue: record}
+        if "." in helper and helper in self.context.kept_helpers:  # a kept method: its copy
+            statement = method_copies.call_copy(statement, helper.rsplit(".", 1)[1], self.context.kept_helpers[helper])
+        elif helper in self.context.kept_helpers:  # kept for other callers: call its migrated copy
+            renames[helper] = self.context.kept_helpers[helper]
+        return cstutil.rename(statement, renames)
+
     def _apply(self, match: Match, leaves, replacements, removed) -> None:
         pipeline = match.pipeline
         if match.returned_result is not None:
@@ -2040,13 +2050,13 @@ class _PipelineRewriter(cst.CSTTransformer):
                 if match.one_of_repeated:  # `x = [read(q) for _ in range(n)]`: one read per record
                     small = first.body[0]
                     first = first.with_changes(body=[small.with_changes(value=small.value.elt)])
-                renames = {match.queue_name: pipeline.record_function.params[-1]}
-                helper = match.helpers_used[0]
-                if "." in helper and helper in self.context.kept_helpers:  # a kept method: its copy
-                    first = method_copies.call_copy(first, helper.rsplit(".", 1)[1], self.context.kept_helpers[helper])
-                elif helper in self.context.kept_helpers:  # kept for other callers: call its migrated copy
-                    renames[helper] = self.context.kept_helpers[helper]
-                record_leaves[0] = dataclasses.replace(record_leaves[0], updated=cstutil.rename(first, renames))
+                record_leaves[0] = dataclasses.replace(record_leaves[0], updated=self._helper_takes_record(
+                    first, match.queue_name, match.helpers_used[0], pipeline.record_function.params[-1]))
+            elif match.helper_reads:  # a zip: each reader helper's call takes its chain's record
+                for read_by in match.helper_reads:
+                    at = match.record_indices.index(read_by.index)
+                    record_leaves[at] = dataclasses.replace(record_leaves[at], updated=self._helper_takes_record(
+                        record_leaves[at].updated, read_by.queue, read_by.helper, read_by.param))
             elif match.record_call is not None:
                 # A record-source helper now takes the record (its producer and reader are the dataset's).
                 first = record_leaves[0].updated

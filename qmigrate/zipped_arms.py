@@ -72,6 +72,23 @@ def find(module: cst.Module, imports: ImportMap) -> List[ArmZip]:
     return found
 
 
+def branch_refusal(branch: cst.If) -> str:
+    """Why the chains made in the arms of `branch` are not zipped with one made before it, as a
+    clause for a diagnostic (the reasons this if/else gives itself first, then the general one)."""
+    arms, tests = _arms(branch)
+    if arms is None:
+        return "the `if` has no plain `else`, so some path would batch the first chain's records alone"
+    if any(not (isinstance(call.func, cst.Name) and call.func.value == "len") for test in tests
+           for call in cstutil.calls_of(test)):
+        return ("a test of the `if` calls a function, which would run before the first chain is made "
+                "once that chain is made in each arm")
+    if any(cstutil.nodes_of(arm, _ENDS_ARM) for arm in arms):
+        return "an arm may leave it early (return, raise, break, continue, yield or await)"
+    return ("the arms' chains are zipped with a chain made before the `if` only when that chain's producer "
+            "and the statements up to the `if`, and the statements after it up to the batching, are simple "
+            "statements of the function's own body (not in a `with`, loop or branch)")
+
+
 def _calls_in(node: cst.CSTNode, imports: ImportMap, rules) -> bool:
     return any(rule_for(imports.resolve(call.func)) in rules for call in cstutil.calls_of(node))
 
