@@ -385,20 +385,15 @@ def _analyse_arms(path: str, source: bytes, options: Options, module: cst.Module
     the `if` that read its queue), keeping those of which the migration then rewrites a copy (None:
     none). As for _analyse_sunk, positions are those of the file as written (every copy at its
     producer's) and `module` is not a parse of `source`."""
-    moves = arm_producers.find(module, ImportMap(module, tree))
-    old_at = _Positions(module, tree=tree)
-    while moves:
+    def make(moves):
         new_module, copies = arm_producers.sink(module, moves)
-        analysis = _analyse_moved(path, options, module, old_at, new_module,
-                                  [(copy, move.producer) for move, calls in zip(moves, copies) for copy in calls],
-                                  keep_helpers, foreign, handed)
-        kept = [move for move, calls in zip(moves, copies) if any(id(call) in analysis.fixed_calls for call in calls)]
-        if len(kept) == len(moves):
-            analysis.source, analysis.tree = source, tree  # the file as written, for the diff and summary
-            analysis.queues_moved = True
-            return analysis
-        moves = kept
-    return None
+        return new_module, [(copy, move.producer) for move, calls in zip(moves, copies) for copy in calls], copies
+
+    def kept(analysis, moves, copies):
+        return [move for move, calls in zip(moves, copies) if any(id(call) in analysis.fixed_calls for call in calls)]
+
+    return _analyse_moving(path, source, options, module, keep_helpers, tree, foreign, handed,
+                           arm_producers.find(module, ImportMap(module, tree)), make, kept)
 
 
 def _analyse_zipped_arms(path: str, source: bytes, options: Options, module: cst.Module,
@@ -407,24 +402,42 @@ def _analyse_zipped_arms(path: str, source: bytes, options: Options, module: cst
     """The analysis of the module with zipped_arms' moves made (a chain made before an if/else
     and the batching after it copied into each arm), keeping the moves of which the migration then
     rewrites every queue call of every copy (None: none). Positions as for _analyse_arms."""
-    moves = zipped_arms.find(module, ImportMap(module, tree))
-    old_at = _Positions(module, tree=tree)
-    while moves:
+    def make(moves):
         new_module, copies = zipped_arms.sink(module, moves)
-        analysis = _analyse_moved(path, options, module, old_at, new_module, copies, keep_helpers, foreign, handed)
+        return new_module, copies, copies
+
+    def kept(analysis, moves, copies):
         queue_calls = {id(call) for _, call, _, _ in analysis.occurrences}
-        kept = []
+        found = []
         for move in moves:
             mine = {id(stmt) for stmt in move.head + move.tail}
             calls = [call for copy, original in copies if id(original) in mine for call in cstutil.calls_of(copy)
                      if id(call) in queue_calls]
             if calls and all(id(call) in analysis.fixed_calls for call in calls):
-                kept.append(move)
-        if len(kept) == len(moves):
+                found.append(move)
+        return found
+
+    return _analyse_moving(path, source, options, module, keep_helpers, tree, foreign, handed,
+                           zipped_arms.find(module, ImportMap(module, tree)), make, kept)
+
+
+def _analyse_moving(path: str, source: bytes, options: Options, module: cst.Module,
+                    keep_helpers: Optional[Dict[str, str]], tree: ast.Module, foreign: Optional["ForeignHelpers"],
+                    handed: Optional[handed_down.Handed], moves: List, make: Callable, kept: Callable
+                    ) -> Optional[FileAnalysis]:
+    """The analysis of the module with `moves` made (`make(moves)`: the new module, its (new node,
+    original) pairs for positions, and what `kept(analysis, moves, that)` needs to say which moves
+    to keep), retried with the moves kept until all are (None: none is)."""
+    old_at = _Positions(module, tree=tree)
+    while moves:
+        new_module, moved, made = make(moves)
+        analysis = _analyse_moved(path, options, module, old_at, new_module, moved, keep_helpers, foreign, handed)
+        keeping = kept(analysis, moves, made)
+        if len(keeping) == len(moves):
             analysis.source, analysis.tree = source, tree  # the file as written, for the diff and summary
             analysis.queues_moved = True
             return analysis
-        moves = kept
+        moves = keeping
     return None
 
 

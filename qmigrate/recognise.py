@@ -18,6 +18,7 @@ from qmigrate import (batch_down, batched_lists, blocks, branch_records, bucketi
                       map_locals, queue_sources, reader_makers, receivers, returned_records, slim_provider, towers,
                       zipped_arms, zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
+from qmigrate.cstutil import if_chain  # (also this module's, for its callers)
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
     BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, HandBuiltQueue,
@@ -3189,22 +3190,6 @@ _STATEFUL_OPS = tuple("tensorflow." + name for name in (
     "random_uniform", "random_normal", "truncated_normal", "random_shuffle", "random_gamma", "random_poisson",
     "multinomial", "random.", "placeholder", "Variable", "get_variable", "py_func", "train.get_global_step",
     "train.get_or_create_global_step", "train.create_global_step"))
-
-
-def if_chain(stmt: cst.If) -> Tuple[List[cst.BaseSuite], List[cst.BaseExpression], bool]:
-    """The arms of `if`/`elif`.../`else` (their blocks), the tests, and whether no `else` ends it."""
-    blocks_, tests = [], []
-    node = stmt
-    while True:
-        blocks_.append(node.body)
-        tests.append(node.test)
-        if isinstance(node.orelse, cst.If):
-            node = node.orelse
-            continue
-        if isinstance(node.orelse, cst.Else):
-            blocks_.append(node.orelse.body)
-            return blocks_, tests, False
-        return blocks_, tests, True
 
 
 def _dict_values(returns: str) -> List[str]:

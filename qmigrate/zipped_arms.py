@@ -137,16 +137,12 @@ def _candidate(body: Sequence[cst.BaseStatement], index: int, imports: ImportMap
 
 
 def _arms(branch: cst.If) -> Tuple[Optional[List[cst.IndentedBlock]], List[cst.BaseExpression]]:
-    """(the bodies of every arm of an if/elif/else chain, or None without a final `else`; every test)."""
-    arms, tests = [], []
-    node: Optional[cst.CSTNode] = branch
-    while isinstance(node, cst.If):
-        tests.append(node.test)
-        arms.append(node.body)
-        node = node.orelse
-    if not isinstance(node, cst.Else) or not all(isinstance(arm, cst.IndentedBlock) for arm in arms + [node.body]):
+    """(the bodies of every arm of an if/elif/else chain, or None without a final `else` or with an
+    arm on the line of its test; every test)."""
+    arms, tests, fallthrough = cstutil.if_chain(branch)
+    if fallthrough or not all(isinstance(arm, cst.IndentedBlock) for arm in arms):
         return None, tests
-    return arms + [node.body], tests
+    return arms, tests
 
 
 class _Sinker(cst.CSTTransformer):
