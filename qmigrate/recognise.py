@@ -2920,7 +2920,7 @@ class _BlockRecogniser:
         if not finder.found:
             return
         stmt = self.body[index]
-        why = zipped_arms.branch_refusal(stmt) if isinstance(stmt, cst.If) else \
+        why = zipped_arms.branch_refusal(self.scope, stmt, self.imports) if isinstance(stmt, cst.If) else \
             "the statement would move into the map function, which would make a queue for every record"
         raise _Broken(calls + tuple(finder.calls) + self._later_batchings(index, tainted),
                       "%s at line %d works on the records and also makes another queue chain (%s() at line %d), "

@@ -30,18 +30,20 @@ Contract (what makes the move meaning-preserving):
 - the `if` ends in a plain `else` (every run goes through exactly one arm) and its arms hold no
   `return`, `raise`, `break`, `continue`, `yield` or `await` (every arm falls through to the
   tail); some arm makes a producer;
-- the tests call nothing but `len()` and read nothing the head binds: evaluated before the head
-  instead of after it, they give what they gave (the head ran no code they depend on);
+- the tests call nothing but `len()` and read only parameters and locals bound before the head,
+  none of which the head names (reads, binds or stores into): evaluated before the head instead
+  of after it, they give what they gave (no code the head runs can reach what they read, short
+  of an alias the function made itself);
 - the tail is the simple statements after the `if` up to the first one holding a batching call,
   that one included: run once after whichever arm ran, its copy in each arm runs at the same
   point with the same names bound.
 """
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 
-from qmigrate import cstutil
+from qmigrate import cstutil, slim_provider
 from qmigrate.names import ImportMap
 from qmigrate.rules import BATCHERS, PRODUCERS, rule_for
 
@@ -66,34 +68,68 @@ def find(module: cst.Module, imports: ImportMap) -> List[ArmZip]:
             continue
         body = function.body.body
         for index in range(len(body)):
-            move = _candidate(body, index, imports)
-            if move is not None:
+            move = _candidate(function, body, index, imports)
+            # (one move per `if`: the first producer's, whose head holds any later one's)
+            if isinstance(move, ArmZip) and all(other.branch is not move.branch for other in found):
                 found.append(move)
     return found
 
 
-def branch_refusal(branch: cst.If) -> str:
-    """Why the chains made in the arms of `branch` are not zipped with one made before it, as a
-    clause for a diagnostic (the reasons this if/else gives itself first, then the general one)."""
+def _test_refusal(test: cst.BaseExpression, named, local) -> Optional[str]:
+    """Why `test` may give another value evaluated before the head than after it, or None: it calls
+    something but len(), reads a name the head names (whose calls could change what it holds) or
+    one that is not the function's own (a module's, which any call could change)."""
+    if any(not (isinstance(call.func, cst.Name) and call.func.value == "len") for call in cstutil.calls_of(test)):
+        return "a test of the `if` calls a function, which would run before the first chain is made once that " \
+               "chain is made in each arm"
+    loads = set(cstutil.name_uses(test).loads) - {"len"}
+    if loads & named:
+        return ("a test of the `if` reads `%s`, which the statements from the first chain's producer to the `if` "
+                "name: made in each arm, they would run after the test" % sorted(loads & named)[0])
+    if loads - local:
+        return ("a test of the `if` reads `%s`, not a parameter or local bound before the first chain's producer: "
+                "made in each arm, the chain's code would run after the test and could change it"
+                % sorted(loads - local)[0])
+    return None
+
+
+def _branch_reason(branch: cst.If) -> Optional[str]:
+    """Why the if/else itself keeps its arms' chains from being zipped with one made before it."""
     arms, tests = _arms(branch)
     if arms is None:
         return "the `if` has no plain `else`, so some path would batch the first chain's records alone"
-    if any(not (isinstance(call.func, cst.Name) and call.func.value == "len") for test in tests
-           for call in cstutil.calls_of(test)):
-        return ("a test of the `if` calls a function, which would run before the first chain is made "
-                "once that chain is made in each arm")
     if any(cstutil.nodes_of(arm, _ENDS_ARM) for arm in arms):
-        return "an arm may leave it early (return, raise, break, continue, yield or await)"
-    return ("the arms' chains are zipped with a chain made before the `if` only when that chain's producer "
-            "and the statements up to the `if`, and the statements after it up to the batching, are simple "
-            "statements of the function's own body (not in a `with`, loop or branch)")
+        return "an arm may leave the `if` early (return, raise, break, continue, yield or await)"
+    return None
+
+
+def branch_refusal(scope: cst.CSTNode, branch: cst.If, imports: ImportMap) -> str:
+    """Why the chains made in the arms of `branch` (a statement in the function `scope`, or in
+    another scope) are not zipped with one made before it, as a clause for a diagnostic."""
+    body = scope.body.body if isinstance(scope, cst.FunctionDef) and isinstance(scope.body, cst.IndentedBlock) \
+        else ()
+    at = next((index for index, stmt in enumerate(body) if stmt is branch), None)
+    if at is not None:
+        index = at - 1
+        while index >= 0 and isinstance(body[index], cst.SimpleStatementLine):
+            why = _candidate(scope, body, index, imports)
+            if isinstance(why, str):
+                return why
+            index -= 1
+    return _branch_reason(branch) or (
+        "the arms' chains are zipped with a chain made before the `if` only when that chain's producer and the "
+        "statements up to the `if`, and those after it up to the batching, are simple statements of the "
+        "function's own body (not in a `with`, loop or branch)")
 
 
 def _calls_in(node: cst.CSTNode, imports: ImportMap, rules) -> bool:
     return any(rule_for(imports.resolve(call.func)) in rules for call in cstutil.calls_of(node))
 
 
-def _candidate(body: Sequence[cst.BaseStatement], index: int, imports: ImportMap) -> Optional[ArmZip]:
+def _candidate(function: cst.FunctionDef, body: Sequence[cst.BaseStatement], index: int,
+               imports: ImportMap) -> Union[ArmZip, str, None]:
+    """The move for the producer at body[index], or why there is none (a clause for a diagnostic),
+    or None when no if/else with a producer in an arm follows the statements after it."""
     assign = cstutil.single_assign(body[index])
     if assign is None or not isinstance(assign[0], cst.Name) or not isinstance(assign[1], cst.Call) \
             or rule_for(imports.resolve(assign[1].func)) not in PRODUCERS:
@@ -105,34 +141,38 @@ def _candidate(body: Sequence[cst.BaseStatement], index: int, imports: ImportMap
     if at == len(body) or not isinstance(body[at], cst.If):
         return None
     head, branch = tuple(body[index:at]), body[at]
-    arms, tests = _arms(branch)
-    if arms is None or not any(_calls_in(arm, imports, PRODUCERS) for arm in arms):
+    if not _calls_in(branch, imports, PRODUCERS):
         return None
-    if any(cstutil.nodes_of(arm, _ENDS_ARM) for arm in arms):
-        return None
-    bound = set()
+    why = _branch_reason(branch)
+    if why:
+        return why
+    named = set()  # every name the head reads, binds or stores into
     for stmt in head:
         if cstutil.nodes_of(stmt, _ENDS_ARM) or _calls_in(stmt, imports, BATCHERS):
-            return None
-        bound |= set(cstutil.name_uses(stmt).stores)
-    for test in tests:
-        if bound & set(cstutil.name_uses(test).loads):
-            return None
-        if any(not (isinstance(call.func, cst.Name) and call.func.value == "len") for call in cstutil.calls_of(test)):
-            return None
+            return "a statement between the first chain's producer and the `if` batches or may leave the function"
+        uses = cstutil.name_uses(stmt)
+        named |= set(uses.loads) | set(uses.stores) | set(uses.mutated)
+    local = set(slim_provider.param_names(function))
+    for stmt in body[:index]:
+        local |= set(cstutil.scoped_uses(stmt, statement=True).stores)
+    for test in _arms(branch)[1]:
+        why = _test_refusal(test, named, local)
+        if why:
+            return why
     end = at + 1
     while end < len(body) and isinstance(body[end], cst.SimpleStatementLine) \
             and not _calls_in(body[end], imports, BATCHERS):
         end += 1
     if end == len(body) or not isinstance(body[end], cst.SimpleStatementLine):
-        return None
+        return ("the statements after the `if` up to the batching are not all simple statements of the "
+                "function's own body")
     tail = tuple(body[at + 1:end + 1])
     if any(cstutil.nodes_of(stmt, _ENDS_ARM) for stmt in tail[:-1]):
-        return None
-    for other in body[:index] + body[at:]:
+        return "a statement between the `if` and the batching may leave the function"
+    for other in tuple(body[:index]) + tuple(body[at:]):
         uses = cstutil.scoped_uses(other, statement=True)
         if queue in uses.loads or queue in uses.stores:
-            return None
+            return "the first chain's queue `%s` is also used outside the statements before the `if`" % queue
     return ArmZip(head, branch, tail)
 
 

@@ -86,6 +86,26 @@ def chosen_lines(files, csv_files, batch_size, wanted):
     return tf.train.batch([text], batch_size)
 
 
+WITH_LINES = True
+
+
+def flagged_lines(files, csv_files, batch_size):
+    """A test that reads a module's name, which the first chain's code could change before the
+    `if` (as written) but not after it: the first chain and the batching are left as they are."""
+    queue = tf.train.string_input_producer(files)
+    _, text = tf.TFRecordReader().read(queue)
+    if WITH_LINES:
+        dataset_6 = tf.data.Dataset.from_tensor_slices(csv_files)
+        dataset_6 = dataset_6.shuffle(tf.size(csv_files, out_type=tf.int64))
+        dataset_6 = dataset_6.flat_map(tf.data.TextLineDataset)
+        dataset_6 = dataset_6.repeat()
+        line = dataset_6.make_one_shot_iterator().get_next()
+        text = tf.string_join([text, line])
+    else:
+        text = tf.identity(text)
+    return tf.train.batch([text], batch_size)
+
+
 class PairLoader(object):
     """A reading method, called for each chain with its own flag."""
 
@@ -119,13 +139,13 @@ class PairLoader(object):
             serialized_3_records = serialized_3_records.repeat()
             # One record of each chain per element, in order (a batching queue with several threads could
             # pair records of different runs); the zip ends with the first chain that ends.
-            dataset_6 = tf.data.Dataset.zip((serialized_records_2, serialized_3_records))
-            dataset_6 = dataset_6.map(parse_record_4)
-            dataset_6 = dataset_6.apply(tf.contrib.data.unbatch())
-            dataset_6 = dataset_6.shuffle(20)
-            dataset_6 = dataset_6.apply(tf.contrib.data.batch_and_drop_remainder(self.batch_size))
-            dataset_6 = dataset_6.prefetch(1)
-            x_batch, moved_batch = dataset_6.make_one_shot_iterator().get_next()
+            dataset_7 = tf.data.Dataset.zip((serialized_records_2, serialized_3_records))
+            dataset_7 = dataset_7.map(parse_record_4)
+            dataset_7 = dataset_7.apply(tf.contrib.data.unbatch())
+            dataset_7 = dataset_7.shuffle(20)
+            dataset_7 = dataset_7.apply(tf.contrib.data.batch_and_drop_remainder(self.batch_size))
+            dataset_7 = dataset_7.prefetch(1)
+            x_batch, moved_batch = dataset_7.make_one_shot_iterator().get_next()
         else:
             def parse_record_6(serialized):
                 x, moved = self.read_example(serialized, shifted=True)
@@ -133,13 +153,13 @@ class PairLoader(object):
                 moved = tf.expand_dims(moved, 0)
                 return x, moved
 
-            dataset_8 = tf.data.Dataset.from_tensor_slices(files)
-            dataset_8 = dataset_8.shuffle(tf.size(files, out_type=tf.int64))
-            dataset_8 = dataset_8.flat_map(tf.data.TFRecordDataset)
-            dataset_8 = dataset_8.map(parse_record_6)
-            dataset_8 = dataset_8.apply(tf.contrib.data.unbatch())
-            dataset_8 = dataset_8.apply(tf.contrib.data.shuffle_and_repeat(20))
-            dataset_8 = dataset_8.apply(tf.contrib.data.batch_and_drop_remainder(self.batch_size))
-            dataset_8 = dataset_8.prefetch(1)
-            x_batch, moved_batch = dataset_8.make_one_shot_iterator().get_next()
+            dataset_9 = tf.data.Dataset.from_tensor_slices(files)
+            dataset_9 = dataset_9.shuffle(tf.size(files, out_type=tf.int64))
+            dataset_9 = dataset_9.flat_map(tf.data.TFRecordDataset)
+            dataset_9 = dataset_9.map(parse_record_6)
+            dataset_9 = dataset_9.apply(tf.contrib.data.unbatch())
+            dataset_9 = dataset_9.apply(tf.contrib.data.shuffle_and_repeat(20))
+            dataset_9 = dataset_9.apply(tf.contrib.data.batch_and_drop_remainder(self.batch_size))
+            dataset_9 = dataset_9.prefetch(1)
+            x_batch, moved_batch = dataset_9.make_one_shot_iterator().get_next()
         return x_batch, moved_batch

@@ -57,6 +57,23 @@ def chosen_lines(files, csv_files, batch_size, wanted):
     return tf.train.batch([text], batch_size)
 
 
+WITH_LINES = True
+
+
+def flagged_lines(files, csv_files, batch_size):
+    """A test that reads a module's name, which the first chain's code could change before the
+    `if` (as written) but not after it: the first chain and the batching are left as they are."""
+    queue = tf.train.string_input_producer(files)
+    _, text = tf.TFRecordReader().read(queue)
+    if WITH_LINES:
+        lines = tf.train.string_input_producer(csv_files)
+        _, line = tf.TextLineReader().read(lines)
+        text = tf.string_join([text, line])
+    else:
+        text = tf.identity(text)
+    return tf.train.batch([text], batch_size)
+
+
 class PairLoader(object):
     """A reading method, called for each chain with its own flag."""
 
