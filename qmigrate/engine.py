@@ -16,9 +16,9 @@ import libcst as cst
 from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows,
                       captured_params, chained_records, class_attrs, cstutil, data_findings, guarded_records,
                       handbuilt, handed_down, held_sources, helpers, imported_helpers, map_locals, method_copies,
-                      method_queues, zipped_arms, python3_check, python_fed, queue_messages, queue_purpose, queue_roles,
+                      method_queues, python3_check, python_fed, queue_messages, queue_purpose, queue_roles,
                       queue_sources, range_producers, reader_makers, receivers, returned_dataset, returned_records,
-                      slim_modules, synth, towers, uncalled_datasets, unlinked, wording)
+                      slim_modules, synth, towers, uncalled_datasets, unlinked, wording, zipped_arms)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
