@@ -625,3 +625,19 @@ class _RepeatedAttribute(cst.CSTVisitor):
         if self._depth and self.found is None and node.attr.value == self.attr:
             self.found = node
         return self.found is None
+
+
+def if_chain(stmt: cst.If) -> Tuple[List[cst.BaseSuite], List[cst.BaseExpression], bool]:
+    """The arms of `if`/`elif`.../`else` (their blocks), the tests, and whether no `else` ends it."""
+    blocks_, tests = [], []
+    node = stmt
+    while True:
+        blocks_.append(node.body)
+        tests.append(node.test)
+        if isinstance(node.orelse, cst.If):
+            node = node.orelse
+            continue
+        if isinstance(node.orelse, cst.Else):
+            blocks_.append(node.orelse.body)
+            return blocks_, tests, False
+        return blocks_, tests, True

@@ -18,7 +18,7 @@ from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources,
                       handbuilt, handed_down, held_sources, helpers, imported_helpers, map_locals, method_copies,
                       method_queues, python3_check, python_fed, queue_messages, queue_purpose, queue_roles,
                       queue_sources, range_producers, reader_makers, receivers, returned_dataset, returned_records,
-                      slim_modules, synth, towers, uncalled_datasets, unlinked, wording)
+                      slim_modules, synth, towers, uncalled_datasets, unlinked, wording, zipped_arms)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -327,6 +327,9 @@ def _analyse_either(path, source, options, module, edits, keep_helpers, parsed, 
         in_arms = _analyse_arms(path, source, options, module, keep_helpers, tree, foreign, handed)
         if in_arms is not None and _calls_left(in_arms) < _calls_left(plain):
             return in_arms
+        zipped = _analyse_zipped_arms(path, source, options, module, keep_helpers, tree, foreign, handed)
+        if zipped is not None and _calls_left(zipped) < _calls_left(plain):
+            return zipped
         _say_kept_records(plain, keep_helpers or {})
     return plain
 
@@ -382,19 +385,59 @@ def _analyse_arms(path: str, source: bytes, options: Options, module: cst.Module
     the `if` that read its queue), keeping those of which the migration then rewrites a copy (None:
     none). As for _analyse_sunk, positions are those of the file as written (every copy at its
     producer's) and `module` is not a parse of `source`."""
-    moves = arm_producers.find(module, ImportMap(module, tree))
+    def make(moves):
+        new_module, copies = arm_producers.sink(module, moves)
+        return new_module, [(copy, move.producer) for move, calls in zip(moves, copies) for copy in calls], copies
+
+    def kept(analysis, moves, copies):
+        return [move for move, calls in zip(moves, copies) if any(id(call) in analysis.fixed_calls for call in calls)]
+
+    return _analyse_moving(path, source, options, module, keep_helpers, tree, foreign, handed,
+                           arm_producers.find(module, ImportMap(module, tree)), make, kept)
+
+
+def _analyse_zipped_arms(path: str, source: bytes, options: Options, module: cst.Module,
+                         keep_helpers: Optional[Dict[str, str]], tree: ast.Module, foreign: Optional["ForeignHelpers"],
+                         handed: Optional[handed_down.Handed]) -> Optional[FileAnalysis]:
+    """The analysis of the module with zipped_arms' moves made (a chain made before an if/else
+    and the batching after it copied into each arm), keeping the moves of which the migration then
+    rewrites every queue call of every copy (None: none). Positions as for _analyse_arms."""
+    def make(moves):
+        new_module, copies = zipped_arms.sink(module, moves)
+        return new_module, copies, copies
+
+    def kept(analysis, moves, copies):
+        queue_calls = {id(call) for _, call, _, _ in analysis.occurrences}
+        found = []
+        for move in moves:
+            mine = {id(stmt) for stmt in move.head + move.tail}
+            calls = [call for copy, original in copies if id(original) in mine for call in cstutil.calls_of(copy)
+                     if id(call) in queue_calls]
+            if calls and all(id(call) in analysis.fixed_calls for call in calls):
+                found.append(move)
+        return found
+
+    return _analyse_moving(path, source, options, module, keep_helpers, tree, foreign, handed,
+                           zipped_arms.find(module, ImportMap(module, tree)), make, kept)
+
+
+def _analyse_moving(path: str, source: bytes, options: Options, module: cst.Module,
+                    keep_helpers: Optional[Dict[str, str]], tree: ast.Module, foreign: Optional["ForeignHelpers"],
+                    handed: Optional[handed_down.Handed], moves: List, make: Callable, kept: Callable
+                    ) -> Optional[FileAnalysis]:
+    """The analysis of the module with `moves` made (`make(moves)`: the new module, its (new node,
+    original) pairs for positions, and what `kept(analysis, moves, that)` needs to say which moves
+    to keep), retried with the moves kept until all are (None: none is)."""
     old_at = _Positions(module, tree=tree)
     while moves:
-        new_module, copies = arm_producers.sink(module, moves)
-        analysis = _analyse_moved(path, options, module, old_at, new_module,
-                                  [(copy, move.producer) for move, calls in zip(moves, copies) for copy in calls],
-                                  keep_helpers, foreign, handed)
-        kept = [move for move, calls in zip(moves, copies) if any(id(call) in analysis.fixed_calls for call in calls)]
-        if len(kept) == len(moves):
+        new_module, moved, made = make(moves)
+        analysis = _analyse_moved(path, options, module, old_at, new_module, moved, keep_helpers, foreign, handed)
+        keeping = kept(analysis, moves, made)
+        if len(keeping) == len(moves):
             analysis.source, analysis.tree = source, tree  # the file as written, for the diff and summary
             analysis.queues_moved = True
             return analysis
-        moves = kept
+        moves = keeping
     return None
 
 
@@ -1964,6 +2007,16 @@ class _PipelineRewriter(cst.CSTTransformer):
             else:
                 removed.add(leaf.path)
 
+    def _helper_takes_record(self, statement, queue: str, helper: str, record: str):
+        """`statement`, a reader helper's call given `queue`, given `record` instead (and calling
+        the helper's migrated copy when the helper is kept for other callers)."""
+        renames = {queue: record}
+        if "." in helper and helper in self.context.kept_helpers:  # a kept method: its copy
+            statement = method_copies.call_copy(statement, helper.rsplit(".", 1)[1], self.context.kept_helpers[helper])
+        elif helper in self.context.kept_helpers:  # kept for other callers: call its migrated copy
+            renames[helper] = self.context.kept_helpers[helper]
+        return cstutil.rename(statement, renames)
+
     def _apply(self, match: Match, leaves, replacements, removed) -> None:
         pipeline = match.pipeline
         if match.returned_result is not None:
@@ -2010,13 +2063,13 @@ class _PipelineRewriter(cst.CSTTransformer):
                 if match.one_of_repeated:  # `x = [read(q) for _ in range(n)]`: one read per record
                     small = first.body[0]
                     first = first.with_changes(body=[small.with_changes(value=small.value.elt)])
-                renames = {match.queue_name: pipeline.record_function.params[-1]}
-                helper = match.helpers_used[0]
-                if "." in helper and helper in self.context.kept_helpers:  # a kept method: its copy
-                    first = method_copies.call_copy(first, helper.rsplit(".", 1)[1], self.context.kept_helpers[helper])
-                elif helper in self.context.kept_helpers:  # kept for other callers: call its migrated copy
-                    renames[helper] = self.context.kept_helpers[helper]
-                record_leaves[0] = dataclasses.replace(record_leaves[0], updated=cstutil.rename(first, renames))
+                record_leaves[0] = dataclasses.replace(record_leaves[0], updated=self._helper_takes_record(
+                    first, match.queue_name, match.helpers_used[0], pipeline.record_function.params[-1]))
+            elif match.helper_reads:  # a zip: each reader helper's call takes its chain's record
+                for read_by in match.helper_reads:
+                    at = match.record_indices.index(read_by.index)
+                    record_leaves[at] = dataclasses.replace(record_leaves[at], updated=self._helper_takes_record(
+                        record_leaves[at].updated, read_by.queue, read_by.helper, read_by.param))
             elif match.record_call is not None:
                 # A record-source helper now takes the record (its producer and reader are the dataset's).
                 first = record_leaves[0].updated

@@ -16,8 +16,9 @@ import libcst as cst
 from qmigrate import (batch_down, batched_lists, blocks, branch_records, bucketing, built_rows, captured_params,
                       class_attrs, cstutil, dequeued_rows, group_reads, handbuilt, held_sources, helpers, joins,
                       loop_records, map_locals, queue_sources, reader_makers, receivers, returned_records,
-                      slim_provider, towers, zipped_chains)
+                      slim_provider, towers, zipped_arms, zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
+from qmigrate.cstutil import if_chain  # (also this module's, for its callers)
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
     BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, HandBuiltQueue,
@@ -45,6 +46,9 @@ class Match:
     element_kind: str  # "single" | "tuple" | "dict" | "bucket" | "bucket_list": what get_next() must give back
     calls: Tuple[cst.Call, ...]  # the producer, reader and batching calls this rewrite removes
     queue_name: Optional[str] = None  # with a reader helper: the queue argument to replace
+    # A zip of chains some of which are read by reader helpers (zipped_chains.HelperRead): each
+    # call's queue argument to replace (queue_name is then None).
+    helper_reads: Tuple = ()
     batch_helper: Optional["HelperBatch"] = None
     helpers_used: Tuple[str, ...] = ()
     tower_loop: Optional["TowerLoopBatch"] = None  # the batching sits in a tower loop at batch_index
@@ -2487,6 +2491,32 @@ class _BlockRecogniser:
                                   "no longer hold it; move it after the batching, on the batch"
                                   % (_code(call.func), self._line_of(index)))
 
+    def _next_element_statements(self, batch_index: int, chain: Set[int]) -> Set[int]:
+        """The simple statements before the batch, outside `chain`, that take a queue's or an
+        iterator's next element: `x = q.dequeue()`, `_, x = reader.read(q)`, or a call given a
+        producer's queue (`image = read_data(queue)`, a helper reading it)."""
+        found: Set[int] = set()
+        reader_names: Set[str] = set()
+        queue_names: Set[str] = set()  # names bound to a producer's queue
+        for index in range(batch_index):
+            stmt = self.body[index]
+            if not isinstance(stmt, cst.SimpleStatementLine):
+                continue
+            assign = cstutil.single_assign(stmt)
+            if assign and isinstance(assign[0], cst.Name) and _call_with_rule(assign[1], self.imports, PRODUCERS):
+                queue_names.add(assign[0].value)
+            if assign and isinstance(assign[0], cst.Name) and _call_with_rule(assign[1], self.imports, READERS):
+                reader_names.add(assign[0].value)
+            if index in chain:
+                continue
+            read = _read_call(assign[1]) if assign else None
+            if any(isinstance(call.func, cst.Attribute) and call.func.attr.value in _NEXT_ELEMENT
+                   or any(isinstance(arg.value, cst.Name) and arg.value.value in queue_names for arg in call.args)
+                   for call in cstutil.calls_of(stmt)) or bool(read and (
+                       read[0] in reader_names or _call_with_rule(read[0], self.imports, READERS))):
+                found.add(index)
+        return found
+
     def _check_stateful_captures(self, record_indices, batch_index: int, chain: Set[int], kept, calls,
                                  map_returns: str = "") -> None:
         """The map function captures what the moved per-record code reads from outside it, by
@@ -2506,7 +2536,7 @@ class _BlockRecogniser:
                 pass
         stateful: Dict[str, int] = {}  # name -> the statement that makes it from a stateful op
         taken: Dict[str, int] = {}  # name -> the statement taking a queue's or iterator's next element
-        reader_names: Set[str] = set()
+        takes = self._next_element_statements(batch_index, chain)
         for index in range(batch_index):
             if index in chain:
                 continue
@@ -2515,13 +2545,7 @@ class _BlockRecogniser:
                 continue
             made = any((self.imports.resolve(call.func) or "").startswith(_STATEFUL_OPS)
                        for call in cstutil.calls_of(stmt))
-            assign = cstutil.single_assign(stmt)
-            if assign and isinstance(assign[0], cst.Name) and _call_with_rule(assign[1], self.imports, READERS):
-                reader_names.add(assign[0].value)
-            read = _read_call(assign[1]) if assign else None
-            next_element = any(isinstance(call.func, cst.Attribute) and call.func.attr.value in _NEXT_ELEMENT
-                               for call in cstutil.calls_of(stmt)) or bool(read and (
-                                   read[0] in reader_names or _call_with_rule(read[0], self.imports, READERS)))
+            next_element = index in takes
             derived = set(self.uses[index].loads) & set(stateful)
             for name in self.uses[index].stores:
                 taken.pop(name, None)
@@ -2633,6 +2657,7 @@ class _BlockRecogniser:
             if index not in chain:
                 for name in self.uses[index].stores:
                     outside.setdefault(name, index)
+        takes = self._next_element_statements(batch_index, chain) if stores & set(outside) else set()
         for name in sorted(stores & set(outside)):
             first = next(index for index in moved if name in self.uses[index].stores
                          or name in self.uses[index].loads)
@@ -2643,6 +2668,12 @@ class _BlockRecogniser:
             if isinstance(stmt, cst.For) and name in slim_provider.bound_names(stmt.target) and \
                     name not in cstutil.name_uses(stmt.iter).loads:
                 continue  # a loop variable, bound by the loop before its body reads it
+            last = max((index for index in range(first) if index not in chain and name in self.uses[index].stores),
+                       default=None)
+            if last is not None and last in takes:
+                # Another chain's record: the function reads it (captured_reads), so this chain is
+                # rewritten only zipped with that one, whose read then stands in the function too.
+                continue
             why = map_locals.copy_refusal(self, name, first, moved, batch_index, chain, kept, tainted, map_returns)
             if why is None:
                 self.map_copies += (name,)
@@ -2966,12 +2997,15 @@ class _BlockRecogniser:
                              line_of(iterators[0])))
         if not finder.found:
             return
+        stmt = self.body[index]
+        why = zipped_arms.branch_refusal(self.scope, stmt, self.imports) if isinstance(stmt, cst.If) else \
+            "the statement would move into the map function, which would make a queue for every record"
         raise _Broken(calls + tuple(finder.calls) + self._later_batchings(index, tainted),
-                      "%s at line %d works on the records and also makes another queue chain (%s() at line %d); "
-                      "records of chains made in branches are not zipped: build each arm's chains into a dataset "
-                      "(Dataset.zip of the arm's chains) by hand"
+                      "%s at line %d works on the records and also makes another queue chain (%s() at line %d), "
+                      "not zipped with this one (%s): build each arm's chains into a dataset (Dataset.zip of the "
+                      "arm's chains) by hand"
                       % (what, self._line_of(index), cst.Module([]).code_for_node(finder.calls[0].func),
-                         line_of(finder.calls[0])))
+                         line_of(finder.calls[0]), why))
 
     def _nested_batch_reason(self, index: int) -> str:
         """Why a statement holding the batching call is not followed, by what the statement is."""
@@ -3234,22 +3268,6 @@ _STATEFUL_OPS = tuple("tensorflow." + name for name in (
     "random_uniform", "random_normal", "truncated_normal", "random_shuffle", "random_gamma", "random_poisson",
     "multinomial", "random.", "placeholder", "Variable", "get_variable", "py_func", "train.get_global_step",
     "train.get_or_create_global_step", "train.create_global_step"))
-
-
-def if_chain(stmt: cst.If) -> Tuple[List[cst.BaseSuite], List[cst.BaseExpression], bool]:
-    """The arms of `if`/`elif`.../`else` (their blocks), the tests, and whether no `else` ends it."""
-    blocks_, tests = [], []
-    node = stmt
-    while True:
-        blocks_.append(node.body)
-        tests.append(node.test)
-        if isinstance(node.orelse, cst.If):
-            node = node.orelse
-            continue
-        if isinstance(node.orelse, cst.Else):
-            blocks_.append(node.orelse.body)
-            return blocks_, tests, False
-        return blocks_, tests, True
 
 
 def _dict_values(returns: str) -> List[str]:

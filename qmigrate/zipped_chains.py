@@ -18,13 +18,27 @@ of another, a race the zip does not have.
 The recogniser follows each chain on its own to the same batching (each match takes the
 statements reading both records as per-record code); `merge` makes one match of them, or says
 why it cannot. Contract of a merged match: its chains share no statement but those per-record
-statements and the batching; each chain is a plain one (a reader or rows of its own, no helper,
-no hand-built queue, no branches, towers or sharding) with one record per element.
+statements and the batching; each chain is a plain one (a reader or rows of its own, or a reader
+helper given the chain's queue, `image = read_data(queue)`, whose call then takes the chain's
+record: Match.helper_reads; no other helper, no hand-built queue, no branches, towers or
+sharding) with one record per element.
 """
 import dataclasses
+from dataclasses import dataclass
 from typing import List, Optional, Union
 
 from qmigrate.model import SliceSource, ZipPart, ZipSource
+
+
+@dataclass(frozen=True)
+class HelperRead:
+    """In a zip, a chain read by a reader helper: the call at leaf `index` takes the record
+    `param` in place of the queue `queue` (Match.queue_name, one per chain)."""
+
+    index: int
+    queue: str
+    helper: str
+    param: str
 
 
 def _leaves(match) -> set:
@@ -40,9 +54,10 @@ def _plain_reason(match) -> Optional[str]:
         return "their batching feeds towers"
     if match.branch_batchings or match.branch_fallthrough:
         return "they are batched in branches"
-    if match.queue_name is not None or match.record_call is not None or match.helpers_used \
-            or match.counted_helpers or pipeline.reader_choice is not None:
-        return "a chain reads its records through a helper function"
+    if match.record_call is not None or match.counted_helpers or pipeline.reader_choice is not None:
+        return "a chain reads its records through a helper function that makes its own queue, or one chosen at run time"
+    if match.helpers_used and (match.queue_name is None or len(match.helpers_used) != 1):
+        return "a chain's queue or batching is a helper function's"
     if match.record_statements or match.kept_statements:
         return "a chain goes through a hand-built queue"
     if match.one_of_repeated:
@@ -101,10 +116,13 @@ def merge(matches: List, fresh) -> Union[str, object]:
     # The batching call is the same statement: its model (size, threads, shuffle, final batch) is one.
     if any(m.pipeline.batching != first.pipeline.batching for m in matches):
         return "the chains' batchings differ"
-    parts, params = [], []
+    parts, params, reads = [], [], []
     for match in matches:
         pipeline = match.pipeline
         param = pipeline.record_function.params[0]
+        if match.queue_name is not None:  # a reader helper's call takes the record: any name will do
+            param = fresh(param) if param in params else param
+            reads.append(HelperRead(match.read_index, match.queue_name, match.helpers_used[0], param))
         params.append(param)
         source = pipeline.source
         parts.append(ZipPart(source, pipeline.reader, fresh("%s_records" % param)))
@@ -119,11 +137,13 @@ def merge(matches: List, fresh) -> Union[str, object]:
     removed, calls = [], ()
     for match in matches:
         removed += list(match.removed_indices)
-        if match is not first:
+        if match is not first and match.queue_name is None:  # (a helper's read is a per-record statement)
             removed.append(match.read_index)
         calls += tuple(call for call in match.calls if all(call is not c for c in calls))
     captured = tuple(sorted(set().union(*(set(m.captured_reads) for m in matches))))
-    return dataclasses.replace(first, removed_indices=tuple(dict.fromkeys(removed)),
+    return dataclasses.replace(first, removed_indices=tuple(dict.fromkeys(removed)), queue_name=None,
+                               helper_reads=tuple(reads),
+                               helpers_used=tuple(helper for m in matches for helper in m.helpers_used),
                                record_indices=tuple(sorted(records_of(matches))), pipeline=pipeline, calls=calls,
                                captured_reads=captured,
                                map_copies=tuple(dict.fromkeys(name for m in matches for name in m.map_copies)),

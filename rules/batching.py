@@ -79,9 +79,14 @@ class Batch(Rule):
     ## Limitations
     `shapes=` must be a literal list and the batched tensors plain names (not with
     `enqueue_many`); `shared_name=` is not rewritten. Chains are zipped only when each is a
-    plain producer → reader chain in the block giving one tensor per record (no reader helper,
-    key, hand-built queue, reader loop or towers), and not when one is made in an arm of an
-    `if` that works on the other's records (reported: the arm would move into the map function). The batched tensors may be a name when its
+    plain producer → reader chain in the block giving one tensor per record (or a reader helper
+    given its queue, whose call then takes the record; no other helper, key, hand-built queue,
+    reader loop or towers). A chain made in an arm of an `if`/`else` that works on the records of
+    a chain made just before the `if`, batched after it, is zipped with it in that arm: the first
+    chain and the batching are written into each arm (zipped_arms), only when they are simple
+    statements of the function's own body, the `if` has an `else`, its tests call nothing but
+    `len()` and its arms fall through; otherwise reported (the arm would move into the map
+    function). The batched tensors may be a name when its
     structure is known: a slice producer's whole output, or a literal list, tuple or dict (or a
     parsed example) bound once by the per-record code and, for a list, not used again before the
     batch; the batch comes back as a dict, a list, or the tensor itself for a list of one.

@@ -347,6 +347,12 @@ CASES = [
     # grouping there would be 100).
     ("grouped_reads", "grouped_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=4, group=12), 96,
      "epoch"),
+    # --- hmrzip ---
+    # A chain made before an if/else whose arm makes a second chain (both read by a reader helper),
+    # batched after the `if`: the arm zips them. One thread, files in order: the same rows, each
+    # naming both records of a pair, and 25 pairs (the first chain's one epoch ends the zip).
+    ("zipped_arms", "paired_rows", lambda d: dict(files=_files(d, "dict_0*"), extra_files=_files(d, "dict_1*"),
+                                                  batch_size=8), 50, "epoch"),
 ]
 
 

@@ -1,7 +1,8 @@
 """A reading method of a loader class called by two of its pipelines: one batches the records
-plainly, the other pairs them with a second chain made in an if/else, which qmigrate leaves as it
-is. The method stays for that second pipeline (it still hands it a queue); the first pipeline is
-migrated and calls a migrated copy of the method, defined beside it, that takes the record."""
+plainly, the other pairs them with a second chain made in an if/else whose test calls a function
+(any()), which qmigrate leaves as it is. The method stays for that second pipeline (it still hands
+it a queue); the first pipeline is migrated and calls a migrated copy of the method, defined
+beside it, that takes the record."""
 import tensorflow as tf
 
 
@@ -43,7 +44,7 @@ class RecordLoader(object):
         """Batches of two records at a time when there are other files, else of one."""
         filename_queue = tf.train.string_input_producer(self.files, num_epochs=self.num_epochs)
         x, example_id, values = self.read_example(filename_queue, with_values=True)
-        if other_files:
+        if any(other_files):
             other_queue = tf.train.string_input_producer(other_files, num_epochs=self.num_epochs)
             other_x, other_id = self.read_example(other_queue)
             x = tf.stack([x, other_x])

@@ -106,16 +106,40 @@ def keyed_pair(files, csv_files, batch_size):
 
 def branch_chain(files, extra_files, batch_size):
     """A second chain made in one arm of an if/else and stacked with the first chain's records: the
-    if/else must not move into a map function (it would build a queue per record); left as it is."""
-    queue = tf.train.string_input_producer(files)
-    _, first = tf.TFRecordReader().read(queue)
+    if/else does not move into a map function (it would build a queue per record); the first chain
+    and the batching go into each arm instead, the arm with the second chain zipping both."""
     if extra_files:
-        dataset_14 = tf.data.Dataset.from_tensor_slices(extra_files)
-        dataset_14 = dataset_14.shuffle(tf.size(extra_files, out_type=tf.int64))
-        dataset_14 = dataset_14.flat_map(tf.data.TFRecordDataset)
-        dataset_14 = dataset_14.repeat()
-        second = dataset_14.make_one_shot_iterator().get_next()
-        rows = tf.stack([first, second])
+        def parse_record_11(first, second):
+            rows = tf.stack([first, second])
+            return rows
+
+        first_records_2 = tf.data.Dataset.from_tensor_slices(files)
+        first_records_2 = first_records_2.shuffle(tf.size(files, out_type=tf.int64))
+        first_records_2 = first_records_2.flat_map(tf.data.TFRecordDataset)
+        first_records_2 = first_records_2.repeat()
+        second_records_2 = tf.data.Dataset.from_tensor_slices(extra_files)
+        second_records_2 = second_records_2.shuffle(tf.size(extra_files, out_type=tf.int64))
+        second_records_2 = second_records_2.flat_map(tf.data.TFRecordDataset)
+        second_records_2 = second_records_2.repeat()
+        # One record of each chain per element, in order (a batching queue with several threads could
+        # pair records of different runs); the zip ends with the first chain that ends.
+        dataset_14 = tf.data.Dataset.zip((first_records_2, second_records_2))
+        dataset_14 = dataset_14.map(parse_record_11)
+        dataset_14 = dataset_14.apply(tf.contrib.data.unbatch())
+        dataset_14 = dataset_14.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+        dataset_14 = dataset_14.prefetch(1)
+        return dataset_14.make_one_shot_iterator().get_next()
     else:
-        rows = tf.expand_dims(first, 0)
-    return tf.train.batch([rows], batch_size=batch_size, enqueue_many=True)
+        def parse_record_13(first):
+            rows = tf.expand_dims(first, 0)
+            return rows
+
+        dataset_16 = tf.data.Dataset.from_tensor_slices(files)
+        dataset_16 = dataset_16.shuffle(tf.size(files, out_type=tf.int64))
+        dataset_16 = dataset_16.flat_map(tf.data.TFRecordDataset)
+        dataset_16 = dataset_16.map(parse_record_13)
+        dataset_16 = dataset_16.apply(tf.contrib.data.unbatch())
+        dataset_16 = dataset_16.repeat()
+        dataset_16 = dataset_16.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+        dataset_16 = dataset_16.prefetch(1)
+        return dataset_16.make_one_shot_iterator().get_next()

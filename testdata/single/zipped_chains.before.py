@@ -67,7 +67,8 @@ def keyed_pair(files, csv_files, batch_size):
 
 def branch_chain(files, extra_files, batch_size):
     """A second chain made in one arm of an if/else and stacked with the first chain's records: the
-    if/else must not move into a map function (it would build a queue per record); left as it is."""
+    if/else does not move into a map function (it would build a queue per record); the first chain
+    and the batching go into each arm instead, the arm with the second chain zipping both."""
     queue = tf.train.string_input_producer(files)
     _, first = tf.TFRecordReader().read(queue)
     if extra_files:
