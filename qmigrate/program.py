@@ -314,9 +314,11 @@ class Program:
         a call, an attribute (`module.name`), an import of it. Comments and strings do not count, nor
         do plain names in a file that defines its own top-level function or class of that name and
         imports none (they mean its own). With `method_of` (`name` is a method of that class of
-        `defining`), neither does `self.name` in a class that defines its own method `name`, when
-        no class of the set derives from `method_of` and another class (whose `self.name` could
-        then reach `method_of`'s through the method resolution order)."""
+        `defining`), only attributes count (another module reaches a method through an object,
+        never by a plain name or an import: those are its own function of that name), and not
+        `self.name` in a class that defines its own method `name`, when no class of the set derives
+        from `method_of` and another class (whose `self.name` could then reach `method_of`'s
+        through the method resolution order)."""
         skip = set(exclude) | {defining}
         mixed = method_of is not None and self._mixed_in(method_of)
         found = []
@@ -324,11 +326,12 @@ class Program:
             if path in skip or not self.mentions(path, name):
                 continue
             index = self.names_in(path)
-            if not index.defines_own(name):
-                found += [(path, line) for line in index.names.get(name, ())]
+            if method_of is None:
+                if not index.defines_own(name):
+                    found += [(path, line) for line in index.names.get(name, ())]
+                found += [(path, line) for line in index.imports.get(name, ())]
             found += [(path, line) for line, own_method in index.attributes.get(name, ())
                       if not (own_method and method_of is not None and not mixed)]
-            found += [(path, line) for line in index.imports.get(name, ())]
         return sorted(set(found))
 
     def _mixed_in(self, class_name: str) -> bool:

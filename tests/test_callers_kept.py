@@ -172,3 +172,25 @@ def test_a_forwarding_helper_nobody_else_calls_changes_in_place(tmp_path):
     output = _migrate(tmp_path, {"reader.py": FORWARDING})["reader.py"].new_source.decode()
     assert "def scaled_example(serialized, scale):\n    x = read_example(serialized)" in output
     assert "def read_example(serialized):" in output and "from_record" not in output
+
+
+def test_another_module_reaches_a_method_only_through_an_attribute(tmp_path):
+    """A plain name or an import in another module is that module's own function, never a method
+    of the defining module's class: only `x.read_data` there refers to `Loader.read_data`."""
+    from qmigrate.program import Program
+
+    files = {
+        "loader.py": "class Loader(object):\n    def read_data(self, queue):\n        return queue\n",
+        "own.py": "def build():\n    def read_data():\n        return 1\n    return read_data()\n",
+        "imports.py": "from elsewhere import read_data\nread_data()\n",
+        "caller.py": "import loader\n\n\ndef run(q):\n    return loader.Loader().read_data(q)\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    paths = sorted(str(tmp_path / name) for name in files)
+    program = Program(paths, api._read_python)
+    defining = str(tmp_path / "loader.py")
+    assert program.references("read_data", defining, method_of="Loader") == [(str(tmp_path / "caller.py"), 5)]
+    # As a function's name, each mention counts.
+    assert {os.path.basename(path) for path, _ in program.references("read_data", defining)} == {
+        "own.py", "imports.py", "caller.py"}
