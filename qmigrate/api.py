@@ -19,7 +19,8 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import (captured_params, chained_records, engine, handed_down, imported_helpers, python3_check,
+from qmigrate import (captured_params, chained_records, engine, handed_down, imported_helpers, provider_factories,
+                      python3_check,
                       returned_records, tower_reads, towers, uncalled_datasets, unlinked, untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
@@ -435,6 +436,7 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
 
         _note_untraced_towers(results, first, plans, options, pool, program)
         _name_uncalled_functions(results, program)
+        provider_factories.explain_results(results, program)
 
     if write:
         for path, result in results.items():

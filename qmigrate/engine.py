@@ -16,7 +16,8 @@ import libcst as cst
 from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows,
                       captured_params, chained_records, class_attrs, cstutil, data_findings, guarded_records,
                       handbuilt, handed_down, held_sources, helpers, imported_helpers, map_locals, method_copies,
-                      method_queues, python3_check, python_fed, queue_messages, queue_purpose, queue_roles,
+                      method_queues, provider_factories, python3_check, python_fed, queue_messages, queue_purpose,
+                      queue_roles,
                       queue_sources, range_producers, reader_makers, receivers, returned_dataset, returned_records,
                       slim_modules, synth, towers, uncalled_datasets, unlinked, wording)
 from qmigrate.model import Sharding, ZipSource
@@ -521,6 +522,11 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
             if ApiNotInTarget.code not in silenced and "*" not in silenced:
                 analysis.add_finding(ApiNotInTarget, node, False, detail)
     rules_found = {rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules
+    if rules_found & set(SLIM_PROVIDERS):  # provider factories: why the providers they return stay
+        for key, reason in provider_factories.returned_reasons(
+                module, imports, lambda node: positions.start(node)[0], slim_modules.ModuleLoader(path),
+                {id(call) for rule, call, _, _ in analysis.occurrences if rule in SLIM_PROVIDERS}).items():
+            analysis.reasons.setdefault(key, reason)
     if foreign is not None and (foreign.imported or foreign.sources):
         rules_found.add(READERS[0])  # the readers of imported helpers count as this module's
     if foreign is not None and foreign.sources:
