@@ -127,7 +127,7 @@ def _dotted(node: ast.AST) -> Optional[str]:
 
 def factories(tree: ast.AST, method: str) -> List[Tuple[str, int, str]]:
     """(class, line, what it returns) for each top-level class of `tree` whose method `method`
-    returns a call of a provider class (a name ending in `DataProvider`); an abstract method
+    returns a call of a provider class (a name ending in `Provider`); an abstract method
     (one that returns nothing) is not a factory."""
     found = []
     for stmt in getattr(tree, "body", []):
@@ -138,7 +138,7 @@ def factories(tree: ast.AST, method: str) -> List[Tuple[str, int, str]]:
                 continue
             for ret in _returns(member):
                 name = _dotted(ret.value.func) if isinstance(ret.value, ast.Call) else None
-                if name and name.rsplit(".", 1)[-1].endswith("DataProvider"):
+                if name and name.rsplit(".", 1)[-1].endswith("Provider"):
                     found.append((stmt.name, ret.lineno, name))
     return found
 

@@ -1,0 +1,106 @@
+"""Provider factories (provider_factories.py): a method that returns a slim DatasetDataProvider to
+callers in other modules, which get() its items and batch them. Where qmigrate does not rewrite
+the pair, both sides say exactly why, and nothing changes."""
+import os
+import textwrap
+
+from qmigrate import api
+from qmigrate.diagnostics import Status
+
+PIPELINES = '''
+import tensorflow as tf
+
+from data import own_provider
+
+slim = tf.contrib.slim
+
+
+class Pipeline(object):
+    def __init__(self, files, shuffle=True):
+        self.files = files
+        self.shuffle = shuffle
+
+    def make_data_provider(self, **kwargs):
+        raise NotImplementedError()
+
+
+class RecordPipeline(Pipeline):
+    def make_data_provider(self, **kwargs):
+        decoder = slim.tfexample_decoder.TFExampleDecoder(
+            {'tokens': tf.VarLenFeature(tf.int64)},
+            {'tokens': slim.tfexample_decoder.ItemHandlerCallback(['tokens'], lambda d: d['tokens'])})
+        dataset = slim.dataset.Dataset(data_sources=self.files, reader=tf.TFRecordReader, decoder=decoder,
+                                       num_samples=None, items_to_descriptions={})
+        return slim.dataset_data_provider.DatasetDataProvider(dataset=dataset, shuffle=self.shuffle, **kwargs)
+
+
+class TextPipeline(Pipeline):
+    def make_data_provider(self, **kwargs):
+        return own_provider.LineProvider(self.files, **kwargs)
+'''
+
+OWN_PROVIDER = '''
+import tensorflow as tf
+from tensorflow.contrib.slim.python.slim.data import data_provider
+
+
+class LineProvider(data_provider.DataProvider):
+    def __init__(self, files, shuffle=True):
+        queue = tf.train.string_input_producer(files, shuffle=shuffle)
+        _, line = tf.TextLineReader().read(queue)
+        super(LineProvider, self).__init__(items_to_tensors={'tokens': line}, num_samples=None)
+'''
+
+TRAIN = '''
+import tensorflow as tf
+
+from data import pipelines
+
+
+def input_fn(pipeline, batch_size):
+    provider = pipeline.make_data_provider()
+    [tokens] = provider.get(['tokens'])
+    return tf.train.batch([tokens], batch_size=batch_size, dynamic_pad=True)
+
+
+def train_input(files, batch_size):
+    return input_fn(pipelines.RecordPipeline(files), batch_size)
+'''
+
+
+def _write(folder, files):
+    for name, text in files.items():
+        path = os.path.join(folder, name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as handle:
+            handle.write(textwrap.dedent(text).lstrip())
+
+
+def test_a_returned_provider_and_its_callers_batch_say_why_they_stay(tmp_path):
+    _write(str(tmp_path), {"data/__init__.py": "", "data/pipelines.py": PIPELINES,
+                           "data/own_provider.py": OWN_PROVIDER, "train.py": TRAIN})
+    results = {os.path.relpath(r.path, str(tmp_path)): r for r in api.migrate([str(tmp_path)])}
+    assert results["data/pipelines.py"].new_source is None and results["train.py"].new_source is None
+    [provider] = [d for d in results["data/pipelines.py"].diagnostics if d.code == "QM106"]
+    assert ("the provider is returned by RecordPipeline.make_data_provider() to its callers, which read it there: "
+            "a provider factory; qmigrate does not rewrite a provider factory and its callers together yet"
+            in provider.message)
+    assert "it passes `**kwargs` on to the provider, arguments its callers choose" in provider.message
+    assert "ItemHandlerCallback" in provider.message  # the dataset proof's own reason
+    [batch] = [d for d in results["train.py"].diagnostics if d.code == "QM301"]
+    assert results["train.py"].status is Status.DIAGNOSED
+    assert ("the tensors it batches come from pipeline.make_data_provider() (line 7), a provider factory: 2 classes "
+            "of the run return a provider from make_data_provider(): RecordPipeline (data/pipelines.py:24: a slim "
+            "DatasetDataProvider, see QM106 there); TextPipeline (data/pipelines.py:29: "
+            "`own_provider.LineProvider(...)`, a provider class of the program's own, whose reading qmigrate does "
+            "not follow); which of them `pipeline` is, qmigrate does not prove; qmigrate does not rewrite a "
+            "provider factory and its callers together yet" in batch.message)
+
+
+def test_a_batch_from_a_method_of_no_provider_class_keeps_its_reason(tmp_path):
+    _write(str(tmp_path), {"data/__init__.py": "", "data/pipelines.py": "class Pipeline(object):\n    pass\n",
+                           "train.py": TRAIN})
+    result = next(r for r in api.migrate([str(tmp_path)]) if r.path.endswith("train.py"))
+    [batch] = [d for d in result.diagnostics if d.code == "QM301"]
+    assert "a call qmigrate does not follow to a producer → reader chain" in batch.message
+    assert "provider factory" not in batch.message
