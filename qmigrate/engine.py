@@ -114,6 +114,8 @@ class FileAnalysis:
     # Top-level functions that hand a reader class to a slim Dataset reported here (QM2xx), for
     # the run to tell whether any code calls them (uncalled_datasets).
     reader_class_functions: Tuple[str, ...] = ()
+    # Provider factories of other modules whose calls here a pipeline took: "function.object.method".
+    factories_used: Tuple[str, ...] = ()
 
     def new_bytes(self) -> bytes:
         """The source of `new_module`, generated once per module (verify and result both need it)."""
@@ -531,7 +533,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         rules_found.add(READERS[0])  # the readers of imported helpers count as this module's
     if foreign is not None and foreign.sources:
         rules_found.add(PRODUCERS[0])  # and so do the producers of imported record sources
-    if not edits and not (foreign is not None and (foreign.migrate or foreign.refused)) \
+    if not edits and not (foreign is not None and (foreign.migrate or foreign.refused or foreign.factories)) \
             and not _may_hold_pipeline(rules_found):
         _finish_python_fed(analysis, fed, options)
         _explain_unfed_queues(analysis, imports, positions)
@@ -555,6 +557,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
             context.refused_helpers[key] = foreign.refused[name]
             del imported_sources[key]
     _add_imported_makers(context, foreign.makers)
+    context.provider_factories = dict(foreign.factories)
     imported_batchers = handed_down.add_imported(context, handed)
     context.kept_results = {name[len(returned_records.KEPT_PREFIX):]: why for name, why in (keep_helpers or {}).items()
                             if name.startswith(returned_records.KEPT_PREFIX)}
@@ -632,6 +635,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     _finish_python_fed(analysis, fed, options)
     _explain_unfed_queues(analysis, imports, positions)
     _kept_reader_classes(analysis, options)
+    analysis.factories_used = tuple(sorted({".".join(key) for key, call in context.factory_calls
+                                            if id(call) in analysis.fixed_calls}))
     return analysis
 
 
@@ -903,6 +908,8 @@ class ForeignHelpers:
     refused: Dict[str, str] = field(default_factory=dict)
     # Reader makers of other modules' classes, by the job's dotted name (`module.Class.method`).
     makers: Dict[str, "ImportedMaker"] = field(default_factory=dict)
+    # Provider factories of other modules (provider_factories.py): (function, object, method) -> sibling.
+    factories: Dict[Tuple[str, str, str], str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

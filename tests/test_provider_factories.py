@@ -1,11 +1,64 @@
 """Provider factories (provider_factories.py): a method that returns a slim DatasetDataProvider to
-callers in other modules, which get() its items and batch them. Where qmigrate does not rewrite
-the pair, both sides say exactly why, and nothing changes."""
+callers in other modules, which get() its items and batch them.
+
+The golden towers/provider_factory holds a migrated pair: drained here under TensorFlow 1.8
+before and after (the same examples, batch shapes and static shapes). Where qmigrate does not
+rewrite the pair, both sides say exactly why, and nothing changes (checked without TensorFlow).
+"""
+import json
 import os
 import textwrap
+from collections import Counter
 
+import pytest
+
+from conftest import TESTDATA
 from qmigrate import api
 from qmigrate.diagnostics import Status
+from test_golden import assemble_program, migrate_tree
+from tfenv import finish, load_json, run_tf, start_tf, tf_python
+
+SCENARIO = os.path.join(TESTDATA, "towers", "provider_factory", "before")
+EVAL = 3 * 10  # make_slim_data.py: three eval files of ten examples
+
+
+@pytest.fixture(scope="module")
+def slim_data(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("slimdata")
+    run_tf(tf_python("1.8"), "make_slim_data.py", folder)
+    return str(folder)
+
+
+@pytest.mark.parametrize("function,kwargs,epochs,exact", [
+    ("evaluation_batches", dict(batch_size=8), 1, True),
+    ("training_batches", dict(batch_size=8, epochs=2), 2, False),
+    ("label_bucketed_batches", dict(batch_size=4), 1, False),
+], ids=["eval", "train", "bucketed"])
+def test_a_factory_and_its_callers_drain_the_same_under_tf18(function, kwargs, epochs, exact, slim_data, tmp_path):
+    python = tf_python("1.8")
+    before = assemble_program(SCENARIO, str(tmp_path / "before"))
+    after = str(tmp_path / "after")
+    migrate_tree(SCENARIO, after)
+    with open(os.path.join(after, "example_inputs.py")) as handle:
+        assert "make_data_provider_records()" in handle.read()
+    files = sorted(os.path.join(slim_data, name) for name in os.listdir(slim_data) if name.startswith("eval-"))
+    args = json.dumps(dict(kwargs, files=files))
+    runs = {}
+    for label, folder in (("before", before), ("after", after)):
+        out = str(tmp_path / (label + ".json"))
+        runs[label] = (start_tf(python, "run_pipeline.py", os.path.join(folder, "example_inputs.py"), function, args,
+                                10000, out, env={"PYTHONPATH": folder}), out)
+    for process, _ in runs.values():
+        finish(process)
+    old, new = (load_json(runs[label][1]) for label in ("before", "after"))
+    assert new["kind"] == old["kind"]
+    assert new["static_shapes"] == old["static_shapes"]
+    assert len(new["examples"]) == len(old["examples"]) == epochs * EVAL
+    assert Counter(new["examples"]) == Counter(old["examples"])
+    assert set(Counter(new["examples"]).values()) == {epochs}  # every example once an epoch
+    if exact:  # one pass in file order, its last batch smaller: the same batches in the same order
+        assert new["batch_shapes"] == old["batch_shapes"]
+        assert new["examples"] == old["examples"]
 
 PIPELINES = '''
 import tensorflow as tf
