@@ -19,9 +19,9 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import (captured_params, chained_records, engine, handed_down, imported_helpers, provider_factories,
-                      python3_check,
-                      returned_records, tower_reads, towers, uncalled_datasets, unlinked, untraced_towers)
+from qmigrate import (captured_params, chained_records, engine, factory_reasons, handed_down, imported_helpers,
+                      provider_factories, python3_check, returned_records, tower_reads, towers, uncalled_datasets,
+                      unlinked, untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -115,8 +115,8 @@ class _Job:
     chain: Optional[chained_records.Ask] = None  # its part in records returned across modules into a queue
     uncalled: Tuple[str, ...] = ()  # its functions no code of the run calls (uncalled_datasets)
     # Provider factories of other modules its functions call (provider_factories): (function,
-    # object, method, the factory's sibling).
-    factories: Tuple[Tuple[str, str, str, str], ...] = ()
+    # object, method, the factory's sibling, the dotted name of the object's class).
+    factories: Tuple[Tuple[str, str, str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -290,7 +290,7 @@ def _foreign(job: _Job) -> Optional[engine.ForeignHelpers]:
         if found is not None:
             imported[local] = found
     return engine.ForeignHelpers(imported, sources, tuple(job.migrate), dict(job.refused), makers,
-                                 {(function, obj, method): sibling for function, obj, method, sibling in job.factories})
+                                 {ask[:3]: ask[3:] for ask in job.factories})
 
 
 def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan], keep: Dict[str, str],
@@ -459,7 +459,7 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
         _add_factory_siblings(results, first, factories, used_factories, factory_callers)
         _note_untraced_towers(results, first, plans, options, pool, program)
         _name_uncalled_functions(results, program)
-        provider_factories.explain_results(results, program)
+        factory_reasons.explain_results(results, program)
 
     if write:
         for path, result in results.items():
@@ -489,7 +489,7 @@ def _add_factory_siblings(results: Dict[str, FileResult], first: Dict[str, _Done
             continue
         results[factory.path] = dataclasses.replace(
             result, new_source=new, status=Status.PARTIAL if result.status is not Status.FAILED else result.status,
-            diagnostics=tuple(provider_factories.kept_provider(d, factory) for d in result.diagnostics))
+            diagnostics=tuple(factory_reasons.kept_provider(d, factory) for d in result.diagnostics))
     for path, keys in callers.items():
         if keys & failed:
             results[path] = first[path].result

@@ -14,12 +14,12 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 import libcst as cst
 
 from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows,
-                      captured_params, chained_records, class_attrs, cstutil, data_findings, guarded_records,
-                      handbuilt, handed_down, held_sources, helpers, imported_helpers, map_locals, method_copies,
-                      method_queues, provider_factories, python3_check, python_fed, queue_messages, queue_purpose,
-                      queue_roles,
-                      queue_sources, range_producers, reader_makers, receivers, returned_dataset, returned_records,
-                      slim_modules, synth, towers, uncalled_datasets, unlinked, wording)
+                      captured_params, chained_records, class_attrs, cstutil, data_findings, factory_reasons,
+                      guarded_records, handbuilt, handed_down, held_sources, helpers, imported_helpers, map_locals,
+                      method_copies, method_queues, provider_factories, python3_check, python_fed, queue_messages,
+                      queue_purpose, queue_roles, queue_sources, range_producers, reader_makers, receivers,
+                      returned_dataset, returned_records, slim_modules, synth, towers, uncalled_datasets, unlinked,
+                      wording)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -525,7 +525,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
                 analysis.add_finding(ApiNotInTarget, node, False, detail)
     rules_found = {rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules
     if rules_found & set(SLIM_PROVIDERS):  # provider factories: why the providers they return stay
-        for key, reason in provider_factories.returned_reasons(
+        for key, reason in factory_reasons.returned_reasons(
                 module, imports, lambda node: positions.start(node)[0], slim_modules.ModuleLoader(path),
                 {id(call) for rule, call, _, _ in analysis.occurrences if rule in SLIM_PROVIDERS}).items():
             analysis.reasons.setdefault(key, reason)
@@ -908,8 +908,9 @@ class ForeignHelpers:
     refused: Dict[str, str] = field(default_factory=dict)
     # Reader makers of other modules' classes, by the job's dotted name (`module.Class.method`).
     makers: Dict[str, "ImportedMaker"] = field(default_factory=dict)
-    # Provider factories of other modules (provider_factories.py): (function, object, method) -> sibling.
-    factories: Dict[Tuple[str, str, str], str] = field(default_factory=dict)
+    # Provider factories of other modules (provider_factories.py): (function, object, method) ->
+    # (sibling, the dotted name of the class the object is made from).
+    factories: Dict[Tuple[str, str, str], Tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

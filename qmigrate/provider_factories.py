@@ -1,47 +1,51 @@
-"""Provider factories: a method that RETURNS a slim DatasetDataProvider (or a provider class of the
-program's own) to callers in other modules, which `get()` its items and batch them.
+"""Provider factories migrated with their callers: a method that returns a slim
+DatasetDataProvider, and a function of another module that makes the object, calls the method,
+get()s the items and batches them.
 
-    # pipelines.py                                   # train.py
-    class TFRecordPipeline(Pipeline):                def input_fn(pipeline, batch_size):
-        def make_data_provider(self, **kwargs):          provider = pipeline.make_data_provider()
-            ...                                          items = provider.get(['tokens', 'length'])
-            dataset = slim.dataset.Dataset(...)          return tf.train.batch(items, batch_size, ...)
-            return slim.dataset_data_provider.DatasetDataProvider(dataset, ...)
+    # pipelines.py                                  # inputs.py
+    class RecordPipeline(Pipeline):                   def batches(files, batch_size):
+        def make_data_provider(self, **kwargs):           pipeline = pipelines.RecordPipeline(files)
+            ...                                           provider = pipeline.make_data_provider()
+            dataset = slim.dataset.Dataset(...)           [x, y] = provider.get(['x', 'y'])
+            return DatasetDataProvider(dataset, ...)      return tf.train.batch([x, y], batch_size)
 
-Neither module holds a whole pipeline: the factory's provider is not read where it is made, the
-caller's batch reads tensors of a call it cannot see into. qmigrate does not rewrite this pair
-(the caller would need a dataset built from what the factory describes, and the factory's result
-must stay a provider for its other callers); this module only says exactly why, on both sides:
+Migrated, the class gets a sibling, `make_data_provider_records(self)`: the method's statements
+up to its return, then the records its provider read as a tf.data dataset (slim's
+get_data_files, the files shuffled per epoch, read `num_readers` at a time, the records shuffled
+in a buffer of `common_queue_min` and repeated `num_epochs` times: synth.head_statements, as for a
+provider made in place), returned with the slim Dataset. The method stays as it is: its public
+result is a provider, for callers outside the run or that read it otherwise. The caller binds
+`records, slim_dataset = pipeline.make_data_provider_records()` where it called the method,
+decodes with `slim_dataset.decoder` in its map function and batches as its queue did
+(recognise._link_factory: the chain of a provider made in place, from a held dataset).
 
-- `returned_reasons` (worker side, engine): the reason of a provider returned by a function,
-  naming the class and method, and what the proof of its slim Dataset finds (a reader class or
-  decoder qmigrate could not migrate even with the callers' help).
-- `explain` (set side, after the run, stdlib trees only): a batch whose tensors come from
-  `obj.method()` (unlinked's reason) is told, when classes of the modules related to the caller
-  by imports define `method` and return providers from it, which classes those are, what each
-  returns (line), and whether the caller could know which one it is given.
-
-Nothing here decides what is rewritten.
+Contract (set side: `plan` reads stdlib trees, `_prove` the factory's module with libcst):
+- the caller is a function holding a batch the first pass left, that binds `name = obj.method()`
+  (no argument), `obj` being bound once there (not a parameter) by `obj = Class(...)` or
+  `obj = module.Class(...)`, a class of another module of the run;
+- that class defines `method` itself, taking `self` alone (or with `**kwargs` that are always
+  empty: no call `.method(...)` in the run passes an argument), with one return, its last
+  statement, of a DatasetDataProvider call with no other starred argument, whose dataset
+  slim_provider.DatasetProof proves as for a provider read in a map function; a computed
+  `shuffle=` (`self.params['shuffle']`) is bound to a name of its own where the provider was made;
+- the sibling's name is free in that module, and the module with the sibling compiles.
+The caller's next pass (engine: ForeignHelpers.factories) tells which of those calls a pipeline
+took (FileAnalysis.factories_used); api keeps that pass only when it took them all, then writes
+each factory taken into its module's final source (`with_sibling`); should that fail, the
+callers go back to their first pass.
 """
 import ast
 import dataclasses
-import os
 import re
+import textwrap
 from dataclasses import dataclass
-from typing import Callable, Dict, List, Optional, Set, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
+from qmigrate.factory_reasons import code, dotted_name, own_returns
 from qmigrate.model import FileSource
 from qmigrate.rules.base import Unsupported
-
-# The reason unlinked gives a batch whose tensors start at a call of a method of an object.
-_FROM_CALL = re.compile(r"the tensors it batches come from (?P<object>\w+)\.(?P<method>\w+)\(\) \(line (?P<line>\d+)\), "
-                        r"a call qmigrate does not follow to a producer → reader chain")
-_PROVIDER = "DatasetDataProvider"
-NOT_YET = ("qmigrate does not rewrite a provider factory and its callers together yet (the callers would batch "
-           "a dataset built from what the factory describes; the factory's provider must stay for callers that "
-           "keep it)")
 
 
 class FactoryProvider:
@@ -68,161 +72,6 @@ class FactoryRecords:
     def model(args, source, resolve) -> None:
         return None
 
-
-def returned_reasons(module: cst.Module, imports, line_of: Callable[[cst.CSTNode], int], load,
-                     providers: Set[int]) -> Dict[int, str]:
-    """id(call) -> why it stays, for each call of `providers` (slim DatasetDataProvider calls) that
-    is the value of a `return` in a function of the module (a method of a top-level class, or a
-    top-level function): a provider factory. The reason names the function and what the proof of
-    its slim Dataset finds (slim_provider.DatasetProof, as if the records were decoded in a map
-    function): a reader class or decoder that would keep it even with its callers' help."""
-    from qmigrate.rules.slim_provider import DatasetDataProvider
-    from qmigrate.slim_provider import DatasetProof
-    functions = {stmt.name.value: stmt for stmt in module.body if isinstance(stmt, cst.FunctionDef)}
-    owned = [(None, stmt) for stmt in module.body if isinstance(stmt, cst.FunctionDef)]
-    for stmt in module.body:
-        if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
-            owned += [(stmt.name.value, member) for member in stmt.body.body if isinstance(member, cst.FunctionDef)]
-    reasons = {}
-    for owner, function in owned:
-        for ret in _cst_returns(function):
-            call = ret.value
-            if not (isinstance(call, cst.Call) and id(call) in providers):
-                continue
-            reason = ("the provider is returned by %s%s() to its callers, which read it there: a provider factory; "
-                      "%s" % ("%s." % owner if owner else "", function.name.value, NOT_YET))
-            problems = ["it passes `%s%s` on to the provider, arguments its callers choose and this module does "
-                        "not show" % (arg.star, _code(arg.value)) for arg in call.args if arg.star]
-            try:
-                seen = call.with_changes(args=[arg for arg in call.args if not arg.star])
-                dataset = DatasetDataProvider.bind(seen).get("dataset")
-                if dataset is None:
-                    raise Unsupported("it has no dataset argument")
-                DatasetProof(function, imports, functions, line_of, module, load).check(dataset)
-            except Unsupported as error:
-                problems.append(str(error))
-            if problems:
-                reason += "; nor could it be read by a dataset here: %s" % "; and ".join(problems)
-            reasons[id(call)] = reason
-    return reasons
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module([]).code_for_node(node)
-
-
-class _Returns(cst.CSTVisitor):
-    def __init__(self):
-        self.found: List[cst.Return] = []
-
-    def visit_FunctionDef(self, node) -> bool:
-        return False
-
-    visit_ClassDef = visit_Lambda = visit_FunctionDef
-
-    def visit_Return(self, node: cst.Return) -> None:
-        self.found.append(node)
-
-
-def _cst_returns(function: cst.FunctionDef) -> List[cst.Return]:
-    """The return statements of `function` itself (not of functions or classes nested in it)."""
-    visitor = _Returns()
-    function.body.visit(visitor)
-    return visitor.found
-
-
-def _returns(function: ast.FunctionDef) -> List[ast.Return]:
-    """The return statements of `function` itself (not of functions or classes nested in it)."""
-    found, stack = [], list(function.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Return):
-            found.append(node)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-    return sorted(found, key=lambda node: node.lineno)
-
-
-def _dotted(node: ast.AST) -> Optional[str]:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return base and "%s.%s" % (base, node.attr)
-    return None
-
-
-def factories(tree: ast.AST, method: str) -> List[Tuple[str, int, str]]:
-    """(class, line, what it returns) for each top-level class of `tree` whose method `method`
-    returns a call of a provider class (a name ending in `Provider`); an abstract method
-    (one that returns nothing) is not a factory."""
-    found = []
-    for stmt in getattr(tree, "body", []):
-        if not isinstance(stmt, ast.ClassDef):
-            continue
-        for member in stmt.body:
-            if not (isinstance(member, ast.FunctionDef) and member.name == method):
-                continue
-            for ret in _returns(member):
-                name = _dotted(ret.value.func) if isinstance(ret.value, ast.Call) else None
-                if name and name.rsplit(".", 1)[-1].endswith("Provider"):
-                    found.append((stmt.name, ret.lineno, name))
-    return found
-
-
-def _described(path: str, caller_path: str, cls: str, line: int, name: str) -> str:
-    where = ("%s:%d" % (os.path.relpath(path, os.path.dirname(caller_path)), line) if path != caller_path
-             else "line %d" % line)
-    if name.rsplit(".", 1)[-1] == _PROVIDER:
-        return "%s (%s: a slim DatasetDataProvider, see QM106 there)" % (cls, where)
-    return ("%s (%s: `%s(...)`, a provider class of the program's own, whose reading qmigrate does not "
-            "follow)" % (cls, where, name))
-
-
-def explain(message: str, path: str, program) -> Optional[str]:
-    """The reason `message` gives, told which classes of the run make the provider the batched
-    tensors come from, when it says they come from `obj.method()` and such classes are found in
-    `path` or the modules related to it by imports (Program.related); else None."""
-    found = _FROM_CALL.search(message)
-    if found is None:
-        return None
-    method = found.group("method")
-    made = []
-    for other in sorted(set(program.related(path)) | {path}):
-        tree = program.tree(other)
-        if tree is None:
-            continue
-        made += [(other,) + factory for factory in factories(tree, method)]
-    if not made:
-        return None
-    told = ("the tensors it batches come from %s.%s() (line %s), a provider factory: %d class%s of the run "
-            "return%s a provider from %s(): %s" % (
-                found.group("object"), method, found.group("line"), len(made), "es" if len(made) > 1 else "",
-                "" if len(made) > 1 else "s", method,
-                "; ".join(_described(factory[0], path, *factory[1:]) for factory in made)))
-    if len(made) > 1 and "holds an object made from" not in message[found.end():]:
-        told += "; which of them `%s` is, qmigrate does not prove" % found.group("object")
-    return message[:found.start()] + told + "; " + NOT_YET + message[found.end():]
-
-
-def explain_results(results: Dict[str, "FileResult"], program) -> None:
-    """Every remaining diagnostic of the run that `explain` can tell more precisely, told so."""
-    import dataclasses
-    for path, result in list(results.items()):
-        changed = False
-        diagnostics = []
-        for d in result.diagnostics:
-            told = explain(d.message, path, program) if not d.fixed and not d.note else None
-            if told is not None:
-                d, changed = dataclasses.replace(d, message=told), True
-            diagnostics.append(d)
-        if changed:
-            results[path] = dataclasses.replace(result, diagnostics=tuple(diagnostics))
-
-
-# ---------------------------------------------------------------------------------------------
-# The rewrite of a provider factory and its callers (set side).
 
 SIBLING_SUFFIX = "_records"
 # The batching calls whose tensors may come from a factory's provider.
@@ -293,7 +142,8 @@ def _class_made(function: ast.FunctionDef, name: str) -> Optional[ast.expr]:
 
 def _factory_method(tree: ast.AST, class_name: str, method: str) -> Optional[ast.FunctionDef]:
     """`Class.method` defined in the class itself, taking only `self` (and maybe `**kwargs`), whose
-    one return, its last statement, returns a call of a provider class."""
+    one return, its last statement, returns a call named `...DatasetDataProvider` (libcst and the
+    module's imports prove which, in `_prove`)."""
     for stmt in getattr(tree, "body", []):
         if isinstance(stmt, ast.ClassDef) and stmt.name == class_name:
             for member in stmt.body:
@@ -302,10 +152,12 @@ def _factory_method(tree: ast.AST, class_name: str, method: str) -> Optional[ast
                     if (len(args.args) != 1 or args.vararg or args.kwonlyargs or args.defaults
                             or member.decorator_list):
                         return None
-                    returns = _returns(member)
+                    returns = own_returns(member)
                     if len(returns) != 1 or member.body[-1] is not returns[0]:
                         return None
-                    return member
+                    value = returns[0].value
+                    name = dotted_name(value.func) if isinstance(value, ast.Call) else None
+                    return member if name and name.endswith("DatasetDataProvider") else None
     return None
 
 
@@ -323,19 +175,19 @@ def _calls_pass_nothing(program, files, method: str) -> bool:
     return True
 
 
-def plan(files: List[str], program, results, target) -> Tuple[Dict[str, Tuple[Tuple[str, str, str, str], ...]],
+def plan(files: List[str], program, results, target) -> Tuple[Dict[str, Tuple[Tuple[str, ...], ...]],
                                                               Dict[Tuple[str, str, str], Factory],
                                                               Dict[Tuple[str, str, str, str], Tuple[str, str, str]]]:
     """The callers to analyse again with the factories they call, and those factories.
 
-    Returns (path -> ((function, object, method, sibling), ...), (factory path, class, method) ->
+    Returns (path -> ((function, object, method, sibling, class), ...), (factory path, class, method) ->
     Factory, (caller path, function, object, method) -> its factory's key). A caller is asked to
     take a factory only when a function with a batch the first pass left calls `obj.method()`
     with no argument, into a name (which recognise must see read by get() and batched), `obj`
     is bound once in that function, to an instance of
     a class of a module of the run, whose own `method` is a factory `prove` proves, every call of
     `method` in the run passes no argument, and the sibling's name is free in that module."""
-    asks: Dict[str, List[Tuple[str, str, str, str]]] = {}
+    asks: Dict[str, List[Tuple[str, ...]]] = {}
     factories: Dict[Tuple[str, str, str], Optional[Factory]] = {}
     whose: Dict[Tuple[str, str, str, str], Tuple[str, str, str]] = {}
     from qmigrate.names import ImportMap
@@ -352,7 +204,7 @@ def plan(files: List[str], program, results, target) -> Tuple[Dict[str, Tuple[Tu
                 continue
             for obj, method in _factory_calls(function):
                 callee = _class_made(function, obj)
-                name = _dotted(callee) if callee is not None else None
+                name = dotted_name(callee) if callee is not None else None
                 resolved = ImportMap(None, tree).resolve_dotted(name) if name else None
                 if not resolved or "." not in resolved:
                     continue
@@ -365,7 +217,7 @@ def plan(files: List[str], program, results, target) -> Tuple[Dict[str, Tuple[Tu
                     factories[key] = _prove(where, class_name, method, program, files, target)
                 if factories[key] is None:
                     continue
-                ask = (function.name, obj, method, factories[key].sibling)
+                ask = (function.name, obj, method, factories[key].sibling, resolved)
                 if ask not in asks.setdefault(path, []):
                     asks[path].append(ask)
                     whose[(path,) + ask[:3]] = key
@@ -429,10 +281,10 @@ def _prove(path: str, class_name: str, method: str, program, files, target) -> O
         shuffle = bound.get("shuffle")
         if shuffle is not None and not (isinstance(shuffle, cst.Name) and shuffle.value in ("True", "False")):
             name = fresh("shuffle")  # evaluated once, where the provider was made
-            bindings.append("%s = %s" % (name, _code(shuffle)))
+            bindings.append("%s = %s" % (name, code(shuffle)))
             bound = dict(bound, shuffle=cst.Name(name))
-        file_source = DatasetDataProvider.model(bound, _code, imports.resolve)
-        reader = DatasetDataProvider.reader_model(bound, _code, imports.resolve)
+        file_source = DatasetDataProvider.model(bound, code, imports.resolve)
+        reader = DatasetDataProvider.reader_model(bound, code, imports.resolve)
     except Unsupported:
         return None
     records = fresh("records")
@@ -465,10 +317,9 @@ def _indent_nested(text: str, indent: str) -> str:
                      for line in text.split("\n"))
 
 
-def _trimmed(code: str) -> str:
+def _trimmed(text: str) -> str:
     """A statement's code as code_for_node gives it, dedented to the left margin."""
-    import textwrap
-    return textwrap.dedent(code if code.endswith("\n") else code + "\n")
+    return textwrap.dedent(text if text.endswith("\n") else text + "\n")
 
 
 def _indent(text: str, indent: str) -> str:
@@ -505,16 +356,3 @@ def with_sibling(source: bytes, factory: Factory) -> Optional[bytes]:
             compile(new, "<sibling>", "exec")
             return new
     return None
-
-
-def kept_provider(diagnostic, factory: Factory):
-    """The factory's returned provider, now kept beside its sibling, says so."""
-    said = "the provider is returned by %s.%s() to its callers" % (factory.class_name, factory.method)
-    if diagnostic.fixed or said not in diagnostic.message or diagnostic.code != "QM106":
-        return diagnostic
-    start = diagnostic.message.index("not rewritten: ") + len("not rewritten: ")
-    end = diagnostic.message.index("; to do: ")
-    reason = ("%s; it stays for callers that keep the provider (outside the run, or reading it otherwise); the "
-              "run's callers that batch its records call %s() instead, which reads them with tf.data"
-              % (said, factory.sibling))
-    return dataclasses.replace(diagnostic, message=diagnostic.message[:start] + reason + diagnostic.message[end:])

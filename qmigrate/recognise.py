@@ -299,9 +299,10 @@ class ModuleContext:
     # Reader and record-source methods (`Class.method`) that are static: their calls pass no object.
     static_methods: Set[str] = field(default_factory=set)
     # Provider factories of other modules (provider_factories.py): (function, object, method) ->
-    # the factory's sibling that returns its records and slim Dataset; and the calls of them that
-    # a pipeline took, as ((function, object, method), call).
-    provider_factories: Dict[Tuple[str, str, str], str] = field(default_factory=dict)
+    # (the factory's sibling that returns its records and slim Dataset, the dotted name of the
+    # class the object is made from); and the calls of them that a pipeline took, as
+    # ((function, object, method), call).
+    provider_factories: Dict[Tuple[str, str, str], Tuple[str, str]] = field(default_factory=dict)
     factory_calls: List[Tuple[Tuple[str, str, str], cst.Call]] = field(default_factory=list)
     # Record-source methods of classes of other modules (`Class.method` -> that class's node), and
     # the Receivers of their modules by dotted module name (engine.ImportedSource).
@@ -1616,7 +1617,12 @@ class _BlockRecogniser:
                 and isinstance(value.func.value, cst.Name) and isinstance(self.scope, cst.FunctionDef)):
             return None
         key = (self.scope.name.value, value.func.value.value, value.func.attr.value)
-        return key if key in self.context.provider_factories else None
+        if key not in self.context.provider_factories:
+            return None
+        # The object is made here, once, from the class the run proved the factory of.
+        made = slim_provider.single_value(self.scope, key[1])
+        made_from = self.imports.resolve(made.func) if isinstance(made, cst.Call) else None
+        return key if made_from == self.context.provider_factories[key][1] else None
 
     def _link_factory(self, name: str, index: int, tainted: Set[str], get_calls: List[cst.Call]) -> Match:
         """`provider = obj.method()`, a provider factory of another module, read by `get()` and
@@ -1644,7 +1650,7 @@ class _BlockRecogniser:
         match.pipeline = dataclasses.replace(match.pipeline,
                                              source=dataclasses.replace(match.pipeline.source, files=records))
         match.test_binding = (provider_index, "%s, %s = %s.%s()" % (
-            records, dataset, key[1], self.context.provider_factories[key]))
+            records, dataset, key[1], self.context.provider_factories[key][0]))
         self.context.factory_calls.append((key, call))
         return match
 

@@ -136,18 +136,17 @@ def test_a_returned_provider_and_its_callers_batch_say_why_they_stay(tmp_path):
     assert results["data/pipelines.py"].new_source is None and results["train.py"].new_source is None
     [provider] = [d for d in results["data/pipelines.py"].diagnostics if d.code == "QM106"]
     assert ("the provider is returned by RecordPipeline.make_data_provider() to its callers, which read it there: "
-            "a provider factory; qmigrate does not rewrite a provider factory and its callers together yet"
-            in provider.message)
-    assert "it passes `**kwargs` on to the provider, arguments its callers choose" in provider.message
-    assert "ItemHandlerCallback" in provider.message  # the dataset proof's own reason
+            "a provider factory, which qmigrate does not migrate: its TFExampleDecoder (line 19) has the item handler "
+            "`slim.tfexample_decoder.ItemHandlerCallback`" in provider.message)  # the dataset proof's own reason
+    assert "kwargs" not in provider.message  # the method's own, passed on: the run's calls decide
     [batch] = [d for d in results["train.py"].diagnostics if d.code == "QM301"]
     assert results["train.py"].status is Status.DIAGNOSED
     assert ("the tensors it batches come from pipeline.make_data_provider() (line 7), a provider factory: 2 classes "
             "of the run return a provider from make_data_provider(): RecordPipeline (data/pipelines.py:24: a slim "
             "DatasetDataProvider, see QM106 there); TextPipeline (data/pipelines.py:29: "
             "`own_provider.LineProvider(...)`, a provider class of the program's own, whose reading qmigrate does "
-            "not follow); which of them `pipeline` is, qmigrate does not prove; qmigrate does not rewrite a "
-            "provider factory and its callers together yet" in batch.message)
+            "not follow); which of them `pipeline` is, qmigrate does not prove; qmigrate migrates a provider factory "
+            "with a caller that makes the object from the factory's class" in batch.message)
 
 
 def test_a_batch_from_a_method_of_no_provider_class_keeps_its_reason(tmp_path):
@@ -157,3 +156,39 @@ def test_a_batch_from_a_method_of_no_provider_class_keeps_its_reason(tmp_path):
     [batch] = [d for d in result.diagnostics if d.code == "QM301"]
     assert "a call qmigrate does not follow to a producer → reader chain" in batch.message
     assert "provider factory" not in batch.message
+
+
+def test_a_factory_is_taken_only_where_its_object_is_made_from_the_proven_class(tmp_path):
+    """Two functions of one name call the factory: one on an object it makes from the class, the
+    other on a parameter (any class): only the first reads the factory's records."""
+    with open(os.path.join(SCENARIO, "example_pipelines.py")) as handle:
+        pipelines = handle.read()
+    caller = textwrap.dedent('''
+        import tensorflow as tf
+
+        import example_pipelines
+
+
+        def made_here(files, batch_size):
+            def batches():
+                pipeline = example_pipelines.RecordPipeline({'files': files, 'num_epochs': 1})
+                provider = pipeline.make_data_provider()
+                [image, label] = provider.get(['image', 'label'])
+                return tf.train.batch([image, label], batch_size=batch_size)
+            return batches()
+
+
+        def given(pipeline, batch_size):
+            def batches():
+                provider = pipeline.make_data_provider()
+                [image, label] = provider.get(['image', 'label'])
+                return tf.train.batch([image, label], batch_size=batch_size)
+            return batches()
+        ''').lstrip()
+    _write(str(tmp_path), {"example_pipelines.py": pipelines, "example_inputs.py": caller})
+    results = {os.path.basename(r.path): r for r in api.migrate([str(tmp_path)])}
+    inputs = results["example_inputs.py"]
+    assert inputs.new_source.count(b"make_data_provider_records()") == 1
+    assert inputs.new_source.count(b"pipeline.make_data_provider()") == 1  # given()'s stays
+    assert [d.line for d in inputs.diagnostics if d.code == "QM301" and not d.fixed] == [19]
+    assert b"def make_data_provider_records(self):" in results["example_pipelines.py"].new_source
