@@ -166,7 +166,8 @@ def explain(message: str, path: str, program) -> Optional[str]:
     method = found.group("method")
     made = []
     for other in sorted(set(program.related(path)) | {path}):
-        tree = program.tree(other)
+        source = program.source(other)
+        tree = program.tree(other) if source is not None and b"def %s(" % method.encode() in source else None
         if tree is None:
             continue
         made += [(other,) + factory for factory in factories(tree, method)]

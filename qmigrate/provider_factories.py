@@ -165,7 +165,8 @@ def _calls_pass_nothing(program, files, method: str) -> bool:
     """Whether every call `x.method(...)` in the run's files passes no argument (a `**kwargs` of
     the factory is then always empty)."""
     for path in files:
-        tree = program.tree(path)
+        source = program.source(path)
+        tree = program.tree(path) if source is not None and method.encode() in source else None
         if tree is None:
             continue
         for node in ast.walk(tree):
@@ -193,13 +194,13 @@ def plan(files: List[str], program, results, target) -> Tuple[Dict[str, Tuple[Tu
     from qmigrate.names import ImportMap
     for path in files:
         result = results.get(path)
-        tree = program.tree(path) if result is not None else None
+        left = [d.line for d in (result.diagnostics if result is not None else ())
+                if not d.fixed and not d.note and d.code in _BATCH_CODES]
+        tree = program.tree(path) if left else None  # parsed only when a batch is left
         if tree is None:
             continue
-        for d in result.diagnostics:
-            if d.fixed or d.note or d.code not in _BATCH_CODES:
-                continue
-            function = _ast_function_at(tree, d.line)
+        for line in left:
+            function = _ast_function_at(tree, line)
             if function is None:
                 continue
             for obj, method in _factory_calls(function):
