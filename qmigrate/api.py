@@ -19,8 +19,9 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import (captured_params, chained_records, engine, handed_down, imported_helpers, python3_check,
-                      returned_records, tower_reads, towers, uncalled_datasets, unlinked, untraced_towers)
+from qmigrate import (captured_params, chained_records, engine, factory_reasons, handed_down, imported_helpers,
+                      provider_factories, python3_check, returned_records, tower_reads, towers, uncalled_datasets,
+                      unlinked, untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -113,6 +114,9 @@ class _Job:
     makers: Tuple[imported_helpers.Import, ...] = ()  # reader makers of other modules' classes (reader_makers.py)
     chain: Optional[chained_records.Ask] = None  # its part in records returned across modules into a queue
     uncalled: Tuple[str, ...] = ()  # its functions no code of the run calls (uncalled_datasets)
+    # Provider factories of other modules its functions call (provider_factories): (function,
+    # object, method, the factory's sibling, the dotted name of the object's class).
+    factories: Tuple[Tuple[str, str, str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -137,6 +141,7 @@ class _Done:
     chained: Tuple[str, ...] = ()  # the parts of its chained_records ask it did
     chain_refused: Tuple[Tuple[str, str], ...] = ()  # (part, why) for the others
     reader_class_functions: Tuple[str, ...] = ()  # functions handing a reported reader class to a slim Dataset
+    factories_used: Tuple[str, ...] = ()  # "function.object.method" of its provider factory calls migrated
     import_specs: Optional[ImportSpecs] = None  # what the module imports (first pass; None: not known)
     device: bool = True  # whether its bytes say "device" (False only when read and known not to)
 
@@ -225,6 +230,7 @@ def _run(job: _Job) -> _Done:
                      handed_uses=tuple(sorted(analysis.handed_uses.items())), chained=analysis.chained,
                      chain_refused=analysis.chain_refused,
                      reader_class_functions=analysis.reader_class_functions,
+                     factories_used=analysis.factories_used,
                      import_specs=import_specs(analysis.tree) if first_pass and analysis.tree is not None else None)
         problem = engine.verify(analysis)
         if problem:  # the file stays as it is; what its analysis found still counts for the set
@@ -263,7 +269,7 @@ def _without_plumbing(analysis: engine.FileAnalysis) -> Optional[FileResult]:
 
 def _foreign(job: _Job) -> Optional[engine.ForeignHelpers]:
     """The reader helpers across modules a job asks for, read from their modules (None: none)."""
-    if not job.imported and not job.migrate and not job.refused and not job.makers:
+    if not job.imported and not job.migrate and not job.refused and not job.makers and not job.factories:
         return None
     imported, sources, makers = {}, {}, {}
     for local, where, name in job.makers:
@@ -283,7 +289,8 @@ def _foreign(job: _Job) -> Optional[engine.ForeignHelpers]:
         found = engine.imported_reader_helper(source, name)
         if found is not None:
             imported[local] = found
-    return engine.ForeignHelpers(imported, sources, tuple(job.migrate), dict(job.refused), makers)
+    return engine.ForeignHelpers(imported, sources, tuple(job.migrate), dict(job.refused), makers,
+                                 {ask[:3]: ask[3:] for ask in job.factories})
 
 
 def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan], keep: Dict[str, str],
@@ -409,6 +416,22 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
                 first[path] = done
                 relinked.pop(path, None)
 
+        # Provider factories of other modules whose providers a caller reads and batches: the
+        # callers are analysed again with them, and take them only all together (provider_factories).
+        factory_asks, factories, factory_of = provider_factories.plan(files, program, results, options.target)
+        used_factories, factory_callers = set(), {}
+        if factory_asks:
+            asked = sorted(factory_asks)
+            for path, done in zip(asked, pool.map(_run, [later(path, also_without_plumbing=True,
+                                                               factories=factory_asks[path]) for path in asked])):
+                if done.analysed and done.result.status is not Status.FAILED and set(done.factories_used) == {
+                        ".".join(ask[:3]) for ask in factory_asks[path]}:
+                    results[path] = done.result
+                    relinked[path] = done
+                    keys = {factory_of[(path,) + ask[:3]] for ask in factory_asks[path]}
+                    used_factories |= keys
+                    factory_callers[path] = keys
+
         # Queue runners go from each program that builds no queue any more: the script and every
         # module of the set it imports, directly or not.
         migrated_any = any(done.pipelines for done in first.values()) or any(d.pipelines for d in relinked.values())
@@ -433,8 +456,10 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
             for path, done in zip(plumbing, pool.map(_run, [later(path, drop_plumbing=True) for path in plumbing])):
                 results[path] = done.result
 
+        _add_factory_siblings(results, first, factories, used_factories, factory_callers)
         _note_untraced_towers(results, first, plans, options, pool, program)
         _name_uncalled_functions(results, program)
+        factory_reasons.explain_results(results, program)
 
     if write:
         for path, result in results.items():
@@ -445,6 +470,29 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
                     results[path] = _failed(path, "cannot write: %s" % (error.strerror or error), result.old_source,
                                             Failure.WRITE)
     return [results[path] for path in files]
+
+
+def _add_factory_siblings(results: Dict[str, FileResult], first: Dict[str, _Done], factories, used, callers) -> None:
+    """Each provider factory a caller took gets its sibling, after its method, in its module's
+    final source; the provider it returns stays, saying who calls the sibling instead. Should a
+    sibling not go in, its callers go back to their first pass's result (which never calls it)."""
+    failed = set()
+    for key in sorted(used):
+        factory = factories[key]
+        result = results[factory.path]
+        try:
+            new = provider_factories.with_sibling(result.new_source or result.old_source, factory)
+        except Exception:  # it parsed and compiled in the module as it was
+            new = None
+        if new is None:
+            failed.add(key)
+            continue
+        results[factory.path] = dataclasses.replace(
+            result, new_source=new, status=Status.PARTIAL if result.status is not Status.FAILED else result.status,
+            diagnostics=tuple(factory_reasons.kept_provider(d, factory) for d in result.diagnostics))
+    for path, keys in callers.items():
+        if keys & failed:
+            results[path] = first[path].result
 
 
 def _run_with_queues(program: "Program", building: Set[str], candidates: List[str], paths: List[str]) -> Set[str]:

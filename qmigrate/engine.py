@@ -14,11 +14,12 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 import libcst as cst
 
 from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows,
-                      captured_params, chained_records, class_attrs, cstutil, data_findings, guarded_records,
-                      handbuilt, handed_down, held_sources, helpers, imported_helpers, map_locals, method_copies,
-                      method_queues, python3_check, python_fed, queue_messages, queue_purpose, queue_roles,
-                      queue_sources, range_producers, reader_makers, receivers, returned_dataset, returned_records,
-                      slim_modules, synth, towers, uncalled_datasets, unlinked, wording, zipped_arms)
+                      captured_params, chained_records, class_attrs, cstutil, data_findings, factory_reasons,
+                      guarded_records, handbuilt, handed_down, held_sources, helpers, imported_helpers, map_locals,
+                      method_copies, method_queues, provider_factories, python3_check, python_fed, queue_messages,
+                      queue_purpose, queue_roles, queue_sources, range_producers, reader_makers, receivers,
+                      returned_dataset, returned_records, slim_modules, synth, towers, uncalled_datasets, unlinked,
+                      wording, zipped_arms)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -113,6 +114,8 @@ class FileAnalysis:
     # Top-level functions that hand a reader class to a slim Dataset reported here (QM2xx), for
     # the run to tell whether any code calls them (uncalled_datasets).
     reader_class_functions: Tuple[str, ...] = ()
+    # Provider factories of other modules whose calls here a pipeline took: "function.object.method".
+    factories_used: Tuple[str, ...] = ()
 
     def new_bytes(self) -> bytes:
         """The source of `new_module`, generated once per module (verify and result both need it)."""
@@ -564,11 +567,16 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
             if ApiNotInTarget.code not in silenced and "*" not in silenced:
                 analysis.add_finding(ApiNotInTarget, node, False, detail)
     rules_found = {rule for rule, _, _, _ in analysis.occurrences} | suppressed_rules
+    if rules_found & set(SLIM_PROVIDERS):  # provider factories: why the providers they return stay
+        for key, reason in factory_reasons.returned_reasons(
+                module, imports, lambda node: positions.start(node)[0], slim_modules.ModuleLoader(path),
+                {id(call) for rule, call, _, _ in analysis.occurrences if rule in SLIM_PROVIDERS}).items():
+            analysis.reasons.setdefault(key, reason)
     if foreign is not None and (foreign.imported or foreign.sources):
         rules_found.add(READERS[0])  # the readers of imported helpers count as this module's
     if foreign is not None and foreign.sources:
         rules_found.add(PRODUCERS[0])  # and so do the producers of imported record sources
-    if not edits and not (foreign is not None and (foreign.migrate or foreign.refused)) \
+    if not edits and not (foreign is not None and (foreign.migrate or foreign.refused or foreign.factories)) \
             and not _may_hold_pipeline(rules_found):
         _finish_python_fed(analysis, fed, options)
         _explain_unfed_queues(analysis, imports, positions)
@@ -592,6 +600,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
             context.refused_helpers[key] = foreign.refused[name]
             del imported_sources[key]
     _add_imported_makers(context, foreign.makers)
+    context.provider_factories = dict(foreign.factories)
     imported_batchers = handed_down.add_imported(context, handed)
     context.kept_results = {name[len(returned_records.KEPT_PREFIX):]: why for name, why in (keep_helpers or {}).items()
                             if name.startswith(returned_records.KEPT_PREFIX)}
@@ -669,6 +678,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     _finish_python_fed(analysis, fed, options)
     _explain_unfed_queues(analysis, imports, positions)
     _kept_reader_classes(analysis, options)
+    analysis.factories_used = tuple(sorted({".".join(key) for key, call in context.factory_calls
+                                            if id(call) in analysis.fixed_calls}))
     return analysis
 
 
@@ -940,6 +951,9 @@ class ForeignHelpers:
     refused: Dict[str, str] = field(default_factory=dict)
     # Reader makers of other modules' classes, by the job's dotted name (`module.Class.method`).
     makers: Dict[str, "ImportedMaker"] = field(default_factory=dict)
+    # Provider factories of other modules (provider_factories.py): (function, object, method) ->
+    # (sibling, the dotted name of the class the object is made from).
+    factories: Dict[Tuple[str, str, str], Tuple[str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ import libcst as cst
 
 from qmigrate import (batch_down, batched_lists, blocks, branch_records, bucketing, built_rows, captured_params,
                       class_attrs, cstutil, dequeued_rows, group_reads, handbuilt, held_sources, helpers, joins,
-                      loop_records, map_locals, queue_sources, reader_makers, receivers, returned_records,
-                      slim_provider, towers, zipped_arms, zipped_chains)
+                      loop_records, map_locals, provider_factories, queue_sources, reader_makers, receivers,
+                      returned_records, slim_provider, towers, zipped_arms, zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.cstutil import if_chain  # (also this module's, for its callers)
 from qmigrate.names import ImportMap, dotted
@@ -302,6 +302,12 @@ class ModuleContext:
     mentioned_attributes: Dict[str, str] = field(default_factory=dict)
     # Reader and record-source methods (`Class.method`) that are static: their calls pass no object.
     static_methods: Set[str] = field(default_factory=set)
+    # Provider factories of other modules (provider_factories.py): (function, object, method) ->
+    # (the factory's sibling that returns its records and slim Dataset, the dotted name of the
+    # class the object is made from); and the calls of them that a pipeline took, as
+    # ((function, object, method), call).
+    provider_factories: Dict[Tuple[str, str, str], Tuple[str, str]] = field(default_factory=dict)
+    factory_calls: List[Tuple[Tuple[str, str, str], cst.Call]] = field(default_factory=list)
     # Record-source methods of classes of other modules (`Class.method` -> that class's node), and
     # the Receivers of their modules by dotted module name (engine.ImportedSource).
     foreign_classes: Dict[str, cst.ClassDef] = field(default_factory=dict)
@@ -459,6 +465,9 @@ class _BlockRecogniser:
             found = _call_with_rule(value, self.imports, SLIM_PROVIDERS)
             if found and name:
                 self.providers[name] = (index,) + found
+                continue
+            if name and self._factory_key(value) is not None:
+                self.providers[name] = (index, provider_factories.FactoryProvider, value)
                 continue
             slicer = _call_with_rule(value, self.imports, SLICERS)
             slim_read = _call_with_rule(value, self.imports, SLIM_READS)
@@ -1618,6 +1627,8 @@ class _BlockRecogniser:
         statement."""
         self.providers_read.add(name)
         provider_index, rule, call = provider = self.providers[name]
+        if rule is provider_factories.FactoryProvider:
+            return self._link_factory(name, index, tainted, get_calls)
         calls = (call,)
         try:
             bound = self._seen_reader_kwargs(rule.bind(call))
@@ -1648,6 +1659,50 @@ class _BlockRecogniser:
         match.record_statements[index] = (
             slim_provider.decode_statement(self.body[index], get_calls, bound["dataset"], value),)
         return self._name_files(match)
+
+    def _factory_key(self, value) -> Optional[Tuple[str, str, str]]:
+        """(function, object, method) for `obj.method()` (no arguments) in a function where the
+        run proved `obj` holds an object whose `method` is a provider factory (provider_factories)."""
+        if not (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute)
+                and isinstance(value.func.value, cst.Name) and isinstance(self.scope, cst.FunctionDef)):
+            return None
+        key = (self.scope.name.value, value.func.value.value, value.func.attr.value)
+        if key not in self.context.provider_factories:
+            return None
+        # The object is made here, once, from the class the run proved the factory of.
+        made = slim_provider.single_value(self.scope, key[1])
+        made_from = self.imports.resolve(made.func) if isinstance(made, cst.Call) else None
+        return key if made_from == self.context.provider_factories[key][1] else None
+
+    def _link_factory(self, name: str, index: int, tainted: Set[str], get_calls: List[cst.Call]) -> Match:
+        """`provider = obj.method()`, a provider factory of another module, read by `get()` and
+        batched here: the factory's sibling gives the records its provider read (shuffled and
+        repeated as it did) and its slim Dataset, bound where the factory was called; the gets
+        decode with that Dataset's decoder in the map function, as for a provider made here."""
+        provider_index, _, call = provider = self.providers[name]
+        key = self._factory_key(call)
+        calls = (call,)
+        value = self._fresh_local("serialized")
+        self.provider_gets[name] = len(get_calls)
+        match = self._follow(provider, (provider_factories.FactoryRecords, call, {}, None), index, None, value,
+                             tainted, [index], calls, bound_producer={})
+        if match.pipeline.unbatched:
+            raise _Broken(match.calls, "its records are not batched in the block that calls the factory %s.%s()"
+                          % key[1:])
+        try:
+            for get_call in get_calls:
+                slim_provider.get_items(get_call, None)
+        except Unsupported as error:
+            raise _Broken(match.calls, str(error))
+        records, dataset = self.names.fresh("records"), self.names.fresh("slim_dataset")
+        match.record_statements[index] = (
+            slim_provider.decode_statement(self.body[index], get_calls, cst.Name(dataset), value),)
+        match.pipeline = dataclasses.replace(match.pipeline,
+                                             source=dataclasses.replace(match.pipeline.source, files=records))
+        match.test_binding = (provider_index, "%s, %s = %s.%s()" % (
+            records, dataset, key[1], self.context.provider_factories[key][0]))
+        self.context.factory_calls.append((key, call))
+        return match
 
     def _slim_read_at(self, index: int, target: cst.BaseExpression, found) -> Match:
         """`key, value = parallel_read(files, tf.TFRecordReader, ...)` (or single_pass_read): a

@@ -103,6 +103,15 @@ def _bindings(function: cst.FunctionDef) -> _Bindings:
     return found
 
 
+def single_value(function: cst.FunctionDef, name: str) -> Optional[cst.BaseExpression]:
+    """The value `name = value` binds, when that is the one binding of `name` in `function` (not a
+    parameter, not bound otherwise); else None."""
+    values = _bindings(function).values.get(name, [])
+    if name in _params(function) or len(values) != 1:
+        return None
+    return values[0]
+
+
 def literal_dict(name: str, function: cst.CSTNode, loads: int) -> Optional[cst.Dict]:
     """The dict literal a local `name` stands for: bound once in `function`, by `name = {...}`,
     not a parameter, and read once (`loads`: its reads in the function), so nothing changes it."""

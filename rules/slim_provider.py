@@ -139,6 +139,12 @@ class DatasetDataProvider(Rule):
     `reader_kwargs={'options': tf.python_io.TFRecordOptions(TFRecordCompressionType.ZLIB)}` (a
     literal dict, or a local name bound once to one and read only there) reads compressed files:
     TFRecordDataset's `compression_type='ZLIB'` (GZIP likewise); a `name` only named the reader op.
+    A method that returns the provider (a provider factory: `make_data_provider(self, **kwargs)`)
+    is migrated with each caller in another module that makes the object from its class, calls
+    the method with no argument and reads and batches as above: the class gets a sibling,
+    `make_data_provider_records()`, giving the records read as the provider read them and the
+    slim Dataset, whose decoder the caller's map function calls; the method stays, for callers
+    that keep the provider.
 
     ## Limitations
     Not rewritten: a dataset whose reader class or decoder is not visible (a parameter of the
@@ -147,7 +153,8 @@ class DatasetDataProvider(Rule):
     qmigrate cannot prove, a dataset whose `reader` or `decoder` is replaced after it is made,
     per-record code that rebinds a name bound before it outside (the map function's local), other
     `reader_kwargs` (computed options, a parameter), a computed `shuffle=`, `get()` of the record
-    key, a provider used beyond one `get()`.
+    key, a provider used beyond one `get()`; a provider factory that is a function, takes
+    arguments, or is called on an object whose class is not seen where it is read (a parameter).
     """
 
     code = "QM106"
