@@ -890,6 +890,9 @@ class _QueueReader:
             if len(keys) != len(tensors.elements):
                 raise _Refused("it enqueues a dict built with ** unpacking")
             values = None
+        elif not isinstance(tensors, (cst.List, cst.Tuple)):
+            raise _Refused("it enqueues `%s`, not a list, tuple or dict of tensors qmigrate can name"
+                           % self.source_of(tensors))
         else:
             keys, values = None, [self.source_of(e.value) for e in tensors.elements]
             if any(isinstance(e, cst.StarredElement) for e in tensors.elements):

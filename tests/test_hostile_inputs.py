@@ -236,3 +236,25 @@ def test_python3_check_tells_python_2_from_other_refusals(source, verdict):
         assert str(error).startswith("Python 2 syntax: convert it to Python 3 first" if error.python2
                                      else "does not parse as Python 3: line 1: ")
     assert found == verdict
+
+
+def test_an_enqueue_of_something_other_than_a_list_of_tensors_is_refused_not_a_crash(tmp_path):
+    """`queue.enqueue(lambda: [value])` (found by the property test's mutations) is reported with
+    what it enqueues; it was an internal error (no `.elements` on a lambda)."""
+    import glob
+
+    from conftest import TESTDATA
+
+    sources = [source for source in sorted(glob.glob(os.path.join(TESTDATA, "single", "handbuilt_*.before.py")))
+               if ".enqueue([" in open(source).read()]
+    assert len(sources) >= 4
+    said = 0
+    for number, source in enumerate(sources):
+        with open(source) as handle:
+            text = handle.read()
+        path = tmp_path / ("mutant_%d.py" % number)
+        path.write_text(text.replace(".enqueue([", ".enqueue(lambda: ["))
+        [result] = api.migrate([str(path)])
+        assert result.status is not api.Status.FAILED, (source, result.error)
+        said += any("not a list, tuple or dict of tensors" in d.message for d in result.diagnostics)
+    assert said >= 4  # others are refused earlier, for their own reasons
