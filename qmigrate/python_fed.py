@@ -301,6 +301,10 @@ class _Reader:
             function = tree.function(elsewhere[0])
             returned = self._returned(enqueue, function, elsewhere[0])
             if returned is not None:
+                if not components and self.growing is None:
+                    # Carrying the arguments across would not be enough: said together.
+                    returned += "; and its enqueue %s does not enqueue %s" % (
+                        tree.where(enqueue_stmt), self._vals_spelling(bound.get("vals")))
                 raise _Refused(returned)
             raise _Refused("its enqueue op is run with a feed_dict %s%s, which gets it from elsewhere (returned or "
                            "passed in): qmigrate follows an enqueue op within the class or function that builds it, "
