@@ -301,6 +301,10 @@ class _Reader:
             function = tree.function(elsewhere[0])
             returned = self._returned(enqueue, function, elsewhere[0])
             if returned is not None:
+                if not components and self.growing is None:
+                    # Carrying the arguments across would not be enough: said together.
+                    returned += "; and its enqueue %s does not enqueue %s" % (
+                        tree.where(enqueue_stmt), self._vals_spelling(bound.get("vals")))
                 raise _Refused(returned)
             raise _Refused("its enqueue op is run with a feed_dict %s%s, which gets it from elsewhere (returned or "
                            "passed in): qmigrate follows an enqueue op within the class or function that builds it, "
@@ -627,10 +631,34 @@ class _Reader:
             text = self.tree.text(call.args[0].value)
             if text.startswith("self.") and self.tree.class_of(self.tree.function(call)) is not self.cls:
                 continue  # another class's op of the same name
+            if not text.startswith("self.") and self._another_enqueue_op(call, text):
+                continue  # another function's op of the same name
             if text.rsplit(".", 1)[-1] == last and (len(call.args) > 1 or any(
                     a.keyword is not None and a.keyword.value == "feed_dict" for a in call.args)):
                 found.append(call)
         return found
+
+    def _another_enqueue_op(self, run: cst.Call, name: str) -> bool:
+        """Whether the plain `name` that `run` runs is, where it runs, a local variable of another
+        function than the queue's, bound there to an enqueue op of its own (`name = q.enqueue(...)`
+        in the function, or one around it, that binds `name` first going out): then it is another
+        queue's op. A parameter (an op passed in, maybe ours), a `global`/`nonlocal` name or a name
+        bound otherwise is not told apart: False."""
+        tree = self.tree
+        for function in (a for a in tree.up(run) if isinstance(a, cst.FunctionDef)):
+            if function is self.ctor_function:
+                return False
+            params = {p.name.value for p in cstutil.nodes_of(function.params, (cst.Param,))}
+            binds = [a for a in cstutil.nodes_of(function.body, (cst.Assign,)) if tree.function(a) is function
+                     and any(isinstance(t.target, cst.Name) and t.target.value == name for t in a.targets)]
+            declared = [n for d in cstutil.nodes_of(function.body, (cst.Global, cst.Nonlocal))
+                        for n in d.names if n.name.value == name]
+            if name in params or declared:  # passed in, or bound in a scope further out
+                return False
+            if binds:
+                return all(isinstance(a.value, cst.Call) and isinstance(a.value.func, cst.Attribute)
+                           and a.value.func.attr.value in ("enqueue", "enqueue_many") for a in binds)
+        return False
 
     def _mentions_placeholder(self, vals) -> bool:
         """Whether the enqueued values read a reference bound to tf.placeholder (or a list of them)."""

@@ -246,6 +246,12 @@ def test_handoff_refusals_name_the_construct_and_its_line():
         r"`push_op` leaves `make_input\(\)` in its return value `return queue\.dequeue\(\), push_op, holders` \(line 31\); "
         r"`pump\(\)` runs it .*\(line 36\), as the target of the thread .*\(line 42\), given `sess, push_op, source, "
         r"holders`",
+        # A dict of placeholders (setup returns the enqueue op): both gaps are said, not only the hand-off.
+        r"`keyed_op` leaves `keyed_input\(\)` in its return value `return dict\(zip\(holders\.keys\(\), parts\)\), "
+        r"keyed_op, holders` \(line 144\); `pump_keyed\(\)` runs it .*\(line 150\), as the target of the thread "
+        r".*\(line 156\), given `sess, keyed_op, source, holders`: .*every caller, would change\); and its enqueue "
+        r"`keyed_op = queue\.enqueue\(holder_list\)` \(line 142\) does not enqueue a literal list of tf\.placeholder "
+        r"tensors built before it in the same block \(`holder_list` is not bound to such a list there\)",
         r"the thread that runs `work\(\)` is started in a loop `for _ in range\(workers\):` \(line 60\): several "
         r"producers .*; it is dequeued in `return self\.queue\.dequeue\(\)` \(line 57\), away from the block ",
         r"`q` is bound to 3 queues in its function \(line 80, line 84, line 88\): each with an enqueue op of its own "
@@ -257,4 +263,4 @@ def test_handoff_refusals_name_the_construct_and_its_line():
     ]
     for pattern in expected:
         assert any(re.search(pattern, reason) for reason in reasons), (pattern, reasons)
-    assert len(reasons) == 9  # the last class's two queues
+    assert len(reasons) == 10  # the last class's two queues, and keyed_input()'s

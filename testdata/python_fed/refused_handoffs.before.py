@@ -132,3 +132,27 @@ class ArmsOfOtherShapes(object):
 
     def start(self, sess):
         threading.Thread(target=self.work, args=(sess,)).start()
+
+
+def keyed_input(widths):
+    """A dict of placeholders, one per key, returned with the enqueue op to the caller."""
+    holders = {key: tf.placeholder(tf.float32, shape=[width]) for (key, width) in widths.items()}
+    holder_list = list(holders.values())
+    queue = tf.FIFOQueue(16, [tf.float32] * len(widths))
+    keyed_op = queue.enqueue(holder_list)
+    parts = queue.dequeue()
+    return dict(zip(holders.keys(), parts)), keyed_op, holders
+
+
+def pump_keyed(sess, keyed_op, source, holders):
+    while True:
+        row = source.next_row()
+        sess.run(keyed_op, feed_dict={holder: row[key] for (key, holder) in holders.items()})
+
+
+def train_keyed(widths, source, steps):
+    inputs, keyed_op, holders = keyed_input(widths)
+    sess = tf.Session()
+    threading.Thread(target=pump_keyed, args=(sess, keyed_op, source, holders)).start()
+    for _ in range(steps):
+        sess.run(inputs)
