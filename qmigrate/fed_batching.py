@@ -10,7 +10,9 @@
         images, labels = tf.train.batch([image, label], batch_size=n, capacity=c)
 
 becomes, where the dequeue was, the generator's dataset followed by `def parse_record(image,
-label): <the per-record code>; return image, label`, `dataset.map(parse_record)`, each arm's
+label): <the per-record code>; return image, label`, `dataset.map(parse_record)` (with
+`num_parallel_calls=num_threads` of the batcher: its threads ran that code; in each arm when
+the arms' differ), each arm's
 stages under the same test (`shuffle(m)` for a shuffle_batch, then its batch, dropping the partial
 batch unless allow_smaller_final_batch=True, as the queue did), `prefetch(1)` and the batch
 targets bound to the iterator's next element. No repeat: the generator alone decides when the
@@ -83,6 +85,7 @@ def tail(tree, body: Sequence[cst.BaseStatement], dequeue_stmt: cst.BaseStatemen
 
 def _tail(tree, body, at, batching, found, dequeue_stmt, resolve, ds, tf, target, one) -> Tail:
     from qmigrate.chained_records import _captures_nothing_stateful, _per_record
+    from qmigrate.python_fed import _is_reference
     where = tree.where(dequeue_stmt)
     small = cstutil.single_small(dequeue_stmt)
     if not isinstance(small, cst.Assign) or len(small.targets) != 1:
@@ -137,33 +140,33 @@ def _tail(tree, body, at, batching, found, dequeue_stmt, resolve, ds, tf, target
             raise _Refused("the batching %s has enqueue_many, shapes= or allow_smaller_final_batch given by a test, "
                            "which qmigrate does not write after a generator yet" % tree.where(stmt))
         models.append(model)
-    if len({m.num_threads for m in models}) > 1:
-        raise _Refused("the arms of %s batch with other num_threads" % tree.where(batching))
     statements = [middle[i] for i in work]
-    moved = {id(stmt) for stmt in statements} | {id(dequeue_stmt), id(batching)}
-    for stmt in body:
-        if id(stmt) in moved:
-            continue
-        uses = cstutil.name_uses(stmt)
-        again = (set(uses.loads) | set(uses.stores)) & tainted
-        if again:
-            raise _Refused("`%s`, a record of its dequeue %s, is also used by %s, outside the per-record code that "
-                           "becomes the map function" % (sorted(again)[0], where, tree.where(stmt)))
+    moved = [dequeue_stmt, batching] + statements
+    scope = function or tree.module
+    for name in sorted(tainted):  # anywhere in the function (nested blocks and functions included)
+        for node in tree.names.get(name, ()):
+            if tree.within(node, scope) and _is_reference(tree, node) and not any(
+                    tree.within(node, stmt) for stmt in moved):
+                raise _Refused("`%s`, a record of its dequeue %s, is also used by %s, outside the per-record code "
+                               "that becomes the map function" % (name, where, tree.where(node)))
     returned = cst.parse_expression(", ".join(tensors))
     try:
         statements, returned = _rename_rebound(statements, returned, names, owner)
         _captures_nothing_stateful(statements, returned, names, body[:at], resolve, owner)
     except Refused as error:
         raise _Refused(str(error))
-    scope = function or tree.module
     taken = set(cstutil.name_uses(scope).stores) | set(cstutil.name_uses(scope).loads) | {ds}
     parse = _fresh("parse_record", taken)
     config = tree.module.config_for_parsing
     nested = _nested(parse, names, statements, returned, config)
     lines = ["\n" + tree.module.code_for_node(nested).strip("\n")]  # set apart by blank lines
-    threads = models[0].num_threads
-    lines.append("\n%s = %s.map(%s%s)" % (ds, ds, parse, ", num_parallel_calls=%s" % threads if threads else ""))
-    per_arm = [_stages(ds, model, tf, target) for model in models]
+    mapped = ["%s = %s.map(%s%s)" % (ds, ds, parse, ", num_parallel_calls=%s" % m.num_threads if m.num_threads
+                                      else "") for m in models]
+    if len(set(mapped)) == 1:
+        lines.append("\n" + mapped[0])
+        per_arm = [_stages(ds, model, tf, target) for model in models]
+    else:  # the batching threads ran the per-record code: as many parallel calls as each arm had threads
+        per_arm = [[line] + _stages(ds, model, tf, target) for line, model in zip(mapped, models)]
     if all(stages == per_arm[0] for stages in per_arm):
         lines += per_arm[0]
     else:
@@ -171,7 +174,7 @@ def _tail(tree, body, at, batching, found, dequeue_stmt, resolve, ds, tf, target
         for index, (test, stages) in enumerate(zip(_tests(batching), per_arm)):
             head = "else:" if test is None else "%s %s:" % ("if" if index == 0 else "elif", tree.source(test))
             chain.append(head + "".join("\n    " + line for line in stages))
-        lines.append("\n".join(chain))
+        lines.append(("\n" if len(set(mapped)) > 1 else "") + "\n".join(chain))
     lines.append("%s = %s.prefetch(1)" % (ds, ds))
     element = "%s.get_next()" % synth._one_shot(ds, tf, target)
     lines.append("%s = %s" % (batch_names[0] if len(batch_names) == 1 else ", ".join(batch_names), element))
