@@ -91,7 +91,9 @@ class StartQueueRunners(Rule):
     rewrote at least one pipeline. Otherwise the call is kept and reported.
 
     A coordinator handed an exception (`coord.request_stop(e)`) stays, to raise it again in its
-    `join()`: the thread list it joins becomes `threads = []`.
+    `join()`: the thread list it joins becomes `threads = []`. A thread list kept on an object
+    (`self.threads = tf.train.start_queue_runners(...)`), which other methods may join, becomes
+    `self.threads = []`.
 
     ## Limitations
     A thread list used for more than `coord.join(threads)` keeps the call.
