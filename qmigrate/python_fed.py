@@ -21,7 +21,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import cstutil, synth, wording
+from qmigrate import cstutil, fed_batching, synth, wording
 from qmigrate.handbuilt import _Refused, _bind  # one reading of call arguments for both
 from qmigrate.model import Batching
 from qmigrate.names import ImportMap
@@ -58,6 +58,11 @@ class Plan:
     moved: Dict[int, int] = field(default_factory=dict)  # id(statement) -> id(a later statement put before it)
     before: Dict[int, List[str]] = field(default_factory=dict)  # id(statement) -> new statements put before it
     also: List[cst.Call] = field(default_factory=list)  # the constructors of the other arms (one queue per arm)
+    # The batchers after the dequeue, now dataset stages (fed_batching), and the statements moved
+    # into its map function (their comments go with them).
+    batchers: List[cst.Call] = field(default_factory=list)
+    mapped: Set[int] = field(default_factory=set)
+    kept_batchers: Dict[int, str] = field(default_factory=dict)  # id(batcher call) -> why it keeps its queue
 
 
 @dataclass(frozen=True)
@@ -241,6 +246,7 @@ class _Reader:
         self.arms: Optional[_Arms] = None  # a queue per arm of an if
         self.parts = None  # (lists, placeholders) an enqueue of `self.xs + [self.y]` adds up
         self.buffers = []
+        self.tail: Optional[fed_batching.Tail] = None
 
     # -- the queue, its enqueue op and its placeholders ------------------------------------------
     def read(self) -> Optional[Plan]:
@@ -385,7 +391,8 @@ class _Reader:
                 plan.removed.discard(id(ctor_stmt))  # the arms' other statements stay
                 plan.removed.update(id(stmt) for stmt in constructors)
         self._drop_placeholders(components, vals_text, body, plan, producer)
-        built = [self._dataset(stmt, call, args, spec, many, producer) for stmt, call in dequeues]
+        built = [self._dataset(stmt, call, args, spec, many, producer, len(dequeues) == 1)
+                 for stmt, call in dequeues]
         if len(dequeues) > 1 and all(lines[:-1] == built[0][:-1] for lines in built) and all(
                 tree.block(stmt).body[0] is stmt for stmt, _ in dequeues):
             # One dequeue per arm of an if (one runs), each first in its arm, so nothing the arm binds
@@ -395,6 +402,13 @@ class _Reader:
         for (dequeue_stmt, _), lines in zip(dequeues, built):
             plan.replaced[id(dequeue_stmt)] = lines
         plan.detail = self._detail(producer, args)
+        if self.tail is not None and self.tail.refused is not None:
+            plan.kept_batchers = {id(call): self.tail.refused for call in self.tail.batchers}
+        elif self.tail is not None:
+            plan.removed.update(id(stmt) for stmt in self.tail.removed)
+            plan.mapped.update(id(stmt) for stmt in self.tail.removed)
+            plan.batchers = list(self.tail.batchers)
+            plan.detail += "; " + self.tail.detail
         return plan
 
     def _not_one_enqueue(self, queue, region, target, enqueues, refs) -> str:
@@ -1403,9 +1417,10 @@ class _Reader:
             if not others:
                 plan.removed.add(id(stmt))
 
-    def _dataset(self, stmt, call, args, spec, many, producer) -> List[str]:
+    def _dataset(self, stmt, call, args, spec, many, producer, alone: bool) -> List[str]:
         """The statements that replace the dequeue: a dataset over the generator, batched as the
-        dequeue did, and its next element."""
+        dequeue did, and its next element; for the one `dequeue()` of the queue that a batching
+        follows, the per-record code and that batching as its stages (fed_batching)."""
         tree, tf, target = self.tree, self.tf, self.target
         scope = tree.function(stmt) or tree.module
         taken = cstutil.name_uses(scope).stores | set(cstutil.name_uses(scope).loads)
@@ -1433,6 +1448,11 @@ class _Reader:
             batching = Batching(batch_size=tree.source(bound["n"]), allow_smaller_final_batch=method == "dequeue_up_to",
                                 dynamic_pad=self.kind == _PADDING)
             out.append("%s = %s.%s" % (ds, ds, synth._batch(ds, batching, tf, target)))
+        if method == "dequeue" and alone:
+            self.tail = fed_batching.tail(tree, tree.block(stmt).body, stmt, self.imports.resolve, ds, tf, target,
+                                          one)
+            if self.tail is not None and self.tail.refused is None:
+                return out + self.tail.lines
         element = "%s.get_next()" % synth._one_shot(ds, tf, target)
         if isinstance(small, cst.Return):
             out.append("return %s" % element)
@@ -1630,22 +1650,31 @@ def _drop_params(dropped: Set[str]) -> Callable[[cst.CSTNode], cst.CSTNode]:
 
 def apply(module: cst.Module, plans: List[Plan]) -> cst.Module:
     """The module with every plan's edits made."""
-    removed, replaced, nodes, moved, before = set(), {}, {}, {}, {}
+    removed, replaced, nodes, moved, before, mapped = set(), {}, {}, {}, {}, set()
     for plan in plans:
+        mapped |= plan.mapped
         removed |= plan.removed
         replaced.update(plan.replaced)
         nodes.update(plan.nodes)
         moved.update(plan.moved)
         before.update(plan.before)
-    return module.visit(_Apply(removed, replaced, nodes, moved, module.config_for_parsing, before))
+    return module.visit(_Apply(removed, replaced, nodes, moved, module.config_for_parsing, before, mapped))
+
+
+def _parsed(text: str, config) -> cst.BaseStatement:
+    """A new statement from its source; a blank line it starts with carries no indentation."""
+    stmt = cst.parse_statement(text + "\n", config)
+    return stmt.with_changes(leading_lines=[line.with_changes(indent=False) if line.comment is None else line
+                                            for line in stmt.leading_lines])
 
 
 class _Apply(cst.CSTTransformer):
     """Edits by original node; statements are removed and replaced by their block, so the comments
     of a removed statement (those not about queues) move to the next statement that stays."""
 
-    def __init__(self, removed, replaced, nodes, moved, config, before):
+    def __init__(self, removed, replaced, nodes, moved, config, before, mapped=frozenset()):
         self.removed, self.replaced, self.nodes, self.config = removed, replaced, nodes, config
+        self.mapped = mapped  # removed into a map function, which keeps their comments
         self.moved, self.before = moved, before
         self.moved_away = set(moved.values())
 
@@ -1663,12 +1692,14 @@ class _Apply(cst.CSTTransformer):
             if id(old) in self.moved_away:
                 continue
             if id(old) in self.removed:
+                if id(old) in self.mapped:
+                    continue
                 pending += wording.moved_comments(old)
                 # A blank line that set the removed statements apart sets apart what follows them.
                 blank = blank or any(line.comment is None for line in old.leading_lines)
                 continue
             if id(old) in self.replaced:
-                statements = [cst.parse_statement(text + "\n", self.config) for text in self.replaced[id(old)]]
+                statements = [_parsed(text, self.config) for text in self.replaced[id(old)]]
                 new_lines = list(new.leading_lines)
                 if id(old) in self.moved:  # the generator, moved up to where the dataset is built
                     statements[0] = statements[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
@@ -1680,7 +1711,7 @@ class _Apply(cst.CSTTransformer):
                 statements, new_lines = [new], list(new.leading_lines)
             if id(old) in self.before:  # its comments go before what comes first; a blank line still sets it apart
                 apart = [cst.EmptyLine(indent=False)] if any(line.comment is None for line in new_lines) else []
-                statements = [cst.parse_statement(text + "\n", self.config) for text in self.before[id(old)]] + [
+                statements = [_parsed(text, self.config) for text in self.before[id(old)]] + [
                     statements[0].with_changes(leading_lines=apart)] + statements[1:]
             if pending or blank:
                 blanks = [line for line in new_lines if line.comment is None][:1] or (
@@ -1704,6 +1735,12 @@ _TODO = ("turn the thread's loop into a generator (yield the fed values), build 
          "iterator's get_next() for the dequeue, and remove the thread")
 
 
+_KEPT_BATCHER = ("it batches the records of a dataset made from a Python generator (QM308), read one at a time "
+                 "from its iterator, but ")
+_KEPT_TODO = ("move the per-record code into `dataset.map(parse)` and batch the dataset (shuffle(min_after_dequeue) "
+              "for a shuffle_batch), then remove the queue runners")
+
+
 def finish(analysis, found: List[object], options, rule, changed_by_others: bool) -> bool:
     """Say what became of each queue `find` returned, on `analysis` (an engine.FileAnalysis), and
     make the plans' edits on `analysis.new_module` when unsafe fixes are asked for and no other
@@ -1722,7 +1759,13 @@ def finish(analysis, found: List[object], options, rule, changed_by_others: bool
         analysis.add_finding(rule, call, apply_it, item.detail)
         if apply_it:
             plans.append(item)
-            analysis.fixed_calls.update(id(c) for c in [call] + item.also)
+            analysis.fixed_calls.update(id(c) for c in [call] + item.also + item.batchers)
+            for batcher in item.batchers:  # the engine's reason (its records came from a queue) no longer holds
+                analysis.reasons.pop(id(batcher), None)
+                analysis.todo.pop(id(batcher), None)
+            for batcher, why in item.kept_batchers.items():
+                analysis.reasons[batcher] = _KEPT_BATCHER + why
+                analysis.todo[batcher] = _KEPT_TODO
             analysis.pipelines += 1
         else:
             for each in [call] + item.also:

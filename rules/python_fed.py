@@ -61,6 +61,17 @@ class PythonFedQueue(Rule):
     `tuple(feed[placeholder] for placeholder in self.xs + [self.y])`, output_types and
     output_shapes are the placeholders' own, and the dequeue must be unpacked into names.
 
+    A `dequeue()` (one record at a time) followed in its block by per-record code and a
+    `tf.train.batch` / `shuffle_batch` of those records (or an if/else with one in each arm, under
+    a test that calls nothing) takes the whole record path along: the per-record code becomes the
+    map function `parse_record` (`num_parallel_calls` the batcher's `num_threads`), each arm's
+    batcher its stages (`shuffle(min_after_dequeue, seed)` for a shuffle_batch, then `batch`,
+    remainder dropped unless `allow_smaller_final_batch=True`), with no `repeat`: the generator
+    decides when the records end (qmigrate/fed_batching.py). When that path cannot be proven (code
+    between that does not work on the records, a record read elsewhere, `enqueue_many=` or
+    `shapes=` on the batcher), only the dequeue is rewritten and the batcher keeps its queue, over
+    the iterator's records, saying why.
+
     ## Fix safety
     Unsafe (applied with `--unsafe`; reported always): the generator runs inside TensorFlow's
     py_func on the input pipeline's thread, holding the GIL, instead of in its own thread; each new

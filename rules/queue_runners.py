@@ -91,7 +91,9 @@ class StartQueueRunners(Rule):
     rewrote at least one pipeline. Otherwise the call is kept and reported.
 
     A coordinator handed an exception (`coord.request_stop(e)`) stays, to raise it again in its
-    `join()`: the thread list it joins becomes `threads = []`.
+    `join()`: the thread list it joins becomes `threads = []`. A thread list kept on an object
+    (`self.threads = tf.train.start_queue_runners(...)`), which other methods may join, becomes
+    `self.threads = []`.
 
     ## Limitations
     A thread list used for more than `coord.join(threads)` keeps the call.
@@ -230,6 +232,12 @@ def remove_plumbing(module: cst.Module, imports: ImportMap):
     # (unless it is an OutOfRangeError): the coordinator and its join stay, so the error still ends
     # the program where it did; the runners' thread list it joins is empty now (`threads = []`).
     no_threads: Dict[int, str] = {}
+    # `self.threads = tf.train.start_queue_runners(...)`: other methods (other modules) may join the
+    # attribute, which no name count here follows; it stays bound, to no thread (`self.threads = []`).
+    for stmt in finder.runner_statements:
+        assign = cstutil.single_assign(stmt)
+        if assign is not None and not isinstance(assign[0], cst.Name):
+            no_threads[id(stmt)] = cst.Module([]).code_for_node(assign[0])
     for coord_name in sorted(finder.reporting & set(finder.coordinators)):
         reasons[Coordinator.code] = ("`%s.request_stop(...)` is handed an exception, which its join() raises "
                                      "again; it works without queue runners" % coord_name)
@@ -261,6 +269,9 @@ def remove_plumbing(module: cst.Module, imports: ImportMap):
         else:
             reasons[Coordinator.code] = ("`%s` is used beyond the queue runners (it still works without them)"
                                          % coord_name)
+    if finder.kept_coordinators and Coordinator.code not in reasons:
+        reasons[Coordinator.code] = ("it is kept in `%s`, which other methods or modules may use (it still works "
+                                     "without queue runners)" % finder.kept_coordinators[0])
     for stmt in finder.runner_blocks + finder.hand_loops:
         drop_statements.add(id(stmt))
     new_module = module.visit(_PlumbingRemover(drop_statements, loops, finder.runner_items, no_threads))
@@ -441,6 +452,7 @@ class _PlumbingFinder(cst.CSTVisitor):
         self.runner_statements: List[cst.BaseStatement] = []
         self.runner_statements_by_threads: Dict[str, List[cst.BaseStatement]] = defaultdict(list)
         self.thread_joins: Dict[str, List[int]] = {}
+        self.kept_coordinators: List[str] = []  # kept to something else than a plain name (`self.coord`)
         self.coordinators: Dict[str, cst.BaseStatement] = {}
         self.coord_uses = defaultdict(lambda: {"statements": [], "loops": []})
         self.coord_passed: Counter = Counter()
@@ -481,6 +493,8 @@ class _PlumbingFinder(cst.CSTVisitor):
         elif rule is Coordinator and target:
             self.calls.append((rule, node))
             self.coordinators[target] = node
+        elif rule is Coordinator and assign is not None:
+            self.kept_coordinators.append(cst.Module([]).code_for_node(assign[0]))
         for method in ("request_stop", "join"):
             owner = _method_call_on(node, method)
             if owner:

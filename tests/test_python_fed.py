@@ -264,3 +264,38 @@ def test_handoff_refusals_name_the_construct_and_its_line():
     for pattern in expected:
         assert any(re.search(pattern, reason) for reason in reasons), (pattern, reasons)
     assert len(reasons) == 10  # the last class's two queues, and keyed_input()'s
+
+
+@pytest.mark.parametrize("tf_version", ("1.8",), ids=lambda v: "tf" + v)
+def test_records_mapped_and_batched_after_the_generator(tf_version, tmp_path):
+    """A dequeue() followed by per-record code and a batcher per arm (batch / shuffle_batch): the
+    per-record code runs in the map function (every value x * 2 + 1 of its own row), FIFO batches
+    come in the same order, shuffled ones hold each example once; the migrated input ends with
+    the generator, and also gives the records the legacy shuffle queue kept back."""
+    old, new = _drain("batched_records", tf_version, tmp_path)
+    assert new["static_shapes"] == old["static_shapes"] == [[8, 2], [8]]
+    assert old["counts"] == [6, 5] and new["counts"] == [6, 6]
+    assert not any(old["ends"]) and all(new["ends"])
+    for batch in old["batches"] + new["batches"]:
+        assert batch["values"] == [[20.0 * i + 1.0, 20.0 * i + 2.0] for i in batch["ids"]]
+    assert new["batches"][:6] == old["batches"][:6]  # FIFO: the same batches in the same order
+    shuffled = [i for b in new["batches"][6:] for i in b["ids"]]
+    assert sorted(shuffled) == list(range(48)) and shuffled != sorted(shuffled)
+    legacy = [i for b in old["batches"][6:] for i in b["ids"]]
+    assert len(legacy) == len(set(legacy)) == 40
+
+
+def test_batchers_kept_after_the_generator_say_why():
+    result = _migrate(os.path.join(FOLDER, "kept_batchers.before.py"))
+    assert result.changed
+    reasons = [d.message for d in result.diagnostics if d.code == "QM301"]
+    expected = [
+        r"it batches the records of a dataset made from a Python generator \(QM308\), read one at a time from its "
+        r"iterator, but `step = tf\.train\.get_or_create_global_step\(\)` \(line 15\), between its dequeue "
+        r"`row = queue\.dequeue\(\)` \(line 13\) and the batching .* does not work on the records",
+        r"but `row`, a record of its dequeue `row = pool\.dequeue\(\)` \(line 29\), is also used by "
+        r"`tf\.summary\.histogram\(\"row\", row\)` \(line 32\), outside the per-record code",
+    ]
+    assert len(reasons) == 2
+    for pattern in expected:
+        assert any(re.search(pattern, reason) for reason in reasons), (pattern, reasons)

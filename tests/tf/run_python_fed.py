@@ -227,7 +227,28 @@ def concatenated_inputs(module, past_end):
     return out
 
 
-CASES = {"concatenated_inputs": concatenated_inputs, "shuffle_arm": shuffle_arm, "buffer_arms": buffer_arms, "arm_dequeues": arm_dequeues, "computed_shapes": computed_shapes, "growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
+def batched_records(module, past_end):
+    """48 rows, dequeued one at a time, mapped (x * 2 + 1) and batched by 8: FIFO (tf.train.batch),
+    then shuffled (shuffle_batch keeping 8 back), each in a graph of its own. The legacy shuffle
+    queue gives 5 batches (it keeps 8 records back, and the feeder ends); the migrated input gives
+    all 6, then ends."""
+    rows = np.arange(48, dtype=np.float32)[:, None] * 10.0 + np.array([0.0, 0.5], np.float32)
+    ids = np.arange(48, dtype=np.int64)
+    out = {"batches": [], "ends": [], "counts": []}
+    for shuffle in (False, True):
+        with tf.Graph().as_default():
+            sess = tf.Session()
+            loader = module.RowLoader(sess, 8, buffered=64, keep_back=8)
+            values, got_ids = loader.batches(rows, ids, shuffle=shuffle, scale=True)
+            out["static_shapes"] = [values.shape.as_list(), got_ids.shape.as_list()]
+            before = len(out["batches"])
+            read_batches(sess, values, got_ids, (5 if shuffle else 6) + past_end * (2 if shuffle else 1), out)
+            out["ends"].append(out.pop("ended", False))
+            out["counts"].append(len(out["batches"]) - before)
+    return out
+
+
+CASES = {"batched_records": batched_records, "concatenated_inputs": concatenated_inputs, "shuffle_arm": shuffle_arm, "buffer_arms": buffer_arms, "arm_dequeues": arm_dequeues, "computed_shapes": computed_shapes, "growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
          "nested_producer": nested_producer, "thread_subclass": thread_subclass}
 
 
