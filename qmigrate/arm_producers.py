@@ -115,14 +115,7 @@ def _definition_only(stmt: cst.BaseStatement) -> bool:
 
 def _arms(branch: cst.If) -> Tuple[List[cst.IndentedBlock], List[cst.BaseExpression]]:
     """(the bodies of every arm of an if/elif/else chain, every test)."""
-    arms, tests = [], []
-    node: Optional[cst.CSTNode] = branch
-    while isinstance(node, cst.If):
-        tests.append(node.test)
-        arms.append(node.body)
-        node = node.orelse
-    if isinstance(node, cst.Else):
-        arms.append(node.body)
+    arms, tests, _ = cstutil.if_chain(branch)
     return [arm for arm in arms if isinstance(arm, cst.IndentedBlock)], tests
 
 

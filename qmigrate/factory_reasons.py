@@ -22,6 +22,8 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from qmigrate import summary
+from qmigrate.names import ast_dotted
 from qmigrate.rules.base import Unsupported
 
 # The reason unlinked gives a batch whose tensors start at a call of a method of an object.
@@ -108,25 +110,8 @@ def _cst_returns(function: cst.FunctionDef) -> List[cst.Return]:
 
 
 def own_returns(function: ast.FunctionDef) -> List[ast.Return]:
-    """The return statements of `function` itself (not of functions or classes nested in it)."""
-    found, stack = [], list(function.body)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Return):
-            found.append(node)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
-    return sorted(found, key=lambda node: node.lineno)
-
-
-def dotted_name(node: ast.AST) -> Optional[str]:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = dotted_name(node.value)
-        return base and "%s.%s" % (base, node.attr)
-    return None
+    """The return statements of `function` itself (not of functions or classes nested in it), by line."""
+    return sorted(summary.own_returns(function.body), key=lambda node: node.lineno)
 
 
 def factories(tree: ast.AST, method: str) -> List[Tuple[str, int, str]]:
@@ -141,7 +126,7 @@ def factories(tree: ast.AST, method: str) -> List[Tuple[str, int, str]]:
             if not (isinstance(member, ast.FunctionDef) and member.name == method):
                 continue
             for ret in own_returns(member):
-                name = dotted_name(ret.value.func) if isinstance(ret.value, ast.Call) else None
+                name = ast_dotted(ret.value.func) if isinstance(ret.value, ast.Call) else None
                 if name and name.rsplit(".", 1)[-1].endswith("Provider"):
                     found.append((stmt.name, ret.lineno, name))
     return found

@@ -212,28 +212,21 @@ def _names(node) -> Optional[List[str]]:
 
 
 def _tests(stmt) -> List[Optional[cst.BaseExpression]]:
+    """The test of each arm of an if/elif/else (None for the `else`); [None] for a plain statement."""
     if not isinstance(stmt, cst.If):
         return [None]
-    out, arm = [], stmt
-    while isinstance(arm, cst.If):
-        out.append(arm.test)
-        arm = arm.orelse
-    return out + ([None] if arm is not None else [])
+    _, tests, no_else = cstutil.if_chain(stmt)
+    return list(tests) + ([] if no_else else [None])
 
 
 def _arms(tree, stmt, resolve):
     """[(statement, target, tensors list, batcher call)] of the batching: one statement, or an
     if/elif/else with one in each arm."""
     if isinstance(stmt, cst.If):
-        blocks, arm, tests = [], stmt, []
-        while isinstance(arm, cst.If):
-            blocks.append(arm.body)
-            tests.append(arm.test)
-            arm = arm.orelse
-        if arm is None:
+        blocks, tests, no_else = cstutil.if_chain(stmt)
+        if no_else:
             raise _Refused("the batching %s is in an `if` without `else`: on the other path nothing batched the "
                            "records" % tree.where(stmt))
-        blocks.append(arm.body)
         for test in tests:
             if cstutil.calls_of(test) or cstutil.nodes_of(test, (cst.Lambda, cst.Yield, cst.NamedExpr)):
                 raise _Refused("the test of %s calls something, and the dataset would evaluate it again"

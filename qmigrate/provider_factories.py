@@ -43,8 +43,9 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from qmigrate.factory_reasons import code, dotted_name, own_returns
+from qmigrate.factory_reasons import code, own_returns
 from qmigrate.model import FileSource
+from qmigrate.names import ast_dotted
 from qmigrate.rules.base import Unsupported
 
 
@@ -156,7 +157,7 @@ def _factory_method(tree: ast.AST, class_name: str, method: str) -> Optional[ast
                     if len(returns) != 1 or member.body[-1] is not returns[0]:
                         return None
                     value = returns[0].value
-                    name = dotted_name(value.func) if isinstance(value, ast.Call) else None
+                    name = ast_dotted(value.func) if isinstance(value, ast.Call) else None
                     return member if name and name.endswith("DatasetDataProvider") else None
     return None
 
@@ -205,7 +206,7 @@ def plan(files: List[str], program, results, target) -> Tuple[Dict[str, Tuple[Tu
                 continue
             for obj, method in _factory_calls(function):
                 callee = _class_made(function, obj)
-                name = dotted_name(callee) if callee is not None else None
+                name = ast_dotted(callee) if callee is not None else None
                 resolved = ImportMap(None, tree).resolve_dotted(name) if name else None
                 if not resolved or "." not in resolved:
                     continue

@@ -104,7 +104,7 @@ def _function(node, imports: ImportMap, pipelines: int, is_queue_api) -> Functio
             builds.append(canonical(resolved))
     args = node.args
     params = tuple(a.arg for a in list(getattr(args, "posonlyargs", [])) + args.args + args.kwonlyargs)
-    returns = tuple(_returned(r.value) for r in _own_returns(node.body))
+    returns = tuple(_returned(r.value) for r in own_returns(node.body))
     return FunctionSummary(node.name, node.lineno, params, tuple(calls), tuple(builds), returns, pipelines)
 
 
@@ -118,7 +118,7 @@ def _calls(node: ast.AST) -> Iterator[ast.Call]:
         stack.extend(reversed(list(ast.iter_child_nodes(current))))
 
 
-def _own_returns(body) -> Iterator[ast.Return]:
+def own_returns(body) -> Iterator[ast.Return]:
     """The `return` statements of a function body, not those of functions defined inside it."""
     stack = list(reversed(body))
     while stack:
