@@ -69,8 +69,8 @@ def group_loop(loop: cst.For, read_call) -> Optional[GroupLoop]:
     try:
         joins._check_alike(loop, body, list_name, "reads")
     except joins.NotAReaderLoop as refused:
-        raise joins.NotAReaderLoop("the loop reads %s records in a row into `%s` with the one reader `%s`, made "
-                                   "outside it, but %s" % (count, list_name, read[0], refused), list_name, read[0])
+        raise joins.NotAReaderLoop("%s, but %s" % (joins.group_described(count, list_name, read[0]), refused),
+                                   list_name, read[0])
     return GroupLoop(list_name, loop.iter.args[0].value, read[0], assign[1], assign[0], tuple(body[1:-1]), element)
 
 
@@ -108,8 +108,7 @@ def element_source(element: cst.BaseExpression, value: str, tf: str, code: Calla
 def refusal(batcher: Optional[str], enqueue_many: bool, is_packed: bool, reader: str, list_name: str,
             count: str) -> Optional[str]:
     """Why the batching of a group loop's list is not rewritten, or None."""
-    what = "the loop reads %s records in a row into `%s` with the one reader `%s`, made outside it" % (
-        count, list_name, reader)
+    what = joins.group_described(count, list_name, reader)
     if batcher is None:
         return "%s, and no tf.train batcher (batch, shuffle_batch, maybe_batch...) batches that list" % what
     if batcher == "join":

@@ -51,6 +51,12 @@ class NotAReaderLoop(Exception):
         self.reader = reader  # the reader variable the loop reads but does not make, if that is why
 
 
+def group_described(count: str, list_name: str, reader: str) -> str:
+    """How a diagnostic names a loop of one reader made outside it, read `count` times into a list."""
+    return "the loop reads %s records in a row into `%s` with the one reader `%s`, made outside it" % (
+        count, list_name, reader)
+
+
 def reader_loop(loop: cst.For, is_reader_ctor, read_call, helper_read=lambda expr: None) -> Optional[ReaderLoop]:
     """The reader loop `loop` is, or None when it is no loop over `range(n)` ending in
     `name.append(...)` after a read. Raises NotAReaderLoop for such a loop that cannot be moved.
@@ -83,11 +89,11 @@ def reader_loop(loop: cst.For, is_reader_ctor, read_call, helper_read=lambda exp
             if reader not in cstutil.name_uses(loop.body).stores:
                 # One reader read n times in each run: n records in a row per step, enqueued together.
                 raise NotAReaderLoop(
-                    "the loop reads %s records in a row into `%s` with the one reader `%s`, made outside "
-                    "it: a group per run of what batches that list (a group cut short at the end of the "
+                    "%s: a group per run of what batches that list (a group cut short at the end of the "
                     "files is lost), which qmigrate rewrites only with read() of a reader made by a TensorFlow "
                     "reader class in the same function or module code, of a file queue made there too "
-                    "(group_reads.py)" % (_code(it.args[0].value), list_name, reader), list_name, reader)
+                    "(group_reads.py)" % group_described(_code(it.args[0].value), list_name, reader),
+                    list_name, reader)
             raise NotAReaderLoop("the loop's reader `%s` is not made in the loop just before its read, so the "
                                  "loop's reads may not be one reader each" % reader)
         reader_stmt = body[read_index - 1]

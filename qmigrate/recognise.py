@@ -2076,10 +2076,9 @@ class _BlockRecogniser:
         helper or into a queue of batches, which are not rewritten with groups."""
         count, list_name, reader = group
         if other:
-            raise _Broken(calls, "the loop reads %s records in a row into `%s` with the one reader `%s`, made "
-                          "outside it, and batches that list in if/else arms, a tower loop, a helper or through "
+            raise _Broken(calls, "%s, and batches that list in if/else arms, a tower loop, a helper or through "
                           "another queue, which qmigrate does not rewrite with groups of records"
-                          % (count, list_name, reader))
+                          % joins.group_described(count, list_name, reader))
         packed = group_reads.packed(bound.get("tensors"), list_name, self.imports.resolve)
         refused = group_reads.refusal("join" if found[0] in JOINERS else "batch", batching.enqueue_many, packed,
                                       reader, list_name, count)
