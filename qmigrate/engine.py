@@ -324,13 +324,15 @@ def _analyse_either(path, source, options, module, edits, keep_helpers, parsed, 
                      handed=handed)
     if move_queues and not edits and tree is not None and b"_producer" in source \
             and SUPPRESS_MARK.encode() not in source and plain.remaining_queue_calls:
-        guarded = _analyse_guarded(path, source, options, module, keep_helpers, tree, foreign, handed)
+        # (plain.imports: the import map of `module`, which each attempt's `find` reads)
+        guarded = _analyse_guarded(path, source, options, module, keep_helpers, tree, foreign, handed, plain.imports)
         if guarded is not None and _calls_left(guarded) < _calls_left(plain):
             return guarded
-        in_arms = _analyse_arms(path, source, options, module, keep_helpers, tree, foreign, handed)
+        in_arms = _analyse_arms(path, source, options, module, keep_helpers, tree, foreign, handed, plain.imports)
         if in_arms is not None and _calls_left(in_arms) < _calls_left(plain):
             return in_arms
-        zipped = _analyse_zipped_arms(path, source, options, module, keep_helpers, tree, foreign, handed)
+        zipped = _analyse_zipped_arms(path, source, options, module, keep_helpers, tree, foreign, handed,
+                                      plain.imports)
         if zipped is not None and _calls_left(zipped) < _calls_left(plain):
             return zipped
         _say_kept_records(plain, keep_helpers or {})
@@ -352,11 +354,11 @@ def _say_kept_records(analysis: FileAnalysis, keep: Dict[str, str]) -> None:
 def _analyse_guarded(path: str, source: bytes, options: Options, module: cst.Module,
                      keep_helpers: Optional[Dict[str, str]], tree: ast.Module,
                      foreign: Optional["ForeignHelpers"],
-                     handed: Optional[handed_down.Handed]) -> Optional[FileAnalysis]:
+                     handed: Optional[handed_down.Handed], imports: ImportMap) -> Optional[FileAnalysis]:
     """The analysis of the module with guarded_records' moves made, keeping those whose batching
     the migration then rewrites and finishing them (None: none). As for _analyse_sunk, positions
     are those of the file as written and `module` is not a parse of `source`."""
-    everything = [move for move in guarded_records.find(module, ImportMap(module, tree))
+    everything = [move for move in guarded_records.find(module, imports)
                   if not any("." + attr in (keep_helpers or {}) for attr in move.attrs)]
     moves = everything
     old_at = _Positions(module, tree=tree)
@@ -383,7 +385,7 @@ def _analyse_guarded(path: str, source: bytes, options: Options, module: cst.Mod
 
 def _analyse_arms(path: str, source: bytes, options: Options, module: cst.Module,
                   keep_helpers: Optional[Dict[str, str]], tree: ast.Module, foreign: Optional["ForeignHelpers"],
-                  handed: Optional[handed_down.Handed]) -> Optional[FileAnalysis]:
+                  handed: Optional[handed_down.Handed], imports: ImportMap) -> Optional[FileAnalysis]:
     """The analysis of the module with arm_producers' moves made (each producer made in the arms of
     the `if` that read its queue), keeping those of which the migration then rewrites a copy (None:
     none). As for _analyse_sunk, positions are those of the file as written (every copy at its
@@ -396,12 +398,12 @@ def _analyse_arms(path: str, source: bytes, options: Options, module: cst.Module
         return [move for move, calls in zip(moves, copies) if any(id(call) in analysis.fixed_calls for call in calls)]
 
     return _analyse_moving(path, source, options, module, keep_helpers, tree, foreign, handed,
-                           arm_producers.find(module, ImportMap(module, tree)), make, kept)
+                           arm_producers.find(module, imports), make, kept)
 
 
 def _analyse_zipped_arms(path: str, source: bytes, options: Options, module: cst.Module,
                          keep_helpers: Optional[Dict[str, str]], tree: ast.Module, foreign: Optional["ForeignHelpers"],
-                         handed: Optional[handed_down.Handed]) -> Optional[FileAnalysis]:
+                         handed: Optional[handed_down.Handed], imports: ImportMap) -> Optional[FileAnalysis]:
     """The analysis of the module with zipped_arms' moves made (a chain made before an if/else
     and the batching after it copied into each arm), keeping the moves of which the migration then
     rewrites every queue call of every copy (None: none). Positions as for _analyse_arms."""
@@ -421,7 +423,7 @@ def _analyse_zipped_arms(path: str, source: bytes, options: Options, module: cst
         return found
 
     return _analyse_moving(path, source, options, module, keep_helpers, tree, foreign, handed,
-                           zipped_arms.find(module, ImportMap(module, tree)), make, kept)
+                           zipped_arms.find(module, imports), make, kept)
 
 
 def _analyse_moving(path: str, source: bytes, options: Options, module: cst.Module,
