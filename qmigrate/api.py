@@ -837,7 +837,8 @@ def _keep_returned_results(path: str, done: _Done, program: Program, keeps: Dict
     """Add to `keeps` the functions whose returned per-record structure a caller in another module
     may use: their pipelines stay (returned_records)."""
     for name, position, arity in done.returned_results:
-        found = returned_records.elsewhere(program.files_mentioning, path, program.mentions, program.tree, name, position, arity)
+        found = returned_records.elsewhere(program.files_mentioning, path, program.mentions, program.tree, name,
+                                           position, arity)
         if found is not None:
             keeps.setdefault(path, {})[returned_records.KEPT_PREFIX + name] = returned_records.kept_reason(*found)
 
@@ -848,9 +849,9 @@ def _keep_captured_params(path: str, done: _Done, program: Program, keeps: Dict[
     module may pass a stateful value for: their pipelines stay (captured_params)."""
     if not done.captured_params:
         return
-    refused = captured_params.elsewhere(program.files_mentioning, path, program.mentions, program.tree, done.captured_params,
-                                        lambda caller: program.closure(caller, partial=True), program.related,
-                                        bindings)
+    refused = captured_params.elsewhere(program.files_mentioning, path, program.mentions, program.tree,
+                                        done.captured_params, lambda caller: program.closure(caller, partial=True),
+                                        program.related, bindings)
     for function, why in refused.items():
         keeps.setdefault(path, {})[captured_params.KEPT_PREFIX + function] = why
 
