@@ -63,8 +63,10 @@ DEFAULT_CASES = [
     ("slim_unbatched", "id_batches", lambda d: dict(data_dir=d, batch_size=8, training=True), 20 * 8,
      ("forever", TRAIN)),
     ("slim_unbatched", "record_batches", lambda d: dict(data_dir=d, batch_size=4), EVAL, ("epochs", 1)),
+    # The batch queue after the provider stays (QM301, its tensors come from another function) and
+    # its two threads may swap one record across an epoch boundary of the migrated provider.
     ("slim_unbatched", "record_batches", lambda d: dict(data_dir=d, batch_size=6, training=True), 20 * 6,
-     ("forever", TRAIN)),
+     ("forever", TRAIN, 1)),
     ("slim_own_handlers", "pixel_batches", lambda d: dict(data_dir=d, batch_size=8), EVAL, ("epochs", 1)),
     ("slim_own_handlers", "pixel_batches", lambda d: dict(data_dir=d, batch_size=8, split_name="train",
                                                           num_epochs=2), 2 * TRAIN, ("epochs", 2)),
@@ -140,12 +142,17 @@ def _same_examples(before, function, arguments, expected, mode, version, slim_da
         epoch = mode[1]
         # The common queue spans epochs, so its first batches need not hold every example; every
         # example it gave must be one the migrated pipeline gives, and each run of `epoch`
-        # examples of the migrated pipeline is one whole epoch.
+        # examples of the migrated pipeline is one whole epoch, but for `swaps` records at each
+        # end when a multi-threaded queue left after the pipeline reorders neighbours.
+        swaps = mode[2] if len(mode) > 2 else 0
         distinct = set(new["examples"])
         assert set(old["examples"]) <= distinct
         assert len(distinct) == epoch
         for start in range(0, len(new["examples"]) - epoch + 1, epoch):
-            assert sorted(new["examples"][start:start + epoch]) == sorted(distinct)
+            window = new["examples"][start:start + epoch]
+            assert len(distinct - set(window)) <= 2 * swaps
+            assert len(window) - len(set(window)) <= 2 * swaps
+        assert max(Counter(new["examples"]).values()) - min(Counter(new["examples"]).values()) <= 1
 
 
 @pytest.mark.parametrize("version", ("1.8",), ids=lambda v: "tf" + v)
