@@ -125,8 +125,10 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
 
     function = pipeline.record_function
     if function is not None:
-        threads = "num_parallel_calls=%s" % batching.num_threads if batching.num_threads else ""
+        threads = "num_parallel_calls=%s" % _threads(pipeline) if batching.num_threads else ""
         stage("map(%s)" % _call_args(function.name, threads))
+        if threads and pipeline.sharding and pipeline.sharding.split_buffer:
+            out[-1] = "# The towers shared the queue's threads: each shard runs its share.\n" + out[-1]
     if batching.enqueue_many and not pipeline.unbatch_in_tail:
         # Each input was a batch of examples (enqueue_many=True): examples are batched anew.
         stage(_unbatch(tf, target))
@@ -140,6 +142,16 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         out.append("# Returned as before, one record at a time; the callers take only the batches.\n"
                    "%s = %s.get_next()" % (pipeline.returned_record, _one_shot(ds, tf, target)))
     return out
+
+
+def _threads(pipeline: Pipeline) -> str:
+    """The map's parallel calls: the batcher's threads; a shard's share of them when the towers
+    shared one queue, whose threads did the per-record work of every tower (a shard with all of
+    them would run the towers' threads times the queue's at once, and fight the model for the CPU)."""
+    threads = pipeline.batching.num_threads
+    if pipeline.sharding and pipeline.sharding.split_buffer:
+        return "max(%s // %s, 1)" % (_operand(threads), _operand(pipeline.sharding.num_shards))
+    return threads
 
 
 def _zipped_parts(pipeline: Pipeline, tf: str, target: Target) -> List[str]:

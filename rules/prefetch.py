@@ -23,7 +23,8 @@ class PrefetchQueue(Rule):
     meaning exactly.
 
     A `shuffle_batch` behind the queue was one shuffle buffer for all towers: each shard keeps
-    `min_after_dequeue // num_shards` of it (same memory and first fill). Each iterator
+    `min_after_dequeue // num_shards` of it (same memory and first fill), and its share of the
+    batcher's threads, `num_threads // num_shards` parallel calls in its map. Each iterator
     prefetches one batch where the queue held `capacity` batches for all towers; a deeper
     prefetch measured no faster (see bench/epoch_stall_bench.py).
 

@@ -50,7 +50,8 @@ def clone_inputs(data_dir, batch_size, num_epochs=None, num_shards=1, shard_inde
     dataset_2 = dataset_2.apply(tf.contrib.data.unbatch())
     # The towers shared one common queue: each shard keeps its share.
     dataset_2 = dataset_2.apply(tf.contrib.data.shuffle_and_repeat(max((10 * batch_size) // num_shards, 1), num_epochs, seed=_FILE_ORDER_SEED))
-    dataset_2 = dataset_2.map(parse_record, num_parallel_calls=4)
+    # The towers shared the queue's threads: each shard runs its share.
+    dataset_2 = dataset_2.map(parse_record, num_parallel_calls=max(4 // num_shards, 1))
     dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
     dataset_2 = dataset_2.prefetch(1)
     images, labels, ids = dataset_2.make_one_shot_iterator().get_next()
