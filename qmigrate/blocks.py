@@ -5,6 +5,7 @@ producer outside and the per-record code inside. A *root* block (a module, funct
 body) is flattened into *leaves*: its statements, with every `with` block opened up. Edits are keyed
 by a leaf's path and applied by `rebuild`, which drops a `with` left empty.
 """
+from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Sequence, Set, Tuple
 
@@ -77,7 +78,7 @@ def regroup(leaves: Sequence[Leaf], keep: Callable[[cst.With], bool], depth: int
     return out
 
 
-def exclusive_loads(parents: Sequence[cst.CSTNode]) -> "Counter[str]":
+def exclusive_loads(parents: Sequence[cst.CSTNode]) -> Counter:
     """The name loads that no run of the block `parents[-1]` is followed or preceded by, in the
     scope `parents[0]` (a module or function; `parents` is the path of nodes from it down to the
     block): those of the other arms of each `if` the block lies in an arm of (an `elif`'s test

@@ -43,9 +43,9 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from qmigrate import cstutil, handbuilt, synth
-from qmigrate.returned_dataset import (Refused, _blank, _body, _engine_read, _fresh, _iterator_dataset, _nested,
-                                       _params, _rename_rebound, _short)
-from qmigrate.returned_dataset import _per_record as _per_record_lines
+from qmigrate.returned_dataset import (Refused, blank_statement, body_statements, engine_read, fresh_name,
+                                       iterator_dataset, nested_function, per_record_lines, plain_param_names,
+                                       rename_rebound, short_text)
 
 MAX_DEPTH = 4
 _QUEUES = {"RandomShuffleQueue", "FIFOQueue", "PaddingFIFOQueue"}
@@ -240,7 +240,7 @@ def _links(chain: List[Tuple[str, str]], consumer: str, call_text: str, program,
         else:
             alone = len(own) == 0 and len({where for where, _ in references}) == 1 and \
                 references[0][0] == caller_path and program.names_in(caller_path).uses(name) == 1
-        inner = inner_new = None
+        inner = None
         spread = True
         if index + 1 < len(chain):
             next_path, next_name = chain[index + 1]
@@ -348,9 +348,9 @@ def _returned_records(returned: cst.BaseExpression, tainted: Set[str], owner: st
 
 
 def _own_body(function: cst.FunctionDef) -> List[cst.BaseStatement]:
-    """The function's own statements: returned_dataset's _body entering no `with` block (this
+    """The function's own statements: returned_dataset's body_statements entering no `with` block (this
     module rebuilds the function's own body; a `with` there is code it does not follow)."""
-    return _body(function, lambda func: None)
+    return body_statements(function, lambda func: None)
 
 
 def _apply_link(analysis, link: Link, tf: str, target, finding_rule, used_by: str) -> cst.Module:
@@ -358,15 +358,15 @@ def _apply_link(analysis, link: Link, tf: str, target, finding_rule, used_by: st
     function, original = _top(module, link.function), _top(analysis.module, link.function)
     if function is None or original is None:
         raise Refused("%s() is not one top-level function" % link.function)
-    body, params = _own_body(function), _params(function)
+    body, params = _own_body(function), plain_param_names(function)
     config = module.config_for_parsing
     code = cst.Module([]).code_for_node
     if link.inner is None:  # the end: the engine's one-shot read
-        at = _engine_read(function, original, resolve)
+        at = engine_read(function, original, resolve)
         if at is None:
             raise Refused("%s() does not read its records from a one-shot iterator" % link.function)
         record = cstutil.single_assign(body[at])[0].value
-        source = code(_iterator_dataset(cstutil.single_assign(body[at])[1], resolve))
+        source = code(iterator_dataset(cstutil.single_assign(body[at])[1], resolve))
         names, map_params = [record], [record]
     else:
         if not function.deep_equals(original):
@@ -391,15 +391,15 @@ def _apply_link(analysis, link: Link, tf: str, target, finding_rule, used_by: st
     ret = cstutil.single_small(rest[-1]) if rest else None
     if not isinstance(ret, cst.Return) or ret.value is None:
         raise Refused("%s() does not end by returning its records" % link.function)
-    work, tainted = _per_record(rest[:-1], set(names), resolve, link.function)
+    work, tainted = per_record_work(rest[:-1], set(names), resolve, link.function)
     _returned_records(ret.value, tainted, link.function)
     kept = [stmt for i, stmt in enumerate(rest[:-1]) if i not in work]
-    statements, returned = _rename_rebound([rest[i] for i in work], ret.value, map_params, link.function)
-    _captures_nothing_stateful(statements, returned, map_params, list(body[:at]) + kept, resolve, link.function)
+    statements, returned = rename_rebound([rest[i] for i in work], ret.value, map_params, link.function)
+    captures_nothing_stateful(statements, returned, map_params, list(body[:at]) + kept, resolve, link.function)
     taken = set(cstutil.name_uses(function).loads) | set(cstutil.name_uses(function).stores)
-    parse = _fresh("parse_record" if link.inner is None else "prepare_record", taken)
-    dataset = _fresh("dataset", taken | {parse})
-    nested = _nested(parse, map_params, statements, returned, config)
+    parse = fresh_name("parse_record" if link.inner is None else "prepare_record", taken)
+    dataset = fresh_name("dataset", taken | {parse})
+    nested = nested_function(parse, map_params, statements, returned, config)
     new_body = list(body[:at])
     if link.inner is not None:
         new_body.append(_rebound(body[at], dataset, inner_call))
@@ -410,7 +410,7 @@ def _apply_link(analysis, link: Link, tf: str, target, finding_rule, used_by: st
     nested = nested.with_changes(leading_lines=list(lead))
     # The return keeps the comments above it.
     new_return = rest[-1].with_changes(body=[cst.parse_statement("return %s\n" % mapped, config).body[0]])
-    new_body += kept + [_blank(nested) if new_body else nested, _blank(new_return)]
+    new_body += kept + [blank_statement(nested) if new_body else nested, blank_statement(new_return)]
     name = link.function + TWIN_SUFFIX if link.twin else link.function
     if link.twin and any(isinstance(s, (cst.FunctionDef, cst.ClassDef)) and s.name.value == name
                          for s in module.body):
@@ -436,9 +436,9 @@ def _apply_link(analysis, link: Link, tf: str, target, finding_rule, used_by: st
     return module.with_changes(body=list(module.body[:position]) + replaced + list(module.body[position + 1:]))
 
 
-def _per_record(statements: Sequence[cst.BaseStatement], tainted: Set[str], resolve, owner: str
+def per_record_work(statements: Sequence[cst.BaseStatement], tainted: Set[str], resolve, owner: str
                 ) -> Tuple[List[int], Set[str]]:
-    """returned_dataset._per_record, where an `if` that reads the records counts as one per-record
+    """returned_dataset.per_record_lines, where an `if` that reads the records counts as one per-record
     statement when its test reads no record and calls nothing (a Python test of names, attributes
     and literals: the map function evaluates it as the function did, once, when it is built) and
     every statement of every arm is per-record code in turn. Raises Refused as it does."""
@@ -452,7 +452,7 @@ def _per_record(statements: Sequence[cst.BaseStatement], tainted: Set[str], reso
             _per_record_if(stmt, tainted, resolve, owner)
             now = tainted | set(uses.stores)
         else:
-            _, now = _per_record_lines([stmt], tainted, resolve, owner)
+            _, now = per_record_lines([stmt], tainted, resolve, owner)
         indices.append(index)
         tainted = now
     both = tainted & others
@@ -471,19 +471,19 @@ def _per_record_if(stmt: cst.If, tainted: Set[str], resolve, owner: str) -> None
             isinstance(node, _PLAIN_TEST) or not isinstance(node, cst.BaseExpression)
             for node in cstutil.nodes_of(stmt.test, (cst.CSTNode,))):
         raise Refused("the per-record code of %s() holds an `if` whose test reads a record or is not a plain "
-                      "Python test of names, attributes and literals (line of `%s`)" % (owner, _short(stmt)))
+                      "Python test of names, attributes and literals (line of `%s`)" % (owner, short_text(stmt)))
     arm = stmt
     while arm is not None:
         block = arm.body.body if isinstance(arm, (cst.If, cst.Else)) else ()
         if not isinstance(arm.body, cst.IndentedBlock):
             raise Refused("the per-record code of %s() holds an `if` written on one line" % owner)
-        work, _ = _per_record(block, tainted, resolve, owner)
+        work, _ = per_record_work(block, tainted, resolve, owner)
         if len(work) != len(block):
             raise Refused("an `if` of the per-record code of %s() holds code that is not per-record" % owner)
         arm = arm.orelse if isinstance(arm, cst.If) else None
 
 
-def _captures_nothing_stateful(statements, returned, params, around, resolve, owner: str) -> None:
+def captures_nothing_stateful(statements, returned, params, around, resolve, owner: str) -> None:
     """Raises Refused when the map function would read a name its function binds with a stateful
     op (a random op, a variable, a placeholder, py_func): a one-shot iterator cannot capture it."""
     from qmigrate.recognise import _STATEFUL_OPS
@@ -502,7 +502,7 @@ def _captures_nothing_stateful(statements, returned, params, around, resolve, ow
             name = resolve(call.func) or ""
             if name.startswith(_STATEFUL_OPS):
                 raise Refused("the per-record code of %s() reads `%s`, made by `%s`, which a one-shot iterator's map "
-                              "function cannot capture" % (owner, sorted(set(uses.stores) & free)[0], _short(call)))
+                              "function cannot capture" % (owner, sorted(set(uses.stores) & free)[0], short_text(call)))
 
 
 def _apply_consumer(analysis, consumer: Consumer, tf: str, target) -> cst.Module:
@@ -575,7 +575,7 @@ def _check_consumer(body, at: int, queue, names: List[str], consumer: Consumer) 
 
 def _rewrite_consumer(module, function, body, at, call, queue, tf, target, config, analysis) -> cst.Module:
     taken = set(cstutil.name_uses(function).loads) | set(cstutil.name_uses(function).stores)
-    ds = _fresh("dataset", taken)
+    ds = fresh_name("dataset", taken)
     stage = queue.batching or queue.stage
     if stage.enqueue_many or stage.keep_input or stage.bucket_boundaries is not None or stage.shuffle_condition:
         raise Refused("the queue is filled with enqueue_many or batched otherwise than by a dequeue")
@@ -585,7 +585,7 @@ def _rewrite_consumer(module, function, body, at, call, queue, tf, target, confi
         names = _enqueued(queue.tensors)
         if names is None or len(names) != len(stage.shapes):
             raise Refused("it sets `shapes=` for tensors that are not plain names")
-        setter = _fresh("set_shapes", taken | {ds})
+        setter = fresh_name("set_shapes", taken | {ds})
         lines.append("def %s(%s):\n%s    return %s\n" % (
             setter, ", ".join(names), "".join("    %s.set_shape(%s)\n" % pair for pair in zip(names, stage.shapes)),
             ", ".join(names)))
@@ -611,8 +611,8 @@ def _rewrite_consumer(module, function, body, at, call, queue, tf, target, confi
             # The records now come from the dataset, through the queue's stages, where the call gave them.
             parsed = [cst.parse_statement(line + "\n", config) for line in lines]
             # A nested function stands apart, with a blank line before and after it.
-            parsed = [_blank(p) if isinstance(p, cst.FunctionDef) or (i and isinstance(parsed[i - 1], cst.FunctionDef))
-                      else p for i, p in enumerate(parsed)]
+            parsed = [blank_statement(p) if isinstance(p, cst.FunctionDef)
+                      or (i and isinstance(parsed[i - 1], cst.FunctionDef)) else p for i, p in enumerate(parsed)]
             new_body += [_rebound(stmt, ds, call)] + parsed + [got]
             continue
         if index in removed:

@@ -1,5 +1,4 @@
 """Small, TF-agnostic helpers over libcst trees: names read and written, statement shapes."""
-import dataclasses
 import inspect
 import re
 from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
@@ -426,6 +425,14 @@ def dotted_head(node: cst.BaseExpression) -> str:
     while isinstance(node, cst.Attribute):
         node = node.value
     return node.value if isinstance(node, cst.Name) else ""
+
+
+def param_names(function: cst.FunctionDef) -> List[str]:
+    """Every name the function's parameters bind: positional-only, plain, keyword-only, * and **."""
+    params = function.params
+    named = list(params.posonly_params) + list(params.params) + list(params.kwonly_params) + [
+        p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
+    return [p.name.value for p in named]
 
 
 def single_assign(stmt: cst.BaseStatement) -> Optional[Tuple[cst.BaseExpression, cst.BaseExpression]]:

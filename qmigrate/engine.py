@@ -16,7 +16,7 @@ import libcst as cst
 from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows,
                       captured_params, chained_records, class_attrs, cstutil, data_findings, factory_reasons,
                       guarded_records, handbuilt, handed_down, held_sources, helpers, imported_helpers, map_locals,
-                      method_copies, method_queues, provider_factories, python3_check, python_fed, queue_messages,
+                      method_copies, method_queues, python3_check, python_fed, queue_messages,
                       queue_purpose, queue_roles, queue_sources, range_producers, reader_makers, receivers,
                       returned_dataset, returned_records, slim_modules, synth, towers, uncalled_datasets, unlinked,
                       wording, zipped_arms)
@@ -783,7 +783,7 @@ def _reader_class_arguments(analysis: FileAnalysis, options: Options) -> None:
     names = set(analysis.call_names.values())
     if any(name.startswith("tensorflow.contrib.slim.") for name in names):
         return  # a provider or parallel read here: its own rules say what becomes of the reader
-    for node, name in _reader_class_arguments_of(analysis):
+    for node, name in reader_class_arguments_of(analysis):
         rule = rule_for(name)
         if rule is None or not options.wants(rule.code):
             continue
@@ -800,7 +800,7 @@ def _reader_class_arguments(analysis: FileAnalysis, options: Options) -> None:
             analysis.reader_class_functions += (function,)
 
 
-def _reader_class_arguments_of(analysis: FileAnalysis) -> List[Tuple[cst.CSTNode, str]]:
+def reader_class_arguments_of(analysis: FileAnalysis) -> List[Tuple[cst.CSTNode, str]]:
     """(node, canonical name) of each TensorFlow reader class given as `reader=` in the module."""
     finder = _ReaderArguments(analysis.imports)
     cstutil.walk(analysis.module, finder)
@@ -816,7 +816,7 @@ def _kept_reader_classes(analysis: FileAnalysis, options: Options) -> None:
         return
     if any(id(call) not in analysis.fixed_calls for call in slim):
         return  # a provider left reads through the class: its own finding says so
-    for node, _ in _reader_class_arguments_of(analysis):
+    for node, _ in reader_class_arguments_of(analysis):
         analysis.add_finding(SlimReaderClassKept, node, False, None)
 
 

@@ -23,6 +23,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from qmigrate import summary
+from qmigrate.diagnostics import FileResult
 from qmigrate.names import ast_dotted
 from qmigrate.rules.base import Unsupported
 
@@ -168,7 +169,7 @@ def explain(message: str, path: str, program) -> Optional[str]:
     return message[:found.start()] + told + "; " + TERMS + message[found.end():]
 
 
-def explain_results(results: Dict[str, "FileResult"], program) -> None:
+def explain_results(results: Dict[str, FileResult], program) -> None:
     """Every remaining diagnostic of the run that `explain` can tell more precisely, told so."""
     import dataclasses
     for path, result in list(results.items()):

@@ -26,7 +26,7 @@ read the dataset's iterator as they read the dequeue.
 Contract (what makes the move meaning-preserving):
 - the dequeue is `a, b = q.dequeue()` (or `a = q.dequeue()` for one component) into plain names,
   a statement of the block that also holds the batching, and every statement between them is
-  per-record code (chained_records._per_record: assignments and expressions reading a record, an
+  per-record code (chained_records.per_record_work: assignments and expressions reading a record, an
   `if` of those under a plain test): nothing else runs in between, so the map function, defined
   and traced where the dequeue was, sees what that code saw;
 - the batching is `x, y = tf.train.batch|shuffle_batch([names], ...)`, or an `if`/`else` (elifs
@@ -39,13 +39,13 @@ Contract (what makes the move meaning-preserving):
 """
 import dataclasses
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Set
+from typing import List, Optional, Sequence
 
 import libcst as cst
 
 from qmigrate import cstutil, synth
-from qmigrate.handbuilt import _Refused
-from qmigrate.returned_dataset import Refused, _fresh, _nested, _rename_rebound
+from qmigrate.handbuilt import Declined
+from qmigrate.returned_dataset import Refused, fresh_name, nested_function, rename_rebound
 from qmigrate.rules import rule_for
 from qmigrate.rules.base import Unsupported
 from qmigrate.targets import Target
@@ -79,51 +79,51 @@ def tail(tree, body: Sequence[cst.BaseStatement], dequeue_stmt: cst.BaseStatemen
     batching = body[found]
     try:
         return _tail(tree, body, at, batching, found, dequeue_stmt, resolve, ds, tf, target, one)
-    except _Refused as error:
+    except Declined as error:
         return Tail(removed=[], lines=[], batchers=_batch_calls(batching, resolve), detail="", refused=str(error))
 
 
 def _tail(tree, body, at, batching, found, dequeue_stmt, resolve, ds, tf, target, one) -> Tail:
-    from qmigrate.chained_records import _captures_nothing_stateful, _per_record
-    from qmigrate.python_fed import _is_reference
+    from qmigrate.chained_records import captures_nothing_stateful, per_record_work
+    from qmigrate.python_fed import is_reference
     where = tree.where(dequeue_stmt)
     small = cstutil.single_small(dequeue_stmt)
     if not isinstance(small, cst.Assign) or len(small.targets) != 1:
-        raise _Refused("its dequeue %s is returned, and a batching follows it" % where)
+        raise Declined("its dequeue %s is returned, and a batching follows it" % where)
     names = _names(small.targets[0].target)
     if names is None or (one and not isinstance(small.targets[0].target, cst.Name)) or (
             not one and isinstance(small.targets[0].target, cst.Name)):
-        raise _Refused("its dequeue %s, batched after it, is not unpacked into one plain name per component" % where)
+        raise Declined("its dequeue %s, batched after it, is not unpacked into one plain name per component" % where)
     function = tree.function(dequeue_stmt)
     owner = function.name.value if function is not None else "the module"
     middle = body[at + 1:found]
     try:
-        work, tainted = _per_record(middle, set(names), resolve, owner)
+        work, tainted = per_record_work(middle, set(names), resolve, owner)
     except Refused as error:
-        raise _Refused(str(error))
+        raise Declined(str(error))
     others = [stmt for i, stmt in enumerate(middle) if i not in work]
     if others:
-        raise _Refused("%s, between its dequeue %s and the batching %s, does not work on the records: qmigrate "
+        raise Declined("%s, between its dequeue %s and the batching %s, does not work on the records: qmigrate "
                        "moves the per-record code into the map function only when nothing else runs in between"
                        % (tree.where(others[0]), where, tree.where(batching)))
     arms = _arms(tree, batching, resolve)
     first_target, first_list = arms[0][1], arms[0][2]
     tensors = _names(first_list)
     if tensors is None or not isinstance(first_list, (cst.List, cst.Tuple)) or not tensors:
-        raise _Refused("the batching %s does not batch a list of plain names" % tree.where(arms[0][0]))
+        raise Declined("the batching %s does not batch a list of plain names" % tree.where(arms[0][0]))
     outside = [t for t in tensors if t not in tainted]
     if outside:
-        raise _Refused("the batching %s also batches `%s`, which is not a record of its dequeue %s"
+        raise Declined("the batching %s also batches `%s`, which is not a record of its dequeue %s"
                        % (tree.where(arms[0][0]), outside[0], where))
     batch_names = _names(first_target)
     if batch_names is None or not isinstance(first_target, (cst.Tuple, cst.List)) or len(batch_names) != len(tensors):
-        raise _Refused("the batching %s is not unpacked into one plain name per batched tensor"
+        raise Declined("the batching %s is not unpacked into one plain name per batched tensor"
                        % tree.where(arms[0][0]))
     if any(set(cstutil.name_uses(test).loads) & tainted for test in _tests(batching) if test is not None):
-        raise _Refused("a test of %s reads a record" % tree.where(batching))
+        raise Declined("a test of %s reads a record" % tree.where(batching))
     for stmt, arm_target, arm_list, _ in arms[1:]:
         if tree.text(arm_target) != tree.text(first_target) or tree.text(arm_list) != tree.text(first_list):
-            raise _Refused("the arms of %s batch other tensors, or into other names (%s): qmigrate maps the records "
+            raise Declined("the arms of %s batch other tensors, or into other names (%s): qmigrate maps the records "
                            "once for every arm" % (tree.where(batching), tree.where(stmt)))
     models = []
     for stmt, _, arm_list, call in arms:
@@ -132,12 +132,12 @@ def _tail(tree, body, at, batching, found, dequeue_stmt, resolve, ds, tf, target
             args = rule.bind(call)
             model = rule.model(args, tree.source, resolve)
         except Unsupported as error:
-            raise _Refused("the batching %s: %s" % (tree.where(stmt), error))
+            raise Declined("the batching %s: %s" % (tree.where(stmt), error))
         read = set(cstutil.name_uses(call).loads) - set(cstutil.name_uses(arm_list).loads)
         if read & tainted or (set(cstutil.name_uses(arm_list).loads) - set(tensors)):
-            raise _Refused("the batching %s reads a record outside its list of tensors" % tree.where(stmt))
+            raise Declined("the batching %s reads a record outside its list of tensors" % tree.where(stmt))
         if model.enqueue_many or model.shapes or not isinstance(model.allow_smaller_final_batch, bool):
-            raise _Refused("the batching %s has enqueue_many, shapes= or allow_smaller_final_batch given by a test, "
+            raise Declined("the batching %s has enqueue_many, shapes= or allow_smaller_final_batch given by a test, "
                            "which qmigrate does not write after a generator yet" % tree.where(stmt))
         models.append(model)
     statements = [middle[i] for i in work]
@@ -145,20 +145,20 @@ def _tail(tree, body, at, batching, found, dequeue_stmt, resolve, ds, tf, target
     scope = function or tree.module
     for name in sorted(tainted):  # anywhere in the function (nested blocks and functions included)
         for node in tree.names.get(name, ()):
-            if tree.within(node, scope) and _is_reference(tree, node) and not any(
+            if tree.within(node, scope) and is_reference(tree, node) and not any(
                     tree.within(node, stmt) for stmt in moved):
-                raise _Refused("`%s`, a record of its dequeue %s, is also used by %s, outside the per-record code "
+                raise Declined("`%s`, a record of its dequeue %s, is also used by %s, outside the per-record code "
                                "that becomes the map function" % (name, where, tree.where(node)))
     returned = cst.parse_expression(", ".join(tensors))
     try:
-        statements, returned = _rename_rebound(statements, returned, names, owner)
-        _captures_nothing_stateful(statements, returned, names, body[:at], resolve, owner)
+        statements, returned = rename_rebound(statements, returned, names, owner)
+        captures_nothing_stateful(statements, returned, names, body[:at], resolve, owner)
     except Refused as error:
-        raise _Refused(str(error))
+        raise Declined(str(error))
     taken = set(cstutil.name_uses(scope).stores) | set(cstutil.name_uses(scope).loads) | {ds}
-    parse = _fresh("parse_record", taken)
+    parse = fresh_name("parse_record", taken)
     config = tree.module.config_for_parsing
-    nested = _nested(parse, names, statements, returned, config)
+    nested = nested_function(parse, names, statements, returned, config)
     lines = ["\n" + tree.module.code_for_node(nested).strip("\n")]  # set apart by blank lines
     mapped = ["%s = %s.map(%s%s)" % (ds, ds, parse, ", num_parallel_calls=%s" % m.num_threads if m.num_threads
                                       else "") for m in models]
@@ -225,16 +225,16 @@ def _arms(tree, stmt, resolve):
     if isinstance(stmt, cst.If):
         blocks, tests, no_else = cstutil.if_chain(stmt)
         if no_else:
-            raise _Refused("the batching %s is in an `if` without `else`: on the other path nothing batched the "
+            raise Declined("the batching %s is in an `if` without `else`: on the other path nothing batched the "
                            "records" % tree.where(stmt))
         for test in tests:
             if cstutil.calls_of(test) or cstutil.nodes_of(test, (cst.Lambda, cst.Yield, cst.NamedExpr)):
-                raise _Refused("the test of %s calls something, and the dataset would evaluate it again"
+                raise Declined("the test of %s calls something, and the dataset would evaluate it again"
                                % tree.where(stmt))
         statements = []
         for block in blocks:
             if not isinstance(block, cst.IndentedBlock) or len(block.body) != 1:
-                raise _Refused("an arm of %s holds more than its batching" % tree.where(stmt))
+                raise Declined("an arm of %s holds more than its batching" % tree.where(stmt))
             statements.append(block.body[0])
     else:
         statements = [stmt]
@@ -244,6 +244,6 @@ def _arms(tree, stmt, resolve):
         calls = _batch_calls(each, resolve)
         if assign is None or len(calls) != 1 or assign[1] is not calls[0] or not calls[0].args \
                 or calls[0].args[0].keyword is not None:
-            raise _Refused("%s is not `names = tf.train.batch([tensors], ...)` (or shuffle_batch)" % tree.where(each))
+            raise Declined("%s is not `names = tf.train.batch([tensors], ...)` (or shuffle_batch)" % tree.where(each))
         out.append((each, assign[0], calls[0].args[0].value, calls[0]))
     return out

@@ -45,7 +45,7 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from qmigrate import class_attrs, cstutil
+from qmigrate import cstutil
 from qmigrate.names import ImportMap
 from qmigrate.rules import BATCHERS, PRODUCERS, rule_for
 

@@ -147,7 +147,7 @@ def _loads_after(body, queue: HandBuiltQueue, name: str) -> int:
     return sum(cstutil.name_uses(stmt).loads.count(name) for stmt in body[queue.dequeue_index + 1:])
 
 
-class _Refused(Exception):
+class Declined(Exception):
     """Why a queue stays; `todo`: what to do instead, where the rule's advice does not fit."""
 
     def __init__(self, reason: str, todo: str = ""):
@@ -155,15 +155,15 @@ class _Refused(Exception):
         self.todo = todo
 
 
-def _bind(call: cst.Call, signature: Sequence[str], what: str) -> Dict[str, cst.BaseExpression]:
+def bind_arguments(call: cst.Call, signature: Sequence[str], what: str) -> Dict[str, cst.BaseExpression]:
     bound = {}
     for position, arg in enumerate(call.args):
         if arg.star:
-            raise _Refused("%s passes arguments with * or **, which cannot be read statically" % what)
+            raise Declined("%s passes arguments with * or **, which cannot be read statically" % what)
         name = arg.keyword.value if arg.keyword is not None else (
             signature[position] if position < len(signature) else None)
         if name not in signature:
-            raise _Refused("%s passes an argument TensorFlow does not take" % what)
+            raise Declined("%s passes an argument TensorFlow does not take" % what)
         bound[name] = arg.value
     return bound
 
@@ -222,7 +222,7 @@ def find(body: Sequence[cst.BaseStatement], scope: cst.CSTNode, imports: ImportM
                               makers=makers)
         try:
             queue = reader.read()
-        except _Refused as refused:
+        except Declined as refused:
             if reader.enqueue_index is None:
                 refused = _arm_choice(scope, body[index], name, imports, queue_helpers) or refused
             item = RefusedQueue(reader.enqueue_index, tuple(reader.calls), str(refused), refused.todo,
@@ -278,7 +278,7 @@ def _in_chosen_pair(scope, stmt, imports: ImportMap) -> bool:
     return False
 
 
-def _arm_choice(scope, stmt, name: str, imports: ImportMap, queue_helpers) -> Optional[_Refused]:
+def _arm_choice(scope, stmt, name: str, imports: ImportMap, queue_helpers) -> Optional[Declined]:
     """Why a queue built in an arm of `if test: name = QueueA(...) else: name = QueueB(...)` stays:
     the code picks the queue class by a test, and fills and drains `name` after the if."""
     for branch in cstutil.nodes_of(scope, cst.If):
@@ -300,7 +300,7 @@ def _arm_choice(scope, stmt, name: str, imports: ImportMap, queue_helpers) -> Op
         if cstutil.name_uses(scope).loads.count(name) <= cstutil.name_uses(branch).loads.count(name):
             return None  # not used after the if: nothing says how it is filled
         line = queue_helpers.line_of(branch) if queue_helpers is not None else 0
-        return _Refused("`%s` is a %s or a %s, one per arm of `%s` (line %d), and is used after the if;"
+        return Declined("`%s` is a %s or a %s, one per arm of `%s` (line %d), and is used after the if;"
                         " qmigrate follows one queue bound once, so the queue class chosen by a test is not "
                         "followed yet" % (name, kinds[0], kinds[1], _short(_header(branch)), line),
                         "build the dataset once after the if, and apply the stage the test chooses "
@@ -354,7 +354,7 @@ def _find_helper_calls(body, scope, queue_helpers: "QueueHelpers", module_names:
         if call is None and _conditional_call(stmt, queue_helpers, bound) is not None:
             try:
                 found.accepted[index] = _at_conditional_call(stmt, body, index, queue_helpers, bound, module_names)
-            except _Refused as refused:
+            except Declined as refused:
                 found.refused[index] = RefusedQueue(index, (_conditional_call(stmt, queue_helpers, bound)[1],),
                                                     str(refused))
             continue
@@ -372,7 +372,7 @@ def _find_helper_calls(body, scope, queue_helpers: "QueueHelpers", module_names:
         try:
             found.accepted[index] = at_call(helper, body, index, target, value, module_names, bound,
                                             queue_helpers.line_of)
-        except _Refused as refused:
+        except Declined as refused:
             found.refused[index] = RefusedQueue(index, (value,), str(refused))
 
 
@@ -399,24 +399,24 @@ def _at_conditional_call(stmt: cst.If, body, index: int, queue_helpers: "QueueHe
     position, call = _conditional_call(stmt, queue_helpers, bound)
     line = queue_helpers.line_of(stmt)
     if not is_plain(stmt.test):
-        raise _Refused("its records go through %s() under `%s` (line %d), whose test reads an attribute, a call or "
+        raise Declined("its records go through %s() under `%s` (line %d), whose test reads an attribute, a call or "
                        "a subscript; the dataset would test it again, so bind it to a name first"
                        % (call.func.value, _short(_header(stmt)), line))
     inner = list(stmt.body.body)
     helper, target, value = _helper_call(inner[position], queue_helpers, bound)
     if isinstance(helper, RefusedHelper):
-        raise _Refused(helper.reason)
+        raise Declined(helper.reason)
     # The if's body in place of the if: what precedes the call and what follows it, as the checks see it.
     flat = list(body[:index]) + inner + list(body[index + 1:])
     queue = at_call(helper, flat, index + position, target, value, module_names, bound, queue_helpers.line_of)
     if queue.batching is not None:
-        raise _Refused("%s() under `%s` (line %d) batches the records, and a batch made only when a test holds "
+        raise Declined("%s() under `%s` (line %d) batches the records, and a batch made only when a test holds "
                        "is not one dataset" % (helper.name, _short(_header(stmt)), line))
     tested = set(cstutil.name_uses(stmt.test).loads)
     for later in inner + list(body[index + 1:]):
         rebound = tested & cstutil.name_uses(later).stores
         if rebound:
-            raise _Refused("`%s`, which the test `%s` (line %d) reads, is reassigned at line %d, before the dataset "
+            raise Declined("`%s`, which the test `%s` (line %d) reads, is reassigned at line %d, before the dataset "
                            "that tests it again" % (sorted(rebound)[0], _short(_header(stmt)), line,
                                                     queue_helpers.line_of(later)))
     rest = inner[:position] + inner[position + 1:]
@@ -434,7 +434,7 @@ def _at_conditional_call(stmt: cst.If, body, index: int, queue_helpers: "QueueHe
 
 
 class _QueueReader:
-    """Reads one queue's statements in the block; `read` raises _Refused with the reason."""
+    """Reads one queue's statements in the block; `read` raises Declined with the reason."""
 
     def __init__(self, body, imports, source_of, scope_loads, index, name, call, in_helper=False, line_of=None,
                  chosen: Optional[ChosenQueue] = None, makers: frozenset = frozenset()):
@@ -460,9 +460,9 @@ class _QueueReader:
 
     def read(self) -> HandBuiltQueue:
         kind, name = self.kind, self.name
-        args = self.args = _bind(self.call, _SIGNATURES[kind], "its constructor")
+        args = self.args = bind_arguments(self.call, _SIGNATURES[kind], "its constructor")
         if not is_none(args.get("shared_name")):
-            raise _Refused("it sets `shared_name=` (a queue shared between sessions), which tf.data has no "
+            raise Declined("it sets `shared_name=` (a queue shared between sessions), which tf.data has no "
                            "counterpart for")
         if self.chosen is not None:
             self._check_chosen(args)
@@ -473,7 +473,7 @@ class _QueueReader:
             stmt = self.body[index]
             loads = cstutil.name_uses(stmt).loads
             if name in cstutil.name_uses(stmt).stores:
-                raise _Refused("`%s` is reassigned after the queue is built" % name)
+                raise Declined("`%s` is reassigned after the queue is built" % name)
             if name not in loads:
                 continue
             uses += loads.count(name)
@@ -498,27 +498,27 @@ class _QueueReader:
                 runner = self._runner(stmt, record=True)
                 runner_indices.append(index)
             elif isinstance(stmt, (cst.For, cst.While)):
-                raise _Refused(*self._loop_reason(stmt))
+                raise Declined(*self._loop_reason(stmt))
             else:
-                raise _Refused("`%s` is used by `%s`, which a dataset has no counterpart for (one enqueue op, "
+                raise Declined("`%s` is used by `%s`, which a dataset has no counterpart for (one enqueue op, "
                                "one QueueRunner and one dequeue are followed)"
                                % (name, _short(self.source_of(_bare(stmt)))))
         if enqueue is None:
-            raise _Refused("it has no enqueue op in the same block (it is built in an if/else arm, or filled in "
+            raise Declined("it has no enqueue op in the same block (it is built in an if/else arm, or filled in "
                            "another function)")
         if dequeue is None:
-            raise _Refused("it is not dequeued in the same block (its dequeue is in an if/else arm or another "
+            raise Declined("it is not dequeued in the same block (its dequeue is in an if/else arm or another "
                            "function)")
         if runner is None:
-            raise _Refused("no tf.train.QueueRunner in the same block runs its enqueue op (it may be fed from Python "
+            raise Declined("no tf.train.QueueRunner in the same block runs its enqueue op (it may be fed from Python "
                            "with feed_dict, or run by hand)")
         if self.scope_loads[name] != uses:
-            raise _Refused("`%s` is also used outside its block" % name)
+            raise Declined("`%s` is also used outside its block" % name)
         enqueue_index, enqueue_target, enqueue_call = enqueue
         dequeue_index, dequeue_target, dequeue_call = dequeue
         self.dequeue_target = dequeue_target
         if not enqueue_index < dequeue_index:
-            raise _Refused("it is dequeued before its enqueue op is built")
+            raise Declined("it is dequeued before its enqueue op is built")
         runner_call, ops, registered = runner
         threads = self._threads(enqueue_target, ops)
         runner_indices += self._registration(registered, runner_indices[0])
@@ -534,7 +534,7 @@ class _QueueReader:
             for later in range(self.index + 1, len(self.body)):
                 rebound = reads & cstutil.name_uses(self.body[later]).stores
                 if rebound:
-                    raise _Refused("`%s`, which the test choosing its class reads, is reassigned after the if; the "
+                    raise Declined("`%s`, which the test choosing its class reads, is reassigned after the if; the "
                                    "dataset tests it again where it is built" % sorted(rebound)[0])
             batching = dataclasses.replace(batching, shuffle_condition=condition) if batching else None
             stage = dataclasses.replace(stage, shuffle_condition=condition) if stage else None
@@ -548,18 +548,18 @@ class _QueueReader:
         chosen = self.chosen
         test = chosen.test
         if not is_plain(test):
-            raise _Refused("its class is chosen by a test that reads an attribute, a call or a subscript (`%s`); "
+            raise Declined("its class is chosen by a test that reads an attribute, a call or a subscript (`%s`); "
                            "the dataset would test it again where it is built" % _short(self.source_of(test)),
                            "bind the test to a name before the if (`shuffle = %s`, `if shuffle:`), and qmigrate can "
                            "replace the queue" % _short(self.source_of(test)))
-        other = _bind(chosen.other_call, _SIGNATURES[_FIFO], "its FIFOQueue")
+        other = bind_arguments(chosen.other_call, _SIGNATURES[_FIFO], "its FIFOQueue")
         if not is_none(other.get("shared_name")):
-            raise _Refused("its FIFOQueue sets `shared_name=` (a queue shared between sessions), which tf.data has "
+            raise Declined("its FIFOQueue sets `shared_name=` (a queue shared between sessions), which tf.data has "
                            "no counterpart for")
         same = lambda node: " ".join(self.source_of(node).split()) if node is not None else None  # noqa: E731
         for key in ("capacity", "dtypes", "shapes", "names"):
             if same(args.get(key)) != same(other.get(key)):
-                raise _Refused("the RandomShuffleQueue and the FIFOQueue a test chooses between differ in `%s=`, "
+                raise Declined("the RandomShuffleQueue and the FIFOQueue a test chooses between differ in `%s=`, "
                                "so they are not one queue that shuffles or not" % key,
                                "give both queues the same capacity, dtypes, shapes and names, and qmigrate can "
                                "replace them with one dataset that shuffles when the test holds")
@@ -688,9 +688,9 @@ class _QueueReader:
         registered, add_call = True, None
         if isinstance(value, cst.Call) and self.imports.resolve(value.func) == _ADD_RUNNER:
             add_call = value
-            add = _bind(value, ("qr", "collection"), "add_queue_runner")
+            add = bind_arguments(value, ("qr", "collection"), "add_queue_runner")
             if set(add) != {"qr"}:
-                raise _Refused("add_queue_runner puts its runner in another collection, whose threads are "
+                raise Declined("add_queue_runner puts its runner in another collection, whose threads are "
                                "started some other way")
             if record:
                 self.calls.append(value)
@@ -711,13 +711,13 @@ class _QueueReader:
             if isinstance(first, cst.Name) and first.value == self.name:
                 # A QueueRunner subclass may override _run with a loop of its own.
                 self.calls += [add_call] if add_call is not None else []
-                raise _Refused("its runner `%s` is not tf.train.QueueRunner itself (a subclass may run a loop of "
+                raise Declined("its runner `%s` is not tf.train.QueueRunner itself (a subclass may run a loop of "
                                "its own)" % _short(self.source_of(value.func)))
             return None
-        args = _bind(value, _RUNNER_SIGNATURE, "its QueueRunner")
+        args = bind_arguments(value, _RUNNER_SIGNATURE, "its QueueRunner")
         if set(args) != {"queue", "enqueue_ops"} or not (
                 isinstance(args["queue"], cst.Name) and args["queue"].value == self.name):
-            raise _Refused("its QueueRunner sets more than the queue and its enqueue ops (close or cancel ops, "
+            raise Declined("its QueueRunner sets more than the queue and its enqueue ops (close or cancel ops, "
                            "exception types), which a dataset does not model")
         if record:
             self.calls.append(value)
@@ -749,23 +749,23 @@ class _QueueReader:
                 continue
             if (isinstance(value.func, cst.Attribute) and value.func.attr.value == "create_threads"
                     and isinstance(value.func.value, cst.Name) and value.func.value.value == registered):
-                raise _Refused("its QueueRunner `%s` starts its threads by hand (`%s`%s); register it with "
+                raise Declined("its QueueRunner `%s` starts its threads by hand (`%s`%s); register it with "
                                "tf.train.add_queue_runner instead, and qmigrate can replace the queue"
                                % (registered, _short(self.source_of(value)), self._at_line(self.body[index])))
             collected = self._collected(value)
             if collected is not None and isinstance(collected, cst.Name) and collected.value == registered:
                 if self.scope_loads[registered] != 1:
-                    raise _Refused("its QueueRunner `%s` is used for more than add_to_collection" % registered)
+                    raise Declined("its QueueRunner `%s` is used for more than add_to_collection" % registered)
                 self.calls += [value, value.args[0].value]
                 return [index]
             if (self.imports.resolve(value.func) == _ADD_RUNNER
                     and len(value.args) == 1 and isinstance(value.args[0].value, cst.Name)
                     and value.args[0].value.value == registered and value.args[0].keyword in (None,)):
                 if self.scope_loads[registered] != 1:
-                    raise _Refused("its QueueRunner `%s` is used for more than add_queue_runner" % registered)
+                    raise Declined("its QueueRunner `%s` is used for more than add_queue_runner" % registered)
                 self.calls.append(value)
                 return [index]
-        raise _Refused("its QueueRunner `%s` is not registered with tf.train.add_queue_runner in the same block, "
+        raise Declined("its QueueRunner `%s` is not registered with tf.train.add_queue_runner in the same block, "
                        "so its threads are started some other way" % registered)
 
     def _threads(self, enqueue_target, ops) -> Optional[str]:
@@ -776,7 +776,7 @@ class _QueueReader:
             # `ops = [queue.enqueue(...)]` handed over whole: one enqueue op, one thread.
             expected = 2 if self.op_list is not None else 1  # the append reads the list too
             if self.scope_loads[op] != expected:
-                raise _Refused("its list of enqueue ops `%s` is used for more than the QueueRunner" % op)
+                raise Declined("its list of enqueue ops `%s` is used for more than the QueueRunner" % op)
             if self.loop_count is not None:  # one enqueue op per reader of the loop, run at once
                 self.threads_node = None
                 return None if self.loop_count == "1" else self.loop_count
@@ -788,9 +788,9 @@ class _QueueReader:
                     break
         if not (isinstance(ops, (cst.List, cst.Tuple)) and ops.elements and all(
                 isinstance(e.value, cst.Name) and e.value.value == op for e in ops.elements)):
-            raise _Refused("its QueueRunner's enqueue ops are not a list of its one enqueue op (`[op] * n`)")
+            raise Declined("its QueueRunner's enqueue ops are not a list of its one enqueue op (`[op] * n`)")
         if op is None or self.scope_loads[op] != len(ops.elements):
-            raise _Refused("its enqueue op is used for more than the QueueRunner (run by hand, or kept)")
+            raise Declined("its enqueue op is used for more than the QueueRunner (run by hand, or kept)")
         if count is None and len(ops.elements) > 1:
             count = str(len(ops.elements))
         return None if count == "1" else count
@@ -799,15 +799,15 @@ class _QueueReader:
         """What one enqueue op puts in (a name may be one tensor or a list of them: the recogniser
         takes literal lists, tuples and dicts, and a name only where it knows what it holds), and
         whether it is enqueue_many."""
-        bound = _bind(call, ("vals", "name"), "its enqueue")
+        bound = bind_arguments(call, ("vals", "name"), "its enqueue")
         if "vals" not in bound:
-            raise _Refused("its enqueue has no values")
+            raise Declined("its enqueue has no values")
         vals = bound["vals"]
         if not is_none(args.get("names")):
             if not isinstance(vals, (cst.Dict, cst.Name)):
-                raise _Refused("a queue with `names=` is filled with something other than a dict")
+                raise Declined("a queue with `names=` is filled with something other than a dict")
         elif isinstance(vals, cst.Dict):
-            raise _Refused("it enqueues a dict into a queue without `names=`")
+            raise Declined("it enqueues a dict into a queue without `names=`")
         many = call.func.attr.value == "enqueue_many"
         return vals, many
 
@@ -816,11 +816,11 @@ class _QueueReader:
             return ()  # each component keeps the static shape it came with, as in the dataset
         if is_none(shapes):
             if self.kind == _PADDING:
-                raise _Refused("a PaddingFIFOQueue without shapes")
+                raise Declined("a PaddingFIFOQueue without shapes")
             return ()
         if not isinstance(shapes, (cst.List, cst.Tuple)) or any(
                 isinstance(e, cst.StarredElement) for e in shapes.elements):
-            raise _Refused("its `shapes=` is computed, so the shape of each component cannot be read")
+            raise Declined("its `shapes=` is computed, so the shape of each component cannot be read")
         return tuple(self.source_of(e.value) for e in shapes.elements)
 
     def _by_key(self, shapes, names, tensors) -> Tuple[str, ...]:
@@ -833,7 +833,7 @@ class _QueueReader:
         given = sorted(e.key.evaluated_value for e in getattr(tensors, "elements", ())
                        if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString))
         if None in keys or len(keys) != len(shapes) or sorted(keys) != given:
-            raise _Refused("its `names=` is not a literal list of the keys of the literal dict it enqueues, so "
+            raise Declined("its `names=` is not a literal list of the keys of the literal dict it enqueues, so "
                            "which shape is whose cannot be read")
         by_name = dict(zip(keys, shapes))
         return tuple(by_name[key] for key in sorted(keys))
@@ -841,7 +841,7 @@ class _QueueReader:
     def _lower(self, call, target, args, threads, many, shapes, tensors):
         """(batching, stage, record statements) the dequeue stands for."""
         method = call.func.attr.value
-        bound = _bind(call, ("n", "name") if method != "dequeue" else ("name",), "its " + method)
+        bound = bind_arguments(call, ("n", "name") if method != "dequeue" else ("name",), "its " + method)
         shuffle = self.kind == _SHUFFLE
         seed = args.get("seed")
         batching = Batching(
@@ -856,21 +856,21 @@ class _QueueReader:
             shapes=shapes)
         if method != "dequeue":
             if "n" not in bound:
-                raise _Refused("its %s has no count" % method)
+                raise Declined("its %s has no count" % method)
             return batching, None, ()
         if self.in_helper:
             if many:
-                raise _Refused("it is filled with enqueue_many and dequeued one record at a time")
+                raise Declined("it is filled with enqueue_many and dequeued one record at a time")
             return None, batching, None
         if many:
-            raise _Refused("it is filled with enqueue_many and dequeued one record at a time; qmigrate rewrites "
+            raise Declined("it is filled with enqueue_many and dequeued one record at a time; qmigrate rewrites "
                            "enqueue_many with dequeue_many or dequeue_up_to")
         if target is None:
-            raise _Refused("its records are returned one at a time (`return queue.dequeue()`); the batching that "
+            raise Declined("its records are returned one at a time (`return queue.dequeue()`); the batching that "
                            "follows is in another function")
         try:
             return None, batching, self._records(target, tensors, shapes, not is_none(args.get("names")))
-        except _Refused as refused:  # it may still hold whole batches (a prefetch stage)
+        except Declined as refused:  # it may still hold whole batches (a prefetch stage)
             self.records_refused = str(refused)
             return None, batching, None
 
@@ -879,24 +879,24 @@ class _QueueReader:
         the queue gave its components, set where it set them."""
         if isinstance(tensors, cst.Name):  # a dict of parse_single_example, into a queue with names=
             if not named:
-                raise _Refused("it enqueues `%s`, which may be one tensor or a list of them; write the list out"
+                raise Declined("it enqueues `%s`, which may be one tensor or a list of them; write the list out"
                                % tensors.value)
             if shapes or not isinstance(target, cst.Name):
-                raise _Refused("its dequeue of a dict is unpacked, or sets shapes on components qmigrate "
+                raise Declined("its dequeue of a dict is unpacked, or sets shapes on components qmigrate "
                                "cannot name")
             return ("%s = %s" % (target.value, tensors.value),)
         if isinstance(tensors, cst.Dict):
             keys = [self.source_of(e.key) for e in tensors.elements if isinstance(e, cst.DictElement)]
             if len(keys) != len(tensors.elements):
-                raise _Refused("it enqueues a dict built with ** unpacking")
+                raise Declined("it enqueues a dict built with ** unpacking")
             values = None
         elif not isinstance(tensors, (cst.List, cst.Tuple)):
-            raise _Refused("it enqueues `%s`, not a list, tuple or dict of tensors qmigrate can name"
+            raise Declined("it enqueues `%s`, not a list, tuple or dict of tensors qmigrate can name"
                            % self.source_of(tensors))
         else:
             keys, values = None, [self.source_of(e.value) for e in tensors.elements]
             if any(isinstance(e, cst.StarredElement) for e in tensors.elements):
-                raise _Refused("it enqueues tensors built with *unpacking")
+                raise Declined("it enqueues tensors built with *unpacking")
         if isinstance(target, cst.Name):
             names = None
             if keys is not None:
@@ -911,14 +911,14 @@ class _QueueReader:
         elif isinstance(target, (cst.Tuple, cst.List)) and values is not None and len(values) > 1:
             names = [e.value.value if isinstance(e.value, cst.Name) else None for e in target.elements]
             if None in names or len(names) != len(values):
-                raise _Refused("its dequeue is unpacked into something other than one name per component")
+                raise Declined("its dequeue is unpacked into something other than one name per component")
             parts = names
             statements = ["%s = %s" % (", ".join(names), ", ".join(values))]
         else:
-            raise _Refused("its dequeue is not assigned to names")
+            raise Declined("its dequeue is not assigned to names")
         if shapes:
             if len(shapes) != len(parts):
-                raise _Refused("its `shapes=` does not give one shape per component")
+                raise Declined("its `shapes=` does not give one shape per component")
             statements += ["%s.set_shape(%s)" % pair for pair in zip(parts, shapes)]
         return tuple(statements)
 
@@ -929,7 +929,7 @@ class _QueueReader:
         for index in range(self.index + 1, dequeue_index):
             rebound = reads & cstutil.name_uses(self.body[index]).stores
             if rebound:
-                raise _Refused("`%s` is reassigned between the queue and its dequeue" % sorted(rebound)[0])
+                raise Declined("`%s` is reassigned between the queue and its dequeue" % sorted(rebound)[0])
 
 
 @dataclass(frozen=True)
@@ -1093,7 +1093,7 @@ def find_helper(function: cst.FunctionDef, imports: ImportMap, source_of, line_o
                           assign[0].value, calls[0], in_helper=True, line_of=line_of)
     try:
         queue = reader.read()
-    except _Refused as refused:
+    except Declined as refused:
         return refuse("passes its tensors through a queue qmigrate cannot follow: %s" % refused)
     param_names = {p.name.value for p in params.params}
     tensors = queue.tensors
@@ -1134,8 +1134,8 @@ def _own_shapes(shapes, tensors) -> bool:
 
 def _bind_or_empty(call: cst.Call, signature) -> Dict[str, cst.BaseExpression]:
     try:
-        return _bind(call, signature, "its constructor")
-    except _Refused:
+        return bind_arguments(call, signature, "its constructor")
+    except Declined:
         return {}
 
 
@@ -1210,7 +1210,7 @@ def _helper_call(stmt: cst.BaseStatement, queue_helpers: QueueHelpers, scope_sto
 def at_call(helper: QueueHelper, body, index: int, target, call: cst.Call, module_names: set, bound_names: frozenset,
             line_of) -> HandBuiltQueue:
     """The helper's queue as its call at `body[index]` makes it, in the caller's terms; raises
-    _Refused with the reason."""
+    Declined with the reason."""
     code = lambda node: cst.Module([]).code_for_node(node)  # noqa: E731
     queue, name = helper.queue, helper.name
     try:
@@ -1228,16 +1228,16 @@ def at_call(helper: QueueHelper, body, index: int, target, call: cst.Call, modul
         threads = code(moved_threads) if moved_threads is not None else (queue.batching or queue.stage).num_threads
         count = None
         if queue.batching is not None:
-            count = move(_bind(helper.dequeue_call, ("n", "name"), "its dequeue")["n"])
+            count = move(bind_arguments(helper.dequeue_call, ("n", "name"), "its dequeue")["n"])
     except helpers.NotMovable as error:
-        raise _Refused("its call of %s() cannot be written in the caller: %s" % (name, error))
+        raise Declined("its call of %s() cannot be written in the caller: %s" % (name, error))
     reads = set()
     for node in list(args.values()) + [n for n in (count, moved_threads) if n is not None]:
         reads |= set(cstutil.name_uses(node).loads)
     for stmt in body[index:]:
         rebound = reads & cstutil.name_uses(stmt).stores
         if rebound:
-            raise _Refused("`%s`, which %s() reads for its queue at line %d, is reassigned at line %d, before the "
+            raise Declined("`%s`, which %s() reads for its queue at line %d, is reassigned at line %d, before the "
                            "dataset that stands for the queue would read it" % (sorted(rebound)[0], name,
                                                                                 line_of(body[index]), line_of(stmt)))
     shapes = tuple(code(e.value) for e in args["shapes"].elements) if not is_none(args.get("shapes")) else ()
@@ -1251,7 +1251,7 @@ def at_call(helper: QueueHelper, body, index: int, target, call: cst.Call, modul
         return HandBuiltQueue(name, (), index, index, tensors, batching, None, (), (call,), code(args["capacity"]),
                               reads=frozenset(reads), helper=name)
     if target is None:
-        raise _Refused("its records come back from %s() in a `return`, one at a time: the batching that follows "
+        raise Declined("its records come back from %s() in a `return`, one at a time: the batching that follows "
                        "is in another function" % name)
     records, structure = _helper_records(target, tensors, shapes, body, index, name, line_of)
     return HandBuiltQueue(name, (), index, index, tensors, None, batching, records, (call,), code(args["capacity"]),
@@ -1265,20 +1265,20 @@ def _helper_records(target, tensors, shapes, body, index, name, line_of):
     code = lambda node: cst.Module([]).code_for_node(node)  # noqa: E731
     if isinstance(tensors, (cst.List, cst.Tuple)):
         if any(isinstance(e, cst.StarredElement) for e in tensors.elements):
-            raise _Refused("it passes %s() tensors built with *unpacking" % name)
+            raise Declined("it passes %s() tensors built with *unpacking" % name)
         values = [code(e.value) for e in tensors.elements]
         whole = "[%s]" % ", ".join(values)
     elif isinstance(tensors, cst.Name):
         bound = _list_binding(body, index, tensors.value)
         if bound is None:
-            raise _Refused("it passes %s() `%s`, whose structure (a list of how many tensors) qmigrate cannot see "
+            raise Declined("it passes %s() `%s`, whose structure (a list of how many tensors) qmigrate cannot see "
                            "before line %d" % (name, tensors.value, line_of(body[index])))
         values = ["%s[%d]" % (tensors.value, i) for i in range(bound)]
         whole = "list(%s)" % tensors.value
     else:
-        raise _Refused("it passes %s() `%s`, which is not a list of tensors" % (name, _short(code(tensors))))
+        raise Declined("it passes %s() `%s`, which is not a list of tensors" % (name, _short(code(tensors))))
     if not values:
-        raise _Refused("it passes %s() an empty list" % name)
+        raise Declined("it passes %s() an empty list" % name)
     structure = None
     if isinstance(target, cst.Name):
         if len(values) == 1:  # a queue of one component gives back the tensor itself
@@ -1289,13 +1289,13 @@ def _helper_records(target, tensors, shapes, body, index, name, line_of):
     elif isinstance(target, (cst.Tuple, cst.List)) and len(values) > 1:
         parts = [e.value.value if isinstance(e.value, cst.Name) else None for e in target.elements]
         if None in parts or len(parts) != len(values):
-            raise _Refused("the result of %s() is unpacked into something other than one name per tensor" % name)
+            raise Declined("the result of %s() is unpacked into something other than one name per tensor" % name)
         statements = ["%s = %s" % (", ".join(parts), ", ".join(values))]
     else:
-        raise _Refused("the result of %s() is not assigned to names" % name)
+        raise Declined("the result of %s() is not assigned to names" % name)
     if shapes:
         if len(shapes) != len(parts):
-            raise _Refused("the queue of %s() does not give one shape per tensor" % name)
+            raise Declined("the queue of %s() does not give one shape per tensor" % name)
         statements += ["%s.set_shape(%s)" % pair for pair in zip(parts, shapes)]
     return tuple(statements), structure
 

@@ -140,7 +140,7 @@ class _Checker:
         if isinstance(func, cst.Attribute) and isinstance(func.value, (cst.Name, cst.Subscript)) and \
                 _head(func.value) not in self.where.imports.aliases and func.attr.value in _VALUE_METHODS:
             return None  # a method of a tensor, shape, dict or string the handler holds
-        if isinstance(func, cst.Lambda) or (isinstance(func, cst.Name) and func.value in _params(method)):
+        if isinstance(func, cst.Lambda) or (isinstance(func, cst.Name) and func.value in cstutil.param_names(method)):
             return "%s calls a function it is given, which qmigrate cannot see" % shown
         resolved = _canonical(self.where.resolve(func))
         if resolved is None:
@@ -207,13 +207,6 @@ def never_bound(module: cst.Module, name: str) -> bool:
         if node.value in _DYNAMIC_BINDERS or node.value == name and id(node) not in heads:
             return False
     return True
-
-
-def _params(function: cst.FunctionDef):
-    params = function.params
-    named = list(params.posonly_params) + list(params.params) + list(params.kwonly_params) + [
-        p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
-    return [p.name.value for p in named]
 
 
 def _docstring_or_pass(stmt: cst.BaseStatement) -> bool:

@@ -27,7 +27,7 @@ Contract (`scan` finds the statements, `refusal` says why they cannot move, or N
   capture that one tensor, where the queue's runners ran the call again for each record.
 """
 from collections import Counter
-from typing import Callable, List, Optional, Sequence, Set, Tuple
+from typing import Callable, List, Optional, Sequence, Set
 
 import libcst as cst
 

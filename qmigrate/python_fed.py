@@ -22,7 +22,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from qmigrate import cstutil, fed_batching, synth, wording
-from qmigrate.handbuilt import _Refused, _bind  # one reading of call arguments for both
+from qmigrate.handbuilt import Declined, bind_arguments  # one reading of call arguments for both
 from qmigrate.model import Batching
 from qmigrate.names import ImportMap
 from qmigrate.rules.base import is_none
@@ -155,7 +155,7 @@ class _Tree:
         return "`%s` (line %d)" % (code, self.line_of(stmt))
 
 
-def _is_reference(tree: _Tree, node: cst.Name) -> bool:
+def is_reference(tree: _Tree, node: cst.Name) -> bool:
     """Whether the Name is a reference (not an attribute's name, a keyword, a parameter or a def's name)."""
     parent = tree.parent.get(id(node))
     if isinstance(parent, cst.Attribute) and parent.attr is node:
@@ -172,7 +172,7 @@ def _refs(tree: _Tree, root: cst.CSTNode, text: str) -> List[cst.CSTNode]:
     """The nodes spelling one reference (`x`, or `self.x` as the outermost such attribute) under
     `root`, in the order of a visit (from the tree's index: no visit of the module per question)."""
     if "." not in text:
-        return [node for node in tree.names.get(text, ()) if tree.within(node, root) and _is_reference(tree, node)]
+        return [node for node in tree.names.get(text, ()) if tree.within(node, root) and is_reference(tree, node)]
     last = text.rsplit(".", 1)[-1]
     # An attribute spelling `self.x` holds no other (it is `self` and `.x`).
     return [node for node in tree.attributes.get(last, ()) if tree.text(node) == text and tree.within(node, root)]
@@ -181,7 +181,7 @@ def _refs(tree: _Tree, root: cst.CSTNode, text: str) -> List[cst.CSTNode]:
 def _elements(node, what: str) -> List[cst.BaseExpression]:
     if not isinstance(node, (cst.List, cst.Tuple)) or any(isinstance(e, cst.StarredElement) for e in node.elements):
         spelled = "" if node is None else " (`%s`)" % " ".join(cst.Module([]).code_for_node(node).split())
-        raise _Refused("%s%s is not a literal list, so its components cannot be read" % (what, spelled))
+        raise Declined("%s%s is not a literal list, so its components cannot be read" % (what, spelled))
     return [e.value for e in node.elements]
 
 
@@ -208,7 +208,7 @@ def find(module: cst.Module, imports: ImportMap, line_of: Callable[[cst.CSTNode]
             plan = reader.read()
         except Exception as error:  # a refusal, or a shape this reader did not foresee: left as it is
             if reader.fed:
-                reason = str(error) if isinstance(error, _Refused) else (
+                reason = str(error) if isinstance(error, Declined) else (
                     "its producer has a shape qmigrate does not follow (%s)" % type(error).__name__)
                 arms = getattr(reader, "arms", None)
                 found += [Refusal(c, reason) for c in (arms.calls if arms is not None else [call])
@@ -237,7 +237,7 @@ def _one_plan_per_statement(found: List[object]) -> List[object]:
 
 class _Reader:
     """Reads one queue and what feeds it; `read` returns a Plan, None (not fed from Python) or
-    raises _Refused. `fed` tells, once read, whether the queue is fed from Python at all."""
+    raises Declined. `fed` tells, once read, whether the queue is fed from Python at all."""
 
     def __init__(self, tree: _Tree, imports: ImportMap, call: cst.Call, tf: str, target: Target):
         self.tree, self.imports, self.call, self.tf, self.target = tree, imports, call, tf, target
@@ -292,7 +292,7 @@ class _Reader:
             return self._unclear("its enqueue op %s is not assigned to a name or a `self.` attribute"
                                  % tree.where(enqueue_stmt))
         enqueue = tree.text(enqueue_assign[0])
-        bound = _bind(enqueue_call, ("vals", "name"), "its enqueue")
+        bound = bind_arguments(enqueue_call, ("vals", "name"), "its enqueue")
         self.growing = None  # the list the components are read from at run time (see _components)
         components, vals_text = self._components(bound.get("vals"), body[:body.index(enqueue_stmt)]
                                                  if enqueue_stmt in body else [], body, enqueue_stmt)
@@ -311,8 +311,8 @@ class _Reader:
                     # Carrying the arguments across would not be enough: said together.
                     returned += "; and its enqueue %s does not enqueue %s" % (
                         tree.where(enqueue_stmt), self._vals_spelling(bound.get("vals")))
-                raise _Refused(returned)
-            raise _Refused("its enqueue op is run with a feed_dict %s%s, which gets it from elsewhere (returned or "
+                raise Declined(returned)
+            raise Declined("its enqueue op is run with a feed_dict %s%s, which gets it from elsewhere (returned or "
                            "passed in): qmigrate follows an enqueue op within the class or function that builds it, "
                            "and into the thread that starts there" % (
                                "in `%s()` " % function.name.value if function is not None else "",
@@ -320,12 +320,12 @@ class _Reader:
         handed = self._handed_on(enqueue, enqueue_assign[0])
         idle = self._idle_runner(handed, enqueue) if handed is not None else None
         if idle is not None:
-            raise _Refused(idle)
+            raise Declined(idle)
         if handed is not None:
             copies = next((n for n in cstutil.nodes_of(handed, (cst.BinaryOperation,))
                            if isinstance(n.operator, cst.Multiply) and _refs(tree, n, enqueue)), None)
             resolved = self.imports.resolve(handed.func) or ""
-            raise _Refused("its enqueue op `%s` is handed to `%s(...)`%s in %s and run through it%s: qmigrate follows "
+            raise Declined("its enqueue op `%s` is handed to `%s(...)`%s in %s and run through it%s: qmigrate follows "
                            "an enqueue op that a thread runs with sess.run(op, feed_dict)" % (
                                enqueue, tree.source(handed.func),
                                "" if resolved.startswith("tensorflow.") else ", a queue runner of the program's own "
@@ -334,16 +334,16 @@ class _Reader:
                                " (`%s`: a thread per copy, several producers filling one queue, and from_generator "
                                "has one)" % tree.source(copies) if copies is not None else ""))
         if enqueue_stmt not in body or body.index(enqueue_stmt) < ctor_index:
-            raise _Refused("its enqueue op %s is not built after it in the same block" % tree.where(enqueue_stmt))
+            raise Declined("its enqueue op %s is not built after it in the same block" % tree.where(enqueue_stmt))
         if not components and self.growing is None:
             # What would stop the rewrite whatever the enqueue reads is said first.
-            raise _Refused("; ".join(self._structural(runs, refs, body) + ["its enqueue %s does not enqueue %s" % (
+            raise Declined("; ".join(self._structural(runs, refs, body) + ["its enqueue %s does not enqueue %s" % (
                 tree.where(enqueue_stmt), self._vals_spelling(bound.get("vals")))]))
-        args = _bind(self.call, _SIGNATURES[self.kind], "its constructor")
+        args = bind_arguments(self.call, _SIGNATURES[self.kind], "its constructor")
         if not is_none(args.get("shared_name")):
-            raise _Refused("it sets `shared_name=` (a queue shared between sessions)")
+            raise Declined("it sets `shared_name=` (a queue shared between sessions)")
         if not is_none(args.get("names")):
-            raise _Refused("it has `names=` (dict elements), which qmigrate does not rewrite from Python yet")
+            raise Declined("it has `names=` (dict elements), which qmigrate does not rewrite from Python yet")
         self.buffers = [(None, self.kind, args)]  # (arm test, queue kind, constructor arguments) per arm
         if self.arms is not None:
             self.buffers = self._arm_buffers(args)
@@ -351,7 +351,7 @@ class _Reader:
         if self.growing is None:
             dtypes = [tree.source(d) for d in _elements(args.get("dtypes"), "its `dtypes=`")]
             if len(dtypes) != len(components):
-                raise _Refused("its `dtypes=` does not give one dtype per enqueued placeholder")
+                raise Declined("its `dtypes=` does not give one dtype per enqueued placeholder")
             shapes = self._shapes(args, components, many)
             spec = _Spec(dtypes[0] if len(dtypes) == 1 else "(%s)" % ", ".join(dtypes),
                          shapes[0] if len(shapes) == 1 else "(%s)" % ", ".join(shapes), len(dtypes) == 1)
@@ -360,13 +360,13 @@ class _Reader:
 
         # The one sess.run(enqueue, feed_dict=...) and the thread that runs it.
         if len(runs) != 1:
-            raise _Refused("its enqueue op is run in %d places (%s): several producers fill one queue, and "
+            raise Declined("its enqueue op is run in %d places (%s): several producers fill one queue, and "
                            "from_generator has one" % (len(runs), ", ".join(tree.where(r) for r, _ in runs))
                            if runs else "its enqueue op is never run with a feed_dict in this file")
         run_call, feed = runs[0]
         blocking = self._structural(runs, refs, body)
         if blocking:  # said together: either alone would stop the rewrite
-            raise _Refused("; ".join(blocking))
+            raise Declined("; ".join(blocking))
         plan = Plan(self.call, "")
         producer = self._producer(run_call, feed, components, vals_text, enqueue, plan)
 
@@ -568,7 +568,7 @@ class _Reader:
         threads = [c for c in cstutil.calls_of(tree.module) if self.imports.resolve(c.func) == "threading.Thread"
                    and self._thread_target(c) is runner]
         if len(threads) == 1:
-            bound = _bind(threads[0], _THREAD, "threading.Thread")
+            bound = bind_arguments(threads[0], _THREAD, "threading.Thread")
             given = [tree.source(e) for e in _elements(bound["args"], "its Thread's `args=`")] if "args" in bound else []
             how = "as the target of the thread %s, given `%s`" % (tree.where(threads[0]), ", ".join(given))
         else:
@@ -624,7 +624,7 @@ class _Reader:
             and self.tree.text(call.args[0].value) == getattr(self, "queue", None) for call in cstutil.calls_of(scope))
         if self.fed or (not run_by_runner and any(self._is_placeholder(call) for call in cstutil.calls_of(scope))):
             self.fed = True
-            raise _Refused(reason)
+            raise Declined(reason)
         return None
 
     def region_for(self, text: str) -> cst.CSTNode:
@@ -759,7 +759,7 @@ class _Reader:
             bindings = [t for t in cstutil.nodes_of(self.region_for(single), (cst.AssignTarget,))
                         if tree.text(t.target) == single]
             if len(bindings) != 1:
-                raise _Refused("`%s`, which its enqueue adds to the lists, is bound %d times in its %s: the dataset "
+                raise Declined("`%s`, which its enqueue adds to the lists, is bound %d times in its %s: the dataset "
                                "would read it again" % (single, len(bindings), "class" if self.cls else "function"))
         self.growing, self.parts = tree.source(vals), (lists, singles)
         return [], None
@@ -779,7 +779,7 @@ class _Reader:
     def _growth(self, text, binding, use, body, until, element_ok, what) -> List[cst.BaseStatement]:
         """The `text.append(x)` statements that grow the list `binding` (a statement of `body`)
         binds, all between it and body[until]; every other use of the list (besides `use`, the one
-        the queue reads) only reads it: an index, a loop over it, `len()`, `zip()`. Raises _Refused,
+        the queue reads) only reads it: an index, a loop over it, `len()`, `zip()`. Raises Declined,
         naming the use, when the list is changed otherwise or grown where qmigrate cannot follow."""
         tree = self.tree
         start, target = body.index(binding), cstutil.single_assign(binding)[0]
@@ -797,12 +797,12 @@ class _Reader:
                         and tree.in_loop(stmt, self.ctor_function) is None
                         and len(append.args) == 1 and append.args[0].keyword is None and not append.args[0].star
                         and element_ok(append.args[0].value)):
-                    raise _Refused("`%s` is grown by %s, which is not an append of %s between its binding and "
+                    raise Declined("`%s` is grown by %s, which is not an append of %s between its binding and "
                                    "the queue's use of it, outside loops" % (text, tree.where(stmt), what))
                 grown.append(stmt)
                 continue
             if not self._only_read(ref):
-                raise _Refused("`%s`, the list the queue reads, is also used by %s, which may change it"
+                raise Declined("`%s`, the list the queue reads, is also used by %s, which may change it"
                                % (text, tree.where(ref)))
         return grown
 
@@ -844,7 +844,7 @@ class _Reader:
                             and tree.text(cstutil.single_assign(s)[0]) == dtypes.value
                             and isinstance(cstutil.single_assign(s)[1], (cst.List, cst.Tuple))), None)
             if binding is None or not isinstance(cstutil.single_assign(binding)[1], cst.List):
-                raise _Refused("its `dtypes=` (`%s`) is not bound to a literal list before it in the same block"
+                raise Declined("its `dtypes=` (`%s`) is not bound to a literal list before it in the same block"
                                % dtypes.value)
             self._growth(dtypes.value, binding, dtypes, body, ctor_index, lambda node: True, "a dtype")
             types = "tuple(%s)" % dtypes.value
@@ -853,10 +853,10 @@ class _Reader:
         else:
             _elements(dtypes, "its `dtypes=`")  # refused, with how it is spelled
         if not is_none(args.get("shapes")):
-            raise _Refused("it has `shapes=` while its placeholders are collected at run time in `%s`: qmigrate "
+            raise Declined("it has `shapes=` while its placeholders are collected at run time in `%s`: qmigrate "
                            "does not match the two" % self.growing)
         if self.kind == _PADDING:
-            raise _Refused("a PaddingFIFOQueue without shapes")
+            raise Declined("a PaddingFIFOQueue without shapes")
         return _Spec(types, "tuple(placeholder.shape for placeholder in %s)" % self.growing, False)
 
     def _shapes(self, args, components, many) -> List[str]:
@@ -865,7 +865,7 @@ class _Reader:
         if not is_none(args.get("shapes")):
             shapes = _elements(args["shapes"], "its `shapes=`")
             if len(shapes) != len(components):
-                raise _Refused("its `shapes=` does not give one shape per enqueued placeholder")
+                raise Declined("its `shapes=` does not give one shape per enqueued placeholder")
             out = []
             for shape in shapes:
                 if not many:
@@ -877,10 +877,10 @@ class _Reader:
                     out.append("%s.TensorShape([None]).concatenate(%s)" % (self.tf, self.tree.source(shape)))
             return out
         if self.kind == _PADDING:
-            raise _Refused("a PaddingFIFOQueue without shapes")
+            raise Declined("a PaddingFIFOQueue without shapes")
         out = []
         for _, placeholder in components:
-            shape = _bind(placeholder, _PLACEHOLDER, "tf.placeholder").get("shape")
+            shape = bind_arguments(placeholder, _PLACEHOLDER, "tf.placeholder").get("shape")
             out.append("None" if is_none(shape) else self.tree.source(shape))
         return out
 
@@ -918,7 +918,7 @@ class _Reader:
         tree = self.tree
         for ancestor in tree.up(ref):
             if isinstance(ancestor, cst.Call) and self.imports.resolve(ancestor.func) == "threading.Thread":
-                bound = _bind(ancestor, _THREAD, "threading.Thread")
+                bound = bind_arguments(ancestor, _THREAD, "threading.Thread")
                 elements = [e.value for e in getattr(bound.get("args"), "elements", ())]
                 function = self._target_function(bound.get("target"), ancestor)
                 positions = [i for i, e in enumerate(elements) if e is ref]
@@ -934,8 +934,8 @@ class _Reader:
 
     def _thread_target(self, call: cst.Call) -> Optional[cst.FunctionDef]:
         try:
-            return self._target_function(_bind(call, _THREAD, "threading.Thread").get("target"), call)
-        except _Refused:
+            return self._target_function(bind_arguments(call, _THREAD, "threading.Thread").get("target"), call)
+        except Declined:
             return None
 
     def _target_function(self, target, thread: cst.Call) -> Optional[cst.FunctionDef]:
@@ -965,40 +965,40 @@ class _Reader:
         run_stmt = tree.statement(run_call)
         small = cstutil.single_small(run_stmt)
         if not (isinstance(small, cst.Expr) and small.value is run_call):
-            raise _Refused("the result of its enqueue run %s is used" % tree.where(run_call))
+            raise Declined("the result of its enqueue run %s is used" % tree.where(run_call))
         inner = tree.function(run_call)
         if inner is None:
-            raise _Refused("its enqueue op is run outside any function %s" % tree.where(run_call))
+            raise Declined("its enqueue op is run outside any function %s" % tree.where(run_call))
         function, via, subclass = self._thread_function(inner, run_call)
         thread = None
         if not subclass:  # a threading.Thread(target=function) runs it: exactly one, started once
             threads = [c for c in cstutil.calls_of(tree.module) if self.imports.resolve(c.func) == "threading.Thread"
                        and self._thread_target(c) is function]
             if len(threads) > 1:
-                raise _Refused("%d threads run `%s()` (%s): from_generator runs one generator"
+                raise Declined("%d threads run `%s()` (%s): from_generator runs one generator"
                                % (len(threads), function.name.value, ", ".join(tree.where(t) for t in threads)))
             thread = threads[0]
             loop = tree.in_loop(thread, tree.function(thread) or tree.module)
             if loop is not None:
-                raise _Refused("the thread that runs `%s()` is started in a loop %s: several producers fill one "
+                raise Declined("the thread that runs `%s()` is started in a loop %s: several producers fill one "
                                "queue, and from_generator has one" % (function.name.value, tree.where(loop)))
         for checked in {id(function): function, id(inner): inner}.values():
             if cstutil.nodes_of(checked, (cst.Yield,)):
-                raise _Refused("`%s()` is already a generator" % checked.name.value)
+                raise Declined("`%s()` is already a generator" % checked.name.value)
         producer = _Producer(function, thread, self.cls is not None and tree.class_of(function) is self.cls,
                              subclass)
-        bound = _bind(thread, _THREAD, "threading.Thread") if thread is not None else {}
+        bound = bind_arguments(thread, _THREAD, "threading.Thread") if thread is not None else {}
         if set(bound) - {"target", "args", "name", "daemon"}:
-            raise _Refused("its threading.Thread %s passes `%s=`" % (
+            raise Declined("its threading.Thread %s passes `%s=`" % (
                 tree.where(thread), sorted(set(bound) - {"target", "args", "name", "daemon"})[0]))
         params = _plain_params(function)
         if params is None:
-            raise _Refused("`%s()` takes *args, **kwargs or keyword-only parameters" % function.name.value)
+            raise Declined("`%s()` takes *args, **kwargs or keyword-only parameters" % function.name.value)
         if producer.method:
             params = params[1:]
         passed = _elements(bound["args"], "its Thread's `args=`") if "args" in bound else []
         if len(passed) > len(params):
-            raise _Refused("its Thread passes more arguments than `%s()` takes" % function.name.value)
+            raise Declined("its Thread passes more arguments than `%s()` takes" % function.name.value)
         given = dict(zip(params, passed))
 
         def meaning(node) -> str:
@@ -1012,14 +1012,14 @@ class _Reader:
         for checked in {id(function): function, id(inner): inner}.values():
             for ref in _refs(tree, checked.body, session_text):
                 if ref is not session:
-                    raise _Refused("`%s()` also uses the session %s: the loop does more than feed the queue"
+                    raise Declined("`%s()` also uses the session %s: the loop does more than feed the queue"
                                    % (checked.name.value, tree.where(ref)))
             for call in cstutil.calls_of(checked.body):
                 if call is not run_call and isinstance(call.func, cst.Attribute) and call.func.attr.value == "run":
-                    raise _Refused("`%s()` also runs %s: the loop does more than feed the queue"
+                    raise Declined("`%s()` also runs %s: the loop does more than feed the queue"
                                    % (checked.name.value, tree.where(call)))
         if meaning(run_call.args[0].value) != enqueue:
-            raise _Refused("the thread is not given the enqueue op %s" % tree.where(thread or run_call))
+            raise Declined("the thread is not given the enqueue op %s" % tree.where(thread or run_call))
         value = self._yielded(feed, inner, run_stmt, components, vals_text, meaning, producer)
         plan.replaced[id(run_stmt)] = ["yield %s" % value]
         if via is not None:  # the thread function's call of the helper that feeds: it yields what the helper yields
@@ -1034,7 +1034,7 @@ class _Reader:
                 feeding = {id(run_stmt)} | ({id(producer.removed_feed)} if producer.removed_feed is not None else set())
                 other = [u for u in uses if not any(id(a) in feeding for a in tree.up(u))]
                 if other:
-                    raise _Refused("`%s()` also uses `%s`, which feeds the queue, in %s"
+                    raise Declined("`%s()` also uses `%s`, which feeds the queue, in %s"
                                    % (function.name.value, param, tree.where(other[0])))
                 dropped.add(param)
             elif uses and all(_method_of(tree, u, ("should_stop",)) is not None for u in uses):
@@ -1044,7 +1044,7 @@ class _Reader:
             elif param in given:
                 producer.kept.append((param, given[param]))
             elif any(p.name.value == param and p.default is None for p in function.params.params):
-                raise _Refused("`%s()` takes `%s`, which its Thread does not pass" % (function.name.value, param))
+                raise Declined("`%s()` takes `%s`, which its Thread does not pass" % (function.name.value, param))
         plan.nodes[id(function)] = _drop_params(dropped)
         self._check_only_threaded(function, thread)
         if thread is not None:
@@ -1057,10 +1057,10 @@ class _Reader:
         method = self.cls is not None and tree.class_of(function) is self.cls
         name = ("self." if method else "") + function.name.value
         scope = self.cls if method else tree.module
-        target = _bind(thread, _THREAD, "threading.Thread").get("target") if thread is not None else None
+        target = bind_arguments(thread, _THREAD, "threading.Thread").get("target") if thread is not None else None
         for ref in _refs(tree, scope, name):
             if ref is not target:
-                raise _Refused("`%s()` is also used by %s, which expects the thread function it was"
+                raise Declined("`%s()` is also used by %s, which expects the thread function it was"
                                % (function.name.value, tree.where(ref)))
 
     def _thread_function(self, inner: cst.FunctionDef, run_call: cst.Call):
@@ -1080,7 +1080,7 @@ class _Reader:
                  if tree.text(c.func) == spelled]
         where = tree.where(run_call)
         if len(calls) != 1:
-            raise _Refused("`%s()`, which runs its enqueue op %s, is not the target of a threading.Thread in this "
+            raise Declined("`%s()`, which runs its enqueue op %s, is not the target of a threading.Thread in this "
                            "file, nor called once by one (run from the main loop, or from several places)"
                            % (name, where))
         call = calls[0]
@@ -1089,17 +1089,17 @@ class _Reader:
         small = cstutil.single_small(stmt)
         if caller is not None and caller.name.value == "run" and self._thread_subclass(tree.class_of(caller)) \
                 and not self._feeder_thread_run(caller):
-            raise _Refused("`%s` subclasses threading.Thread: its run() %s calls `%s()`, which runs the enqueue op "
+            raise Declined("`%s` subclasses threading.Thread: its run() %s calls `%s()`, which runs the enqueue op "
                            "%s, of another class's queue" % (tree.class_of(caller).name.value, tree.where(caller),
                                                              name, where))
         subclass = caller is not None and self._feeder_thread_run(caller)
         if caller is None or not (isinstance(small, cst.Expr) and small.value is call) or call.args or (
                 _plain_params(inner) or [None])[int(method):]:
-            raise _Refused("`%s()`, which runs its enqueue op %s, is not the target of a threading.Thread in this "
+            raise Declined("`%s()`, which runs its enqueue op %s, is not the target of a threading.Thread in this "
                            "file, nor called on its own, without arguments, by one (%s)" % (name, where, tree.where(call)))
         if not subclass and not any(self._thread_target(c) is caller for c in cstutil.calls_of(tree.module)
                                     if self.imports.resolve(c.func) == "threading.Thread"):
-            raise _Refused("`%s()`, which calls `%s()` that runs its enqueue op %s, is not the target of a "
+            raise Declined("`%s()`, which calls `%s()` that runs its enqueue op %s, is not the target of a "
                            "threading.Thread in this file" % (caller.name.value, name, where))
         return caller, stmt, subclass
 
@@ -1122,13 +1122,13 @@ class _Reader:
             before = cstutil.single_assign(block[index - 1]) if index else None
             if (before is None or tree.text(before[0]) != feed.value
                     or len(_refs(tree, function.body, feed.value)) != 2):
-                raise _Refused("its feed_dict `%s` is not built right before the run and used only there %s"
+                raise Declined("its feed_dict `%s` is not built right before the run and used only there %s"
                                % (feed.value, tree.where(run_stmt)))
             producer.removed_feed = block[index - 1]
             feed = before[1]
         order = [text for text, _ in components]
         if isinstance(feed, cst.Dict) and self.growing is not None:
-            raise _Refused("its feed_dict %s is a literal dict, while the placeholders are collected at run time in "
+            raise Declined("its feed_dict %s is a literal dict, while the placeholders are collected at run time in "
                            "`%s`: qmigrate orders them from %s"
                            % (tree.where(run_stmt), self.growing, "dict(zip(%s, values))" % self.growing
                               if self.parts is None else "a feed_dict built key by key right before the run"))
@@ -1136,23 +1136,23 @@ class _Reader:
             fed = {}
             for element in feed.elements:
                 if not isinstance(element, cst.DictElement):
-                    raise _Refused("its feed_dict unpacks a dict with ** %s" % tree.where(run_stmt))
+                    raise Declined("its feed_dict unpacks a dict with ** %s" % tree.where(run_stmt))
                 key = meaning(element.key)
                 if key not in order:
-                    raise _Refused("the loop feeds `%s`, which its enqueue op does not read, in %s"
+                    raise Declined("the loop feeds `%s`, which its enqueue op does not read, in %s"
                                    % (tree.source(element.key), tree.where(run_stmt)))
                 fed[key] = tree.source(element.value)
                 if isinstance(element.key, cst.Name):
                     producer.fed_params.add(element.key.value)
             missing = [text for text in order if text not in fed]
             if missing:
-                raise _Refused("the loop does not feed `%s` in %s" % (missing[0], tree.where(run_stmt)))
+                raise Declined("the loop does not feed `%s` in %s" % (missing[0], tree.where(run_stmt)))
             values = [fed[text] for text in order]
             return values[0] if len(values) == 1 else ", ".join(values)
         zipped = _dict_of_zip(feed)
         if zipped is not None and vals_text is not None and meaning(zipped[0]) == vals_text:
             if self.growing is not None and tree.text(zipped[0]) != vals_text:
-                raise _Refused("its feed_dict %s zips `%s`, which stands for `%s`: the generator needs the list "
+                raise Declined("its feed_dict %s zips `%s`, which stands for `%s`: the generator needs the list "
                                "itself, collected at run time" % (tree.where(run_stmt), tree.source(zipped[0]),
                                                                   vals_text))
             if isinstance(zipped[0], cst.Name):
@@ -1163,7 +1163,7 @@ class _Reader:
             if self._gives_exactly(zipped[1], len(order)):
                 return "tuple(%s)" % tree.source(zipped[1])
             return "tuple(%s)[:%d]" % (tree.source(zipped[1]), len(order))
-        raise _Refused("its feed_dict %s is not a literal dict of the placeholders (nor dict(zip(placeholders, "
+        raise Declined("its feed_dict %s is not a literal dict of the placeholders (nor dict(zip(placeholders, "
                        "values)))" % tree.where(run_stmt))
 
     def _built_feed(self, feed: cst.Name, function, run_stmt, meaning, producer) -> str:
@@ -1184,12 +1184,12 @@ class _Reader:
         where = tree.where(run_stmt)
         if binding is None or tree.text(binding[0]) != feed.value or not isinstance(binding[1], cst.Dict) or len(
                 _refs(tree, function.body, feed.value)) != 2 + len(loops):
-            raise _Refused("its feed_dict `%s` is not a dict built right before the run %s (a literal, then loops "
+            raise Declined("its feed_dict `%s` is not a dict built right before the run %s (a literal, then loops "
                            "that store one placeholder each) and used only there" % (feed.value, where))
         keys = []
         for element in binding[1].elements:
             if not isinstance(element, cst.DictElement):
-                raise _Refused("its feed_dict unpacks a dict with ** %s" % where)
+                raise Declined("its feed_dict unpacks a dict with ** %s" % where)
             keys.append(meaning(element.key))
         looped = []
         for loop in loops:
@@ -1199,15 +1199,15 @@ class _Reader:
                 and isinstance(store[0].slice[0].slice, cst.Index)) else None
             over = _loop_source(loop, key)
             if over is None or loop.orelse is not None:
-                raise _Refused("its feed_dict `%s` is filled by %s, which is not `for x in <list>:` (or over "
+                raise Declined("its feed_dict `%s` is filled by %s, which is not `for x in <list>:` (or over "
                                "enumerate() or zip() of it) storing `%s[x]` alone" % (feed.value, tree.where(loop),
                                                                                      feed.value))
             looped.append(meaning(over))
         if Counter(keys) != Counter(singles) or Counter(looped) != Counter(lists):
-            raise _Refused("its feed_dict `%s` %s does not feed exactly the placeholders its enqueue adds up (`%s`)"
+            raise Declined("its feed_dict `%s` %s does not feed exactly the placeholders its enqueue adds up (`%s`)"
                            % (feed.value, where, self.growing))
         if not producer.method or not all(text.startswith("self.") for text in lists + singles):
-            raise _Refused("the generator would read `%s` again, and only `self.` attributes read from a method of "
+            raise Declined("the generator would read `%s` again, and only `self.` attributes read from a method of "
                            "the class are sure to mean the same" % self.growing)
         return "tuple(%s[placeholder] for placeholder in %s)" % (feed.value, self.growing)
 
@@ -1251,7 +1251,7 @@ class _Reader:
                     stored |= {tree.text(t) for t in _targets(target)}
             changed = sorted(stored & read)
             if changed:
-                raise _Refused("`%s`, which its constructor reads, is bound again in %s, before the dequeue where "
+                raise Declined("`%s`, which its constructor reads, is bound again in %s, before the dequeue where "
                                "the dataset is built" % (changed[0], tree.where(stmt)))
 
     def _check_available(self, producer: "_Producer", body, dequeue_index: int) -> None:
@@ -1281,7 +1281,7 @@ class _Reader:
         for _, arg in producer.kept:
             local = set(cstutil.name_uses(arg).loads) - allowed
             if local:
-                raise _Refused("its thread %s is given `%s`, which qmigrate cannot prove means the same where the "
+                raise Declined("its thread %s is given `%s`, which qmigrate cannot prove means the same where the "
                                "queue is dequeued (`%s` is bound there more than once, or after the dequeue)"
                                % (tree.where(producer.thread), tree.source(arg), sorted(local)[0]))
 
@@ -1300,10 +1300,10 @@ class _Reader:
             for p in function.params.params)
         between = body[dequeue_index + 1:body.index(function)]
         if not single:
-            raise _Refused("`%s()` is defined after the dequeues in %s, where the datasets need it"
+            raise Declined("`%s()` is defined after the dequeues in %s, where the datasets need it"
                            % (name, self.tree.where(body[dequeue_index])))
         if function.decorators or not defaults_plain or any(name in cstutil.name_uses(s).loads for s in between):
-            raise _Refused("`%s()` is defined after the dequeue, where the dataset needs it, and cannot move up "
+            raise Declined("`%s()` is defined after the dequeue, where the dataset needs it, and cannot move up "
                            "(decorators, computed defaults, or its name used in between)" % name)
         plan.moved[id(body[dequeue_index])] = id(function)
 
@@ -1318,7 +1318,7 @@ class _Reader:
             plan.removed.add(id(stmt))
             return
         if assign is None or assign[1] is not thread or not _is_ref(assign[0]):
-            raise _Refused("its threading.Thread %s is not assigned to a name or started at once" % tree.where(thread))
+            raise Declined("its threading.Thread %s is not assigned to a name or started at once" % tree.where(thread))
         name = tree.text(assign[0])
         scope = self.cls if name.startswith("self.") and self.cls is not None else (tree.function(stmt) or tree.module)
         plan.removed.add(id(stmt))
@@ -1337,7 +1337,7 @@ class _Reader:
                   and tree.text(small.targets[0].target) == name + ".daemon"):
                 plan.removed.add(id(use))
             else:
-                raise _Refused("its thread `%s` is also used by %s, which would lose its thread"
+                raise Declined("its thread `%s` is also used by %s, which would lose its thread"
                                % (name, tree.where(use)))
 
     # -- the consumer -----------------------------------------------------------------------------
@@ -1347,23 +1347,23 @@ class _Reader:
         tree = self.tree
         dequeues = [c for r in refs for c in [_method_of(tree, r, _DEQUEUES)] if c]
         if not dequeues:
-            raise _Refused("it is not dequeued in this file")
+            raise Declined("it is not dequeued in this file")
         anchor = tree.statement(dequeues[0])
         if len(dequeues) > 1:
             anchor = self._arms_of_one_if([tree.statement(d) for d in dequeues])
             if anchor is None:
-                raise _Refused("it is dequeued in %d places (%s), not one per arm of an if"
+                raise Declined("it is dequeued in %d places (%s), not one per arm of an if"
                                % (len(dequeues), ", ".join(tree.where(d) for d in dequeues)))
         if anchor not in body or body.index(anchor) <= enqueue_index:
-            raise _Refused(_AWAY % tree.where(dequeues[0]))
+            raise Declined(_AWAY % tree.where(dequeues[0]))
         out = []
         for call in dequeues:
             stmt = tree.statement(call)
             if cstutil.statement_value(stmt) is not call:
-                raise _Refused("its dequeue %s is not assigned or returned as it is" % tree.where(call))
+                raise Declined("its dequeue %s is not assigned or returned as it is" % tree.where(call))
             small = cstutil.single_small(stmt)
             if isinstance(small, cst.Assign) and not all(_is_ref(t) for t in _targets(small.targets[0].target)):
-                raise _Refused("its dequeue %s is not assigned to names" % tree.where(call))
+                raise Declined("its dequeue %s is not assigned to names" % tree.where(call))
             out.append((stmt, call))
         return out, anchor
 
@@ -1401,7 +1401,8 @@ class _Reader:
                     and value.func.attr.value == "run" and len(value.args) == 1 and value.args[0].value is close)):
                 plan.removed.add(id(stmt))
                 continue
-            raise _Refused("`%s` is also used by %s, which a dataset has no counterpart for" % (self.queue, tree.where(ref)))
+            raise Declined("`%s` is also used by %s, which a dataset has no counterpart for"
+                           % (self.queue, tree.where(ref)))
 
     def _drop_placeholders(self, components, vals_text, body, plan, producer) -> None:
         """Placeholders that only fed the queue go; those read elsewhere stay (nothing feeds them now)."""
@@ -1426,9 +1427,9 @@ class _Reader:
         taken = cstutil.name_uses(scope).stores | set(cstutil.name_uses(scope).loads)
         ds = next(n for n in ("dataset", "fed_dataset", "python_dataset") if n not in taken)
         method = call.func.attr.value
-        bound = _bind(call, ("n", "name") if method != "dequeue" else ("name",), "its " + method)
+        bound = bind_arguments(call, ("n", "name") if method != "dequeue" else ("name",), "its " + method)
         if method != "dequeue" and "n" not in bound:
-            raise _Refused("its %s has no count" % method)
+            raise Declined("its %s has no count" % method)
         generator = producer.reference(tree)
         if producer.kept:
             generator = "lambda: %s(%s)" % (generator, ", ".join(tree.source(arg) for _, arg in producer.kept))
@@ -1437,7 +1438,7 @@ class _Reader:
         if self.growing is not None and not (isinstance(small, cst.Assign) and isinstance(
                 small.targets[0].target, (cst.Tuple, cst.List)) and len(small.targets[0].target.elements) > 1):
             # A queue of one component dequeues a tensor, of several a list; from_generator gives a tuple.
-            raise _Refused("its dequeue %s is not unpacked into names, and its components, collected at run time "
+            raise Declined("its dequeue %s is not unpacked into names, and its components, collected at run time "
                            "in `%s`, may be one (a tensor) or several (a list)" % (tree.where(call), self.growing))
         out = ["%s = %s.data.Dataset.from_generator(%s, output_types=%s, output_shapes=%s)" % (
             ds, tf, generator, spec.types, spec.shapes)]
@@ -1499,21 +1500,21 @@ class _Reader:
         out = []
         for test, call in zip(self.arms.tests, self.arms.calls):
             kind = self.imports.resolve(call.func)
-            args = first_args if call is self.call else _bind(call, _SIGNATURES[kind], "its constructor")
+            args = first_args if call is self.call else bind_arguments(call, _SIGNATURES[kind], "its constructor")
             where = tree.where(call)
             if not is_none(args.get("shared_name")) or not is_none(args.get("names")):
-                raise _Refused("its queue %s sets `shared_name=` or `names=`" % where)
+                raise Declined("its queue %s sets `shared_name=` or `names=`" % where)
             for key in ("dtypes", "shapes"):
                 if (tree.text(args[key]) if not is_none(args.get(key)) else None) != (
                         tree.text(first_args[key]) if not is_none(first_args.get(key)) else None):
-                    raise _Refused("the queue per arm of %s %s has other `%s=` than %s: qmigrate builds one dataset "
+                    raise Declined("the queue per arm of %s %s has other `%s=` than %s: qmigrate builds one dataset "
                                    "for queues that hold the same elements" % (
                                        tree.where(self.arms.statement), where, key, tree.where(self.call)))
             if (kind == _PADDING) != (self.kind == _PADDING):
-                raise _Refused("one arm of %s builds a PaddingFIFOQueue and another not (%s): their batches differ"
+                raise Declined("one arm of %s builds a PaddingFIFOQueue and another not (%s): their batches differ"
                                % (tree.where(self.arms.statement), where))
             if test is not None and (cstutil.calls_of(test) or cstutil.nodes_of(test, (cst.Lambda, cst.Yield))):
-                raise _Refused("the test of %s calls something, and the dataset would evaluate it again"
+                raise Declined("the test of %s calls something, and the dataset would evaluate it again"
                                % tree.where(self.arms.statement))
             out.append((test, kind, args))
         return out

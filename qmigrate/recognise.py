@@ -543,26 +543,6 @@ class _BlockRecogniser:
         callee = self.context.kept_helpers.get(source.name, source.name)
         return source.rule, producer, queue_sources.files_statement(call, files, callee, stmt.leading_lines)
 
-    def _check_chosen_helpers(self, result: BlockResult) -> None:
-        """A variable holding one of several reader helpers hands each call the record once its
-        helpers are migrated: every call of it is rewritten, or none."""
-        by_variable: Dict[str, List[Match]] = {}
-        for match in result.matches:
-            if match.pipeline.reader_choice is not None:
-                by_variable.setdefault(match.pipeline.reader_choice[0], []).append(match)
-        for variable, matches in by_variable.items():
-            counts = _NameCounts(variable)
-            cstutil.walk(self.scope, counts)
-            if len(matches) == counts.called:
-                for match in matches[1:]:
-                    match.counted_helpers = ()  # the arms' bindings are counted once
-                continue
-            calls = tuple(call for match in matches for call in match.calls)
-            for match in matches:
-                result.matches.remove(match)
-            result.failures.append(Failure(calls, "`%s` is called %d times, and not every call could be rewritten"
-                                           % (variable, counts.called)))
-
     def _check_shared_readers(self, result: BlockResult) -> None:
         """Unbatched reads through one whole-file reader are rewritten together, or none of them."""
         _all_or_none(result, lambda match: match.shared_reader and match.shared_reader[1],

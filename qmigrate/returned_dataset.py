@@ -92,7 +92,7 @@ def _function(module: cst.Module, name: str) -> Optional[cst.FunctionDef]:
     return found[0] if len(found) == 1 else None
 
 
-def _body(function: cst.FunctionDef, resolve) -> List[cst.BaseStatement]:
+def body_statements(function: cst.FunctionDef, resolve) -> List[cst.BaseStatement]:
     """The statements the function works in: its own, or, when they are a docstring and one
     `with tf.name_scope(...):` or `with tf.device('/cpu:0'):` block (no `as`), those of the block,
     which only names or places the ops made there (see `_rebuilt`)."""
@@ -132,7 +132,7 @@ def _rebuilt(function: cst.FunctionDef, statements: Sequence[cst.BaseStatement],
     return function.with_changes(body=function.body.with_changes(body=list(function.body.body[:-1]) + [block]))
 
 
-def _params(function: cst.FunctionDef) -> List[str]:
+def plain_param_names(function: cst.FunctionDef) -> List[str]:
     p = function.params
     if p.star_arg is not cst.MaybeSentinel.DEFAULT or p.kwonly_params or p.star_kwarg or p.posonly_params:
         raise Refused("%s() takes * or ** parameters" % function.name.value)
@@ -144,7 +144,7 @@ def _name_mentions(module: cst.Module, name: str) -> List[cst.Name]:
     return [node for node in cstutil.nodes_of(module, (cst.Name,)) if node.value == name]
 
 
-def _per_record(statements: Sequence[cst.BaseStatement], tainted: Set[str], resolve, owner: str
+def per_record_lines(statements: Sequence[cst.BaseStatement], tainted: Set[str], resolve, owner: str
                 ) -> Tuple[List[int], Set[str]]:
     """(indices of the statements that work on the records, the names they give): a statement
     that reads a record name is per-record, and so are the names it binds. Raises Refused for a
@@ -162,7 +162,7 @@ def _per_record(statements: Sequence[cst.BaseStatement], tainted: Set[str], reso
             continue
         if not _plain(stmt) or uses.control:
             raise Refused("the per-record code of %s() holds a statement other than an assignment "
-                          "(line of `%s`)" % (owner, _short(stmt)))
+                          "(line of `%s`)" % (owner, short_text(stmt)))
         outer = set(uses.mutated) - tainted
         if outer:
             raise Refused("the per-record code of %s() stores into `%s`, which it did not make: in a map "
@@ -172,7 +172,7 @@ def _per_record(statements: Sequence[cst.BaseStatement], tainted: Set[str], reso
             if name in _NOT_IN_MAP or name.startswith(_NOT_IN_MAP_PREFIXES):
                 raise Refused("the per-record code of %s() calls `%s`: in a map function it would be made in "
                               "the function's graph, where variables and placeholders are refused and "
-                              "summaries and collections do not reach the program" % (owner, _short(call)))
+                              "summaries and collections do not reach the program" % (owner, short_text(call)))
         indices.append(index)
         tainted |= set(uses.stores)
     for name in sorted(tainted & set(others)):
@@ -196,7 +196,7 @@ def _kept_before(statements: Sequence[cst.BaseStatement], per_record: List[int],
         uses = cstutil.name_uses(stmt)
         if uses.control:
             raise Refused("%s() leaves or loops between reading its record and returning it (line of `%s`)" % (
-                owner, _short(stmt)))
+                owner, short_text(stmt)))
         earlier = set()
         for i in per_record:
             if i < index:
@@ -240,7 +240,7 @@ def _binds(node: cst.CSTNode) -> Set[str]:
     return set(cstutil.name_uses(target).stores) | {n.value for n in cstutil.nodes_of(target, (cst.Name,))}
 
 
-def _short(node: cst.CSTNode) -> str:
+def short_text(node: cst.CSTNode) -> str:
     """The node's first line of code (not a comment above it), cut at 60 characters."""
     lines = [line for line in cst.Module([]).code_for_node(node).strip().splitlines()
              if line.strip() and not line.strip().startswith("#")]
@@ -268,7 +268,7 @@ def _free_then_bound(statements: Sequence[cst.BaseStatement], params: Sequence[s
     return early & bound
 
 
-def _rename_rebound(statements: Sequence[cst.BaseStatement], returned: cst.BaseExpression, params: Sequence[str],
+def rename_rebound(statements: Sequence[cst.BaseStatement], returned: cst.BaseExpression, params: Sequence[str],
                     owner: str) -> Tuple[List[cst.BaseStatement], cst.BaseExpression]:
     """The statements of a map function to be and what it returns, where a name they read from the
     enclosing function and then bind again (`limit = tf.minimum(limit, n) if limit else n`) is
@@ -281,7 +281,7 @@ def _rename_rebound(statements: Sequence[cst.BaseStatement], returned: cst.BaseE
         taken |= set(uses.loads) | set(uses.stores)
     taken |= set(cstutil.name_uses(returned).loads)
     for name in sorted(rebound):
-        new = _fresh("record_" + name, taken)
+        new = fresh_name("record_" + name, taken)
         taken.add(new)
         first = next(i for i, stmt in enumerate(statements) if name in cstutil.name_uses(stmt).stores)
         small = cstutil.single_small(statements[first])
@@ -295,7 +295,7 @@ def _rename_rebound(statements: Sequence[cst.BaseStatement], returned: cst.BaseE
     return statements, returned
 
 
-def _iterator_dataset(value: cst.BaseExpression, resolve) -> Optional[cst.BaseExpression]:
+def iterator_dataset(value: cst.BaseExpression, resolve) -> Optional[cst.BaseExpression]:
     """D for `D.make_one_shot_iterator().get_next()` or `tf.compat.v1.data.make_one_shot_iterator(D).get_next()`."""
     if not (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute)
             and value.func.attr.value == "get_next" and isinstance(value.func.value, cst.Call)):
@@ -308,7 +308,7 @@ def _iterator_dataset(value: cst.BaseExpression, resolve) -> Optional[cst.BaseEx
     return None
 
 
-def _fresh(base: str, taken: Set[str]) -> str:
+def fresh_name(base: str, taken: Set[str]) -> str:
     name, n = base, 2
     while name in taken:
         name, n = "%s_%d" % (base, n), n + 1
@@ -359,14 +359,14 @@ def _hand_over(module: cst.Module, batcher: cst.FunctionDef, position: int, para
     return None
 
 
-def _engine_read(reader: cst.FunctionDef, original: cst.FunctionDef, resolve) -> Optional[int]:
+def engine_read(reader: cst.FunctionDef, original: cst.FunctionDef, resolve) -> Optional[int]:
     """The index of the reader's statement `x = <dataset>.make_one_shot_iterator().get_next()` that
     this run wrote (its original has no such statement); None if none."""
-    before = _body(original, resolve)
+    before = body_statements(original, resolve)
     read = None
-    for index, stmt in enumerate(_body(reader, resolve)):
+    for index, stmt in enumerate(body_statements(reader, resolve)):
         assign = cstutil.single_assign(stmt)
-        if assign and isinstance(assign[0], cst.Name) and _iterator_dataset(assign[1], resolve) is not None \
+        if assign and isinstance(assign[0], cst.Name) and iterator_dataset(assign[1], resolve) is not None \
                 and not any(stmt.deep_equals(old) for old in before):
             read = index
     return read
@@ -421,8 +421,8 @@ class _Shape:
         batcher = _function(new_module, batcher_orig.name.value)
         if batcher is None or not batcher.deep_equals(batcher_orig):
             return None
-        body = _body(batcher, resolve)
-        params = _params(batcher)
+        body = body_statements(batcher, resolve)
+        params = plain_param_names(batcher)
         # `(a, b, ...) = records`, records a parameter read nowhere else
         unpack = None
         for index, stmt in enumerate(body):
@@ -463,7 +463,7 @@ class _Shape:
         reader_orig = _function(original, reader_name)
         if reader is None or reader_orig is None or len(_name_mentions(new_module, reader_name)) != 2:
             return None
-        read = _engine_read(reader, reader_orig, resolve)
+        read = engine_read(reader, reader_orig, resolve)
         if read is None:
             return None
         return cls(module=new_module, reader=reader, caller=caller, batcher=batcher, call=call, rule=rule,
@@ -473,13 +473,13 @@ class _Shape:
     def check(self) -> None:
         """Raises Refused unless both functions can be written again as described."""
         resolve = self.resolve
-        reader_body = _body(self.reader, self.resolve)
+        reader_body = body_statements(self.reader, self.resolve)
         rest = reader_body[self.read + 1:]
         ret = cstutil.single_small(rest[-1]) if rest else None
         if not isinstance(ret, cst.Return) or ret.value is None:
             raise Refused("%s() does not end by returning its records" % self.reader.name.value)
         record = cstutil.single_assign(reader_body[self.read])[0].value
-        work, tainted = _per_record(rest[:-1], {record}, resolve, self.reader.name.value)
+        work, tainted = per_record_lines(rest[:-1], {record}, resolve, self.reader.name.value)
         self.reader_kept = _kept_before(rest[:-1], work, self.reader.name.value)
         value = ret.value
         if self.slot is None:
@@ -492,25 +492,25 @@ class _Shape:
             for index, element in enumerate(value.elements):
                 if index != self.slot and set(cstutil.name_uses(element).loads) & tainted:
                     raise Refused("%s() returns per-record values beside the records" % self.reader.name.value)
-        work, returned = _rename_rebound([rest[i] for i in work], returned, [record], self.reader.name.value)
+        work, returned = rename_rebound([rest[i] for i in work], returned, [record], self.reader.name.value)
         self.record, self.returned, self.reader_work = record, returned, work
         self.reader_return = ret
         spread = _spreads(returned, work, self.module, resolve)
         if spread is None:
             raise Refused("%s() returns `%s` as its records, whose structure qmigrate does not see (a tuple's "
                           "parts reach a map function as arguments of their own, any other structure as one)" % (
-                              self.reader.name.value, _short(returned)))
+                              self.reader.name.value, short_text(returned)))
         if self.unpack is None and (spread or isinstance(returned, cst.Call)):
             raise Refused("%s() reads `%s` as one dict of tensors, but %s() returns `%s`" % (
-                self.batcher.name.value, self.param, self.reader.name.value, _short(returned)))
+                self.batcher.name.value, self.param, self.reader.name.value, short_text(returned)))
         # The batcher
-        body = _body(self.batcher, self.resolve)
+        body = body_statements(self.batcher, self.resolve)
         self.start = self.unpack + 1 if self.unpack is not None else 0
         between = body[self.start:self.batch_index]
         if any(not isinstance(stmt, (cst.SimpleStatementLine, cst.For)) for stmt in between):
             raise Refused("%s() works on the records inside a compound statement" % self.batcher.name.value)
         unpacked = set(cstutil.name_uses(body[self.unpack]).stores) if self.unpack is not None else {self.param}
-        work, tainted = _per_record(between, unpacked, resolve, self.batcher.name.value)
+        work, tainted = per_record_lines(between, unpacked, resolve, self.batcher.name.value)
         after = body[self.batch_index + 1:]
         late = set(cstutil.name_uses(cst.IndentedBlock(body=after)).loads) & tainted if after else set()
         if late:
@@ -540,7 +540,7 @@ class _Shape:
             if assign is None or not isinstance(assign[1], cst.Dict):
                 raise Refused("it batches `%s`, which the per-record code does not make as one dict" % tensors.value)
         elif not isinstance(tensors, (cst.Dict, cst.List, cst.Tuple)):
-            raise Refused("it batches `%s`, not a literal list or dict of tensors" % _short(tensors))
+            raise Refused("it batches `%s`, not a literal list or dict of tensors" % short_text(tensors))
         if isinstance(tensors, (cst.List, cst.Tuple)) and any(isinstance(e, cst.StarredElement)
                                                               for e in tensors.elements):
             raise Refused("it batches a starred list")
@@ -574,13 +574,13 @@ class _Shape:
         if self.bucket:
             self._bucketing(bound)
             parts = [tensors, bound["input_length"]] + ([bound["keep_input"]] if self.keep is not None else [])
-            self.map_statements, renamed = _rename_rebound(
+            self.map_statements, renamed = rename_rebound(
                 map_statements, cst.Tuple([cst.Element(part) for part in parts]), [self.param], self.batcher.name.value)
             renamed = [element.value for element in renamed.elements]
             self.tensors, self.length = renamed[:2]
             self.keep = renamed[2] if self.keep is not None else None
         else:
-            self.map_statements, self.tensors = _rename_rebound(map_statements, tensors, [self.param],
+            self.map_statements, self.tensors = rename_rebound(map_statements, tensors, [self.param],
                                                                  self.batcher.name.value)
         self.map_params = [self.param]
         if spread:
@@ -612,7 +612,7 @@ class _Shape:
             self.sizes_kind = "either"
         else:
             raise Refused("its `batch_size=` is computed (`%s`): whether it gives one size or one per bucket, "
-                          "which batch differently, is not seen" % _short(sizes))
+                          "which batch differently, is not seen" % short_text(sizes))
         keep = bound.get("keep_input")
         if keep is not None and not (isinstance(keep, cst.Name) and keep.value in ("True", "None")):
             self.keep = keep
@@ -623,12 +623,12 @@ class _Shape:
         config = module.config_for_parsing
         code = cst.Module([]).code_for_node
         # The reader: its per-record code becomes a map function; it returns the mapped dataset.
-        reader_body = _body(self.reader, self.resolve)
+        reader_body = body_statements(self.reader, self.resolve)
         read_value = cstutil.single_assign(reader_body[self.read])[1]
-        dataset = code(_iterator_dataset(read_value, self.resolve))
+        dataset = code(iterator_dataset(read_value, self.resolve))
         taken = set(cstutil.name_uses(self.reader).loads) | set(cstutil.name_uses(self.reader).stores)
-        parse = _fresh("parse_record", taken)
-        parse_def = _nested(parse, [self.record], self.reader_work, self.returned, config)
+        parse = fresh_name("parse_record", taken)
+        parse_def = nested_function(parse, [self.record], self.reader_work, self.returned, config)
         mapped = cst.parse_expression("%s.map(%s)" % (dataset, parse), config)
         if self.slot is None:
             new_value = mapped
@@ -639,14 +639,14 @@ class _Shape:
         new_return = reader_body[-1].with_changes(
             body=[self.reader_return.with_changes(value=new_value)], leading_lines=[])
         read_stmt = reader_body[self.read]
-        parse_def = _blank(parse_def.with_changes(leading_lines=list(read_stmt.leading_lines)))
-        new_reader_body = reader_body[:self.read] + self.reader_kept + [parse_def, _blank(new_return)]
+        parse_def = blank_statement(parse_def.with_changes(leading_lines=list(read_stmt.leading_lines)))
+        new_reader_body = reader_body[:self.read] + self.reader_kept + [parse_def, blank_statement(new_return)]
         reader = _rebuilt(self.reader, new_reader_body, self.resolve)
         # The batcher: its per-record code maps the dataset it is handed, then the batch.
-        body = _body(self.batcher, self.resolve)
+        body = body_statements(self.batcher, self.resolve)
         taken = set(cstutil.name_uses(self.batcher).loads) | set(cstutil.name_uses(self.batcher).stores)
-        prepare = _fresh("prepare_record", taken)
-        ds = _fresh("dataset", taken | {prepare})
+        prepare = fresh_name("prepare_record", taken)
+        ds = fresh_name("dataset", taken | {prepare})
         if self.kind == "dict":
             element, kind = code(self.tensors), "dict"
         else:
@@ -658,7 +658,7 @@ class _Shape:
             kind, element = bucketing.element(code(self.length), kind, element)
             if self.keep is not None:
                 element = "(%s), %s" % (element, code(self.keep))
-        prepare_def = _nested(prepare, self.map_params, self.map_statements, element, config)
+        prepare_def = nested_function(prepare, self.map_params, self.map_statements, element, config)
         threads = ", num_parallel_calls=%s" % self.batching.num_threads if self.batching.num_threads else ""
         lines = ["%s = %s.map(%s%s)" % (ds, self.param, prepare, threads)]
         if self.keep is not None:  # the queue took only the records whose keep_input held
@@ -684,8 +684,8 @@ class _Shape:
         prepare_def = prepare_def.with_changes(leading_lines=list(first_work.leading_lines))
         head = body[:self.unpack] if self.unpack is not None else []
         if head or self.kept_between:
-            prepare_def = _blank(prepare_def)
-        new_body = (head + self.kept_between + [prepare_def, _blank(stages[0])] + stages[1:] + [consumed]
+            prepare_def = blank_statement(prepare_def)
+        new_body = (head + self.kept_between + [prepare_def, blank_statement(stages[0])] + stages[1:] + [consumed]
                     + body[self.batch_index + 1:])
         batcher = _rebuilt(self.batcher, new_body, self.resolve)
         return module.with_changes(body=[reader if stmt is self.reader else batcher if stmt is self.batcher else stmt
@@ -711,7 +711,7 @@ class _Shape:
         return synth._when("isinstance(%s, (list, tuple))" % sizes, [per_bucket], [one])
 
 
-def _nested(name: str, params: Sequence[str], statements: Sequence[cst.BaseStatement], returns,
+def nested_function(name: str, params: Sequence[str], statements: Sequence[cst.BaseStatement], returns,
             config) -> cst.FunctionDef:
     """`def name(params): statements; return returns` (`returns` an expression node, kept as written,
     or its source)."""
@@ -728,7 +728,7 @@ def _nested(name: str, params: Sequence[str], statements: Sequence[cst.BaseState
     return template.with_changes(body=template.body.with_changes(body=statements + list(template.body.body)))
 
 
-def _blank(stmt: cst.BaseStatement) -> cst.BaseStatement:
+def blank_statement(stmt: cst.BaseStatement) -> cst.BaseStatement:
     """`stmt` after a blank line (the nested function before it ends there)."""
     return stmt.with_changes(leading_lines=[cst.EmptyLine(indent=False)] + [l for l in stmt.leading_lines if l.comment])
 

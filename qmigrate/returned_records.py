@@ -11,7 +11,7 @@ pipeline is recognised (`first_use`); those of the other modules after the first
 """
 import ast
 import os
-from typing import Iterable, Optional, Tuple
+from typing import Optional, Tuple
 
 # How a kept result is named among the helpers kept for other modules (api's `keeps`).
 KEPT_PREFIX = "()"

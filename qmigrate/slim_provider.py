@@ -107,7 +107,7 @@ def single_value(function: cst.FunctionDef, name: str) -> Optional[cst.BaseExpre
     """The value `name = value` binds, when that is the one binding of `name` in `function` (not a
     parameter, not bound otherwise); else None."""
     values = _bindings(function).values.get(name, [])
-    if name in _params(function) or len(values) != 1:
+    if name in cstutil.param_names(function) or len(values) != 1:
         return None
     return values[0]
 
@@ -115,7 +115,7 @@ def single_value(function: cst.FunctionDef, name: str) -> Optional[cst.BaseExpre
 def literal_dict(name: str, function: cst.CSTNode, loads: int) -> Optional[cst.Dict]:
     """The dict literal a local `name` stands for: bound once in `function`, by `name = {...}`,
     not a parameter, and read once (`loads`: its reads in the function), so nothing changes it."""
-    if not isinstance(function, cst.FunctionDef) or name in _params(function) or loads != 1:
+    if not isinstance(function, cst.FunctionDef) or name in cstutil.param_names(function) or loads != 1:
         return None
     values = _bindings(function).values.get(name, [])
     return values[0] if len(values) == 1 and isinstance(values[0], cst.Dict) else None
@@ -143,14 +143,7 @@ def _default_filled(function: cst.FunctionDef, name: str) -> Optional[cst.BaseEx
 
 def param_names(function: cst.FunctionDef) -> List[str]:
     """The names of a function's parameters (all kinds)."""
-    return _params(function)
-
-
-def _params(function: cst.FunctionDef) -> List[str]:
-    params = function.params
-    named = list(params.posonly_params) + list(params.params) + list(params.kwonly_params) + [
-        p for p in (params.star_arg, params.star_kwarg) if isinstance(p, cst.Param)]
-    return [p.name.value for p in named]
+    return cstutil.param_names(function)
 
 
 class DatasetProof:
@@ -195,7 +188,7 @@ class DatasetProof:
 
     def _single_value(self, function: cst.FunctionDef, name: str, what: str) -> cst.BaseExpression:
         """The value `name` is bound to once in `function`, or Unseen saying why not."""
-        if name in _params(function):
+        if name in cstutil.param_names(function):
             raise Unseen("%s `%s` is a parameter of %s(), so its reader class and decoder cannot be seen here"
                          % (what, name, function.name.value))
         values = _bindings(function).values.get(name, [])
@@ -234,7 +227,7 @@ class DatasetProof:
         """The functions `call` may run: `f(...)` of the module or imported from one, `module.f(...)`,
         or `TABLE[key].f(...)` with TABLE a module constant mapping keys to imported modules (each
         of them). Unseen when it is none of these or a module is not found."""
-        func, local = call.func, set(_bindings(function).values) | set(_params(function))
+        func, local = call.func, set(_bindings(function).values) | set(cstutil.param_names(function))
         shown = "its slim dataset `%s` comes from `%s(...)` (%s)" % (name, _code(func), where.at(call))
         if isinstance(func, cst.Name) and func.value not in local:
             if func.value in where.functions:
@@ -342,7 +335,7 @@ class DatasetProof:
             raise unseen
         if any(param.default is value for param in function.params.params + function.params.kwonly_params):
             return value, where  # not passed: the default, read in the function's own module
-        if isinstance(value, cst.Name) and value.value in _params(caller):
+        if isinstance(value, cst.Name) and value.value in cstutil.param_names(caller):
             if value.value in _bindings(caller).values:
                 raise unseen  # the caller rebinds it before the call
             return self._passed(caller, caller_where, value.value, unseen)
@@ -361,7 +354,8 @@ class DatasetProof:
         other nodes for themselves."""
         if isinstance(node, cst.Name) and node.value in _bindings(function).values:
             return self._single_value(function, node.value, what)
-        if isinstance(node, cst.Name) and node.value not in where.imports.aliases and node.value not in _params(function):
+        if isinstance(node, cst.Name) and node.value not in where.imports.aliases \
+                and node.value not in cstutil.param_names(function):
             try:
                 return module_constant(where, node.value, node)
             except NotConstant:
@@ -373,7 +367,7 @@ class DatasetProof:
         line = where.at(call)
         reader = self._argument(call, 1, "reader", where)
         reader_where = where
-        if isinstance(reader, cst.Name) and reader.value in _params(function):
+        if isinstance(reader, cst.Name) and reader.value in cstutil.param_names(function):
             reader, reader_where = self._parameter_value(function, where, reader.value, "its reader class")
         else:
             reader = self._local(reader, function, where, "its reader class")

@@ -80,6 +80,6 @@ def apply(analysis, uncalled: Tuple[str, ...], note_rule) -> None:
 def _reader_nodes(analysis):
     cached = getattr(analysis, "_reader_class_nodes", None)
     if cached is None:
-        from qmigrate.engine import _reader_class_arguments_of
-        cached = analysis._reader_class_nodes = [node for node, _ in _reader_class_arguments_of(analysis)]
+        from qmigrate.engine import reader_class_arguments_of
+        cached = analysis._reader_class_nodes = [node for node, _ in reader_class_arguments_of(analysis)]
     return cached

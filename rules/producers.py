@@ -3,7 +3,7 @@ import libcst as cst
 
 from qmigrate.model import FileSource, SliceSource
 from qmigrate.rules.base import (
-    Example, Rule, SourceOf, Unsupported, bool_or_condition, example_source, is_none, literal_bool)
+    Example, Rule, SourceOf, Unsupported, bool_or_condition, example_source, is_none)
 
 
 MATCH_FILENAMES_ONCE = "tensorflow.train.match_filenames_once"
