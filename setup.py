@@ -11,6 +11,6 @@ setup(
     package_dir={"qmigrate": "qmigrate", "qmigrate.rules": "rules"},
     package_data={"qmigrate": ["data/*.txt"]},  # the TensorFlow symbol tables targets.py reads
     install_requires=["libcst>=1.5", "click>=8.0", "tomli>=1.1; python_version < '3.11'"],
-    extras_require={"test": ["pytest>=7", "pytest-xdist>=3", "numpy", "hypothesis", "jsonschema"]},
+    extras_require={"test": ["pytest>=7", "pytest-xdist>=3", "numpy", "hypothesis", "jsonschema", "pyflakes>=3"]},
     entry_points={"console_scripts": ["qmigrate=qmigrate.cli:main"]},
 )
