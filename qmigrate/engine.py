@@ -1766,6 +1766,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         context.kept_helpers.update(copies)
         self.iterator_holder = self.names.fresh("input_iterators") if edits.consumers else None
         self.scopes: List[cst.CSTNode] = [module]
+        self._module_body = False  # set while the module's own body is rewritten (leave_Module)
         self.parents: List[cst.CSTNode] = []
         # Why a record-source helper's own chain stops (it returns the record instead of batching):
         # said only when no caller of it has a better reason.
@@ -1849,7 +1850,11 @@ class _PipelineRewriter(cst.CSTTransformer):
         return updated_node.with_changes(body=self._rewrite_root(original_node.body, updated_node.body))
 
     def leave_Module(self, original_node, updated_node):
-        return updated_node.with_changes(body=self._rewrite_root(original_node.body, updated_node.body))
+        self._module_body = True  # the root block is the module's own body, not an indented block
+        try:
+            return updated_node.with_changes(body=self._rewrite_root(original_node.body, updated_node.body))
+        finally:
+            self._module_body = False
 
     def _rewrite_root(self, original_body, updated_body):
         leaves = blocks.flatten(original_body, updated_body)
@@ -2062,7 +2067,9 @@ class _PipelineRewriter(cst.CSTTransformer):
         else:  # the helper's call stays: only the comments above it move up
             comments += wording.moved_comments(batch.updated, leading_only=True)
         function = None
-        around = 2 if len(self.scopes) == 1 else 1  # PEP 8: two blank lines around a module's def
+        # PEP 8: two blank lines around a def at the module's top level, one around an indented one
+        # (in an `if` or `with` at module level too, where pycodestyle counts two as too many).
+        around = 2 if self._module_body and not read.withs else 1
         if pipeline.record_function is not None:
             record_leaves = [dataclasses.replace(leaves[i], updated=wording.strip_statement(leaves[i].updated))
                              for i in match.record_indices]
