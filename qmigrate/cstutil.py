@@ -427,6 +427,27 @@ def dotted_head(node: cst.BaseExpression) -> str:
     return node.value if isinstance(node, cst.Name) else ""
 
 
+class _OwnReturns(cst.CSTVisitor):
+    def __init__(self):
+        self.found: List[cst.Return] = []
+
+    def visit_FunctionDef(self, node) -> bool:
+        return False  # a nested function's returns are its own
+
+    visit_ClassDef = visit_Lambda = visit_FunctionDef
+
+    def visit_Return(self, node) -> None:
+        self.found.append(node)
+
+
+def own_returns(node: cst.CSTNode) -> List[cst.Return]:
+    """The `return` statements under `node` (a function's body, a block), in order, not those of
+    functions, classes or lambdas nested in it."""
+    visitor = _OwnReturns()
+    walk(node, visitor)
+    return visitor.found
+
+
 def param_names(function: cst.FunctionDef) -> List[str]:
     """Every name the function's parameters bind: positional-only, plain, keyword-only, * and **."""
     params = function.params

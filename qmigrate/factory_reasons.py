@@ -22,7 +22,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import summary
+from qmigrate import cstutil, summary
 from qmigrate.diagnostics import FileResult
 from qmigrate.names import ast_dotted
 from qmigrate.rules.base import Unsupported
@@ -53,7 +53,7 @@ def returned_reasons(module: cst.Module, imports, line_of: Callable[[cst.CSTNode
             owned += [(stmt.name.value, member) for member in stmt.body.body if isinstance(member, cst.FunctionDef)]
     reasons = {}
     for owner, function in owned:
-        for ret in _cst_returns(function):
+        for ret in cstutil.own_returns(function.body):
             call = ret.value
             if not (isinstance(call, cst.Call) and id(call) in providers):
                 continue
@@ -88,26 +88,6 @@ def returned_reasons(module: cst.Module, imports, line_of: Callable[[cst.CSTNode
 
 def code(node: cst.CSTNode) -> str:
     return cst.Module([]).code_for_node(node)
-
-
-class _Returns(cst.CSTVisitor):
-    def __init__(self):
-        self.found: List[cst.Return] = []
-
-    def visit_FunctionDef(self, node) -> bool:
-        return False
-
-    visit_ClassDef = visit_Lambda = visit_FunctionDef
-
-    def visit_Return(self, node: cst.Return) -> None:
-        self.found.append(node)
-
-
-def _cst_returns(function: cst.FunctionDef) -> List[cst.Return]:
-    """The return statements of `function` itself (not of functions or classes nested in it)."""
-    visitor = _Returns()
-    function.body.visit(visitor)
-    return visitor.found
 
 
 def own_returns(function: ast.FunctionDef) -> List[ast.Return]:

@@ -81,7 +81,7 @@ def find(method: cst.FunctionDef, attrs_of: Callable[[cst.FunctionDef], Optional
         return None
     reader_attr, queue_attr, read_stmt, key, record, rest = opening
     uses = cstutil.name_uses(cst.IndentedBlock(body=rest))
-    if uses.control - {"return"} or helpers._count_returns(cst.IndentedBlock(body=rest)) != 1:
+    if uses.control - {"return"} or len(cstutil.own_returns(cst.IndentedBlock(body=rest))) != 1:
         return None
     if (key != "_" and key in uses.loads) or record == key:
         return None

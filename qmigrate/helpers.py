@@ -262,7 +262,7 @@ def find_record_source(function: cst.FunctionDef, imports: ImportMap, method: bo
     removable = tuple(stmt for stmt in body if stmt in (producer_stmt, reader_stmt, read_stmt) or stmt in plumbing)
     rest = cst.IndentedBlock(body=[stmt for stmt in body if stmt not in removable])
     uses = cstutil.name_uses(rest)
-    if uses.control - {"return"} or _count_returns(rest) != 1:
+    if uses.control - {"return"} or len(cstutil.own_returns(rest)) != 1:
         return None
     if {queue, reader_name} & set(uses.loads) or (key != "_" and key in uses.loads) or record == key:
         return None
@@ -338,26 +338,6 @@ def _source_opening(body: List[cst.BaseStatement], imports: ImportMap):
         else:
             plumbing.append(stmt)
     return None
-
-
-class _Returns(cst.CSTVisitor):
-    def __init__(self):
-        self.count = 0
-
-    def visit_FunctionDef(self, node) -> bool:
-        return False  # a nested function's returns are its own
-
-    def visit_Lambda(self, node) -> bool:
-        return False
-
-    def visit_Return(self, node) -> None:
-        self.count += 1
-
-
-def _count_returns(node: cst.CSTNode) -> int:
-    visitor = _Returns()
-    cstutil.walk(node, visitor)
-    return visitor.count
 
 
 def source_arguments(source: RecordSource, call: cst.Call, module_names: set, shadowed: frozenset = frozenset()):

@@ -46,6 +46,7 @@ import libcst as cst
 from qmigrate.factory_reasons import code, own_returns
 from qmigrate.model import FileSource
 from qmigrate.names import ast_dotted
+from qmigrate.summary import own_nodes
 from qmigrate.rules.base import Unsupported
 
 
@@ -104,23 +105,12 @@ def _ast_function_at(tree: ast.AST, line: int) -> Optional[ast.FunctionDef]:
 def _factory_calls(function: ast.FunctionDef) -> List[Tuple[str, str]]:
     """(object, method) of each `name = obj.method()` (no arguments) in the function's own body."""
     found = []
-    for node in _own_nodes(function):
+    for node in own_nodes(function.body):
         if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                 and isinstance(node.value, ast.Call) and not node.value.args and not node.value.keywords
                 and isinstance(node.value.func, ast.Attribute) and isinstance(node.value.func.value, ast.Name)):
             found.append((node.value.func.value.id, node.value.func.attr))
     return found
-
-
-def _own_nodes(function: ast.FunctionDef):
-    """The nodes of `function`'s body, not those of functions, lambdas or classes nested in it."""
-    stack = list(function.body)
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        stack.extend(ast.iter_child_nodes(node))
 
 
 def _class_made(function: ast.FunctionDef, name: str) -> Optional[ast.expr]:
@@ -130,11 +120,11 @@ def _class_made(function: ast.FunctionDef, name: str) -> Optional[ast.expr]:
     params = {a.arg for a in args.args + args.kwonlyargs} | {a.arg for a in (args.vararg, args.kwarg) if a}
     if name in params:
         return None
-    stores = [node for node in _own_nodes(function) if isinstance(node, ast.Name) and node.id == name
+    stores = [node for node in own_nodes(function.body) if isinstance(node, ast.Name) and node.id == name
               and not isinstance(node.ctx, ast.Load)]
-    if any(isinstance(node, (ast.Global, ast.Nonlocal)) for node in _own_nodes(function)) or len(stores) != 1:
+    if any(isinstance(node, (ast.Global, ast.Nonlocal)) for node in own_nodes(function.body)) or len(stores) != 1:
         return None
-    for node in _own_nodes(function):
+    for node in own_nodes(function.body):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and node.targets[0] is stores[0]:
             if isinstance(node.value, ast.Call):
                 return node.value.func

@@ -8,7 +8,7 @@ tower loops. It holds no CST nodes, so it travels between processes and costs li
 import ast
 import hashlib
 from dataclasses import dataclass
-from typing import Dict, Iterator, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, Mapping, Optional, Sequence, Tuple
 
 from qmigrate.names import ImportMap, ast_dotted, canonical
 
@@ -116,6 +116,19 @@ def _calls(node: ast.AST) -> Iterator[ast.Call]:
         if isinstance(current, ast.Call):
             yield current
         stack.extend(reversed(list(ast.iter_child_nodes(current))))
+
+
+def own_nodes(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """`nodes` and every node under them, but for functions, classes and lambdas among them or
+    under them (neither the definition nor what it holds): what one scope itself holds, given
+    its statements (a function's `body`) or its children (`ast.iter_child_nodes(scope)`)."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
 
 
 def own_returns(body) -> Iterator[ast.Return]:

@@ -18,6 +18,8 @@ import os
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
+from qmigrate.summary import own_nodes
+
 
 @dataclass(frozen=True)
 class TowerReads:
@@ -208,7 +210,7 @@ def calls_passing(reads: TowerReads, sources: Dict[str, ast.AST], here: str, lim
     for path in sorted(sources):
         tree = sources[path]
         for scope in [tree] + [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)]:
-            for node in _own_nodes(scope):
+            for node in own_nodes(ast.iter_child_nodes(scope)):
                 if not (isinstance(node, ast.Call) and _called_name(node.func) == owner):
                     continue
                 if any(isinstance(arg, ast.Starred) for arg in node.args):
@@ -223,17 +225,6 @@ def calls_passing(reads: TowerReads, sources: Dict[str, ast.AST], here: str, lim
     if len(found) > limit:
         found = found[:limit] + ["%d more call%s" % (len(found) - limit, "s" if len(found) - limit > 1 else "")]
     return tuple(found)
-
-
-def _own_nodes(scope: ast.AST):
-    """The nodes of a function (or module) that are not in a nested function or class."""
-    stack = list(ast.iter_child_nodes(scope))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        yield node
-        stack.extend(ast.iter_child_nodes(node))
 
 
 def _called_name(func: ast.AST) -> Optional[str]:
@@ -254,7 +245,7 @@ def _made_by(scope: ast.AST, passed, line: int) -> str:
         return ""
     makers = set()
     for arg in passed:
-        bindings = [node for node in _own_nodes(scope) if isinstance(node, ast.Assign) and any(
+        bindings = [node for node in own_nodes(ast.iter_child_nodes(scope)) if isinstance(node, ast.Assign) and any(
             isinstance(name, ast.Name) and name.id == arg.id and isinstance(name.ctx, ast.Store)
             for target in node.targets for name in ast.walk(target))]
         if len(bindings) != 1 or bindings[0].lineno > line or not isinstance(bindings[0].value, ast.Call):
