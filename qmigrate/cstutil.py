@@ -448,6 +448,16 @@ def own_returns(node: cst.CSTNode) -> List[cst.Return]:
     return visitor.found
 
 
+def parse_stage(text: str, config) -> cst.BaseStatement:
+    """One statement written as source (by the synthesiser, a rule); a blank line it starts with
+    is blank at any indentation (it carries none)."""
+    stmt = cst.parse_statement(text, config)
+    if not stmt.leading_lines:
+        return stmt
+    return stmt.with_changes(leading_lines=[line.with_changes(indent=False) if line.comment is None else line
+                                            for line in stmt.leading_lines])
+
+
 def param_names(function: cst.FunctionDef) -> List[str]:
     """Every name the function's parameters bind: positional-only, plain, keyword-only, * and **."""
     params = function.params

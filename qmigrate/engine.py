@@ -2078,7 +2078,7 @@ class _PipelineRewriter(cst.CSTTransformer):
                 for index, leaf in zip(match.record_indices, record_leaves):
                     texts = match.record_statements.get(index)
                     expanded += [leaf] if texts is None else [
-                        dataclasses.replace(leaf, updated=_stage(text + "\n", config)) for text in texts]
+                        dataclasses.replace(leaf, updated=cstutil.parse_stage(text + "\n", config)) for text in texts]
                 record_leaves = expanded
             if match.queue_name is not None:
                 # The reader helper now takes the record where it took the queue.
@@ -2135,7 +2135,7 @@ class _PipelineRewriter(cst.CSTTransformer):
             texts = bindings + synth.head_statements(pipeline, tf, self.target)
         else:
             texts = bindings + synth.dataset_statements(pipeline, tf, self.target)
-        statements = [_stage(text, config) for text in texts]
+        statements = [cstutil.parse_stage(text, config) for text in texts]
         leading = [line for line in batch.updated.leading_lines if line.comment is None]
         if function is not None and len(leading) < around:
             leading = [cst.EmptyLine(indent=False)] * around  # blank lines after the function
@@ -2420,12 +2420,3 @@ def _ensure_tf_import(module: cst.Module, imports: ImportMap, tf: str) -> cst.Mo
     statement = "import tensorflow\n" if tf == "tensorflow" else "import tensorflow as %s\n" % tf
     body.insert(_after_imports(body), cst.parse_statement(statement))
     return module.with_changes(body=body)
-
-
-def _stage(text: str, config) -> cst.BaseStatement:
-    """One statement the synthesiser wrote; a blank line it starts with is blank at any indentation."""
-    stmt = cst.parse_statement(text, config)
-    if not stmt.leading_lines:
-        return stmt
-    return stmt.with_changes(leading_lines=[line.with_changes(indent=False) if line.comment is None else line
-                                            for line in stmt.leading_lines])

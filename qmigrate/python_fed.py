@@ -1662,11 +1662,6 @@ def apply(module: cst.Module, plans: List[Plan]) -> cst.Module:
     return module.visit(_Apply(removed, replaced, nodes, moved, module.config_for_parsing, before, mapped))
 
 
-def _parsed(text: str, config) -> cst.BaseStatement:
-    """A new statement from its source; a blank line it starts with carries no indentation."""
-    stmt = cst.parse_statement(text + "\n", config)
-    return stmt.with_changes(leading_lines=[line.with_changes(indent=False) if line.comment is None else line
-                                            for line in stmt.leading_lines])
 
 
 class _Apply(cst.CSTTransformer):
@@ -1700,7 +1695,7 @@ class _Apply(cst.CSTTransformer):
                 blank = blank or any(line.comment is None for line in old.leading_lines)
                 continue
             if id(old) in self.replaced:
-                statements = [_parsed(text, self.config) for text in self.replaced[id(old)]]
+                statements = [cstutil.parse_stage(text + "\n", self.config) for text in self.replaced[id(old)]]
                 new_lines = list(new.leading_lines)
                 if id(old) in self.moved:  # the generator, moved up to where the dataset is built
                     statements[0] = statements[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
@@ -1712,7 +1707,7 @@ class _Apply(cst.CSTTransformer):
                 statements, new_lines = [new], list(new.leading_lines)
             if id(old) in self.before:  # its comments go before what comes first; a blank line still sets it apart
                 apart = [cst.EmptyLine(indent=False)] if any(line.comment is None for line in new_lines) else []
-                statements = [_parsed(text, self.config) for text in self.before[id(old)]] + [
+                statements = [cstutil.parse_stage(text + "\n", self.config) for text in self.before[id(old)]] + [
                     statements[0].with_changes(leading_lines=apart)] + statements[1:]
             if pending or blank:
                 blanks = [line for line in new_lines if line.comment is None][:1] or (
