@@ -24,6 +24,8 @@ import os
 import re
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from qmigrate import astindex
+
 # How a function whose captured parameter a caller may pass a stateful value is named among the
 # helpers kept for other modules (api's `keeps`).
 KEPT_PREFIX = "(captured)"
@@ -55,8 +57,8 @@ def _makes_stateful(value: ast.AST) -> bool:
 def stateful_bindings(tree: ast.AST) -> Dict[str, int]:
     """Last name -> line of each `name = <stateful call>` / `x.name = <stateful call>` in tree."""
     found: Dict[str, int] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and _makes_stateful(node.value):
+    for node in astindex.nodes(tree, ast.Assign, ast.AnnAssign):
+        if node.value is not None and _makes_stateful(node.value):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 for part in ast.walk(target):
@@ -81,8 +83,8 @@ def stateful_call(tree: ast.AST, function: str, param: str, position: Optional[i
                   bound: Callable[[str], Optional[str]]) -> Optional[Tuple[int, str]]:
     """(line, why) of the first call of `function` in tree that may pass a stateful value for
     `param`; `bound(name)` says where a name is bound to a stateful op (None: nowhere seen)."""
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and _last_name(node.func) == function):
+    for node in astindex.nodes(tree, ast.Call):  # ast.walk's order, from the tree's index: one walk a tree
+        if _last_name(node.func) != function:
             continue
         hidden, argument = _argument(node, param, position)
         if hidden:

@@ -34,7 +34,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import helpers
+from qmigrate import astindex, helpers
 from qmigrate.names import ImportMap
 from qmigrate.program import relative_base
 
@@ -199,7 +199,7 @@ class Planner:
         """Loads of `local` in the importer; -1 when it also names `name` otherwise (an attribute)."""
         tree = self.program.tree(path)
         count = 0
-        for node in ast.walk(tree):
+        for node in astindex.nodes(tree, ast.Name, ast.Attribute):
             if isinstance(node, ast.Name) and node.id == local:
                 if not isinstance(node.ctx, ast.Load):
                     return -1  # rebound: not the helper everywhere
@@ -241,7 +241,7 @@ class Planner:
                 and node.name == name]
         if len(defs) != 1 or not isinstance(defs[0], ast.FunctionDef) or defs[0].decorator_list:
             return None
-        if any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(tree)):
+        if any(node.id == name for node in astindex.nodes(tree, ast.Name)):
             return None  # the module calls or rebinds it itself
         if not all(_literal(default) for default in defs[0].args.defaults + defs[0].args.kw_defaults if default):
             return None

@@ -26,6 +26,7 @@ import ast
 import os
 from typing import Dict, Iterable, List, Mapping, Optional, Set, Tuple
 
+from qmigrate import astindex
 from qmigrate.names import canonical
 from qmigrate.program import Program, relative_base
 from qmigrate.rules import PRODUCERS, READERS
@@ -112,7 +113,7 @@ def module_imports(path: str, tree: Optional[ast.AST], program: Program) -> List
     `import pkg.mod as m`, `from pkg import mod`, `from .pkg import mod` (`import pkg.mod` binds
     `pkg`, not the module: not one of them)."""
     found = []
-    for node in ast.walk(tree) if tree is not None else ():
+    for node in astindex.nodes(tree, ast.Import, ast.ImportFrom) if tree is not None else ():
         if isinstance(node, ast.Import):
             found += [(alias.asname, program.module_path(path, alias.name)) for alias in node.names if alias.asname]
         elif isinstance(node, ast.ImportFrom) and node.level:
@@ -146,8 +147,8 @@ def _attribute_imports(path: str, summaries: Mapping[str, Optional[ModuleSummary
 
 def _attributes_of(tree: Optional[ast.AST], local: str) -> Set[str]:
     """The attributes the module reads of the name `local` (`local.attr`)."""
-    return {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
-            and isinstance(node.value, ast.Name) and node.value.id == local} if tree is not None else set()
+    return {node.attr for node in astindex.nodes(tree, ast.Attribute)
+            if isinstance(node.value, ast.Name) and node.value.id == local} if tree is not None else set()
 
 
 def is_attribute(local: str, name: str) -> bool:
@@ -180,7 +181,7 @@ def _reader_and_producer(builds: Tuple[str, ...]) -> bool:
 
 
 def _attribute_named(tree: Optional[ast.AST], name: str) -> bool:
-    return tree is not None and any(isinstance(node, ast.Attribute) and node.attr == name for node in ast.walk(tree))
+    return tree is not None and any(node.attr == name for node in astindex.nodes(tree, ast.Attribute))
 
 
 def _reader_only(builds: Tuple[str, ...]) -> bool:
@@ -192,7 +193,8 @@ def _rebinds(tree: Optional[ast.AST], local: str) -> bool:
     function); True without a tree."""
     if tree is None:
         return True
-    for node in ast.walk(tree):
+    for node in astindex.nodes(tree, ast.Name, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.arg, ast.Global,
+                               ast.Nonlocal):
         if isinstance(node, ast.Name) and node.id == local and not isinstance(node.ctx, ast.Load):
             return True
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == local:
@@ -201,7 +203,7 @@ def _rebinds(tree: Optional[ast.AST], local: str) -> bool:
             return True
         if isinstance(node, (ast.Global, ast.Nonlocal)) and local in node.names:
             return True
-    imported = [alias for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
+    imported = [alias for node in astindex.nodes(tree, ast.Import, ast.ImportFrom)
                 for alias in node.names if (alias.asname or alias.name.split(".")[0]) == local]
     return len(imported) != 1
 
@@ -212,7 +214,7 @@ def _star_may_bind(program: Program, path: str, local: str, seen: Optional[Set[s
     seen = set() if seen is None else seen
     seen.add(path)
     tree = program.tree(path)
-    for node in ast.walk(tree) if tree is not None else ():
+    for node in astindex.nodes(tree, ast.ImportFrom) if tree is not None else ():
         if not (isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)):
             continue
         where = program.module_path(path, node.module or "") if not node.level else None
@@ -300,16 +302,16 @@ def decide(wanted: Mapping[str, Tuple[Import, ...]], used: Mapping[str, Iterable
 def _as_attribute(tree: Optional[ast.AST], name: str, modules: Set[str] = frozenset()) -> bool:
     """Whether the module names `name` as an attribute of something else than the names
     `modules` it imported the helper's module under (an attribute Import follows those)."""
-    return tree is None or any(isinstance(node, ast.Attribute) and node.attr == name and not (
-        isinstance(node.value, ast.Name) and node.value.id in modules) for node in ast.walk(tree))
+    return tree is None or any(node.attr == name and not (
+        isinstance(node.value, ast.Name) and node.value.id in modules) for node in astindex.nodes(tree, ast.Attribute))
 
 
 def _used_in_own_module(tree: Optional[ast.AST], name: str) -> bool:
     """Whether the defining module reads the name (a call, a reference, `__all__` aside)."""
     if tree is None:
         return True
-    return any(isinstance(node, ast.Name) and node.id == name for node in ast.walk(tree)) or any(
-        isinstance(node, ast.Attribute) and node.attr == name for node in ast.walk(tree))
+    return any(node.id == name for node in astindex.nodes(tree, ast.Name)) or any(
+        node.attr == name for node in astindex.nodes(tree, ast.Attribute))
 
 
 class Jobs:

@@ -43,6 +43,7 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
+from qmigrate import astindex
 from qmigrate.factory_reasons import code, own_returns
 from qmigrate.model import FileSource
 from qmigrate.names import ast_dotted
@@ -95,8 +96,8 @@ class Factory:
 def _ast_function_at(tree: ast.AST, line: int) -> Optional[ast.FunctionDef]:
     """The innermost function whose lines hold `line`."""
     found = None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef) and node.lineno <= line <= getattr(node, "end_lineno", 0):
+    for node in astindex.nodes(tree, ast.FunctionDef):
+        if node.lineno <= line <= getattr(node, "end_lineno", 0):
             if found is None or node.lineno > found.lineno:
                 found = node
     return found
@@ -160,8 +161,8 @@ def _calls_pass_nothing(program, files, method: str) -> bool:
         tree = program.tree(path) if source is not None and method.encode() in source else None
         if tree is None:
             continue
-        for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method
+        for node in astindex.nodes(tree, ast.Call):
+            if (isinstance(node.func, ast.Attribute) and node.func.attr == method
                     and (node.args or node.keywords)):
                 return False
     return True

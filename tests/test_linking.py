@@ -128,7 +128,8 @@ def test_the_parse_cache_stops_at_the_resident_memory_bound(counts, tmp_path, mo
 
 def test_the_program_keeps_no_tree_per_file(tmp_path, monkeypatch):
     """Set-level questions (imports, closures, references) keep small answers, not the stdlib trees
-    they were read from: memory stays flat in the number of files."""
+    they were read from: memory stays flat in the number of files (a tree is kept only for a file
+    parsed again, within a bound: the next test)."""
     from qmigrate import program as program_module
 
     link_bench.make_tree(str(tmp_path), 8, 100)
@@ -143,3 +144,27 @@ def test_the_program_keeps_no_tree_per_file(tmp_path, monkeypatch):
     import sys as sys_module
     gc.collect()
     assert all(sys_module.getrefcount(tree) == 3 for tree in trees)  # the list, the loop variable, the call
+
+
+def test_the_program_keeps_the_trees_of_files_parsed_again_within_a_bound(tmp_path, monkeypatch):
+    """A file parsed a second time keeps its tree (the set-level steps ask about the same files),
+    while the kept sources stay under TREE_SOURCE_BYTES; over it, every question parses again."""
+    from qmigrate import program as program_module
+
+    sources = {}
+    for name in ("a", "b"):
+        sources[name] = ("import tensorflow as tf\n\n\ndef %s(x):\n    return tf.identity(x)\n" % name).encode()
+        (tmp_path / (name + ".py")).write_bytes(sources[name])
+    paths = [str(tmp_path / "a.py"), str(tmp_path / "b.py")]
+    monkeypatch.setattr(program_module, "TREE_SOURCE_BYTES", len(sources["a"]))
+    program = program_module.Program(paths, api._read_python)
+    first, second, third = (program.tree(paths[0]) for _ in range(3))
+    assert first is not second and second is third
+    assert ast_dump(first) == ast_dump(second)
+    again = [program.tree(paths[1]) for _ in range(3)]  # a's tree fills the bound: b's are not kept
+    assert again[1] is not again[2] and ast_dump(again[1]) == ast_dump(again[2])
+
+
+def ast_dump(tree):
+    import ast
+    return ast.dump(tree, include_attributes=True)
