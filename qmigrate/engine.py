@@ -44,17 +44,44 @@ from qmigrate.targets import TARGETS, Target
 # naming it, or through the module that defines it (tensorflow.python.training.input).
 _API_WORDS = {name.rsplit(".", 1)[-1] for rule in ALL_RULES for name in rule.names}
 PREFILTER_WORDS = tuple(sorted(_API_WORDS - {"batch"}))
+# A name of the API is reached as a whole identifier (`tf.train.shuffle_batch`, `import bucket`):
+# `bucket` inside `buckets` or `num_buckets` is no use of it.
+_API_WORD = re.compile(rb"\b(?:%s)\b" % b"|".join(re.escape(word.encode()) for word in PREFILTER_WORDS))
 _BATCH_HINT = re.compile(rb"train\.batch\b|\bimport\b[^\n]*\bbatch\b|training import input|training\.input\b")
 
 SUPPRESS_MARK = "qmigrate: ignore"
 
 
 def may_contain_queue_code(source: bytes) -> bool:
+    """Whether the file may hold anything qmigrate reports: False only when it cannot."""
     if b"tensorflow" not in source:
         return False
-    if b"placeholder" in source and b"device" in source:
-        return True  # towers fed through placeholders (QM905)
-    return any(word.encode() in source for word in PREFILTER_WORDS) or bool(_BATCH_HINT.search(source))
+    # The substring test first: it is cheap, and the word test runs only on the few files it passes.
+    if any(word.encode() in source for word in PREFILTER_WORDS) and _API_WORD.search(source):
+        return True
+    if _BATCH_HINT.search(source):
+        return True
+    # Towers fed through placeholders (QM905), and tower loops that call an input function of
+    # another module (a link): both need a loop that calls tf.device.
+    return b"placeholder" in source and b"device" in source and _may_place_devices_in_a_loop(source)
+
+
+def _may_place_devices_in_a_loop(source: bytes) -> bool:
+    """Whether some `for` or `while` loop holds a call of `device` (an attribute `x.device`, the
+    name `device`, or a name an import binds to a `device`): what a tower loop needs
+    (towers.places_devices). True when the stdlib parser rejects the source (the analysis says why)."""
+    tree = stdlib_tree(source)
+    if tree is None:
+        return True
+    names = {"device"} | {alias.asname for node in astindex.nodes(tree, ast.ImportFrom) for alias in node.names
+                          if alias.name == "device" and alias.asname}
+    for loop in astindex.nodes(tree, ast.For, ast.While):
+        for node in ast.walk(loop):
+            if isinstance(node, ast.Call) and (
+                    (isinstance(node.func, ast.Attribute) and node.func.attr == "device")
+                    or (isinstance(node.func, ast.Name) and node.func.id in names)):
+                return True
+    return False
 
 
 @dataclass
