@@ -1670,7 +1670,10 @@ def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, se
     if not plumbing:
         return
     new_module, removed, reasons = queue_runners.remove_plumbing(analysis.new_module, ImportMap(analysis.new_module))
-    while removed:  # a Coordinator whose last uses went with the runners: gone on a second look
+    left = Counter(rule.code for rule, _ in plumbing)
+    # A Coordinator whose last uses went with the runners: gone on a second look (none is needed
+    # once every plumbing call is gone; the counts are those matched to the calls below).
+    while removed and any(left[code] > removed.get(code, 0) for code in left):
         again, more, reasons_again = queue_runners.remove_plumbing(new_module, ImportMap(new_module))
         if not more:
             break
