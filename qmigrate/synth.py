@@ -127,7 +127,7 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
     if function is not None:
         threads = "num_parallel_calls=%s" % _threads(pipeline) if batching.num_threads else ""
         stage("map(%s)" % _call_args(function.name, threads))
-        if threads and pipeline.sharding and pipeline.sharding.split_buffer:
+        if threads and _shares_threads(pipeline):
             out[-1] = "# The towers shared the queue's threads: each shard runs its share.\n" + out[-1]
     if batching.enqueue_many and not pipeline.unbatch_in_tail:
         # Each input was a batch of examples (enqueue_many=True): examples are batched anew.
@@ -149,9 +149,15 @@ def _threads(pipeline: Pipeline) -> str:
     shared one queue, whose threads did the per-record work of every tower (a shard with all of
     them would run the towers' threads times the queue's at once, and fight the model for the CPU)."""
     threads = pipeline.batching.num_threads
-    if pipeline.sharding and pipeline.sharding.split_buffer:
+    if _shares_threads(pipeline):
         return "max(%s // %s, 1)" % (_operand(threads), _operand(pipeline.sharding.num_shards))
     return threads
+
+
+def _shares_threads(pipeline: Pipeline) -> bool:
+    """Whether each shard's map takes its share of the queue's threads: the towers shared one
+    queue, whose thread count is not the literal 1 (a share of one thread is that thread)."""
+    return bool(pipeline.sharding and pipeline.sharding.split_buffer) and pipeline.batching.num_threads.strip() != "1"
 
 
 def _zipped_parts(pipeline: Pipeline, tf: str, target: Target) -> List[str]:

@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from qmigrate import synth
-from qmigrate.model import Batching, Pipeline, Sharding, SliceSource
+from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding, SliceSource
 from qmigrate.targets import TARGETS
 from tfenv import run_tf, tf_python
 
@@ -81,3 +81,19 @@ def test_shards_split_one_buffer_and_stay_disjoint(version, tmp_path):
     for shard in got:  # every shard's epochs are whole: a third of what it gave, three times over
         epoch = len(shard) // 3
         assert all(sorted(shard[k * epoch:(k + 1) * epoch]) == sorted(set(shard)) for k in range(3))
+
+
+@pytest.mark.parametrize("threads, expected", [
+    ("4", "num_parallel_calls=max(4 // num_shards, 1)"),
+    ("num_threads", "num_parallel_calls=max(num_threads // num_shards, 1)"),
+    ("1", "num_parallel_calls=1"),  # a share of one thread is that thread
+])
+def test_shards_of_one_queue_share_its_threads(threads, expected):
+    """Where the towers shared one queue, each shard's map runs its share of the queue's threads."""
+    pipeline = Pipeline(SliceSource(("examples",), "num_epochs", shuffle=False), None,
+                        RecordFunction("per_record", ("example",), "example"),
+                        Batching("8", num_threads=threads, shuffle_buffer="buffer_size"),
+                        sharding=Sharding("num_shards", "shard_index", split_buffer=True))
+    [stage] = [s for s in synth.dataset_statements(pipeline, "tf", TARGETS["1.8"]) if ".map(" in s]
+    assert expected in stage
+    assert ("each shard runs its share" in stage) == (threads != "1")
