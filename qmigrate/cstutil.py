@@ -142,15 +142,18 @@ def _walk_dispatch(node, visitor) -> None:
     visitor.on_leave(node)
 
 
-def children(node: cst.CSTNode) -> List[cst.CSTNode]:
-    """The node's direct children, as libcst visits them (faster than `node.children`)."""
+def children(node: cst.CSTNode, tokens: bool = True) -> List[cst.CSTNode]:
+    """The node's direct children, as libcst visits them (faster than `node.children`); without
+    `tokens`, not those that are whitespace, comments, operators or brackets (_TOKENS)."""
     found = []
+    skip = () if tokens else _TOKENS
     for name in _CHILD_FIELDS.get(type(node)) or _child_fields(type(node)):
         value = getattr(node, name)
         kind = type(value)
         if kind is tuple or kind is list:
-            found.extend(child for child in value if _IS_NODE.get(type(child)) or _is_node(type(child)))
-        elif _IS_NODE.get(kind) or _is_node(kind):
+            found.extend(child for child in value
+                         if type(child) not in skip and (_IS_NODE.get(type(child)) or _is_node(type(child))))
+        elif kind not in skip and (_IS_NODE.get(kind) or _is_node(kind)):
             found.append(value)
     return found
 

