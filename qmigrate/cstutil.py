@@ -616,21 +616,26 @@ def functions_in(node: cst.CSTNode) -> List[cst.FunctionDef]:
     return collector.functions
 
 
-class _Nodes(cst.CSTVisitor):
-    def __init__(self, kinds):
-        self.kinds, self.found = kinds, []
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if isinstance(node, self.kinds):
-            self.found.append(node)
-        return True
-
-
 def nodes_of(root: cst.CSTNode, kinds) -> List[cst.CSTNode]:
-    """Every node of the given class(es) under root, in source order."""
-    collector = _Nodes(kinds)
-    walk(root, collector)
-    return collector.found
+    """Every node of the given class(es) under root (root included), in source order: libcst's
+    visiting order, pre-order. Tokens (whitespace, commas, brackets) hold only tokens: their
+    subtrees are not entered unless a token class is asked for."""
+    found = []
+    skip = () if any(issubclass(token, kinds) for token in _TOKENS) else _TOKENS
+    hits: Dict[type, bool] = {}
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        hit = hits.get(kind)
+        if hit is None:
+            hit = hits[kind] = issubclass(kind, kinds)
+        if hit:
+            found.append(node)
+        below = children(node, tokens=not skip)
+        below.reverse()
+        stack.extend(below)
+    return found
 
 
 # What may run its body more than once: a loop, a function made on the spot, a comprehension.
