@@ -19,7 +19,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import (captured_params, chained_records, engine, factory_reasons, handed_down, imported_helpers,
+from qmigrate import (captured_params, chained_records, engine, factory_reasons, handed_down, imported_helpers, memory,
                       provider_factories, python3_check, returned_records, tower_reads, towers, uncalled_datasets,
                       unlinked, untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
@@ -157,23 +157,11 @@ class _Done:
 _PARSED: Dict[Tuple[str, str], engine.Parsed] = {}
 _PARSED_BYTES = [0]
 PARSED_SOURCE_BYTES = 1024 * 1024
-PARSED_RESIDENT_BYTES = 200 * 1024 * 1024
-
-
-def _resident_bytes() -> Optional[int]:
-    """This process's resident memory now (Linux's /proc), or None where it cannot be read."""
-    try:
-        with open("/proc/self/statm", "rb") as handle:
-            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return None
+PARSED_RESIDENT_BYTES = memory.KEEP_BELOW_BYTES
 
 
 def _keep_parsed(path: str, key: str, source: bytes, parsed: engine.Parsed) -> None:
-    if _PARSED_BYTES[0] + len(source) > PARSED_SOURCE_BYTES:
-        return
-    resident = _resident_bytes()
-    if resident is not None and resident > PARSED_RESIDENT_BYTES:
+    if _PARSED_BYTES[0] + len(source) > PARSED_SOURCE_BYTES or not memory.may_keep(PARSED_RESIDENT_BYTES):
         return
     _PARSED[(path, key)] = parsed
     _PARSED_BYTES[0] += len(source)

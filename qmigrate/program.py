@@ -14,7 +14,7 @@ import os
 import re
 from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
-from qmigrate import astindex
+from qmigrate import astindex, memory
 from qmigrate.positions import stdlib_tree
 
 _WORD = re.compile(rb"\w+")
@@ -185,7 +185,8 @@ class Program:
         A tree is ~40-50x its source, so most are parsed at each call, not kept. A file asked
         about a second time is kept (the set-level steps each walk the files that mention their
         names: such a file is likely asked about again), while the kept sources stay under
-        TREE_SOURCE_BYTES. Measured on the development corpus: 946 parses of 511 files in the
+        TREE_SOURCE_BYTES and the process under memory.KEEP_BELOW_BYTES (with -j 1 it also holds
+        the workers' parses). Measured on the development corpus: 946 parses of 511 files in the
         parent, 124 files parsed again for 2.0 of its 4.0 s of parsing; this keeps 1.6 MB of them.
         """
         kept = self._trees.get(path)
@@ -195,7 +196,8 @@ class Program:
         if source is None:
             return None
         tree = stdlib_tree(source)
-        if path in self._parsed_once and tree is not None and self._tree_bytes + len(source) <= TREE_SOURCE_BYTES:
+        if path in self._parsed_once and tree is not None and self._tree_bytes + len(source) <= TREE_SOURCE_BYTES \
+                and memory.may_keep():
             self._trees[path] = tree
             self._tree_bytes += len(source)
         self._parsed_once.add(path)

@@ -11,7 +11,7 @@ import libcst as cst
 import pytest
 
 from conftest import ROOT
-from qmigrate import api, names, towers
+from qmigrate import api, memory, names, towers
 from qmigrate.diagnostics import Status
 from qmigrate.linking import Linker
 from qmigrate.names import ImportMap
@@ -163,6 +163,12 @@ def test_the_program_keeps_the_trees_of_files_parsed_again_within_a_bound(tmp_pa
     assert ast_dump(first) == ast_dump(second)
     again = [program.tree(paths[1]) for _ in range(3)]  # a's tree fills the bound: b's are not kept
     assert again[1] is not again[2] and ast_dump(again[1]) == ast_dump(again[2])
+    # Nor is a tree kept once the process is over its resident bound (with -j 1 it holds the
+    # workers' parses too).
+    monkeypatch.setattr(program_module, "TREE_SOURCE_BYTES", 10 * len(sources["a"]))
+    monkeypatch.setattr(memory, "KEEP_BELOW_BYTES", 0)
+    over = [program.tree(paths[1]) for _ in range(3)]
+    assert over[1] is not over[2]
 
 
 def ast_dump(tree):
