@@ -621,7 +621,7 @@ def nodes_of(root: cst.CSTNode, kinds) -> List[cst.CSTNode]:
     visiting order, pre-order. Tokens (whitespace, commas, brackets) hold only tokens: their
     subtrees are not entered unless a token class is asked for."""
     found = []
-    skip = () if any(issubclass(token, kinds) for token in _TOKENS) else _TOKENS
+    tokens = any(issubclass(token, kinds) for token in _TOKENS)
     hits: Dict[type, bool] = {}
     stack = [root]
     while stack:
@@ -632,7 +632,7 @@ def nodes_of(root: cst.CSTNode, kinds) -> List[cst.CSTNode]:
             hit = hits[kind] = issubclass(kind, kinds)
         if hit:
             found.append(node)
-        below = children(node, tokens=not skip)
+        below = children(node, tokens)
         below.reverse()
         stack.extend(below)
     return found

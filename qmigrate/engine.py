@@ -44,9 +44,10 @@ from qmigrate.targets import TARGETS, Target
 # naming it, or through the module that defines it (tensorflow.python.training.input).
 _API_WORDS = {name.rsplit(".", 1)[-1] for rule in ALL_RULES for name in rule.names}
 PREFILTER_WORDS = tuple(sorted(_API_WORDS - {"batch"}))
+_PREFILTER_BYTES = tuple(word.encode() for word in PREFILTER_WORDS)  # encoded once, not once a file
 # A name of the API is reached as a whole identifier (`tf.train.shuffle_batch`, `import bucket`):
 # `bucket` inside `buckets` or `num_buckets` is no use of it.
-_API_WORD = re.compile(rb"\b(?:%s)\b" % b"|".join(re.escape(word.encode()) for word in PREFILTER_WORDS))
+_API_WORD = re.compile(rb"\b(?:%s)\b" % b"|".join(re.escape(word) for word in _PREFILTER_BYTES))
 _BATCH_HINT = re.compile(rb"train\.batch\b|\bimport\b[^\n]*\bbatch\b|training import input|training\.input\b")
 
 SUPPRESS_MARK = "qmigrate: ignore"
@@ -57,7 +58,7 @@ def may_contain_queue_code(source: bytes) -> bool:
     if b"tensorflow" not in source:
         return False
     # The substring test first: it is cheap, and the word test runs only on the few files it passes.
-    if any(word.encode() in source for word in PREFILTER_WORDS) and _API_WORD.search(source):
+    if any(word in source for word in _PREFILTER_BYTES) and _API_WORD.search(source):
         return True
     if _BATCH_HINT.search(source):
         return True

@@ -3,6 +3,7 @@
 Counts calls, not seconds: a regression that re-parses a module or rebuilds its import map per
 name resolved fails here on any machine. Speed itself is measured by bench/link_bench.py.
 """
+import ast
 import collections
 import os
 import sys
@@ -172,5 +173,4 @@ def test_the_program_keeps_the_trees_of_files_parsed_again_within_a_bound(tmp_pa
 
 
 def ast_dump(tree):
-    import ast
     return ast.dump(tree, include_attributes=True)
