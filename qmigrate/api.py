@@ -4,6 +4,7 @@ This is the one place that turns a per-file error into a `FAILED` result; nothin
 """
 import collections
 import contextlib
+import gc
 import io
 import multiprocessing
 import multiprocessing.connection
@@ -335,7 +336,8 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
 
 
 def _migrate(files: List[str], options: Options, write: bool, jobs: int, progress) -> List[FileResult]:
-    with _Pool(jobs) as pool:
+    # (workers forked inside it inherit the thresholds; _worker_loop sets them where they are not forked)
+    with memory.fewer_collections(), _Pool(jobs) as pool:
         first = dict(zip(files, pool.map(_run, [_Job(path, options) for path in files], progress)))
         program = Program(files, _read_python, {path: done.import_specs for path, done in first.items()
                                                 if done.import_specs is not None})
@@ -696,6 +698,7 @@ def _worker_loop(connection) -> None:
     One chunk at a time, its answer sent before the next is read: neither side ever writes while
     the other does. Ctrl-C is the parent's to handle (it ends the workers)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.set_threshold(*memory.RUN_THRESHOLDS)
     while True:
         try:
             message = connection.recv()
