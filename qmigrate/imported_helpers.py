@@ -91,7 +91,7 @@ def _method_imports(path: str, summary: ModuleSummary, summaries: Mapping[str, O
     builds)` accepts) of the classes of the modules of the set that `path` imports as modules,
     under one name it never rebinds, when `path` names them as an attribute."""
     builds = builds or _reader_and_producer
-    tree = program.tree(path)
+    tree = None  # parsed at the first class whose methods qualify: most callers import none
     found = []
     for local, target in summary.imports:
         if target.split(".")[0] == "tensorflow":
@@ -101,7 +101,10 @@ def _method_imports(path: str, summary: ModuleSummary, summaries: Mapping[str, O
         if module is None or not module.classes:
             continue
         methods = [(cls.name, method.name) for cls in module.classes for method in cls.methods
-                   if builds(method.builds) and _attribute_named(tree, method.name)]
+                   if builds(method.builds)]
+        if methods and tree is None:
+            tree = program.tree(path)
+        methods = [names for names in methods if _attribute_named(tree, names[1])]
         if not methods or _rebinds(tree, local) or _star_may_bind(program, path, local):
             continue
         found += [method_import(target, "%s.%s" % names, where) for names in methods]

@@ -18,6 +18,16 @@ from qmigrate import astindex, memory
 from qmigrate.positions import stdlib_tree
 
 _WORD = re.compile(rb"\w+")
+# Every byte that is not a word character (those of `_WORD`: ASCII letters, digits, "_") made a
+# space: `source.translate(_NOT_WORD_TO_SPACE).split()` lists what `_WORD.findall(source)` does,
+# in a third of its time.
+_NOT_WORD_TO_SPACE = bytes(byte if _WORD.fullmatch(bytes([byte])) else 32 for byte in range(256))
+
+
+def words(source: bytes) -> List[bytes]:
+    """The maximal runs of word characters in `source`, in order: `_WORD.findall(source)`."""
+    return source.translate(_NOT_WORD_TO_SPACE).split()
+
 
 # The source bytes whose trees a run keeps in the parent (Program.tree): ~70-80 MB of trees.
 TREE_SOURCE_BYTES = 2 * 1024 * 1024
@@ -216,7 +226,7 @@ class Program:
         if specs is None:
             source = self.source(path)
             if source is None or (b"from ." not in source and b"from\t." not in source
-                                  and self._module_words.isdisjoint(_WORD.findall(source))):
+                                  and self._module_words.isdisjoint(words(source))):
                 specs = ()  # no word of it names a module of the set: no parse needed to know
             else:
                 specs = quick_import_specs(source)
@@ -257,7 +267,7 @@ class Program:
             self._words = {}
             for number, path in enumerate(self.paths):
                 source = self.source(path)
-                for found in set(_WORD.findall(source)) if source is not None else ():
+                for found in set(words(source)) if source is not None else ():
                     self._words.setdefault(found, []).append(number)
         if word not in self._mentioned_by:
             self._mentioned_by[word] = {self.paths[number] for number in self._words.get(word, ())}
