@@ -35,6 +35,12 @@ def run_tf(python: str, script: str, *args, timeout=600, env=None):
     return finish(start_tf(python, script, *args, env=env), timeout=timeout)
 
 
+def run_tf_status(python: str, script: str, *args, timeout=600, env=None):
+    """Run tests/tf/<script> under `python` as run_tf does: (its exit code, its whole stderr),
+    whether it fails or not (for scripts that must fail, and say why)."""
+    return start_tf(python, script, *args, env=env).status(timeout)
+
+
 def start_tf(python: str, script: str, *args, env=None) -> "_Forked":
     """Start tests/tf/<script> under `python`, forked from that python's zygote (tf/zygote.py):
     TensorFlow is imported once per python and test run, not once per script. `env` is applied in
@@ -69,6 +75,17 @@ class _Forked:
             return handle.read()
 
     def finish(self, timeout):
+        code, out, err = self._ended(timeout)
+        if code != 0:
+            raise AssertionError("TF helper failed (exit %d):\n%s" % (code, err[-4000:]))
+        return out
+
+    def status(self, timeout):
+        """(exit code, whole stderr) once it ends, whatever the code."""
+        code, _, err = self._ended(timeout)
+        return code, err
+
+    def _ended(self, timeout):
         try:
             code = self.zygote.wait(self.pid, timeout)
         except subprocess.TimeoutExpired:
@@ -76,9 +93,7 @@ class _Forked:
             raise AssertionError("TF helper timed out after %d s:\n%s" % (timeout, self._read("stderr")[-4000:]))
         out, err = self._read("stdout"), self._read("stderr")
         shutil.rmtree(self.folder, ignore_errors=True)
-        if code != 0:
-            raise AssertionError("TF helper failed (exit %d):\n%s" % (code, err[-4000:]))
-        return out
+        return code, out, err
 
 
 class _Zygote:
