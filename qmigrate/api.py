@@ -152,17 +152,16 @@ class _Done:
 # then parsed once. Kept first come, first kept, each entry dropped when used, within two bounds:
 # the source bytes kept (a parsed module holds ~138 times its source, measured with tracemalloc
 # over 100 tower modules: 1 MB of source is ~138 MB), and the process's resident memory, measured
-# before each entry is kept (nothing more is kept once it passes PARSED_RESIDENT_BYTES, so that
+# before each entry is kept (nothing more is kept once it passes memory.KEEP_BELOW_BYTES, so that
 # a process stays under 300 MB whatever the rest of the run holds). A run over more than that
 # parses the rest again in the later pass.
 _PARSED: Dict[Tuple[str, str], engine.Parsed] = {}
 _PARSED_BYTES = [0]
 PARSED_SOURCE_BYTES = 1024 * 1024
-PARSED_RESIDENT_BYTES = memory.KEEP_BELOW_BYTES
 
 
 def _keep_parsed(path: str, key: str, source: bytes, parsed: engine.Parsed) -> None:
-    if _PARSED_BYTES[0] + len(source) > PARSED_SOURCE_BYTES or not memory.may_keep(PARSED_RESIDENT_BYTES):
+    if _PARSED_BYTES[0] + len(source) > PARSED_SOURCE_BYTES or not memory.may_keep():
         return
     _PARSED[(path, key)] = parsed
     _PARSED_BYTES[0] += len(source)

@@ -121,7 +121,7 @@ def test_the_parse_cache_stops_at_the_resident_memory_bound(counts, tmp_path, mo
     kept = [(r.path, r.status, r.diagnostics, r.new_source) for r in api.migrate([str(tmp_path)], jobs=1)]
     assert counts["parse"] == files
     counts.clear()
-    monkeypatch.setattr(api, "PARSED_RESIDENT_BYTES", 0)
+    monkeypatch.setattr(memory, "KEEP_BELOW_BYTES", 0)
     reparsed = [(r.path, r.status, r.diagnostics, r.new_source) for r in api.migrate([str(tmp_path)], jobs=1)]
     assert counts["parse"] == 2 * files  # first pass, then again with the link's edits
     assert reparsed == kept
