@@ -4,7 +4,7 @@ graph mode through tf.compat.v1).
 usage: run_pipeline.py MODULE_PATH FUNCTION ARGS_JSON MAX_BATCHES OUT_JSON
 Works for queue and tf.data pipelines alike: it starts queue runners, which is a no-op for tf.data.
 Writes {"kind", "static_shapes", "batch_shapes", "examples": [fingerprint per example, in order],
-"leading": [the first tensor's values per batch, when numeric]} (bucketed batches lead with their lengths).
+"leading": [the first tensor's values per batch, when a numeric vector]} (bucketed batches lead with their lengths).
 A function returning a Dataset (an Estimator input_fn) is read through a one-shot iterator.
 """
 import hashlib
@@ -73,7 +73,8 @@ def main(path, function, args_json, max_batches, out_path):
                 values = sess.run(tensors)
                 batch_shapes.append([list(np.shape(v)) for v in values])
                 first = np.asarray(values[0])
-                leading.append(first.tolist() if first.dtype.kind in "iuf" else None)
+                # Only a vector (bucket lengths): a whole image batch in JSON costs seconds a run.
+                leading.append(first.tolist() if first.dtype.kind in "iuf" and first.ndim == 1 else None)
                 for row in range(len(values[0])):
                     digest = hashlib.sha1()
                     for value in values:

@@ -2,7 +2,8 @@
 
 usage: zygote.py   (run under a TF virtualenv's python; jobs come on stdin, one JSON object a line)
 
-Importing TensorFlow costs 1-5 s of CPU (2.21 most), more than most drains. The fork of a process
+Importing TensorFlow costs 1-5 s of CPU (2.21 most), more than most drains; so does loading
+tf.contrib (TF 1.x), which most migrated programs use. The fork of a process
 that has imported it, and done nothing else, starts each script as a fresh process would: its own
 graph, session, threads and modules; only the import is shared.
 
@@ -20,7 +21,10 @@ import sys
 import traceback
 
 import numpy  # noqa: F401  (the import is what the forks share)
-import tensorflow  # noqa: F401
+import tensorflow
+
+if hasattr(tensorflow, "contrib"):  # TF 1.x loads contrib on first use: 1-2 s that every migrated run paid
+    tensorflow.contrib.data  # noqa: B018
 
 
 def _run_child(job) -> int:
