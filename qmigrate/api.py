@@ -511,7 +511,7 @@ def _name_uncalled_functions(results: Dict[str, FileResult], program: Program) -
             continue
         names = program.names_in(path)
         uncalled = {name for name in asked
-                    if names.parsed and not program.references(name.rsplit(".", 1)[-1], path)
+                    if names.parsed and next(program.referring_files(name.rsplit(".", 1)[-1], path), None) is None
                     and not names.uses(name.rsplit(".", 1)[-1])}
         if uncalled:
             results[path] = dataclasses.replace(result, diagnostics=tuple(

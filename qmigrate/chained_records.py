@@ -233,13 +233,15 @@ def _links(chain: List[Tuple[str, str]], consumer: str, call_text: str, program,
     callers = [(consumer, call_text)]
     for index, (path, name) in enumerate(chain):
         caller_path = callers[-1][0]
-        references = program.references(name, path)
+        # Whether only its caller refers to it: the first other module that does settles it (a
+        # common name such as `read` is mentioned in hundreds of files; most are never parsed).
         own = program.names_in(path).names.get(name, [])
         if caller_path == path:
-            alone = not references and len(own) == 1
+            alone = len(own) == 1 and next(program.referring_files(name, path), None) is None
         else:
-            alone = len(own) == 0 and len({where for where, _ in references}) == 1 and \
-                references[0][0] == caller_path and program.names_in(caller_path).uses(name) == 1
+            alone = len(own) == 0 and program.names_in(caller_path).uses(name) == 1 and \
+                program.refers(caller_path, name) and \
+                next(program.referring_files(name, path, exclude=[caller_path]), None) is None
         inner = None
         spread = True
         if index + 1 < len(chain):

@@ -12,7 +12,7 @@ import ast
 import collections
 import os
 import re
-from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from qmigrate import astindex, memory
 from qmigrate.positions import stdlib_tree
@@ -170,6 +170,7 @@ class Program:
         self._imports: Dict[str, Set[str]] = {}
         self._names: Dict[str, ModuleNames] = {}  # path -> its names, for files a question has parsed
         self._partial: Dict[str, Set[str]] = {}  # path -> files its unresolved imports may load
+        self._with_partial: Dict[str, Set[str]] = {}  # path -> imported(path, partial=True)
         self._words: Optional[Dict[bytes, List[int]]] = None  # word -> numbers in self.paths of the files with it
         self._mentioned_by: Dict[bytes, Set[str]] = {}  # word -> the files with it, for words asked about
         self._importers: Optional[Dict[str, Set[str]]] = None  # path -> the files that import it directly
@@ -247,6 +248,8 @@ class Program:
             if level is not None:
                 names = [base] + ["%s.%s" % (base, alias) for alias in aliases]
             for name in names:
+                if name.rsplit(".", 1)[-1].encode() not in self._module_words:
+                    continue  # every file it could load ends with that word (`tensorflow`: none of the set)
                 target = self.module_path(path, name)
                 if target is None:
                     target = self._index.partial_package_file(name) or self._index.partial_package_file(
@@ -274,8 +277,13 @@ class Program:
         return self._mentioned_by[word]
 
     def imported(self, path: str, partial: bool = False) -> Set[str]:
-        """The files of the set `path` imports directly; `partial` as for `closure`."""
-        return self.imports(path) | self._partial.get(path, set()) if partial else self.imports(path)
+        """The files of the set `path` imports directly; `partial` as for `closure` (callers do
+        not change it)."""
+        if not partial:
+            return self.imports(path)
+        if path not in self._with_partial:
+            self._with_partial[path] = self.imports(path) | self._partial.get(path, set())
+        return self._with_partial[path]
 
     def closure(self, path: str, partial: bool = False) -> Set[str]:
         """`path` and every file of the set it imports, directly or not. `partial`: also the files
@@ -355,20 +363,39 @@ class Program:
         `self.name` in a class that defines its own method `name`, when no class of the set derives
         from `method_of` and another class (whose `self.name` could then reach `method_of`'s
         through the method resolution order)."""
+        return sorted({(path, line) for path, lines in self.referring_files(name, defining, exclude, method_of)
+                       for line in lines})
+
+    def referring_files(self, name: str, defining: str, exclude: Iterable[str] = (),
+                        method_of: Optional[str] = None) -> Iterator[Tuple[str, List[int]]]:
+        """(path, the lines of its references) for each file with references (as `references`
+        counts them), lazily: files already parsed first, and a file is parsed only when the
+        iteration reaches it, so a caller that stops at the first one parses few."""
         skip = set(exclude) | {defining}
         mixed = method_of is not None and self._mixed_in(method_of)
-        found = []
-        for path in self.files_mentioning(name):
-            if path in skip or not self.mentions(path, name):
-                continue
-            index = self.names_in(path)
-            if method_of is None:
-                if not index.defines_own(name):
-                    found += [(path, line) for line in index.names.get(name, ())]
-                found += [(path, line) for line in index.imports.get(name, ())]
-            found += [(path, line) for line, own_method in index.attributes.get(name, ())
-                      if not (own_method and method_of is not None and not mixed)]
-        return sorted(set(found))
+        candidates = [path for path in self.files_mentioning(name) if path not in skip]
+        candidates.sort(key=lambda path: path not in self._names)  # stable: the parsed ones first
+        for path in candidates:
+            lines = self._referring_lines(path, name, method_of, mixed)
+            if lines:
+                yield path, lines
+
+    def refers(self, path: str, name: str) -> bool:
+        """Whether the file refers to the identifier `name` as `references` counts (no `method_of`)."""
+        return bool(self._referring_lines(path, name, None, False))
+
+    def _referring_lines(self, path: str, name: str, method_of: Optional[str], mixed: bool) -> List[int]:
+        if not self.mentions(path, name):
+            return []
+        index = self.names_in(path)
+        lines: List[int] = []
+        if method_of is None:
+            if not index.defines_own(name):
+                lines += index.names.get(name, ())
+            lines += index.imports.get(name, ())
+        lines += [line for line, own_method in index.attributes.get(name, ())
+                  if not (own_method and method_of is not None and not mixed)]
+        return lines
 
     def _mixed_in(self, class_name: str) -> bool:
         """Whether a class of the set derives from `class_name` (by its last dotted part) and

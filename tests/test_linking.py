@@ -147,6 +147,53 @@ def test_the_program_keeps_no_tree_per_file(tmp_path, monkeypatch):
     assert all(sys_module.getrefcount(tree) == 3 for tree in trees)  # the list, the loop variable, the call
 
 
+def test_the_first_referring_file_is_found_without_parsing_the_others(tmp_path, monkeypatch):
+    """referring_files() gives what references() counts, file by file, and parses a file only when
+    the iteration reaches it: a question that stops at the first (is the function referred to
+    anywhere else?) parses one of the files that mention a common name, not all of them."""
+    from qmigrate import program as program_module
+
+    (tmp_path / "defines.py").write_text("def read(queue):\n    return queue\n")
+    for index in range(6):
+        (tmp_path / ("user_%d.py" % index)).write_text("import defines\n\n\ndef f(q):\n    return defines.read(q)\n")
+    (tmp_path / "comment.py").write_text("# read the files\nx = 'read'\n")
+    paths = sorted(str(path) for path in tmp_path.iterdir())
+    defining = str(tmp_path / "defines.py")
+    parsed = []
+    monkeypatch.setattr(program_module, "stdlib_tree", lambda source: parsed.append(source) or stdlib_tree(source))
+    program = program_module.Program(paths, api._read_python)
+    first = next(program.referring_files("read", defining))
+    assert len(parsed) == 1 and first[1] == [5]
+    everything = program_module.Program(paths, api._read_python)
+    by_file = sorted((path, line) for path, lines in everything.referring_files("read", defining) for line in lines)
+    assert by_file == everything.references("read", defining) and len(by_file) == 6
+    assert everything.refers(str(tmp_path / "user_0.py"), "read") and not everything.refers(
+        str(tmp_path / "comment.py"), "read")
+
+
+def test_imports_of_modules_outside_the_set_are_not_resolved(tmp_path, monkeypatch):
+    """An import whose last name is no module file (or package folder) of the set loads nothing of
+    it (`tensorflow`, `os.path`): it is not looked up. The others still are, relative ones too."""
+    from qmigrate import program as program_module
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "data.py").write_text("import os.path\nimport tensorflow as tf\n")
+    (tmp_path / "main.py").write_text("import os\nimport tensorflow as tf\nfrom pkg import data\nimport pkg\n")
+    (tmp_path / "pkg" / "model.py").write_text("from . import data\nfrom .data import x\n")
+    paths = sorted(str(p) for p in tmp_path.rglob("*.py"))
+    program = program_module.Program(paths, api._read_python)
+    looked_up = []
+    real = program.module_path
+    monkeypatch.setattr(program, "module_path", lambda importer, name: looked_up.append(name) or real(importer, name))
+    assert program.imports(str(tmp_path / "main.py")) == {str(tmp_path / "pkg" / "data.py"),
+                                                          str(tmp_path / "pkg" / "__init__.py")}
+    assert program.imports(str(tmp_path / "pkg" / "model.py")) == {str(tmp_path / "pkg" / "data.py"),
+                                                                   str(tmp_path / "pkg" / "__init__.py")}
+    assert program.imports(str(tmp_path / "pkg" / "data.py")) == set()
+    assert not {"os", "os.path", "tensorflow"} & set(looked_up)
+
+
 def test_the_program_keeps_the_trees_of_files_parsed_again_within_a_bound(tmp_path, monkeypatch):
     """A file parsed a second time keeps its tree (the set-level steps ask about the same files),
     while the kept sources stay under TREE_SOURCE_BYTES; over it, every question parses again."""
