@@ -217,6 +217,9 @@ class Program:
     def module_path(self, importer: str, name: str) -> Optional[str]:
         """The file of the set that `import name` in `importer` loads (a module, else a package's
         `__init__.py`): beside the importer first."""
+        last = name.rsplit(".", 1)[-1]
+        if last != "__init__" and last.encode() not in self._module_words:
+            return None  # every file it could load ends with that word (`tensorflow`: none of the set)
         return self._index.module_file(importer, name) or self._index.module_file(importer, name + ".__init__")
 
     def imports(self, path: str) -> Set[str]:
@@ -248,8 +251,6 @@ class Program:
             if level is not None:
                 names = [base] + ["%s.%s" % (base, alias) for alias in aliases]
             for name in names:
-                if name.rsplit(".", 1)[-1].encode() not in self._module_words:
-                    continue  # every file it could load ends with that word (`tensorflow`: none of the set)
                 target = self.module_path(path, name)
                 if target is None:
                     target = self._index.partial_package_file(name) or self._index.partial_package_file(

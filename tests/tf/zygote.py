@@ -24,7 +24,7 @@ import numpy  # noqa: F401  (the import is what the forks share)
 import tensorflow
 
 if hasattr(tensorflow, "contrib"):  # TF 1.x loads contrib on first use: 1-2 s that every migrated run paid
-    tensorflow.contrib.data  # noqa: B018
+    tensorflow.contrib.data
 
 
 def _run_child(job) -> int:
