@@ -484,6 +484,12 @@ def _add_factory_siblings(results: Dict[str, FileResult], first: Dict[str, _Done
             results[path] = first[path].result
 
 
+# What loads modules by name or path at run time: importlib, __import__, the old `imp` module's
+# load_source/load_module/... (Python 2 era code), runpy, Python 2's execfile.
+_DYNAMIC_IMPORT = re.compile(rb"\bimportlib\b|\b__import__\b|\bimp\.load_\w+|\bfrom imp import\b|\brunpy\b|"
+                             rb"\bexecfile\b")
+
+
 def _run_with_queues(program: "Program", building: Set[str], candidates: List[str], paths: List[str]) -> Set[str]:
     """The `candidates` that may run in a program that still builds queues: a file S imports the
     candidate, directly or not (or is it), and S's imports, directly or not, build queues (so does
@@ -496,7 +502,7 @@ def _run_with_queues(program: "Program", building: Set[str], candidates: List[st
     its import lines alone)."""
     if not building or not candidates:
         return set()
-    dynamic = [path for path in paths if re.search(rb"\bimportlib\b|\b__import__\b", program.source(path) or b"")]
+    dynamic = [path for path in paths if _DYNAMIC_IMPORT.search(program.source(path) or b"")]
     with_queues = reach(list(building) + dynamic, program.importers)
     return reach(with_queues, lambda path: program.imported(path, partial=True)) & set(candidates)
 

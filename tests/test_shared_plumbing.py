@@ -67,3 +67,34 @@ def test_they_go_when_every_program_importing_it_is_free_of_queues(tmp_path):
     results = _run(tmp_path, MAIN % ("reading", "reading.batches(['a.tfrecord'], 4)"))
     assert results["reading.py"].changed
     assert results["utils.py"].changed and b"start_queue_runners" not in results["utils.py"].new_source
+
+
+# A script that loads its input module by path at run time (`imp.load_source`, as 2016-era
+# evaluation scripts do): which module it loads is unknown, so while any module of the run still
+# builds queues its queue runners stay (removing them would hang the program on that queue).
+LOADING = '''import imp
+import sys
+
+import tensorflow as tf
+
+
+def evaluate(input_path):
+    data_input = %s
+    x = data_input.numbers(4)
+    sess = tf.Session()
+    tf.train.start_queue_runners(sess=sess)
+    print(sess.run(x))
+
+
+if __name__ == '__main__':
+    evaluate(sys.argv[1])
+'''
+
+
+def test_a_script_loading_modules_by_path_keeps_its_runners_while_a_module_builds_queues(tmp_path):
+    for loader in ('imp.load_source("input", input_path)', 'imp.load_module("input", open(input_path), '
+                   'input_path, (".py", "r", imp.PY_SOURCE))'):
+        results = _run(tmp_path, LOADING % loader)
+        assert results["reading.py"].changed  # the run migrated a pipeline
+        assert not results["left.py"].changed
+        assert not results["main.py"].changed, loader  # it may load left.py, whose queue needs the runners
