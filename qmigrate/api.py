@@ -484,10 +484,11 @@ def _add_factory_siblings(results: Dict[str, FileResult], first: Dict[str, _Done
             results[path] = first[path].result
 
 
-# What loads modules by name or path at run time: importlib, __import__, the old `imp` module's
-# load_source/load_module/... (Python 2 era code), runpy, Python 2's execfile.
-_DYNAMIC_IMPORT = re.compile(rb"\bimportlib\b|\b__import__\b|\bimp\.load_\w+|\bfrom imp import\b|\brunpy\b|"
-                             rb"\bexecfile\b")
+# What loads Python modules by name or path at run time: importlib, __import__, the old `imp`
+# module's loaders (2016-era evaluation scripts load their input module by path), runpy, Python 2's
+# execfile. Not `imp.load_dynamic`, which loads a compiled extension.
+_DYNAMIC_IMPORT = re.compile(rb"\bimportlib\b|\b__import__\b|\bimp\.load_(?:source|module|package|compiled)\b|"
+                             rb"\bfrom imp import\b|\brunpy\b|\bexecfile\s*\(")
 
 
 def _run_with_queues(program: "Program", building: Set[str], candidates: List[str], paths: List[str]) -> Set[str]:

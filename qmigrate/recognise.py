@@ -2524,6 +2524,30 @@ class _BlockRecogniser:
                                   "made in the function's graph, so the program's summaries and collections would "
                                   "no longer hold it; move it after the batching, on the batch"
                                   % (_code(call.func), self._line_of(index)))
+                decorated = self._decorated_function(call.func)
+                if decorated is not None:
+                    raise _Broken(calls, "the per-record code calls `%s()` (line %d), which `@%s` decorates: what a "
+                                  "decorator makes of a function is code qmigrate does not follow (it may build a "
+                                  "queue and its runner, as sugartensor's `producer_func` does, which a map function "
+                                  "cannot run)" % (_code(call.func), self._line_of(index),
+                                                   _code(decorated.decorators[0].decorator)))
+
+    def _decorated_function(self, func: cst.BaseExpression) -> Optional[cst.FunctionDef]:
+        """The function `func` names, defined in this block or at the module's top level, when a
+        decorator other than staticmethod, classmethod, property, functools' or TensorFlow's
+        wraps it; else None."""
+        if not isinstance(func, cst.Name):
+            return None
+        defined = [stmt for stmt in self.body if isinstance(stmt, cst.FunctionDef) and stmt.name.value == func.value]
+        function = defined[-1] if defined else self.context.functions.get(func.value)
+        if function is None:
+            return None
+        for decorator in function.decorators:
+            target = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+            name = self.imports.resolve(target) or dotted(target) or ""
+            if name not in _PLAIN_DECORATORS and not name.startswith(("tensorflow.", "functools.")):
+                return function
+        return None
 
     def _next_element_statements(self, batch_index: int, chain: Set[int]) -> Set[int]:
         """The simple statements before the batch, outside `chain`, that take a queue's or an
@@ -3408,6 +3432,9 @@ _LOGGING_CALLS = frozenset(["print"] + ["tensorflow.logging.%s" % level for leve
 _ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
 _GRAPH_ONLY_PREFIXES = ("tensorflow.summary.", "tensorflow.contrib.summary.")
 _GRAPH_ONLY = {"tensorflow.add_to_collection", "tensorflow.add_to_collections"}
+# Decorators that leave a function called in per-record code a plain function (with functools'
+# and TensorFlow's own): any other may wrap it in code of the program's own, such as a queue stage.
+_PLAIN_DECORATORS = {"staticmethod", "classmethod", "property"}
 _NEXT_ELEMENT = ("dequeue", "dequeue_many", "dequeue_up_to", "get_next")
 _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")
 

@@ -37,3 +37,62 @@ def test_other_per_record_code_still_moves(tmp_path):
     path.write_text(PIPELINE % "image = tf.reshape(image, [-1])")
     result, = api.migrate([str(path)], jobs=1)
     assert result.changed
+
+
+
+# Per-record code calling a function of the block that a decorator of the program's own wraps: the
+# decorator may turn it into a queue stage (a queue, placeholders and a runner thread per call, as
+# sugartensor-style `producer_func` decorators do), which a map function cannot run.
+DECORATED = '''import functools
+
+import numpy as np
+import tensorflow as tf
+from stages import python_stage
+
+
+def inputs(rows, labels, batch_size):
+    row, label = tf.train.slice_input_producer([tf.constant(rows), tf.constant(labels)], shuffle=False)
+
+    @python_stage
+    def decode(values):
+        return [np.asarray(values[0], np.float32) * 2, values[1]]
+
+    doubled, label = decode(inputs=[row, label], dtypes=[tf.float32, tf.int32], capacity=8, num_threads=2)
+    return tf.train.batch([doubled, label], batch_size, shapes=[[3], []])
+'''
+
+# The same with a function of tensors, under each decorator.
+PLAIN = '''import functools
+
+import tensorflow as tf
+from stages import python_stage
+
+
+def inputs(rows, labels, batch_size):
+    row, label = tf.train.slice_input_producer([tf.constant(rows), tf.constant(labels)], shuffle=False)
+
+    @%s
+    def double(value):
+        return tf.cast(value, tf.float32) * 2
+
+    doubled = double(row)
+    return tf.train.batch([doubled, label], batch_size)
+'''
+
+
+def test_a_call_of_a_function_a_decorator_of_the_program_wraps_keeps_the_chain(tmp_path):
+    for text, call, line in ((DECORATED, "decode", 15), (PLAIN % "python_stage", "double", 14)):
+        path = tmp_path / "inputs.py"
+        path.write_text(text)
+        result, = api.migrate([str(path)], jobs=1)
+        assert not result.changed
+        batch = next(d for d in result.diagnostics if d.code == "QM301")
+        assert "calls `%s()` (line %d), which `@python_stage` decorates" % (call, line) in batch.message
+
+
+@pytest.mark.parametrize("decorator", ["functools.lru_cache(maxsize=None)", "tf.contrib.framework.add_arg_scope"])
+def test_functools_and_tensorflow_decorators_do_not_keep_it(tmp_path, decorator):
+    path = tmp_path / "inputs.py"
+    path.write_text(PLAIN % decorator)
+    result, = api.migrate([str(path)], jobs=1)
+    assert result.changed
