@@ -18,8 +18,8 @@ from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources,
                       guarded_records, handbuilt, handed_down, held_sources, helpers, imported_helpers, map_locals,
                       method_copies, method_queues, python3_check, python_fed, queue_messages,
                       queue_purpose, queue_roles, queue_sources, range_producers, reader_makers, receivers,
-                      returned_dataset, returned_records, slim_modules, synth, towers, uncalled_datasets, unlinked,
-                      wording, zipped_arms)
+                      returned_dataset, returned_records, slim_modules, synth, thread_coordinators, towers, uncalled_datasets,
+                      unlinked, wording, zipped_arms)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -583,6 +583,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
                                                "made in Python), then remove it")
     _reader_class_arguments(analysis, options)
     _mark_non_input_queues(analysis, options)
+    _drop_thread_coordinators(analysis)
     fed = _python_fed_queues(analysis, options, source)
     if data_findings.worth_scanning(source, [analysis.call_names[id(c)] for _, c, _, _ in analysis.occurrences]):
         for found in data_findings.find(module, imports, lambda node: positions.start(node)[0], options.wants):
@@ -916,6 +917,17 @@ def _mark_non_input_queues(analysis: FileAnalysis, options: Options) -> None:
     analysis.occurrences = [(NonInputQueue if id(call) in fetched else rule, call, line, column)
                             for rule, call, line, column in analysis.occurrences
                             if id(call) not in fetched or options.wants(NonInputQueue.code)]
+
+
+def _drop_thread_coordinators(analysis: FileAnalysis) -> None:
+    """In a file whose only queue API is Coordinators, those that coordinate the program's own
+    Python threads are no queue code (thread_coordinators): not reported. A file with queue code
+    of its own keeps every Coordinator finding (its threads may feed those queues)."""
+    if not analysis.occurrences or any(rule is not queue_runners.Coordinator for rule, _, _, _ in analysis.occurrences):
+        return
+    threads_only = thread_coordinators.python_threads_only(
+        analysis.module, analysis.imports, [call for _, call, _, _ in analysis.occurrences])
+    analysis.occurrences = [occurrence for occurrence in analysis.occurrences if id(occurrence[1]) not in threads_only]
 
 
 def _may_hold_pipeline(rules: Set[type]) -> bool:

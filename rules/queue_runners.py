@@ -136,7 +136,9 @@ class Coordinator(Rule):
     runners' thread list it joins becomes `threads = []`.
 
     ## Limitations
-    Threads of the program's own that use the coordinator keep it, as they should.
+    Threads of the program's own that use the coordinator keep it, as they should. In a file with
+    no queue code, a coordinator that only stops and joins the program's own `threading.Thread`s
+    (its methods, and values handed to the threads) is not queue code: it is not reported.
     """
 
     code = "QM502"

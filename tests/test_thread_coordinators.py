@@ -1,0 +1,100 @@
+"""A `tf.train.Coordinator` that only stops and joins the program's own `threading.Thread`s, in a
+file with no queue code, is not queue plumbing: `--check` reports nothing and exits 0 (it reported
+QM502 and failed the build on data-conversion scripts and RL workers, found on repositories
+outside the corpus). Coordinators handed anywhere else, or in files with queue code, are still
+reported (thread_coordinators.py)."""
+from click.testing import CliRunner
+
+from qmigrate.cli import main
+
+# Workers that get the coordinator through the Thread's arguments.
+HANDED = '''import threading
+
+import tensorflow as tf
+
+
+def work(index, coord, results):
+    while not coord.should_stop():
+        results.append(index)
+        if len(results) > 10:
+            coord.request_stop()
+
+
+def run():
+    coord = tf.train.Coordinator()
+    results = []
+    workers = [threading.Thread(target=work, args=(i, coord, results)) for i in range(3)]
+    for worker in workers:
+        worker.start()
+    coord.join(workers)
+    return results
+'''
+
+# A converter that only joins its threads with the coordinator.
+JOINED = '''import threading
+
+import tensorflow as tf
+
+
+def convert_shard(index, names):
+    return [name.upper() for name in names[index::4]]
+
+
+def convert(names):
+    coord = tf.train.Coordinator()
+    threads = []
+    for index in range(4):
+        thread = threading.Thread(target=convert_shard, args=(index, names))
+        thread.start()
+        threads.append(thread)
+    coord.join(threads)
+'''
+
+# A module-level coordinator that workers' methods read.
+GLOBAL = '''import threading
+
+import tensorflow as tf
+
+
+class Worker(object):
+    def __init__(self, name):
+        self.name = name
+
+    def work(self):
+        while not COORD.should_stop():
+            COORD.request_stop()
+
+
+if __name__ == '__main__':
+    COORD = tf.train.Coordinator()
+    threads = [threading.Thread(target=Worker('w%d' % i).work) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    COORD.join(threads)
+'''
+
+# Handed to a function qmigrate does not follow (it may start queue runners with it).
+PASSED = JOINED.replace("    coord.join(threads)\n", "    coord.join(threads)\n    start_more(coord)\n")
+
+# Beside a queue of the file's own, fed by those threads.
+WITH_QUEUE = HANDED.replace("    results = []\n", "    results = []\n    queue = tf.FIFOQueue(10, [tf.int32])\n")
+
+
+def _check(tmp_path, text):
+    path = tmp_path / "workers.py"
+    path.write_text(text)
+    return CliRunner().invoke(main, [str(path), "--check"])
+
+
+def test_a_coordinator_of_python_threads_only_is_no_queue_code(tmp_path):
+    for text in (HANDED, JOINED, GLOBAL):
+        run = _check(tmp_path, text)
+        assert run.exit_code == 0, run.output
+        assert "QM502" not in run.output
+
+
+def test_a_coordinator_handed_elsewhere_or_beside_queue_code_is_still_reported(tmp_path):
+    for text in (PASSED, WITH_QUEUE):
+        run = _check(tmp_path, text)
+        assert run.exit_code == 1, run.output
+        assert "QM502" in run.output
