@@ -2436,7 +2436,8 @@ class _BlockRecogniser:
             for item in with_node.items:  # `with tf.control_dependencies([check]):` goes into the map function
                 inside.update(cstutil.name_uses(item.item).loads)
         for name in sorted(tainted):
-            expected = inside[name] + self._earlier_loads(name, chain) + self._later_loads(name, batch_index)
+            expected = inside[name] + self._earlier_loads(name, chain) + (
+                self._later_loads(name, batch_index) or self._rebound_loads(name, batch_index))
             if name == returned and self.scope_loads[name] == expected + 1:
                 returning = self._returned_record(name, batch_index, calls)
                 expected += returning is not None
@@ -3127,6 +3128,13 @@ class _BlockRecogniser:
             return sum(self.uses[later].loads.count(name) for later in range(index + 1, len(self.body)))
         return 0
 
+    def _rebound_loads(self, name: str, batch_index: int) -> int:
+        """Loads of `name` in the statements after the batching that follow, in their own block, a
+        statement binding it again (`for i in ...: lab = values[i]; print(lab)`, a loop's target
+        `for lab in values:` for its body): they read that binding, not the record, however the
+        blocks around them run."""
+        return sum(_loads_after_rebinding(self.body[index], name) for index in range(batch_index + 1, len(self.body)))
+
     @property
     def _straight_body(self) -> bool:
         """Whether the block is the scope function's own body (no loop runs it twice)."""
@@ -3437,6 +3445,40 @@ _GRAPH_ONLY = {"tensorflow.add_to_collection", "tensorflow.add_to_collections"}
 _PLAIN_DECORATORS = {"staticmethod", "classmethod", "property"}
 _NEXT_ELEMENT = ("dequeue", "dequeue_many", "dequeue_up_to", "get_next")
 _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")
+
+
+def _loads_after_rebinding(stmt: cst.BaseStatement, name: str, bound: bool = False) -> int:
+    """The loads of `name` in `stmt` that read a binding made before them in the same block: all
+    of them when `bound` (an earlier statement of the block bound it), else those after a simple
+    statement of a nested block that binds it, and in the body of a `for` whose target does
+    (with that target, which name_uses counts as a load)."""
+    if bound:
+        return cstutil.name_uses(stmt).loads.count(name)
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return 0
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return 0  # its own scope
+    targets = [node for node in cstutil.nodes_of(stmt.target, cst.Name) if node.value == name] if isinstance(
+        stmt, cst.For) else []
+    loop_bound = bool(targets)
+    count = len(targets)  # name_uses counts a loop's target among the loads
+    for node in cstutil.children(stmt, tokens=False):
+        if isinstance(node, cst.IndentedBlock):
+            count += _block_loads_after_rebinding(node.body, name, loop_bound and node is stmt.body)
+        elif isinstance(node, (cst.Else, cst.ExceptHandler, cst.Finally)) and isinstance(node.body, cst.IndentedBlock):
+            count += _block_loads_after_rebinding(node.body.body, name, False)
+        elif isinstance(node, cst.If):  # elif
+            count += _loads_after_rebinding(node, name)
+    return count
+
+
+def _block_loads_after_rebinding(statements, name: str, bound: bool) -> int:
+    count = 0
+    for stmt in statements:
+        count += _loads_after_rebinding(stmt, name, bound)
+        if not bound and isinstance(stmt, cst.SimpleStatementLine) and name in cstutil.name_uses(stmt).stores:
+            bound = True
+    return count
 
 
 def _loads_after_binding(stmt: cst.BaseStatement, loads) -> Set[str]:
