@@ -39,7 +39,9 @@ def check(source: bytes) -> None:
     if refusal is None:
         return
     line_text = (refusal.text or "").strip()
-    python2 = (any(m in (refusal.msg or "") for m in _PYTHON2_MESSAGES)
+    # Python 2 read a tab as indentation to the next multiple of 8 columns, mixed with spaces or
+    # not; Python 3 refuses what that makes ambiguous (TabError).
+    python2 = (isinstance(refusal, TabError) or any(m in (refusal.msg or "") for m in _PYTHON2_MESSAGES)
                or bool(_PYTHON2_LINES.search(line_text)))
     where = "line %s: %s" % (refusal.lineno, refusal.msg)
     if python2:

@@ -221,6 +221,7 @@ def test_output_dir_copies_the_corpus_and_leaves_the_source_untouched(tmp_path):
     ("try:\n    pass\nexcept IOError, e:\n    pass\n", "python2"),
     ("print 'x'\n", "python2"),
     ("x = 0777\n", "python2"),
+    ("def f(q):\n    if q:\n\treturn q\n    return None\n", "python2"),  # tabs mixed with spaces: TabError
     ("1 = x\n", "not python 3"),  # refused by Python 3, but not for Python 2 syntax
     ("async = 1\n", None),  # valid Python 3.6: `async` became a keyword in 3.7
     ("x = 1\n", None),
@@ -236,6 +237,17 @@ def test_python3_check_tells_python_2_from_other_refusals(source, verdict):
         assert str(error).startswith("Python 2 syntax: convert it to Python 3 first" if error.python2
                                      else "does not parse as Python 3: line 1: ")
     assert found == verdict
+
+
+def test_a_file_mixing_tabs_and_spaces_is_python_2_at_the_line_python_3_refuses(tmp_path):
+    """libcst's tokenizer said "line 1" for any such file; the stdlib names the line."""
+    path = tmp_path / "tabs.py"
+    path.write_bytes(b"import tensorflow as tf\n\n\ndef f(files):\n    q = tf.train.string_input_producer(files)\n"
+                     b"    if q is not None:\n\treturn q\n    return None\n")
+    result = CliRunner().invoke(main, [str(path), "--check"])
+    assert result.exit_code == 2
+    assert ("%s: error: Python 2 syntax: convert it to Python 3 first (line 7: inconsistent use of tabs and spaces"
+            % path) in result.output
 
 
 def test_an_enqueue_of_something_other_than_a_list_of_tensors_is_refused_not_a_crash(tmp_path):
