@@ -56,7 +56,9 @@ def _guarded(path: str, source: bytes, work):
         python2 = _python2(source)  # `print "x"`: libcst refuses it too, but the user needs to know why
         if python2:
             return _failed(path, python2, source, Failure.PYTHON2)
-        return _failed(path, "does not parse: line %d: %s" % (error.raw_line, error.message), source, Failure.SYNTAX)
+        # CPython's line and reason where it refuses the file too: libcst's tokenizer errors say "line 1".
+        where = python3_check.where_refused(source) or "line %d: %s" % (error.raw_line, error.message)
+        return _failed(path, "does not parse: " + where, source, Failure.SYNTAX)
     except python3_check.NotPython3 as error:
         return _failed(path, str(error), source, Failure.PYTHON2 if error.python2 else Failure.SYNTAX)
     except RecursionError:

@@ -49,6 +49,12 @@ def check(source: bytes) -> None:
     raise NotPython3("does not parse as Python 3: %s" % where, False)
 
 
+def where_refused(source: bytes) -> Optional[str]:
+    """"line N: why" where CPython refuses `source` as Python 3, or None when it parses it."""
+    refusal = _refusal(source)
+    return None if refusal is None else "line %s: %s" % (refusal.lineno, refusal.msg)
+
+
 def _refusal(source: bytes) -> Optional[SyntaxError]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the user's invalid escapes are not ours to warn about

@@ -239,8 +239,9 @@ def test_python3_check_tells_python_2_from_other_refusals(source, verdict):
     assert found == verdict
 
 
-def test_a_file_mixing_tabs_and_spaces_is_python_2_at_the_line_python_3_refuses(tmp_path):
-    """libcst's tokenizer said "line 1" for any such file; the stdlib names the line."""
+def test_a_file_that_does_not_parse_is_reported_at_the_line_python_3_refuses(tmp_path):
+    """Tabs mixed with spaces are Python 2's; a bad dedent is neither's. libcst's tokenizer said
+    "line 1" for both; the stdlib names the line."""
     path = tmp_path / "tabs.py"
     path.write_bytes(b"import tensorflow as tf\n\n\ndef f(files):\n    q = tf.train.string_input_producer(files)\n"
                      b"    if q is not None:\n\treturn q\n    return None\n")
@@ -248,6 +249,13 @@ def test_a_file_mixing_tabs_and_spaces_is_python_2_at_the_line_python_3_refuses(
     assert result.exit_code == 2
     assert ("%s: error: Python 2 syntax: convert it to Python 3 first (line 7: inconsistent use of tabs and spaces"
             % path) in result.output
+    # Not Python 2 either: CPython's line and reason.
+    path.write_bytes(b"import tensorflow as tf\n\n\ndef f(files):\n        q = tf.train.string_input_producer(files)\n"
+                     b"    return q\n")
+    result = CliRunner().invoke(main, [str(path), "--check"])
+    assert result.exit_code == 2
+    assert "%s: error: does not parse: line 6: unindent does not match any outer indentation level" % path \
+        in result.output
 
 
 def test_an_enqueue_of_something_other_than_a_list_of_tensors_is_refused_not_a_crash(tmp_path):
