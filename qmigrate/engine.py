@@ -18,8 +18,8 @@ from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources,
                       guarded_records, handbuilt, handed_down, held_sources, helpers, imported_helpers, map_locals,
                       method_copies, method_queues, python3_check, python_fed, queue_messages,
                       queue_purpose, queue_roles, queue_sources, range_producers, reader_makers, receivers,
-                      returned_dataset, returned_records, slim_modules, synth, thread_coordinators, towers, uncalled_datasets,
-                      unlinked, wording, zipped_arms)
+                      returned_dataset, returned_records, slim_modules, synth, thread_coordinators, towers,
+                      uncalled_datasets, unlinked, wording, zipped_arms)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted

@@ -25,13 +25,13 @@ _THREAD = "threading.Thread"
 
 
 class _Uses(cst.CSTVisitor):
-    """Every load of one name in a scope, each as a method call on it, a value handed to a
-    `threading.Thread(...)`, or another use."""
+    """Counts the loads of one name in a scope that are neither a coordinator method call on it
+    nor a value handed to a `threading.Thread(...)` (`other`)."""
 
     def __init__(self, name: str, imports: ImportMap):
         self.name, self.imports = name, imports
         self.parents: List[cst.CSTNode] = []
-        self.methods = self.threads = self.other = 0
+        self.other = 0
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         if isinstance(node, cst.Name) and node.value == self.name:
@@ -45,15 +45,12 @@ class _Uses(cst.CSTVisitor):
     def _count(self, node: cst.Name) -> None:
         parent = self.parents[-1] if self.parents else None
         if isinstance(parent, cst.Attribute) and parent.value is node:
-            self.methods += parent.attr.value in _METHODS
             self.other += parent.attr.value not in _METHODS
         elif isinstance(parent, cst.Attribute) or isinstance(parent, cst.Arg) and parent.keyword is node:
             pass  # an attribute's or a keyword's name, not the variable
         elif isinstance(parent, (cst.AssignTarget, cst.Param)):
             pass  # the binding itself
-        elif any(isinstance(up, cst.Call) and self.imports.resolve(up.func) == _THREAD for up in self.parents):
-            self.threads += 1
-        else:
+        elif not any(isinstance(up, cst.Call) and self.imports.resolve(up.func) == _THREAD for up in self.parents):
             self.other += 1
 
 
