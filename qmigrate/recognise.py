@@ -6,6 +6,7 @@ A pipeline here is the chain, in one block, of
 cannot be proven safe becomes a Failure that names the reason; nothing is guessed.
 """
 import dataclasses
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
@@ -14,7 +15,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from qmigrate import (batch_down, batched_lists, blocks, branch_records, bucketing, built_rows, captured_params,
-                      class_attrs, cstutil, dequeued_rows, group_reads, handbuilt, held_sources, helpers, joins,
+                      class_attrs, cstutil, decorated_calls, dequeued_rows, group_reads, handbuilt, held_sources, helpers, joins,
                       loop_records, map_locals, provider_factories, queue_sources, reader_makers, receivers,
                       returned_records, slim_provider, towers, zipped_arms, zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
@@ -2525,30 +2526,53 @@ class _BlockRecogniser:
                                   "made in the function's graph, so the program's summaries and collections would "
                                   "no longer hold it; move it after the batching, on the batch"
                                   % (_code(call.func), self._line_of(index)))
-                decorated = self._decorated_function(call.func)
-                if decorated is not None:
-                    raise _Broken(calls, "the per-record code calls `%s()` (line %d), which `@%s` decorates: what a "
-                                  "decorator makes of a function is code qmigrate does not follow (it may build a "
+                wrapper = self._wrapping_decorator(call.func)
+                if wrapper is not None:
+                    raise _Broken(calls, "the per-record code calls `%s()` (line %d), which `@%s` decorates%s: what "
+                                  "a decorator makes of a function is code qmigrate does not follow (it may build a "
                                   "queue and its runner, as sugartensor's `producer_func` does, which a map function "
-                                  "cannot run)" % (_code(call.func), self._line_of(index),
-                                                   _code(decorated.decorators[0].decorator)))
+                                  "cannot run)" % ((_code(call.func), self._line_of(index)) + wrapper))
 
-    def _decorated_function(self, func: cst.BaseExpression) -> Optional[cst.FunctionDef]:
-        """The function `func` names, defined in this block or at the module's top level, when a
-        decorator other than staticmethod, classmethod, property, functools' or TensorFlow's
-        wraps it; else None."""
-        if not isinstance(func, cst.Name):
+    def _wrapping_decorator(self, func: cst.BaseExpression) -> Optional[Tuple[str, str]]:
+        """(the decorator, "" or " in <file>") when the function `func` names is wrapped by a
+        decorator other than staticmethod, classmethod, property, functools' or TensorFlow's:
+        defined in this block or at the module's top level, or imported from a module beside this
+        one (decorated_calls); else None."""
+        if isinstance(func, cst.Name):
+            defined = [stmt for stmt in self.body if isinstance(stmt, cst.FunctionDef) and stmt.name.value == func.value]
+            function = defined[-1] if defined else self.context.functions.get(func.value)
+            if function is not None:
+                for decorator in function.decorators:
+                    target = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else \
+                        decorator.decorator
+                    name = self.imports.resolve(target) or dotted(target) or ""
+                    if name not in decorated_calls.PLAIN_NAMES and not name.startswith(("tensorflow.", "functools.")):
+                        return _code(decorator.decorator), ""
+                return None
+        path_of = getattr(self.context.load_module, "path_of", None)
+        if path_of is None:
             return None
-        defined = [stmt for stmt in self.body if isinstance(stmt, cst.FunctionDef) and stmt.name.value == func.value]
-        function = defined[-1] if defined else self.context.functions.get(func.value)
-        if function is None:
+        resolved = self.imports.resolve(func) or ""
+        if "." in resolved and not resolved.startswith("tensorflow."):
+            places = [resolved.rsplit(".", 1)]
+        elif isinstance(func, cst.Name) and not resolved:  # maybe from a `from module import *`
+            places = [[module, func.value] for module in self._star_imported()]
+        else:
             return None
-        for decorator in function.decorators:
-            target = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
-            name = self.imports.resolve(target) or dotted(target) or ""
-            if name not in _PLAIN_DECORATORS and not name.startswith(("tensorflow.", "functools.")):
-                return function
+        for module, name in places:
+            path = path_of(module)
+            if path is not None and decorated_calls.defines(path, name):
+                wrapper = decorated_calls.wrapping_decorator(path, name)
+                return (wrapper, " in %s" % os.path.basename(path)) if wrapper is not None else None
         return None
+
+    def _star_imported(self) -> List[str]:
+        """The modules this module imports `*` from, at its top level."""
+        module = self.context.module
+        return [dotted(stmt.body[0].module) for stmt in (module.body if module is not None else ())
+                if isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.ImportFrom)
+                and isinstance(stmt.body[0].names, cst.ImportStar) and stmt.body[0].module is not None
+                and not stmt.body[0].relative and not (dotted(stmt.body[0].module) or "").startswith("tensorflow")]
 
     def _next_element_statements(self, batch_index: int, chain: Set[int]) -> Set[int]:
         """The simple statements before the batch, outside `chain`, that take a queue's or an
@@ -3440,9 +3464,6 @@ _LOGGING_CALLS = frozenset(["print"] + ["tensorflow.logging.%s" % level for leve
 _ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
 _GRAPH_ONLY_PREFIXES = ("tensorflow.summary.", "tensorflow.contrib.summary.")
 _GRAPH_ONLY = {"tensorflow.add_to_collection", "tensorflow.add_to_collections"}
-# Decorators that leave a function called in per-record code a plain function (with functools'
-# and TensorFlow's own): any other may wrap it in code of the program's own, such as a queue stage.
-_PLAIN_DECORATORS = {"staticmethod", "classmethod", "property"}
 _NEXT_ELEMENT = ("dequeue", "dequeue_many", "dequeue_up_to", "get_next")
 _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")
 

@@ -96,3 +96,68 @@ def test_functools_and_tensorflow_decorators_do_not_keep_it(tmp_path, decorator)
     path.write_text(PLAIN % decorator)
     result, = api.migrate([str(path)], jobs=1)
     assert result.changed
+
+
+# The same function defined in a module beside this one, reached by each kind of import.
+STAGES = '''import functools
+
+import tensorflow as tf
+
+
+def python_stage(function):
+    return function
+
+
+@python_stage
+def staged(value):
+    return tf.cast(value, tf.float32) * 2
+
+
+@functools.lru_cache(maxsize=None)
+def cached(value):
+    return tf.cast(value, tf.float32) * 2
+
+
+@tf.contrib.framework.add_arg_scope
+def scoped(value):
+    return tf.cast(value, tf.float32) * 2
+
+
+def plain(value):
+    return tf.cast(value, tf.float32) * 2
+'''
+
+IMPORTING = '''import tensorflow as tf
+%s
+
+
+def inputs(rows, labels, batch_size):
+    row, label = tf.train.slice_input_producer([tf.constant(rows), tf.constant(labels)], shuffle=False)
+    doubled = %s(row)
+    return tf.train.batch([doubled, label], batch_size)
+'''
+
+
+@pytest.mark.parametrize("imports,call", [
+    ("from stages import staged", "staged"), ("from stages import *", "staged"),
+    ("import stages", "stages.staged"),
+])
+def test_an_imported_function_a_decorator_of_the_program_wraps_keeps_the_chain(tmp_path, imports, call):
+    (tmp_path / "stages.py").write_text(STAGES)
+    path = tmp_path / "inputs.py"
+    path.write_text(IMPORTING % (imports, call))
+    result = {r.path: r for r in api.migrate([str(tmp_path)], jobs=1)}[str(path)]
+    assert not result.changed
+    batch = next(d for d in result.diagnostics if d.code == "QM301")
+    assert "calls `%s()` (line 7), which `@python_stage` decorates in stages.py" % call in batch.message
+
+
+@pytest.mark.parametrize("name", ["cached", "scoped", "plain"])
+def test_imported_functions_that_stay_plain_still_move(tmp_path, name):
+    (tmp_path / "stages.py").write_text(STAGES)
+    for imports, call in (("from stages import %s" % name, name), ("from stages import *", name),
+                          ("import stages", "stages." + name)):
+        path = tmp_path / "inputs.py"
+        path.write_text(IMPORTING % (imports, call))
+        result = {r.path: r for r in api.migrate([str(tmp_path)], jobs=1)}[str(path)]
+        assert result.changed, (imports, [d.message for d in result.remaining])
