@@ -217,6 +217,40 @@ class Explainer:
                                               else "this module")
 
     # --- where batched tensors come from ---------------------------------------------------
+    def _in_memory_rows(self, call, tensors, body, index) -> Optional[str]:
+        """Why a batching of in-memory arrays stays: `enqueue_many=True` over a list whose every
+        element is a `tf.constant(...)` or a NumPy call, or a name bound to one before the call in
+        this function or at the module's top level. None otherwise."""
+        if not any(arg.keyword is not None and arg.keyword.value == "enqueue_many" and isinstance(arg.value, cst.Name)
+                   and arg.value.value == "True" for arg in call.args):
+            return None
+        if not isinstance(tensors, (cst.List, cst.Tuple)) or not tensors.elements:
+            return None
+        bound = {}
+        for stmt in list(self.module.body) + list(body[:index]):
+            for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+                if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(
+                        small.targets[0].target, cst.Name):
+                    bound[small.targets[0].target.value] = small.value
+        for element in tensors.elements:
+            value = element.value
+            if isinstance(value, cst.Name):
+                value = bound.get(value.value)
+            if not (isinstance(value, cst.Call) and self._makes_array(value)):
+                return None
+        return ("it batches the rows of in-memory arrays (`%s` with enqueue_many=True: each run of its enqueue op "
+                "adds all their rows again, for ever), which qmigrate does not rewrite yet; write it as "
+                "tf.data.Dataset.from_tensor_slices((...)) repeated and, for shuffle_batch, shuffled with "
+                "min_after_dequeue, then batched" % cst.Module([]).code_for_node(tensors))
+
+    def _makes_array(self, call: cst.Call) -> bool:
+        while isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call):
+            call = call.func.value  # `np.arange(n).reshape(...)`: the array the chain starts from
+        name = self.resolve(call.func) or ""
+        return name in ("tensorflow.constant", "numpy.array", "numpy.asarray") or (
+            name.startswith("numpy.") and name.rsplit(".", 1)[-1] in _NUMPY_MAKERS)
+
+
     def _batch(self, call, function, body, index) -> Optional[str]:
         # bucket_by_sequence_length takes the record's length first, its tensors second
         position = 1 if (self.resolve(call.func) or "").endswith(".bucket_by_sequence_length") else 0
@@ -227,6 +261,9 @@ class Explainer:
                 tensors = arg.value
         if tensors is None:
             return None
+        in_memory = self._in_memory_rows(call, tensors, body, index)
+        if in_memory is not None:
+            return in_memory
         # Every statement the batched tensors come from, transitively: a read among them means the
         # chain is in this function (its reason is another one); else the earliest call that is not
         # TensorFlow's is where the tensors come from.
@@ -490,6 +527,9 @@ class Explainer:
         return None
 
 
+# NumPy functions that make a new array from Python values (not from a tensor).
+_NUMPY_MAKERS = frozenset(("array", "asarray", "arange", "zeros", "ones", "full", "empty", "linspace", "load",
+                           "loadtxt", "genfromtxt", "stack", "concatenate", "vstack", "hstack", "reshape"))
 _PRODUCERS = frozenset(("string_input_producer", "input_producer", "range_input_producer", "slice_input_producer"))
 _BUILTINS = frozenset(("len", "list", "tuple", "dict", "int", "float", "str", "range", "zip", "isinstance",
                        "print", "min", "max", "sorted", "enumerate", "map", "set", "getattr", "super"))
