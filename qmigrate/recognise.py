@@ -3161,10 +3161,13 @@ class _BlockRecogniser:
 
     @property
     def _straight_body(self) -> bool:
-        """Whether the block is the scope function's own body (no loop runs it twice)."""
-        if not isinstance(self.scope, cst.FunctionDef) or not self.body:
+        """Whether the block is the scope function's own body, or the module's (no loop runs it twice)."""
+        if not isinstance(self.scope, (cst.FunctionDef, cst.Module)) or not self.body:
             return False
-        top = self.scope.body.body if isinstance(self.scope.body, cst.IndentedBlock) else ()
+        if isinstance(self.scope, cst.Module):
+            top = self.scope.body
+        else:
+            top = self.scope.body.body if isinstance(self.scope.body, cst.IndentedBlock) else ()
         return any(leaf.original is self.body[0] for leaf in blocks.flatten(top, top))
 
     def _joined_element(self, tensors_list, join, calls) -> Tuple[str, str]:

@@ -55,3 +55,37 @@ def test_a_read_before_the_new_binding_still_keeps_it(tmp_path):
     result = _migrate(tmp_path, READ_FIRST)
     assert not result.changed
     assert any("`mask` is also used outside the record path" in d.message for d in result.remaining)
+
+
+# A module-level script that used the record's name for something else before the chain (a
+# tf.train.Example it wrote): the module's body runs once, as a function's does, so those loads
+# read the earlier binding (recognise._straight_body).
+SCRIPT = '''import tensorflow as tf
+
+writer = tf.python_io.TFRecordWriter('numbers.tfrecords')
+for number in range(4):
+    example = tf.train.Example(features=tf.train.Features(feature={
+        'n': tf.train.Feature(int64_list=tf.train.Int64List(value=[number]))}))
+    writer.write(example.SerializeToString())
+writer.close()
+%s
+queue = tf.train.string_input_producer(['numbers.tfrecords'], shuffle=False)
+_, serialized = tf.TFRecordReader().read(queue)
+example = tf.parse_single_example(serialized, {'n': tf.FixedLenFeature([], tf.int64)})['n']
+batch = tf.train.batch([example], batch_size=2)
+'''
+
+
+def test_a_module_level_name_used_for_something_else_before_the_chain_does_not_keep_it(tmp_path):
+    path = tmp_path / "script.py"
+    path.write_text(SCRIPT % "")
+    result, = api.migrate([str(path)], jobs=1)
+    assert result.changed, [d.message for d in result.remaining]
+    assert b"writer.write(example.SerializeToString())" in result.new_source
+
+
+def test_a_function_defined_before_it_that_reads_the_name_still_keeps_it(tmp_path):
+    path = tmp_path / "script.py"
+    path.write_text(SCRIPT % "\n\ndef show():\n    print(example)\n\n")
+    result, = api.migrate([str(path)], jobs=1)
+    assert not result.changed
