@@ -922,12 +922,19 @@ def _mark_non_input_queues(analysis: FileAnalysis, options: Options) -> None:
 def _drop_thread_coordinators(analysis: FileAnalysis) -> None:
     """In a file whose only queue API is Coordinators, those that coordinate the program's own
     Python threads are no queue code (thread_coordinators): not reported. A file with queue code
-    of its own keeps every Coordinator finding (its threads may feed those queues)."""
-    if not analysis.occurrences or any(rule is not queue_runners.Coordinator for rule, _, _, _ in analysis.occurrences):
+    of its own keeps their findings (its threads may feed those queues), saying what they do."""
+    coordinators = [call for rule, call, _, _ in analysis.occurrences if rule is queue_runners.Coordinator]
+    if not coordinators:
         return
-    threads_only = thread_coordinators.python_threads_only(
-        analysis.module, analysis.imports, [call for _, call, _, _ in analysis.occurrences])
-    analysis.occurrences = [occurrence for occurrence in analysis.occurrences if id(occurrence[1]) not in threads_only]
+    threads_only = thread_coordinators.python_threads_only(analysis.module, analysis.imports, coordinators)
+    if len(coordinators) == len(analysis.occurrences):
+        analysis.occurrences = [o for o in analysis.occurrences if id(o[1]) not in threads_only]
+        return
+    for call in coordinators:
+        if id(call) in threads_only:
+            analysis.reasons[id(call)] = ("it coordinates the program's own threading.Thread workers (its uses are "
+                                          "its methods and values handed to those threads), not queue runners")
+            analysis.todo[id(call)] = "keep it for those threads; it goes with them if they go"
 
 
 def _may_hold_pipeline(rules: Set[type]) -> bool:

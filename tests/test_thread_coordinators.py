@@ -98,3 +98,12 @@ def test_a_coordinator_handed_elsewhere_or_beside_queue_code_is_still_reported(t
         run = _check(tmp_path, text)
         assert run.exit_code == 1, run.output
         assert "QM502" in run.output
+
+
+def test_beside_queue_code_it_says_what_the_coordinator_does(tmp_path):
+    run = _check(tmp_path, WITH_QUEUE)
+    coordinator = next(line for line in run.output.splitlines() if "QM502" in line)
+    assert "it coordinates the program's own threading.Thread workers" in coordinator
+    assert "to do: keep it for those threads" in coordinator
+    passed = next(line for line in _check(tmp_path, PASSED).output.splitlines() if "QM502" in line)
+    assert "threading.Thread workers" not in passed  # handed to a function qmigrate does not follow
