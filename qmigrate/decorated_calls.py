@@ -76,7 +76,8 @@ def _import_roots(tree: ast.Module) -> Dict[str, str]:
     for node in tree.body:
         if isinstance(node, ast.Import):
             for alias in node.names:
-                roots[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+                head = alias.name.split(".")[0]  # `import a.b` binds `a`
+                roots[alias.asname or head] = alias.name if alias.asname else head
         elif isinstance(node, ast.ImportFrom) and node.module:
             for alias in node.names:
                 roots[alias.asname or alias.name] = "%s.%s" % (node.module, alias.name)

@@ -250,7 +250,6 @@ class Explainer:
         return name in ("tensorflow.constant", "numpy.array", "numpy.asarray") or (
             name.startswith("numpy.") and name.rsplit(".", 1)[-1] in _NUMPY_MAKERS)
 
-
     def _batch(self, call, function, body, index) -> Optional[str]:
         # bucket_by_sequence_length takes the record's length first, its tensors second
         position = 1 if (self.resolve(call.func) or "").endswith(".bucket_by_sequence_length") else 0
