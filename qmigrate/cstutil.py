@@ -601,6 +601,30 @@ def replace_node(root: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst.C
     return root.visit(_Replace(old, new))
 
 
+class _SimpleStatements(cst.CSTVisitor):
+    def __init__(self, root: cst.CSTNode):
+        self.root = root
+        self.found: List[cst.SimpleStatementLine] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return node is self.root
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
+        self.found.append(node)
+        return False
+
+
+def simple_statements(root: cst.CSTNode) -> List[cst.SimpleStatementLine]:
+    """A function's (or module's) simple statements in source order, in its nested blocks too,
+    without those of the functions or classes it defines."""
+    finder = _SimpleStatements(root)
+    walk(root, finder)
+    return finder.found
+
+
 class _Functions(cst.CSTVisitor):
     def __init__(self):
         self.functions: List[cst.FunctionDef] = []

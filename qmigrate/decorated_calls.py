@@ -19,12 +19,18 @@ PLAIN_MODULES = ("functools", "tensorflow")
 _READ: Dict[Tuple[str, int, float], Optional[ast.Module]] = {}  # (path, size, mtime) -> its tree
 
 
+def plain_resolved(name: str) -> bool:
+    """Whether the decorator of this full name (`functools.lru_cache`, `staticmethod`) leaves its
+    function plain."""
+    return name in PLAIN_NAMES or name.split(".")[0] in PLAIN_MODULES and "." in name
+
+
 def is_plain(dotted: str, module_of_root: Dict[str, str]) -> bool:
     """Whether a decorator spelled `dotted` (`tf.contrib.framework.add_arg_scope`), whose first
     name a module binds to `module_of_root[first]` by an import, leaves its function plain."""
-    root = dotted.split(".")[0]
-    origin = module_of_root.get(root, "")
-    return dotted in PLAIN_NAMES or origin.split(".")[0] in PLAIN_MODULES
+    root, _, rest = dotted.partition(".")
+    origin = module_of_root.get(root)
+    return plain_resolved(dotted if origin is None else origin + ("." + rest if rest else ""))
 
 
 def wrapping_decorator(path: Optional[str], function: str) -> Optional[str]:

@@ -2545,8 +2545,7 @@ class _BlockRecogniser:
                 for decorator in function.decorators:
                     target = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else \
                         decorator.decorator
-                    name = self.imports.resolve(target) or dotted(target) or ""
-                    if name not in decorated_calls.PLAIN_NAMES and not name.startswith(("tensorflow.", "functools.")):
+                    if not decorated_calls.plain_resolved(self.imports.resolve(target) or dotted(target) or ""):
                         return _code(decorator.decorator), ""
                 return None
         path_of = getattr(self.context.load_module, "path_of", None)

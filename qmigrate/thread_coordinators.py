@@ -66,8 +66,7 @@ def python_threads_only(module: cst.Module, imports: ImportMap, coordinators: Li
     wanted = {id(call) for call in coordinators}
     scopes = [module] + cstutil.functions_in(module)
     for scope in scopes:
-        body = scope.body.body if isinstance(scope, cst.FunctionDef) else scope.body
-        for stmt in _simple_statements(body):
+        for stmt in cstutil.simple_statements(scope):
             assign = cstutil.single_assign(stmt)
             if assign is None or id(assign[1]) not in wanted or not isinstance(assign[0], cst.Name):
                 continue
@@ -77,21 +76,3 @@ def python_threads_only(module: cst.Module, imports: ImportMap, coordinators: Li
                 found.add(id(assign[1]))
     return found
 
-
-def _simple_statements(body) -> List[cst.SimpleStatementLine]:
-    """The simple statements of a block and of the blocks nested in it, not in nested functions or classes."""
-    out, stack = [], list(body)
-    while stack:
-        stmt = stack.pop()
-        if isinstance(stmt, cst.SimpleStatementLine):
-            out.append(stmt)
-        elif isinstance(stmt, cst.BaseCompoundStatement) and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
-            for node in cstutil.children(stmt):
-                if isinstance(node, cst.IndentedBlock):
-                    stack.extend(node.body)
-                elif isinstance(node, cst.If):  # elif
-                    stack.append(node)
-                elif isinstance(node, (cst.Else, cst.ExceptHandler, cst.Finally)) and isinstance(
-                        node.body, cst.IndentedBlock):
-                    stack.extend(node.body.body)
-    return out

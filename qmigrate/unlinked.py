@@ -60,24 +60,6 @@ class _Index(cst.CSTVisitor):
             self.found[id(node)] = (self.statement, self.functions[-1] if self.functions else None)
 
 
-class _Statements(cst.CSTVisitor):
-    """A function's simple statements in source order, without those of nested functions or classes."""
-
-    def __init__(self, root: cst.CSTNode):
-        self.root = root
-        self.found: List[cst.SimpleStatementLine] = []
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return node is self.root
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
-
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
-        self.found.append(node)
-        return False
-
-
 class _Calls(cst.CSTVisitor):
     def __init__(self):
         self.found: List[cst.Call] = []
@@ -483,9 +465,7 @@ class Explainer:
         root = function if function is not None else self.module
         key = id(root)
         if key not in self._bodies:
-            finder = _Statements(root)
-            cstutil.walk(root, finder)
-            self._bodies[key] = finder.found
+            self._bodies[key] = cstutil.simple_statements(root)
         return self._bodies[key]
 
     def _called_here(self, function) -> bool:
