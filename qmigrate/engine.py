@@ -15,7 +15,8 @@ import libcst as cst
 
 from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows,
                       captured_params, chained_records, class_attrs, cstutil, data_findings, factory_reasons,
-                      guarded_records, handbuilt, handed_down, held_sources, helpers, imported_helpers, map_locals,
+                      guarded_records, handbuilt, handed_down, held_sources, helpers, imported_helpers, in_memory_rows,
+                      map_locals,
                       method_copies, method_queues, python3_check, python_fed, queue_messages,
                       queue_purpose, queue_roles, queue_sources, range_producers, reader_makers, receivers,
                       returned_dataset, returned_records, slim_modules, synth, thread_coordinators, towers,
@@ -364,6 +365,12 @@ def _analyse_either(path, source, options, module, edits, keep_helpers, parsed, 
         if zipped is not None and _calls_left(zipped) < _calls_left(plain):
             return zipped
         _say_kept_records(plain, keep_helpers or {})
+    if move_queues and not edits and tree is not None and in_memory_rows.worth_looking(source) \
+            and SUPPRESS_MARK.encode() not in source and plain.remaining_queue_calls:
+        rows = _analyse_in_memory_rows(path, source, options, module, keep_helpers, tree, foreign, handed,
+                                       plain.imports)
+        if rows is not None and _calls_left(rows) < _calls_left(plain):
+            return rows
     return plain
 
 
@@ -452,6 +459,33 @@ def _analyse_zipped_arms(path: str, source: bytes, options: Options, module: cst
 
     return _analyse_moving(path, source, options, module, keep_helpers, tree, foreign, handed,
                            zipped_arms.find(module, imports), make, kept)
+
+
+def _analyse_in_memory_rows(path: str, source: bytes, options: Options, module: cst.Module,
+                            keep_helpers: Optional[Dict[str, str]], tree: ast.Module,
+                            foreign: Optional["ForeignHelpers"], handed: Optional[handed_down.Handed],
+                            imports: ImportMap) -> Optional[FileAnalysis]:
+    """The analysis of the module with in_memory_rows' moves made (in-memory arrays batched with
+    enqueue_many=True, written as the slice producer of their rows), keeping those whose producer
+    and batching the migration then rewrites (None: none). The producers the moves added are not
+    the file's: they are not reported. Positions as for _analyse_arms (both calls at the batching)."""
+    made_calls = []
+
+    def make(moves):
+        new_module, made = in_memory_rows.sink(module, moves)
+        made_calls[:] = made
+        return new_module, [(call, move.batcher) for move, pair in zip(moves, made) for call in pair], made
+
+    def kept(analysis, moves, made):
+        return [move for move, (producer, batcher) in zip(moves, made)
+                if id(producer) in analysis.fixed_calls and id(batcher) in analysis.fixed_calls]
+
+    analysis = _analyse_moving(path, source, options, module, keep_helpers, tree, foreign, handed,
+                               in_memory_rows.find(module, imports), make, kept)
+    if analysis is not None:
+        added = {id(producer) for producer, _ in made_calls}
+        analysis.occurrences = [found for found in analysis.occurrences if id(found[1]) not in added]
+    return analysis
 
 
 def _analyse_moving(path: str, source: bytes, options: Options, module: cst.Module,

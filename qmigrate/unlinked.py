@@ -11,7 +11,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 
 import libcst as cst
 
-from qmigrate import cstutil
+from qmigrate import cstutil, in_memory_rows
 from qmigrate.names import dotted
 
 _READS = ("read", "read_up_to")
@@ -218,19 +218,14 @@ class Explainer:
             value = element.value
             if isinstance(value, cst.Name):
                 value = bound.get(value.value)
-            if not (isinstance(value, cst.Call) and self._makes_array(value)):
+            if not (isinstance(value, cst.Call) and in_memory_rows.makes_array(value, self.resolve)):
                 return None
         return ("it batches the rows of in-memory arrays (`%s` with enqueue_many=True: each run of its enqueue op "
-                "adds all their rows again, for ever), which qmigrate does not rewrite yet; write it as "
+                "adds all their rows again, for ever), which qmigrate rewrites only when each array is made by a "
+                "tf.constant or NumPy call in the batching, or is a name whose one binding in its scope, a plain "
+                "statement before the batching, makes it (in_memory_rows); write it as "
                 "tf.data.Dataset.from_tensor_slices((...)) repeated and, for shuffle_batch, shuffled with "
                 "min_after_dequeue, then batched" % cst.Module([]).code_for_node(tensors))
-
-    def _makes_array(self, call: cst.Call) -> bool:
-        while isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Call):
-            call = call.func.value  # `np.arange(n).reshape(...)`: the array the chain starts from
-        name = self.resolve(call.func) or ""
-        return name in ("tensorflow.constant", "numpy.array", "numpy.asarray") or (
-            name.startswith("numpy.") and name.rsplit(".", 1)[-1] in _NUMPY_MAKERS)
 
     def _batch(self, call, function, body, index) -> Optional[str]:
         # bucket_by_sequence_length takes the record's length first, its tensors second
@@ -507,8 +502,6 @@ class Explainer:
 
 
 # NumPy functions that make a new array from Python values (not from a tensor).
-_NUMPY_MAKERS = frozenset(("array", "asarray", "arange", "zeros", "ones", "full", "empty", "linspace", "load",
-                           "loadtxt", "genfromtxt", "stack", "concatenate", "vstack", "hstack", "reshape"))
 _PRODUCERS = frozenset(("string_input_producer", "input_producer", "range_input_producer", "slice_input_producer"))
 _BUILTINS = frozenset(("len", "list", "tuple", "dict", "int", "float", "str", "range", "zip", "isinstance",
                        "print", "min", "max", "sorted", "enumerate", "map", "set", "getattr", "super"))

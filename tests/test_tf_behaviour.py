@@ -274,6 +274,11 @@ CASES = [
      "epoch"),
     ("dequeued_ids", "example_batches", lambda d: dict(count=48, batch_size=8, shuffle=False, epochs=2), 96,
      "epoch"),
+    # In-memory arrays batched with enqueue_many=True: their rows over and over, as a slice
+    # producer without shuffle gives them (in_memory_rows); 20 batches, runs of one epoch.
+    ("in_memory_rows", "shuffled_rows", lambda d: dict(count=40, batch_size=8, seed=3), 160, ("forever", 40)),
+    ("in_memory_rows", "ordered_rows", lambda d: dict(count=30, batch_size=6), 120, ("forever", 30)),
+    ("in_memory_rows", "table_rows", lambda d: dict(batch_size=7), 140, ("forever", 60)),
     ("dequeued_ids", "example_batches", lambda d: dict(count=50, batch_size=8, shuffle=True), 160, ("forever", 50)),
     ("dequeued_ids", "example_batches", lambda d: dict(count=50, batch_size=8, shuffle=False), 160,
      ("forever", 50)),
