@@ -848,7 +848,9 @@ class _QueueReader:
             batch_size=self.source_of(bound["n"]) if "n" in bound else "1",
             num_threads=threads,
             # As shuffle_batch: a buffer of min_after_dequeue, what the queue mixed every dequeue with.
-            shuffle_buffer=shuffle_buffer(args, self.source_of) if shuffle else None,
+            # (with the dequeue's count as the batch size: a buffer of a multiple of it is no 0)
+            shuffle_buffer=shuffle_buffer(dict(args, batch_size=bound["n"]) if "n" in bound else args,
+                                          self.source_of) if shuffle else None,
             seed=None if is_none(seed) else self.source_of(seed),
             allow_smaller_final_batch=method == "dequeue_up_to",
             enqueue_many=many,
@@ -1244,7 +1246,8 @@ def at_call(helper: QueueHelper, body, index: int, target, call: cst.Call, modul
     stage = queue.batching or queue.stage
     batching = dataclasses.replace(
         stage, num_threads=None if threads == "1" else threads,
-        shuffle_buffer=shuffle_buffer(args, code) if stage.shuffle_buffer else None,
+        shuffle_buffer=shuffle_buffer(dict(args, batch_size=code(count) if count is not None else stage.batch_size),
+                                      code) if stage.shuffle_buffer else None,
         seed=None if is_none(args.get("seed")) else code(args["seed"]),
         shapes=shapes, batch_size=code(count) if count is not None else stage.batch_size)
     if queue.batching is not None:  # the call is the batching: the recogniser reads the element from `tensors`

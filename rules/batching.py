@@ -38,6 +38,7 @@ def _shapes(shapes, source: SourceOf) -> Tuple[str, ...]:
 
 def shuffle_buffer(args, source: SourceOf) -> str:
     """The shuffle buffer: `min_after_dequeue`, what the queue kept to mix every dequeue with.
+    `args` may give the batching's `batch_size` (a node, or its source).
 
     (TF's own deprecation notice: `Dataset.shuffle(min_after_dequeue)`.) With a literal 0 the
     queue mixed whatever it held, at most `capacity`, and a buffer must hold at least one.
@@ -45,7 +46,30 @@ def shuffle_buffer(args, source: SourceOf) -> str:
     keep = args.get("min_after_dequeue")
     if keep is None or (isinstance(keep, cst.Integer) and keep.evaluated_value == 0):
         return whole(args["capacity"], source)
-    return whole(keep, source)
+    size = args.get("batch_size")
+    if _positive(keep, size if isinstance(size, str) or size is None else source(size), source):
+        return whole(keep, source)
+    # A computed value may be 0 (`len(files) // 100` of a small set): the queue then mixed what it
+    # held, while a buffer of 0 fails when the pipeline first runs. Both are Python ints (the
+    # queue's constructor took them), so `or` picks the capacity only then.
+    return "%s or %s" % tuple(_or_operand(node, whole(node, source)) for node in (keep, args["capacity"]))
+
+
+def _positive(node: cst.BaseExpression, batch_size: Optional[str], source: SourceOf) -> bool:
+    """Whether a queue size is above 0 whenever the batching runs: a positive integer, the batch
+    size (the source of the batching's; a batch of 0 examples batches nothing), or a sum or
+    product of those."""
+    if isinstance(node, cst.Integer):
+        return node.evaluated_value > 0
+    if batch_size is not None and source(node) == batch_size:
+        return True
+    return isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Multiply, cst.Add)) and \
+        _positive(node.left, batch_size, source) and _positive(node.right, batch_size, source)
+
+
+def _or_operand(node: cst.BaseExpression, text: str) -> str:
+    """`text` as an operand of `or`: only a conditional expression or a lambda binds more loosely."""
+    return "(%s)" % text if isinstance(node, (cst.IfExp, cst.Lambda)) and not node.lpar else text
 
 
 class Batch(Rule):
@@ -255,10 +279,15 @@ class ShuffleBatch(Rule):
     memory, first fill and span of records mixed as the one queue; and `num_threads //
     num_shards` parallel calls, the queue's threads (all of them per shard oversubscribed the
     CPU: 1.04-1.05x the queue's time at 40 ms steps, a step over 2x the median). A literal
-    `min_after_dequeue=0` keeps `capacity` (the queue mixed what it held). The seed is kept. Partial batches are
+    `min_after_dequeue=0` keeps `capacity` (the queue mixed what it held); a computed one, which
+    may be 0 (`len(files) // 100`), becomes `min_after_dequeue or capacity`, as a buffer of 0 is
+    an error. The seed is kept. Partial batches are
     dropped unless `allow_smaller_final_batch=True`, as before. With `enqueue_many=True` the
     examples are unbatched before the shuffle, so single examples are shuffled, as in the queue;
-    a literal `shapes=` is set in the map function, as for `batch`.
+    a literal `shapes=` is set in the map function, as for `batch`. In-memory arrays batched with
+    `enqueue_many=True` (each made by a `tf.constant` or NumPy call, in the batching or bound once
+    before it) are their rows over and over, in order: `Dataset.from_tensor_slices` of them,
+    shuffled and repeated.
 
     ## Limitations
     As `batch`: `shapes=` literal, over plain names; `shared_name=` is not rewritten. Zipped

@@ -148,10 +148,14 @@ def test_text_report(data_dir, tmp_path):
 
 # ---- planted wrong migrations are caught --------------------------------------------------------
 
+# The golden's shuffle buffer (min_after_dequeue, or the capacity should that be 0).
+BUFFER = "min_queue_examples or min_queue_examples + 3 * batch_size"
+
+
 def test_dropped_epoch(data_dir, tmp_path):
     legacy = _legacy(tmp_path, "cifar10_binary")
     planted = _planted(tmp_path, os.path.join(SINGLE, "cifar10_binary.after.py"),
-                       ("shuffle_and_repeat(min_queue_examples, num_epochs)", "shuffle_and_repeat(min_queue_examples, 1)"))
+                       ("shuffle_and_repeat(%s, num_epochs)" % BUFFER, "shuffle_and_repeat(%s, 1)" % BUFFER))
     code, report, output = _verify(tf_python("1.8"), "%s:inputs" % legacy, "data_dir=%r, batch_size=32, num_epochs=2"
                                    % data_dir, "--against", planted)
     assert code == 1, output
@@ -166,7 +170,7 @@ def test_shuffle_removed(data_dir, tmp_path):
     unshuffled = tmp_path / "cifar10_binary.py"
     kept = [line for line in text.splitlines(True) if "dataset.shuffle(" not in line]
     assert len(kept) == len(text.splitlines(True)) - 1  # the file shuffle
-    record_shuffle = "dataset.apply(tf.contrib.data.shuffle_and_repeat(min_queue_examples, num_epochs))"
+    record_shuffle = "dataset.apply(tf.contrib.data.shuffle_and_repeat(%s, num_epochs))" % BUFFER
     assert record_shuffle in text
     unshuffled.write_text("".join(kept).replace(record_shuffle, "dataset.repeat(num_epochs)"))
     code, report, output = _verify(tf_python("1.8"), "%s:inputs" % legacy, "data_dir=%r, batch_size=32, num_epochs=1"
@@ -180,7 +184,7 @@ def test_record_shuffle_removed(data_dir, tmp_path):
     # The files are still shuffled, the records within them no longer.
     legacy = _legacy(tmp_path, "cifar10_binary")
     planted = _planted(tmp_path, os.path.join(SINGLE, "cifar10_binary.after.py"),
-                       ("dataset.apply(tf.contrib.data.shuffle_and_repeat(min_queue_examples, num_epochs))",
+                       ("dataset.apply(tf.contrib.data.shuffle_and_repeat(%s, num_epochs))" % BUFFER,
                         "dataset.repeat(num_epochs)"))
     code, report, output = _verify(tf_python("1.8"), "%s:inputs" % legacy, "data_dir=%r, batch_size=32, num_epochs=1"
                                    % data_dir, "--against", planted)

@@ -38,7 +38,7 @@ class RowLoader(object):
 
         dataset = dataset.map(parse_record)
         if shuffle:
-            dataset = dataset.shuffle(self.keep_back, seed=5)
+            dataset = dataset.shuffle(self.keep_back or self.buffered, seed=5)
             dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(self.batch_size))
         else:
             dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(self.batch_size))

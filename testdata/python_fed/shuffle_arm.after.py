@@ -15,7 +15,7 @@ class WindowFeeder(object):
         dataset = tf.data.Dataset.from_generator(self.push, output_types=(tf.float32, tf.int64), output_shapes=([3], []))
         dataset = dataset.prefetch(capacity)
         if self.shuffle:
-            dataset = dataset.shuffle(capacity // 2, seed=5)
+            dataset = dataset.shuffle(capacity // 2 or capacity, seed=5)
         dataset = dataset.batch(batch_size)
         self.windows_out, self.ids_out = dataset.make_one_shot_iterator().get_next()
 

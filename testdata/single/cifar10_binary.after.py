@@ -52,7 +52,7 @@ def inputs(data_dir, batch_size, num_epochs=None):
   dataset = dataset.shuffle(tf.size(filenames, out_type=tf.int64))
   dataset = dataset.flat_map(lambda filename: tf.data.FixedLengthRecordDataset(filename, record_bytes=record_bytes))
   dataset = dataset.map(parse_record, num_parallel_calls=16)
-  dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(min_queue_examples, num_epochs))
+  dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(min_queue_examples or min_queue_examples + 3 * batch_size, num_epochs))
   dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
   dataset = dataset.prefetch(1)
   images, label_batch = dataset.make_one_shot_iterator().get_next()

@@ -37,7 +37,7 @@ class LinePairs(object):
         dataset = dataset.flat_map(tf.data.TextLineDataset)
         dataset = dataset.map(parse_record, num_parallel_calls=self.threads)
         if self.training:
-            dataset = dataset.shuffle(self.buffer_size)
+            dataset = dataset.shuffle(self.buffer_size or self.buffer_size + 3 * batch_size)
             dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
             dataset = dataset.prefetch(1)
             keys, widths = dataset.make_one_shot_iterator().get_next()

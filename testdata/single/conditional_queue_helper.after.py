@@ -44,7 +44,7 @@ def padded_records(files, batch_size, threads=4, shuffle=False):
     dataset = dataset.flat_map(tf.data.TFRecordDataset)
     dataset = dataset.map(parse_record, num_parallel_calls=threads)
     if shuffle:
-        dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(buffer_size, 1))
+        dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(buffer_size or 2 * buffer_size, 1))
     else:
         dataset = dataset.repeat(1)
     dataset = dataset.padded_batch(batch_size, dataset.output_shapes)

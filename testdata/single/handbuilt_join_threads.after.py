@@ -30,7 +30,7 @@ def joined_batches(files, batch_size, num_readers=2, num_threads=4, num_epochs=N
         dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
         dataset = dataset.interleave(tf.data.TFRecordDataset, cycle_length=num_readers)
         dataset = dataset.map(parse_record, num_parallel_calls=num_threads)
-        dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(mixing, num_epochs))
+        dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(mixing or mixing + 3 * batch_size, num_epochs))
         dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
         dataset = dataset.prefetch(1)
         xs, ids = dataset.make_one_shot_iterator().get_next()

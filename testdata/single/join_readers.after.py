@@ -22,7 +22,7 @@ def input_pipeline(filenames, batch_size, num_epochs=None, read_threads=3):
     dataset = dataset.shuffle(tf.size(filenames, out_type=tf.int64))
     dataset = dataset.interleave(lambda filename: tf.data.TextLineDataset(filename).skip(1), cycle_length=read_threads)
     dataset = dataset.map(parse_record, num_parallel_calls=read_threads)
-    dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(min_after_dequeue, num_epochs))
+    dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(min_after_dequeue or capacity, num_epochs))
     dataset = dataset.batch(batch_size)
     dataset = dataset.prefetch(1)
     example_batch, label_batch = dataset.make_one_shot_iterator().get_next()

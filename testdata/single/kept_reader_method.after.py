@@ -49,7 +49,7 @@ class RecordLoader(object):
         dataset = dataset.shuffle(tf.size(self.files, out_type=tf.int64))
         dataset = dataset.flat_map(tf.data.TFRecordDataset)
         dataset = dataset.map(parse_record, num_parallel_calls=2)
-        dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(min_after_dequeue, self.num_epochs))
+        dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(min_after_dequeue or min_after_dequeue + 3 * self.batch_size, self.num_epochs))
         dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(self.batch_size))
         dataset = dataset.prefetch(1)
         batches = list(dataset.make_one_shot_iterator().get_next())

@@ -27,7 +27,7 @@ def keyed_chunks(patterns, batch_size, epochs, shuffle):
     if shuffle:
         # Keep a few batches mixed.
         keep = 4 * batch_size
-        dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(keep, epochs))
+        dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(keep or keep + 2 * batch_size, epochs))
         dataset = dataset.batch(batch_size)
         dataset = dataset.prefetch(1)
         return list(dataset.make_one_shot_iterator().get_next())
@@ -58,7 +58,7 @@ def keyed_examples(files, batch_size, training):
     dataset_2 = dataset_2.map(parse_record)
     if training:
         after = 10
-        dataset_2 = dataset_2.apply(tf.contrib.data.shuffle_and_repeat(after, 1))
+        dataset_2 = dataset_2.apply(tf.contrib.data.shuffle_and_repeat(after or after + 3 * batch_size, 1))
         dataset_2 = dataset_2.batch(batch_size)
         dataset_2 = dataset_2.prefetch(1)
         batch = dataset_2.make_one_shot_iterator().get_next()

@@ -24,7 +24,7 @@ def distorted_inputs(filenames, batch_size):
     dataset = dataset.shuffle(tf.size(filenames, out_type=tf.int64))
     dataset = dataset.flat_map(lambda filename: tf.data.FixedLengthRecordDataset(filename, record_bytes=1 + 32 * 32 * 3))
     dataset = dataset.map(parse_record, num_parallel_calls=16)
-    dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(min_queue_examples))
+    dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(min_queue_examples or min_queue_examples + 3 * batch_size))
     dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
     dataset = dataset.prefetch(1)
     images, labels = dataset.make_one_shot_iterator().get_next()

@@ -63,7 +63,7 @@ def train_sets(list_path, batch_size, shuffle=True, num_threads=2, num_sets=1):
     dataset = dataset.apply(tf.contrib.data.unbatch())
     dataset = dataset.map(parse_record, num_parallel_calls=num_threads)
     if shuffle:
-      dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(min_queue_examples))
+      dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(min_queue_examples or min_queue_examples + 3 * batch_size))
     else:
       dataset = dataset.repeat()
     dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
@@ -103,7 +103,7 @@ def eval_sets(list_path, batch_size, shuffle=False, num_threads=2, num_sets=1, c
     dataset_2 = dataset_2.apply(tf.contrib.data.unbatch())
     dataset_2 = dataset_2.map(parse_record_2, num_parallel_calls=num_threads)
     if shuffle:
-      dataset_2 = dataset_2.apply(tf.contrib.data.shuffle_and_repeat(min_queue_examples))
+      dataset_2 = dataset_2.apply(tf.contrib.data.shuffle_and_repeat(min_queue_examples or min_queue_examples + 3 * batch_size))
     else:
       dataset_2 = dataset_2.repeat()
     dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))

@@ -228,7 +228,7 @@ def distorted_inputs(data_dir, batch_size, num_shards=1, shard_index=0):
   # The towers shared the queue's threads: each shard runs its share.
   dataset = dataset.map(parse_record, num_parallel_calls=max(4 // num_shards, 1))
   # The towers shared one shuffle buffer: each shard keeps its share.
-  dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(max(min_queue_examples // num_shards, 1)))
+  dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(max((min_queue_examples or min_queue_examples + 3 * batch_size) // num_shards, 1)))
   dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
   dataset = dataset.prefetch(1)
   images, label_batch, ids = dataset.make_one_shot_iterator().get_next()

@@ -34,7 +34,7 @@ def photo_inputs(batch_size, scale=1.0, num_readers=2, num_preprocess_threads=4,
         dataset = dataset.shuffle(tf.size(data_files, out_type=tf.int64))
         dataset = dataset.interleave(tf.data.TFRecordDataset, cycle_length=num_readers)
         dataset = dataset.map(parse_record, num_parallel_calls=num_preprocess_threads)
-        dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(min_queue_examples))
+        dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(min_queue_examples or min_queue_examples + 3 * batch_size))
         dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
         dataset = dataset.prefetch(1)
         features, ids = dataset.make_one_shot_iterator().get_next()

@@ -36,7 +36,7 @@ class Points:
             dataset = dataset.flat_map(tf.data.TFRecordDataset)
             dataset = dataset.map(parse_record)
             if split == 'train':
-                dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(min_queue_examples, self._num_epochs))
+                dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(min_queue_examples or min_queue_examples + 3 * batch_size, self._num_epochs))
             else:
                 dataset = dataset.repeat(self._num_epochs)
             dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
