@@ -37,7 +37,7 @@ def wrapping_decorator(path: Optional[str], function: str) -> Optional[str]:
     """The first decorator that is not plain on the top-level `def function` of the module file
     at `path` (its source text, `producer_func`), or None: no such function, none such, or the
     file cannot be read or parsed."""
-    tree = _tree(path) if path else None
+    tree = tree_of(path) if path else None
     if tree is None:
         return None
     roots = _import_roots(tree)
@@ -54,12 +54,14 @@ def wrapping_decorator(path: Optional[str], function: str) -> Optional[str]:
 
 def defines(path: Optional[str], function: str) -> bool:
     """Whether the module file at `path` defines `function` at its top level."""
-    tree = _tree(path) if path else None
+    tree = tree_of(path) if path else None
     return tree is not None and any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
                                     and node.name == function for node in tree.body)
 
 
-def _tree(path: str) -> Optional[ast.Module]:
+def tree_of(path: str) -> Optional[ast.Module]:
+    """The stdlib tree of the module at `path` (None if it cannot be read or parsed), read once
+    while the file stays the same."""
     try:
         status = os.stat(path)
     except OSError:
@@ -97,3 +99,4 @@ def _dotted(node: ast.AST) -> Optional[str]:
         base = _dotted(node.value)
         return base + "." + node.attr if base else None
     return None
+

@@ -15,7 +15,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from qmigrate import (batch_down, batched_lists, blocks, branch_records, bucketing, built_rows, captured_params,
-                      class_attrs, cstutil, decorated_calls, dequeued_rows, group_reads, handbuilt, held_sources, helpers, joins,
+                      class_attrs, cstutil, decorated_calls, dequeued_rows, graph_state, group_reads, handbuilt, held_sources, helpers, joins,
                       loop_records, map_locals, provider_factories, queue_sources, reader_makers, receivers,
                       returned_records, slim_provider, towers, zipped_arms, zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
@@ -2520,18 +2520,47 @@ class _BlockRecogniser:
                 continue
             for call in cstutil.calls_of(self.body[index]):
                 name = self.imports.resolve(call.func) or ""
-                if name.startswith(_GRAPH_ONLY_PREFIXES) or name in _GRAPH_ONLY or re.fullmatch(
-                        r"tensorflow\.\w+_summary", name):
+                if graph_state.is_summary_or_collection(name):
                     raise _Broken(calls, "the per-record code calls `%s` (line %d): in the map function it would be "
                                   "made in the function's graph, so the program's summaries and collections would "
                                   "no longer hold it; move it after the batching, on the batch"
                                   % (_code(call.func), self._line_of(index)))
+                made = self._state_made_by(call.func)
+                if made is not None:
+                    spelled, line, function, variable, where = made
+                    raise _Broken(calls, "the per-record code calls `%s()` (line %d), and `%s` (line %d%s, in %s()) "
+                                  "makes %s: in the map function it would be made in the function's graph, %s; keep "
+                                  "it out of the per-record code (on the batch, or made once before the pipeline)"
+                                  % (_code(call.func), self._line_of(index), spelled, line, where, function,
+                                     "a variable" if variable else "a summary or collection entry",
+                                     "which a one-shot iterator cannot capture" if variable else
+                                     "so the program's summaries and collections would no longer hold it"))
                 wrapper = self._wrapping_decorator(call.func)
                 if wrapper is not None:
                     raise _Broken(calls, "the per-record code calls `%s()` (line %d), which `@%s` decorates%s: what "
                                   "a decorator makes of a function is code qmigrate does not follow (it may build a "
                                   "queue and its runner, as sugartensor's `producer_func` does, which a map function "
                                   "cannot run)" % ((_code(call.func), self._line_of(index)) + wrapper))
+
+    def _state_made_by(self, func: cst.BaseExpression) -> Optional[Tuple[str, int, str, bool, str]]:
+        """graph_state.made_by's answer, and "" or " of <file>", for a summary,
+        collection entry or variable that the function `func` names makes (graph_state): a
+        top-level function of this module, or one imported from a module beside it; else None."""
+        if isinstance(func, cst.Name) and self.context.tree is not None:
+            made = graph_state.made_by(self.context.tree, func.value, self.imports)
+            if made is not None:
+                return made + ("",)
+        path_of = getattr(self.context.load_module, "path_of", None)
+        resolved = self.imports.resolve(func) or ""
+        if path_of is None or "." not in resolved or resolved.startswith("tensorflow."):
+            return None
+        module, name = resolved.rsplit(".", 1)
+        path = path_of(module)
+        tree = decorated_calls.tree_of(path) if path is not None else None
+        if tree is None:
+            return None
+        made = graph_state.made_by(tree, name, ImportMap(None, tree))
+        return made + (" of %s" % os.path.basename(path),) if made is not None else None
 
     def _wrapping_decorator(self, func: cst.BaseExpression) -> Optional[Tuple[str, str]]:
         """(the decorator, "" or " in <file>") when the function `func` names is wrapped by a
@@ -3464,8 +3493,6 @@ _LOGGING_CALLS = frozenset(["print"] + ["tensorflow.logging.%s" % level for leve
         "debug", "info", "warning", "error", "critical", "log")])
 
 _ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
-_GRAPH_ONLY_PREFIXES = ("tensorflow.summary.", "tensorflow.contrib.summary.")
-_GRAPH_ONLY = {"tensorflow.add_to_collection", "tensorflow.add_to_collections"}
 _NEXT_ELEMENT = ("dequeue", "dequeue_many", "dequeue_up_to", "get_next")
 _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")
 

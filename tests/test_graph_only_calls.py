@@ -161,3 +161,66 @@ def test_imported_functions_that_stay_plain_still_move(tmp_path, name):
         path.write_text(IMPORTING % (imports, call))
         result = {r.path: r for r in api.migrate([str(tmp_path)], jobs=1)}[str(path)]
         assert result.changed, (imports, [d.message for d in result.remaining])
+
+
+# Per-record code calling a function that makes a summary, a collection entry or a variable: in
+# itself, through another function of its module, or in a module beside it (graph_state).
+HELPERS = '''import tensorflow as tf
+
+
+def log_image(image):
+    tf.summary.image('example', tf.expand_dims(image, 0))
+    return image
+
+
+def distort(image):
+    image = tf.image.random_flip_left_right(image)
+    return log_image(image)
+
+
+def scale(image):
+    step = tf.train.get_or_create_global_step()
+    return image * tf.cast(step, tf.float32)
+
+
+def centre(image):
+    return image - tf.reduce_mean(image)
+'''
+
+CALLING = '''import tensorflow as tf
+%s
+
+
+def inputs(files, batch_size):
+    queue = tf.train.string_input_producer(files)
+    reader = tf.WholeFileReader()
+    _, value = reader.read(queue)
+    image = tf.image.resize_images(tf.image.decode_png(value), [8, 8])
+    image = %s(image)
+    return tf.train.batch([image], batch_size)
+'''
+
+
+@pytest.mark.parametrize("function,made,where,what", [
+    ("log_image", "tf.summary.image", "log_image", "a summary or collection entry"),
+    ("distort", "tf.summary.image", "log_image", "a summary or collection entry"),
+    ("scale", "tf.train.get_or_create_global_step", "scale", "a variable"),
+])
+def test_a_function_that_makes_graph_state_keeps_the_chain(tmp_path, function, made, where, what):
+    for imports, call, beside in (("", function, ""), ("import helpers", "helpers." + function, " of helpers.py")):
+        (tmp_path / "helpers.py").write_text(HELPERS)
+        path = tmp_path / "inputs.py"
+        path.write_text(CALLING % (imports, call) if imports else CALLING % ("", call) + "\n\n" + HELPERS)
+        result = {r.path: r for r in api.migrate([str(tmp_path)], jobs=1)}[str(path)]
+        assert not result.changed
+        batch = next(d for d in result.diagnostics if d.code == "QM301")
+        assert "calls `%s()` (line 10), and `%s` (line " % (call, made) in batch.message
+        assert "%s, in %s()) makes %s" % (beside, where, what) in batch.message
+
+
+def test_a_function_without_graph_state_still_moves(tmp_path):
+    (tmp_path / "helpers.py").write_text(HELPERS)
+    path = tmp_path / "inputs.py"
+    path.write_text(CALLING % ("import helpers", "helpers.centre"))
+    result = {r.path: r for r in api.migrate([str(tmp_path)], jobs=1)}[str(path)]
+    assert result.changed

@@ -1,0 +1,66 @@
+"""Graph state that per-record code makes: summaries, collection entries, variables.
+
+Per-record code moves into a map function, whose graph is not the program's. A summary or a
+collection entry made there is made in the function's graph: `merge_all()` and `get_collection()`
+no longer see it, with no error. A variable made there fails when the one-shot iterator is made
+("Cannot capture a stateful node ... by value"). recognise refuses per-record code that makes
+any of them, in its own statements or in the functions it calls: those of its module, and those
+imported from a module beside it (read with the stdlib parser), followed `MAX_DEPTH` calls deep.
+"""
+import ast
+import re
+from typing import Dict, Optional, Set, Tuple
+
+from qmigrate.names import ImportMap, ast_dotted, canonical
+
+MAX_DEPTH = 3
+
+_PREFIXES = ("tensorflow.summary.", "tensorflow.contrib.summary.")
+_SUMMARY = re.compile(r"tensorflow\.\w+_summary")  # TF 0.x spellings: tf.image_summary, tf.scalar_summary
+_COLLECTIONS = {"tensorflow.add_to_collection", "tensorflow.add_to_collections"}
+VARIABLES = {"tensorflow.Variable", "tensorflow.get_variable", "tensorflow.train.get_or_create_global_step",
+             "tensorflow.train.get_global_step", "tensorflow.train.create_global_step",
+             "tensorflow.contrib.framework.get_or_create_global_step", "tensorflow.contrib.framework.variable",
+             "tensorflow.contrib.framework.model_variable", "tensorflow.contrib.slim.variable",
+             "tensorflow.contrib.slim.model_variable", "tensorflow.contrib.slim.get_or_create_global_step"}
+
+
+def is_summary_or_collection(name: str) -> bool:
+    """Whether a call of this canonical name makes a summary or a collection entry."""
+    return name.startswith(_PREFIXES) or name in _COLLECTIONS or bool(_SUMMARY.fullmatch(name))
+
+
+def makes_state(name: str) -> bool:
+    """Whether a call of this canonical name makes a summary, a collection entry or a variable."""
+    return is_summary_or_collection(name) or name in VARIABLES
+
+
+def made_by(tree: ast.Module, function: str, imports: ImportMap) -> Optional[Tuple[str, int, str, bool]]:
+    """(the call as written, its line, the function it is in, whether it makes a variable) of the
+    first summary, collection entry or variable that the top-level function `function` of the
+    module `tree` makes, in its body or in the top-level functions of that module it calls
+    (MAX_DEPTH deep); None if none, or no such function."""
+    functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return _made(functions, function, imports, 0, set())
+
+
+def _made(functions: Dict[str, ast.AST], name: str, imports: ImportMap, depth: int,
+          seen: Set[str]) -> Optional[Tuple[str, int, str, bool]]:
+    function = functions.get(name)
+    if function is None or name in seen or depth > MAX_DEPTH:
+        return None
+    seen.add(name)
+    for node in ast.walk(function):
+        if not isinstance(node, ast.Call):
+            continue
+        spelled = ast_dotted(node.func)
+        if spelled is None:
+            continue
+        resolved = canonical(imports.resolve_dotted(spelled) or "")
+        if makes_state(resolved):
+            return spelled, node.lineno, name, resolved in VARIABLES
+        if "." not in spelled and spelled in functions:
+            found = _made(functions, spelled, imports, depth + 1, seen)
+            if found is not None:
+                return found
+    return None
