@@ -286,14 +286,17 @@ def _call_of(stmt: cst.BaseStatement) -> Optional[cst.Call]:
     return value if isinstance(value, cst.Call) else None
 
 
-def _method_call_on(stmt: cst.BaseStatement, method: str) -> Optional[str]:
-    """`x` for a bare `x.method(...)` line."""
-    call = _call_of(stmt)
-    small = cstutil.single_small(stmt)
-    if (isinstance(small, cst.Expr) and call is not None and isinstance(call.func, cst.Attribute)
-            and call.func.attr.value == method and isinstance(call.func.value, cst.Name)):
-        return call.func.value.value
-    return None
+def _coordinator_calls(stmt: cst.SimpleStatementLine) -> List[Tuple[str, str, cst.Call]]:
+    """(owner, method, call) for each `x.request_stop(...)` / `x.join(...)` of a line that holds
+    nothing else (`coord.request_stop(); coord.join(threads)` too: the line goes as a whole)."""
+    found = []
+    for small in stmt.body:
+        call = small.value if isinstance(small, cst.Expr) else None
+        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value in ("request_stop", "join") and isinstance(call.func.value, cst.Name)):
+            return []
+        found.append((call.func.value.value, call.func.attr.value, call))
+    return found
 
 
 def _should_stop_loop(node: cst.While) -> Optional[str]:
@@ -497,16 +500,14 @@ class _PlumbingFinder(cst.CSTVisitor):
             self.coordinators[target] = node
         elif rule is Coordinator and assign is not None:
             self.kept_coordinators.append(cst.Module([]).code_for_node(assign[0]))
-        for method in ("request_stop", "join"):
-            owner = _method_call_on(node, method)
-            if owner:
-                self.coord_uses[owner]["statements"].append(id(node))
-                if method == "request_stop" and call.args:
-                    self.reporting.add(owner)
-                if method == "join":
-                    threads = _argument(call, "threads", 0)
-                    if isinstance(threads, cst.Name):
-                        self._joins.append((threads.value, node))
+        for owner, method, stop in _coordinator_calls(node):
+            self.coord_uses[owner]["statements"].append(id(node))
+            if method == "request_stop" and stop.args:
+                self.reporting.add(owner)
+            if method == "join":
+                threads = _argument(stop, "threads", 0)
+                if isinstance(threads, cst.Name):
+                    self._joins.append((threads.value, node))
 
     def visit_For(self, node: cst.For) -> None:
         if hand_started_loop(node, self.imports):
