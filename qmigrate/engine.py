@@ -618,7 +618,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     _reader_class_arguments(analysis, options)
     _mark_non_input_queues(analysis, options)
     _drop_thread_coordinators(analysis)
-    fed = _python_fed_queues(analysis, options, source)
+    fed = _python_fed_queues(analysis, options, source, keep_helpers)
     if data_findings.worth_scanning(source, [analysis.call_names[id(c)] for _, c, _, _ in analysis.occurrences]):
         for found in data_findings.find(module, imports, lambda node: positions.start(node)[0], options.wants):
             analysis.add_finding(found.rule, found.node, False, found.detail)
@@ -748,8 +748,10 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     return analysis
 
 
-def _python_fed_queues(analysis: FileAnalysis, options: Options, source: bytes) -> list:
-    """python_fed.find over the module's hand-built queue constructors (QM308)."""
+def _python_fed_queues(analysis: FileAnalysis, options: Options, source: bytes,
+                       keep: Optional[Dict[str, str]] = None) -> list:
+    """python_fed.find over the module's hand-built queue constructors (QM308); `keep`: helpers
+    other code calls, which keep their signature."""
     if not options.wants(PythonFedQueue.code) or not python_fed.worth_scanning(source):
         return []
     calls = [call for rule, call, _, _ in analysis.occurrences
@@ -757,7 +759,7 @@ def _python_fed_queues(analysis: FileAnalysis, options: Options, source: bytes) 
     if not calls:
         return []
     return python_fed.find(analysis.module, analysis.imports, lambda node: analysis.positions.start(node)[0],
-                           calls, _python_fed_tf(analysis), options.target)
+                           calls, _python_fed_tf(analysis), options.target, keep)
 
 
 def tf_name(imports: ImportMap, used) -> Optional[str]:

@@ -155,7 +155,9 @@ class Declined(Exception):
         self.todo = todo
 
 
-def bind_arguments(call: cst.Call, signature: Sequence[str], what: str) -> Dict[str, cst.BaseExpression]:
+def bind_arguments(call: cst.Call, signature: Sequence[str], what: str,
+                   owner: str = "TensorFlow") -> Dict[str, cst.BaseExpression]:
+    """Arguments by parameter name (`owner`: whose signature it is, for the refusal)."""
     bound = {}
     for position, arg in enumerate(call.args):
         if arg.star:
@@ -163,7 +165,7 @@ def bind_arguments(call: cst.Call, signature: Sequence[str], what: str) -> Dict[
         name = arg.keyword.value if arg.keyword is not None else (
             signature[position] if position < len(signature) else None)
         if name not in signature:
-            raise Declined("%s passes an argument TensorFlow does not take" % what)
+            raise Declined("%s passes an argument %s does not take" % (what, owner))
         bound[name] = arg.value
     return bound
 

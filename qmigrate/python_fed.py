@@ -63,6 +63,10 @@ class Plan:
     batchers: List[cst.Call] = field(default_factory=list)
     mapped: Set[int] = field(default_factory=set)
     kept_batchers: Dict[int, str] = field(default_factory=dict)  # id(batcher call) -> why it keeps its queue
+    # returned_feeds: the plumbing calls that go with the thread's starter, and the top-level
+    # functions whose signature changes or that go (callers in other modules are looked for).
+    gone: List[cst.Call] = field(default_factory=list)
+    changed: List[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -196,14 +200,14 @@ def _method_of(tree: _Tree, ref: cst.CSTNode, methods) -> Optional[cst.Call]:
 
 
 def find(module: cst.Module, imports: ImportMap, line_of: Callable[[cst.CSTNode], int],
-         queue_calls: List[cst.Call], tf: str, target: Target) -> List[object]:
+         queue_calls: List[cst.Call], tf: str, target: Target, keep: Optional[Dict[str, str]] = None) -> List[object]:
     """A Plan or a Refusal for each of `queue_calls` (hand-built queue constructors) that is fed
     from Python (its enqueue reads placeholders, or is run with a feed_dict); the others are not
-    returned. Never raises."""
+    returned. Never raises. `keep`: functions other code calls (name -> why they stay as they are)."""
     tree = _Tree(module, line_of)
     found = []
     for call in queue_calls:
-        reader = _Reader(tree, imports, call, tf, target)
+        reader = _Reader(tree, imports, call, tf, target, keep or {})
         try:
             plan = reader.read()
         except Exception as error:  # a refusal, or a shape this reader did not foresee: left as it is
@@ -239,8 +243,10 @@ class _Reader:
     """Reads one queue and what feeds it; `read` returns a Plan, None (not fed from Python) or
     raises Declined. `fed` tells, once read, whether the queue is fed from Python at all."""
 
-    def __init__(self, tree: _Tree, imports: ImportMap, call: cst.Call, tf: str, target: Target):
+    def __init__(self, tree: _Tree, imports: ImportMap, call: cst.Call, tf: str, target: Target,
+                 keep: Dict[str, str]):
         self.tree, self.imports, self.call, self.tf, self.target = tree, imports, call, tf, target
+        self.keep = keep
         self.kind = imports.resolve(call.func)
         self.fed = False
         self.arms: Optional[_Arms] = None  # a queue per arm of an if
@@ -306,6 +312,8 @@ class _Reader:
         if elsewhere:
             function = tree.function(elsewhere[0])
             returned = self._returned(enqueue, function, elsewhere[0])
+            if returned is not None and len(elsewhere) == 1:
+                return self._returned_feed(enqueue, enqueue_stmt, function, elsewhere[0])
             if returned is not None:
                 if not components and self.growing is None:
                     # Carrying the arguments across would not be enough: said together.
@@ -578,6 +586,24 @@ class _Reader:
                 "`%s()` gets elsewhere, which qmigrate does not carry into `%s()` (its signature, and every caller, "
                 "would change)" % (enqueue, builder.name.value, tree.where(returns[0]), runner.name.value,
                                    tree.where(run), how, builder.name.value, runner.name.value, builder.name.value))
+
+    def _returned_feed(self, enqueue, enqueue_stmt, runner, run) -> Plan:
+        """The plan for an enqueue op its builder returns and a thread that another function of
+        the module starts runs (returned_feeds); Declined with what stops it."""
+        from qmigrate import returned_feeds  # (it reads this module's tree)
+        tree, builder = self.tree, self.ctor_function
+        try:
+            edits = returned_feeds.plan(tree, self.imports, self.call, builder, enqueue, enqueue_stmt, runner, run,
+                                        self.tf, self.target, self.keep)
+        except Declined as declined:
+            returns = [r for r in cstutil.nodes_of(builder.body, (cst.Return,)) if r.value is not None
+                       and tree.function(r) is builder and _refs(tree, r.value, enqueue)]
+            raise Declined("its enqueue op `%s` leaves `%s()` in its return value%s, and `%s()` runs it with a feed_dict "
+                           "%s: qmigrate would make that loop the generator of a dataset built in `%s()`, but %s" % (
+                               enqueue, builder.name.value, " " + tree.where(returns[0]) if returns else "",
+                               runner.name.value, tree.where(run), builder.name.value, declined))
+        return Plan(self.call, edits.detail, removed=edits.removed, replaced=edits.replaced, nodes=edits.nodes,
+                    gone=edits.gone, changed=edits.changed)
 
     def _idle_runner(self, handed: cst.Call, enqueue: str) -> Optional[str]:
         """Why a tf.train.QueueRunner that holds the enqueue op but is never started (no
@@ -1697,6 +1723,8 @@ class _Apply(cst.CSTTransformer):
             if id(old) in self.replaced:
                 statements = [cstutil.parse_stage(text + "\n", self.config) for text in self.replaced[id(old)]]
                 new_lines = list(new.leading_lines)
+                if isinstance(statements[0], cst.FunctionDef) and not any(line.comment is None for line in new_lines):
+                    new_lines = [cst.EmptyLine(indent=False)] + new_lines  # a def set apart, as written by hand
                 if id(old) in self.moved:  # the generator, moved up to where the dataset is built
                     statements[0] = statements[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
                     generator = updated_of[self.moved[id(old)]]
@@ -1710,7 +1738,9 @@ class _Apply(cst.CSTTransformer):
                 statements = [cstutil.parse_stage(text + "\n", self.config) for text in self.before[id(old)]] + [
                     statements[0].with_changes(leading_lines=apart)] + statements[1:]
             if pending or blank:
-                blanks = [line for line in new_lines if line.comment is None][:1] or (
+                # (two blank lines set top-level statements apart, as they did)
+                blanks = [line for line in new_lines if line.comment is None][:2 if isinstance(original, cst.Module)
+                                                                               else 1] or (
                     [cst.EmptyLine(indent=False)] if blank and body else [])
                 new_lines = blanks + pending + [line for line in new_lines if line.comment is not None]
                 pending, blank = [], False
@@ -1755,7 +1785,8 @@ def finish(analysis, found: List[object], options, rule, changed_by_others: bool
         analysis.add_finding(rule, call, apply_it, item.detail)
         if apply_it:
             plans.append(item)
-            analysis.fixed_calls.update(id(c) for c in [call] + item.also + item.batchers)
+            analysis.fixed_calls.update(id(c) for c in [call] + item.also + item.batchers + item.gone)
+            analysis.changed_helpers += item.changed
             for batcher in item.batchers:  # the engine's reason (its records came from a queue) no longer holds
                 analysis.reasons.pop(id(batcher), None)
                 analysis.todo.pop(id(batcher), None)

@@ -72,6 +72,18 @@ class PythonFedQueue(Rule):
     `shapes=` on the batcher), only the dequeue is rewritten and the batcher keeps its queue, over
     the iterator's records, saying why.
 
+    An enqueue op that the function building the queue returns to a caller, which hands it to a
+    function that starts the thread (`batch, enqueue_op, placeholders = setup(spec)`, then
+    `coord, t = start(sess, enqueue_op, data, placeholders)`, stopped and joined at the end; a
+    FIFOQueue or RandomShuffleQueue) is followed across those functions of one module
+    (qmigrate/returned_feeds.py): the thread function's `while` loop becomes a generator nested
+    in the builder (`while True:`, the run a yield of the fed values in the enqueue's component
+    order, `tuple(feed[c] for c in components)`, the placeholders staying as the feed's keys), the
+    builder takes the Python objects the loop reads under the loop's names for them (the caller
+    passes its own) and no longer returns the enqueue op, and the starter, the thread function and
+    the caller's coordinator stop and join go. Every function whose signature changes or that
+    goes must be named by no other module of the run (else it stays, saying which).
+
     ## Fix safety
     Unsafe (applied with `--unsafe`; reported always): the generator runs inside TensorFlow's
     py_func on the input pipeline's thread, holding the GIL, instead of in its own thread; each new
@@ -95,9 +107,9 @@ class PythonFedQueue(Rule):
     an enqueue op returned to another function or module or handed to a queue runner of the
     program's own or in several copies (a thread each: several producers), a `tf.train.QueueRunner`
     that is never started and whose enqueue ops the main code runs with a feed_dict (no thread
-    produces), an enqueue op returned to a caller whose thread runs it (the generator would need
-    what that thread is given, in the function that builds the queue: its signature and callers
-    would change), a queue handed to a feeder class that enqueues into it, a queue per arm whose
+    produces), an enqueue op returned to a caller whose thread runs it in any other shape than the one
+    above (a builder called elsewhere or several times, a thread the caller starts itself, a
+    return that is not a tuple of names), a queue handed to a feeder class that enqueues into it, a queue per arm whose
     enqueue op and dequeue are in the arm (components of its own), an enqueue op run in no
     function of the file (its producer is in another module), an enqueue op per arm, a placeholder
     list changed other than by

@@ -85,8 +85,10 @@ def test_refusals_name_the_construct_and_its_line():
         r"started in a loop `for _ in range\(n_threads\):` \(line \d+\)",
         r"feeds `self\.weight`, which its enqueue op does not read",
         r"dequeued in `return self\.queue\.dequeue_many\(n\)` \(line \d+\), away from the block",
-        r"`enqueue_op` leaves `preloading\(\)` in its return value .*; `load_and_enqueue\(\)` runs it with a feed_dict "
-        r"`sess\.run\(enqueue_op, feed_dict=\{x: row\}\)` \(line \d+\), no thread of this file runs it",
+        r"`enqueue_op` leaves `preloading\(\)` in its return value `return .*` \(line 93\), and `load_and_enqueue\(\)` "
+        r"runs it with a feed_dict `sess\.run\(enqueue_op, feed_dict=\{x: row\}\)` \(line \d+\): qmigrate would make "
+        r"that loop the generator of a dataset built in `preloading\(\)`, but its builder `preloading\(\)` is called "
+        r"nowhere in this module: its callers are elsewhere",
         r"`feed\(\)` is also used by `self\.feed\(sess\)` \(line \d+\)",
     ]
     for pattern in expected:
@@ -235,6 +237,23 @@ def test_a_queue_per_arm_buffers_as_its_arm_did(case, tf_version, tmp_path):
             assert old_ids != sorted(old_ids)
 
 
+@pytest.mark.parametrize("tf_version", ("1.8", "1.15", "2"), ids=lambda v: "tf" + v)
+def test_an_enqueue_op_returned_to_a_thread_elsewhere(tf_version, tmp_path):
+    """The builder returns its enqueue op, the caller hands it to a function that starts the thread
+    (returned_feeds): the FIFO trainer gets the same batches in the same order; the shuffling one
+    batches of 8 examples, each row still its own id's, from one stream of all 40 ids."""
+    old, new = _drain("returned_feed", tf_version, tmp_path)
+    assert new["batches"] == old["batches"] and len(new["batches"]) == 12
+    assert [b["ids"][0] for b in new["batches"]] == [4.0 * (step % 10) for step in range(12)]
+    for run in (old, new):
+        assert len(run["shuffled"]) == 10
+        for batch in run["shuffled"]:
+            assert len(batch["ids"]) == 8
+            assert batch["values"] == [[3.0 * i, 3.0 * i + 1, 3.0 * i + 2] for i in batch["ids"]]
+        ids = [i for batch in run["shuffled"] for i in batch["ids"]]
+        assert set(ids) <= set(range(40)) and ids != sorted(ids)
+
+
 def test_handoff_refusals_name_the_construct_and_its_line():
     result = _migrate(os.path.join(FOLDER, "refused_handoffs.before.py"))
     assert not result.changed
@@ -243,15 +262,13 @@ def test_handoff_refusals_name_the_construct_and_its_line():
         r"goes into the QueueRunner `runner` `runner = tf\.train\.QueueRunner\(pool, \[fill\]\)` \(line 17\), which is "
         r"never started .*`sess\.run\(runner\.enqueue_ops, .*` \(line 22\) runs its enqueue ops with a feed_dict from "
         r"the main code of `fill_then_train\(\)`, not from a thread",
-        r"`push_op` leaves `make_input\(\)` in its return value `return queue\.dequeue\(\), push_op, holders` \(line 31\); "
-        r"`pump\(\)` runs it .*\(line 36\), as the target of the thread .*\(line 42\), given `sess, push_op, source, "
-        r"holders`",
-        # A dict of placeholders (setup returns the enqueue op): both gaps are said, not only the hand-off.
+        r"`push_op` leaves `make_input\(\)` in its return value `return queue\.dequeue\(\), push_op, holders` \(line 31\), "
+        r"and `pump\(\)` runs it .*\(line 36\): qmigrate would make that loop the generator of a dataset built in "
+        r"`make_input\(\)`, but `run\(\)` starts the thread itself `worker = threading\.Thread.*` \(line 42\)",
+        # Returned as a computed dict (returned_feeds follows a tuple of names, and the dequeue).
         r"`keyed_op` leaves `keyed_input\(\)` in its return value `return dict\(zip\(holders\.keys\(\), parts\)\), "
-        r"keyed_op, holders` \(line 144\); `pump_keyed\(\)` runs it .*\(line 150\), as the target of the thread "
-        r".*\(line 156\), given `sess, keyed_op, source, holders`: .*every caller, would change\); and its enqueue "
-        r"`keyed_op = queue\.enqueue\(holder_list\)` \(line 142\) does not enqueue a literal list of tf\.placeholder "
-        r"tensors built before it in the same block \(`holder_list` is not bound to such a list there\)",
+        r"keyed_op, holders` \(line 144\), and `pump_keyed\(\)` runs it .*\(line 150\): .* but `keyed_input\(\)` "
+        r"does not end with its one return of a tuple of names",
         r"the thread that runs `work\(\)` is started in a loop `for _ in range\(workers\):` \(line 60\): several "
         r"producers .*; it is dequeued in `return self\.queue\.dequeue\(\)` \(line 57\), away from the block ",
         r"`q` is bound to 3 queues in its function \(line 80, line 84, line 88\): each with an enqueue op of its own "

@@ -248,7 +248,21 @@ def batched_records(module, past_end):
     return out
 
 
-CASES = {"batched_records": batched_records, "concatenated_inputs": concatenated_inputs, "shuffle_arm": shuffle_arm, "buffer_arms": buffer_arms, "arm_dequeues": arm_dequeues, "computed_shapes": computed_shapes, "growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
+def returned_feed(module, past_end):
+    """The trainers whose builder returns the enqueue op: 12 steps of the FIFO one (its Python
+    batches, in order: ids and the images that hold them) and 10 of the shuffling one (8 examples
+    a batch, each row 3 x its id + 0, 1, 2)."""
+    out = {"batches": [], "shuffled": []}
+    with tf.Graph().as_default():
+        for ids, images in module.train(12):
+            out["batches"].append({"ids": ids.tolist(), "shape": list(images.shape), "values": images.tolist()})
+    with tf.Graph().as_default():
+        for examples, ids in module.shuffled_training(10):
+            out["shuffled"].append({"ids": ids.tolist(), "values": examples.tolist()})
+    return out
+
+
+CASES = {"returned_feed": returned_feed, "batched_records": batched_records, "concatenated_inputs": concatenated_inputs, "shuffle_arm": shuffle_arm, "buffer_arms": buffer_arms, "arm_dequeues": arm_dequeues, "computed_shapes": computed_shapes, "growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
          "nested_producer": nested_producer, "thread_subclass": thread_subclass}
 
 
