@@ -21,7 +21,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import cstutil, fed_batching, synth, wording
+from qmigrate import cstutil, fed_batching, python_reads, synth, wording
 from qmigrate.handbuilt import Declined, bind_arguments  # one reading of call arguments for both
 from qmigrate.model import Batching
 from qmigrate.names import ImportMap
@@ -1554,6 +1554,12 @@ class _Reader:
         if producer.subclass:
             parts.append("`%s` stays a threading.Thread for its callers, but its run() is now that generator: "
                          "start() feeds nothing" % self.cls.name.value)
+        methods = {stmt.name.value: stmt for stmt in self.cls.body.body if isinstance(stmt, cst.FunctionDef)} \
+            if self.cls is not None and isinstance(self.cls.body, cst.IndentedBlock) else {}
+        reads = python_reads.said(python_reads.first_read(producer.function, self.imports.resolve, methods,
+                                                          self.tree.line_of))
+        if reads:
+            parts.append(reads)
         for _, kind, arm_args in self.buffers:
             keep = arm_args.get("min_after_dequeue")
             if kind == _SHUFFLE and not (isinstance(keep, cst.Integer) and keep.evaluated_value == 0):

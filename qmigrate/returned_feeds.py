@@ -63,7 +63,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import cstutil, synth
+from qmigrate import cstutil, python_reads, synth
 from qmigrate.handbuilt import Declined, bind_arguments
 from qmigrate.model import Batching
 from qmigrate.rules.batching import shuffle_buffer
@@ -281,6 +281,9 @@ class _Planner:
                            if gone_lines else ""))
         if kind == "tensorflow.RandomShuffleQueue":
             edits.detail += "; the last elements the RandomShuffleQueue kept back (min_after_dequeue) now come out"
+        reads = python_reads.said(python_reads.first_read(runner, self.imports.resolve, {}, tree.line_of))
+        if reads:
+            edits.detail += "; " + reads
         return edits
 
     def _dequeue(self, queue: str, builder: cst.FunctionDef, body) -> Tuple[cst.BaseStatement, cst.Call,

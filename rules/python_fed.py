@@ -84,6 +84,11 @@ class PythonFedQueue(Rule):
     the caller's coordinator stop and join go. Every function whose signature changes or that
     goes must be named by no other module of the run (else it stays, saying which).
 
+    A producer that reads and decodes files in Python (`np.load(path)`, `librosa.load(path)`,
+    `Image.open(path)`, in its loop or a method of its class that it calls) stays Python in the
+    generator; the finding names the first such read (qmigrate/python_reads.py), as TensorFlow
+    decoding would be the user's choice, not the tool's.
+
     ## Fix safety
     Unsafe (applied with `--unsafe`; reported always): the generator runs inside TensorFlow's
     py_func on the input pipeline's thread, holding the GIL, instead of in its own thread; each new
