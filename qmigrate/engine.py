@@ -33,7 +33,7 @@ from qmigrate.rules import queue_runners
 from qmigrate.rules.hand_built import HandBuiltQueue
 from qmigrate.rules.producers import RangeInputProducer
 from qmigrate.rules.python_fed import PythonFedQueue
-from qmigrate.rules.findings import ClosedQueueMessageExpected
+from qmigrate.rules.findings import ClosedQueueMessageExpected, UnseenRecordFunction
 from qmigrate.rules.slim_provider import SlimReaderClassKept
 from qmigrate.rules.target_api import ApiNotInTarget
 from qmigrate.rules.unsupported import NonInputQueue
@@ -215,7 +215,7 @@ class FileAnalysis:
             status = Status.CLEAN  # notes ask for no change
         elif new_source is None:
             status = Status.DIAGNOSED
-        elif all(d.fixed for d in diagnostics):
+        elif all(d.fixed or d.note for d in diagnostics):  # notes ask for no change
             status = Status.MIGRATED
         else:
             status = Status.PARTIAL
@@ -2129,6 +2129,10 @@ class _PipelineRewriter(cst.CSTTransformer):
         if match.returned_result is not None:
             self.analysis.returned_results.append(match.returned_result)
         self.analysis.captured_params += list(match.captured_params)
+        if self.wants(UnseenRecordFunction.code):
+            for call, made in match.unseen_calls:
+                self.analysis.add_finding(UnseenRecordFunction, call, False, "`%s()`, %s" % (
+                    cst.Module([]).code_for_node(call.func), made))
         chain = [leaves[i] for i in match.removed_indices]
         read = leaves[match.read_index]
         batch = leaves[match.batch_index]

@@ -5,6 +5,7 @@ A pipeline here is the chain, in one block, of
 `x = <batching>([tensors], ...)` (or `return <batching>(...)`). Whatever breaks the chain or
 cannot be proven safe becomes a Failure that names the reason; nothing is guessed.
 """
+import builtins
 import dataclasses
 import os
 import re
@@ -117,6 +118,8 @@ class Match:
     # (function, parameter, position) the map function captures: the run checks what the calls of
     # the other modules pass for them (captured_params).
     captured_params: Tuple = ()
+    # Per-record calls of functions made at run time, now in the map function: (call, how it is made).
+    unseen_calls: Tuple = ()
 
 
 @dataclass(frozen=True)
@@ -173,6 +176,7 @@ _QUEUES = (HandBuiltQueue, PrefetchQueue, PythonFedQueue)  # queues that may tak
 # Why a chain of an inner block (an `if` arm) stops when nothing in it batches: a chain of the
 # enclosing block that takes these records in has the better reason, and it wins (engine.py).
 UNBATCHED_IN_BLOCK = "its records are not batched by tf.train.batch/shuffle_batch in the same block"
+_BUILTIN_NAMES = frozenset(dir(builtins))
 _CHECKED_SHAPES = ("its records are dequeued one at a time and no batching follows, and `%s` sets `shapes=`: the "
                    "queue checks each record against those shapes when it is enqueued, which a dataset would not "
                    "(set_shape in the map is a static promise, not a check)")
@@ -382,6 +386,7 @@ class _BlockRecogniser:
         self.captured_reads: Tuple[int, ...] = ()  # the last chain checked: Match.captured_reads
         self.map_copies: Tuple[str, ...] = ()  # the last chain checked: Match.map_copies
         self.captured_params: Tuple = ()  # the last chain checked: Match.captured_params
+        self.unseen_calls: Tuple = ()  # the last chain checked: Match.unseen_calls
 
     # Name uses are computed on demand: most blocks hold no producer and need none.
     @property
@@ -1758,6 +1763,7 @@ class _BlockRecogniser:
         self.captured_reads = ()
         self.map_copies = ()
         self.captured_params = ()
+        self.unseen_calls = ()
         record_indices = list(record_indices)
         batch = in_loop = queue_batch = None
         # hand-built queues the records go through; record leaves written anew
@@ -2048,7 +2054,7 @@ class _BlockRecogniser:
                      batch_later=len(batch_later), records_unpacking=batch_unpacking,
                      test_binding=test_binding, returned_result=returning,
                      captured_reads=self.captured_reads, map_copies=self.map_copies,
-                     captured_params=self.captured_params)
+                     captured_params=self.captured_params, unseen_calls=self.unseen_calls)
 
     def _grouped_batching(self, group, found, bound, batching: Batching, calls, other) -> Batching:
         """The batching of a group loop's list (group_reads.py) as the batching of its records: the
@@ -2515,10 +2521,15 @@ class _BlockRecogniser:
         map function's graph, not the program's: `merge_all()` and `get_collection()` would no
         longer see them, with no error. Refused, naming the call (only calls written in the moved
         statements are seen, not those of the functions they call)."""
+        unseen = []
+        self.unseen_calls = ()
         for index in sorted(record_indices):
             if index in kept:
                 continue
             for call in cstutil.calls_of(self.body[index]):
+                made = self._made_at_run_time(call.func, index)
+                if made is not None:
+                    unseen.append((call, made))
                 name = self.imports.resolve(call.func) or ""
                 if graph_state.is_summary_or_collection(name):
                     raise _Broken(calls, "the per-record code calls `%s` (line %d): in the map function it would be "
@@ -2541,6 +2552,29 @@ class _BlockRecogniser:
                                   "a decorator makes of a function is code qmigrate does not follow (it may build a "
                                   "queue and its runner, as sugartensor's `producer_func` does, which a map function "
                                   "cannot run)" % ((_code(call.func), self._line_of(index)) + wrapper))
+        self.unseen_calls = tuple(unseen)
+
+    def _made_at_run_time(self, func: cst.BaseExpression, index: int) -> Optional[str]:
+        """How the function a per-record call calls by a plain name is made, when qmigrate cannot
+        read it: "made by `f(...)` (line N)" for a name bound in this block, before, to a call's
+        result; "a parameter of `g()`" for a parameter of this function. None otherwise (a function
+        of the module or block, an import, a builtin, a class)."""
+        if not isinstance(func, cst.Name) or func.value in _BUILTIN_NAMES or func.value in self.imports.aliases \
+                or func.value in self.context.functions:
+            return None
+        name = func.value
+        binders = [i for i in range(index) if name in cstutil.name_uses(self.body[i]).stores]
+        if binders:
+            assign = cstutil.single_assign(self.body[binders[-1]])
+            if assign is not None and isinstance(assign[0], cst.Name) and isinstance(assign[1], cst.Call) \
+                    and not _call_with_rule(assign[1], self.imports, PRODUCERS + READERS):
+                return "made by `%s(...)` (line %d)" % (_code(assign[1].func), self._line_of(binders[-1]))
+            return None
+        if isinstance(self.scope, cst.FunctionDef) and name in {
+                param.name.value for param in cstutil.nodes_of(self.scope.params, (cst.Param,))} \
+                and name not in self.scope_stores:
+            return "a parameter of `%s()`" % self.scope.name.value
+        return None
 
     def _state_made_by(self, func: cst.BaseExpression) -> Optional[Tuple[str, int, str, bool, str]]:
         """graph_state.made_by's answer, and "" or " of <file>", for a summary,

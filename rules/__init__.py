@@ -6,7 +6,7 @@ from qmigrate.rules.bucketing import BucketBySequenceLength
 from qmigrate.rules.hand_built import HandBuiltQueue
 from qmigrate.rules.findings import (
     BatchNotDivisibleAcrossTowers, ClosedQueueMessageExpected, PerTowerPipelines, PerTowerPlaceholders, ProducersAlignedBySeed,
-    SharedBatchAcrossTowers, UntracedTowerInput)
+    SharedBatchAcrossTowers, UnseenRecordFunction, UntracedTowerInput)
 from qmigrate.rules.prefetch import PrefetchQueue
 from qmigrate.rules.producers import (
     InputProducer, MatchFilenamesOnce, RangeInputProducer, SliceInputProducer, StringInputProducer)
@@ -60,6 +60,7 @@ ALL_RULES = (
     UntracedTowerInput,
     ApiNotInTarget,
     ClosedQueueMessageExpected,
+    UnseenRecordFunction,
 )
 
 _BY_NAME: Dict[str, type] = {name: rule for rule in ALL_RULES for name in rule.names}

@@ -512,3 +512,67 @@ class ClosedQueueMessageExpected(Rule):
             """),
         ),
     )
+
+
+class UnseenRecordFunction(Rule):
+    """Per-record code moved into a map function calls a function made at run time, which qmigrate cannot see.
+
+    ## Why
+    The migration moves the per-record code into `dataset.map`, whose function has a graph of its
+    own. A function the code calls through a variable (`preprocess = factory.get(name)`, slim's
+    `image_preprocessing_fn = preprocessing_factory.get_preprocessing(...)`) or a parameter is made
+    at run time, so qmigrate cannot read it. If it makes a summary or a collection entry
+    (slim's Inception preprocessing makes image summaries), that is made in the map function's
+    graph: the program's `merge_all()` and `get_collection()` no longer see it, with no error. If
+    it makes a variable, the one-shot iterator fails when it is made. Functions of the module, and
+    of modules beside it, are read, and such code keeps its queue instead (QM301 says why).
+
+    ## Fix safety
+    A note beside the migration: the code is migrated, and the note says which call to check.
+
+    ## Limitations
+    Only calls of a name bound in the block to the result of a call, or of a parameter of the
+    function, are noted; a method called on an object (`self.preprocess(image)`) is not.
+    """
+
+    code = "QM909"
+    safety = Safety.MANUAL
+    note = True
+    message = "the per-record code, now in a map function, calls a function made at run time"
+    advice = ("check that it makes no summary, collection entry or variable (in the map function a summary or "
+              "collection entry leaves the program's graph without an error, a variable fails when the iterator "
+              "is made); make them on the batch, or before the pipeline")
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+
+            def inputs(files, batch_size, make_preprocessing):
+                preprocess = make_preprocessing(training=True)
+                queue = tf.train.string_input_producer(files)
+                _, value = tf.WholeFileReader().read(queue)
+                image = tf.image.resize_images(tf.image.decode_png(value, channels=3), [32, 32])
+                image = preprocess(image)
+                return tf.train.batch([image], batch_size)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def inputs(files, batch_size, make_preprocessing):
+                preprocess = make_preprocessing(training=True)
+                def parse_record(value):
+                    image = tf.image.resize_images(tf.image.decode_png(value, channels=3), [32, 32])
+                    image = preprocess(image)
+                    return image
+
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
+                dataset = dataset.map(tf.read_file)
+                dataset = dataset.map(parse_record)
+                dataset = dataset.repeat()
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+                dataset = dataset.prefetch(1)
+                return dataset.make_one_shot_iterator().get_next()
+            """),
+        ),
+    )
