@@ -21,7 +21,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from qmigrate import (captured_params, chained_records, engine, factory_reasons, handed_down, imported_helpers, memory,
-                      provider_factories, python3_check, returned_records, tower_reads, towers, uncalled_datasets,
+                      notebooks, provider_factories, python3_check, returned_records, tower_reads, towers, uncalled_datasets,
                       unlinked, untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
@@ -193,7 +193,7 @@ def _run(job: _Job) -> _Done:
             return _Done(FileResult(path, Status.SKIPPED), readable=python, device=b"device" in source,
                          import_specs=quick_import_specs(source) if python else None)
         if not python:
-            if not options.wants(NotebookNotMigrated.code):
+            if not options.wants(NotebookNotMigrated.code) or not notebooks.calls_queue_api(source):
                 return _Done(FileResult(path, Status.CLEAN, old_source=source))
             return _Done(_notebook(path, source))
     elif job.digest is not None and digest(source) != job.digest:

@@ -178,6 +178,8 @@ class NotebookNotMigrated(Rule):
 
     ## Limitations
     Convert it (`jupyter nbconvert --to script`), migrate the script, and copy the cells back.
+    A notebook is reported when its code cells (joined, `%magic` and `!shell` lines left out)
+    call a queue API, or cannot be read or parsed; one of tf.data code only is not.
     """
 
     code = "QM002"
