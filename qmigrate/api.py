@@ -447,6 +447,8 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
             for path, done in zip(plumbing, pool.map(_run, [later(path, drop_plumbing=True) for path in plumbing])):
                 results[path] = done.result
 
+        _explain_kept_plumbing(results, program, migrated_any,
+                               {path for path in first if builds_queues(path)} if migrated_any else set())
         _add_factory_siblings(results, first, factories, used_factories, factory_callers)
         _note_untraced_towers(results, first, plans, options, pool, program)
         _name_uncalled_functions(results, program)
@@ -508,6 +510,41 @@ def _run_with_queues(program: "Program", building: Set[str], candidates: List[st
     dynamic = [path for path in paths if _DYNAMIC_IMPORT.search(program.source(path) or b"")]
     with_queues = reach(list(building) + dynamic, program.importers)
     return reach(with_queues, lambda path: program.imported(path, partial=True)) & set(candidates)
+
+
+def _explain_kept_plumbing(results: Dict[str, FileResult], program: Program, migrated_any: bool,
+                           building: Set[str]) -> None:
+    """Queue runners and coordinators kept for the run's reason (engine.PLUMBING_KEPT, which names
+    both) say which: no pipeline of the run was migrated, this file still builds queues, or a
+    file of its program does (the first such one, by its first call left: a script that imports
+    this file, directly or not, also imports that one, or loads modules by name)."""
+    for path, result in list(results.items()):
+        kept = [d for d in result.diagnostics if not d.fixed and engine.PLUMBING_KEPT in d.message]
+        if not kept:
+            continue
+        if not migrated_any:
+            why = ("no pipeline of the files migrated together was migrated: the queues of its program (in them, or "
+                   "in modules not among them) still need them")
+        elif path in building or any(not d.fixed and not d.note and d not in kept for d in result.diagnostics
+                                     if d.code not in _PLUMBING_CODES):
+            why = "queue code is left in this file"
+        else:
+            program_files = reach(reach([path], program.importers), lambda p: program.imported(p, partial=True))
+            left = sorted((d for other in sorted(program_files & building) if other != path and other in results
+                           for d in results[other].remaining if d.code not in _PLUMBING_CODES),
+                          key=Diagnostic.sort_key)
+            if left:
+                why = "queue code is left in a file of its program: %s:%d (%s)" % (
+                    os.path.relpath(left[0].path, os.path.dirname(path)), left[0].line, left[0].code)
+            else:
+                why = ("queue code is left in the run, in a module a file of its program may load by name at run "
+                       "time (importlib, imp, runpy)")
+        results[path] = dataclasses.replace(result, diagnostics=tuple(
+            dataclasses.replace(d, message=d.message.replace(engine.PLUMBING_KEPT, why)) if d in kept else d
+            for d in result.diagnostics))
+
+
+_PLUMBING_CODES = frozenset(rule.code for rule in engine.PLUMBING)
 
 
 def _name_uncalled_functions(results: Dict[str, FileResult], program: Program) -> None:
