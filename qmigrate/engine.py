@@ -16,8 +16,7 @@ import libcst as cst
 from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows,
                       captured_params, chained_records, class_attrs, cstutil, data_findings, factory_reasons,
                       guarded_records, handbuilt, handed_down, held_sources, helpers, imported_helpers, in_memory_rows,
-                      map_locals,
-                      method_copies, method_queues, python3_check, python_fed, queue_messages,
+                      map_locals, method_copies, method_queues, python3_check, python_fed, queue_messages,
                       queue_purpose, queue_roles, queue_sources, range_producers, reader_makers, receivers,
                       returned_dataset, returned_records, slim_modules, synth, thread_coordinators, towers,
                       uncalled_datasets, unlinked, wording, zipped_arms)
@@ -717,6 +716,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         new_module = module.visit(rewriter)
         uses = _forwarded_uses(rewriter.helper_uses, context)
     for call, reason in rewriter.fallback_reasons.items():
+        if analysis.reasons.get(call, "").startswith(UNBATCHED_IN_BLOCK) and not reason.startswith(UNBATCHED_IN_BLOCK):
+            del analysis.reasons[call]  # a chain that batched these records said more
         analysis.reasons.setdefault(call, reason)
     if earlier is not None:
         _first_reasons(analysis, earlier)

@@ -2519,8 +2519,10 @@ class _BlockRecogniser:
     def _check_graph_only_calls(self, record_indices, kept, calls) -> None:
         """Summaries and collection entries made by the moved per-record code would be made in the
         map function's graph, not the program's: `merge_all()` and `get_collection()` would no
-        longer see them, with no error. Refused, naming the call (only calls written in the moved
-        statements are seen, not those of the functions they call)."""
+        longer see them, with no error; a variable made there fails when the one-shot iterator is
+        made. Refused, naming the call: those written in the moved statements, and those of the
+        functions they call that qmigrate can read (graph_state). Calls of functions made at run
+        time, which it cannot, are kept in `unseen_calls`, for a note (QM909)."""
         unseen = []
         self.unseen_calls = ()
         for index in sorted(record_indices):
@@ -2577,9 +2579,9 @@ class _BlockRecogniser:
         return None
 
     def _state_made_by(self, func: cst.BaseExpression) -> Optional[Tuple[str, int, str, bool, str]]:
-        """graph_state.made_by's answer, and "" or " of <file>", for a summary,
-        collection entry or variable that the function `func` names makes (graph_state): a
-        top-level function of this module, or one imported from a module beside it; else None."""
+        """graph_state.made_by's answer for the function `func` names, followed by "" or " of
+        <file>": a top-level function of this module, or one imported from a module beside it.
+        None when it makes no summary, collection entry or variable, or cannot be read."""
         if isinstance(func, cst.Name) and self.context.tree is not None:
             made = graph_state.made_by(self.context.tree, func.value, self.imports)
             if made is not None:
