@@ -156,8 +156,8 @@ class _Planner:
         edits = Edits()
         kind = self.imports.resolve(queue_call.func)
         if kind not in _SIGNATURES:
-            raise Declined("its queue is a %s, which pads its batches (qmigrate follows a FIFOQueue or a "
-                           "RandomShuffleQueue dequeued one element at a time here)" % kind.rsplit(".", 1)[-1])
+            raise Declined("its queue is a %s (qmigrate follows a FIFOQueue or a RandomShuffleQueue here)"
+                           % (kind or "queue").rsplit(".", 1)[-1])
         if tree.parent.get(id(builder)) is not tree.module:
             raise Declined("`%s()`, which builds it, is not defined at the top of the module" % builder.name.value)
         self._top_function(builder.name.value, "its builder")
