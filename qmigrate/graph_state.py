@@ -4,8 +4,9 @@ Per-record code moves into a map function, whose graph is not the program's. A s
 collection entry made there is made in the function's graph: `merge_all()` and `get_collection()`
 no longer see it, with no error. A variable made there fails when the one-shot iterator is made
 ("Cannot capture a stateful node ... by value"). recognise refuses per-record code that makes
-any of them, in its own statements or in the functions it calls: those of its module, and those
-imported from a module beside it (read with the stdlib parser), followed `MAX_DEPTH` calls deep.
+any of them, in its own statements or in the functions it calls: those of its module, the methods
+of its class it calls on `self`, and those imported from a module beside it (read with the stdlib
+parser), followed `MAX_DEPTH` calls deep.
 """
 import ast
 import re
@@ -35,13 +36,23 @@ def makes_state(name: str) -> bool:
     return is_summary_or_collection(name) or name in VARIABLES
 
 
-def made_by(tree: ast.Module, function: str, imports: ImportMap) -> Optional[Tuple[str, int, str, bool]]:
+def made_by(tree: ast.Module, function: str, imports: ImportMap,
+            cls: Optional[str] = None) -> Optional[Tuple[str, int, str, bool]]:
     """(the call as written, its line, the function it is in, whether it makes a variable) of the
     first summary, collection entry or variable that the top-level function `function` of the
     module `tree` makes, in its body or in the top-level functions of that module it calls
-    (MAX_DEPTH deep); None if none, or no such function."""
+    (MAX_DEPTH deep); with `cls`, `function` is a method of that top-level class, and the methods
+    it calls as `self.m(...)` are followed too. None if none, or no such function."""
     functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    return _made(functions, function, imports, 0, set())
+    methods = {}
+    if cls is not None:
+        owner = next((node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == cls), None)
+        if owner is None:
+            return None
+        methods = {"self." + node.name: node for node in owner.body
+                   if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        function = "self." + function
+    return _made(dict(functions, **methods), function, imports, 0, set())
 
 
 def _made(functions: Dict[str, ast.AST], name: str, imports: ImportMap, depth: int,
@@ -59,7 +70,7 @@ def _made(functions: Dict[str, ast.AST], name: str, imports: ImportMap, depth: i
         resolved = canonical(imports.resolve_dotted(spelled) or "")
         if makes_state(resolved):
             return spelled, node.lineno, name, resolved in VARIABLES
-        if "." not in spelled and spelled in functions:
+        if ("." not in spelled or spelled.startswith("self.")) and spelled in functions:
             found = _made(functions, spelled, imports, depth + 1, seen)
             if found is not None:
                 return found

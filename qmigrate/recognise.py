@@ -2586,6 +2586,11 @@ class _BlockRecogniser:
             made = graph_state.made_by(self.context.tree, func.value, self.imports)
             if made is not None:
                 return made + ("",)
+        owner = self._method_owner()
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self" \
+                and owner is not None and self.context.tree is not None:
+            made = graph_state.made_by(self.context.tree, func.attr.value, self.imports, owner)
+            return made + ("",) if made is not None else None
         path_of = getattr(self.context.load_module, "path_of", None)
         resolved = self.imports.resolve(func) or ""
         if path_of is None or "." not in resolved or resolved.startswith("tensorflow."):
@@ -2597,6 +2602,16 @@ class _BlockRecogniser:
             return None
         made = graph_state.made_by(tree, name, ImportMap(None, tree))
         return made + (" of %s" % os.path.basename(path),) if made is not None else None
+
+    def _method_owner(self) -> Optional[str]:
+        """The name of the top-level class this block's function is a method of (None: not one)."""
+        if not isinstance(self.scope, cst.FunctionDef) or self.context.module is None:
+            return None
+        for stmt in self.context.module.body:
+            if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock) and any(
+                    member is self.scope for member in stmt.body.body):
+                return stmt.name.value
+        return None
 
     def _wrapping_decorator(self, func: cst.BaseExpression) -> Optional[Tuple[str, str]]:
         """(the decorator, "" or " in <file>") when the function `func` names is wrapped by a

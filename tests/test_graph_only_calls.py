@@ -224,3 +224,41 @@ def test_a_function_without_graph_state_still_moves(tmp_path):
     path.write_text(CALLING % ("import helpers", "helpers.centre"))
     result = {r.path: r for r in api.migrate([str(tmp_path)], jobs=1)}[str(path)]
     assert result.changed
+
+
+# The same through a method of the class that the batching method calls on `self`.
+METHOD = '''import tensorflow as tf
+
+
+class Inputs(object):
+    def __init__(self, files):
+        self.files = files
+
+    def _augment(self, image):
+        %s
+        return tf.image.random_flip_left_right(image)
+
+    def batches(self, batch_size):
+        queue = tf.train.string_input_producer(self.files)
+        _, value = tf.WholeFileReader().read(queue)
+        image = tf.image.resize_images(tf.image.decode_png(value, channels=3), [8, 8])
+        image = self._augment(image)
+        return tf.train.batch([image], batch_size)
+'''
+
+
+def test_a_method_that_makes_a_summary_keeps_the_chain(tmp_path):
+    path = tmp_path / "inputs.py"
+    path.write_text(METHOD % "tf.summary.image('image', tf.expand_dims(image, 0))")
+    result, = api.migrate([str(path)], jobs=1)
+    assert not result.changed
+    batch = next(d for d in result.diagnostics if d.code == "QM301")
+    assert "calls `self._augment()` (line 16), and `tf.summary.image` (line 9, in self._augment()) makes a " \
+           "summary or collection entry" in batch.message
+
+
+def test_a_method_without_one_still_moves(tmp_path):
+    path = tmp_path / "inputs.py"
+    path.write_text(METHOD % "image = tf.identity(image)")
+    result, = api.migrate([str(path)], jobs=1)
+    assert result.changed and not result.remaining
