@@ -1744,9 +1744,8 @@ class _Apply(cst.CSTTransformer):
                 statements = [cstutil.parse_stage(text + "\n", self.config) for text in self.before[id(old)]] + [
                     statements[0].with_changes(leading_lines=apart)] + statements[1:]
             if pending or blank:
-                # (two blank lines set top-level statements apart, as they did)
-                blanks = [line for line in new_lines if line.comment is None][:2 if isinstance(original, cst.Module)
-                                                                               else 1] or (
+                kept_blanks = 2 if isinstance(original, cst.Module) else 1  # top-level statements: two, as they had
+                blanks = [line for line in new_lines if line.comment is None][:kept_blanks] or (
                     [cst.EmptyLine(indent=False)] if blank and body else [])
                 new_lines = blanks + pending + [line for line in new_lines if line.comment is not None]
                 pending, blank = [], False
