@@ -1739,6 +1739,9 @@ class _Apply(cst.CSTTransformer):
                     statements.insert(0, generator)
             else:
                 statements, new_lines = [new], list(new.leading_lines)
+                if _emptied_finally(old, new):  # `try: ... finally: pass` once its stop lines went: the try goes
+                    statements = list(new.body.body)
+                    new_lines += list(statements[0].leading_lines)
             if id(old) in self.before:  # its comments go before what comes first; a blank line still sets it apart
                 apart = [cst.EmptyLine(indent=False)] if any(line.comment is None for line in new_lines) else []
                 statements = [cstutil.parse_stage(text + "\n", self.config) for text in self.before[id(old)]] + [
@@ -1754,6 +1757,19 @@ class _Apply(cst.CSTTransformer):
         if not body and isinstance(updated, cst.IndentedBlock):
             body = [cst.SimpleStatementLine([cst.Pass()])]
         return updated.with_changes(body=body)
+
+
+def _emptied_finally(old: cst.CSTNode, new: cst.CSTNode) -> bool:
+    """Whether `new` is a `try:`/`finally:` (no except, no else) whose finally block the edits
+    emptied (now only `pass`, which it was not): it then guards nothing."""
+    def only_pass(block) -> bool:
+        return isinstance(block, cst.IndentedBlock) and all(
+            isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(small, cst.Pass) for small in stmt.body)
+            for stmt in block.body)
+
+    return (isinstance(new, cst.Try) and isinstance(old, cst.Try) and not new.handlers and new.orelse is None
+            and new.finalbody is not None and only_pass(new.finalbody.body) and not only_pass(old.finalbody.body)
+            and isinstance(new.body, cst.IndentedBlock))
 
 
 _LEFT = "it is fed from Python (placeholders, feed_dict, a thread), but "

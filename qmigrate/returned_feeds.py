@@ -45,11 +45,12 @@ Contract (all in one module; the run checks that no other module names the three
   its one `dequeue()` are statements of the builder's body itself; the builder's one `return`,
   its last statement, returns a tuple holding the enqueue op's name, which nothing else reads;
 - the builder is called once, `a, e, c = builder(...)`, in the body of a top-level function, the
-  caller, where `e` is read once: an argument of a call of the starter, a statement of that body;
+  caller, where `e` is read once: an argument of a call of the starter, after it, in no loop (a
+  `with` or `if` of the caller may hold it);
 - the starter is called there only, and holds only a Coordinator, one threading.Thread of the
   thread function with a literal `args=` tuple of its parameters (or the coordinator), the
   thread's start (and daemon flag), and a return of the coordinator and thread; the caller uses
-  what it returns only in `coord.request_stop()` and `coord.join(...)` lines of its body;
+  what it returns only in lines of `coord.request_stop()` and `coord.join(...)` (a `finally:` too);
 - the thread function is the thread's target only; its body is one `while not
   coord.should_stop():` (or `while True:`) loop whose last statement runs the enqueue op with a
   feed_dict and whose others never read the session, the op or the coordinator; each other
@@ -217,8 +218,13 @@ class _Planner:
         starter = self._top_function(start.func.value, "the function that starts its thread,")
         if self._called_once(starter, "the function that starts its thread,") is not start:
             raise Declined("`%s()` is called elsewhere too" % starter.name.value)
-        start_stmt = self._statement_of_body(start, caller, "the call that starts its thread")
-        if caller_body.index(start_stmt) < caller_body.index(call_stmt):
+        # The start may stand in a `with` or `if` of the caller (a session's block), not in a loop:
+        # that would start a producer per iteration.
+        start_stmt = tree.statement(start)
+        loop = tree.in_loop(start_stmt, caller)
+        if loop is not None:
+            raise Declined("its thread is started in a loop %s: a producer per iteration" % tree.where(loop))
+        if tree.line_of(start_stmt) < tree.line_of(call_stmt):
             raise Declined("its thread is started before the builder is called")
 
         thread, coordinator, started = self._starter(starter, runner)
@@ -417,7 +423,7 @@ class _Planner:
                 stmt = self.tree.statement(ref)
                 if stmt is start_stmt:
                     continue
-                if self.tree.parent.get(id(stmt)) is not caller.body or not self._stop_line(stmt, names):
+                if not self._stop_line(stmt, names):
                     raise Declined("`%s()` uses `%s`, which the thread's starter returns, beyond stopping and joining "
                                    "it %s" % (caller.name.value, name, self.tree.where(ref)))
                 if stmt not in lines:

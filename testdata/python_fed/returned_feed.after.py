@@ -50,12 +50,11 @@ def train(steps):
     source = Batches(10)
     batch, inputs = build_inputs(batch_shapes(), source=source)
     total = tf.reduce_sum(batch['images'])
-    sess = tf.Session()
     seen = []
-    for _ in range(steps):
-        ids, images, _ = sess.run([batch['ids'], batch['images'], total])
-        seen.append((ids, images))
-    sess.close()
+    with tf.Session() as sess:
+        for _ in range(steps):
+            ids, images, _ = sess.run([batch['ids'], batch['images'], total])
+            seen.append((ids, images))
     return seen
 
 

@@ -58,14 +58,15 @@ def train(steps):
     source = Batches(10)
     batch, enqueue_op, inputs = build_inputs(batch_shapes())
     total = tf.reduce_sum(batch['images'])
-    sess = tf.Session()
-    coord, thread = start_feeding(sess, enqueue_op, source, inputs)
     seen = []
-    for _ in range(steps):
-        ids, images, _ = sess.run([batch['ids'], batch['images'], total])
-        seen.append((ids, images))
-    sess.close()
-    coord.request_stop()
+    with tf.Session() as sess:
+        coord, thread = start_feeding(sess, enqueue_op, source, inputs)
+        try:
+            for _ in range(steps):
+                ids, images, _ = sess.run([batch['ids'], batch['images'], total])
+                seen.append((ids, images))
+        finally:
+            coord.request_stop()
     coord.join([thread])
     return seen
 
