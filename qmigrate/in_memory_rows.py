@@ -149,7 +149,7 @@ class _Finder:
             return False
         name = value.value
         if scope is not self.module:
-            if any(param.name.value == name for param in cstutil.nodes_of(scope.params, (cst.Param,))):
+            if name in cstutil.param_names(scope):
                 return False
             if any(name in cstutil.name_uses(stmt).stores or _defines(stmt, name) for stmt in _statements(scope)):
                 binding = _only_binding(scope, name, batching)
@@ -169,9 +169,7 @@ def _blocks(stmt: cst.BaseStatement) -> List[cst.BaseSuite]:
     """The blocks of a compound statement, in order: if/elif/else, a loop's body and else, with,
     try and its handlers, else and finally."""
     if isinstance(stmt, cst.If):
-        rest = [] if stmt.orelse is None else (
-            _blocks(stmt.orelse) if isinstance(stmt.orelse, cst.If) else [stmt.orelse.body])
-        return [stmt.body] + rest
+        return cstutil.if_chain(stmt)[0]
     if isinstance(stmt, (cst.For, cst.While)):
         return [stmt.body] + ([stmt.orelse.body] if stmt.orelse is not None else [])
     if isinstance(stmt, cst.With):

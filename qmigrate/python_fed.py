@@ -590,7 +590,7 @@ class _Reader:
     def _returned_feed(self, enqueue, enqueue_stmt, runner, run) -> Plan:
         """The plan for an enqueue op its builder returns and a thread that another function of
         the module starts runs (returned_feeds); Declined with what stops it."""
-        from qmigrate import returned_feeds  # (it reads this module's tree)
+        from qmigrate import returned_feeds  # (it reads this module's tree with this module's helpers)
         tree, builder = self.tree, self.ctor_function
         try:
             edits = returned_feeds.plan(tree, self.imports, self.call, builder, enqueue, enqueue_stmt, runner, run,

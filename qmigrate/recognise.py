@@ -2572,8 +2572,7 @@ class _BlockRecogniser:
                     and not _call_with_rule(assign[1], self.imports, PRODUCERS + READERS):
                 return "made by `%s(...)` (line %d)" % (_code(assign[1].func), self._line_of(binders[-1]))
             return None
-        if isinstance(self.scope, cst.FunctionDef) and name in {
-                param.name.value for param in cstutil.nodes_of(self.scope.params, (cst.Param,))} \
+        if isinstance(self.scope, cst.FunctionDef) and name in cstutil.param_names(self.scope) \
                 and name not in self.scope_stores:
             return "a parameter of `%s()`" % self.scope.name.value
         return None
@@ -2582,26 +2581,44 @@ class _BlockRecogniser:
         """graph_state.made_by's answer for the function `func` names, followed by "" or " of
         <file>": a top-level function of this module, or one imported from a module beside it.
         None when it makes no summary, collection entry or variable, or cannot be read."""
-        if isinstance(func, cst.Name) and self.context.tree is not None:
-            made = graph_state.made_by(self.context.tree, func.value, self.imports)
+        tree = self.context.tree
+        if tree is not None and isinstance(func, cst.Name) and func.value in self.context.functions:
+            made = graph_state.made_by(tree, func.value, self.imports)
             if made is not None:
                 return made + ("",)
-        owner = self._method_owner()
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self" \
-                and owner is not None and self.context.tree is not None:
-            made = graph_state.made_by(self.context.tree, func.attr.value, self.imports, owner)
-            return made + ("",) if made is not None else None
-        path_of = getattr(self.context.load_module, "path_of", None)
-        resolved = self.imports.resolve(func) or ""
-        if path_of is None or "." not in resolved or resolved.startswith("tensorflow."):
+        if tree is not None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+                and func.value.value == "self":
+            owner = self._method_owner()
+            if owner is not None:
+                made = graph_state.made_by(tree, func.attr.value, self.imports, owner)
+                return made + ("",) if made is not None else None
+        places = self._imported_places(func, star=False)
+        if not places:
             return None
-        module, name = resolved.rsplit(".", 1)
-        path = path_of(module)
-        tree = decorated_calls.tree_of(path) if path is not None else None
+        path, name = places[0]
+        tree = decorated_calls.tree_of(path)
         if tree is None:
             return None
         made = graph_state.made_by(tree, name, ImportMap(None, tree))
         return made + (" of %s" % os.path.basename(path),) if made is not None else None
+
+    def _imported_places(self, func: cst.BaseExpression, star: bool) -> List[Tuple[str, str]]:
+        """(path, name) of the modules beside this one where the function `func` names may be
+        defined: imported by name, or reached through its module (`m.f`); with `star`, every module
+        this one imports `*` from too, for a plain name no import binds. [] when the run cannot
+        load modules, or `func` is TensorFlow's."""
+        path_of = getattr(self.context.load_module, "path_of", None)
+        if path_of is None:
+            return []
+        resolved = self.imports.resolve(func) or ""
+        if "." in resolved and not resolved.startswith("tensorflow."):
+            modules = [tuple(resolved.rsplit(".", 1))]
+        elif star and isinstance(func, cst.Name) and not resolved:  # maybe from a `from module import *`
+            modules = [(module, func.value) for module in self._star_imported()]
+        else:
+            return []
+        return [(path, name) for path, name in ((path_of(module), name) for module, name in modules)
+                if path is not None]
 
     def _method_owner(self) -> Optional[str]:
         """The name of the top-level class this block's function is a method of (None: not one)."""
@@ -2628,19 +2645,8 @@ class _BlockRecogniser:
                     if not decorated_calls.plain_resolved(self.imports.resolve(target) or dotted(target) or ""):
                         return _code(decorator.decorator), ""
                 return None
-        path_of = getattr(self.context.load_module, "path_of", None)
-        if path_of is None:
-            return None
-        resolved = self.imports.resolve(func) or ""
-        if "." in resolved and not resolved.startswith("tensorflow."):
-            places = [resolved.rsplit(".", 1)]
-        elif isinstance(func, cst.Name) and not resolved:  # maybe from a `from module import *`
-            places = [[module, func.value] for module in self._star_imported()]
-        else:
-            return None
-        for module, name in places:
-            path = path_of(module)
-            if path is not None and decorated_calls.defines(path, name):
+        for path, name in self._imported_places(func, star=True):
+            if decorated_calls.defines(path, name):
                 wrapper = decorated_calls.wrapping_decorator(path, name)
                 return (wrapper, " in %s" % os.path.basename(path)) if wrapper is not None else None
         return None

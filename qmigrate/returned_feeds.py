@@ -64,7 +64,7 @@ from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import cstutil, python_reads, synth
+from qmigrate import cstutil, python_fed, python_reads, synth  # python_fed imports this module only when asked
 from qmigrate.handbuilt import Declined, bind_arguments
 from qmigrate.model import Batching
 from qmigrate.rules.batching import shuffle_buffer
@@ -107,9 +107,7 @@ class _Planner:
 
     # -- helpers ---------------------------------------------------------------------------------
     def _refs(self, name: str, root: cst.CSTNode) -> List[cst.Name]:
-        from qmigrate.python_fed import is_reference
-        return [node for node in self.tree.names.get(name, ()) if self.tree.within(node, root)
-                and is_reference(self.tree, node)]
+        return python_fed._refs(self.tree, root, name)
 
     def _top_function(self, name: str, what: str) -> cst.FunctionDef:
         function = self.top.get(name)
@@ -126,11 +124,10 @@ class _Planner:
 
     @staticmethod
     def _plain_params(function: cst.FunctionDef) -> List[str]:
-        params = function.params
-        if params.star_arg is not cst.MaybeSentinel.DEFAULT and params.star_arg is not None or params.kwonly_params \
-                or params.star_kwarg is not None or params.posonly_params:
+        params = python_fed._plain_params(function)
+        if params is None:
             raise Declined("`%s()` has starred, keyword-only or positional-only parameters" % function.name.value)
-        return [param.name.value for param in params.params]
+        return params
 
     def _called_once(self, function: cst.FunctionDef, what: str) -> cst.Call:
         refs = [ref for ref in self._refs(function.name.value, self.tree.module)]
@@ -311,7 +308,7 @@ class _Planner:
         stmt = self._statement_of_body(call, builder, "its dequeue")
         assign = cstutil.single_assign(stmt)
         if assign is not None and assign[1] is call and all(
-                isinstance(target, cst.Name) for target in _targets(assign[0])):
+                isinstance(target, cst.Name) for target in python_fed._targets(assign[0])):
             return stmt, call, assign[0]
         last = cstutil.single_small(body[-1])
         if stmt is body[-1] and isinstance(last, cst.Return) and isinstance(last.value, cst.Tuple) and any(
@@ -587,10 +584,6 @@ class _Planner:
         if shapes is None or isinstance(shapes, cst.Name) and shapes.value == "None":
             return ""
         return ", output_shapes=%s" % self._types(shapes)
-
-
-def _targets(node: cst.BaseExpression) -> List[cst.BaseExpression]:
-    return [e.value for e in node.elements] if isinstance(node, (cst.Tuple, cst.List)) else [node]
 
 
 def _with_params(names: List[str]) -> Callable[[cst.FunctionDef], cst.FunctionDef]:
