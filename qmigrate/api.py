@@ -525,12 +525,11 @@ def _explain_kept_plumbing(results: Dict[str, FileResult], program: Program, mig
         if not migrated_any:
             why = ("no pipeline of the files migrated together was migrated: the queues of its program (in them, or "
                    "in modules not among them) still need them")
-        elif path in building or any(not d.fixed and not d.note and d not in kept for d in result.diagnostics
-                                     if d.code not in _PLUMBING_CODES):
+        elif path in building or any(d.code not in _PLUMBING_CODES for d in result.remaining):
             why = "queue code is left in this file"
         else:
             program_files = reach(reach([path], program.importers), lambda p: program.imported(p, partial=True))
-            left = sorted((d for other in sorted(program_files & building) if other != path and other in results
+            left = sorted((d for other in program_files & building if other != path and other in results
                            for d in results[other].remaining if d.code not in _PLUMBING_CODES),
                           key=Diagnostic.sort_key)
             if left:
