@@ -21,8 +21,8 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from qmigrate import (captured_params, chained_records, engine, factory_reasons, handed_down, imported_helpers, memory,
-                      notebooks, provider_factories, python3_check, returned_records, tower_reads, towers, uncalled_datasets,
-                      unlinked, untraced_towers)
+                      notebooks, provider_factories, python3_check, returned_records, statement_memo, tower_reads,
+                      towers, uncalled_datasets, unlinked, untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -334,6 +334,7 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
     finally:
         _PARSED.clear()  # what this process kept of this run (with -j 1, the workers' share)
         _PARSED_BYTES[0] = 0
+        statement_memo.forget_all()
 
 
 def _migrate(files: List[str], options: Options, write: bool, jobs: int, progress) -> List[FileResult]:

@@ -14,12 +14,12 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 import libcst as cst
 
 from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows,
-                      captured_params, chained_records, class_attrs, cstutil, data_findings, factory_reasons,
+                      captured_params, chained_records, class_attrs, codegen, cstutil, data_findings, factory_reasons,
                       guarded_records, handbuilt, handed_down, held_sources, helpers, imported_helpers, in_memory_rows,
                       map_locals, method_copies, method_queues, python3_check, python_fed, queue_messages,
                       queue_purpose, queue_roles, queue_sources, range_producers, reader_makers, receivers,
-                      returned_dataset, returned_records, slim_modules, synth, thread_coordinators, towers,
-                      uncalled_datasets, unlinked, wording, zipped_arms)
+                      returned_dataset, returned_records, slim_modules, statement_memo, synth, thread_coordinators,
+                      towers, uncalled_datasets, unlinked, wording, zipped_arms)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -149,7 +149,7 @@ class FileAnalysis:
         """The source of `new_module`, generated once per module (verify and result both need it)."""
         cached = getattr(self, "_new_bytes", None)
         if cached is None or cached[0] is not self.new_module:
-            cached = self._new_bytes = (self.new_module, self.new_module.bytes)
+            cached = self._new_bytes = (self.new_module, codegen.module_bytes(self.new_module))
         return cached[1]
 
     def add_finding(self, rule, node: cst.CSTNode, fixed: bool, detail: str = "") -> None:
@@ -780,7 +780,8 @@ def _python_fed_tf(analysis: FileAnalysis) -> str:
 def _finish_python_fed(analysis: FileAnalysis, fed: list, options: Options) -> None:
     if not fed:
         return
-    changed = analysis.new_module is not analysis.module and analysis.new_module.code != analysis.module.code
+    changed = analysis.new_module is not analysis.module and (
+        codegen.module_code(analysis.new_module) != codegen.module_code(analysis.module))
     if python_fed.finish(analysis, fed, options, PythonFedQueue, changed):
         analysis.new_module = _ensure_tf_import(analysis.new_module, analysis.imports, _python_fed_tf(analysis))
 
@@ -1677,10 +1678,29 @@ def drop_unused_tf_imports(old: cst.Module, new: cst.Module, imports: ImportMap,
     `before`: the old module's name loads, when already counted.
     """
     before = before if before is not None else Counter(cstutil.name_uses(old).loads)
-    after = Counter(cstutil.name_uses(new).loads)
+    after = Counter()
+    for statement in new.body:
+        after.update(_NAMES.get(statement)[0])
     dead = {name for name, target in imports.aliases.items()
             if target.split(".")[0] == "tensorflow" and before[name] and not after[name]}
-    return new.visit(_ImportPruner(dead)) if dead else new
+    if not dead:
+        return new
+    # Only statements that bind a dead name can hold its import: each is pruned as the module's
+    # only statement would be (the others stay the very same nodes).
+    pruner, body = _ImportPruner(dead), []
+    for statement in new.body:
+        body.extend(new.with_changes(body=[statement]).visit(pruner).body if _NAMES.get(statement)[1] & dead
+                    else [statement])
+    return new.with_changes(body=body)
+
+
+def _names_of(statement: cst.CSTNode, _) -> Tuple[Counter, Set[str]]:
+    uses = cstutil.name_uses(statement)
+    return Counter(uses.loads), uses.stores
+
+
+# A top-level statement's name loads (every one, as name_uses counts them) and the names it binds.
+_NAMES: statement_memo.StatementMemo[Tuple[Counter, Set[str]]] = statement_memo.StatementMemo(_names_of)
 
 
 class _ImportPruner(cstutil.StatementTransformer):
@@ -1755,7 +1775,7 @@ def verify(analysis: FileAnalysis) -> Optional[str]:
     if analysis.new_module is analysis.module:
         return None
     code = analysis.new_bytes()
-    if analysis.tree is not None and stdlib_tree(code) is not None:
+    if analysis.tree is not None and _stdlib_parses(analysis.module, analysis.new_module, code):
         # Both parsers took the old source: the stdlib's verdict on the new one is libcst's too, and
         # several times faster. libcst still parses what the stdlib refuses, to say why in its words.
         return None
@@ -1764,6 +1784,15 @@ def verify(analysis: FileAnalysis) -> Optional[str]:
     except cst.ParserSyntaxError as error:
         return "the rewritten source does not parse (%s); left unchanged" % error.message
     return None
+
+
+def _stdlib_parses(old: cst.Module, new: cst.Module, code: bytes) -> bool:
+    """Whether the stdlib parses `new` (`code`), made from `old`, which both parsers took: only
+    its top-level statements that `old` does not have are parsed (they parse one by one), unless
+    a future import changes the grammar."""
+    if not new.has_trailing_newline or b"barry_as_FLUFL" in code:
+        return stdlib_tree(code) is not None
+    return stdlib_tree(codegen.changed_text(old, new)) is not None
 
 
 def _suppressed_lines(module: cst.Module) -> Dict[int, Set[str]]:

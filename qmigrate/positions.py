@@ -7,7 +7,7 @@ the caller falls back to PositionProvider if the two lists ever disagree).
 """
 import ast
 import warnings
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -17,8 +17,9 @@ from qmigrate import astindex, cstutil
 from qmigrate.names import ImportMap, ast_dotted, canonical
 
 
-def stdlib_tree(source: bytes) -> Optional[ast.AST]:
-    """The stdlib parser's tree, or None where it disagrees with libcst about parsing the file."""
+def stdlib_tree(source: Union[bytes, str]) -> Optional[ast.AST]:
+    """The stdlib parser's tree, or None where it disagrees with libcst about parsing the file
+    (`source`: the file's bytes, or text already decoded)."""
     try:
         # The user's code is read, not run: its invalid escapes ("\e") are not ours to warn about.
         with warnings.catch_warnings():

@@ -1388,10 +1388,11 @@ class _BlockRecogniser:
         `value` calls as an attribute of the name this module imported that module by
         (imported_helpers' attribute Imports), the name not bound in this scope; else None."""
         if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
-                and isinstance(value.func.value, cst.Name)) or value.func.value.value in self.scope_stores:
+                and isinstance(value.func.value, cst.Name)):
             return None
         key = dotted(value.func)
-        return key if key in self.context.reader_helpers else None
+        # (the scope's names last: counting them costs a walk of the function)
+        return key if key in self.context.reader_helpers and value.func.value.value not in self.scope_stores else None
 
     def _reader_helper(self, value) -> Optional[helpers.ReaderHelper]:
         if isinstance(value, cst.Call) and isinstance(value.func, cst.Name):

@@ -1,0 +1,90 @@
+"""Module text made from top-level statements generated before (codegen, statement_memo): the same
+text as libcst's, and a verification that still catches a rewrite that does not parse."""
+import pathlib
+
+import libcst as cst
+import pytest
+
+from qmigrate import codegen, engine, statement_memo
+
+TESTDATA = pathlib.Path(__file__).resolve().parent.parent / "testdata"
+SOURCES = sorted(TESTDATA.rglob("*.py"))
+
+
+class _Copy(cst.CSTTransformer):
+    """Makes every node anew, as a transformer does for the nodes it enters."""
+
+
+@pytest.fixture
+def counted(monkeypatch):
+    calls = []
+    compute = codegen._TEXTS._compute
+
+    def counting(statement, layout):
+        calls.append(statement)
+        return compute(statement, layout)
+
+    monkeypatch.setattr(codegen._TEXTS, "_compute", counting)
+    statement_memo.forget_all()
+    yield calls
+    statement_memo.forget_all()
+
+
+def test_the_testdata_is_there():
+    assert len(SOURCES) > 100
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(TESTDATA)))
+def test_module_code_is_libcsts_text_and_generated_once(path, counted):
+    module = cst.parse_module(path.read_bytes())
+    assert codegen.module_code(module) == module.code
+    assert codegen.module_bytes(module) == module.bytes
+    generated = len(counted)
+    assert generated == (len(module.body) if module.has_trailing_newline else 0)
+    copy = module.visit(_Copy())
+    assert all(new is not old for new, old in zip(copy.body, module.body))
+    assert codegen.module_code(copy) == module.code
+    assert len(counted) == generated  # the same trees, made anew: nothing generated again
+
+
+def test_a_changed_statement_is_generated_and_alone_in_the_changed_text(counted):
+    old = cst.parse_module("import os\n\n\ndef f(x):\n    return x + 1\n\n\ndef g(y):\n    return y\n")
+    changed = old.body[1].with_deep_changes(old.body[1].body.body[0].body[0].value, right=cst.Integer("2"))
+    new = old.with_changes(body=[old.body[0], changed, old.body[2].visit(_Copy())])
+    assert codegen.module_code(old) == old.code
+    assert codegen.module_code(new) == new.code
+    assert counted[-1] is changed and len(counted) == 4
+    assert codegen.changed_text(old, new) == "\n\ndef f(x):\n    return x + 2\n"
+    assert codegen.changed_text(old, old.visit(_Copy())) == ""
+
+
+def test_a_module_without_a_final_newline_is_libcsts_text(counted):
+    module = cst.parse_module("x = 1\ny = 2")
+    assert codegen.module_code(module) == "x = 1\ny = 2"
+    assert not counted
+
+
+def test_the_layout_is_part_of_a_statements_text():
+    four = cst.parse_module("def f():\n    return 1\n")
+    tabs = four.with_changes(default_indent="\t", body=[four.body[0].visit(_Copy())])
+    assert codegen.module_code(four) == four.code
+    assert codegen.module_code(tabs) == tabs.code != four.code
+
+
+def test_verify_still_refuses_a_rewrite_that_does_not_parse(tmp_path):
+    source = b"import tensorflow as tf\n\n\ndef f(x):\n    return x\n\n\ndef g(y):\n    return y\n"
+    analysis = engine.analyse(str(tmp_path / "m.py"), source, engine.Options())
+    assert analysis.tree is not None
+    broken = cst.SimpleStatementLine(body=[cst.Expr(cst.Name("def"))])  # `def` alone: no Python parses it
+    analysis.new_module = analysis.module.with_changes(body=list(analysis.module.body[:2]) + [broken])
+    problem = engine.verify(analysis)
+    assert problem is not None and "does not parse" in problem
+    analysis.new_module = analysis.module.visit(_Copy())
+    assert engine.verify(analysis) is None
+
+
+def test_a_memo_past_its_bound_still_gives_each_statements_fact():
+    memo = statement_memo.StatementMemo(lambda statement, _: cst.Module(body=[]).code_for_node(statement), limit=2)
+    module = cst.parse_module("a = 1\nb = 2\nc = 3\nd = 4\n")
+    for _ in range(2):
+        assert [memo.get(s) for s in module.visit(_Copy()).body] == ["a = 1\n", "b = 2\n", "c = 3\n", "d = 4\n"]
