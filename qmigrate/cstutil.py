@@ -381,22 +381,31 @@ def name_uses(node: cst.CSTNode) -> "_NameUses":
     the node's text, in the functions it defines as well: see scoped_uses for Python's scopes.
 
     The result is shared: callers read it and never change it. Those of whole modules are kept
-    for the last few modules (an analysis asks about the same module from several steps).
+    for the last few modules (an analysis asks about the same module from several steps), and
+    those of the last few hundred other nodes (a function's body, asked about once per
+    expression moved out of it).
     """
     return _counted(_MODULE_USES, node, _NameUses)
 
 
+_PART_USES: Dict[int, Tuple[cst.CSTNode, "_NameUses"]] = {}  # name_uses of the last nodes that are not modules
+_PARTS_KEPT = 256
+
+
 def _counted(kept_uses: Dict[int, Tuple[cst.Module, "_NameUses"]], node: cst.CSTNode,
              make: Callable[[], "_NameUses"]) -> "_NameUses":
-    """make()'s counts of `node`; a module's are kept in `kept_uses`, for the last few modules."""
-    if isinstance(node, cst.Module):
+    """make()'s counts of `node`; a module's are kept in `kept_uses`, for the last few modules,
+    and name_uses' of other nodes in _PART_USES (nodes are immutable: held, they stay right)."""
+    module = isinstance(node, cst.Module)
+    kept_uses = kept_uses if module else _PART_USES if kept_uses is _MODULE_USES else None
+    if kept_uses is not None:
         kept = kept_uses.get(id(node))
         if kept is not None and kept[0] is node:
             return kept[1]
     uses = make()
     walk(node, uses)
-    if isinstance(node, cst.Module):
-        if len(kept_uses) >= 4:
+    if kept_uses is not None:
+        if len(kept_uses) >= (4 if module else _PARTS_KEPT):
             del kept_uses[next(iter(kept_uses))]  # the oldest
         kept_uses[id(node)] = (node, uses)
     return uses
