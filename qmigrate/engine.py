@@ -272,11 +272,11 @@ PLUMBING_KEPT = "queue code is left in the migrated files, or none of them had a
 @dataclass(frozen=True)
 class Parsed:
     """What analysing a module parsed, which a later analysis of the same bytes may start from:
-    libcst's module (immutable: a rewrite makes new nodes), the stdlib tree, the import map, and
-    the tower loops found in it (None if not looked for)."""
+    libcst's module (immutable: a rewrite makes new nodes), the stdlib tree (or REPARSE), the
+    import map, and the tower loops found in it (None if not looked for)."""
 
     module: cst.Module
-    tree: Optional[ast.AST]
+    tree: object  # Optional[ast.AST], or REPARSE
     imports: ImportMap
     consumers: Optional[list] = None
     queue_calls: Optional[List[cst.Call]] = None  # the module's queue API calls, in order
@@ -284,8 +284,18 @@ class Parsed:
 
     @classmethod
     def of(cls, analysis: "FileAnalysis", consumers=None) -> "Parsed":
-        return cls(analysis.module, analysis.tree, analysis.imports, consumers, analysis.queue_calls,
+        """What `analysis` parsed, to keep for a later pass: without the stdlib tree, which takes
+        as much memory as libcst's module (0.54 against 0.47 MB for a module of 10 KB) and a tenth
+        of its time to parse again."""
+        return cls(analysis.module, REPARSE, analysis.imports, consumers, analysis.queue_calls,
                    cstutil.kept_module_uses(analysis.module))
+
+    def tree_of(self, source: bytes) -> Optional[ast.AST]:
+        """The stdlib tree of `source`, the bytes this was parsed from."""
+        return stdlib_tree(source) if self.tree is REPARSE else self.tree
+
+
+REPARSE = object()  # Parsed.tree when it was not kept
 
 
 def parse(source: bytes) -> cst.Module:
@@ -335,7 +345,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
 
 def _analyse_either(path, source, options, module, edits, keep_helpers, parsed, move_queues, foreign, handed):
     if parsed is not None:
-        module, tree = parsed.module, parsed.tree
+        module, tree = parsed.module, parsed.tree_of(source)
     else:
         module = module if module is not None else parse(source)
         tree = stdlib_tree(source)
