@@ -1,10 +1,13 @@
 """Small, TF-agnostic helpers over libcst trees: names read and written, statement shapes."""
 import inspect
 import re
+from collections import Counter
 from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 from libcst._nodes import op as _op_nodes, whitespace as _whitespace_nodes
+
+from qmigrate.statement_memo import StatementMemo
 
 
 # --- A fast read-only walk -------------------------------------------------------------------
@@ -417,6 +420,29 @@ def scoped_uses(node: cst.CSTNode, statement: bool = False) -> "_NameUses":
     function node is the scope asked about (its parameters are its names), unless `statement`:
     then it is a `def` among the statements of a block, and its own locals are not counted."""
     return _counted(_SCOPED_USES, node, lambda: _NameUses(None if statement else node, scoped=True))
+
+
+def _statement_names(statement: cst.CSTNode, _) -> Tuple[Counter, Set[str]]:
+    uses = name_uses(statement)
+    return Counter(uses.loads), uses.stores
+
+
+_TOP_LEVEL_NAMES: StatementMemo[Tuple[Counter, Set[str]]] = StatementMemo(_statement_names)
+
+
+def top_level_names(statement: cst.CSTNode) -> Tuple[Counter, Set[str]]:
+    """(its loads counted, the names it binds) of a top-level statement, as name_uses counts
+    them; shared (never changed), and counted once for all the statements of the same tree."""
+    return _TOP_LEVEL_NAMES.get(statement)
+
+
+def module_loads(module: cst.Module) -> Counter:
+    """Counter(name_uses(module).loads), counted statement by statement (top_level_names): the
+    versions of a module count only the statements they do not share."""
+    loads = Counter()
+    for statement in module.body:
+        loads.update(_TOP_LEVEL_NAMES.get(statement)[0])
+    return loads
 
 
 def kept_module_uses(module: cst.Module) -> Optional["_NameUses"]:

@@ -18,7 +18,7 @@ from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources,
                       guarded_records, handbuilt, handed_down, held_sources, helpers, imported_helpers, in_memory_rows,
                       map_locals, method_copies, method_queues, python3_check, python_fed, queue_messages,
                       queue_purpose, queue_roles, queue_sources, range_producers, reader_makers, receivers,
-                      returned_dataset, returned_records, slim_modules, statement_memo, synth, thread_coordinators,
+                      returned_dataset, returned_records, slim_modules, synth, thread_coordinators,
                       towers, uncalled_datasets, unlinked, wording, zipped_arms)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
@@ -1688,9 +1688,7 @@ def drop_unused_tf_imports(old: cst.Module, new: cst.Module, imports: ImportMap,
     `before`: the old module's name loads, when already counted.
     """
     before = before if before is not None else Counter(cstutil.name_uses(old).loads)
-    after = Counter()
-    for statement in new.body:
-        after.update(_NAMES.get(statement)[0])
+    after = cstutil.module_loads(new)
     dead = {name for name, target in imports.aliases.items()
             if target.split(".")[0] == "tensorflow" and before[name] and not after[name]}
     if not dead:
@@ -1699,18 +1697,11 @@ def drop_unused_tf_imports(old: cst.Module, new: cst.Module, imports: ImportMap,
     # only statement would be (the others stay the very same nodes).
     pruner, body = _ImportPruner(dead), []
     for statement in new.body:
-        body.extend(new.with_changes(body=[statement]).visit(pruner).body if _NAMES.get(statement)[1] & dead
+        body.extend(new.with_changes(body=[statement]).visit(pruner).body if cstutil.top_level_names(statement)[1] & dead
                     else [statement])
     return new.with_changes(body=body)
 
 
-def _names_of(statement: cst.CSTNode, _) -> Tuple[Counter, Set[str]]:
-    uses = cstutil.name_uses(statement)
-    return Counter(uses.loads), uses.stores
-
-
-# A top-level statement's name loads (every one, as name_uses counts them) and the names it binds.
-_NAMES: statement_memo.StatementMemo[Tuple[Counter, Set[str]]] = statement_memo.StatementMemo(_names_of)
 
 
 class _ImportPruner(cstutil.StatementTransformer):

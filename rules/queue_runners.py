@@ -226,7 +226,7 @@ def remove_plumbing(module: cst.Module, imports: ImportMap):
     """
     finder = _PlumbingFinder(imports)
     cstutil.walk(module, finder, statements_only=True)
-    loads = Counter(cstutil.name_uses(module).loads)
+    loads = cstutil.module_loads(module)
     reasons: Dict[str, str] = {}
 
     drop_statements: Set[int] = set(id(stmt) for stmt in finder.runner_statements)
