@@ -146,6 +146,9 @@ class _Done:
     reader_class_functions: Tuple[str, ...] = ()  # functions handing a reported reader class to a slim Dataset
     factories_used: Tuple[str, ...] = ()  # "function.object.method" of its provider factory calls migrated
     import_specs: Optional[ImportSpecs] = None  # what the module imports (first pass; None: not known)
+    # Its prefetch tower loops' calls as the result reports them, but for their reasons (first
+    # pass, parse kept: the result a link that fails would give): (consumer index, template).
+    reason_templates: Tuple[Tuple[int, engine.ReasonTemplate], ...] = ()
     device: bool = True  # whether its bytes say "device" (False only when read and known not to)
 
 
@@ -241,10 +244,20 @@ def _run(job: _Job) -> _Done:
             if (found or analysis.changed_helpers) and not analysis.queues_moved:
                 # a link plan or callers elsewhere may bring it back (a moved module is not this source's parse)
                 _keep_parsed(path, summary.digest, source, engine.Parsed.of(analysis, consumers))
+                stats["reason_templates"] = _reason_templates(analysis, consumers or ())
         return _Done(result, summary=summary, without_plumbing=without, **stats)
 
     done = _guarded(path, source, work)
     return _Done(done, readable=True) if isinstance(done, FileResult) else done
+
+
+def _reason_templates(analysis: engine.FileAnalysis, consumers) -> Tuple[Tuple[int, engine.ReasonTemplate], ...]:
+    """Where and how the result reports each prefetch tower loop's call, but for its reason. A
+    later pass whose plan only gives those reasons would analyse this same parse, as it is, as
+    this pass did (_later_passes)."""
+    found = ((index, analysis.reason_template(consumer.prefetch_call)) for index, consumer in enumerate(consumers)
+             if consumer.prefetch_call is not None)
+    return tuple((index, template) for index, template in found if template is not None)
 
 
 def _without_plumbing(analysis: engine.FileAnalysis) -> Optional[FileResult]:
@@ -372,7 +385,8 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
 
         others = list(dict.fromkeys(list(plans) + list(keeps) + across.paths() + sorted(makers) + sorted(uncalled)))
         again = list(dict.fromkeys(others + sorted(chains)))
-        for path, done in zip(again, pool.map(_run, [later(path, also_without_plumbing=True) for path in again])):
+        for path, done in zip(again, _later_passes([later(path, also_without_plumbing=True) for path in again],
+                                                   first, pool)):
             results[path] = done.result
             if done.analysed:
                 relinked[path] = done
@@ -464,6 +478,32 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
                     results[path] = _failed(path, "cannot write: %s" % (error.strerror or error), result.old_source,
                                             Failure.WRITE)
     return [results[path] for path in files]
+
+
+def _later_passes(jobs: List[_Job], first: Dict[str, _Done], pool: "_Pool") -> List[_Done]:
+    """pool.map(_run, jobs), but for a job that asks nothing of its module but to say why its
+    tower loops stay (their links failed): its second analysis would be its first again, whose
+    result then takes those reasons (engine.ReasonTemplate)."""
+    out: List[Optional[_Done]] = [None] * len(jobs)
+    for index, job in enumerate(jobs):
+        done = first.get(job.path)
+        plan = job.plan
+        if (plan is None or plan.edits or plan.findings or not plan.reasons or done is None or not done.analysed
+                or done.result.status is Status.FAILED
+                or job != _Job(job.path, job.options, plan, digest=job.digest,
+                               also_without_plumbing=job.also_without_plumbing)):
+            continue
+        templates = dict(done.reason_templates)
+        if not set(plan.reasons) <= set(templates):
+            continue
+        result = done.result
+        for consumer, reason in plan.reasons.items():
+            result = templates[consumer].apply(result, reason)
+        out[index] = dataclasses.replace(done, result=result)
+    rest = [index for index, done in enumerate(out) if done is None]
+    for index, done in zip(rest, pool.map(_run, [jobs[index] for index in rest])):
+        out[index] = done
+    return out
 
 
 def _add_factory_siblings(results: Dict[str, FileResult], first: Dict[str, _Done], factories, used, callers) -> None:

@@ -179,23 +179,45 @@ class FileAnalysis:
         specific = explainer[1].reason(rule.code, call) if isinstance(call, cst.Call) else None
         return specific or _UNLINKED
 
+    def _message(self, rule, call, queue_code_left: bool) -> Optional[str]:
+        """What result() says about a queue call (None: nothing)."""
+        name = self.call_names.get(id(call))
+        message = rule.message_for(name)
+        if rule.note:
+            if rule in SESSIONS and not queue_code_left:
+                return None  # a session with nothing left for it to start: nothing to say
+            message += "; %s" % rule.advice_for(name)
+        elif id(call) not in self.fixed_calls:
+            reason = (self.reasons.get(id(call)) or rule.reason_for(name)
+                      or (PLUMBING_KEPT if rule in PLUMBING else self._unlinked(rule, call)))
+            message += "; not rewritten: %s; to do: %s" % (reason, self.todo.get(id(call)) or rule.advice_for(name))
+        return message
+
+    def reason_template(self, call: cst.CSTNode) -> Optional["ReasonTemplate"]:
+        """Where result() reports `call`, and its message around its reason, for that message to
+        be made with another reason (None: the call is not reported with a reason)."""
+        for rule, node, line, column in self.occurrences:
+            if node is not call or rule.note or id(call) in self.fixed_calls:
+                continue
+            kept = dict(self.reasons)
+            self.reasons[id(call)] = _REASON_SLOT
+            try:
+                head, tail = self._message(rule, call, self.remaining_queue_calls > 0).split(_REASON_SLOT)
+            finally:  # (in place: others may hold the dict)
+                self.reasons.clear()
+                self.reasons.update(kept)
+            return ReasonTemplate(line, column, rule.code, head, tail)
+        return None
+
     def result(self) -> FileResult:
         diagnostics = []
         queue_code_left = self.remaining_queue_calls > 0
         for rule, call, line, column in self.occurrences:
-            fixed = id(call) in self.fixed_calls
-            name = self.call_names.get(id(call))
-            message = rule.message_for(name)
-            if rule.note:
-                if rule in SESSIONS and not queue_code_left:
-                    continue  # a session with nothing left for it to start: nothing to say
-                message += "; %s" % rule.advice_for(name)
-            elif not fixed:
-                reason = (self.reasons.get(id(call)) or rule.reason_for(name)
-                          or (PLUMBING_KEPT if rule in PLUMBING else self._unlinked(rule, call)))
-                message += "; not rewritten: %s; to do: %s" % (reason, self.todo.get(id(call)) or rule.advice_for(name))
-            diagnostics.append(Diagnostic(self.path, line, column, rule.code, message, fixed, rule.safety,
-                                          rule.note))
+            message = self._message(rule, call, queue_code_left)
+            if message is None:
+                continue
+            diagnostics.append(Diagnostic(self.path, line, column, rule.code, message, id(call) in self.fixed_calls,
+                                          rule.safety, rule.note))
         for rule, node, fixed, detail in self.findings:
             line, column = self.positions.start(node)
             message = rule.message + (" (%s)" % detail if detail else "")
@@ -219,6 +241,29 @@ class FileAnalysis:
         else:
             status = Status.PARTIAL
         return FileResult(self.path, status, tuple(diagnostics), self.source, new_source)
+
+
+@dataclass(frozen=True)
+class ReasonTemplate:
+    """A queue call's diagnostic in a result, but for its reason (FileAnalysis.reason_template)."""
+
+    line: int
+    column: int
+    code: str
+    head: str  # the message up to the reason
+    tail: str  # and after it
+
+    def apply(self, result: FileResult, reason: str) -> FileResult:
+        """`result` with that diagnostic giving `reason`."""
+        diagnostics = tuple(
+            dataclasses.replace(d, message=self.head + reason + self.tail)
+            if (d.line, d.column, d.code) == (self.line, self.column, self.code) and d.message.startswith(self.head)
+            and d.message.endswith(self.tail) else d for d in result.diagnostics)
+        return dataclasses.replace(result, diagnostics=tuple(sorted(dict.fromkeys(diagnostics),
+                                                                    key=Diagnostic.sort_key)))
+
+
+_REASON_SLOT = "\x00reason\x00"  # stands for the reason while a ReasonTemplate is made
 
 
 class _Positions:

@@ -113,6 +113,27 @@ def test_a_tower_module_is_parsed_and_searched_once(counts, tmp_path):
     assert not api._PARSED  # nothing kept once the run is over
 
 
+def test_a_tower_loop_whose_link_fails_costs_one_analysis(tmp_path, monkeypatch):
+    """A module whose only later pass would say why its tower loop stays (its input comes from a
+    module of ordinary code: the link fails) takes its first result with that reason, the same
+    result as a second analysis gives, with one analysis."""
+    link_bench.make_tree(str(tmp_path), 40, 5)  # 2 tower modules (19, 39), each reading ordinary mod 18, 38
+    analyses = collections.Counter()
+    analyse = api.engine.analyse
+    monkeypatch.setattr(api.engine, "analyse",
+                        lambda path, *a, **k: analyses.update([os.path.basename(path)]) or analyse(path, *a, **k))
+    once = [(r.path, r.status, r.diagnostics, r.new_source) for r in api.migrate([str(tmp_path)], jobs=1)]
+    towers_read = {name: count for name, count in analyses.items() if name in ("mod_0019.py", "mod_0039.py")}
+    assert towers_read == {"mod_0019.py": 1, "mod_0039.py": 1}
+    reasons = [d.message for _, _, diagnostics, _ in once for d in diagnostics if d.code == "QM401"]
+    assert len(reasons) == 2 and all("its tower loop cannot be linked: peer_inputs_" in m for m in reasons)
+    analyses.clear()
+    monkeypatch.setattr(api, "_reason_templates", lambda analysis, consumers: ())  # the second analysis, as before
+    twice = [(r.path, r.status, r.diagnostics, r.new_source) for r in api.migrate([str(tmp_path)], jobs=1)]
+    assert analyses["mod_0019.py"] == 2
+    assert twice == once
+
+
 def test_the_parse_cache_stops_at_the_resident_memory_bound(counts, tmp_path, monkeypatch):
     """Over the bound, nothing more is kept: the later pass parses again, and the results are the
     same as with every parse kept."""
