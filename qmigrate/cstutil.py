@@ -671,7 +671,7 @@ class _Functions(cst.CSTVisitor):
 def functions_in(node: cst.CSTNode) -> List[cst.FunctionDef]:
     """Every function defined in a node, nested ones too."""
     collector = _Functions()
-    walk(node, collector)
+    walk(node, collector, statements_only=True)  # a def is a statement: none hides in an expression
     return collector.functions
 
 
