@@ -1742,8 +1742,8 @@ def drop_unused_tf_imports(old: cst.Module, new: cst.Module, imports: ImportMap,
     # only statement would be (the others stay the very same nodes).
     pruner, body = _ImportPruner(dead), []
     for statement in new.body:
-        body.extend(new.with_changes(body=[statement]).visit(pruner).body if cstutil.top_level_names(statement)[1] & dead
-                    else [statement])
+        binds = cstutil.top_level_names(statement)[1]
+        body.extend(new.with_changes(body=[statement]).visit(pruner).body if binds & dead else [statement])
     return new.with_changes(body=body)
 
 
@@ -1821,7 +1821,8 @@ def verify(analysis: FileAnalysis) -> Optional[str]:
     if analysis.new_module is analysis.module:
         return None
     code = analysis.new_bytes()
-    if analysis.tree is not None and _stdlib_parses(analysis.module, analysis.new_module, code):
+    if analysis.tree is not None and _stdlib_parses(None if analysis.queues_moved else analysis.module,
+                                                    analysis.new_module, code):
         # Both parsers took the old source: the stdlib's verdict on the new one is libcst's too, and
         # several times faster. libcst still parses what the stdlib refuses, to say why in its words.
         return None
@@ -1832,11 +1833,12 @@ def verify(analysis: FileAnalysis) -> Optional[str]:
     return None
 
 
-def _stdlib_parses(old: cst.Module, new: cst.Module, code: bytes) -> bool:
-    """Whether the stdlib parses `new` (`code`), made from `old`, which both parsers took: only
-    its top-level statements that `old` does not have are parsed (they parse one by one), unless
-    a future import changes the grammar."""
-    if not new.has_trailing_newline or b"barry_as_FLUFL" in code:
+def _stdlib_parses(old: Optional[cst.Module], new: cst.Module, code: bytes) -> bool:
+    """Whether the stdlib parses `new` (`code`), made from `old`, a parse of a source both
+    parsers took: only its top-level statements that `old` does not have are parsed (they parse
+    one by one), unless a future import changes the grammar. `old` None (the analysis started
+    from a module qmigrate made, method_queues' moves): all of it is parsed."""
+    if old is None or not new.has_trailing_newline or b"barry_as_FLUFL" in code:
         return stdlib_tree(code) is not None
     return stdlib_tree(codegen.changed_text(old, new)) is not None
 

@@ -58,6 +58,8 @@ class StatementMemo(Generic[Fact]):
         if id(statement) not in self._kept and len(self._kept) >= self._limit:
             for key in list(self._kept)[:len(self._kept) // 2 + 1]:  # the oldest half
                 del self._kept[key]
+            self._by_shape = {key: kept for key, kept in (
+                (key, [i for i in ids if i in self._kept]) for key, ids in self._by_shape.items()) if kept}
         self._kept[id(statement)] = (statement, context, fact)
         ids = self._by_shape.setdefault(shape(statement), [])
         if id(statement) not in ids:
@@ -122,6 +124,8 @@ def shape(statement: cst.CSTNode) -> Tuple[type, str]:
 
 
 def _dotted(node) -> str:
+    """`a.b.c` for that expression, else "" (names.dotted's, which this module cannot import:
+    names imports cstutil, which imports this)."""
     parts = []
     while isinstance(node, cst.Attribute):
         parts.append(node.attr.value)

@@ -88,3 +88,17 @@ def test_a_memo_past_its_bound_still_gives_each_statements_fact():
     module = cst.parse_module("a = 1\nb = 2\nc = 3\nd = 4\n")
     for _ in range(2):
         assert [memo.get(s) for s in module.visit(_Copy()).body] == ["a = 1\n", "b = 2\n", "c = 3\n", "d = 4\n"]
+
+
+def test_verify_parses_all_of_a_module_that_started_from_a_move(tmp_path):
+    """A module qmigrate moved statements in before its analysis (method_queues) was never parsed
+    from a file: what it shares with the result is parsed too."""
+    source = b"import tensorflow as tf\n\n\ndef f(x):\n    return x\n"
+    analysis = engine.analyse(str(tmp_path / "m.py"), source, engine.Options())
+    broken = cst.SimpleStatementLine(body=[cst.Expr(cst.Name("def"))])
+    analysis.module = analysis.module.with_changes(body=list(analysis.module.body) + [broken])
+    analysis.new_module = analysis.module.with_changes(body=list(analysis.module.body) + [cst.parse_statement("x = 1\n")])
+    assert engine.verify(analysis) is None  # a parse of a file: only the new statement is parsed
+    analysis.queues_moved = True
+    problem = engine.verify(analysis)
+    assert problem is not None and "does not parse" in problem
