@@ -388,7 +388,7 @@ def name_uses(node: cst.CSTNode) -> "_NameUses":
     those of the last few hundred other nodes (a function's body, asked about once per
     expression moved out of it).
     """
-    return _counted(_MODULE_USES, node, _NameUses)
+    return _counted(_MODULE_USES, node, _NameUses, _PART_USES)
 
 
 _PART_USES: Dict[int, Tuple[cst.CSTNode, "_NameUses"]] = {}  # name_uses of the last nodes that are not modules
@@ -396,11 +396,13 @@ _PARTS_KEPT = 256
 
 
 def _counted(kept_uses: Dict[int, Tuple[cst.Module, "_NameUses"]], node: cst.CSTNode,
-             make: Callable[[], "_NameUses"]) -> "_NameUses":
+             make: Callable[[], "_NameUses"],
+             kept_parts: Optional[Dict[int, Tuple[cst.CSTNode, "_NameUses"]]] = None) -> "_NameUses":
     """make()'s counts of `node`; a module's are kept in `kept_uses`, for the last few modules,
-    and name_uses' of other nodes in _PART_USES (nodes are immutable: held, they stay right)."""
+    and, given `kept_parts`, those of other nodes there, for the last _PARTS_KEPT (nodes are
+    immutable: held, they stay right)."""
     module = isinstance(node, cst.Module)
-    kept_uses = kept_uses if module else _PART_USES if kept_uses is _MODULE_USES else None
+    kept_uses = kept_uses if module else kept_parts
     if kept_uses is not None:
         kept = kept_uses.get(id(node))
         if kept is not None and kept[0] is node:
