@@ -394,6 +394,7 @@ def _analyse_either(path, source, options, module, edits, keep_helpers, parsed, 
     else:
         module = module if module is not None else parse(source)
         tree = stdlib_tree(source)
+    codegen.remember_source(module, source, tree)  # its statements' texts, generated for no version
     if move_queues and not edits and tree is not None and b"_producer" in source and SUPPRESS_MARK.encode() not in source \
             and method_queues.worth_looking(tree):  # a move would carry no `# qmigrate: ignore` mark along
         sunk = _analyse_sunk(path, source, options, module, keep_helpers, tree, foreign, handed)

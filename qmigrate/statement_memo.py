@@ -46,6 +46,10 @@ class StatementMemo(Generic[Fact]):
             self._keep(statement, context, fact)  # (a statement found similar is not held: memory)
         return fact
 
+    def remember(self, statement: cst.CSTNode, context: Hashable, fact: Fact) -> None:
+        """Keep `fact` as what `compute(statement, context)` gives (known another way)."""
+        self._keep(statement, context, fact)
+
     def _similar(self, statement: cst.CSTNode, context: Hashable):
         """The fact kept for a statement of the same tree and context, else _NONE."""
         for key in reversed(self._by_shape.get(shape(statement), ())):

@@ -1,5 +1,6 @@
 """Module text made from top-level statements generated before (codegen, statement_memo): the same
 text as libcst's, and a verification that still catches a rewrite that does not parse."""
+import ast
 import pathlib
 
 import libcst as cst
@@ -102,3 +103,55 @@ def test_verify_parses_all_of_a_module_that_started_from_a_move(tmp_path):
     analysis.queues_moved = True
     problem = engine.verify(analysis)
     assert problem is not None and "does not parse" in problem
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(TESTDATA)))
+def test_the_texts_cut_from_a_file_are_libcsts(path):
+    source = path.read_bytes()
+    module = cst.parse_module(source)
+    texts = codegen.source_texts(module, source, ast.parse(source))
+    if not module.body or not module.has_trailing_newline:
+        assert texts is None
+    else:
+        assert texts == [module.code_for_node(statement) for statement in module.body]
+
+
+# Shapes where a statement's text starts or ends somewhere other than its own lines: comments
+# before, between and after decorators and blocks, at the block's indent or the module's, the
+# header and footer, `;`, one-line compound statements, CRLF, form feeds, strings over lines.
+CUT = [
+    "# header\n\n\nimport os  # trailing\n\n\n# owned by f\n@dec  # on dec\n# between\n@ dec2(\n  1)\ndef f():\n"
+    "    x = 1\n    # the block's footer\n  # deeper than the module\n# the module's: g's\n\ndef g(): return 1\n"
+    "a = 1; b = 2\nif a: b = 3\nelse:\n    pass\n    # in else\n\n# footer\n\n",
+    "x = '''\nnot # a comment\n'''\n(\n  y\n) = 1\nclass A: pass; z = 2\n\x0c\ndef h():\n    pass\n",
+    "import os\r\n\r\n# c\r\ndef f():\r\n    return 1\r\n# end\r\n",
+    "def f():\n\tif x:\n\t\treturn 1\n\n\n\n# c \\\nx = 1\n",
+    "@a\n@b\nclass C:\n    '''doc'''\n\n    def m(self):\n        pass\n    # last\n",
+]
+
+
+@pytest.mark.parametrize("source", CUT)
+def test_the_texts_cut_from_unusual_layouts_are_libcsts(source):
+    module = cst.parse_module(source)
+    texts = codegen.source_texts(module, source.encode(), ast.parse(source))
+    assert texts == [module.code_for_node(statement) for statement in module.body]
+
+
+@pytest.mark.parametrize("source", [
+    "x = 1\ry = 2\n",  # a lone carriage return: the stdlib and a split on "\n" count lines apart
+    "x = 1; \\\ny = 2\n",  # `;` continued on the next line: one statement for libcst, two first lines
+])
+def test_a_cut_that_is_not_certain_gives_nothing(source):
+    module = cst.parse_module(source)
+    assert codegen.source_texts(module, source.encode(), ast.parse(source)) is None
+
+
+def test_statements_remembered_from_their_file_are_never_generated(counted):
+    source = b"import os\n\n\ndef f(x):\n    return x + 1\n\n\ndef g(y):\n    return y\n"
+    module = cst.parse_module(source)
+    codegen.remember_source(module, source, ast.parse(source))
+    changed = module.body[1].with_deep_changes(module.body[1].body.body[0].body[0].value, right=cst.Integer("2"))
+    new = module.visit(_Copy()).with_changes(body=[module.body[0], changed, module.body[2].visit(_Copy())])
+    assert codegen.module_code(module) == source.decode()
+    assert codegen.module_code(new) == new.code
+    assert counted == [changed]
