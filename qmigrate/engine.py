@@ -24,6 +24,7 @@ from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
 from qmigrate.positions import NodePositions, call_positions, stdlib_tree
+from qmigrate.statement_memo import same_tree
 from qmigrate.recognise import UNBATCHED_IN_BLOCK, Match, ModuleContext, NamePool, if_chain, recognise_block
 from qmigrate.rules import (
     ALL_RULES, BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS,
@@ -1947,14 +1948,22 @@ class _PipelineRewriter(cst.CSTTransformer):
         # Pipelines are rewritten block by block: only tower edits change calls inside expressions
         # (leave_Call), anywhere for per-tower pipelines, else in the functions that pass a shard
         # on. Elsewhere going into expressions would only copy them.
-        return super().on_visit(node) and (isinstance(node, cstutil.STATEMENT_CONTAINERS) or bool(
-            self.per_tower_calls) or self._function_name() in self.edits.passthrough)
+        # A simple statement holds no block: unless calls in it change, it is not entered at all
+        # (and so stays the very node it was).
+        return super().on_visit(node) and (
+            isinstance(node, cstutil.STATEMENT_CONTAINERS) and not isinstance(node, cst.SimpleStatementLine)
+            or bool(self.per_tower_calls) or self._function_name() in self.edits.passthrough)
 
     def on_leave(self, original_node, updated_node):
         result = super().on_leave(original_node, updated_node)
         self.parents.pop()
         if isinstance(original_node, cst.FunctionDef):
             self.scopes.pop()
+        if result is not original_node and isinstance(original_node, cstutil.STATEMENT_CONTAINERS) \
+                and same_tree(result, original_node):
+            # Unchanged: the node itself, not a copy (what reads the module later, such as the
+            # statement memo and name counts, then knows it by its identity).
+            return original_node
         return result
 
     def _function_name(self) -> str:

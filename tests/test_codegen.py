@@ -155,3 +155,16 @@ def test_statements_remembered_from_their_file_are_never_generated(counted):
     assert codegen.module_code(module) == source.decode()
     assert codegen.module_code(new) == new.code
     assert counted == [changed]
+
+
+@pytest.mark.parametrize("name", ["single/cifar10_binary.before.py", "towers/common/cifar10_input.py"])
+def test_a_rewrite_keeps_the_statements_it_does_not_change_as_they_were(name):
+    """Not copies: the texts, name counts and verification of every version then find them by
+    identity (and a rewrite does not copy the simple statements it leaves alone)."""
+    source = (TESTDATA / name).read_bytes()
+    analysis = engine.analyse(name, source, engine.Options())
+    old, new = analysis.module, analysis.new_module
+    assert new is not old
+    unchanged = [s for s in new.body if any(statement_memo.same_tree(s, o) for o in old.body)]
+    assert unchanged and len(unchanged) < len(new.body)
+    assert all(any(s is o for o in old.body) for s in unchanged)
