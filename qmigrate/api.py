@@ -146,6 +146,7 @@ class _Done:
     reader_class_functions: Tuple[str, ...] = ()  # functions handing a reported reader class to a slim Dataset
     factories_used: Tuple[str, ...] = ()  # "function.object.method" of its provider factory calls migrated
     import_specs: Optional[ImportSpecs] = None  # what the module imports (first pass; None: not known)
+    from_imports: Optional[handed_down.FromImports] = None  # its top-level `from` imports (likewise)
     # Its prefetch tower loops' calls as the result reports them, but for their reasons (first
     # pass, parse kept: the result a link that fails would give): (consumer index, template).
     reason_templates: Tuple[Tuple[int, engine.ReasonTemplate], ...] = ()
@@ -224,7 +225,8 @@ def _run(job: _Job) -> _Done:
                      chain_refused=analysis.chain_refused,
                      reader_class_functions=analysis.reader_class_functions,
                      factories_used=analysis.factories_used,
-                     import_specs=import_specs(analysis.tree) if first_pass and analysis.tree is not None else None)
+                     import_specs=import_specs(analysis.tree) if first_pass and analysis.tree is not None else None,
+                     from_imports=handed_down.from_imports(analysis.tree) if analysis.tree is not None else None)
         problem = engine.verify(analysis)
         if problem:  # the file stays as it is; what its analysis found still counts for the set
             return _Done(_failed(path, problem, source, Failure.VERIFY), **stats)
@@ -806,7 +808,7 @@ def _hand_down(files: List[str], first: Dict[str, _Done], options: Options, pool
     `first` then holds those passes (as first passes: later passes build on them); returns what
     each module was asked, for the later passes."""
     planner = handed_down.Planner(program, lambda p: p in first and first[p].analysed,
-                                  lambda p: first[p].remaining > 0)
+                                  lambda p: first[p].remaining > 0, lambda p: first[p].from_imports)
     candidates = planner.candidates([path for path in files if path.endswith(".py")])
     if not candidates:
         return {}

@@ -114,6 +114,17 @@ class _Helper:
     text: str  # its `def`, as written
 
 
+# A module's top-level `from M import a as b, c` statements: ((level, "M", (("a", "b"), ("c", None))), ...).
+FromImports = Tuple[Tuple[int, str, Tuple[Tuple[str, Optional[str]], ...]], ...]
+
+
+def from_imports(tree: ast.AST) -> FromImports:
+    """The top-level `from ... import` statements of a module (what Planner.candidates reads: the
+    worker that parsed the module gives them, so the parent need not parse it again)."""
+    return tuple((node.level or 0, node.module or "", tuple((alias.name, alias.asname) for alias in node.names))
+                 for node in tree.body if isinstance(node, ast.ImportFrom))
+
+
 class Planner:
     """Finds the batching helpers importers hand records down to (over `program`, api.Program).
 
@@ -121,10 +132,12 @@ class Planner:
     it left queue calls.
     """
 
-    def __init__(self, program, analysed: Callable[[str], bool], left: Callable[[str], bool]):
+    def __init__(self, program, analysed: Callable[[str], bool], left: Callable[[str], bool],
+                 from_imports: Callable[[str], Optional["FromImports"]] = lambda path: None):
         self.program = program
         self.analysed = analysed
         self.left = left
+        self.from_imports = from_imports
         self._helpers: Dict[str, Dict[str, Optional[_Helper]]] = {}
         self._modules: Dict[str, Optional[cst.Module]] = {}
         self.refusals: Dict[Tuple[str, str], str] = {}
@@ -135,17 +148,18 @@ class Planner:
         for path in paths:
             if not (self.analysed(path) and self.left(path)):
                 continue
-            tree = self.program.tree(path)
-            for node in tree.body if tree is not None else ():
-                if not isinstance(node, ast.ImportFrom):
-                    continue
-                target = self._module_of(path, node)
+            imports = self.from_imports(path)
+            if imports is None:
+                tree = self.program.tree(path)
+                imports = from_imports(tree) if tree is not None else ()
+            for level, module, names in imports:
+                target = self._module_of(path, level, module)
                 if target is None or target == path or not (self.analysed(target) and self.left(target)):
                     continue
-                for alias in node.names:
-                    helper = self._helper(target, alias.name)
+                for name, asname in names:
+                    helper = self._helper(target, name)
                     if helper is not None:
-                        found.setdefault(path, {})[alias.asname or alias.name] = helper
+                        found.setdefault(path, {})[asname or name] = helper
         return found
 
     def accepted(self, importers: Dict[str, Dict[str, _Helper]],
@@ -208,12 +222,12 @@ class Planner:
                 return -1
         return count
 
-    def _module_of(self, path: str, node: ast.ImportFrom) -> Optional[str]:
-        if not node.level:
-            return self.program.module_path(path, node.module) if node.module else None
-        if not node.module:
+    def _module_of(self, path: str, level: int, module: str) -> Optional[str]:
+        if not level:
+            return self.program.module_path(path, module) if module else None
+        if not module:
             return None  # `from . import module`: a module, not a function
-        base = relative_base(path, node.level, node.module)
+        base = relative_base(path, level, module)
         for candidate in (base + ".py", os.path.join(base, "__init__.py")):
             if candidate in self.program.paths:
                 return candidate

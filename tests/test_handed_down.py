@@ -14,7 +14,7 @@ from collections import Counter
 import pytest
 
 from conftest import TESTDATA
-from qmigrate import api
+from qmigrate import api, handed_down
 from qmigrate.diagnostics import Status
 from test_golden import migrate_tree
 from tfenv import finish, load_json, run_tf, start_tf, tf_python
@@ -42,6 +42,29 @@ def test_the_helper_and_its_callers_migrate_together(tmp_path):
     assert results[os.path.join("data", "batching.py")].status is Status.MIGRATED
     assert results[os.path.join("data", "records.py")].status is Status.MIGRATED
     assert results["train.py"].status is Status.MIGRATED  # no queue left: the runners go
+
+
+def test_the_parent_finds_the_helpers_without_parsing_the_importers(tmp_path, monkeypatch):
+    """The workers give each module's `from` imports: looking for the helpers other modules
+    import, the run's own process parses only the helpers' module again (Program.tree), not
+    their importers, and the result is the same."""
+    root = _program(tmp_path)
+    expected = {path: r.new_source for path, r in _by_name(api.migrate([root]), root).items()}
+    looking, parsed = [], []
+    candidates, tree = handed_down.Planner.candidates, api.Program.tree
+
+    def watched(self, paths):
+        looking.append(True)
+        try:
+            return candidates(self, paths)
+        finally:
+            looking.pop()
+
+    monkeypatch.setattr(handed_down.Planner, "candidates", watched)
+    monkeypatch.setattr(api.Program, "tree", lambda self, path: looking and parsed.append(path) or tree(self, path))
+    got = {path: r.new_source for path, r in _by_name(api.migrate([root]), root).items()}
+    assert got == expected and expected[os.path.join("data", "batching.py")] is not None
+    assert parsed == [os.path.join(root, "data", "batching.py")]
 
 
 PREVIEW = '''import tensorflow as tf
