@@ -596,12 +596,38 @@ def attribute_loads(node: cst.CSTNode) -> Set[str]:
 class StatementTransformer(cst.CSTTransformer):
     """A transformer whose hooks are on statements only: it does not go into expressions or small
     statements (whose own hooks still run), so it costs time in proportion to the statements.
+    `reach` (ids of statements_holding's), if given: it goes only into the statements on the
+    way to those its hooks change (hooks still run on every statement it passes).
 
     Subtrees it does not enter come back as they were (the same nodes, not copies).
     """
 
+    reach: Optional[Set[int]] = None
+
     def on_visit(self, node: cst.CSTNode) -> bool:
-        return super().on_visit(node) and isinstance(node, STATEMENT_CONTAINERS)
+        return super().on_visit(node) and isinstance(node, STATEMENT_CONTAINERS) and (
+            self.reach is None or id(node) in self.reach)
+
+
+def statements_holding(node: cst.CSTNode, ids: Set[int]) -> Set[int]:
+    """The ids of `node` and the statement containers under it that are, or hold, a node whose
+    id is in `ids` (statements and their direct parts: nothing inside an expression is looked at)."""
+    out: Set[int] = set()
+    _holding(node, ids, out)
+    return out
+
+
+def _holding(node: cst.CSTNode, ids: Set[int], out: Set[int]) -> bool:
+    found = id(node) in ids
+    if isinstance(node, STATEMENT_CONTAINERS) and not isinstance(node, cst.SimpleStatementLine):
+        for name in _child_fields(type(node)):
+            value = getattr(node, name)
+            for child in value if isinstance(value, (tuple, list)) else (value,):
+                if isinstance(child, cst.CSTNode) and _holding(child, ids, out):
+                    found = True
+    if found:
+        out.add(id(node))
+    return found
 
 
 class _Rename(cst.CSTTransformer):

@@ -276,7 +276,9 @@ def remove_plumbing(module: cst.Module, imports: ImportMap):
                                      "without queue runners)" % finder.kept_coordinators[0])
     for stmt in finder.runner_blocks + finder.hand_loops:
         drop_statements.add(id(stmt))
-    new_module = module.visit(_PlumbingRemover(drop_statements, loops, finder.runner_items, no_threads))
+    remover = _PlumbingRemover(drop_statements, loops, finder.runner_items, no_threads)
+    remover.reach = cstutil.statements_holding(module, drop_statements | loops)
+    new_module = module.visit(remover)
     removed = Counter(rule.code for rule, stmt in finder.calls if id(stmt) in drop_statements)
     return new_module, dict(removed), reasons
 
