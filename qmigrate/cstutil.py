@@ -438,13 +438,25 @@ def top_level_names(statement: cst.CSTNode) -> Tuple[Counter, Set[str]]:
     return _TOP_LEVEL_NAMES.get(statement)
 
 
-def module_loads(module: cst.Module) -> Counter:
+def module_loads(module: cst.Module, base: Optional[cst.Module] = None, base_loads: Optional[Counter] = None) -> Counter:
     """Counter(name_uses(module).loads), counted statement by statement (top_level_names): the
-    versions of a module count only the statements they do not share."""
-    loads = Counter()
+    versions of a module count only the statements they do not share. Given `base`, a module
+    `module` was made from, and its loads (`base_loads`), only the statements one has and the
+    other does not (the very nodes: a rewrite keeps those it leaves alone) are counted."""
+    if base is None or base_loads is None:
+        loads = Counter()
+        for statement in module.body:
+            loads.update(_TOP_LEVEL_NAMES.get(statement)[0])
+        return loads
+    olds, news = {id(s) for s in base.body}, {id(s) for s in module.body}
+    loads = Counter(base_loads)
+    for statement in base.body:
+        if id(statement) not in news:
+            loads.subtract(_TOP_LEVEL_NAMES.get(statement)[0])
     for statement in module.body:
-        loads.update(_TOP_LEVEL_NAMES.get(statement)[0])
-    return loads
+        if id(statement) not in olds:
+            loads.update(_TOP_LEVEL_NAMES.get(statement)[0])
+    return +loads
 
 
 def kept_module_uses(module: cst.Module) -> Optional["_NameUses"]:

@@ -1735,7 +1735,7 @@ def drop_unused_tf_imports(old: cst.Module, new: cst.Module, imports: ImportMap,
     `before`: the old module's name loads, when already counted.
     """
     before = before if before is not None else Counter(cstutil.name_uses(old).loads)
-    after = cstutil.module_loads(new)
+    after = cstutil.module_loads(new, old, before)
     dead = {name for name, target in imports.aliases.items()
             if target.split(".")[0] == "tensorflow" and before[name] and not after[name]}
     if not dead:
@@ -1794,7 +1794,9 @@ def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, se
     plumbing = [(rule, call) for rule, call, _, _ in analysis.occurrences if rule in PLUMBING]
     if not plumbing:
         return
-    new_module, removed, reasons = queue_runners.remove_plumbing(analysis.new_module, ImportMap(analysis.new_module))
+    loads = cstutil.module_loads(analysis.new_module, analysis.module, analysis.module_loads)
+    new_module, removed, reasons = queue_runners.remove_plumbing(analysis.new_module, ImportMap(analysis.new_module),
+                                                                 loads)
     left = Counter(rule.code for rule, _ in plumbing)
     # A Coordinator whose last uses went with the runners: gone on a second look (none is needed
     # once every plumbing call is gone; the counts are those matched to the calls below).

@@ -132,14 +132,18 @@ def own_nodes(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
 
 
 def own_returns(body) -> Iterator[ast.Return]:
-    """The `return` statements of a function body, not those of functions defined inside it."""
+    """The `return` statements of a function body, not those of functions defined inside it
+    (in source order; no expression holds a statement, so none is looked into)."""
     stack = list(reversed(body))
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Return):
             yield node
-        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+        elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            stack.extend(reversed([child for child in ast.iter_child_nodes(node) if isinstance(child, _HOLD_STATEMENTS)]))
+
+
+_HOLD_STATEMENTS = (ast.stmt, ast.excepthandler) + ((ast.match_case,) if hasattr(ast, "match_case") else ())
 
 
 def _returned(value: Optional[ast.AST]) -> Tuple[str, ...]:

@@ -219,14 +219,15 @@ class QueueRunnersBlock(Rule):
     )
 
 
-def remove_plumbing(module: cst.Module, imports: ImportMap):
-    """Remove queue-runner plumbing from a module in which no queue is left.
+def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Counter] = None):
+    """Remove queue-runner plumbing from a module in which no queue is left (`loads`: its name
+    loads, if counted).
 
     Returns (new module, {code: how many calls were removed}, {code: why the rest stays}).
     """
     finder = _PlumbingFinder(imports)
     cstutil.walk(module, finder, statements_only=True)
-    loads = cstutil.module_loads(module)
+    loads = loads if loads is not None else cstutil.module_loads(module)
     reasons: Dict[str, str] = {}
 
     drop_statements: Set[int] = set(id(stmt) for stmt in finder.runner_statements)
