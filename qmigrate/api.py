@@ -673,7 +673,8 @@ class _Pool:
     """function over a list, in order: in `jobs` worker processes kept for the whole run when jobs > 1.
 
     A file goes back to the worker that read it in an earlier pass, which may still hold what it
-    parsed then (_PARSED). Work is handed out a chunk at a time as workers finish theirs: a
+    parsed then (_PARSED). Work is handed out a chunk at a time as workers finish theirs (chunks
+    of a quarter of each worker's share of the work left, 1 to 32 jobs): a
     worker's own files first, then files nobody has seen, then another worker's (no worker idles
     while another has a queue; a file taken that way is parsed again).
     """
@@ -721,7 +722,9 @@ class _Pool:
                     progress(1)
             return out
         self._start()
-        chunksize = max(1, min(32, len(jobs_list) // (self.jobs * 8) or 1))
+        # Chunks shrink as the work left does (guided scheduling): at the end no worker waits long
+        # for another's last chunk.
+        workers = len(self._workers)
         own = [collections.deque() for _ in self._workers]
         unseen = collections.deque()
         for index, item in enumerate(jobs_list):
@@ -730,6 +733,8 @@ class _Pool:
 
         def next_chunk(worker):
             chunk = []
+            left = len(unseen) + sum(len(queue) for queue in own)
+            chunksize = max(1, min(32, left // (workers * 4)))
             while len(chunk) < chunksize:
                 if own[worker]:
                     chunk.append(own[worker].popleft())
