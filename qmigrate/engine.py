@@ -174,13 +174,14 @@ class FileAnalysis:
 
     def _unlinked(self, rule, call) -> str:
         """Why a call no pipeline reached stays: where its chain leaves its function, if that shows."""
+        if not isinstance(call, cst.Call) or not unlinked.explains(rule.code):
+            return _UNLINKED
         explainer = getattr(self, "_explainer", None)
         if explainer is None or explainer[0] is not self.module:
             calls = [c for _, c, _, _ in self.occurrences if isinstance(c, cst.Call)]
             explainer = self._explainer = (self.module, unlinked.Explainer(
                 self.module, calls, self.imports.resolve, lambda node: self.positions.start(node)[0]))
-        specific = explainer[1].reason(rule.code, call) if isinstance(call, cst.Call) else None
-        return specific or _UNLINKED
+        return explainer[1].reason(rule.code, call) or _UNLINKED
 
     def _message(self, rule, call, queue_code_left: bool) -> Optional[str]:
         """What result() says about a queue call (None: nothing)."""

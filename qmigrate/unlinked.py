@@ -77,6 +77,12 @@ def _calls(node: cst.CSTNode) -> List[cst.Call]:
     return finder.found
 
 
+def explains(code: str) -> bool:
+    """Whether Explainer.reason may say something about a call of this rule code (producers,
+    readers, batchers)."""
+    return code.startswith(("QM1", "QM2", "QM3"))
+
+
 class Explainer:
     """Reasons for the calls of one module; built once, asked per call."""
 
@@ -98,6 +104,8 @@ class Explainer:
         if not any(s is statement for s in body):
             return None
         index = next(i for i, s in enumerate(body) if s is statement)
+        if not explains(code):
+            return None
         try:
             if code.startswith("QM1"):
                 if (self.resolve(call.func) or "").rpartition(".")[2] not in _PRODUCERS:

@@ -1,7 +1,12 @@
 """A chain refused at its batching gives its producer and reader the batching's reason: they said
 "its records are not batched by tf.train.batch/shuffle_batch in the same block", which is false
 there (found outside the corpus, with a per-record tensor read after the batch)."""
-from qmigrate import api
+import pathlib
+
+import pytest
+
+from qmigrate import api, engine, unlinked
+from tests.conftest import TESTDATA
 
 PROGRAM = '''import tensorflow as tf
 
@@ -30,3 +35,14 @@ def test_producer_and_reader_say_why_the_batching_stays(tmp_path):
     assert set(reasons) == {"QM101", "QM204", "QM301"}
     for code in reasons:
         assert "not rewritten: the per-record tensor `image` is also used outside the record path" in reasons[code]
+
+
+def test_a_call_no_explainer_speaks_of_builds_none(monkeypatch):
+    """The tower loop's prefetch_queue (QM401) left for its link: Explainer only explains
+    producers, readers and batchers (QM1-QM3), so it is not built to be asked about it."""
+    path = pathlib.Path(TESTDATA) / "towers" / "tutorial" / "before" / "cifar10_multi_gpu_train.py"
+    expected = engine.analyse(str(path), path.read_bytes(), engine.Options()).result()
+    monkeypatch.setattr(unlinked, "Explainer", lambda *a, **k: pytest.fail("an Explainer was built"))
+    result = engine.analyse(str(path), path.read_bytes(), engine.Options()).result()
+    assert result == expected and "QM401" in {d.code for d in result.diagnostics if not d.fixed}
+    assert not unlinked.explains("QM401") and unlinked.explains("QM302")

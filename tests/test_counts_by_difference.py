@@ -60,3 +60,4 @@ def test_own_returns_are_those_of_a_walk_of_everything():
     for function in functions:
         assert list(summary.own_returns(function.body)) == _all_returns(function.body)
     assert [r.value.value for r in summary.own_returns(functions[0].body)] == [1, 3, 5, 6, 7]
+
