@@ -50,6 +50,8 @@ def find_consumers(module: cst.Module, imports: ImportMap) -> List[TowerConsumer
     found: List[TowerConsumer] = []
     for function, body in _roots(module):
         leaves = blocks.flatten(body, body)
+        if not any(isinstance(leaf.original, cst.For) and places_devices(leaf.original, imports) for leaf in leaves):
+            continue  # every consumer feeds a loop of this block that places devices, as every tower call is in one
         uses = _LeafLoads(leaves, lambda: Counter(cstutil.name_uses(cst.IndentedBlock(body=body)).loads))
         for index, leaf in enumerate(leaves):
             consumer = _consumer_at(leaves, index, imports, function, module, uses)

@@ -1,6 +1,7 @@
-"""Facts of a module's versions counted from what they do not share: name loads from the module
-they were made from (cstutil.module_loads with a base), and a function's own returns
-(summary.own_returns) without looking into expressions. Each equals the count of everything."""
+"""Shortcuts that skip work on a module, each checked against the work done in full: name loads
+of a rewrite counted from the module it was made from (cstutil.module_loads with a base), a
+function's own returns found without looking into expressions (summary.own_returns), and tower
+loop inputs looked for only in blocks with a loop that places devices (towers.find_consumers)."""
 import ast
 import pathlib
 from collections import Counter
@@ -61,3 +62,38 @@ def test_own_returns_are_those_of_a_walk_of_everything():
         assert list(summary.own_returns(function.body)) == _all_returns(function.body)
     assert [r.value.value for r in summary.own_returns(functions[0].body)] == [1, 3, 5, 6, 7]
 
+
+
+DEVICE_SOURCES = sorted(path for path in pathlib.Path(TESTDATA).rglob("*.py") if b"device" in path.read_bytes())
+
+
+def _consumers_of_every_block(module, imports):
+    """towers.find_consumers without its skip of blocks with no device-placing loop."""
+    from qmigrate import blocks, towers
+    found = []
+    for function, body in towers._roots(module):
+        leaves = blocks.flatten(body, body)
+        uses = towers._LeafLoads(leaves, lambda: Counter(cstutil.name_uses(cst.IndentedBlock(body=body)).loads))
+        for index, leaf in enumerate(leaves):
+            consumer = towers._consumer_at(leaves, index, imports, function, module, uses)
+            if consumer is not None:
+                found.append(consumer)
+            found += towers._per_tower_calls(leaf.original, imports, function, module)
+    return found
+
+
+@pytest.mark.parametrize("path", DEVICE_SOURCES, ids=lambda p: str(p.relative_to(TESTDATA)))
+def test_tower_consumers_are_found_in_loops_that_place_devices_only(path):
+    from qmigrate import towers
+    from qmigrate.names import ImportMap
+    module = cst.parse_module(path.read_bytes())
+    imports = ImportMap(module)
+    assert towers.find_consumers(module, imports) == _consumers_of_every_block(module, imports)
+
+
+def test_there_are_tower_loops():
+    from qmigrate import towers
+    from qmigrate.names import ImportMap
+    found = [c for path in DEVICE_SOURCES for module in [cst.parse_module(path.read_bytes())]
+             for c in towers.find_consumers(module, ImportMap(module))]
+    assert len(found) > 20
