@@ -134,6 +134,23 @@ def test_a_tower_loop_whose_link_fails_costs_one_analysis(tmp_path, monkeypatch)
     assert twice == once
 
 
+def test_a_later_pass_from_a_kept_parse_reuses_what_the_first_found_of_it(tmp_path, monkeypatch):
+    """The helper facts of each function (engine._function_facts), its queue calls' positions
+    and the names its target lacks are found once per parse, the same as found again."""
+    link_bench.make_tree(str(tmp_path), 4, 100)  # 4 tower modules: each analysed twice, from one parse
+    found = collections.Counter()
+    facts, positions = api.engine._function_facts, api.engine.call_positions
+    monkeypatch.setattr(api.engine, "_function_facts", lambda f, i: found.update(["facts " + f.name.value]) or facts(f, i))
+    monkeypatch.setattr(api.engine, "call_positions", lambda *a: found.update(["positions"]) or positions(*a))
+    kept = [(r.path, r.status, r.diagnostics, r.new_source) for r in api.migrate([str(tmp_path)], jobs=1)]
+    assert found["facts train_0"] == 1 and found["positions"] == 4 and max(found.values()) == 4
+    monkeypatch.setattr(memory, "KEEP_BELOW_BYTES", 0)  # nothing kept: every pass parses and finds again
+    found.clear()
+    again = [(r.path, r.status, r.diagnostics, r.new_source) for r in api.migrate([str(tmp_path)], jobs=1)]
+    assert found["facts train_0"] == 2 and found["positions"] == 8
+    assert again == kept
+
+
 def test_the_parse_cache_stops_at_the_resident_memory_bound(counts, tmp_path, monkeypatch):
     """Over the bound, nothing more is kept: the later pass parses again, and the results are the
     same as with every parse kept."""
