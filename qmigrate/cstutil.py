@@ -72,6 +72,19 @@ STATEMENT_CONTAINERS = (cst.Module, cst.BaseSuite, cst.BaseCompoundStatement, cs
                         cst.ExceptHandler, cst.ExceptStarHandler, cst.Finally, cst.MatchCase)
 
 
+_IS_CONTAINER: Dict[type, bool] = {}  # class -> whether a STATEMENT_CONTAINERS class
+
+
+def holds_statements(node: cst.CSTNode) -> bool:
+    """isinstance(node, STATEMENT_CONTAINERS), answered once per class (libcst's base classes are
+    abstract: isinstance on them is slow, and a transformer asks it of every node)."""
+    kind = type(node)
+    answer = _IS_CONTAINER.get(kind)
+    if answer is None:
+        answer = _IS_CONTAINER[kind] = issubclass(kind, STATEMENT_CONTAINERS)
+    return answer
+
+
 def walk(node: cst.CSTNode, visitor: cst.CSTVisitor, statements_only: bool = False) -> None:
     """`node.visit(visitor)` for a read-only visitor: the same hooks, nodes and order, and faster.
 
@@ -617,7 +630,7 @@ class StatementTransformer(cst.CSTTransformer):
     reach: Optional[Set[int]] = None
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        return super().on_visit(node) and isinstance(node, STATEMENT_CONTAINERS) and (
+        return super().on_visit(node) and holds_statements(node) and (
             self.reach is None or id(node) in self.reach)
 
 
@@ -631,11 +644,11 @@ def statements_holding(node: cst.CSTNode, ids: Set[int]) -> Set[int]:
 
 def _holding(node: cst.CSTNode, ids: Set[int], out: Set[int]) -> bool:
     found = id(node) in ids
-    if isinstance(node, STATEMENT_CONTAINERS) and not isinstance(node, cst.SimpleStatementLine):
+    if holds_statements(node) and type(node) is not cst.SimpleStatementLine:
         for name in _child_fields(type(node)):
             value = getattr(node, name)
-            for child in value if isinstance(value, (tuple, list)) else (value,):
-                if isinstance(child, cst.CSTNode) and _holding(child, ids, out):
+            for child in value if type(value) in (tuple, list) else (value,):
+                if (_IS_NODE.get(type(child)) or _is_node(type(child))) and _holding(child, ids, out):
                     found = True
     if found:
         out.add(id(node))

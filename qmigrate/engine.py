@@ -1980,7 +1980,7 @@ class _PipelineRewriter(cst.CSTTransformer):
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self.parents.append(node)
-        if isinstance(node, cst.FunctionDef):
+        if type(node) is cst.FunctionDef:
             self.scopes.append(node)
         # Pipelines are rewritten block by block: only tower edits change calls inside expressions
         # (leave_Call), anywhere for per-tower pipelines, else in the functions that pass a shard
@@ -1988,15 +1988,16 @@ class _PipelineRewriter(cst.CSTTransformer):
         # A simple statement holds no block: unless calls in it change, it is not entered at all
         # (and so stays the very node it was).
         return super().on_visit(node) and (
-            isinstance(node, cstutil.STATEMENT_CONTAINERS) and not isinstance(node, cst.SimpleStatementLine)
-            or bool(self.per_tower_calls) or self._function_name() in self.edits.passthrough)
+            cstutil.holds_statements(node) and type(node) is not cst.SimpleStatementLine
+            or bool(self.per_tower_calls) or bool(self.edits.passthrough)
+            and self._function_name() in self.edits.passthrough)
 
     def on_leave(self, original_node, updated_node):
         result = super().on_leave(original_node, updated_node)
         self.parents.pop()
-        if isinstance(original_node, cst.FunctionDef):
+        if type(original_node) is cst.FunctionDef:
             self.scopes.pop()
-        if result is not original_node and isinstance(original_node, cstutil.STATEMENT_CONTAINERS) \
+        if result is not original_node and cstutil.holds_statements(original_node) \
                 and same_tree(result, original_node):
             # Unchanged: the node itself, not a copy (what reads the module later, such as the
             # statement memo and name counts, then knows it by its identity).

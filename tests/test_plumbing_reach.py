@@ -40,3 +40,18 @@ def test_statements_holding_names_the_way_down():
     assert cstutil.statements_holding(module, {id(target)}) == {
         id(module), id(function), id(function.body), id(branch), id(branch.body), id(target)}
     assert cstutil.statements_holding(module, set()) == set()
+
+
+def test_holds_statements_is_isinstance_of_the_containers():
+    module = cst.parse_module("import os\nif a:\n    pass\nelse:\n    x = [y for y in z]\ntry:\n    pass\nfinally:\n    pass\n")
+    nodes = []
+
+    class Every(cst.CSTVisitor):
+        def on_visit(self, node):
+            nodes.append(node)
+            return True
+
+    module.visit(Every())
+    assert len({type(node) for node in nodes}) > 15
+    for node in nodes:
+        assert cstutil.holds_statements(node) == isinstance(node, cstutil.STATEMENT_CONTAINERS)
