@@ -1830,8 +1830,8 @@ def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, se
     if not plumbing:
         return
     loads = cstutil.module_loads(analysis.new_module, analysis.module, analysis.module_loads)
-    new_module, removed, reasons = queue_runners.remove_plumbing(analysis.new_module, ImportMap(analysis.new_module),
-                                                                 loads)
+    imports = ImportMap.of_version(analysis.new_module, analysis.module, analysis.imports)
+    new_module, removed, reasons = queue_runners.remove_plumbing(analysis.new_module, imports, loads)
     left = Counter(rule.code for rule, _ in plumbing)
     # A Coordinator whose last uses went with the runners: gone on a second look (none is needed
     # once every plumbing call is gone; the counts are those matched to the calls below).

@@ -83,6 +83,22 @@ class ImportMap:
                 self.aliases[target] = resolved
 
     @classmethod
+    def of_version(cls, module: cst.Module, base: cst.Module, base_map: "ImportMap") -> "ImportMap":
+        """ImportMap(module) for a module made from `base`, whose map is `base_map`: that map
+        itself when the statements they share (the very nodes) come in the same order and no
+        top-level statement one has and the other does not holds an import or a dotted
+        assignment (the map would be made of the same ones in the same order); else a new map."""
+        olds, news = {id(s) for s in base.body}, {id(s) for s in module.body}
+        if [id(s) for s in module.body if id(s) in olds] != [id(s) for s in base.body if id(s) in news]:
+            return cls(module)
+        for statement in [s for s in module.body if id(s) not in olds] + [s for s in base.body if id(s) not in news]:
+            collector = _ImportCollector({})
+            cstutil.walk(statement, collector, statements_only=True)
+            if collector.aliases or collector.assignments:
+                return cls(module)
+        return base_map
+
+    @classmethod
     def from_aliases(cls, aliases) -> "ImportMap":
         """The map of a module whose aliases were collected before (e.g. in a summary)."""
         imports = cls.__new__(cls)

@@ -1,7 +1,8 @@
 """Shortcuts that skip work on a module, each checked against the work done in full: name loads
 of a rewrite counted from the module it was made from (cstutil.module_loads with a base), a
-function's own returns found without looking into expressions (summary.own_returns), and tower
-loop inputs looked for only in blocks with a loop that places devices (towers.find_consumers)."""
+function's own returns found without looking into expressions (summary.own_returns), tower
+loop inputs looked for only in blocks with a loop that places devices (towers.find_consumers),
+and a rewrite's import map taken from its base when no statement it changed imports anything."""
 import ast
 import pathlib
 from collections import Counter
@@ -26,6 +27,26 @@ def test_loads_of_a_rewrite_counted_from_its_base_are_its_loads(path):
     old, new = analysis.module, analysis.new_module
     base_loads = Counter(cstutil.name_uses(old).loads)
     assert +cstutil.module_loads(new, old, base_loads) == +Counter(cstutil.name_uses(new).loads)
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(TESTDATA)))
+def test_the_import_map_of_a_rewrite_is_its_own(path):
+    from qmigrate.names import ImportMap
+    analysis = engine.analyse(str(path), path.read_bytes(), engine.Options())
+    new = analysis.new_module
+    assert ImportMap.of_version(new, analysis.module, analysis.imports).aliases == ImportMap(new).aliases
+
+
+def test_an_import_in_a_changed_statement_makes_a_new_map():
+    from qmigrate.names import ImportMap
+    old = cst.parse_module("import tensorflow as tf\n\ndef f():\n    return 1\n")
+    base_map = ImportMap(old)
+    same = old.with_changes(body=[old.body[0], cst.parse_statement("def f():\n    return 2\n")])
+    assert ImportMap.of_version(same, old, base_map) is base_map
+    other = old.with_changes(body=[old.body[0], cst.parse_statement("def f():\n    import numpy as np\n")])
+    assert ImportMap.of_version(other, old, base_map).aliases == {"tf": "tensorflow", "np": "numpy"}
+    swapped = old.with_changes(body=[old.body[1], old.body[0]])
+    assert ImportMap.of_version(swapped, old, base_map) is not base_map
 
 
 def test_a_changed_statement_is_counted_and_a_shared_one_is_not(monkeypatch):
