@@ -451,7 +451,8 @@ def top_level_names(statement: cst.CSTNode) -> Tuple[Counter, Set[str]]:
     return _TOP_LEVEL_NAMES.get(statement)
 
 
-def module_loads(module: cst.Module, base: Optional[cst.Module] = None, base_loads: Optional[Counter] = None) -> Counter:
+def module_loads(module: cst.Module, base: Optional[cst.Module] = None,
+                 base_loads: Optional[Counter] = None) -> Counter:
     """Counter(name_uses(module).loads), counted statement by statement (top_level_names): the
     versions of a module count only the statements they do not share. Given `base`, a module
     `module` was made from, and its loads (`base_loads`), only the statements one has and the

@@ -140,7 +140,8 @@ def own_returns(body) -> Iterator[ast.Return]:
         if isinstance(node, ast.Return):
             yield node
         elif not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            stack.extend(reversed([child for child in ast.iter_child_nodes(node) if isinstance(child, _HOLD_STATEMENTS)]))
+            stack.extend(reversed([child for child in ast.iter_child_nodes(node)
+                                   if isinstance(child, _HOLD_STATEMENTS)]))
 
 
 _HOLD_STATEMENTS = (ast.stmt, ast.excepthandler) + ((ast.match_case,) if hasattr(ast, "match_case") else ())

@@ -97,6 +97,8 @@ class Explainer:
 
     def reason(self, code: str, call: cst.Call) -> Optional[str]:
         """Why the call with this rule code is not part of a chain, or None if nothing specific is seen."""
+        if not explains(code):
+            return None
         statement, function = self.where.get(id(call), (None, None))
         if statement is None:
             return None
@@ -104,8 +106,6 @@ class Explainer:
         if not any(s is statement for s in body):
             return None
         index = next(i for i, s in enumerate(body) if s is statement)
-        if not explains(code):
-            return None
         try:
             if code.startswith("QM1"):
                 if (self.resolve(call.func) or "").rpartition(".")[2] not in _PRODUCERS:

@@ -140,7 +140,8 @@ def test_a_later_pass_from_a_kept_parse_reuses_what_the_first_found_of_it(tmp_pa
     link_bench.make_tree(str(tmp_path), 4, 100)  # 4 tower modules: each analysed twice, from one parse
     found = collections.Counter()
     facts, positions = api.engine._function_facts, api.engine.call_positions
-    monkeypatch.setattr(api.engine, "_function_facts", lambda f, i: found.update(["facts " + f.name.value]) or facts(f, i))
+    monkeypatch.setattr(api.engine, "_function_facts",
+                        lambda f, i: found.update(["facts " + f.name.value]) or facts(f, i))
     monkeypatch.setattr(api.engine, "call_positions", lambda *a: found.update(["positions"]) or positions(*a))
     kept = [(r.path, r.status, r.diagnostics, r.new_source) for r in api.migrate([str(tmp_path)], jobs=1)]
     assert found["facts train_0"] == 1 and found["positions"] == 4 and max(found.values()) == 4

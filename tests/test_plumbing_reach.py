@@ -43,7 +43,8 @@ def test_statements_holding_names_the_way_down():
 
 
 def test_holds_statements_is_isinstance_of_the_containers():
-    module = cst.parse_module("import os\nif a:\n    pass\nelse:\n    x = [y for y in z]\ntry:\n    pass\nfinally:\n    pass\n")
+    module = cst.parse_module("import os\nif a:\n    pass\nelse:\n    x = [y for y in z]\n"
+                              "try:\n    pass\nfinally:\n    pass\n")
     nodes = []
 
     class Every(cst.CSTVisitor):

@@ -75,7 +75,8 @@ def _all_returns(body):
 def test_own_returns_are_those_of_a_walk_of_everything():
     code = ("def f(x):\n    if x:\n        return 1\n    try:\n        y = [lambda: 2 for _ in x]\n    except E:\n"
             "        return 3\n    finally:\n        pass\n    def g():\n        return 4\n    while x:\n"
-            "        with x:\n            return 5\n    match x:\n        case 1:\n            return 6\n    return 7\n")
+            "        with x:\n            return 5\n    match x:\n        case 1:\n"
+            "            return 6\n    return 7\n")
     functions = [node for node in ast.walk(ast.parse(code)) if isinstance(node, ast.FunctionDef)]
     functions += [node for path in SOURCES for node in ast.walk(ast.parse(path.read_bytes()))
                   if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))]
