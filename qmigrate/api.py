@@ -226,7 +226,8 @@ def _run(job: _Job) -> _Done:
                      reader_class_functions=analysis.reader_class_functions,
                      factories_used=analysis.factories_used,
                      import_specs=import_specs(analysis.tree) if first_pass and analysis.tree is not None else None,
-                     from_imports=handed_down.from_imports(analysis.tree) if analysis.tree is not None else None)
+                     from_imports=handed_down.from_imports(analysis.tree) if first_pass and analysis.tree is not None
+                     else None)
         problem = engine.verify(analysis)
         if problem:  # the file stays as it is; what its analysis found still counts for the set
             return _Done(_failed(path, problem, source, Failure.VERIFY), **stats)

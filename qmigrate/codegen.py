@@ -16,6 +16,7 @@ from typing import Dict, List, Optional, Tuple, Union
 
 import libcst as cst
 
+from qmigrate.positions import statement_lines
 from qmigrate.statement_memo import StatementMemo, same_tree, shape
 
 
@@ -47,8 +48,8 @@ def source_texts(module: cst.Module, source: Union[bytes, str], tree: Optional[a
     line each) down to the next statement's. So statement k starts `len(leading_lines)` lines
     above its first token, which the stdlib tree places (a decorated def's first decorator).
     Every line counted as a blank or comment line is checked to be one, and the first-token
-    lines to be neither: a file the cut would get wrong (`;`-joined statements continued over a
-    line, a lone carriage return) gives None.
+    lines to be neither: a file the cut would get wrong (a `;` after a backslash, a lone carriage
+    return) gives None.
     """
     if tree is None or not module.has_trailing_newline or not module.body:
         return None
@@ -62,14 +63,10 @@ def source_texts(module: cst.Module, source: Union[bytes, str], tree: Optional[a
     if not source.endswith("\n") or source.count("\r") != source.count("\r\n"):
         return None
     lines = source.split("\n")[:-1]  # line n is lines[n - 1], without its "\n"
-    firsts = []
-    for node in tree.body:
-        first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", ())])
-        if firsts and first == firsts[-1]:
-            continue  # `a = 1; b = 2`: one statement for libcst
-        firsts.append(first)
-    if len(firsts) != len(module.body):
+    paired = statement_lines(module.body, tree.body)  # (`a = 1; b = 2` is one statement for libcst)
+    if paired is None:
         return None
+    firsts = [min([line] + [d.lineno for d in getattr(node, "decorator_list", ())]) for line, node in paired]
     starts = []
     previous_first = len(module.header)
     for statement, first in zip(module.body, firsts):

@@ -1784,8 +1784,6 @@ def drop_unused_tf_imports(old: cst.Module, new: cst.Module, imports: ImportMap,
     return new.with_changes(body=body)
 
 
-
-
 class _ImportPruner(cstutil.StatementTransformer):
     def __init__(self, dead: Set[str]):
         self.dead = dead

@@ -127,6 +127,7 @@ CUT = [
     "import os\r\n\r\n# c\r\ndef f():\r\n    return 1\r\n# end\r\n",
     "def f():\n\tif x:\n\t\treturn 1\n\n\n\n# c \\\nx = 1\n",
     "@a\n@b\nclass C:\n    '''doc'''\n\n    def m(self):\n        pass\n    # last\n",
+    "a = (1,\n     2); b = 3\nc = 4\n",  # the stdlib's second statement starts on the line the first ends on
 ]
 
 
