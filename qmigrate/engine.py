@@ -14,12 +14,12 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 import libcst as cst
 
 from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows,
-                      captured_params, chained_records, class_attrs, codegen, cstutil, data_findings, factory_reasons,
-                      guarded_records, handbuilt, handed_down, held_sources, helpers, imported_helpers, in_memory_rows,
-                      map_locals, method_copies, method_queues, python3_check, python_fed, queue_messages,
-                      queue_purpose, queue_roles, queue_sources, range_producers, reader_makers, receivers,
-                      returned_dataset, returned_records, slim_modules, synth, thread_coordinators,
-                      towers, uncalled_datasets, unlinked, wording, zipped_arms)
+                      captured_params, chained_records, class_attrs, codegen, cstutil, data_findings, dead_datasets,
+                      factory_reasons, guarded_records, handbuilt, handed_down, held_sources, helpers,
+                      imported_helpers, in_memory_rows, map_locals, method_copies, method_queues, python3_check,
+                      python_fed, queue_messages, queue_purpose, queue_roles, queue_sources, range_producers,
+                      reader_makers, receivers, returned_dataset, returned_records, slim_modules, synth,
+                      thread_coordinators, towers, uncalled_datasets, unlinked, wording, zipped_arms)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -148,6 +148,8 @@ class FileAnalysis:
     reader_class_functions: Tuple[str, ...] = ()
     # Provider factories of other modules whose calls here a pipeline took: "function.object.method".
     factories_used: Tuple[str, ...] = ()
+    # id() of the argument values of slim Dataset calls the rewrite removed (dead_datasets).
+    dropped_datasets: Set[int] = field(default_factory=set)
 
     def new_bytes(self) -> bytes:
         """The source of `new_module`, generated once per module (verify and result both need it)."""
@@ -808,6 +810,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     reader_makers.explain(own, analysis.reasons, analysis.todo, analysis.fixed_calls, analysis.kept_calls)
     new_module = _drop_queue_helpers(new_module, rewriter.queue_helpers, uses, analysis, keep)
     new_module = returned_dataset.rewrite(module, new_module, analysis, rewriter.tf, options.target, keep_helpers or {})
+    if analysis.pipelines:
+        new_module, analysis.dropped_datasets = dead_datasets.remove(module, new_module, imports, source)
     if rewriter.file_seed:
         new_module = _add_file_order_seed(new_module)
     if analysis.pipelines or edits:
@@ -958,7 +962,8 @@ def _kept_reader_classes(analysis: FileAnalysis, options: Options) -> None:
     if any(id(call) not in analysis.fixed_calls for call in slim):
         return  # a provider left reads through the class: its own finding says so
     for node, _ in reader_class_arguments_of(analysis):
-        analysis.add_finding(SlimReaderClassKept, node, False, None)
+        if id(node) not in analysis.dropped_datasets:  # gone with its Dataset
+            analysis.add_finding(SlimReaderClassKept, node, False, None)
 
 
 def _hand_made_runners(module: cst.Module, source: bytes,

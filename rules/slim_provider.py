@@ -194,12 +194,11 @@ class DatasetDataProvider(Rule):
                 decoder = slim.tfexample_decoder.TFExampleDecoder(
                     {'x': tf.FixedLenFeature([4], tf.float32), 'y': tf.FixedLenFeature([], tf.int64)},
                     {'x': slim.tfexample_decoder.Tensor('x'), 'y': slim.tfexample_decoder.Tensor('y')})
-                dataset = slim.dataset.Dataset(pattern, tf.TFRecordReader, decoder, 1000, {})
                 def parse_record(serialized):
-                    x, y = dataset.decoder.decode(serialized, ['x', 'y'])
+                    x, y = decoder.decode(serialized, ['x', 'y'])
                     return x * 2.0, y
 
-                data_files = tf.contrib.slim.parallel_reader.get_data_files(dataset.data_sources)
+                data_files = tf.contrib.slim.parallel_reader.get_data_files(pattern)
                 dataset_2 = tf.data.Dataset.from_tensor_slices(data_files)
                 dataset_2 = dataset_2.shuffle(tf.size(data_files, out_type=tf.int64))
                 dataset_2 = dataset_2.interleave(tf.data.TFRecordDataset, cycle_length=2)
@@ -499,8 +498,11 @@ class SlimReaderClassKept(Rule):
     ## Why
     slim's `Dataset` takes a reader class, and a `DatasetDataProvider` reads the dataset's files
     through it and through queues. Once every provider in the module reads the files with a
-    tf.data dataset instead, nothing reads through the class any more, but the Dataset still asks
-    for one: it stays, and this note says why a queue reader's name is left in the file.
+    tf.data dataset instead, nothing reads through the class any more. Where the function that
+    made the Dataset reads nothing else of it, the Dataset goes with its provider
+    (qmigrate/dead_datasets.py). Where other code reads it (its `num_samples`, or the Dataset is
+    returned), it stays, and the Dataset still asks for a reader class: this note says why a queue
+    reader's name is left in the file.
 
     ## Fix safety
     A note: nothing to change while the Dataset is only read by migrated code. A provider of
@@ -536,6 +538,7 @@ class SlimReaderClassKept(Rule):
                     {'label': tf.FixedLenFeature([], tf.int64)}, {'label': slim.tfexample_decoder.Tensor('label')})
                 dataset = slim.dataset.Dataset(data_sources=files, reader=tf.TFRecordReader, decoder=decoder,
                                                num_samples=100, items_to_descriptions={})
+                tf.logging.info('reading %d examples', dataset.num_samples)
                 provider = slim.dataset_data_provider.DatasetDataProvider(dataset, shuffle=False, num_epochs=1)
                 label, = provider.get(['label'])
                 return tf.train.batch([label], batch_size=batch_size)
@@ -550,6 +553,7 @@ class SlimReaderClassKept(Rule):
                     {'label': tf.FixedLenFeature([], tf.int64)}, {'label': slim.tfexample_decoder.Tensor('label')})
                 dataset = slim.dataset.Dataset(data_sources=files, reader=tf.TFRecordReader, decoder=decoder,
                                                num_samples=100, items_to_descriptions={})
+                tf.logging.info('reading %d examples', dataset.num_samples)
                 def parse_record(serialized):
                     label, = dataset.decoder.decode(serialized, ['label'])
                     return label

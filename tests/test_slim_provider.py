@@ -85,6 +85,12 @@ DEFAULT_CASES = [
      ("epochs", 1)),
     ("records_through_caller", "clip_tensors", lambda d: dict(data_dir=d, batch_size=3, max_frames=3), EVAL,
      ("epochs", 1)),
+    # slim_dataset_gone: a Dataset made beside its provider, which nothing else reads, goes with it
+    # (the map decodes with its decoder, the files are its data_sources).
+    ("slim_dataset_gone", "labelled_batches", lambda d: dict(data_dir=d, batch_size=5), EVAL,
+     ("epochs", 1)),
+    ("slim_dataset_gone", "labelled_batches", lambda d: dict(data_dir=d, batch_size=8, is_training=True), 20 * 8,
+     ("forever", TRAIN)),
 ]
 
 

@@ -31,8 +31,7 @@ def _read_clips(pattern, training):
         {'clip_id': slim.tfexample_decoder.Tensor('image/id'), 'raw': slim.tfexample_decoder.Tensor('image/encoded')})
     files = sorted(tf.gfile.Glob(pattern))
     total = sum(1 for f in files for _ in tf.python_io.tf_record_iterator(f))
-    dataset = slim.dataset.Dataset(files, tf.TFRecordReader, decoder, total, {})
-    data_files = tf.contrib.slim.parallel_reader.get_data_files(dataset.data_sources)
+    data_files = tf.contrib.slim.parallel_reader.get_data_files(files)
     dataset_2 = tf.data.Dataset.from_tensor_slices(data_files)
     if training:
         dataset_2 = dataset_2.shuffle(tf.size(data_files, out_type=tf.int64))
@@ -43,7 +42,7 @@ def _read_clips(pattern, training):
         dataset_2 = dataset_2.repeat(None if training else 1)
 
     def parse_record(serialized):
-        clip_id, raw = dataset.decoder.decode(serialized, ['clip_id', 'raw'])
+        clip_id, raw = decoder.decode(serialized, ['clip_id', 'raw'])
         count = tf.py_func(_clip_count, [clip_id], tf.int32)
         count.set_shape(())
         frames = tf.ones(tf.stack([count, 4])) * tf.to_float(clip_id)

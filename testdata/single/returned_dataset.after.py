@@ -20,8 +20,7 @@ def _read_samples(files, training):
         {'id': tf.FixedLenFeature((), tf.int64), 'v': tf.FixedLenFeature([2], tf.float32)},
         {'sample_id': slim.tfexample_decoder.Tensor('id'), 'v': slim.tfexample_decoder.Tensor('v')})
     count = sum(1 for f in files for _ in tf.python_io.tf_record_iterator(f))
-    dataset = slim.dataset.Dataset(files, tf.TFRecordReader, decoder, count, {})
-    data_files = tf.contrib.slim.parallel_reader.get_data_files(dataset.data_sources)
+    data_files = tf.contrib.slim.parallel_reader.get_data_files(files)
     dataset_2 = tf.data.Dataset.from_tensor_slices(data_files)
     if training:
         dataset_2 = dataset_2.shuffle(tf.size(data_files, out_type=tf.int64))
@@ -32,7 +31,7 @@ def _read_samples(files, training):
         dataset_2 = dataset_2.repeat(None if training else 1)
 
     def parse_record(serialized):
-        sample_id, v = dataset.decoder.decode(serialized, ['sample_id', 'v'])
+        sample_id, v = decoder.decode(serialized, ['sample_id', 'v'])
         steps = tf.py_func(_steps_of, [sample_id], tf.int32)
         steps.set_shape(())
         values = tf.ones(tf.stack([steps, 2])) * v
