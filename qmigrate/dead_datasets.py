@@ -47,24 +47,38 @@ def remove(old: cst.Module, new: cst.Module, imports: ImportMap, source: bytes) 
         before = old_functions.get(path)
         if before is None:
             continue
-        edited = function
-        for name, statement, call in _datasets(function, imports):
-            old_call = _provided_dataset(before, name, imports)
-            values = _values(call)
-            if old_call is None or values is None or not _only_read(edited, name, statement):
-                continue
-            if not all(_stable(edited, values[attr]) for attr in _READ):
-                continue
-            without = _drop(edited, statement)
-            if without is None:
-                continue
-            edited = _drop_unread(_inline(without, name, values), values)
+        edited, tried = function, set()
+        while True:  # one Dataset at a time, each looked for again in the function as edited
+            removal = _removal(edited, before, imports, tried)
+            if removal is None:
+                break
+            edited, old_call = removal
             dropped.update(id(arg.value) for arg in old_call.args)
         if edited is not function:
             replaced[id(function)] = edited
     if not replaced:
         return new, set()
     return new.visit(_Swap(replaced)), dropped
+
+
+def _removal(function: cst.FunctionDef, before: cst.FunctionDef, imports: ImportMap,
+             tried: Set[str]) -> Optional[Tuple[cst.FunctionDef, cst.Call]]:
+    """The function without the first Dataset not in `tried` that can go, and that Dataset's call
+    before the rewrite; None when none can. Each Dataset looked at goes into `tried`."""
+    for name, statement, call in _datasets(function, imports):
+        if name in tried:
+            continue
+        tried.add(name)
+        old_call = _provided_dataset(before, name, imports)
+        values = _values(call)
+        if old_call is None or values is None or not _only_read(function, name, statement):
+            continue
+        if not all(_stable(function, values[attr]) for attr in _READ):
+            continue
+        without = _drop(function, statement)
+        if without is not None:
+            return _drop_unread(_inline(without, name, values), values), old_call
+    return None
 
 
 def _functions_by_path(module: cst.Module) -> Dict[Tuple[str, ...], cst.FunctionDef]:
@@ -330,8 +344,11 @@ class _Bindings(cst.CSTVisitor):
     visit_Nonlocal = visit_Global
 
     def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        if node.asname is None and isinstance(node.name, cst.Name):
-            self._bind(node.name.value)
+        if node.asname is None:  # `import a.b` binds `a`
+            head = node.name
+            while isinstance(head, cst.Attribute):
+                head = head.value
+            self._bind(head.value)
 
 
 def _stable(function: cst.FunctionDef, value: cst.BaseExpression) -> bool:

@@ -118,3 +118,30 @@ def test_comments_right_above_the_dataset_go_and_a_section_heading_stays(tmp_pat
     assert _gone(output)
     assert "# The dataset for slim." not in output
     assert "# Reading.\n" in output
+
+
+def test_two_datasets_of_one_function_both_go(tmp_path):
+    path = tmp_path / "inputs.py"
+    path.write_text('''\
+import tensorflow as tf
+
+slim = tf.contrib.slim
+
+
+def inputs(train_files, eval_files, batch_size):
+    decoder = slim.tfexample_decoder.TFExampleDecoder(
+        {'id': tf.FixedLenFeature([], tf.int64)}, {'id': slim.tfexample_decoder.Tensor('id')})
+    train_set = slim.dataset.Dataset(train_files, tf.TFRecordReader, decoder, 100, {})
+    eval_set = slim.dataset.Dataset(eval_files, tf.TFRecordReader, decoder, 10, {})
+    train_provider = slim.dataset_data_provider.DatasetDataProvider(train_set, shuffle=False, num_epochs=1)
+    train_id, = train_provider.get(['id'])
+    train_batch = tf.train.batch([train_id], batch_size=batch_size)
+    eval_provider = slim.dataset_data_provider.DatasetDataProvider(eval_set, shuffle=False, num_epochs=1)
+    eval_id, = eval_provider.get(['id'])
+    eval_batch = tf.train.batch([eval_id], batch_size=batch_size)
+    return train_batch, eval_batch
+''')
+    [result] = api.migrate([str(path)])
+    output = result.new_source.decode()
+    assert _gone(output) and "_set" not in output
+    assert "get_data_files(train_files)" in output and "get_data_files(eval_files)" in output
