@@ -2440,9 +2440,11 @@ class _BlockRecogniser:
         inside = Counter()
         for index in chain:
             inside.update(self.uses[index].loads)
-        for with_node in self._moved_withs(record_indices, read_index, chain):
-            for item in with_node.items:  # `with tf.control_dependencies([check]):` goes into the map function
-                inside.update(cstutil.name_uses(item.item).loads)
+        # `with tf.control_dependencies([check]):` around per-record code goes into the map function.
+        headers = [item.item for with_node in self._moved_withs(record_indices, read_index, chain)
+                   for item in with_node.items]
+        for header in headers:
+            inside.update(cstutil.name_uses(header).loads)
         for name in sorted(tainted):
             expected = inside[name] + self._earlier_loads(name, chain) + (
                 self._later_loads(name, batch_index) or self._rebound_loads(name, batch_index))
@@ -2462,8 +2464,8 @@ class _BlockRecogniser:
                 raise _Broken(calls, "the per-record code stores into `%s`, which lives outside the record path"
                               % sorted(escaped)[0])
         self._check_locals_of_map(record_indices, batch_index, chain, kept, calls, tainted, map_returns)
-        self._check_graph_only_calls(record_indices, kept, calls)
-        self._check_stateful_captures(record_indices, batch_index, chain, kept, calls, map_returns)
+        self._check_graph_only_calls(record_indices, kept, calls, headers)
+        self._check_stateful_captures(record_indices, batch_index, chain, kept, calls, map_returns, headers)
         # The map function is traced where the batch was built: what it reads must not change
         # between where the code stood and there; the producer's and reader's arguments neither.
         readers = [index for index in record_indices if index not in kept] + [producer_index] + (
@@ -2517,19 +2519,21 @@ class _BlockRecogniser:
             return function, places[0], len(elements)
         return None
 
-    def _check_graph_only_calls(self, record_indices, kept, calls) -> None:
+    def _check_graph_only_calls(self, record_indices, kept, calls, headers=()) -> None:
         """Summaries and collection entries made by the moved per-record code would be made in the
         map function's graph, not the program's: `merge_all()` and `get_collection()` would no
         longer see them, with no error; a variable made there fails when the one-shot iterator is
-        made. Refused, naming the call: those written in the moved statements, and those of the
-        functions they call that qmigrate can read (graph_state). Calls of functions made at run
-        time, which it cannot, are kept in `unseen_calls`, for a note (QM909)."""
+        made. Refused, naming the call: those written in the moved statements (and in the headers
+        of the `with`s that move with them), and those of the functions they call that qmigrate
+        can read (graph_state). Calls of functions made at run time, which it cannot, are kept in
+        `unseen_calls`, for a note (QM909)."""
         unseen = []
         self.unseen_calls = ()
-        for index in sorted(record_indices):
-            if index in kept:
-                continue
-            for call in cstutil.calls_of(self.body[index]):
+        moved = [(index, self.body[index]) for index in sorted(record_indices) if index not in kept]
+        # A header's calls count as the first moved statement's, whose line names them.
+        moved += [(moved[0][0] if moved else 0, header) for header in headers]
+        for index, node in moved:
+            for call in cstutil.calls_of(node):
                 made = self._made_at_run_time(call.func, index)
                 if made is not None:
                     unseen.append((call, made))
@@ -2687,17 +2691,19 @@ class _BlockRecogniser:
         return found
 
     def _check_stateful_captures(self, record_indices, batch_index: int, chain: Set[int], kept, calls,
-                                 map_returns: str = "") -> None:
+                                 map_returns: str = "", headers=()) -> None:
         """The map function captures what the moved per-record code reads from outside it, by
         value; a one-shot iterator cannot capture a stateful op (a random op, a variable, a
         placeholder, a py_func: TF 1.x fails with "Cannot capture a stateful node"), and the queue
-        ran such an op once per record anyway. Refused when a name the moved code reads is bound
-        in this block, outside the record path and before the batch, by a statement that makes
-        one, or derives from a name that does."""
+        ran such an op once per record anyway. Refused when a name the moved code (or the header
+        of a `with` that moves with it) reads is bound in this block, outside the record path and
+        before the batch, by a statement that makes one, or derives from a name that does."""
         moved = [index for index in sorted(record_indices) if index not in kept]
         reads = set(self.map_copies)  # a copied outer value is read where the function starts
         for index in moved:
             reads |= set(self.uses[index].loads)
+        for header in headers:
+            reads |= set(cstutil.name_uses(header).loads)
         if map_returns:  # what the map function returns: the batching's tensors, read there too
             try:
                 reads |= set(cstutil.name_uses(cst.parse_expression("(%s)" % map_returns)).loads)

@@ -1,7 +1,8 @@
 """Per-record code that reads a tensor made outside it. A constant is captured by the map
 function as it is; a random op (or a variable, a placeholder, a py_func) cannot be captured by a
 one-shot iterator (TF 1.x: "does not support datasets that capture stateful objects"), and the
-queue ran it once per record: that pipeline stays, with the line to move into the per-record code."""
+queue ran it once per record: that pipeline stays, with the line to move into the per-record code.
+So does one whose `with` header, which would move into the map function, reads such an op."""
 import tensorflow as tf
 
 _FEATURES = {
@@ -25,3 +26,27 @@ def jittered_batches(files, batch_size):
     scaled_jitter = jitter * 2.0
     parsed = tf.parse_single_example(serialized, _FEATURES)
     return tf.train.batch([parsed['x'] + scaled_jitter, parsed['id']], batch_size, allow_smaller_final_batch=True)
+
+
+def checked_batches(files, batch_size):
+    """A random op read only by the header of a `with` around the per-record code, which would
+    move into the map function with it: the same."""
+    queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+    _, serialized = tf.TFRecordReader().read(queue)
+    parsed = tf.parse_single_example(serialized, _FEATURES)
+    noise = tf.random_uniform([], maxval=0.5)
+    with tf.control_dependencies([tf.assert_less(noise, 1.0)]):
+        x = tf.identity(parsed['x'])
+    return tf.train.batch([x, parsed['id']], batch_size, allow_smaller_final_batch=True)
+
+
+def counted_batches(files, batch_size):
+    """A variable counted up in such a header, once per record: the same."""
+    seen = tf.Variable(0, trainable=False)
+    queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+    _, serialized = tf.TFRecordReader().read(queue)
+    parsed = tf.parse_single_example(serialized, _FEATURES)
+    with tf.control_dependencies([tf.assign_add(seen, 1)]):
+        x = tf.identity(parsed['x'])
+    batch = tf.train.batch([x, parsed['id']], batch_size, allow_smaller_final_batch=True)
+    return batch, seen
