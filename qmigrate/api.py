@@ -20,9 +20,9 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import (captured_params, chained_records, engine, factory_reasons, handed_down, imported_helpers, memory,
-                      notebooks, provider_factories, python3_check, returned_records, statement_memo, tower_reads,
-                      towers, uncalled_datasets, unlinked, untraced_towers)
+from qmigrate import (captured_params, chained_records, engine, estimator_inputs, factory_reasons, handed_down,
+                      imported_helpers, memory, notebooks, provider_factories, python3_check, returned_records,
+                      statement_memo, tower_reads, towers, uncalled_datasets, unlinked, untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -135,6 +135,7 @@ class _Done:
     summary: Optional[ModuleSummary] = None  # for linking; None when skipped or failed
     without_plumbing: Optional[FileResult] = None  # the result had its queue runners gone
     changed_helpers: Tuple[str, ...] = ()  # helpers whose signature the migration changed
+    dataset_input_fns: Tuple[str, ...] = ()  # functions now giving an Estimator a Dataset (estimator_inputs)
     built: int = 0  # queue calls left that build queues when the program runs
     imported_used: Tuple[str, ...] = ()  # imported reader helpers every call of which was migrated
     record_attributes: Tuple[str, ...] = ()  # attributes that kept records, removed (guarded_records)
@@ -217,6 +218,7 @@ def _run(job: _Job) -> _Done:
         stats = dict(readable=True, analysed=True, device=b"device" in source, pipelines=analysis.pipelines,
                      remaining=analysis.remaining_queue_calls, plumbing=plumbing,
                      changed_helpers=tuple(analysis.changed_helpers), built=analysis.queues_built,
+                     dataset_input_fns=tuple(sorted(set(analysis.dataset_input_fns))),
                      imported_used=tuple(analysis.imported_used),
                      record_attributes=tuple(analysis.record_attributes),
                      returned_results=tuple(sorted(set(analysis.returned_results))),
@@ -244,7 +246,7 @@ def _run(job: _Job) -> _Done:
                      for index, c in enumerate(consumers or ())]
             summary = summarise(path, source, analysis.tree, analysis.imports, analysis.pipeline_functions, found,
                                 lambda name: rule_for(name) is not None)
-            if (found or analysis.changed_helpers) and not analysis.queues_moved:
+            if (found or analysis.changed_helpers or analysis.dataset_input_fns) and not analysis.queues_moved:
                 # a link plan or callers elsewhere may bring it back (a moved module is not this source's parse)
                 _keep_parsed(path, summary.digest, source, engine.Parsed.of(analysis, consumers))
                 stats["reason_templates"] = _reason_templates(analysis, consumers or ())
@@ -877,6 +879,11 @@ def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dic
                 more = " and %d more" % (len(places) - 3) if len(places) > 3 else ""
                 keeps.setdefault(path, {})[name] = "its callers in other modules (%s%s)" % (
                     ", ".join(places[:3]), more)
+        for name in done.dataset_input_fns:  # other code may unpack tensors from it: it keeps giving them
+            found = program.references(name, path)
+            if found:
+                places = ", ".join("%s:%d" % (os.path.basename(where), line) for where, line in found[:3])
+                keeps.setdefault(path, {})[estimator_inputs.KEPT_PREFIX + name] = "other modules name it (%s)" % places
     return keeps
 
 

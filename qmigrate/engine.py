@@ -15,7 +15,7 @@ import libcst as cst
 
 from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows,
                       captured_params, chained_records, class_attrs, codegen, cstutil, data_findings, dead_datasets,
-                      factory_reasons, guarded_records, handbuilt, handed_down, held_sources, helpers,
+                      estimator_inputs, factory_reasons, guarded_records, handbuilt, handed_down, held_sources, helpers,
                       imported_helpers, in_memory_rows, map_locals, method_copies, method_queues, python3_check,
                       python_fed, queue_messages, queue_purpose, queue_roles, queue_sources, range_producers,
                       reader_makers, receivers, returned_dataset, returned_records, slim_modules, synth,
@@ -148,6 +148,9 @@ class FileAnalysis:
     reader_class_functions: Tuple[str, ...] = ()
     # Provider factories of other modules whose calls here a pipeline took: "function.object.method".
     factories_used: Tuple[str, ...] = ()
+    # Top-level functions holding an input_fn that now returns its Dataset, which no other module
+    # may name (estimator_inputs; the run checks).
+    dataset_input_fns: List[str] = field(default_factory=list)
     # id() of the argument values of slim Dataset calls the rewrite removed (dead_datasets).
     dropped_datasets: Set[int] = field(default_factory=set)
 
@@ -748,6 +751,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
                              if name.startswith(captured_params.KEPT_PREFIX)}
     context.mentioned_attributes = {name[1:]: why for name, why in (keep_helpers or {}).items()
                                     if name.startswith(".")}
+    context.kept_input_fns = {name[len(estimator_inputs.KEPT_PREFIX):]: why for name, why in (keep_helpers or {}).items()
+                              if name.startswith(estimator_inputs.KEPT_PREFIX)}
     keep = _keep_forwarded(keep_helpers or {}, context)
     # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).
     def pristine() -> FileAnalysis:
@@ -1972,6 +1977,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         context.kept_helpers.update(copies)
         self.iterator_holder = self.names.fresh("input_iterators") if edits.consumers else None
         self.scopes: List[cst.CSTNode] = [module]
+        self._core_consumed: Dict[Tuple[str, str], bool] = {}  # estimator_inputs.core_consumed, asked once
         self._module_body = False  # set while the module's own body is rewritten (leave_Module)
         self.parents: List[cst.CSTNode] = []
         # Why a record-source helper's own chain stops (it returns the record instead of batching):
@@ -2421,6 +2427,19 @@ class _PipelineRewriter(cst.CSTTransformer):
             return None
         if match.batch_helper is not None or match.batch_index + 1 >= len(leaves):
             return None
+        # Only where its callers are proven core Estimators (estimator_inputs): tf.contrib.learn's,
+        # and code calling the input_fn itself, unpack tensors from it.
+        outer = self.scopes[1:]
+        if any(not isinstance(node, cst.FunctionDef) for node in outer):
+            return None
+        top = outer[0].name.value
+        if top in self.context.kept_input_fns:
+            return None
+        names = (top, scope.name.value)
+        if names not in self._core_consumed:
+            self._core_consumed[names] = estimator_inputs.core_consumed(self.module, self.imports, names)
+        if not self._core_consumed[names]:
+            return None
         assign = cstutil.single_assign(leaves[match.batch_index].original)
         small = cstutil.single_small(leaves[match.batch_index + 1].original)
         if assign is None or not isinstance(small, cst.Return) or small.value is None:
@@ -2433,6 +2452,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         expression = self.module.code_for_node(small.value)
         if isinstance(small.value, cst.Tuple) and not small.value.lpar:
             expression = "(%s)" % expression  # `lambda a, b: x, y` would be a tuple holding a lambda
+        self.analysis.dataset_input_fns.append(top)  # for the run: no other module may name it
         if expression.replace(" ", "").strip("()") in (",".join(targets), targets[0]):
             return leaves[match.batch_index + 1], dataset
         return leaves[match.batch_index + 1], "%s.map(lambda %s: %s)" % (dataset, ", ".join(targets), expression)

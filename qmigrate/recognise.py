@@ -271,6 +271,9 @@ class ModuleContext:
     imports: ImportMap
     module_names: Set[str]
     input_fns: Set[str] = field(default_factory=set)  # functions an Estimator calls
+    # Top-level functions holding an input_fn that other modules name: it keeps returning tensors
+    # (estimator_inputs) -> who names it.
+    kept_input_fns: Dict[str, str] = field(default_factory=dict)
     reader_helpers: Dict[str, helpers.ReaderHelper] = field(default_factory=dict)
     batch_helpers: Dict[str, helpers.BatchHelper] = field(default_factory=dict)
     queue_sources: Dict[str, "queue_sources.QueueSource"] = field(default_factory=dict)

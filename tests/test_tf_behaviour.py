@@ -471,11 +471,13 @@ def test_a_script_built_at_module_level_reads_the_same_examples(data_dir, tmp_pa
 
 
 @pytest.mark.parametrize("tf_version", ("1.8", "1.15"), ids=lambda v: "tf" + v)  # 2.16+ has no tf.estimator
-def test_estimator_trains_the_same_from_the_migrated_input_fn(data_dir, tmp_path, tf_version):
-    """The input_fn now returns a Dataset; an Estimator trains and evaluates as before."""
+@pytest.mark.parametrize("golden", ("estimator_input_fn", "learn_estimator_input_fn"))
+def test_estimator_trains_the_same_from_the_migrated_input_fn(golden, data_dir, tmp_path, tf_version):
+    """A core Estimator's input_fn now returns a Dataset, tf.contrib.learn's the iterator's next
+    batch (it unpacks `features, labels = input_fn()`); each trains and evaluates as before."""
 
     python = tf_python(tf_version)
-    before = os.path.join(SINGLE, "estimator_input_fn.before.py")
+    before = os.path.join(SINGLE, golden + ".before.py")
     after = _migrated_copy(before, str(tmp_path), tf_version)
     files = json.dumps(_files(data_dir, "dict_*"))
     runs = []
