@@ -908,18 +908,22 @@ QUEUE_RUNNER = "tensorflow.train.QueueRunner"
 
 
 class _ReaderArguments(cst.CSTVisitor):
-    """`reader=tf.TFRecordReader` keyword arguments: a reader class handed over, not called."""
+    """`reader=tf.TFRecordReader` keyword arguments: a reader class handed over, not called (but
+    to a queue API, such as tf.contrib.learn's read_batch_features, which its own rule reports)."""
 
     def __init__(self, imports: ImportMap):
         self.imports = imports
         self.found: List[Tuple[cst.CSTNode, str]] = []
 
-    def visit_Arg(self, node: cst.Arg) -> None:
-        if node.keyword is not None and node.keyword.value == "reader" and isinstance(
-                node.value, (cst.Name, cst.Attribute)):
-            name = self.imports.resolve(node.value) or ""
-            if name.startswith("tensorflow.") and name.endswith("Reader"):
-                self.found.append((node.value, name))
+    def visit_Call(self, node: cst.Call) -> None:
+        if rule_for(self.imports.resolve(node.func)) is not None:
+            return
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "reader" and isinstance(
+                    arg.value, (cst.Name, cst.Attribute)):
+                name = self.imports.resolve(arg.value) or ""
+                if name.startswith("tensorflow.") and name.endswith("Reader"):
+                    self.found.append((arg.value, name))
 
 
 def _reader_class_arguments(analysis: FileAnalysis, options: Options) -> None:

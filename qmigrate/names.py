@@ -36,6 +36,8 @@ _PREFIX_ALIASES = (
     ("tensorflow.python.estimator.inputs.queues.feeding_queue_runner.", "tensorflow.contrib.training."),
     ("tensorflow.python.training.supervisor.", "tensorflow.train."),
     ("tensorflow.python.training.monitored_session.", "tensorflow.train."),
+    ("tensorflow.contrib.learn.python.learn.learn_io.graph_io.", "tensorflow.contrib.learn."),
+    ("tensorflow.contrib.learn.io.", "tensorflow.contrib.learn."),
 )
 
 

@@ -60,4 +60,13 @@ QUEUE_APIS = (
     "tensorflow.contrib.slim.parallel_reader.parallel_read",
     "tensorflow.contrib.slim.parallel_reader.ParallelReader",
     "tensorflow.contrib.slim.parallel_reader.single_pass_read",
+    # tf.contrib.learn's readers (also reached as tf.contrib.learn.io.*), built on queues
+    "tensorflow.contrib.learn.read_batch_examples",
+    "tensorflow.contrib.learn.read_keyed_batch_examples",
+    "tensorflow.contrib.learn.read_keyed_batch_examples_shared_queue",
+    "tensorflow.contrib.learn.read_batch_features",
+    "tensorflow.contrib.learn.read_batch_record_features",
+    "tensorflow.contrib.learn.read_keyed_batch_features",
+    "tensorflow.contrib.learn.read_keyed_batch_features_shared_queue",
+    "tensorflow.contrib.learn.queue_parsed_features",
 )

@@ -8,6 +8,15 @@ from qmigrate.rules.base import Example, Rule, example_source
 _SLIM_PROVIDER = ("read with tf.data.TFRecordDataset(files) (interleave for parallel reads), decode each "
                   "record with dataset.map(lambda r: decoder.decode(r, items)), then batch")
 
+_LEARN_READ = ("tf.contrib.learn reads the files through queues of its own (a file name queue, reader threads, "
+               "a shuffling or batching queue and their runners); qmigrate does not rewrite it yet")
+_LEARN_EXAMPLES = ("read the files with tf.data.TFRecordDataset (interleave for several reader threads), shuffle "
+                   "and repeat for randomize_input and num_epochs, then batch, and take a one-shot iterator's "
+                   "get_next()")
+_LEARN_FEATURES = ("tf.contrib.data.make_batched_features_dataset(file_pattern, batch_size, features, "
+                   "num_epochs=num_epochs, shuffle=randomize_input) and a one-shot iterator's get_next() "
+                   "(tf.data.experimental from 1.12)")
+
 # canonical name -> (why it is not rewritten, what to do)
 NOT_MIGRATED: Dict[str, Tuple[str, str]] = {
     "tensorflow.train.limit_epochs": (
@@ -54,6 +63,16 @@ NOT_MIGRATED: Dict[str, Tuple[str, str]] = {
         "tf.data.Dataset.from_tensor_slices(arrays) for in-memory data, or from_generator"),
     "tensorflow.contrib.slim.parallel_reader.ParallelReader": (
         "several readers fill a common queue", _SLIM_PROVIDER),
+    "tensorflow.contrib.learn.read_batch_examples": (_LEARN_READ, _LEARN_EXAMPLES),
+    "tensorflow.contrib.learn.read_keyed_batch_examples": (_LEARN_READ, _LEARN_EXAMPLES),
+    "tensorflow.contrib.learn.read_keyed_batch_examples_shared_queue": (_LEARN_READ, _LEARN_EXAMPLES),
+    "tensorflow.contrib.learn.read_batch_features": (_LEARN_READ, _LEARN_FEATURES),
+    "tensorflow.contrib.learn.read_batch_record_features": (_LEARN_READ, _LEARN_FEATURES),
+    "tensorflow.contrib.learn.read_keyed_batch_features": (_LEARN_READ, _LEARN_FEATURES),
+    "tensorflow.contrib.learn.read_keyed_batch_features_shared_queue": (_LEARN_READ, _LEARN_FEATURES),
+    "tensorflow.contrib.learn.queue_parsed_features": (
+        "it puts parsed features through a queue of its own, filled by queue runners",
+        "map the parsing over the dataset of the records and prefetch, instead of queueing the parsed tensors"),
 }
 
 

@@ -118,7 +118,20 @@ SPELLINGS = [
      "ddp.DatasetDataProvider", "tensorflow.contrib.slim.dataset_data_provider.DatasetDataProvider"),
     ("from tensorflow.python.training import monitored_session", "monitored_session.MonitoredTrainingSession",
      "tensorflow.train.MonitoredTrainingSession"),
+    ("import tensorflow as tf", "tf.contrib.learn.io.read_batch_features",
+     "tensorflow.contrib.learn.read_batch_features"),
+    ("from tensorflow.contrib.learn.python.learn.learn_io import graph_io", "graph_io.read_keyed_batch_examples",
+     "tensorflow.contrib.learn.read_keyed_batch_examples"),
 ]
+
+
+def test_a_reader_class_handed_to_a_contrib_learn_reader_is_its_call_s_business(tmp_path):
+    """tf.contrib.learn's readers take a reader class as `reader=`: the call is reported (QM001),
+    not the class as a slim Dataset's (QM110) or as a reader no provider reads (QM2xx)."""
+    source = (b"import tensorflow as tf\n\n\ndef input_fn(files):\n"
+              b"    return tf.contrib.learn.io.read_batch_features(files, 4, {}, reader=tf.TFRecordReader)\n")
+    analysis = engine.analyse(str(tmp_path / "example.py"), source, engine.Options())
+    assert [d.code for d in analysis.result().diagnostics] == ["QM001"]
 
 
 @pytest.mark.parametrize("imports,spelled,name", SPELLINGS, ids=[s[1] for s in SPELLINGS])
