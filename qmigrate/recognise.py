@@ -2533,10 +2533,10 @@ class _BlockRecogniser:
         unseen = []
         self.unseen_calls = ()
         moved = [(index, self.body[index]) for index in sorted(record_indices) if index not in kept]
-        # A header's calls count as the first moved statement's, whose line names them.
-        moved += [(moved[0][0] if moved else 0, header) for header in headers]
+        moved += [(moved[0][0] if moved else 0, header) for header in headers]  # its calls, by their own lines
         for index, node in moved:
             for call in cstutil.calls_of(node):
+                line = self.context.line_of(call) if self.context.line_of else self._line_of(index)
                 made = self._made_at_run_time(call.func, index)
                 if made is not None:
                     unseen.append((call, made))
@@ -2545,14 +2545,14 @@ class _BlockRecogniser:
                     raise _Broken(calls, "the per-record code calls `%s` (line %d): in the map function it would be "
                                   "made in the function's graph, so the program's summaries and collections would "
                                   "no longer hold it; move it after the batching, on the batch"
-                                  % (_code(call.func), self._line_of(index)))
+                                  % (_code(call.func), line))
                 made = self._state_made_by(call.func)
                 if made is not None:
-                    spelled, line, function, variable, where = made
+                    spelled, made_line, function, variable, where = made
                     raise _Broken(calls, "the per-record code calls `%s()` (line %d), and `%s` (line %d%s, in %s()) "
                                   "makes %s: in the map function it would be made in the function's graph, %s; keep "
                                   "it out of the per-record code (on the batch, or made once before the pipeline)"
-                                  % (_code(call.func), self._line_of(index), spelled, line, where, function,
+                                  % (_code(call.func), line, spelled, made_line, where, function,
                                      "a variable" if variable else "a summary or collection entry",
                                      "which a one-shot iterator cannot capture" if variable else
                                      "so the program's summaries and collections would no longer hold it"))
@@ -2561,7 +2561,7 @@ class _BlockRecogniser:
                     raise _Broken(calls, "the per-record code calls `%s()` (line %d), which `@%s` decorates%s: what "
                                   "a decorator makes of a function is code qmigrate does not follow (it may build a "
                                   "queue and its runner, as sugartensor's `producer_func` does, which a map function "
-                                  "cannot run)" % ((_code(call.func), self._line_of(index)) + wrapper))
+                                  "cannot run)" % ((_code(call.func), line) + wrapper))
         self.unseen_calls = tuple(unseen)
 
     def _made_at_run_time(self, func: cst.BaseExpression, index: int) -> Optional[str]:

@@ -55,7 +55,8 @@ class StringInputProducer(Rule):
     names = ("tensorflow.train.string_input_producer",)
     signature = ("string_tensor", "num_epochs", "shuffle", "seed", "capacity", "shared_name", "name", "cancel_op")
     message = "string_input_producer queue feeds a reader"
-    advice = "build the file names with tf.data.Dataset.from_tensor_slices(files).shuffle(...).repeat(...)"
+    advice = ("build the file names with tf.data.Dataset.from_tensor_slices(files), then .shuffle(len(files)) as the "
+              "producer shuffled each epoch (not for shuffle=False) and .repeat(num_epochs)")
     examples = (
         Example(
             before=example_source("""
@@ -132,8 +133,9 @@ class InputProducer(Rule):
     signature = ("input_tensor", "element_shape", "num_epochs", "shuffle", "seed", "capacity", "shared_name",
                  "summary_name", "name", "cancel_op")
     message = "input_producer queue feeds a reader"
-    advice = ("build the rows with tf.data.Dataset.from_tensor_slices(tensor).shuffle(n).repeat(num_epochs) "
-              "(and read file names with the matching dataset)")
+    advice = ("build the rows with tf.data.Dataset.from_tensor_slices(tensor), then .shuffle(n) as the producer "
+              "shuffled each epoch (not for shuffle=False) and .repeat(num_epochs) (and read file names with the "
+              "matching dataset)")
     examples = (
         Example(
             before=example_source("""
@@ -222,7 +224,8 @@ class SliceInputProducer(Rule):
     names = ("tensorflow.train.slice_input_producer",)
     signature = ("tensor_list", "num_epochs", "shuffle", "seed", "capacity", "shared_name", "name")
     message = "slice_input_producer queue feeds rows of tensors"
-    advice = "build the rows with tf.data.Dataset.from_tensor_slices((a, b)).shuffle(n).repeat(...)"
+    advice = ("build the rows with tf.data.Dataset.from_tensor_slices((a, b)), then .shuffle(n) as the producer "
+              "shuffled each epoch (not for shuffle=False) and .repeat(num_epochs)")
     examples = (
         Example(
             before=example_source("""
