@@ -461,6 +461,11 @@ class Explainer:
                 return ("the tensors it batches are kept on the object (`%s`, set at line %d%s): a chain that "
                         "goes through attributes, which qmigrate does not follow" % (
                             spelled, self.line_of(body[earlier]), origin))
+        own = [dotted(node) for node in attributes if params and node.value.value == params[0] in ("self", "cls")]
+        if own:  # set by another method (`__init__`): not tensors that come in as `self`
+            return ("the tensors it batches are kept on the object (`%s`), set outside %s(): a chain that goes "
+                    "through attributes another method sets, which qmigrate does not follow" % (
+                        own[0], function.name.value))
         return None
 
     # --- helpers -----------------------------------------------------------------------------

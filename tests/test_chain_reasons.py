@@ -46,3 +46,24 @@ def test_a_call_no_explainer_speaks_of_builds_none(monkeypatch):
     result = engine.analyse(str(path), path.read_bytes(), engine.Options()).result()
     assert result == expected and "QM401" in {d.code for d in result.diagnostics if not d.fixed}
     assert not unlinked.explains("QM401") and unlinked.explains("QM302")
+
+
+def test_tensors_an_other_method_keeps_on_the_object_are_said_to_be_kept_there(tmp_path):
+    # Found outside the corpus (image readers that read in __init__ and batch in dequeue()): the
+    # reason said they "come in as `self`, a parameter", and to list `[self, ...]` in the batching.
+    path = tmp_path / "reader.py"
+    path.write_text('''import tensorflow as tf
+
+
+class Reader(object):
+    def __init__(self, files):
+        self.queue = tf.train.string_input_producer(files)
+        self.image = tf.image.decode_png(tf.read_file(self.queue.dequeue()))
+
+    def dequeue(self, n):
+        return tf.train.batch([self.image], n)
+''')
+    result, = api.migrate([str(path)], jobs=1)
+    [message] = [d.message for d in result.remaining if d.code == "QM301"]
+    assert "kept on the object (`self.image`), set outside dequeue()" in message
+    assert "a parameter" not in message
