@@ -29,6 +29,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
+from qmigrate import cstutil
 from qmigrate.names import ImportMap
 from qmigrate.slim_provider import DATASET, slim_name
 
@@ -267,90 +268,6 @@ def _only_read(function: cst.FunctionDef, name: str, line: cst.SimpleStatementLi
     return visitor.reads > 0 and not visitor.other
 
 
-class _Bindings(cst.CSTVisitor):
-    """Names bound in a function: `own[name]` counts its own bindings (parameters included),
-    `nested` holds those bound in scopes nested in it, `declared` its global and nonlocal names."""
-
-    def __init__(self):
-        self.depth = -1
-        self.own: Dict[str, int] = {}
-        self.nested: Set[str] = set()
-        self.declared: Set[str] = set()
-
-    def _bind(self, name: str) -> None:
-        if self.depth == 0:
-            self.own[name] = self.own.get(name, 0) + 1
-        elif self.depth > 0:
-            self.nested.add(name)
-
-    def _targets(self, target: cst.CSTNode) -> None:
-        if isinstance(target, cst.Name):
-            self._bind(target.value)
-        elif isinstance(target, (cst.Tuple, cst.List)):
-            for element in target.elements:
-                self._targets(element.value)
-        elif isinstance(target, cst.StarredElement):
-            self._targets(target.value)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._bind(node.name.value)
-        self.depth += 1
-
-    def leave_FunctionDef(self, node) -> None:
-        self.depth -= 1
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self._bind(node.name.value)
-        self.depth += 1
-
-    leave_ClassDef = leave_FunctionDef
-
-    def _enter(self, node) -> None:
-        self.depth += 1
-
-    visit_Lambda = visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _enter
-    leave_Lambda = leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = leave_FunctionDef
-
-    def visit_Param(self, node: cst.Param) -> None:
-        self._bind(node.name.value)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._targets(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._targets(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._targets(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._targets(node.target)
-
-    def visit_CompFor(self, node: cst.CompFor) -> None:
-        self._targets(node.target)
-
-    def visit_AsName(self, node: cst.AsName) -> None:
-        self._targets(node.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._targets(node.target)
-
-    def visit_Del(self, node: cst.Del) -> None:
-        self._targets(node.target)
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self.declared.update(item.name.value for item in node.names)
-
-    visit_Nonlocal = visit_Global
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        if node.asname is None:  # `import a.b` binds `a`
-            head = node.name
-            while isinstance(head, cst.Attribute):
-                head = head.value
-            self._bind(head.value)
-
-
 def _stable(function: cst.FunctionDef, value: cst.BaseExpression) -> bool:
     """Whether `value`, read anywhere in the function after the Dataset's line, is what the
     Dataset stored (see the module's contract)."""
@@ -358,8 +275,8 @@ def _stable(function: cst.FunctionDef, value: cst.BaseExpression) -> bool:
         return True
     if not isinstance(value, cst.Name):
         return False
-    bindings = _Bindings()
-    function.visit(bindings)
+    bindings = cstutil.Bindings()
+    cstutil.walk(function, bindings)
     name = value.value
     return bindings.own.get(name, 0) == 1 and name not in bindings.nested and name not in bindings.declared
 

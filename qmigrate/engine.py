@@ -1847,7 +1847,7 @@ def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, se
     left = Counter(rule.code for rule, _ in plumbing)
     # A Coordinator whose last uses went with the runners: gone on a second look (none is needed
     # once every plumbing call is gone; the counts are those matched to the calls below).
-    while removed and any(left[code] > removed.get(code, 0) for code in left):
+    while removed and any(left[code] > sum(n for (_, c), n in removed.items() if c == code) for code in left):
         again, more, reasons_again = queue_runners.remove_plumbing(new_module, ImportMap(new_module))
         if not more:
             break
@@ -1857,14 +1857,42 @@ def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, se
     # analysis.imports is the old module's map (from its stdlib tree: the same as from its CST)
     analysis.new_module = drop_unused_tf_imports(analysis.module, new_module, analysis.imports,
                                                  analysis.module_loads)
-    # Calls in the rewritten module are new nodes; match them to the originals by order.
+    # Calls in the rewritten module are new nodes; match them to the originals by the classes and
+    # functions around them, and by order there (a coord of train() is not the one of evaluate()).
+    paths = _plumbing_paths(analysis)
+    left_over: List[Tuple[str, cst.CSTNode]] = []
     for rule, call in plumbing:
-        key = rule.code
+        key = (paths.get(id(call), ()), rule.code)
         if removed.get(key):
             removed[key] -= 1
             analysis.fixed_calls.add(id(call))
         elif key in reasons:
             analysis.reasons[id(call)] = reasons[key]
+        else:
+            left_over.append((rule.code, call))
+    by_code = Counter()
+    for (_, code), count in removed.items():
+        by_code[code] += count
+    any_reason = {}
+    for (_, code), why in reasons.items():
+        any_reason.setdefault(code, why)
+    for code, call in left_over:  # a path not found again (a function the rewrite renamed): by order
+        if by_code[code]:
+            by_code[code] -= 1
+            analysis.fixed_calls.add(id(call))
+        elif code in any_reason:
+            analysis.reasons[id(call)] = any_reason[code]
+
+
+def _plumbing_paths(analysis: FileAnalysis) -> Dict[int, Tuple[str, ...]]:
+    """id(plumbing call) -> the names of the classes and functions around it, outermost first
+    (from the stdlib tree's line ranges; none without a tree)."""
+    if analysis.tree is None:
+        return {}
+    scopes = sorted(((node.lineno, node.end_lineno, node.name) for node in astindex.nodes(
+        analysis.tree, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)), key=lambda scope: scope[0])
+    return {id(call): tuple(name for start, end, name in scopes if start <= line <= end)
+            for rule, call, line, _ in analysis.occurrences if rule in PLUMBING}
 
 
 def verify(analysis: FileAnalysis) -> Optional[str]:

@@ -221,14 +221,20 @@ class QueueRunnersBlock(Rule):
 
 def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Counter] = None):
     """Remove queue-runner plumbing from a module in which no queue is left (`loads`: its name
-    loads, if counted).
+    loads, if counted: used when no function of it binds a name of its plumbing).
 
-    Returns (new module, {code: how many calls were removed}, {code: why the rest stays}).
+    Names are those of their scope (_PlumbingFinder's keys: a `coord` of one function is not the
+    `coord` of another), and counted there (a nested function's use of an enclosing `coord`
+    counts as the enclosing function's).
+
+    Returns (new module, {(path, code): how many calls were removed}, {(path, code): why the rest
+    stays}), `path` the names of the classes and functions around the call, outermost first (the
+    module's own: `()`).
     """
     finder = _PlumbingFinder(imports)
     cstutil.walk(module, finder, statements_only=True)
-    loads = loads if loads is not None else cstutil.module_loads(module)
-    reasons: Dict[str, str] = {}
+    loads_of = _ScopeLoads(module, finder, loads)
+    reasons = _Reasons(finder)
 
     drop_statements: Set[int] = set(id(stmt) for stmt in finder.runner_statements)
     # `coord.request_stop(e)` hands the coordinator an exception that its join() raises again
@@ -241,47 +247,88 @@ def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Coun
         assign = cstutil.single_assign(stmt)
         if assign is not None and not isinstance(assign[0], cst.Name):
             no_threads[id(stmt)] = cst.Module([]).code_for_node(assign[0])
-    for coord_name in sorted(finder.reporting & set(finder.coordinators)):
-        reasons[Coordinator.code] = ("`%s.request_stop(...)` is handed an exception, which its join() raises "
-                                     "again; it works without queue runners" % coord_name)
-        for stmt in finder.runners_by_coord[coord_name]:
+    for coord in sorted(finder.reporting & set(finder.coordinators), key=_key_order):
+        reasons.set(coord, Coordinator.code, "`%s.request_stop(...)` is handed an exception, which its join() "
+                    "raises again; it works without queue runners" % coord[1])
+        for stmt in finder.runners_by_coord[coord]:
             assign = cstutil.single_assign(stmt)
             if assign is not None and isinstance(assign[0], cst.Name):
                 no_threads[id(stmt)] = assign[0].value
-    for thread_name, uses in finder.thread_joins.items():
-        if any(id(stmt) in no_threads for stmt in finder.runner_statements_by_threads[thread_name]):
+    for threads, uses in finder.thread_joins.items():
+        if any(id(stmt) in no_threads for stmt in finder.runner_statements_by_threads[threads]):
             continue  # the coordinator's join() of no threads stays
-        if loads[thread_name] == len(uses):
+        if loads_of(threads) == len(uses):
             drop_statements.update(uses)
         else:
-            reasons[StartQueueRunners.code] = "its thread list `%s` is used for more than join()" % thread_name
-            drop_statements -= set(id(s) for s in finder.runner_statements_by_threads[thread_name])
+            reasons.set(threads, StartQueueRunners.code, "its thread list `%s` is used for more than join()" % threads[1])
+            drop_statements -= set(id(s) for s in finder.runner_statements_by_threads[threads])
 
     loops: Set[int] = set()
-    for coord_name, stmt in finder.coordinators.items():
-        plumbing = finder.coord_uses[coord_name]
-        passed = finder.coord_passed[coord_name]
-        if coord_name in finder.reporting:
+    for coord, stmt in finder.coordinators.items():
+        plumbing = finder.coord_uses[coord]
+        passed = finder.coord_passed[coord]
+        if coord in finder.reporting:
             continue
-        if StartQueueRunners.code in reasons:
-            reasons[Coordinator.code] = "it is kept with the start_queue_runners call that uses it"
-        elif loads[coord_name] == len(plumbing["statements"]) + len(plumbing["loops"]) + passed:
+        if any(id(s) not in drop_statements for s in finder.runners_by_coord[coord]):
+            reasons.set(coord, Coordinator.code, "it is kept with the start_queue_runners call that uses it")
+        elif loads_of(coord) == len(plumbing["statements"]) + len(plumbing["loops"]) + passed:
             drop_statements.add(id(stmt))
             drop_statements.update(plumbing["statements"])
             loops.update(plumbing["loops"])
         else:
-            reasons[Coordinator.code] = ("`%s` is used beyond the queue runners (it still works without them)"
-                                         % coord_name)
-    if finder.kept_coordinators and Coordinator.code not in reasons:
-        reasons[Coordinator.code] = ("it is kept in `%s`, which other methods or modules may use (it still works "
-                                     "without queue runners)" % finder.kept_coordinators[0])
+            reasons.set(coord, Coordinator.code, "`%s` is used beyond the queue runners (it still works without them)"
+                        % coord[1])
+    for path, held in finder.kept_coordinators:
+        reasons.at(path, Coordinator.code, "it is kept in `%s`, which other methods or modules may use (it still "
+                   "works without queue runners)" % held)
     for stmt in finder.runner_blocks + finder.hand_loops:
         drop_statements.add(id(stmt))
     remover = _PlumbingRemover(drop_statements, loops, finder.runner_items, no_threads)
     remover.reach = cstutil.statements_holding(module, drop_statements | loops)
     new_module = module.visit(remover)
-    removed = Counter(rule.code for rule, stmt in finder.calls if id(stmt) in drop_statements)
-    return new_module, dict(removed), reasons
+    removed = Counter((finder.paths[id(stmt)], rule.code) for rule, stmt in finder.calls if id(stmt) in drop_statements)
+    return new_module, dict(removed), reasons.found
+
+
+class _Reasons:
+    """Why plumbing stays, by the path of the scope it stands in and its code; the first said holds."""
+
+    def __init__(self, finder: "_PlumbingFinder"):
+        self.finder = finder
+        self.found: Dict[Tuple[Tuple[str, ...], str], str] = {}
+
+    def set(self, key: "_Key", code: str, why: str) -> None:
+        self.at(self.finder.scope_paths.get(key[0], ()), code, why)
+
+    def at(self, path: Tuple[str, ...], code: str, why: str) -> None:
+        self.found.setdefault((path, code), why)
+
+
+_Key = Tuple[Optional[int], str]  # (id of the function whose name it is, or None for the module's; the name)
+
+
+def _key_order(key: _Key) -> Tuple[int, str]:
+    return (key[0] or 0, key[1])
+
+
+class _ScopeLoads:
+    """How often the name of a key is read in its scope (cstutil.scoped_uses of its function, or
+    of the module for module-level names)."""
+
+    def __init__(self, module: cst.Module, finder: "_PlumbingFinder", module_loads: Optional[Counter]):
+        self.module, self.finder = module, finder
+        # The module's loads count a function's local of the same name too: usable only without functions.
+        self.module_loads = module_loads if not finder.functions and not finder.classes else None
+        self.counts: Dict[Optional[int], Counter] = {}
+
+    def __call__(self, key: _Key) -> int:
+        scope, name = key
+        if scope is None and self.module_loads is not None:
+            return self.module_loads[name]
+        if scope not in self.counts:
+            node = self.module if scope is None else self.finder.functions[scope]
+            self.counts[scope] = Counter(cstutil.scoped_uses(node).loads)
+        return self.counts[scope][name]
 
 
 def _call_of(stmt: cst.BaseStatement) -> Optional[cst.Call]:
@@ -454,28 +501,69 @@ class SessionStartsRunners(Rule):
 
 
 class _PlumbingFinder(cst.CSTVisitor):
+    """The plumbing statements of a module, their names keyed by scope (`_Key`): a name read in a
+    function is the function's when it binds it, else the nearest enclosing function's that does,
+    else the module's."""
+
     def __init__(self, imports: ImportMap):
         self.imports = imports
         self.calls: List[Tuple[type, cst.BaseStatement]] = []
         self.runner_statements: List[cst.BaseStatement] = []
-        self.runner_statements_by_threads: Dict[str, List[cst.BaseStatement]] = defaultdict(list)
-        self.thread_joins: Dict[str, List[int]] = {}
-        self.kept_coordinators: List[str] = []  # kept to something else than a plain name (`self.coord`)
-        self.coordinators: Dict[str, cst.BaseStatement] = {}
+        self.runner_statements_by_threads: Dict[_Key, List[cst.BaseStatement]] = defaultdict(list)
+        self.thread_joins: Dict[_Key, List[int]] = {}
+        # (path, target) of those kept to something else than a plain name (`self.coord`)
+        self.kept_coordinators: List[Tuple[Tuple[str, ...], str]] = []
+        self.coordinators: Dict[_Key, cst.BaseStatement] = {}
         self.coord_uses = defaultdict(lambda: {"statements": [], "loops": []})
         self.coord_passed: Counter = Counter()
-        self.runners_by_coord: Dict[str, List[cst.BaseStatement]] = defaultdict(list)
-        self.reporting: Set[str] = set()  # coordinators whose request_stop() is handed an exception
-        self._joins: List[Tuple[str, cst.BaseStatement]] = []
+        self.runners_by_coord: Dict[_Key, List[cst.BaseStatement]] = defaultdict(list)
+        self.reporting: Set[_Key] = set()  # coordinators whose request_stop() is handed an exception
+        self._joins: List[Tuple[_Key, cst.BaseStatement]] = []
         self.runner_blocks: List[cst.With] = []  # `with slim.queues.QueueRunners(sess):`, nothing bound
         self.runner_items: Set[int] = set()  # their QueueRunners items
         self.hand_loops: List[cst.For] = []  # loops starting the collection's runners (RunnersStartedByHand)
+        self.functions: Dict[int, cst.FunctionDef] = {}  # by id, those walked
+        self.classes = 0  # how many classes were walked
+        # The enclosing functions, each with its own names once asked for (most functions hold no plumbing).
+        self._scopes: List[list] = []
+        self._path: List[str] = []  # the names of the classes and functions around, outermost first
+        self.paths: Dict[int, Tuple[str, ...]] = {}  # id(statement of self.calls) -> its path
+        self.scope_paths: Dict[Optional[int], Tuple[str, ...]] = {None: ()}  # id(function) -> its path, inclusive
+
+    def _key(self, name: str) -> _Key:
+        for scope in reversed(self._scopes):
+            if scope[1] is None:
+                scope[1] = cstutil.own_bindings(scope[0])
+            if name in scope[1]:
+                return (id(scope[0]), name)
+        return (None, name)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions[id(node)] = node
+        self._scopes.append([node, None])
+        self._path.append(node.name.value)
+        self.scope_paths[id(node)] = tuple(self._path)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._scopes.pop()
+        self._path.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.classes += 1
+        self._path.append(node.name.value)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._path.pop()
+
+    def _call(self, rule: type, stmt: cst.CSTNode) -> None:
+        self.calls.append((rule, stmt))
+        self.paths[id(stmt)] = tuple(self._path)
 
     def visit_With(self, node: cst.With) -> None:
         for item in node.items:
             if isinstance(item.item, cst.Call) and item.asname is None \
                     and self.imports.resolve(item.item.func) == QueueRunnersBlock.names[0]:
-                self.calls.append((QueueRunnersBlock, node))
+                self._call(QueueRunnersBlock, node)
                 self.runner_blocks.append(node)
                 self.runner_items.add(id(item))
                 return
@@ -489,38 +577,39 @@ class _PlumbingFinder(cst.CSTVisitor):
         assign = cstutil.single_assign(node)
         target = assign[0].value if assign and isinstance(assign[0], cst.Name) else None
         if rule is StartQueueRunners:
-            self.calls.append((rule, node))
+            self._call(rule, node)
             self.runner_statements.append(node)
             if target:
-                self.runner_statements_by_threads[target].append(node)
-                self.thread_joins.setdefault(target, [])
+                self.runner_statements_by_threads[self._key(target)].append(node)
+                self.thread_joins.setdefault(self._key(target), [])
             coord = _argument(call, "coord", 1)
             if isinstance(coord, cst.Name):
-                self.coord_passed[coord.value] += 1
-                self.runners_by_coord[coord.value].append(node)
+                self.coord_passed[self._key(coord.value)] += 1
+                self.runners_by_coord[self._key(coord.value)].append(node)
         elif rule is Coordinator and target:
-            self.calls.append((rule, node))
-            self.coordinators[target] = node
+            self._call(rule, node)
+            self.coordinators[self._key(target)] = node
         elif rule is Coordinator and assign is not None:
-            self.kept_coordinators.append(cst.Module([]).code_for_node(assign[0]))
+            self.kept_coordinators.append((tuple(self._path), cst.Module([]).code_for_node(assign[0])))
         for owner, method, stop in _coordinator_calls(node):
+            owner = self._key(owner)
             self.coord_uses[owner]["statements"].append(id(node))
             if method == "request_stop" and stop.args:
                 self.reporting.add(owner)
             if method == "join":
                 threads = _argument(stop, "threads", 0)
                 if isinstance(threads, cst.Name):
-                    self._joins.append((threads.value, node))
+                    self._joins.append((self._key(threads.value), node))
 
     def visit_For(self, node: cst.For) -> None:
         if hand_started_loop(node, self.imports):
-            self.calls.append((RunnersStartedByHand, node))
+            self._call(RunnersStartedByHand, node)
             self.hand_loops.append(node)
 
     def visit_While(self, node: cst.While) -> None:
         owner = _should_stop_loop(node)
         if owner:
-            self.coord_uses[owner]["loops"].append(id(node))
+            self.coord_uses[self._key(owner)]["loops"].append(id(node))
 
     def leave_Module(self, original_node: cst.Module) -> None:
         for threads, stmt in self._joins:
