@@ -916,14 +916,14 @@ class _ReaderArguments(cst.CSTVisitor):
         self.found: List[Tuple[cst.CSTNode, str]] = []
 
     def visit_Call(self, node: cst.Call) -> None:
-        if rule_for(self.imports.resolve(node.func)) is not None:
+        given = [arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "reader"
+                 and isinstance(arg.value, (cst.Name, cst.Attribute))]
+        if not given or rule_for(self.imports.resolve(node.func)) is not None:
             return
-        for arg in node.args:
-            if arg.keyword is not None and arg.keyword.value == "reader" and isinstance(
-                    arg.value, (cst.Name, cst.Attribute)):
-                name = self.imports.resolve(arg.value) or ""
-                if name.startswith("tensorflow.") and name.endswith("Reader"):
-                    self.found.append((arg.value, name))
+        for value in given:
+            name = self.imports.resolve(value) or ""
+            if name.startswith("tensorflow.") and name.endswith("Reader"):
+                self.found.append((value, name))
 
 
 def _reader_class_arguments(analysis: FileAnalysis, options: Options) -> None:

@@ -2536,12 +2536,12 @@ class _BlockRecogniser:
         moved += [(moved[0][0] if moved else 0, header) for header in headers]  # its calls, by their own lines
         for index, node in moved:
             for call in cstutil.calls_of(node):
-                line = self.context.line_of(call) if self.context.line_of else self._line_of(index)
                 made = self._made_at_run_time(call.func, index)
                 if made is not None:
                     unseen.append((call, made))
                 name = self.imports.resolve(call.func) or ""
                 if graph_state.is_summary_or_collection(name):
+                    line = self._call_line(call, index)
                     raise _Broken(calls, "the per-record code calls `%s` (line %d): in the map function it would be "
                                   "made in the function's graph, so the program's summaries and collections would "
                                   "no longer hold it; move it after the batching, on the batch"
@@ -2549,6 +2549,7 @@ class _BlockRecogniser:
                 made = self._state_made_by(call.func)
                 if made is not None:
                     spelled, made_line, function, variable, where = made
+                    line = self._call_line(call, index)
                     raise _Broken(calls, "the per-record code calls `%s()` (line %d), and `%s` (line %d%s, in %s()) "
                                   "makes %s: in the map function it would be made in the function's graph, %s; keep "
                                   "it out of the per-record code (on the batch, or made once before the pipeline)"
@@ -2558,11 +2559,16 @@ class _BlockRecogniser:
                                      "so the program's summaries and collections would no longer hold it"))
                 wrapper = self._wrapping_decorator(call.func)
                 if wrapper is not None:
+                    line = self._call_line(call, index)
                     raise _Broken(calls, "the per-record code calls `%s()` (line %d), which `@%s` decorates%s: what "
                                   "a decorator makes of a function is code qmigrate does not follow (it may build a "
                                   "queue and its runner, as sugartensor's `producer_func` does, which a map function "
                                   "cannot run)" % ((_code(call.func), line) + wrapper))
         self.unseen_calls = tuple(unseen)
+
+    def _call_line(self, call: cst.Call, index: int) -> int:
+        """The line of a call in leaf `index` (asked only to say it: positions cost)."""
+        return self.context.line_of(call) if self.context.line_of else self._line_of(index)
 
     def _made_at_run_time(self, func: cst.BaseExpression, index: int) -> Optional[str]:
         """How the function a per-record call calls by a plain name is made, when qmigrate cannot
