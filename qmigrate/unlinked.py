@@ -293,6 +293,8 @@ class Explainer:
         for binder in sorted(set(sources)):  # the earliest: where the tensors start
             assign = cstutil.single_assign(body[binder])
             value = assign[1] if assign else None
+            if isinstance(value, (cst.ListComp, cst.GeneratorExp)) and isinstance(value.elt, cst.Call):
+                value = value.elt  # `[read(queue) for _ in range(n)]`: made by that call, n times
             if not (isinstance(value, cst.Call) and self._callee(value, tf_too=False)):
                 continue
             callee, line = self._callee(value), self.line_of(body[binder])

@@ -67,3 +67,26 @@ class Reader(object):
     [message] = [d.message for d in result.remaining if d.code == "QM301"]
     assert "kept on the object (`self.image`), set outside dequeue()" in message
     assert "a parameter" not in message
+
+
+def test_records_a_comprehension_makes_by_a_call_are_said_to_come_from_that_call(tmp_path):
+    # Found outside the corpus (video-classification readers): the reason blamed `num_readers`, the
+    # parameter the comprehension's range reads, as where the tensors came in.
+    path = tmp_path / "inputs.py"
+    path.write_text('''import tensorflow as tf
+
+
+def parse(queue):
+    _, serialized = tf.TFRecordReader().read_up_to(queue, 3)
+    return {"id": tf.parse_example(serialized, {"id": tf.FixedLenFeature([], tf.int64)})["id"]}
+
+
+def inputs(files, batch_size, num_readers=2):
+    queue = tf.train.string_input_producer(files)
+    parsed = [parse(queue) for _ in range(num_readers)]
+    return tf.train.batch_join(parsed, batch_size, enqueue_many=True)
+''')
+    result, = api.migrate([str(path)], jobs=1)
+    [message] = [d.message for d in result.remaining if d.code == "QM303"]
+    assert "the tensors it batches come from parse() (line 11)" in message
+    assert "num_readers" not in message
