@@ -2719,6 +2719,7 @@ class _BlockRecogniser:
             except cst.ParserSyntaxError:
                 pass
         stateful: Dict[str, int] = {}  # name -> the statement that makes it from a stateful op
+        tensors: Dict[str, int] = {}  # name -> the statement that makes it with a TensorFlow call
         taken: Dict[str, int] = {}  # name -> the statement taking a queue's or iterator's next element
         takes = self._next_element_statements(batch_index, chain)
         for index in range(batch_index):
@@ -2727,27 +2728,61 @@ class _BlockRecogniser:
             stmt = self.body[index]
             if not isinstance(stmt, cst.SimpleStatementLine):
                 continue
-            made = any((self.imports.resolve(call.func) or "").startswith(_STATEFUL_OPS)
-                       for call in cstutil.calls_of(stmt))
+            resolved = [self.imports.resolve(call.func) or "" for call in cstutil.calls_of(stmt)]
+            made = any(name.startswith(_STATEFUL_OPS) for name in resolved)
+            made_tensor = any(name.startswith("tensorflow.") and not name.startswith(_PYTHON_VALUED)
+                              for name in resolved)
             next_element = index in takes
             derived = set(self.uses[index].loads) & set(stateful)
+            derived_tensor = set(self.uses[index].loads) & set(tensors)
             for name in self.uses[index].stores:
                 taken.pop(name, None)
                 if made or derived:
                     stateful[name] = index
                 else:
                     stateful.pop(name, None)
+                if made_tensor or derived_tensor:
+                    tensors[name] = index
+                else:
+                    tensors.pop(name, None)
                 if next_element:
                     taken[name] = index
         self.captured_reads = tuple(sorted({taken[name] for name in reads & set(taken)}))
         self._check_stateful_attributes(moved, map_returns, calls)
-        self._check_captured_params(reads, calls)
+        arguments = self._batching_argument_reads(batch_index)
+        self._check_captured_params(reads | arguments, calls)
+        fed = sorted(arguments & set(stateful))
+        if fed:  # `batch_size=bs`, bs a placeholder fed at each step
+            raise _Broken(calls, "the batching's arguments read `%s`, made at line %d from a stateful op (a placeholder "
+                          "fed at each step, a variable, a random op): a one-shot iterator's dataset takes them "
+                          "once, by value, which TF 1.x refuses (the queue read them anew for each batch); give "
+                          "the batching a Python value" % (fed[0], self._line_of(stateful[fed[0]])))
+        sized = sorted(arguments & set(tensors))
+        if sized:  # `batch_size=tf.constant(4)`: tf.data wants an int64 value, not the int32 tensor
+            raise _Broken(calls, "the batching's arguments read `%s`, a tensor made at line %d: tf.data takes batch "
+                          "and buffer sizes as int64 values fixed when the dataset is built, where the queue took "
+                          "an int32 tensor; give the batching a Python value" % (
+                              sized[0], self._line_of(tensors[sized[0]])))
         captured = sorted(reads & set(stateful))
         if captured:
             raise _Broken(calls, "the per-record code reads `%s`, made at line %d from a stateful op (random, "
                           "variable, placeholder or py_func) outside it: the map function would capture it by value, "
                           "which a one-shot iterator cannot (the queue ran it once per record); move that statement "
                           "into the per-record code" % (captured[0], self._line_of(stateful[captured[0]])))
+
+    def _batching_argument_reads(self, batch_index: int) -> Set[str]:
+        """The names the batching call's arguments read, but for the tensors it batches (those are
+        the records'): `batch_size`, `capacity`, `num_threads`..., which the dataset takes when it is
+        built."""
+        found = _call_with_rule(cstutil.statement_value(self.body[batch_index]), self.imports, BATCHERS)
+        if found is None:
+            return set()
+        rule, call = found
+        reads: Set[str] = set()
+        for key, value in rule.bind(call).items():
+            if key not in ("tensors", "tensors_list") and isinstance(value, cst.CSTNode):
+                reads |= set(cstutil.name_uses(value).loads)
+        return reads
 
     def _check_captured_params(self, reads: Set[str], calls) -> None:
         """The parameters of the scope function the moved code reads: refused when a call of the
@@ -3462,6 +3497,10 @@ _STATEFUL_OPS = tuple("tensorflow." + name for name in (
     "random_uniform", "random_normal", "truncated_normal", "random_shuffle", "random_gamma", "random_poisson",
     "multinomial", "random.", "placeholder", "Variable", "get_variable", "py_func", "train.get_global_step",
     "train.get_or_create_global_step", "train.create_global_step"))
+
+# TensorFlow calls that give Python values (file names, counts, flags), not tensors.
+_PYTHON_VALUED = ("tensorflow.gfile.", "tensorflow.io.gfile.", "tensorflow.python_io.", "tensorflow.app.",
+                  "tensorflow.flags.", "tensorflow.logging.", "tensorflow.contrib.slim.parallel_reader.get_data_files")
 
 
 def _dict_values(returns: str) -> List[str]:

@@ -50,3 +50,23 @@ def counted_batches(files, batch_size):
         x = tf.identity(parsed['x'])
     batch = tf.train.batch([x, parsed['id']], batch_size, allow_smaller_final_batch=True)
     return batch, seen
+
+
+def fed_size_batches(files):
+    """A batch size fed at each step (a placeholder the batching reads): a one-shot iterator's
+    dataset would take it once, by value, which TF 1.x refuses: the pipeline stays."""
+    batch_size = tf.placeholder(tf.int32, [])
+    queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+    _, serialized = tf.TFRecordReader().read(queue)
+    parsed = tf.parse_single_example(serialized, _FEATURES)
+    ids = tf.train.batch([parsed['id']], batch_size)
+    return batch_size, ids
+
+
+def tensor_size_batches(files):
+    """A batch size that is an int32 tensor: tf.data takes int64 sizes: the pipeline stays."""
+    batch_size = tf.constant(5)
+    queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+    _, serialized = tf.TFRecordReader().read(queue)
+    parsed = tf.parse_single_example(serialized, _FEATURES)
+    return tf.train.batch([parsed['id']], batch_size)
