@@ -200,7 +200,8 @@ class FileAnalysis:
         elif id(call) not in self.fixed_calls:
             reason = (self.reasons.get(id(call)) or rule.reason_for(name)
                       or (PLUMBING_KEPT if rule in PLUMBING else self._unlinked(rule, call)))
-            message += "; not rewritten: %s; to do: %s" % (reason, self.todo.get(id(call)) or rule.advice_for(name))
+            to_do = self.todo.get(id(call)) or rule.advice_for(name) + _batching_hints(rule, call)
+            message += "; not rewritten: %s; to do: %s" % (reason, to_do)
         return message
 
     def reason_template(self, call: cst.CSTNode) -> Optional["ReasonTemplate"]:
@@ -1882,6 +1883,23 @@ def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, se
             analysis.fixed_calls.add(id(call))
         elif code in any_reason:
             analysis.reasons[id(call)] = any_reason[code]
+
+
+def _batching_hints(rule, call: cst.CSTNode) -> str:
+    """What the to-do of a batching left as it is must add for its own arguments: `padded_batch`
+    for `dynamic_pad=True` (`batch` fails on records of different shapes), and dropping the last
+    partial batch unless `allow_smaller_final_batch=True` (`batch` keeps it)."""
+    if rule not in BATCHERS + JOINERS or not isinstance(call, cst.Call):
+        return ""
+    given = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+    hints = []
+    if isinstance(given.get("dynamic_pad"), cst.Name) and given["dynamic_pad"].value == "True":
+        hints.append("padded_batch(n, padded_shapes) in place of batch(n), as dynamic_pad=True padded")
+    smaller = given.get("allow_smaller_final_batch")
+    if not (isinstance(smaller, cst.Name) and smaller.value == "True"):
+        hints.append("drop the last partial batch as the queue did (tf.contrib.data.batch_and_drop_remainder(n) on "
+                     "TF 1.8, batch(n, drop_remainder=True) from 1.10)")
+    return "".join("; " + hint for hint in hints)
 
 
 def _plumbing_paths(analysis: FileAnalysis) -> Dict[int, Tuple[str, ...]]:

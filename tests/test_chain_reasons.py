@@ -90,3 +90,29 @@ def inputs(files, batch_size, num_readers=2):
     [message] = [d.message for d in result.remaining if d.code == "QM303"]
     assert "the tensors it batches come from parse() (line 11)" in message
     assert "num_readers" not in message
+
+
+@pytest.mark.parametrize("arguments,padded,dropped", [
+    ("dynamic_pad=True", True, True),
+    ("dynamic_pad=True, allow_smaller_final_batch=True", True, False),
+    ("", False, True),
+])
+def test_a_batching_left_says_to_pad_and_to_drop_the_last_batch_as_it_did(arguments, padded, dropped, tmp_path):
+    # Found outside the corpus: the to-do said `.batch(n)`, which fails on records of different
+    # shapes (dynamic_pad) and keeps the last partial batch that the queue dropped.
+    path = tmp_path / "reader.py"
+    path.write_text('''import tensorflow as tf
+
+
+class Reader(object):
+    def __init__(self, files):
+        queue = tf.train.string_input_producer(files)
+        self.words = tf.string_split([tf.read_file(queue.dequeue())]).values
+
+    def batches(self, n):
+        return tf.train.batch([self.words], n, %s)
+''' % arguments)
+    result, = api.migrate([str(path)], jobs=1)
+    [message] = [d.message for d in result.remaining if d.code == "QM301"]
+    assert ("padded_batch(n, padded_shapes)" in message) == padded
+    assert ("drop the last partial batch" in message) == dropped
