@@ -131,15 +131,20 @@ def _own_lines(function: cst.FunctionDef, outside_loops: bool = False) -> List[c
     return [line for line in visitor.lines if not (outside_loops and id(line) in visitor.looped)]
 
 
-def _assigned_call(line: cst.SimpleStatementLine) -> Optional[Tuple[str, cst.Call]]:
-    """(name, call) of a line that is only `name = call(...)`."""
+def _assigned(line: cst.SimpleStatementLine) -> Optional[Tuple[str, cst.BaseExpression]]:
+    """(name, value) of a line that is only `name = value`."""
     if len(line.body) != 1 or not isinstance(line.body[0], cst.Assign):
         return None
     assign = line.body[0]
-    if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name) \
-            or not isinstance(assign.value, cst.Call):
+    if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
         return None
     return assign.targets[0].target.value, assign.value
+
+
+def _assigned_call(line: cst.SimpleStatementLine) -> Optional[Tuple[str, cst.Call]]:
+    """(name, call) of a line that is only `name = call(...)`."""
+    assigned = _assigned(line)
+    return assigned if assigned is not None and isinstance(assigned[1], cst.Call) else None
 
 
 def _datasets(function: cst.FunctionDef, imports: ImportMap) -> List[Tuple[str, cst.SimpleStatementLine, cst.Call]]:
@@ -352,9 +357,8 @@ def _drop_unread(function: cst.FunctionDef, values: Dict[str, cst.BaseExpression
         if occurrences.count != 1:
             continue
         for line in _own_lines(function):
-            assigned = line.body[0] if len(line.body) == 1 and isinstance(line.body[0], cst.Assign) else None
-            if assigned is not None and len(assigned.targets) == 1 and isinstance(assigned.targets[0].target, cst.Name) \
-                    and assigned.targets[0].target.value == value.value and _plain(assigned.value):
+            assigned = _assigned(line)
+            if assigned is not None and assigned[0] == value.value and _plain(assigned[1]):
                 function = _drop(function, line) or function
                 break
     return function

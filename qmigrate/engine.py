@@ -752,7 +752,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
                              if name.startswith(captured_params.KEPT_PREFIX)}
     context.mentioned_attributes = {name[1:]: why for name, why in (keep_helpers or {}).items()
                                     if name.startswith(".")}
-    context.kept_input_fns = {name[len(estimator_inputs.KEPT_PREFIX):]: why for name, why in (keep_helpers or {}).items()
+    context.kept_input_fns = {name[len(estimator_inputs.KEPT_PREFIX):]: why
+                              for name, why in (keep_helpers or {}).items()
                               if name.startswith(estimator_inputs.KEPT_PREFIX)}
     keep = _keep_forwarded(keep_helpers or {}, context)
     # The analysis as it stands before any rewrite, for a second attempt (findings and names kept).

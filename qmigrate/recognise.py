@@ -2706,7 +2706,10 @@ class _BlockRecogniser:
         placeholder, a py_func: TF 1.x fails with "Cannot capture a stateful node"), and the queue
         ran such an op once per record anyway. Refused when a name the moved code (or the header
         of a `with` that moves with it) reads is bound in this block, outside the record path and
-        before the batch, by a statement that makes one, or derives from a name that does."""
+        before the batch, by a statement that makes one, or derives from a name that does. The
+        batching's other arguments (`batch_size`, `capacity`...) are taken by the dataset when it is
+        built: refused too when they read such a name, or a tensor a TensorFlow call made (tf.data
+        wants int64 sizes fixed then)."""
         moved = [index for index in sorted(record_indices) if index not in kept]
         reads = set(self.map_copies)  # a copied outer value is read where the function starts
         for index in moved:
@@ -2753,10 +2756,10 @@ class _BlockRecogniser:
         self._check_captured_params(reads | arguments, calls)
         fed = sorted(arguments & set(stateful))
         if fed:  # `batch_size=bs`, bs a placeholder fed at each step
-            raise _Broken(calls, "the batching's arguments read `%s`, made at line %d from a stateful op (a placeholder "
-                          "fed at each step, a variable, a random op): a one-shot iterator's dataset takes them "
-                          "once, by value, which TF 1.x refuses (the queue read them anew for each batch); give "
-                          "the batching a Python value" % (fed[0], self._line_of(stateful[fed[0]])))
+            raise _Broken(calls, "the batching's arguments read `%s`, made at line %d from a stateful op (a "
+                          "placeholder fed at each step, a variable, a random op): a one-shot iterator's dataset "
+                          "takes them once, by value, which TF 1.x refuses (the queue read them anew for each "
+                          "batch); give the batching a Python value" % (fed[0], self._line_of(stateful[fed[0]])))
         sized = sorted(arguments & set(tensors))
         if sized:  # `batch_size=tf.constant(4)`: tf.data wants an int64 value, not the int32 tensor
             raise _Broken(calls, "the batching's arguments read `%s`, a tensor made at line %d: tf.data takes batch "

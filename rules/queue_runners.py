@@ -260,7 +260,8 @@ def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Coun
         if loads_of(threads) == len(uses):
             drop_statements.update(uses)
         else:
-            reasons.set(threads, StartQueueRunners.code, "its thread list `%s` is used for more than join()" % threads[1])
+            reasons.set(threads, StartQueueRunners.code,
+                        "its thread list `%s` is used for more than join()" % threads[1])
             drop_statements -= set(id(s) for s in finder.runner_statements_by_threads[threads])
 
     loops: Set[int] = set()
@@ -286,7 +287,8 @@ def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Coun
     remover = _PlumbingRemover(drop_statements, loops, finder.runner_items, no_threads)
     remover.reach = cstutil.statements_holding(module, drop_statements | loops)
     new_module = module.visit(remover)
-    removed = Counter((finder.paths[id(stmt)], rule.code) for rule, stmt in finder.calls if id(stmt) in drop_statements)
+    removed = Counter((finder.paths[id(stmt)], rule.code) for rule, stmt in finder.calls
+                      if id(stmt) in drop_statements)
     return new_module, dict(removed), reasons.found
 
 
