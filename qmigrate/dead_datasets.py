@@ -165,7 +165,7 @@ def _provided_dataset(function: cst.FunctionDef, name: str, imports: ImportMap) 
     if len(made) != 1:
         return None
     for line in _own_lines(function):
-        for node in _calls(line):
+        for node in cstutil.calls_of(line):
             if slim_name(imports.resolve(node.func)) != PROVIDER:
                 continue
             for position, arg in enumerate(node.args):
@@ -174,20 +174,6 @@ def _provided_dataset(function: cst.FunctionDef, name: str, imports: ImportMap) 
                         and isinstance(arg.value, cst.Name) and arg.value.value == name:
                     return made[0]
     return None
-
-
-class _Calls(cst.CSTVisitor):
-    def __init__(self):
-        self.calls: List[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-
-def _calls(node: cst.CSTNode) -> List[cst.Call]:
-    visitor = _Calls()
-    node.visit(visitor)
-    return visitor.calls
 
 
 def _values(call: cst.Call) -> Optional[Dict[str, cst.BaseExpression]]:
