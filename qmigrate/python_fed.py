@@ -818,13 +818,16 @@ class _Reader:
                 stmt = tree.statement(append)
                 top = self._top_index(stmt, body)
                 small = cstutil.single_small(stmt)
+                loop = tree.in_loop(stmt, tree.function(stmt))
+                if loop is not None:  # one element an iteration: how many, qmigrate does not count
+                    raise Declined("`%s` is grown by %s, an append in a loop (%s), which qmigrate does not "
+                                   "follow" % (text, tree.where(stmt), tree.where(loop)))
                 if not (isinstance(small, cst.Expr) and small.value is append and top is not None
                         and start < top < until and tree.function(stmt) is self.ctor_function
-                        and tree.in_loop(stmt, self.ctor_function) is None
                         and len(append.args) == 1 and append.args[0].keyword is None and not append.args[0].star
                         and element_ok(append.args[0].value)):
                     raise Declined("`%s` is grown by %s, which is not an append of %s between its binding and "
-                                   "the queue's use of it, outside loops" % (text, tree.where(stmt), what))
+                                   "the queue's use of it" % (text, tree.where(stmt), what))
                 grown.append(stmt)
                 continue
             if not self._only_read(ref):

@@ -316,3 +316,31 @@ def test_batchers_kept_after_the_generator_say_why():
     assert len(reasons) == 2
     for pattern in expected:
         assert any(re.search(pattern, reason) for reason in reasons), (pattern, reasons)
+
+
+def test_placeholders_appended_in_a_loop_are_said_to_be_so(tmp_path):
+    # Found outside the corpus (a feeder that makes one placeholder per dtype): the reason said
+    # the append was "not an append of tf.placeholder tensors ... outside loops", which it is.
+    path = tmp_path / "feeder.py"
+    path.write_text('''import threading
+
+import tensorflow as tf
+
+
+def start_feeding(sess, rows, dtypes):
+    placeholders = []
+    for dtype in dtypes:
+        placeholders.append(tf.placeholder(dtype=dtype))
+    queue = tf.FIFOQueue(10, dtypes=dtypes)
+    enqueue = queue.enqueue(placeholders)
+
+    def feed():
+        for row in rows:
+            sess.run(enqueue, feed_dict=dict(zip(placeholders, row)))
+
+    threading.Thread(target=feed).start()
+    return queue.dequeue()
+''')
+    result = _migrate(str(path))
+    [message] = [d.message for d in result.remaining if d.code == "QM307" and "FIFOQueue" in d.message]
+    assert "an append in a loop (`for dtype in dtypes:` (line 8))" in message
