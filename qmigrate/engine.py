@@ -760,7 +760,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     def pristine() -> FileAnalysis:
         return dataclasses.replace(analysis, reasons={}, fixed_calls=set(), findings=list(analysis.findings),
                                    pipeline_functions=Counter(), todo={}, returned_results=[],
-                                   captured_params=[])
+                                   captured_params=[], dataset_input_fns=[])
     first, unlinked_first = pristine(), pristine()
     rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep)
     new_module = module.visit(rewriter)
