@@ -2460,6 +2460,13 @@ class _BlockRecogniser:
                     raise _Broken(calls, "the per-record tensor `%s` is used in the header of the `with` at line %d "
                                   "(such as tf.control_dependencies), which qmigrate does not move into the map "
                                   "function yet" % (name, header))
+                other = self._other_batching_of(name, batch_index)
+                if other is not None:  # the other batching is told the same
+                    raise _Broken(calls + (other,), "the records are batched twice, at lines %d and %d (`%s` goes to "
+                                  "both), each record by whichever queue took it first; qmigrate does not split one "
+                                  "reader's records between two batchings" % (
+                                      self._line_of(batch_index),
+                                      self.context.line_of(other) if self.context.line_of else 0, name))
                 raise _Broken(calls, "the per-record tensor `%s` is also used outside the record path" % name)
         for index in record_indices:
             escaped = self.uses[index].mutated - tainted
@@ -2772,6 +2779,16 @@ class _BlockRecogniser:
                           "variable, placeholder or py_func) outside it: the map function would capture it by value, "
                           "which a one-shot iterator cannot (the queue ran it once per record); move that statement "
                           "into the per-record code" % (captured[0], self._line_of(stateful[captured[0]])))
+
+    def _other_batching_of(self, name: str, batch_index: int) -> Optional[cst.Call]:
+        """Another batching call of the block (a statement's value) that batches `name`, if any."""
+        for index, stmt in enumerate(self.body):
+            if index == batch_index:
+                continue
+            found = _call_with_rule(cstutil.statement_value(stmt), self.imports, BATCHERS + JOINERS)
+            if found is not None and name in cstutil.name_uses(found[1]).loads:
+                return found[1]
+        return None
 
     def _batching_argument_reads(self, batch_index: int) -> Set[str]:
         """The names the batching call's arguments read, but for the tensors it batches (those are

@@ -116,3 +116,24 @@ class Reader(object):
     [message] = [d.message for d in result.remaining if d.code == "QM301"]
     assert ("padded_batch(n, padded_shapes)" in message) == padded
     assert ("drop the last partial batch" in message) == dropped
+
+
+def test_records_batched_twice_say_so_at_both_batchings(tmp_path):
+    # Found outside the corpus (a train and a test batch of one reader): the first batching said
+    # its tensor was "used outside the record path", the second that it was "not part of a chain".
+    path = tmp_path / "inputs.py"
+    path.write_text('''import tensorflow as tf
+
+
+def inputs(files, batch_size):
+    queue = tf.train.string_input_producer(files)
+    _, value = tf.WholeFileReader().read(queue)
+    image = tf.to_float(tf.image.decode_png(value, channels=1))
+    train = tf.train.shuffle_batch([image], batch_size, 40, 5)
+    test = tf.train.batch([image], batch_size)
+    return train, test
+''')
+    result, = api.migrate([str(path)], jobs=1)
+    reasons = {d.code: d.message for d in result.remaining}
+    for code in ("QM101", "QM204", "QM301", "QM302"):
+        assert "the records are batched twice, at lines 8 and 9 (`image` goes to both)" in reasons[code]
