@@ -524,6 +524,14 @@ def parse_stage(text: str, config) -> cst.BaseStatement:
                                             for line in stmt.leading_lines])
 
 
+def argument(call: cst.Call, keyword: str, position: Optional[int] = None) -> Optional[cst.BaseExpression]:
+    """The value a call passes as `keyword=`, or as its positional argument `position`; None if neither."""
+    for index, arg in enumerate(call.args):
+        if (arg.keyword is not None and arg.keyword.value == keyword) or (arg.keyword is None and index == position):
+            return arg.value
+    return None
+
+
 def param_names(function: cst.FunctionDef) -> List[str]:
     """Every name the function's parameters bind: positional-only, plain, keyword-only, * and **."""
     params = function.params

@@ -74,7 +74,9 @@ def _removal(function: cst.FunctionDef, before: cst.FunctionDef, imports: Import
         values = _values(call)
         if old_call is None or values is None or not _only_read(function, name, statement):
             continue
-        if not all(_stable(function, values[attr]) for attr in _READ):
+        bindings = cstutil.Bindings()
+        cstutil.walk(function, bindings)
+        if not all(_stable(bindings, values[attr]) for attr in _READ):
             continue
         without = _drop(function, statement)
         if without is not None:
@@ -259,15 +261,13 @@ def _only_read(function: cst.FunctionDef, name: str, line: cst.SimpleStatementLi
     return visitor.reads > 0 and not visitor.other
 
 
-def _stable(function: cst.FunctionDef, value: cst.BaseExpression) -> bool:
-    """Whether `value`, read anywhere in the function after the Dataset's line, is what the
-    Dataset stored (see the module's contract)."""
+def _stable(bindings: cstutil.Bindings, value: cst.BaseExpression) -> bool:
+    """Whether `value`, read anywhere in the function (whose `bindings` these are) after the
+    Dataset's line, is what the Dataset stored (see the module's contract)."""
     if isinstance(value, cst.SimpleString):
         return True
     if not isinstance(value, cst.Name):
         return False
-    bindings = cstutil.Bindings()
-    cstutil.walk(function, bindings)
     name = value.value
     return bindings.own.get(name, 0) == 1 and name not in bindings.nested and name not in bindings.declared
 

@@ -14,7 +14,7 @@ Estimators accept) unless `core_consumed` proves its callers are core Estimators
 - and the run checks that no other module of it names the top-level function (FileAnalysis.
   dataset_input_fns; a mention comes back as a kept name, KEPT_PREFIX).
 """
-from typing import Dict, Iterable, Optional
+from typing import Dict, Iterable, Set
 
 import libcst as cst
 
@@ -37,7 +37,7 @@ def core_consumed(module: cst.Module, imports: ImportMap, names: Iterable[str]) 
         return False
     estimators = _core_estimators(module, imports)
     for call in cstutil.calls_of(module):
-        value = _input_fn_argument(call)
+        value = cstutil.argument(call, "input_fn")
         if value is None or not _names_one_of(value, names):
             continue
         if (imports.resolve(call.func) or "") in _SPECS:
@@ -51,22 +51,15 @@ def core_consumed(module: cst.Module, imports: ImportMap, names: Iterable[str]) 
     return False
 
 
-def _core_estimators(module: cst.Module, imports: ImportMap) -> Dict[str, int]:
+def _core_estimators(module: cst.Module, imports: ImportMap) -> Set[str]:
     """Names bound once in the module, by `name = tf.estimator.<Class>(...)`."""
     bound: Dict[str, list] = {}
     for assign in cstutil.nodes_of(module, cst.Assign):
         for target in assign.targets:
             if isinstance(target.target, cst.Name):
                 bound.setdefault(target.target.value, []).append(assign.value)
-    return {name: 1 for name, values in bound.items() if len(values) == 1 and isinstance(values[0], cst.Call)
+    return {name for name, values in bound.items() if len(values) == 1 and isinstance(values[0], cst.Call)
             and (imports.resolve(values[0].func) or "").startswith(_CORE)}
-
-
-def _input_fn_argument(call: cst.Call) -> Optional[cst.BaseExpression]:
-    for arg in call.args:
-        if arg.keyword is not None and arg.keyword.value == "input_fn":
-            return arg.value
-    return None
 
 
 def _names_one_of(value: cst.BaseExpression, names) -> bool:

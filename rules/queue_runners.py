@@ -584,7 +584,7 @@ class _PlumbingFinder(cst.CSTVisitor):
             if target:
                 self.runner_statements_by_threads[self._key(target)].append(node)
                 self.thread_joins.setdefault(self._key(target), [])
-            coord = _argument(call, "coord", 1)
+            coord = cstutil.argument(call, "coord", 1)
             if isinstance(coord, cst.Name):
                 self.coord_passed[self._key(coord.value)] += 1
                 self.runners_by_coord[self._key(coord.value)].append(node)
@@ -599,7 +599,7 @@ class _PlumbingFinder(cst.CSTVisitor):
             if method == "request_stop" and stop.args:
                 self.reporting.add(owner)
             if method == "join":
-                threads = _argument(stop, "threads", 0)
+                threads = cstutil.argument(stop, "threads", 0)
                 if isinstance(threads, cst.Name):
                     self._joins.append((self._key(threads.value), node))
 
@@ -617,13 +617,6 @@ class _PlumbingFinder(cst.CSTVisitor):
         for threads, stmt in self._joins:
             if threads in self.thread_joins:
                 self.thread_joins[threads].append(id(stmt))
-
-
-def _argument(call: cst.Call, keyword: str, position: int) -> Optional[cst.BaseExpression]:
-    for index, arg in enumerate(call.args):
-        if (arg.keyword is not None and arg.keyword.value == keyword) or (arg.keyword is None and index == position):
-            return arg.value
-    return None
 
 
 class _PlumbingRemover(cstutil.StatementTransformer):
