@@ -20,9 +20,10 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import (captured_params, chained_records, engine, estimator_inputs, factory_reasons, handed_down,
-                      imported_helpers, memory, notebooks, provider_factories, python3_check, returned_records,
-                      statement_memo, tower_reads, towers, uncalled_datasets, unlinked, untraced_towers)
+from qmigrate import (captured_params, chained_records, engine, estimator_inputs, factory_reasons, fresh_receivers,
+                      handed_down, imported_helpers, memory, notebooks, provider_factories, python3_check,
+                      returned_records, statement_memo, tower_reads, towers, uncalled_datasets, unlinked,
+                      untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -953,6 +954,10 @@ def _keep_record_attributes(path: str, done: _Done, program: Program, keeps: Dic
     added = False
     for attr in done.record_attributes:
         found = program.attribute_mentions(attr, path)
+        owners = fresh_receivers.classes_defining(program.tree(path), attr) if found else set()
+        if owners:  # a method: its calls each on an object made for it share no records
+            found = [(where, line) for where, line in found
+                     if not fresh_receivers.each_on_a_new_object(program.tree(where), attr, owners)]
         if found:
             places = ", ".join("%s:%d" % (os.path.basename(where), line) for where, line in found[:3])
             keeps.setdefault(path, {})["." + attr] = "other modules mention `.%s` (%s)" % (attr, places)

@@ -43,8 +43,8 @@ def remove(old: cst.Module, new: cst.Module, imports: ImportMap, source: bytes) 
     and the ids of the argument values of those Datasets' calls in `old`."""
     if b"DatasetDataProvider" not in source:
         return new, set()
-    old_functions, dropped, replaced = _functions_by_path(old), set(), {}
-    for path, function in _functions_by_path(new).items():
+    old_functions, dropped, replaced = functions_by_path(old), set(), {}
+    for path, function in functions_by_path(new).items():
         before = old_functions.get(path)
         if before is None:
             continue
@@ -59,7 +59,7 @@ def remove(old: cst.Module, new: cst.Module, imports: ImportMap, source: bytes) 
             replaced[id(function)] = edited
     if not replaced:
         return new, set()
-    return new.visit(_Swap(replaced)), dropped
+    return new.visit(Swap(replaced)), dropped
 
 
 def _removal(function: cst.FunctionDef, before: cst.FunctionDef, imports: ImportMap,
@@ -78,13 +78,13 @@ def _removal(function: cst.FunctionDef, before: cst.FunctionDef, imports: Import
         cstutil.walk(function, bindings)
         if not all(_stable(bindings, values[attr]) for attr in _READ):
             continue
-        without = _drop(function, statement)
+        without = drop_line(function, statement)
         if without is not None:
             return _drop_unread(_inline(without, name, values), values), old_call
     return None
 
 
-def _functions_by_path(module: cst.Module) -> Dict[Tuple[str, ...], cst.FunctionDef]:
+def functions_by_path(module: cst.Module) -> Dict[Tuple[str, ...], cst.FunctionDef]:
     """Top-level functions by (name,) and methods of top-level classes by (class, name); a path
     defined twice is left out."""
     found: Dict[Tuple[str, ...], List[cst.FunctionDef]] = {}
@@ -127,7 +127,7 @@ class _OwnStatements(cst.CSTVisitor):
         return False
 
 
-def _own_lines(function: cst.FunctionDef, outside_loops: bool = False) -> List[cst.SimpleStatementLine]:
+def own_lines(function: cst.FunctionDef, outside_loops: bool = False) -> List[cst.SimpleStatementLine]:
     visitor = _OwnStatements()
     function.body.visit(visitor)
     return [line for line in visitor.lines if not (outside_loops and id(line) in visitor.looped)]
@@ -143,7 +143,7 @@ def _assigned(line: cst.SimpleStatementLine) -> Optional[Tuple[str, cst.BaseExpr
     return assign.targets[0].target.value, assign.value
 
 
-def _assigned_call(line: cst.SimpleStatementLine) -> Optional[Tuple[str, cst.Call]]:
+def assigned_call(line: cst.SimpleStatementLine) -> Optional[Tuple[str, cst.Call]]:
     """(name, call) of a line that is only `name = call(...)`."""
     assigned = _assigned(line)
     return assigned if assigned is not None and isinstance(assigned[1], cst.Call) else None
@@ -153,8 +153,8 @@ def _datasets(function: cst.FunctionDef, imports: ImportMap) -> List[Tuple[str, 
     """(name, line, call) of each `name = slim.dataset.Dataset(...)` line of the function's own,
     outside loops (a Dataset made again in each pass could be read before the next is made)."""
     found = []
-    for line in _own_lines(function, outside_loops=True):
-        assigned = _assigned_call(line)
+    for line in own_lines(function, outside_loops=True):
+        assigned = assigned_call(line)
         if assigned is not None and slim_name(imports.resolve(assigned[1].func)) == DATASET:
             found.append((assigned[0], line, assigned[1]))
     return found
@@ -166,7 +166,7 @@ def _provided_dataset(function: cst.FunctionDef, name: str, imports: ImportMap) 
     made = [call for n, _, call in _datasets(function, imports) if n == name]
     if len(made) != 1:
         return None
-    for line in _own_lines(function):
+    for line in own_lines(function):
         for node in cstutil.calls_of(line):
             if slim_name(imports.resolve(node.func)) != PROVIDER:
                 continue
@@ -183,7 +183,7 @@ def _values(call: cst.Call) -> Optional[Dict[str, cst.BaseExpression]]:
     `data_sources` and `decoder` are given; otherwise None."""
     values: Dict[str, cst.BaseExpression] = {}
     for position, arg in enumerate(call.args):
-        if arg.star or not _plain(arg.value):
+        if arg.star or not plain(arg.value):
             return None
         if arg.keyword is not None:
             values[arg.keyword.value] = arg.value
@@ -194,24 +194,24 @@ def _values(call: cst.Call) -> Optional[Dict[str, cst.BaseExpression]]:
     return values if all(attr in values for attr in _READ) else None
 
 
-def _plain(node: cst.BaseExpression) -> bool:
+def plain(node: cst.BaseExpression) -> bool:
     """A name, an attribute of names, a literal, or a container or subscript of those: evaluating
     it calls nothing of the program's."""
     if isinstance(node, (cst.Name, cst.SimpleString, cst.Integer, cst.Float, cst.Imaginary)):
         return True
     if isinstance(node, cst.Attribute):
-        return _plain(node.value)
+        return plain(node.value)
     if isinstance(node, cst.ConcatenatedString):
-        return _plain(node.left) and _plain(node.right)
+        return plain(node.left) and plain(node.right)
     if isinstance(node, cst.UnaryOperation):
-        return _plain(node.expression)
+        return plain(node.expression)
     if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
-        return all(isinstance(e, cst.Element) and _plain(e.value) for e in node.elements)
+        return all(isinstance(e, cst.Element) and plain(e.value) for e in node.elements)
     if isinstance(node, cst.Dict):
-        return all(isinstance(e, cst.DictElement) and _plain(e.key) and _plain(e.value) for e in node.elements)
+        return all(isinstance(e, cst.DictElement) and plain(e.key) and plain(e.value) for e in node.elements)
     if isinstance(node, cst.Subscript):
-        return _plain(node.value) and all(
-            isinstance(e.slice, cst.Index) and _plain(e.slice.value) for e in node.slice)
+        return plain(node.value) and all(
+            isinstance(e.slice, cst.Index) and plain(e.slice.value) for e in node.slice)
     return False
 
 
@@ -307,7 +307,7 @@ class _DropLine(cst.CSTTransformer):
         return updated_node.with_changes(body=body)
 
 
-def _drop(function: cst.FunctionDef, line: cst.SimpleStatementLine) -> Optional[cst.FunctionDef]:
+def drop_line(function: cst.FunctionDef, line: cst.SimpleStatementLine) -> Optional[cst.FunctionDef]:
     """The function without `line`, or None where it cannot go (see _DropLine)."""
     dropper = _DropLine(line)
     without = function.visit(dropper)
@@ -332,20 +332,25 @@ class _Occurrences(cst.CSTVisitor):
             self.count += 1
 
 
+def occurrences(node: cst.CSTNode, name: str) -> int:
+    """How often `name` occurs in `node` (see _Occurrences)."""
+    visitor = _Occurrences(name)
+    node.visit(visitor)
+    return visitor.count
+
+
 def _drop_unread(function: cst.FunctionDef, values: Dict[str, cst.BaseExpression]) -> cst.FunctionDef:
     """The function without the lines `name = <plain value>` of the Dataset's other arguments
     that nothing reads any more."""
     for param, value in values.items():
         if param in _READ or not isinstance(value, cst.Name):
             continue
-        occurrences = _Occurrences(value.value)
-        function.visit(occurrences)
-        if occurrences.count != 1:
+        if occurrences(function, value.value) != 1:
             continue
-        for line in _own_lines(function):
+        for line in own_lines(function):
             assigned = _assigned(line)
-            if assigned is not None and assigned[0] == value.value and _plain(assigned[1]):
-                function = _drop(function, line) or function
+            if assigned is not None and assigned[0] == value.value and plain(assigned[1]):
+                function = drop_line(function, line) or function
                 break
     return function
 
@@ -365,7 +370,7 @@ def _inline(function: cst.FunctionDef, name: str, values: Dict[str, cst.BaseExpr
     return function.visit(_Inline(name, values))
 
 
-class _Swap(cst.CSTTransformer):
+class Swap(cst.CSTTransformer):
     """Puts edited functions in place of the module's (by the identity of the originals)."""
 
     def __init__(self, replaced: Dict[int, cst.FunctionDef]):

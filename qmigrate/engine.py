@@ -15,11 +15,12 @@ import libcst as cst
 
 from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows,
                       captured_params, chained_records, class_attrs, codegen, cstutil, data_findings, dead_datasets,
-                      estimator_inputs, factory_reasons, guarded_records, handbuilt, handed_down, held_sources, helpers,
-                      imported_helpers, in_memory_rows, map_locals, method_copies, method_queues, python3_check,
-                      python_fed, queue_messages, queue_purpose, queue_roles, queue_sources, range_producers,
-                      reader_makers, receivers, returned_dataset, returned_records, slim_modules, synth,
-                      thread_coordinators, towers, uncalled_datasets, unlinked, wording, zipped_arms)
+                      dead_readers, estimator_inputs, factory_reasons, guarded_records, handbuilt, handed_down,
+                      held_sources, helpers, imported_helpers, in_memory_rows, map_locals, method_copies,
+                      method_queues, python3_check, python_fed, queue_messages, queue_purpose, queue_roles,
+                      queue_sources, range_producers, reader_makers, receivers, returned_dataset, returned_records,
+                      slim_modules, synth, thread_coordinators, towers, uncalled_datasets, unlinked, wording,
+                      zipped_arms)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -819,6 +820,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     new_module = returned_dataset.rewrite(module, new_module, analysis, rewriter.tf, options.target, keep_helpers or {})
     if analysis.pipelines:
         new_module, analysis.dropped_datasets = dead_datasets.remove(module, new_module, imports, source)
+        new_module, dropped_readers = dead_readers.remove(module, new_module, imports, analysis.fixed_calls, source)
+        analysis.fixed_calls |= dropped_readers
     if rewriter.file_seed:
         new_module = _add_file_order_seed(new_module)
     if analysis.pipelines or edits:

@@ -5,6 +5,7 @@ A pipeline here is the chain, in one block, of
 `x = <batching>([tensors], ...)` (or `return <batching>(...)`). Whatever breaks the chain or
 cannot be proven safe becomes a Failure that names the reason; nothing is guessed.
 """
+import ast
 import builtins
 import dataclasses
 import os
@@ -16,9 +17,10 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from qmigrate import (batch_down, batched_lists, blocks, branch_records, bucketing, built_rows, captured_params,
-                      class_attrs, cstutil, decorated_calls, dequeued_rows, graph_state, group_reads, handbuilt, held_sources, helpers, joins,
-                      loop_records, map_locals, provider_factories, queue_sources, reader_makers, receivers,
-                      returned_records, slim_provider, towers, zipped_arms, zipped_chains)
+                      class_attrs, cstutil, decorated_calls, dequeued_rows, fresh_receivers, graph_state,
+                      group_reads, handbuilt, held_sources, helpers, joins, loop_records, map_locals,
+                      provider_factories, queue_sources, reader_makers, receivers, returned_records, slim_provider,
+                      towers, zipped_arms, zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.cstutil import if_chain  # (also this module's, for its callers)
 from qmigrate.names import ImportMap, dotted
@@ -916,14 +918,22 @@ class _BlockRecogniser:
                           "object shared its records, where two datasets would each read them all"
                           % (what, attr, self.context.mentioned_attributes[here], here))
         self._check_not_repeated(attrs, here, calls, "its %s `self.%s` is made once for the object" % (what, attr))
-        if attrs.uses_of(here) > 1:
+        if attrs.uses_of(here) > 1 and not self._each_on_a_new_object(here):
             # Two calls would read one queue (or one reader) kept on the object, sharing its records;
             # two datasets would each read them all.
             raise _Broken(calls, "its %s `self.%s` is made once for the object, and this file calls %s() in %d "
-                          "places, which would share its records" % (what, attr, here, attrs.uses_of(here)))
+                          "places, not each on an object made for it alone, which would share its records"
+                          % (what, attr, here, attrs.uses_of(here)))
         on_self.append((binding, what, False))
         # A reader moved here is made where it reads; a producer stands at the read.
         return (read_index if what == "queue" else None,) + found
+
+    def _each_on_a_new_object(self, method: str) -> bool:
+        """Whether every call of `.method` in this module is on an object of this method's class
+        made for that call alone (fresh_receivers)."""
+        owner = self.context.method_classes.get(id(self.scope))
+        return (owner is not None and isinstance(self.context.tree, ast.Module)
+                and fresh_receivers.each_on_a_new_object(self.context.tree, method, {owner.name.value}))
 
     def _attr_calls(self, attrs, attr, family) -> List[cst.Call]:
         """The calls of `family` bound to `self.<attr>` anywhere in the class."""

@@ -151,6 +151,8 @@ CASES = [
      100, "epoch"),
     ("comments_scope", "build_input", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 200, ("forever", 50)),
     ("class_reader_on_self", "feeder_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
+    # Two objects of a reader class, each fed once: a dataset per object (each its own 2 epochs).
+    ("fresh_feeders", "two_domains", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 50, "epoch"),
     ("class_queue_on_self", "owner_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
     ("class_queue_on_self", "stream_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
     ("class_reader_method", "source_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
