@@ -109,11 +109,26 @@ def _text(node: ast.AST) -> str:
         return _last_name(node) or "an expression"
 
 
+_CONSEQUENCE = (": the map function would capture it by value, which a one-shot iterator cannot (the queue read it "
+                "anew for each record); pass it a Python value, or make the op in the per-record code")
+
+
 def reason(function: str, param: str, where: str, why: str) -> str:
     """Why the pipeline stays: `where` is the call's place (`line 12`, `train.py:12`)."""
-    return ("the per-record code reads `%s`, a parameter of %s(), and the call at %s %s: the map function "
-            "would capture it by value, which a one-shot iterator cannot (the queue read it anew for each "
-            "record); pass it a Python value, or make the op in the per-record code" % (param, function, where, why))
+    return "the per-record code reads `%s`, a parameter of %s(), and %s%s" % (
+        param, function, call_clause(where, why), _CONSEQUENCE)
+
+
+def call_clause(where: str, why: str) -> str:
+    """`the call at <where> <why>`: what a call passes (reason's middle part)."""
+    return "the call at %s %s" % (where, why)
+
+
+def clause_of(reason_text: str) -> str:
+    """The call_clause inside a text made by `reason`."""
+    start = reason_text.find("the call at ")
+    end = reason_text.find(_CONSEQUENCE)
+    return reason_text[start:end] if start >= 0 and end > start else reason_text
 
 
 class StatefulBindings:

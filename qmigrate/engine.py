@@ -16,7 +16,7 @@ import libcst as cst
 from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows,
                       captured_params, chained_records, class_attrs, codegen, cstutil, data_findings, dead_datasets,
                       dead_readers, estimator_inputs, factory_reasons, guarded_records, handbuilt, handed_down,
-                      held_sources, helpers, imported_helpers, in_memory_rows, map_locals, method_copies,
+                      held_records, held_sources, helpers, imported_helpers, in_memory_rows, map_locals, method_copies,
                       method_queues, python3_check, python_fed, queue_messages, queue_purpose, queue_roles,
                       queue_sources, range_producers, reader_makers, receivers, returned_dataset, returned_records,
                       slim_modules, synth, thread_coordinators, towers, uncalled_datasets, unlinked, wording,
@@ -199,11 +199,21 @@ class FileAnalysis:
                 return None  # a session with nothing left for it to start: nothing to say
             message += "; %s" % rule.advice_for(name)
         elif id(call) not in self.fixed_calls:
-            reason = (self.reasons.get(id(call)) or rule.reason_for(name)
-                      or (PLUMBING_KEPT if rule in PLUMBING else self._unlinked(rule, call)))
+            reason = self._reason(rule, call)
             to_do = self.todo.get(id(call)) or rule.advice_for(name) + _batching_hints(rule, call)
             message += "; not rewritten: %s; to do: %s" % (reason, to_do)
         return message
+
+    def _reason(self, rule, call) -> str:
+        return (self.reasons.get(id(call)) or rule.reason_for(self.call_names.get(id(call)))
+                or (PLUMBING_KEPT if rule in PLUMBING else self._unlinked(rule, call)))
+
+    def reason_of(self, call: cst.CSTNode) -> Optional[str]:
+        """Why result() says `call` is not rewritten (None: it is, or it is not reported so)."""
+        for rule, node, _, _ in self.occurrences:
+            if node is call and not rule.note and id(call) not in self.fixed_calls:
+                return self._reason(rule, call)
+        return None
 
     def reason_template(self, call: cst.CSTNode) -> Optional["ReasonTemplate"]:
         """Where result() reports `call`, and its message around its reason, for that message to
@@ -634,6 +644,51 @@ def _analyse_sunk(path: str, source: bytes, options: Options, module: cst.Module
     return None
 
 
+def _held_records(path: str, options: Options, module: cst.Module, new_module: cst.Module, analysis: FileAnalysis,
+                  context: ModuleContext, tf: str, keep_helpers, foreign, handed) -> cst.Module:
+    """`new_module` with the classes whose records __init__ makes and another method batches
+    migrated (held_records), each checked by migrating it written as one block; the reasons of
+    those that stay."""
+    def oracle(normalized: cst.Module) -> FileAnalysis:
+        code = normalized.bytes
+        return _analyse(path, code, options, normalized, None, dict(keep_helpers or {}), tree=stdlib_tree(code),
+                        foreign=foreign, handed=handed, find_held=False)
+
+    for outcome in held_records.apply(module, analysis.imports, context.class_attrs, analysis.tree,
+                                      context.mentioned_attributes, context.kept_captures, tf, options.target,
+                                      oracle):
+        held = outcome.held
+        calls = [held.producer_call, held.batch_call]
+        if any(id(call) in analysis.fixed_calls for call in calls):
+            continue  # the chain migrated another way
+        if outcome.new_class is None:
+            for call in calls:
+                analysis.reasons[id(call)] = "its records are made in __init__() and batched by %s(), and %s" % (
+                    held.method.name.value, outcome.reason)
+            continue
+        replaced = _replace_class(new_module, module, held.cls, outcome.new_class)
+        if replaced is None:
+            continue  # the rewrite changed the class already
+        new_module = replaced
+        analysis.fixed_calls |= outcome.fixed
+        analysis.pipelines += 1
+        analysis.pipeline_functions["%s.__init__" % held.cls.name.value] += 1
+        analysis.record_attributes += [held.method.name.value, held.queue] + list(held.records)
+        analysis.captured_params += list(outcome.captured)
+    return new_module
+
+
+def _replace_class(new_module: cst.Module, module: cst.Module, old: cst.ClassDef,
+                   replacement: cst.ClassDef) -> Optional[cst.Module]:
+    """`new_module` with the class `old` of `module` (found by its name and unchanged text) put
+    in `replacement`'s place; None when it changed or is not there once."""
+    text = module.code_for_node(old)
+    found = [stmt for stmt in new_module.body if isinstance(stmt, cst.ClassDef) and stmt.name.value == old.name.value]
+    if len(found) != 1 or new_module.code_for_node(found[0]) != text:
+        return None
+    return new_module.with_changes(body=[replacement if stmt is found[0] else stmt for stmt in new_module.body])
+
+
 def _moved_into(sink) -> Optional[str]:
     """`Class.method` whose signature a move changes (None: a nested function, seen only here)."""
     if isinstance(sink, method_queues.Sink):
@@ -645,9 +700,10 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
              edits: Optional[towers.TowerEdits], keep_helpers: Optional[Dict[str, str]],
              where: Optional[Callable[[int, int], Tuple[int, int]]] = None, tree=False,
              parsed: Optional["Parsed"] = None, foreign: Optional["ForeignHelpers"] = None,
-             handed: Optional[handed_down.Handed] = None) -> FileAnalysis:
+             handed: Optional[handed_down.Handed] = None, find_held: bool = True) -> FileAnalysis:
     """analyse() of `module` as it is (`tree`: its stdlib tree when already made, None if the
-    stdlib parser refuses it; `where`: see _Positions; `parsed`: as for analyse, of `module`)."""
+    stdlib parser refuses it; `where`: see _Positions; `parsed`: as for analyse, of `module`;
+    `find_held`: whether records an object makes in __init__ are looked for, held_records)."""
     edits = edits or towers.TowerEdits()
     if parsed is not None:
         imports = parsed.imports
@@ -818,6 +874,9 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     reader_makers.explain(own, analysis.reasons, analysis.todo, analysis.fixed_calls, analysis.kept_calls)
     new_module = _drop_queue_helpers(new_module, rewriter.queue_helpers, uses, analysis, keep)
     new_module = returned_dataset.rewrite(module, new_module, analysis, rewriter.tf, options.target, keep_helpers or {})
+    if find_held and tree is not None and held_records.worth_looking(source):
+        new_module = _held_records(path, options, module, new_module, analysis, context, rewriter.tf, keep_helpers,
+                                   foreign, handed)
     if analysis.pipelines:
         new_module, analysis.dropped_datasets = dead_datasets.remove(module, new_module, imports, source)
         new_module, dropped_readers = dead_readers.remove(module, new_module, imports, analysis.fixed_calls, source)

@@ -4,7 +4,9 @@ A reader or queue an object holds is shared by every call, on that object, of th
 reads it: two calls shared its records, where two datasets would each read them all. A module's
 calls cannot share one when each is `r.feed()` on a local name `r` bound once, in the same
 function, to a new object of the class (`r = Reader(...)` or `r = mod.Reader(...)`), with no
-loop around the binding or the call and no other mention of `r.feed` in that function.
+loop around the binding or the call, and `r` read nowhere else in that function (not handed to
+other code, no other attribute of it read): the object is then fed once and used for nothing
+else.
 
 Contract: `each_on_a_new_object(tree, method, classes)` is True only when every mention of
 `.method` in the module's stdlib tree is such a call and no string in it spells `method` (no
@@ -26,14 +28,17 @@ class _Scope:
         self.stores: Dict[str, List[ast.AST]] = {}  # name -> the nodes that bind it
         self.made: Dict[str, ast.Assign] = {}  # name -> its one-target assignment of a call
         self.calls: Dict[str, int] = {}  # receiver name -> its calls of `.method`
+        self.loads: Dict[str, int] = {}  # name -> how often the scope reads it
         self.declared: Set[str] = set()  # global / nonlocal names
         self.looped: Set[int] = set()  # ids of the nodes under a loop of the scope
         self.bad = False
 
 
-def each_on_a_new_object(tree: Optional[ast.AST], method: str, classes: Set[str]) -> bool:
+def each_on_a_new_object(tree: Optional[ast.AST], method: str, classes: Set[str],
+                         other_objects: Set[int] = frozenset()) -> bool:
     """Whether each mention of `.method` in `tree` is a call on an object made for it, of one of
-    `classes` (their unqualified names)."""
+    `classes` (their unqualified names). `other_objects`: the lines of mentions known to be the
+    method of other objects (a queue's own `.dequeue()`), which are passed over."""
     if not isinstance(tree, ast.Module):  # unparsable: nothing is proven
         return False
     mentioned = False
@@ -45,7 +50,7 @@ def each_on_a_new_object(tree: Optional[ast.AST], method: str, classes: Set[str]
     if not mentioned:
         return False
     scopes = [tree] + [node for node in ast.walk(tree) if isinstance(node, _SCOPES)]
-    return all(_proven(_walk(scope, method), classes) for scope in scopes)
+    return all(_proven(_walk(scope, method, other_objects), classes) for scope in scopes)
 
 
 def classes_defining(tree: Optional[ast.AST], method: str) -> Set[str]:
@@ -57,7 +62,7 @@ def classes_defining(tree: Optional[ast.AST], method: str) -> Set[str]:
                     for item in node.body)}
 
 
-def _walk(top: ast.AST, method: str) -> _Scope:
+def _walk(top: ast.AST, method: str, other_objects: Set[int]) -> _Scope:
     scope = _Scope()
     if isinstance(top, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
         arguments = top.args
@@ -78,10 +83,15 @@ def _walk(top: ast.AST, method: str) -> _Scope:
             scope.declared.update(node.names)
         elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             scope.stores.setdefault(node.id, []).append(node)
+        elif isinstance(node, ast.Name):
+            scope.loads[node.id] = scope.loads.get(node.id, 0) + 1
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and isinstance(node.value, ast.Call):
             scope.made[node.targets[0].id] = node
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method:
+        elif isinstance(node, ast.Attribute) and node.attr == method and node.lineno in other_objects:
+            pass
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method \
+                and node.func.lineno not in other_objects:
             receiver = node.func.value
             if isinstance(receiver, ast.Name) and not looped:
                 scope.calls[receiver.id] = scope.calls.get(receiver.id, 0) + 1
@@ -103,7 +113,8 @@ def _proven(scope: _Scope, classes: Set[str]) -> bool:
         return False
     for name, count in scope.calls.items():
         assign = scope.made.get(name)
-        if count != 1 or name in scope.declared or assign is None or len(scope.stores.get(name, ())) != 1:
+        if count != 1 or scope.loads.get(name) != 1 or name in scope.declared or assign is None \
+                or len(scope.stores.get(name, ())) != 1:
             return False
         if id(assign) in scope.looped or _callee(assign.value.func) not in classes:
             return False

@@ -2829,6 +2829,9 @@ class _BlockRecogniser:
         if self_name is not None and positional[:1] == [self_name]:
             positional = positional[1:]  # called as `obj.method(...)`: `self` is not passed
         function = self.scope.name.value
+        owner = self.context.method_classes.get(id(self.scope))
+        if function == "__init__" and owner is not None and self_name is not None:
+            function = owner.name.value  # called as `Class(...)`
         found = tuple((function, name, positional.index(name) if name in positional else None)
                       for name in sorted(reads & set(slim_provider.param_names(self.scope)) - {self_name}))
         if not found:

@@ -67,6 +67,8 @@ def test_calls_each_on_an_object_made_for_them_are_proven():
     "def f():\n    global r\n    r = Reader(1)\n    return r.feed()",  # a global others may rebind
     "def f():\n    r = Reader(1)\n    return [r.feed() for _ in range(2)]",  # in a comprehension
     "def f():\n    r = Reader(1)\n    return self_feed()",  # no call of the method at all
+    "def f():\n    r = Reader(1)\n    a = r.feed()\n    return a, r.images",  # the object read otherwise too
+    "def f():\n    r = Reader(1)\n    a = r.feed()\n    g(r)",  # handed to other code
 ])
 def test_anything_else_is_not(text):
     assert not _fresh(text)

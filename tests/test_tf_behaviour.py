@@ -153,6 +153,11 @@ CASES = [
     ("class_reader_on_self", "feeder_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
     # Two objects of a reader class, each fed once: a dataset per object (each its own 2 epochs).
     ("fresh_feeders", "two_domains", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 50, "epoch"),
+    # Records made in __init__ and batched by dequeue() (2 shuffled epochs of 37 images, whole
+    # batches of 5), and read one at a time from outside the class (one epoch in order).
+    ("held_records", "train_batches", lambda d: dict(pattern_files=_files(d, "png/*.png"), batch_size=5), 70,
+     "epoch"),
+    ("held_records", "single_records", lambda d: dict(pattern_files=_files(d, "png/*.png")), 37, "epoch"),
     ("class_queue_on_self", "owner_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
     ("class_queue_on_self", "stream_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
     ("class_reader_method", "source_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
