@@ -2585,10 +2585,12 @@ class _PipelineRewriter(cst.CSTTransformer):
             records_block = blocks_now[records_arm]
             blocks_now = blocks_now[:records_arm] + blocks_now[records_arm + 1:]
             before_blocks = before_blocks[:records_arm] + before_blocks[records_arm + 1:]
-        for block, batching, before in zip(blocks_now, batchings, before_blocks):
+        for position, (block, batching, before) in enumerate(zip(blocks_now, batchings, before_blocks)):
             body = [stmt for stmt, was in zip(block.body, before.body) if id(was) not in moved]
-            # Statements after the batching (`a, b = x[:2]`, Match.batch_later) stay after its get_next().
-            later = body[len(body) - match.batch_later:] if match.batch_later else []
+            # Statements after the batching (`a, b = x[:2]`, Match.batch_later; `return x, y`,
+            # Match.arm_later) stay after its get_next().
+            count = match.arm_later[position] if match.arm_later else match.batch_later
+            later = body[len(body) - count:] if count else []
             block = block.with_changes(body=body[:len(body) - len(later)])
             pipeline = dataclasses.replace(match.pipeline, batching=batching)
             tail = [cst.parse_statement(text, config) for text in synth.tail_statements(pipeline, self.tf, self.target)]

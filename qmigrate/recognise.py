@@ -107,6 +107,9 @@ class Match:
     # binding the batched names from `x` on the path that batches nothing (batched_lists.unpacking).
     batch_later: int = 0
     records_unpacking: Tuple[str, ...] = ()
+    # With every arm batching: how many statements follow each arm's batching (`return x, y`),
+    # kept after its get_next() (() when none does).
+    arm_later: Tuple[int, ...] = ()
     # The function also returns the per-record element, which every caller discards:
     # (function, position in the returned tuple, its length) (returned_records).
     returned_result: Optional[Tuple[str, int, int]] = None
@@ -387,6 +390,7 @@ class _BlockRecogniser:
         self.branch_fallthrough = False  # the last if/elif tried has no `else`: a path batches nothing
         self.records_arm: Optional[int] = None  # the last if/else's arm that batches nothing (Match.records_arm)
         self.batch_later: Tuple[cst.BaseStatement, ...] = ()  # its batching arm's statements after the batching
+        self.arm_later: Tuple[int, ...] = ()  # every arm batching: how many statements follow each arm's batching
         self.batch_unpacking: Tuple[str, ...] = ()  # with them: Match.records_unpacking
         self.captured_reads: Tuple[int, ...] = ()  # the last chain checked: Match.captured_reads
         self.map_copies: Tuple[str, ...] = ()  # the last chain checked: Match.map_copies
@@ -1788,6 +1792,7 @@ class _BlockRecogniser:
         fallthrough = False  # their `if`/`elif` has no `else`: a path batches nothing
         records_arm = None  # or this arm of theirs batches nothing (Match.records_arm)
         batch_later = ()  # the statements after the batching in the arm that batches (Match.batch_later)
+        arm_later = ()  # with every arm batching, how many statements follow each one's (Match.arm_later)
         batch_unpacking = ()  # with them: Match.records_unpacking
         record_join = False  # `join` is a loop of the per-record code after the read (_record_loop)
         unbatched = UNBATCHED_IN_BLOCK
@@ -1860,7 +1865,7 @@ class _BlockRecogniser:
             if branches is not None:
                 found, arms = branches[0], branches[1:]
                 arm_records, fallthrough = self.branch_records, self.branch_fallthrough
-                records_arm, batch_later = self.records_arm, self.batch_later
+                records_arm, batch_later, arm_later = self.records_arm, self.batch_later, self.arm_later
                 batch_unpacking = self.batch_unpacking
                 batch = (index, found, None, found[1])
                 break
@@ -1943,6 +1948,8 @@ class _BlockRecogniser:
                     element_kind, returns = self._element(bound.get("tensors"), calls, record_indices,
                                                           structures or {})
                 batching = batch_rule.model(bound, self.source_of, self.imports.resolve)
+                if arms:
+                    batching = self._threads_before_branch(self.body[batch_index], batch_call, batching, calls)
                 helper_batch = None
                 branch_batchings = tuple(self._arm_batching(arm, element_kind, returns, batching, calls,
                                                             record_indices, structures or {}, join, loop_element)
@@ -2066,6 +2073,7 @@ class _BlockRecogniser:
                      record_call=record_call, arm_records=arm_records, branch_fallthrough=fallthrough,
                      records_arm=records_arm, records_batching=records_batching,
                      batch_later=len(batch_later), records_unpacking=batch_unpacking,
+                     arm_later=arm_later if any(arm_later) else (),
                      test_binding=test_binding, returned_result=returning,
                      captured_reads=self.captured_reads, map_copies=self.map_copies,
                      captured_params=self.captured_params, unseen_calls=self.unseen_calls)
@@ -2966,19 +2974,23 @@ class _BlockRecogniser:
                                    "per-record tensor `%s`" % (line, sorted(read_tests)[0]))
             return None
         arms, targets, arm_targets, per_record = [], set(), [], False
-        self.batch_later, self.batch_unpacking = (), ()
+        self.batch_later, self.batch_unpacking, self.arm_later = (), (), ()
         for position, block in enumerate(arm_blocks):
             if not (isinstance(block, cst.IndentedBlock) and block.body):
                 return None
             if position == records_arm:
                 continue
-            later = (self._batch_later(block, tainted, line, index, arm_blocks[records_arm])
-                     if records_arm is not None else ())
+            if records_arm is not None:
+                later = self._batch_later(block, tainted, line, index, arm_blocks[records_arm])
+            else:
+                later = () if fallthrough or joined else self._after_arm_batch(block, tainted, line)
+                self.arm_later += (len(later or ()),)
             if later is None:
                 return None
             if later:
                 block = block.with_changes(body=block.body[:-len(later)])
-                self.batch_later = later
+                if records_arm is not None:
+                    self.batch_later = later
             for before in block.body[:-1]:
                 uses = cstutil.name_uses(before)
                 touched = tainted & (set(uses.loads) | set(uses.stores) | set(uses.mutated))
@@ -3048,6 +3060,57 @@ class _BlockRecogniser:
                 self.branch_refusal = "the batching is inside an if/else (line %d) where %s" % (line, refused)
                 return None
         return tuple(arms)
+
+    def _threads_before_branch(self, branch: cst.BaseStatement, batch_call: cst.Call, batching: Batching,
+                               calls) -> Batching:
+        """The first arm's batching, for the map that takes its threads: that map is made before the
+        if/else, where a name an arm binds is not bound yet. Such a name, bound once in the arm to
+        an integer literal, is written in as that number; any other refuses the chain."""
+        if not batching.num_threads or not isinstance(branch, cst.If):
+            return batching
+        blocks_of = [block for block in if_chain(branch)[0] if block is not None]
+        in_arms = set().union(*(set(cstutil.name_uses(block).stores) for block in blocks_of))
+        read = sorted(set(cstutil.name_uses(cst.parse_expression(batching.num_threads)).loads) & in_arms)
+        if not read:
+            return batching
+        name = batching.num_threads.strip()
+        arm = next((block for block in blocks_of if any(call is batch_call for call in cstutil.calls_of(block))), None)
+        binding = [stmt for stmt in (arm.body if arm is not None else ()) if name in cstutil.name_uses(stmt).stores]
+        assigned = cstutil.single_assign(binding[0]) if len(binding) == 1 else None
+        if assigned is not None and isinstance(assigned[0], cst.Name) and assigned[0].value == name \
+                and isinstance(assigned[1], cst.Integer) \
+                and sum(name in cstutil.name_uses(block).stores for block in blocks_of) == 1:
+            return dataclasses.replace(batching, num_threads=assigned[1].value)
+        raise _Broken(calls, "the batching is inside an if/else whose arm binds `%s`, which its thread count "
+                      "reads; the map function that takes those threads is made before the if/else" % read[0])
+
+    def _after_arm_batch(self, block: cst.IndentedBlock, tainted: Set[str], line: int):
+        """The statements of an arm after its batching, when every arm batches (`x, y = batch(...)`,
+        then `return x, y`): they stay after the iterator's get_next(). () when the batching is
+        last; None (refused, self.branch_refusal set) unless they are simple statements, a `return`
+        at most and last, that neither batch again nor read or bind a per-record tensor."""
+        position = next((at for at, stmt in enumerate(block.body)
+                         if _call_with_rule(cstutil.statement_value(stmt), self.imports, BATCHERS)), None)
+        if position is None or position == len(block.body) - 1:
+            return ()
+        later = tuple(block.body[position + 1:])
+        for at, stmt in enumerate(later):
+            uses = cstutil.scoped_uses(stmt, statement=True)
+            stmt_line = self.context.line_of(stmt) if self.context.line_of else 0
+            control = set(uses.control) - ({"return"} if at == len(later) - 1 else set())
+            if not isinstance(stmt, cst.SimpleStatementLine) or control or any(
+                    _call_with_rule(call, self.imports, family) for call in cstutil.calls_of(stmt)
+                    for family in (BATCHERS, JOINERS, BUCKETERS)):
+                self.branch_refusal = ("the batching is inside an if/else (line %d) where a statement after an arm's "
+                                       "batching (line %d) is not a simple one, or batches again" % (line, stmt_line))
+                return None
+            touched = sorted(tainted & (set(uses.loads) | set(uses.stores) | set(uses.mutated)))
+            if touched:
+                self.branch_refusal = ("the batching is inside an if/else (line %d) where a statement after an arm's "
+                                       "batching (line %d) uses the per-record tensor `%s` (the map function's alone), "
+                                       "not the batch" % (line, stmt_line, touched[0]))
+                return None
+        return later
 
     def _batch_later(self, block: cst.IndentedBlock, tainted: Set[str], line: int, index: int, records):
         """The statements of a batching arm after its batching `x = <batch>([a, b] + c, ...)`, when

@@ -158,6 +158,11 @@ CASES = [
     ("held_records", "train_batches", lambda d: dict(pattern_files=_files(d, "png/*.png"), batch_size=5), 70,
      "epoch"),
     ("held_records", "single_records", lambda d: dict(pattern_files=_files(d, "png/*.png")), 37, "epoch"),
+    # Each arm of an if/else batches and returns its batch (2 epochs of 50, whole batches of 5).
+    ("arm_returns", "example_input", lambda d: dict(files=_files(d, "dict_*"), if_random=True, batch_size=5), 100,
+     "epoch"),
+    ("arm_returns", "example_input", lambda d: dict(files=_files(d, "dict_*"), if_random=False, batch_size=5), 100,
+     "epoch"),
     ("class_queue_on_self", "owner_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
     ("class_queue_on_self", "stream_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 50, "epoch"),
     ("class_reader_method", "source_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
