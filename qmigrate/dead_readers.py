@@ -9,12 +9,17 @@
 Once the pipeline is a dataset, the unread `reader` is the last queue name of the function, and
 it keeps the file's queue-runner plumbing alive for no one. `remove` drops its line.
 
+The same holds for the options made for a reader the migration removed (`options =
+tf.python_io.TFRecordOptions(ZLIB)`, read only by `tf.TFRecordReader(options=options)`: the
+dataset takes `compression_type=` instead).
+
 Contract: it applies only in a top-level function or a method of a top-level class in which a
 queue call was migrated (`fixed_calls`), and only to a line that is just `name = <reader
-class>(...)` (a TensorFlow reader of the catalogue), outside any loop, whose arguments call
-nothing (dead_datasets.plain), and whose name occurs nowhere else in the function, nested
-functions, `global` and `nonlocal` statements included. Making a reader has no effect but a node
-in the graph that nothing runs, so removing it changes nothing the program does. Comments right
+class>(...)` (a TensorFlow reader of the catalogue) or `name = TFRecordOptions(...)` that was
+read before the rewrite, outside any loop, whose arguments call nothing (dead_datasets.plain),
+and whose name occurs nowhere else in the function, nested functions, `global` and `nonlocal`
+statements included. Making a reader or its options has no effect but a node in the graph, or a
+Python object, that nothing uses, so removing it changes nothing the program does. Comments right
 above the line go with it; a section's heading stays (dead_datasets.drop_line).
 """
 from typing import Optional, Set, Tuple
@@ -55,22 +60,34 @@ def remove(old: cst.Module, new: cst.Module, imports: ImportMap, fixed_calls: Se
     return new.visit(Swap(replaced)), dropped
 
 
+_OPTIONS = ("tensorflow.python_io.TFRecordOptions", "tensorflow.io.TFRecordOptions")
+
+
+def _made(call: cst.Call, imports: ImportMap) -> bool:
+    """Whether the call makes a TensorFlow reader of the catalogue, or TFRecordOptions."""
+    name = imports.resolve(call.func)
+    return rule_for(name) in READERS or name in _OPTIONS
+
+
 def _readers(function: cst.FunctionDef, imports: ImportMap):
-    """(name, call) of each `name = <reader class>(plain arguments)` line of the function's own,
-    outside loops; a name made so twice is left out."""
+    """(name, call) of each `name = <reader class or TFRecordOptions>(plain arguments)` line of the
+    function's own, outside loops (options only when the function read them); a name made so
+    twice is left out."""
     found = {}
     for line in own_lines(function, outside_loops=True):
         assigned = assigned_call(line)
-        if assigned is not None and rule_for(imports.resolve(assigned[1].func)) in READERS \
+        if assigned is not None and _made(assigned[1], imports) \
                 and all(not arg.star and plain(arg.value) for arg in assigned[1].args):
+            if imports.resolve(assigned[1].func) in _OPTIONS and occurrences(function, assigned[0]) < 2:
+                continue  # never read: the user's own, not left by the migration
             found.setdefault(assigned[0], []).append(assigned[1])
     return [(name, calls[0]) for name, calls in found.items() if len(calls) == 1]
 
 
 def _reader_line(function: cst.FunctionDef, name: str, imports: ImportMap) -> Optional[cst.SimpleStatementLine]:
-    """The line of the function (as rewritten) that makes the reader `name`."""
+    """The line of the function (as rewritten) that makes the reader (or options) `name`."""
     for line in own_lines(function, outside_loops=True):
         assigned = assigned_call(line)
-        if assigned is not None and assigned[0] == name and rule_for(imports.resolve(assigned[1].func)) in READERS:
+        if assigned is not None and assigned[0] == name and _made(assigned[1], imports):
             return line
     return None

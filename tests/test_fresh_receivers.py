@@ -117,3 +117,25 @@ def test_a_reader_read_by_a_nested_function_stays(tmp_path):
     [result] = api.migrate([str(path)])
     assert result.changed and "make_one_shot_iterator" in result.new_source.decode()
     assert "local_reader = tf.TFRecordReader()" in result.new_source.decode()
+
+
+OPTIONS = '''import tensorflow as tf
+
+
+def inputs(files):
+    options = tf.python_io.TFRecordOptions(tf.python_io.TFRecordCompressionType.ZLIB)
+    unused = tf.python_io.TFRecordOptions(tf.python_io.TFRecordCompressionType.GZIP)
+    queue = tf.train.string_input_producer(files)
+    reader = tf.TFRecordReader(options=options)
+    _, serialized = reader.read(queue)
+    return tf.train.batch([serialized], 4)
+'''
+
+
+def test_the_options_of_a_reader_that_went_go_too(tmp_path):
+    path = tmp_path / "inputs.py"
+    path.write_text(OPTIONS)
+    [result] = api.migrate([str(path)])
+    new = result.new_source.decode()
+    assert 'compression_type="ZLIB"' in new and "options = " not in new
+    assert "unused = tf.python_io.TFRecordOptions" in new  # never read: the user's own, left alone

@@ -8,7 +8,6 @@ _SCHEMA = {'x': tf.FixedLenFeature([3], tf.float32), 'id': tf.FixedLenFeature([]
 
 def keyed_chunks(patterns, batch_size, epochs, shuffle):
     epochs = epochs or None
-    compressed = tf.python_io.TFRecordOptions(compression_type=tf.python_io.TFRecordCompressionType.GZIP)
 
     dataset = tf.data.Dataset.from_tensor_slices(patterns)
     if shuffle:
