@@ -133,7 +133,7 @@ def own_lines(function: cst.FunctionDef, outside_loops: bool = False) -> List[cs
     return [line for line in visitor.lines if not (outside_loops and id(line) in visitor.looped)]
 
 
-def _assigned(line: cst.SimpleStatementLine) -> Optional[Tuple[str, cst.BaseExpression]]:
+def assigned_value(line: cst.SimpleStatementLine) -> Optional[Tuple[str, cst.BaseExpression]]:
     """(name, value) of a line that is only `name = value`."""
     if len(line.body) != 1 or not isinstance(line.body[0], cst.Assign):
         return None
@@ -145,7 +145,7 @@ def _assigned(line: cst.SimpleStatementLine) -> Optional[Tuple[str, cst.BaseExpr
 
 def assigned_call(line: cst.SimpleStatementLine) -> Optional[Tuple[str, cst.Call]]:
     """(name, call) of a line that is only `name = call(...)`."""
-    assigned = _assigned(line)
+    assigned = assigned_value(line)
     return assigned if assigned is not None and isinstance(assigned[1], cst.Call) else None
 
 
@@ -348,7 +348,7 @@ def _drop_unread(function: cst.FunctionDef, values: Dict[str, cst.BaseExpression
         if occurrences(function, value.value) != 1:
             continue
         for line in own_lines(function):
-            assigned = _assigned(line)
+            assigned = assigned_value(line)
             if assigned is not None and assigned[0] == value.value and plain(assigned[1]):
                 function = drop_line(function, line) or function
                 break

@@ -1,34 +1,38 @@
-"""A reader that nothing reads goes with the pipeline migrated beside it.
+"""What the migration leaves unread beside a pipeline it migrated goes with it.
 
     def feed(self):
         filename_queue = tf.train.string_input_producer([self.path])
         reader = tf.TFRecordReader()          # made, never read
         _, record = self.reader.read(filename_queue)
+        capacity = min_after_dequeue + 3 * batch_size   # read only by the shuffle_batch
         ...
 
 Once the pipeline is a dataset, the unread `reader` is the last queue name of the function, and
-it keeps the file's queue-runner plumbing alive for no one. `remove` drops its line.
-
-The same holds for the options made for a reader the migration removed (`options =
-tf.python_io.TFRecordOptions(ZLIB)`, read only by `tf.TFRecordReader(options=options)`: the
-dataset takes `compression_type=` instead).
+it keeps the file's queue-runner plumbing alive for no one; `capacity`, which only the queue
+took, is a line that reads as if it still mattered. `remove` drops such lines:
+- a reader made and never read (`name = <reader class>(...)`);
+- the options made for a reader that went (`options = tf.python_io.TFRecordOptions(ZLIB)`, read
+  only by `tf.TFRecordReader(options=options)`: the dataset takes `compression_type=` instead);
+- a value the function read before the rewrite and reads no more (`capacity = ...`,
+  `num_threads = cfg.threads_per_gpu * cfg.num_gpu`), computed only from names, attributes,
+  literals, operators and the builtins that only compute (`int`, `min`, `len`...).
 
 Contract: it applies only in a top-level function or a method of a top-level class in which a
-queue call was migrated (`fixed_calls`), and only to a line that is just `name = <reader
-class>(...)` (a TensorFlow reader of the catalogue) or `name = TFRecordOptions(...)` that was
-read before the rewrite, outside any loop, whose arguments call nothing (dead_datasets.plain),
-and whose name occurs nowhere else in the function, nested functions, `global` and `nonlocal`
-statements included. Making a reader or its options has no effect but a node in the graph, or a
-Python object, that nothing uses, so removing it changes nothing the program does. Comments right
-above the line go with it; a section's heading stays (dead_datasets.drop_line).
+queue call was migrated (`fixed_calls`), only to a line that is just `name = <value>`, outside
+any loop, whose name then occurs nowhere else in the function (nested functions, `global` and
+`nonlocal` statements included), and, for options and values, only when the function read that
+name before the rewrite. A reader's or its options' arguments call nothing (dead_datasets.plain).
+Making such a value has no effect but a graph node, or a Python object, that nothing uses, so
+removing it changes nothing the program does. Comments right above the line go with it; a
+section's heading stays (dead_datasets.drop_line).
 """
 from typing import Optional, Set, Tuple
 
 import libcst as cst
 
 from qmigrate import cstutil
-from qmigrate.dead_datasets import (Swap, assigned_call, drop_line, functions_by_path, occurrences, own_lines,
-                                    plain)
+from qmigrate.dead_datasets import (Swap, assigned_call, assigned_value, drop_line, functions_by_path, occurrences,
+                                    own_lines, plain)
 from qmigrate.names import ImportMap
 from qmigrate.rules import READERS, rule_for
 
@@ -37,15 +41,14 @@ def remove(old: cst.Module, new: cst.Module, imports: ImportMap, fixed_calls: Se
            source: bytes) -> Tuple[cst.Module, Set[int]]:
     """`new` without the unread readers (see the module's contract), and the ids of their calls
     in `old`."""
-    if b"Reader" not in source:
-        return new, set()
+    readers = b"Reader" in source or b"Options" in source
     old_functions, dropped, replaced = functions_by_path(old), set(), {}
     for path, function in functions_by_path(new).items():
         before = old_functions.get(path)
         if before is None or not any(id(call) in fixed_calls for call in cstutil.calls_of(before)):
             continue
         edited = function
-        for name, old_call in _readers(before, imports):
+        for name, old_call in _readers(before, imports) if readers else ():
             line = _reader_line(edited, name, imports)
             if line is None or occurrences(edited, name) != 1:
                 continue
@@ -53,6 +56,7 @@ def remove(old: cst.Module, new: cst.Module, imports: ImportMap, fixed_calls: Se
             if without is not None:
                 edited = without
                 dropped.add(id(old_call))
+        edited = _without_dead_values(edited, before)
         if edited is not function:
             replaced[id(function)] = edited
     if not replaced:
@@ -67,6 +71,43 @@ def _made(call: cst.Call, imports: ImportMap) -> bool:
     """Whether the call makes a TensorFlow reader of the catalogue, or TFRecordOptions."""
     name = imports.resolve(call.func)
     return rule_for(name) in READERS or name in _OPTIONS
+
+
+_PURE_BUILTINS = ("int", "float", "min", "max", "round", "len", "abs", "bool")
+
+
+def _pure(node: cst.BaseExpression) -> bool:
+    """A value computed from names, attributes, literals and operators (and the builtins that only
+    compute, `int(0.4 * n)`): working it out has no effect that dropping it would lose."""
+    if plain(node):
+        return True
+    if isinstance(node, cst.BinaryOperation):
+        return _pure(node.left) and _pure(node.right)
+    if isinstance(node, cst.BooleanOperation):
+        return _pure(node.left) and _pure(node.right)
+    if isinstance(node, cst.UnaryOperation):
+        return _pure(node.expression)
+    if isinstance(node, cst.Comparison):
+        return _pure(node.left) and all(_pure(target.comparator) for target in node.comparisons)
+    if isinstance(node, cst.Call):
+        return isinstance(node.func, cst.Name) and node.func.value in _PURE_BUILTINS and all(
+            not arg.star and arg.keyword is None and _pure(arg.value) for arg in node.args)
+    return False
+
+
+def _without_dead_values(function: cst.FunctionDef, before: cst.FunctionDef) -> cst.FunctionDef:
+    """The function without the lines `name = <pure value>` that the function read before the
+    rewrite and no longer reads (a capacity or thread count only the queue calls took)."""
+    for line in own_lines(before, outside_loops=True):
+        assigned = assigned_value(line)
+        if assigned is None or not _pure(assigned[1]) or occurrences(before, assigned[0]) < 2 \
+                or occurrences(function, assigned[0]) != 1:
+            continue
+        now = next((stmt for stmt in own_lines(function, outside_loops=True)
+                    if assigned_value(stmt) is not None and assigned_value(stmt)[0] == assigned[0]), None)
+        if now is not None:
+            function = drop_line(function, now) or function
+    return function
 
 
 def _readers(function: cst.FunctionDef, imports: ImportMap):

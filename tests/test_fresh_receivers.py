@@ -1,6 +1,7 @@
 """A method that reads a reader its object holds migrates when each of its calls, in every module
 of the run, is on an object made for that call alone (qmigrate/fresh_receivers.py); an unread
-reader beside the migrated pipeline goes with it (qmigrate/dead_readers.py)."""
+reader beside the migrated pipeline goes with it (qmigrate/dead_readers.py, also
+tests/test_dead_readers.py)."""
 import ast
 import textwrap
 
@@ -96,46 +97,3 @@ def test_one_reader_fed_twice_in_another_module_stays_with_the_reason(tmp_path):
     assert not reader.changed
     reasons = [d.message for d in reader.diagnostics if d.code in ("QM201", "QM301") and d.line != 11]
     assert len(reasons) == 2 and all("train.py:7, train.py:8" in r and "feed()" in r for r in reasons)
-
-
-def test_an_unread_reader_stays_where_no_pipeline_migrated(tmp_path):
-    path = tmp_path / "lonely.py"
-    path.write_text("import tensorflow as tf\n\n\ndef f(queue):\n    reader = tf.TFRecordReader()\n"
-                    "    return tf.train.batch([queue.dequeue()], 2)\n")
-    [result] = api.migrate([str(path)])
-    assert not result.changed
-
-
-def test_a_reader_read_by_a_nested_function_stays(tmp_path):
-    text = READER.replace("        return tf.train.batch([image], self.batch_size)",
-                          "        def again(other_queue):\n"
-                          "            return local_reader.read(other_queue)\n"
-                          "        batch = tf.train.batch([image], self.batch_size)\n"
-                          "        return batch, again")
-    path = tmp_path / "reader.py"
-    path.write_text(text)
-    [result] = api.migrate([str(path)])
-    assert result.changed and "make_one_shot_iterator" in result.new_source.decode()
-    assert "local_reader = tf.TFRecordReader()" in result.new_source.decode()
-
-
-OPTIONS = '''import tensorflow as tf
-
-
-def inputs(files):
-    options = tf.python_io.TFRecordOptions(tf.python_io.TFRecordCompressionType.ZLIB)
-    unused = tf.python_io.TFRecordOptions(tf.python_io.TFRecordCompressionType.GZIP)
-    queue = tf.train.string_input_producer(files)
-    reader = tf.TFRecordReader(options=options)
-    _, serialized = reader.read(queue)
-    return tf.train.batch([serialized], 4)
-'''
-
-
-def test_the_options_of_a_reader_that_went_go_too(tmp_path):
-    path = tmp_path / "inputs.py"
-    path.write_text(OPTIONS)
-    [result] = api.migrate([str(path)])
-    new = result.new_source.decode()
-    assert 'compression_type="ZLIB"' in new and "options = " not in new
-    assert "unused = tf.python_io.TFRecordOptions" in new  # never read: the user's own, left alone

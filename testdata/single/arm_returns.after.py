@@ -37,7 +37,6 @@ def example_input(files, if_random, batch_size):
     if if_random:
         min_queue_examples = 20
         print("Filling shuffle buffer with %d examples before starting to train." % min_queue_examples)
-        num_preprocess_threads = 2
         dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(min_queue_examples or min_queue_examples + 3 * batch_size, 2))
         dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
         dataset = dataset.prefetch(1)

@@ -25,7 +25,6 @@ def cropped_batches(files, batch_size, training, width=2):
     dataset = dataset.flat_map(tf.data.TFRecordDataset)
     dataset = dataset.map(parse_record)
     if training:
-        capacity = 10 * batch_size
         dataset = dataset.repeat(1)
         dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
         dataset = dataset.prefetch(1)

@@ -39,8 +39,6 @@ def id_example_ops(table, batch_size, threads=2, ids=None, shuffle=True, epochs=
             image, label = table.load(example_id.decode())
             return example_id, image, label
 
-    capacity = 4 * batch_size
-
     rows = tf.convert_to_tensor(ids)
     dataset = tf.data.Dataset.from_tensor_slices(rows)
     dataset = dataset.shuffle(tf.shape(rows, out_type=tf.int64)[0])

@@ -31,7 +31,6 @@ def keyed_chunks(patterns, batch_size, epochs, shuffle):
         dataset = dataset.prefetch(1)
         return list(dataset.make_one_shot_iterator().get_next())
     else:
-        room = 2 * batch_size
         dataset = dataset.repeat(epochs)
         dataset = dataset.batch(batch_size)
         dataset = dataset.prefetch(1)
