@@ -56,7 +56,7 @@ Contract (`find` proposes, `apply` writes only what the engine then proves):
   what __init__ gets.
 Calls from outside the run cannot be seen.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
@@ -205,7 +205,7 @@ def _batching(methods, init, attrs, records, imports):
     return found[0] if len(found) == 1 else None
 
 
-def check(held: Held, attrs, tree, mentioned: Dict[str, str]) -> bool:
+def _check(held: Held, attrs, tree, mentioned: Dict[str, str]) -> bool:
     """Refused when the class's own uses, or the module's, break the contract; whether __init__
     must bind the records too (code outside the class reads them)."""
     method = held.method.name.value
@@ -251,7 +251,7 @@ class Outcome:
 
     held: Held
     new_class: Optional[cst.ClassDef] = None
-    fixed: Set[int] = None
+    fixed: Set[int] = field(default_factory=set)
     reason: Optional[str] = None
     keeps_records: bool = False
     captured: Tuple = ()  # the parameters the map function and the batching read (captured_params)
@@ -287,10 +287,8 @@ def _one_block(module: cst.Module, held: Held, self_name: str, locals_of: Dict[s
     body = list(held.init.body.body)
     start, end = body.index(held.producer), body.index(held.run[-1]) + 1
     to_locals = _ToLocals(self_name, locals_of)
-    tensors = cstutil.argument(held.batch_call, "tensors", 0)
     batch_self = held.method.params.params[0].name.value
     call = held.batch_call.visit(_ToLocals(batch_self, locals_of))
-    assert tensors is not None
     batch = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(_BATCH))], call)])
     new_body = body[:start] + [stmt.visit(to_locals) for stmt in body[start:end]] + [batch] + body[end:]
     init = held.init.with_changes(body=held.init.body.with_changes(body=new_body))
@@ -389,7 +387,7 @@ def apply(module: cst.Module, imports: ImportMap, attrs_of, tree, mentioned: Dic
 def _migrate(module, imports, attrs_of, tree, mentioned, kept_captures, tf, target, oracle, outcome: Outcome) -> None:
     held = outcome.held
     attrs = attrs_of(held.init)
-    outcome.keeps_records = check(held, attrs, tree, mentioned)
+    outcome.keeps_records = _check(held, attrs, tree, mentioned)
     _check_batch_params(held, tree, kept_captures)
     source = module.code_for_node
     try:
@@ -405,8 +403,8 @@ def _migrate(module, imports, attrs_of, tree, mentioned, kept_captures, tf, targ
         raise Refused("its batching's `num_threads` is not a number, and the map function that takes its "
                       "threads is made in __init__()")
     self_name = attrs.self_name(held.init)
-    taken = set(cstutil.name_uses(held.init).loads) | set(cstutil.name_uses(held.init).stores) | {
-        p.name.value for p in held.init.params.params}
+    uses = cstutil.name_uses(held.init)
+    taken = set(uses.loads) | set(uses.stores) | set(cstutil.param_names(held.init))
     locals_of = {attr: _fresh(attr, taken) for attr in (held.queue,) + held.records}
     normalized = _one_block(module, held, self_name, locals_of)
     found = oracle(normalized)
@@ -457,10 +455,11 @@ def _batching_method(held: Held, batching, tf: str, target, config) -> cst.Funct
 def _check_batch_params(held: Held, tree, kept_captures: Dict[str, str]) -> None:
     """Refused when a call of the method, in this module or (kept_captures) another, may pass a
     variable, placeholder or random op for a parameter its batching reads."""
+    own = None
     for function, name, position in _batch_params(held):
         clause = captured_params.clause_of(kept_captures[function]) if function in kept_captures else None
         if clause is None:
-            own = captured_params.stateful_bindings(tree)
+            own = captured_params.stateful_bindings(tree) if own is None else own
             call = captured_params.stateful_call(tree, function, name, position,
                                                  lambda bound: "line %d" % own[bound] if bound in own else None)
             clause = captured_params.call_clause("line %d" % call[0], call[1]) if call is not None else None
