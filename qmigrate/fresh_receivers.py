@@ -2,11 +2,11 @@
 
 A reader or queue an object holds is shared by every call, on that object, of the method that
 reads it: two calls shared its records, where two datasets would each read them all. A module's
-calls cannot share one when each is `r.feed()` on a local name `r` bound once, in the same
-function, to a new object of the class (`r = Reader(...)` or `r = mod.Reader(...)`), with no
-loop around the binding or the call, and `r` read nowhere else in that function (not handed to
-other code, no other attribute of it read): the object is then fed once and used for nothing
-else.
+calls cannot share one when each is `Reader(...).feed()`, or `r.feed()` on a local name `r` bound
+once, in the same function, to a new object of the class (`r = Reader(...)` or
+`r = mod.Reader(...)`), with no loop around the binding or the call, and `r` read nowhere else in
+that function (not handed to other code, no other attribute of it read): the object is then fed
+once and used for nothing else.
 
 Contract: `each_on_a_new_object(tree, method, classes)` is True only when every mention of
 `.method` in the module's stdlib tree is such a call and no string in it spells `method` (no
@@ -31,13 +31,15 @@ class _Scope:
         self.loads: Dict[str, int] = {}  # name -> how often the scope reads it
         self.declared: Set[str] = set()  # global / nonlocal names
         self.looped: Set[int] = set()  # ids of the nodes under a loop of the scope
+        self.made_here: List[ast.Call] = []  # receivers made by the call itself: `Reader(...).feed()`
         self.bad = False
 
 
 def each_on_a_new_object(tree: Optional[ast.AST], method: str, classes: Set[str],
                          other_objects: Set[int] = frozenset()) -> bool:
     """Whether each mention of `.method` in `tree` is a call on an object made for it, of one of
-    `classes` (their unqualified names). `other_objects`: the lines of mentions known to be the
+    `classes` (their unqualified names: every class of the defining module that defines the
+    method, classes_defining; an object of any of them made for one call shares nothing). `other_objects`: the lines of mentions known to be the
     method of other objects (a queue's own `.dequeue()`), which are passed over."""
     if not isinstance(tree, ast.Module):  # unparsable: nothing is proven
         return False
@@ -95,6 +97,8 @@ def _walk(top: ast.AST, method: str, other_objects: Set[int]) -> _Scope:
             receiver = node.func.value
             if isinstance(receiver, ast.Name) and not looped:
                 scope.calls[receiver.id] = scope.calls.get(receiver.id, 0) + 1
+            elif isinstance(receiver, ast.Call) and not looped:
+                scope.made_here.append(receiver)  # `Reader(...).feed()`: an object made for the call
             else:
                 scope.bad = True
             children = [receiver] + node.args + node.keywords  # the callee itself is counted
@@ -109,7 +113,7 @@ def _walk(top: ast.AST, method: str, other_objects: Set[int]) -> _Scope:
 
 
 def _proven(scope: _Scope, classes: Set[str]) -> bool:
-    if scope.bad:
+    if scope.bad or any(_callee(made.func) not in classes for made in scope.made_here):
         return False
     for name, count in scope.calls.items():
         assign = scope.made.get(name)

@@ -238,7 +238,7 @@ def _check(held: Held, attrs, tree, mentioned: Dict[str, str]) -> bool:
     # `.dequeue()` of the queue the records are read from is that queue's, not the method's.
     own = [node for stmt in held.run for node in cstutil.nodes_of(stmt, cst.Attribute) if node.attr.value == method]
     if attrs.uses_of(method) > len(own) and not fresh_receivers.each_on_a_new_object(
-            tree, method, {held.cls.name.value}, {attrs.line_of(node) for node in own}):
+            tree, method, fresh_receivers.classes_defining(tree, method), {attrs.line_of(node) for node in own}):
         raise Refused("this file calls %s() other than once on each object made for that call and used for "
                       "nothing else (two calls on one object shared its records)" % method)
     return any(attrs.foreign_count[attr] or attr in mentioned for attr in held.records)
@@ -441,8 +441,8 @@ def _batching_method(held: Held, batching, tf: str, target, config) -> cst.Funct
     element = synth.next_element(pipeline, tf, target)
     small = held.batch.body[0]
     unpacked = isinstance(small, cst.Assign) and isinstance(small.targets[0].target, (cst.Tuple, cst.List))
-    if not unpacked:  # tf.train.batch gave a list
-        element = "list(%s)" % element if len(held.records) > 1 else "[%s]" % element
+    if not unpacked and len(held.records) > 1:  # tf.train.batch gave a list
+        element = "list(%s)" % element
     consume = held.batch.with_changes(body=[small.with_changes(value=cst.parse_expression(element, config))])
     statements = [cst.parse_statement(line + "\n", config) for line in lines]
     statements[0] = statements[0].with_changes(leading_lines=held.batch.leading_lines)

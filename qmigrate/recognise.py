@@ -933,11 +933,11 @@ class _BlockRecogniser:
         return (read_index if what == "queue" else None,) + found
 
     def _each_on_a_new_object(self, method: str) -> bool:
-        """Whether every call of `.method` in this module is on an object of this method's class
-        made for that call alone (fresh_receivers)."""
-        owner = self.context.method_classes.get(id(self.scope))
-        return (owner is not None and isinstance(self.context.tree, ast.Module)
-                and fresh_receivers.each_on_a_new_object(self.context.tree, method, {owner.name.value}))
+        """Whether every call of `.method` in this module is on an object of a class of the module
+        that defines it, made for that call alone (fresh_receivers)."""
+        tree = self.context.tree
+        return isinstance(tree, ast.Module) and fresh_receivers.each_on_a_new_object(
+            tree, method, fresh_receivers.classes_defining(tree, method))
 
     def _attr_calls(self, attrs, attr, family) -> List[cst.Call]:
         """The calls of `family` bound to `self.<attr>` anywhere in the class."""

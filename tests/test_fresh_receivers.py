@@ -54,6 +54,7 @@ def _fresh(text, classes=("Reader",)):
 def test_calls_each_on_an_object_made_for_them_are_proven():
     assert _fresh("def f():\n" + FRESH)
     assert _fresh("r = reader.Reader(1)\nx = r.feed()")  # a module's own, through its module
+    assert _fresh("def f():\n    return Reader(1).feed(), Other(2).feed()", ("Reader", "Other"))  # made there
 
 
 @pytest.mark.parametrize("text", [
@@ -61,6 +62,8 @@ def test_calls_each_on_an_object_made_for_them_are_proven():
     "def f(r):\n    return r.feed()",  # an object from elsewhere
     "def f(r):\n    r = Reader(1)\n    return r.feed()",  # a parameter bound again: two bindings
     "def f():\n    r = Other(1)\n    return r.feed()",  # an object of another class
+    "def f():\n    return make().feed()",  # made by a call of anything else
+    "def f():\n    for _ in range(2):\n        Reader(1).feed()",  # in a loop
     "def f():\n    r = Reader(1)\n    for _ in range(2):\n        r.feed()",  # a call in a loop
     "for p in paths:\n    r = Reader(p)\n    r.feed()",  # made in a loop
     "def f():\n    r = Reader(1)\n    g = r.feed\n    return g(), g()",  # the method read, not called

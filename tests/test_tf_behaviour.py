@@ -158,6 +158,9 @@ CASES = [
     ("held_records", "train_batches", lambda d: dict(pattern_files=_files(d, "png/*.png"), batch_size=5), 70,
      "epoch"),
     ("held_records", "single_records", lambda d: dict(pattern_files=_files(d, "png/*.png")), 37, "epoch"),
+    # One record alone, batched as a tensor (not a list of one); forever, in order.
+    ("held_records", "path_batches", lambda d: dict(pattern_files=_files(d, "png/*.png"), batch_size=4), 80,
+     ("forever", 37)),
     # Each arm of an if/else batches and returns its batch (2 epochs of 50, whole batches of 5).
     ("arm_returns", "example_input", lambda d: dict(files=_files(d, "dict_*"), if_random=True, batch_size=5), 100,
      "epoch"),

@@ -59,6 +59,30 @@ def single_records(pattern_files):
     return tf.expand_dims(image, 0), tf.expand_dims(label, 0)
 
 
+class PathReader(object):
+    """One record alone: `tf.train.batch([self.path], n)` gave a tensor, not a list of one."""
+
+    def __init__(self, paths):
+        def parse_record(*rows):
+            path = tf.string_join([rows[0], '#'])
+            return path
+
+        dataset = tf.data.Dataset.from_tensor_slices(paths)
+        dataset = dataset.map(parse_record)
+        dataset = dataset.repeat()
+        self.rows = dataset
+
+    def dequeue(self, n):
+        dataset = self.rows
+        dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(n))
+        dataset = dataset.prefetch(1)
+        return dataset.make_one_shot_iterator().get_next()
+
+
+def path_batches(pattern_files, batch_size):
+    return PathReader(pattern_files).dequeue(batch_size)
+
+
 class CountedReader(object):
     def __init__(self, paths):
         self.queue = tf.train.slice_input_producer([paths], shuffle=False)

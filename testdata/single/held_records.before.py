@@ -47,6 +47,21 @@ def single_records(pattern_files):
     return tf.expand_dims(image, 0), tf.expand_dims(label, 0)
 
 
+class PathReader(object):
+    """One record alone: `tf.train.batch([self.path], n)` gave a tensor, not a list of one."""
+
+    def __init__(self, paths):
+        self.rows = tf.train.slice_input_producer([paths], shuffle=False)
+        self.path = tf.string_join([self.rows[0], '#'])
+
+    def dequeue(self, n):
+        return tf.train.batch([self.path], n)
+
+
+def path_batches(pattern_files, batch_size):
+    return PathReader(pattern_files).dequeue(batch_size)
+
+
 class CountedReader(object):
     def __init__(self, paths):
         self.queue = tf.train.slice_input_producer([paths], shuffle=False)
