@@ -25,6 +25,7 @@ Slim's Dataset only stores its arguments, so removing it removes no effect. Comm
 statement go with it, except those a blank line parts from it (a section's heading), which move
 to the next one.
 """
+from collections import Counter
 from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
@@ -315,10 +316,10 @@ def drop_line(function: cst.FunctionDef, line: cst.SimpleStatementLine) -> Optio
 
 
 class _Occurrences(cst.CSTVisitor):
-    """How often a name occurs (attribute names and keywords are not occurrences)."""
+    """How often each name occurs (attribute names and keywords are not occurrences), in one walk."""
 
-    def __init__(self, name: str):
-        self.name, self.count, self.skip = name, 0, set()
+    def __init__(self):
+        self.counts, self.skip = Counter(), set()
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         self.skip.add(id(node.attr))
@@ -328,15 +329,20 @@ class _Occurrences(cst.CSTVisitor):
             self.skip.add(id(node.keyword))
 
     def visit_Name(self, node: cst.Name) -> None:
-        if node.value == self.name and id(node) not in self.skip:
-            self.count += 1
+        if id(node) not in self.skip:
+            self.counts[node.value] += 1
+
+
+def name_counts(node: cst.CSTNode) -> Counter:
+    """How often each name occurs in `node` (see _Occurrences)."""
+    visitor = _Occurrences()
+    node.visit(visitor)
+    return visitor.counts
 
 
 def occurrences(node: cst.CSTNode, name: str) -> int:
-    """How often `name` occurs in `node` (see _Occurrences)."""
-    visitor = _Occurrences(name)
-    node.visit(visitor)
-    return visitor.count
+    """How often `name` occurs in `node`."""
+    return name_counts(node)[name]
 
 
 def _drop_unread(function: cst.FunctionDef, values: Dict[str, cst.BaseExpression]) -> cst.FunctionDef:

@@ -31,8 +31,8 @@ from typing import Optional, Set, Tuple
 import libcst as cst
 
 from qmigrate import cstutil
-from qmigrate.dead_datasets import (Swap, assigned_call, assigned_value, drop_line, functions_by_path, occurrences,
-                                    own_lines, plain)
+from qmigrate.dead_datasets import (Swap, assigned_call, assigned_value, drop_line, functions_by_path, name_counts,
+                                    occurrences, own_lines, plain)
 from qmigrate.names import ImportMap
 from qmigrate.rules import READERS, rule_for
 
@@ -98,15 +98,18 @@ def _pure(node: cst.BaseExpression) -> bool:
 def _without_dead_values(function: cst.FunctionDef, before: cst.FunctionDef) -> cst.FunctionDef:
     """The function without the lines `name = <pure value>` that the function read before the
     rewrite and no longer reads (a capacity or thread count only the queue calls took)."""
-    for line in own_lines(before, outside_loops=True):
-        assigned = assigned_value(line)
-        if assigned is None or not _pure(assigned[1]) or occurrences(before, assigned[0]) < 2 \
-                or occurrences(function, assigned[0]) != 1:
+    candidates = [assigned for assigned in map(assigned_value, own_lines(before, outside_loops=True))
+                  if assigned is not None and _pure(assigned[1])]
+    if not candidates:
+        return function
+    was, now = name_counts(before), name_counts(function)  # one walk each, not one a line
+    for name, _ in candidates:
+        if was[name] < 2 or now[name] != 1:
             continue
-        now = next((stmt for stmt in own_lines(function, outside_loops=True)
-                    if assigned_value(stmt) is not None and assigned_value(stmt)[0] == assigned[0]), None)
-        if now is not None:
-            function = drop_line(function, now) or function
+        line = next((stmt for stmt in own_lines(function, outside_loops=True)
+                     if assigned_value(stmt) is not None and assigned_value(stmt)[0] == name), None)
+        if line is not None:
+            function = drop_line(function, line) or function
     return function
 
 
