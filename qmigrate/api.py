@@ -956,8 +956,12 @@ def _keep_record_attributes(path: str, done: _Done, program: Program, keeps: Dic
         found = program.attribute_mentions(attr, path)
         owners = fresh_receivers.classes_defining(program.tree(path), attr) if found else set()
         if owners:  # a method: its calls each on an object made for it share no records
-            found = [(where, line) for where, line in found
-                     if not fresh_receivers.each_on_a_new_object(program.tree(where), attr, owners)]
+            fresh = set()
+            for where in sorted({where for where, _ in found}):  # one module that is not settles it
+                if not fresh_receivers.each_on_a_new_object(program.tree(where), attr, owners):
+                    break
+                fresh.add(where)
+            found = [(where, line) for where, line in found if where not in fresh]
         if found:
             places = ", ".join("%s:%d" % (os.path.basename(where), line) for where, line in found[:3])
             keeps.setdefault(path, {})["." + attr] = "other modules mention `.%s` (%s)" % (attr, places)

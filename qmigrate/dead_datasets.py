@@ -336,7 +336,7 @@ class _Occurrences(cst.CSTVisitor):
 def name_counts(node: cst.CSTNode) -> Counter:
     """How often each name occurs in `node` (see _Occurrences)."""
     visitor = _Occurrences()
-    node.visit(visitor)
+    cstutil.walk(node, visitor)
     return visitor.counts
 
 

@@ -13,9 +13,10 @@ took, is a line that reads as if it still mattered. `remove` drops such lines:
 - a reader made and never read (`name = <reader class>(...)`);
 - the options made for a reader that went (`options = tf.python_io.TFRecordOptions(ZLIB)`, read
   only by `tf.TFRecordReader(options=options)`: the dataset takes `compression_type=` instead);
-- a value the function read before the rewrite and reads no more (`capacity = ...`,
-  `num_threads = cfg.threads_per_gpu * cfg.num_gpu`), computed only from names, attributes,
-  literals, operators and the builtins that only compute (`int`, `min`, `len`...).
+- a value an argument of a migrated queue call read, which the function read before the rewrite
+  and reads no more (`capacity = ...`, `num_threads = cfg.threads_per_gpu * cfg.num_gpu`),
+  computed only from names, attributes, literals, operators and the builtins that only compute
+  (`int`, `min`, `len`...).
 
 Contract: it applies only in a top-level function or a method of a top-level class in which a
 queue call was migrated (`fixed_calls`), only to a line that is just `name = <value>`, outside
@@ -56,7 +57,7 @@ def remove(old: cst.Module, new: cst.Module, imports: ImportMap, fixed_calls: Se
             if without is not None:
                 edited = without
                 dropped.add(id(old_call))
-        edited = _without_dead_values(edited, before)
+        edited = _without_dead_values(edited, before, _queue_arguments(before, fixed_calls))
         if edited is not function:
             replaced[id(function)] = edited
     if not replaced:
@@ -95,11 +96,25 @@ def _pure(node: cst.BaseExpression) -> bool:
     return False
 
 
-def _without_dead_values(function: cst.FunctionDef, before: cst.FunctionDef) -> cst.FunctionDef:
-    """The function without the lines `name = <pure value>` that the function read before the
-    rewrite and no longer reads (a capacity or thread count only the queue calls took)."""
+def _queue_arguments(function: cst.FunctionDef, fixed_calls: Set[int]) -> Set[str]:
+    """The names the arguments of the migrated queue calls of the function read."""
+    names = set()
+    for call in cstutil.calls_of(function):
+        if id(call) in fixed_calls:
+            for arg in call.args:
+                names.update(cstutil.name_uses(arg.value).loads)
+    return names
+
+
+def _without_dead_values(function: cst.FunctionDef, before: cst.FunctionDef, read_by_queues: Set[str]) \
+        -> cst.FunctionDef:
+    """The function without the lines `name = <pure value>` that the migrated queue calls read
+    (`read_by_queues`), which the function read before the rewrite and no longer reads (a
+    capacity or thread count only the queue calls took)."""
+    if not read_by_queues:
+        return function
     candidates = [assigned for assigned in map(assigned_value, own_lines(before, outside_loops=True))
-                  if assigned is not None and _pure(assigned[1])]
+                  if assigned is not None and assigned[0] in read_by_queues and _pure(assigned[1])]
     if not candidates:
         return function
     was, now = name_counts(before), name_counts(function)  # one walk each, not one a line

@@ -151,6 +151,8 @@ def find(module: cst.Module, imports: ImportMap, class_attrs_of) -> List[Held]:
 
 
 def _in_class(cls, init, methods, imports, class_attrs_of) -> Optional[Held]:
+    if not any(rule_for(imports.resolve(call.func)) in PRODUCERS + SLICERS for call in cstutil.calls_of(init)):
+        return None  # no producer in __init__: the class's attributes are not worth working out
     attrs = class_attrs_of(init)
     self_name = attrs.self_name(init) if attrs is not None else None
     if self_name is None or not isinstance(init.body, cst.IndentedBlock):
