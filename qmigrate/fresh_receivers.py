@@ -39,20 +39,20 @@ def each_on_a_new_object(tree: Optional[ast.AST], method: str, classes: Set[str]
                          other_objects: Set[int] = frozenset()) -> bool:
     """Whether each mention of `.method` in `tree` is a call on an object made for it, of one of
     `classes` (their unqualified names: every class of the defining module that defines the
-    method, classes_defining; an object of any of them made for one call shares nothing). `other_objects`: the lines of mentions known to be the
-    method of other objects (a queue's own `.dequeue()`), which are passed over."""
+    method, classes_defining; an object of any of them made for one call shares nothing).
+    `other_objects`: the lines of mentions known to be the method of other objects (a queue's own
+    `.dequeue()`), which are passed over."""
     if not isinstance(tree, ast.Module):  # unparsable: nothing is proven
         return False
-    mentioned = False
-    for node in ast.walk(tree):
+    mentioned, scopes = False, [tree]
+    for node in ast.walk(tree):  # one walk: the spelling in strings, the mentions, the scopes
         if isinstance(node, ast.Constant) and node.value == method:
             return False
         if isinstance(node, ast.Attribute) and node.attr == method:
             mentioned = True
-    if not mentioned:
-        return False
-    scopes = [tree] + [node for node in ast.walk(tree) if isinstance(node, _SCOPES)]
-    return all(_proven(_walk(scope, method, other_objects), classes) for scope in scopes)
+        elif isinstance(node, _SCOPES):
+            scopes.append(node)
+    return mentioned and all(_proven(_walk(scope, method, other_objects), classes) for scope in scopes)
 
 
 def classes_defining(tree: Optional[ast.AST], method: str) -> Set[str]:

@@ -415,7 +415,8 @@ def _migrate(module, imports, attrs_of, tree, mentioned, kept_captures, tf, targ
     map_index, consume, dataset = _split(init, before)
     config = module.config_for_parsing
     body = list(init.body.body)
-    held_lines = ["%s = %s.repeat(%s)" % (dataset, dataset, epochs or ""), "%s.%s = %s" % (self_name, held.queue, dataset)]
+    held_lines = ["%s = %s.repeat(%s)" % (dataset, dataset, epochs or ""),
+                  "%s.%s = %s" % (self_name, held.queue, dataset)]
     if outcome.keeps_records:
         element = synth.next_element(Pipeline(FileSource(dataset), None, None, batching, dataset_name=dataset), tf,
                                      target)
