@@ -18,9 +18,9 @@ from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources,
                       dead_readers, estimator_inputs, factory_reasons, guarded_records, handbuilt, handed_down,
                       held_records, held_sources, helpers, imported_helpers, in_memory_rows, map_locals, method_copies,
                       method_queues, python3_check, python_fed, queue_messages, queue_purpose, queue_roles,
-                      queue_sources, range_producers, reader_makers, receivers, returned_dataset, returned_records,
-                      slim_modules, synth, thread_coordinators, towers, uncalled_datasets, unlinked, wording,
-                      zipped_arms)
+                      queue_sources, prefetched_batches, range_producers, reader_makers, receivers, returned_dataset,
+                      returned_records, slim_modules, synth, thread_coordinators, towers, uncalled_datasets, unlinked,
+                      wording, zipped_arms)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -32,6 +32,7 @@ from qmigrate.rules import (
     rule_for)
 from qmigrate.rules import queue_runners
 from qmigrate.rules.hand_built import HandBuiltQueue
+from qmigrate.rules.prefetch import PrefetchQueue
 from qmigrate.rules.producers import RangeInputProducer
 from qmigrate.rules.python_fed import PythonFedQueue
 from qmigrate.rules.findings import ClosedQueueMessageExpected, UnseenRecordFunction
@@ -678,6 +679,23 @@ def _held_records(path: str, options: Options, module: cst.Module, new_module: c
     return new_module
 
 
+def _prefetched_batches(module: cst.Module, new_module: cst.Module, analysis: FileAnalysis,
+                        context: ModuleContext, tree: Optional[ast.Module]) -> cst.Module:
+    """`new_module` with the prefetch queues the migration left over a batch it made a dataset
+    (prefetched_batches): fixed, or with the reason they stay."""
+    left = [call for rule, call, _, _ in analysis.occurrences
+            if rule is PrefetchQueue and id(call) not in analysis.fixed_calls]
+    if not left:
+        return new_module
+    path_of = getattr(context.load_module, "path_of", None)
+    outcome = prefetched_batches.rewrite(module, new_module, analysis.imports, left, tree, path_of)
+    analysis.fixed_calls |= outcome.fixed
+    for call in outcome.fixed:
+        analysis.reasons.pop(call, None)
+    analysis.reasons.update(outcome.reasons)
+    return outcome.module
+
+
 def _replace_class(new_module: cst.Module, module: cst.Module, old: cst.ClassDef,
                    replacement: cst.ClassDef) -> Optional[cst.Module]:
     """`new_module` with the class `old` of `module` (found by its name and unchanged text) put
@@ -878,6 +896,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         new_module = _held_records(path, options, module, new_module, analysis, context, rewriter.tf, keep_helpers,
                                    foreign, handed)
     if analysis.pipelines:
+        new_module = _prefetched_batches(module, new_module, analysis, context, tree)
         new_module, analysis.dropped_datasets = dead_datasets.remove(module, new_module, imports, source)
         new_module, dropped_readers = dead_readers.remove(module, new_module, imports, analysis.fixed_calls, source)
         analysis.fixed_calls |= dropped_readers

@@ -22,6 +22,15 @@ class PrefetchQueue(Rule):
     and the prefetch queue's capacity, which the one pipeline prefetches), which is the queue's
     meaning exactly.
 
+    A prefetch queue built in the same block as a batching the migration turns into a dataset
+    (slim's image trainer: the batch, code on the batch such as `one_hot_encoding`, then the queue,
+    handed with a clone function to `model_deploy.create_clones`) becomes that dataset's iterator:
+    the code on the batch becomes a map over batches, the dataset prefetches the queue's
+    capacity, and every `dequeue()` becomes `get_next()` (each takes the next batch, as each
+    dequeue did). Only when every use of the queue is a dequeue, in the function or in a clone
+    function handed to a function that only calls it with its arguments
+    (qmigrate/prefetched_batches.py has the exact conditions); else the queue stays, with the reason.
+
     A `shuffle_batch` behind the queue was one shuffle buffer for all towers: each shard keeps
     `min_after_dequeue // num_shards` of it (same memory and first fill), and its share of the
     batcher's threads, `num_threads // num_shards` parallel calls in its map. Each iterator
