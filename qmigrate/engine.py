@@ -135,6 +135,9 @@ class FileAnalysis:
     queues_moved: bool = False  # analysed with method_queues' moves: `module` is not a parse of `source`
     kept_calls: Set[int] = field(default_factory=set)  # id(call) in helpers kept as they were for other callers
     todo: Dict[int, str] = field(default_factory=dict)  # id(call) -> what to do, where the rule's advice does not fit
+    # id(call) -> why it stays, for plumbing kept with nothing left to do (a Coordinator that still
+    # works with no runner left): reported as a note, not a finding.
+    kept_as_notes: Dict[int, str] = field(default_factory=dict)
     tree: Optional[ast.AST] = None  # the stdlib parser's tree (None where it rejects the file)
     module_loads: Optional[Counter] = None  # name loads of `module`, once counted
     queue_calls: Optional[List[cst.Call]] = None  # the queue API calls found in `module`
@@ -195,6 +198,8 @@ class FileAnalysis:
         """What result() says about a queue call (None: nothing)."""
         name = self.call_names.get(id(call))
         message = rule.message_for(name)
+        if id(call) in self.kept_as_notes:
+            return message + "; no change needed: %s" % self.kept_as_notes[id(call)]
         if rule.note:
             if rule in SESSIONS and not queue_code_left:
                 return None  # a session with nothing left for it to start: nothing to say
@@ -212,7 +217,7 @@ class FileAnalysis:
     def reason_of(self, call: cst.CSTNode) -> Optional[str]:
         """Why result() says `call` is not rewritten (None: it is, or it is not reported so)."""
         for rule, node, _, _ in self.occurrences:
-            if node is call and not rule.note and id(call) not in self.fixed_calls:
+            if node is call and not rule.note and id(call) not in self.fixed_calls | set(self.kept_as_notes):
                 return self._reason(rule, call)
         return None
 
@@ -220,7 +225,7 @@ class FileAnalysis:
         """Where result() reports `call`, and its message around its reason, for that message to
         be made with another reason (None: the call is not reported with a reason)."""
         for rule, node, line, column in self.occurrences:
-            if node is not call or rule.note or id(call) in self.fixed_calls:
+            if node is not call or rule.note or id(call) in self.fixed_calls or id(call) in self.kept_as_notes:
                 continue
             kept = dict(self.reasons)
             self.reasons[id(call)] = _REASON_SLOT
@@ -240,7 +245,7 @@ class FileAnalysis:
             if message is None:
                 continue
             diagnostics.append(Diagnostic(self.path, line, column, rule.code, message, id(call) in self.fixed_calls,
-                                          rule.safety, rule.note))
+                                          rule.safety, rule.note or id(call) in self.kept_as_notes))
         for rule, node, fixed, detail in self.findings:
             line, column = self.positions.start(node)
             message = rule.message + (" (%s)" % detail if detail else "")
@@ -1129,16 +1134,19 @@ def _mark_non_input_queues(analysis: FileAnalysis, options: Options) -> None:
 
 
 def _drop_thread_coordinators(analysis: FileAnalysis) -> None:
-    """In a file whose only queue API is Coordinators, those that coordinate the program's own
-    Python threads are no queue code (thread_coordinators): not reported. A file with queue code
-    of its own keeps their findings (its threads may feed those queues), saying what they do."""
+    """In a file whose only queue API is Coordinators, those only their own methods use (or the
+    program's own Python threads) are no queue code (thread_coordinators): not reported. A file
+    with queue code of its own keeps the findings of those that coordinate its own threads (they
+    may feed those queues), saying what they do."""
     coordinators = [call for rule, call, _, _ in analysis.occurrences if rule is queue_runners.Coordinator]
     if not coordinators:
         return
-    threads_only = thread_coordinators.python_threads_only(analysis.module, analysis.imports, coordinators)
     if len(coordinators) == len(analysis.occurrences):
-        analysis.occurrences = [o for o in analysis.occurrences if id(o[1]) not in threads_only]
+        alone = thread_coordinators.python_threads_only(analysis.module, analysis.imports, coordinators,
+                                                        threads_needed=False)
+        analysis.occurrences = [o for o in analysis.occurrences if id(o[1]) not in alone]
         return
+    threads_only = thread_coordinators.python_threads_only(analysis.module, analysis.imports, coordinators)
     for call in coordinators:
         if id(call) in threads_only:
             analysis.reasons[id(call)] = ("it coordinates the program's own threading.Thread workers (its uses are "
@@ -1943,28 +1951,39 @@ def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, se
     # Calls in the rewritten module are new nodes; match them to the originals by the classes and
     # functions around them, and by order there (a coord of train() is not the one of evaluate()).
     paths = _plumbing_paths(analysis)
-    left_over: List[Tuple[str, cst.CSTNode]] = []
+    left_over: List[Tuple[type, cst.CSTNode]] = []
     for rule, call in plumbing:
         key = (paths.get(id(call), ()), rule.code)
         if removed.get(key):
             removed[key] -= 1
             analysis.fixed_calls.add(id(call))
         elif key in reasons:
-            analysis.reasons[id(call)] = reasons[key]
+            _keep_plumbing(analysis, rule, call, reasons[key])
         else:
-            left_over.append((rule.code, call))
+            left_over.append((rule, call))
     by_code = Counter()
     for (_, code), count in removed.items():
         by_code[code] += count
     any_reason = {}
     for (_, code), why in reasons.items():
         any_reason.setdefault(code, why)
-    for code, call in left_over:  # a path not found again (a function the rewrite renamed): by order
+    for rule, call in left_over:  # a path not found again (a function the rewrite renamed): by order
+        code = rule.code
         if by_code[code]:
             by_code[code] -= 1
             analysis.fixed_calls.add(id(call))
         elif code in any_reason:
-            analysis.reasons[id(call)] = any_reason[code]
+            _keep_plumbing(analysis, rule, call, any_reason[code])
+
+
+def _keep_plumbing(analysis: FileAnalysis, rule, call: cst.CSTNode, why: str) -> None:
+    """Plumbing that stays in a file with no queue call left: a Coordinator that still works
+    without runners asks for no change (a note: `--check` must not fail a build on it); anything
+    else, a runner start kept, is a finding with its reason."""
+    if rule is queue_runners.Coordinator and queue_runners.works_without_runners(why):
+        analysis.kept_as_notes[id(call)] = why
+    else:
+        analysis.reasons[id(call)] = why
 
 
 def _batching_hints(rule, call: cst.CSTNode) -> str:

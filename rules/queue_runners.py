@@ -133,12 +133,15 @@ class Coordinator(Rule):
     (which becomes `while True:`; the loop still ends on `OutOfRangeError`). A coordinator used
     any other way is kept: it still works without queues. So is one handed an exception
     (`except Exception as e: coord.request_stop(e)`), which its `join()` raises again: the
-    runners' thread list it joins becomes `threads = []`.
+    runners' thread list it joins becomes `threads = []`. A coordinator kept in a file with no
+    queue call left is reported as a note (no change needed), so `--check` passes on the result.
 
     ## Limitations
     Threads of the program's own that use the coordinator keep it, as they should. In a file with
     no queue code, a coordinator that only stops and joins the program's own `threading.Thread`s
-    (its methods, and values handed to the threads) is not queue code: it is not reported.
+    (its methods, and values handed to the threads) is not queue code: it is not reported; nor is
+    one that only its own methods use (what a migration leaves for the error it carries), in a file
+    with no other queue API.
     """
 
     code = "QM502"
@@ -219,6 +222,17 @@ class QueueRunnersBlock(Rule):
     )
 
 
+# The reasons remove_plumbing gives for a Coordinator it keeps that still works with no runner.
+_WORKS = "it works without queue runners"
+_STILL_WORKS = "it still works without them"
+_KEPT_WORKS = "it still works without queue runners"
+
+
+def works_without_runners(why: str) -> bool:
+    """Whether remove_plumbing kept a Coordinator for `why` although it needs no runner."""
+    return any(phrase in why for phrase in (_WORKS, _STILL_WORKS, _KEPT_WORKS))
+
+
 def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Counter] = None):
     """Remove queue-runner plumbing from a module in which no queue is left (`loads`: its name
     loads, if counted: used when no function of it binds a name of its plumbing).
@@ -249,7 +263,7 @@ def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Coun
             no_threads[id(stmt)] = cst.Module([]).code_for_node(assign[0])
     for coord in sorted(finder.reporting & set(finder.coordinators), key=_key_order):
         reasons.set(coord, Coordinator.code, "`%s.request_stop(...)` is handed an exception, which its join() "
-                    "raises again; it works without queue runners" % coord[1])
+                    "raises again; %s" % (coord[1], _WORKS))
         for stmt in finder.runners_by_coord[coord]:
             assign = cstutil.single_assign(stmt)
             if assign is not None and isinstance(assign[0], cst.Name):
@@ -277,11 +291,10 @@ def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Coun
             drop_statements.update(plumbing["statements"])
             loops.update(plumbing["loops"])
         else:
-            reasons.set(coord, Coordinator.code, "`%s` is used beyond the queue runners (it still works without them)"
-                        % coord[1])
+            reasons.set(coord, Coordinator.code, "`%s` is used beyond the queue runners (%s)" % (coord[1], _STILL_WORKS))
     for path, held in finder.kept_coordinators:
-        reasons.at(path, Coordinator.code, "it is kept in `%s`, which other methods or modules may use (it still "
-                   "works without queue runners)" % held)
+        reasons.at(path, Coordinator.code, "it is kept in `%s`, which other methods or modules may use (%s)"
+                   % (held, _KEPT_WORKS))
     for stmt in finder.runner_blocks + finder.hand_loops:
         drop_statements.add(id(stmt))
     remover = _PlumbingRemover(drop_statements, loops, finder.runner_items, no_threads)

@@ -107,3 +107,60 @@ def test_beside_queue_code_it_says_what_the_coordinator_does(tmp_path):
     assert "to do: keep it for those threads" in coordinator
     passed = next(line for line in _check(tmp_path, PASSED).output.splitlines() if "QM502" in line)
     assert "threading.Thread workers" not in passed  # handed to a function qmigrate does not follow
+
+
+# A training script in vanhuyz/CycleGAN's shape: an error the loop hits is handed to the
+# coordinator, whose join() in `finally` raises it again once the checkpoint is saved.
+TRAINER = '''import tensorflow as tf
+
+
+def train(files, steps):
+    queue = tf.train.string_input_producer(files)
+    reader = tf.TFRecordReader()
+    _, record = reader.read(queue)
+    x = tf.parse_single_example(record, {'x': tf.FixedLenFeature([], tf.float32)})['x']
+    xs = tf.train.shuffle_batch([x], 4, capacity=40, min_after_dequeue=20)
+    with tf.Session() as sess:
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+        try:
+            step = 0
+            while not coord.should_stop() and step < steps:
+                sess.run(xs)
+                step += 1
+        except KeyboardInterrupt:
+            coord.request_stop()
+        except Exception as e:
+            coord.request_stop(e)
+        finally:
+            coord.request_stop()
+            coord.join(threads)
+'''
+
+
+def test_a_coordinator_kept_for_the_error_it_carries_asks_for_no_change(tmp_path):
+    """The migration keeps the coordinator (its join() raises the error handed to it) with
+    `threads = []`: that is a note, not a finding, so `--check` of the migration passes, and
+    running qmigrate again on its output finds nothing (it reported QM502 with a to-do, and failed
+    the build, before and after `--write`)."""
+    path = tmp_path / "train.py"
+    path.write_text(TRAINER)
+    checked = CliRunner().invoke(main, [str(path), "--check"])
+    coordinator = next(line for line in checked.output.splitlines() if "QM502" in line)
+    assert "[note]" in coordinator and "no change needed" in coordinator and "to do" not in coordinator
+    written = CliRunner().invoke(main, [str(path), "--write"])
+    assert written.exit_code == 0, written.output
+    text = path.read_text()
+    assert "threads = []" in text and "coord.request_stop(e)" in text and "coord.join(threads)" in text
+    again = CliRunner().invoke(main, [str(path), "--check"])
+    assert again.exit_code == 0, again.output
+    assert "QM5" not in again.output
+
+
+def test_with_nothing_else_a_coordinator_its_methods_alone_use_is_no_queue_code(tmp_path):
+    text = "import tensorflow as tf\n\n\ndef run(sess, step):\n    coord = tf.train.Coordinator()\n" \
+           "    threads = []\n    while not coord.should_stop():\n        sess.run(step)\n    coord.join(threads)\n"
+    run = _check(tmp_path, text)
+    assert run.exit_code == 0 and "QM502" not in run.output, run.output
+    run = _check(tmp_path, text.replace("    threads = []\n", "    threads = start(sess, coord)\n"))
+    assert run.exit_code == 1 and "QM502" in run.output  # handed to code that may start runners with it
