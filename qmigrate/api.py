@@ -2,6 +2,7 @@
 
 This is the one place that turns a per-file error into a `FAILED` result; nothing here aborts a run.
 """
+import ast
 import collections
 import contextlib
 import gc
@@ -468,8 +469,7 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
             for path, done in zip(plumbing, pool.map(_run, [later(path, drop_plumbing=True) for path in plumbing])):
                 results[path] = done.result
 
-        _explain_kept_plumbing(results, program, migrated_any,
-                               {path for path in first if builds_queues(path)} if migrated_any else set())
+        _explain_kept_plumbing(results, program, migrated_any, {path for path in first if builds_queues(path)})
         _add_factory_siblings(results, first, factories, used_factories, factory_callers)
         _note_untraced_towers(results, first, plans, options, pool, program)
         _name_uncalled_functions(results, program)
@@ -569,6 +569,10 @@ def _explain_kept_plumbing(results: Dict[str, FileResult], program: Program, mig
         kept = [d for d in result.diagnostics if not d.fixed and engine.PLUMBING_KEPT in d.message]
         if not kept:
             continue
+        if not migrated_any and _coordinators_only(result, kept, path, program, building):
+            results[path] = _as_notes(result, kept, "no file of its program among those migrated together builds "
+                                      "queues, and it works without queue runners")
+            continue
         if not migrated_any:
             why = ("no pipeline of the files migrated together was migrated: the queues of its program (in them, or "
                    "in modules not among them) still need them")
@@ -591,6 +595,59 @@ def _explain_kept_plumbing(results: Dict[str, FileResult], program: Program, mig
 
 
 _PLUMBING_CODES = frozenset(rule.code for rule in engine.PLUMBING)
+
+
+def _coordinators_only(result: FileResult, kept: List[Diagnostic], path: str, program: Program,
+                       building: Set[str]) -> bool:
+    """Whether all the file leaves is Coordinators (no runner start, no queue code) and no file of
+    its program in the run builds queues: what a re-run finds in a migration's output, where a
+    coordinator stays for the error it carries to join() or for uses beyond the runners."""
+    if any(d.code != engine.queue_runners.Coordinator.code for d in kept) or len(result.remaining) != len(kept):
+        return False
+    if path in building or not _coordinators_stay_in_the_run(path, program):
+        return False
+    program_files = reach(reach([path], program.importers), lambda p: program.imported(p, partial=True))
+    return not (program_files & building)
+
+
+def _coordinators_stay_in_the_run(path: str, program: Program) -> bool:
+    """Whether every `x = ...Coordinator(...)` of the file is used only by its own methods or
+    handed to functions and classes of the run (defined in the file, or imported from a file of
+    the run): code outside it may start queue runners with the coordinator."""
+    tree = program.tree(path)
+    if tree is None:
+        return False
+    names = {target.id for node in ast.walk(tree) if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+             and getattr(node.value.func, "attr", getattr(node.value.func, "id", None)) == "Coordinator"
+             for target in node.targets if isinstance(target, ast.Name)}
+    if not names:
+        return False
+    defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if program.module_path(path, node.module) is not None:
+                defined |= {alias.asname or alias.name for alias in node.names}
+    allowed: Set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in names:
+            allowed.add(id(node.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in defined:
+            allowed |= {id(value) for value in list(node.args) + [k.value for k in node.keywords]
+                        if isinstance(value, ast.Name) and value.id in names}
+    return all(id(node) in allowed for node in ast.walk(tree)
+               if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load))
+
+
+def _as_notes(result: FileResult, kept: List[Diagnostic], why: str) -> FileResult:
+    """The result with the `kept` findings said as notes asking for no change (engine's
+    kept_as_notes wording), and its status as the notes make it."""
+    notes = {d: dataclasses.replace(d, note=True, message=d.message.split("; not rewritten: ")[0]
+                                    + "; no change needed: " + why) for d in kept}
+    diagnostics = tuple(notes.get(d, d) for d in result.diagnostics)
+    status = result.status
+    if all(d.note or d.fixed for d in diagnostics):
+        status = Status.CLEAN if not result.changed else Status.MIGRATED
+    return dataclasses.replace(result, diagnostics=diagnostics, status=status)
 
 
 def _name_uncalled_functions(results: Dict[str, FileResult], program: Program) -> None:

@@ -164,3 +164,49 @@ def test_with_nothing_else_a_coordinator_its_methods_alone_use_is_no_queue_code(
     assert run.exit_code == 0 and "QM502" not in run.output, run.output
     run = _check(tmp_path, text.replace("    threads = []\n", "    threads = start(sess, coord)\n"))
     assert run.exit_code == 1 and "QM502" in run.output  # handed to code that may start runners with it
+
+
+# What a migration of deeplab-resnet's shape leaves: the reader now reads with tf.data, and the
+# train script hands its coordinator to the reader's constructor (for queue runners it no longer
+# starts); `threads = []` is what start_queue_runners became.
+READER = '''import tensorflow as tf
+
+
+class ImageReader(object):
+    def __init__(self, files, coord):
+        self.coord = coord
+        dataset = tf.data.Dataset.from_tensor_slices(files).map(tf.read_file).repeat()
+        self.image = dataset.make_one_shot_iterator().get_next()
+'''
+SCRIPT = '''import tensorflow as tf
+
+from reader import ImageReader
+
+
+def main(files, steps):
+    coord = tf.train.Coordinator()
+    reader = ImageReader(files, coord)
+    with tf.Session() as sess:
+        threads = []
+        for _ in range(steps):
+            sess.run(reader.image)
+        coord.request_stop()
+        coord.join(threads)
+'''
+
+
+def test_a_rerun_on_a_migrated_program_asks_nothing_of_its_coordinator(tmp_path):
+    """A coordinator handed to code of the program (which may have used it for runners) is kept
+    with a to-do while queue code is left; once no file of its program builds queues, a run says
+    it needs no change and `--check` passes (it said "the queues of its program still need them")."""
+    (tmp_path / "reader.py").write_text(READER)
+    (tmp_path / "train.py").write_text(SCRIPT)
+    run = CliRunner().invoke(main, [str(tmp_path), "--check"])
+    assert run.exit_code == 0, run.output
+    line = next(line for line in run.output.splitlines() if "QM502" in line)
+    assert "[note]" in line and "no change needed: no file of its program" in line
+    (tmp_path / "reader.py").write_text(READER + "\n\nQUEUE = tf.FIFOQueue(10, [tf.string])\n")
+    run = CliRunner().invoke(main, [str(tmp_path), "--check"])
+    assert run.exit_code == 1
+    line = next(line for line in run.output.splitlines() if "QM502" in line)
+    assert "[note]" not in line and "to do" in line
