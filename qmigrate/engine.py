@@ -33,7 +33,7 @@ from qmigrate.rules import (
 from qmigrate.rules import queue_runners
 from qmigrate.rules.hand_built import HandBuiltQueue
 from qmigrate.rules.prefetch import PrefetchQueue
-from qmigrate.rules.producers import RangeInputProducer
+from qmigrate.rules.producers import MatchFilenamesOnce, RangeInputProducer
 from qmigrate.rules.python_fed import PythonFedQueue
 from qmigrate.rules.findings import ClosedQueueMessageExpected, UnseenRecordFunction
 from qmigrate.rules.slim_provider import SlimReaderClassKept
@@ -771,6 +771,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     _reader_class_arguments(analysis, options)
     _mark_non_input_queues(analysis, options)
     _drop_thread_coordinators(analysis)
+    _drop_unfed_file_matches(analysis)
     fed = _python_fed_queues(analysis, options, source, keep_helpers)
     if data_findings.worth_scanning(source, [analysis.call_names[id(c)] for _, c, _, _ in analysis.occurrences]):
         for found in data_findings.find(module, imports, lambda node: positions.start(node)[0], options.wants):
@@ -1152,6 +1153,64 @@ def _drop_thread_coordinators(analysis: FileAnalysis) -> None:
             analysis.reasons[id(call)] = ("it coordinates the program's own threading.Thread workers (its uses are "
                                           "its methods and values handed to those threads), not queue runners")
             analysis.todo[id(call)] = "keep it for those threads; it goes with them if they go"
+
+
+def _drop_unfed_file_matches(analysis: FileAnalysis) -> None:
+    """In a file whose only queue API is `match_filenames_once` (and runner plumbing), one bound
+    to a name that only TensorFlow ops other than producers read (`tf.size(files)`) feeds no
+    queue: not reported. That is what a migration leaves when the variable had other uses than
+    the producer it fed (MatchFilenamesOnce: fixed, the variable kept); a run on its output must
+    not ask for it again."""
+    matches = [call for rule, call, _, _ in analysis.occurrences if rule is MatchFilenamesOnce]
+    if not matches or any(rule is not MatchFilenamesOnce and rule not in PLUMBING
+                          for rule, _, _, _ in analysis.occurrences):
+        return
+    unfed = set()
+    for function in [analysis.module] + cstutil.functions_in(analysis.module):
+        for line in dead_datasets.own_lines(function) if isinstance(function, cst.FunctionDef) else \
+                [s for s in function.body if isinstance(s, cst.SimpleStatementLine)]:
+            assigned = dead_datasets.assigned_call(line)
+            if assigned is None or not any(assigned[1] is call for call in matches):
+                continue
+            if _read_only_by_tf_ops(function, assigned[0], analysis.imports):
+                unfed.add(id(assigned[1]))
+    analysis.occurrences = [o for o in analysis.occurrences if id(o[1]) not in unfed]
+
+
+class _TfOpReads(cst.CSTVisitor):
+    """Counts the loads of one name, and those that are an argument of a TensorFlow call that is
+    no queue API (`tf.size(name)`)."""
+
+    def __init__(self, name: str, imports: ImportMap):
+        self.name, self.imports = name, imports
+        self.loads = self.in_ops = 0
+
+    def visit_Call(self, node: cst.Call) -> None:
+        resolved = self.imports.resolve(node.func) or ""
+        if resolved.startswith("tensorflow.") and rule_for(resolved) is None:
+            self.in_ops += sum(1 for arg in node.args if isinstance(arg.value, cst.Name)
+                               and arg.value.value == self.name)
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.loads += node.value == self.name
+
+
+def _read_only_by_tf_ops(scope: cst.CSTNode, name: str, imports: ImportMap) -> bool:
+    """Whether every load of `name` in `scope` is an argument of a TensorFlow op (no queue API)."""
+    reads = _TfOpReads(name, imports)
+    scope.visit(reads)
+    return reads.loads > 0 and reads.loads == reads.in_ops
 
 
 def _may_hold_pipeline(rules: Set[type]) -> bool:
