@@ -644,10 +644,7 @@ def _as_notes(result: FileResult, kept: List[Diagnostic], why: str) -> FileResul
     notes = {d: dataclasses.replace(d, note=True, message=d.message.split("; not rewritten: ")[0]
                                     + "; no change needed: " + why) for d in kept}
     diagnostics = tuple(notes.get(d, d) for d in result.diagnostics)
-    status = result.status
-    if all(d.note or d.fixed for d in diagnostics):
-        status = Status.CLEAN if not result.changed else Status.MIGRATED
-    return dataclasses.replace(result, diagnostics=diagnostics, status=status)
+    return dataclasses.replace(result, diagnostics=diagnostics, status=engine.status_of(diagnostics, result.changed))
 
 
 def _name_uncalled_functions(results: Dict[str, FileResult], program: Program) -> None:

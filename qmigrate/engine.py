@@ -217,7 +217,8 @@ class FileAnalysis:
     def reason_of(self, call: cst.CSTNode) -> Optional[str]:
         """Why result() says `call` is not rewritten (None: it is, or it is not reported so)."""
         for rule, node, _, _ in self.occurrences:
-            if node is call and not rule.note and id(call) not in self.fixed_calls | set(self.kept_as_notes):
+            if node is call and not rule.note and id(call) not in self.fixed_calls \
+                    and id(call) not in self.kept_as_notes:
                 return self._reason(rule, call)
         return None
 
@@ -258,17 +259,22 @@ class FileAnalysis:
         new_source = self.new_bytes() if self.new_module is not self.module else None
         if new_source == self.source:
             new_source = None
-        if not diagnostics:
-            status = Status.CLEAN
-        elif all(d.note for d in diagnostics) and new_source is None:
-            status = Status.CLEAN  # notes ask for no change
-        elif new_source is None:
-            status = Status.DIAGNOSED
-        elif all(d.fixed or d.note for d in diagnostics):  # notes ask for no change
-            status = Status.MIGRATED
-        else:
-            status = Status.PARTIAL
-        return FileResult(self.path, status, tuple(diagnostics), self.source, new_source)
+        return FileResult(self.path, status_of(diagnostics, new_source is not None), tuple(diagnostics), self.source,
+                          new_source)
+
+
+def status_of(diagnostics: Iterable[Diagnostic], changed: bool) -> Status:
+    """A parsed file's status, from what is said about it and whether it is rewritten."""
+    diagnostics = list(diagnostics)
+    if not diagnostics:
+        return Status.CLEAN
+    if all(d.note for d in diagnostics) and not changed:
+        return Status.CLEAN  # notes ask for no change
+    if not changed:
+        return Status.DIAGNOSED
+    if all(d.fixed or d.note for d in diagnostics):  # notes ask for no change
+        return Status.MIGRATED
+    return Status.PARTIAL
 
 
 @dataclass(frozen=True)
@@ -1166,13 +1172,15 @@ def _drop_unfed_file_matches(analysis: FileAnalysis) -> None:
                           for rule, _, _, _ in analysis.occurrences):
         return
     unfed = set()
-    for function in [analysis.module] + cstutil.functions_in(analysis.module):
-        for line in dead_datasets.own_lines(function) if isinstance(function, cst.FunctionDef) else \
-                [s for s in function.body if isinstance(s, cst.SimpleStatementLine)]:
+    module = analysis.module
+    scopes = [(module, [stmt for stmt in module.body if isinstance(stmt, cst.SimpleStatementLine)])] + [
+        (function, dead_datasets.own_lines(function)) for function in cstutil.functions_in(module)]
+    for scope, lines in scopes:
+        for line in lines:
             assigned = dead_datasets.assigned_call(line)
             if assigned is None or not any(assigned[1] is call for call in matches):
                 continue
-            if _read_only_by_tf_ops(function, assigned[0], analysis.imports):
+            if _read_only_by_tf_ops(scope, assigned[0], analysis.imports):
                 unfed.add(id(assigned[1]))
     analysis.occurrences = [o for o in analysis.occurrences if id(o[1]) not in unfed]
 
@@ -2039,7 +2047,7 @@ def _keep_plumbing(analysis: FileAnalysis, rule, call: cst.CSTNode, why: str) ->
     """Plumbing that stays in a file with no queue call left: a Coordinator that still works
     without runners asks for no change (a note: `--check` must not fail a build on it); anything
     else, a runner start kept, is a finding with its reason."""
-    if rule is queue_runners.Coordinator and queue_runners.works_without_runners(why):
+    if rule is queue_runners.Coordinator and isinstance(why, queue_runners.StillWorks):
         analysis.kept_as_notes[id(call)] = why
     else:
         analysis.reasons[id(call)] = why

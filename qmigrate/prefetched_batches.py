@@ -47,6 +47,7 @@ queue's. It rewrites only when:
 Otherwise the queue stays, and `reasons` says why.
 """
 import ast
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Set, Tuple
 
@@ -140,8 +141,9 @@ def _rewrite_one(function: cst.FunctionDef, before: cst.FunctionDef, old_line: c
         return None
     prefetch_index, get_next_index, dataset, targets = found
     between = body[get_next_index + 1:index]
-    queue_name = cstutil.single_assign(line)[0].value
-    args = bind_arguments(cstutil.single_assign(line)[1], SIGNATURE, "the prefetch queue", "slim")
+    target, call = cstutil.single_assign(line)
+    queue_name = target.value
+    args = bind_arguments(call, SIGNATURE, "the prefetch queue", "slim")
     tensors = _tensor_names(args)
     _check_arguments(args)
     bound = list(targets)
@@ -291,22 +293,20 @@ def _bound_to_tf_calls(function: cst.FunctionDef, imports: ImportMap) -> Set[str
 
 def _check_only_here(function: cst.FunctionDef, lines, bound: List[str]) -> None:
     """The batch's names occur only in `lines` (the batching's get_next up to the queue)."""
-    uses = cstutil.scoped_uses(function)
+    loads = Counter(cstutil.scoped_uses(function).loads)
     here = [cstutil.name_uses(line) for line in lines]
+    stored = Counter(name for line in own_lines(function) for name in cstutil.name_uses(line).stores)
     for name in bound:
-        inside = sum(u.loads.count(name) for u in here)
-        if uses.loads.count(name) != inside:
+        if loads[name] != sum(u.loads.count(name) for u in here):
             raise Declined("`%s`, a tensor the prefetch queue takes, is also read outside the code that "
                            "makes the batch" % name)
-        stores = sum(1 for line in own_lines(function) if name in cstutil.name_uses(line).stores)
-        if stores != sum(1 for u in here if name in u.stores):
+        if stored[name] != sum(1 for u in here if name in u.stores):
             raise Declined("`%s`, a tensor the prefetch queue takes, is bound again elsewhere in %s()"
                            % (name, function.name.value))
 
 
 class _NameSites(cst.CSTVisitor):
-    """The Name nodes of one name in a function's scope (not in nested scopes that bind it), and
-    the nested functions skipped for binding it."""
+    """The Name nodes of one name in a function's scope (not in nested scopes that bind it)."""
 
     def __init__(self, name: str, root: cst.FunctionDef):
         self.name, self.root = name, root
@@ -505,8 +505,8 @@ def _replacement(function, prefetch_line, get_next_line, between, queue_line, da
 
 
 def _fresh(function: cst.FunctionDef, base: str) -> str:
-    used = set(cstutil.name_uses(function).loads) | cstutil.name_uses(function).stores | {
-        f.name.value for f in cstutil.nodes_of(function, (cst.FunctionDef,))}
+    uses = cstutil.name_uses(function)
+    used = set(uses.loads) | uses.stores | {f.name.value for f in cstutil.nodes_of(function, (cst.FunctionDef,))}
     name, number = base, 2
     while name in used:
         name, number = "%s_%d" % (base, number), number + 1

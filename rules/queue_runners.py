@@ -222,15 +222,9 @@ class QueueRunnersBlock(Rule):
     )
 
 
-# The reasons remove_plumbing gives for a Coordinator it keeps that still works with no runner.
-_WORKS = "it works without queue runners"
-_STILL_WORKS = "it still works without them"
-_KEPT_WORKS = "it still works without queue runners"
-
-
-def works_without_runners(why: str) -> bool:
-    """Whether remove_plumbing kept a Coordinator for `why` although it needs no runner."""
-    return any(phrase in why for phrase in (_WORKS, _STILL_WORKS, _KEPT_WORKS))
+class StillWorks(str):
+    """The reason remove_plumbing gives for a Coordinator it keeps that needs no runner: the
+    caller tells it from the reasons of plumbing a queue may still need by its type."""
 
 
 def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Counter] = None):
@@ -262,8 +256,9 @@ def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Coun
         if assign is not None and not isinstance(assign[0], cst.Name):
             no_threads[id(stmt)] = cst.Module([]).code_for_node(assign[0])
     for coord in sorted(finder.reporting & set(finder.coordinators), key=_key_order):
-        reasons.set(coord, Coordinator.code, "`%s.request_stop(...)` is handed an exception, which its join() "
-                    "raises again; %s" % (coord[1], _WORKS))
+        reasons.set(coord, Coordinator.code, StillWorks("`%s.request_stop(...)` is handed an exception, which its "
+                                                        "join() raises again; it works without queue runners"
+                                                        % coord[1]))
         for stmt in finder.runners_by_coord[coord]:
             assign = cstutil.single_assign(stmt)
             if assign is not None and isinstance(assign[0], cst.Name):
@@ -291,10 +286,11 @@ def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Coun
             drop_statements.update(plumbing["statements"])
             loops.update(plumbing["loops"])
         else:
-            reasons.set(coord, Coordinator.code, "`%s` is used beyond the queue runners (%s)" % (coord[1], _STILL_WORKS))
+            reasons.set(coord, Coordinator.code, StillWorks("`%s` is used beyond the queue runners (it still works "
+                                                            "without them)" % coord[1]))
     for path, held in finder.kept_coordinators:
-        reasons.at(path, Coordinator.code, "it is kept in `%s`, which other methods or modules may use (%s)"
-                   % (held, _KEPT_WORKS))
+        reasons.at(path, Coordinator.code, StillWorks("it is kept in `%s`, which other methods or modules may use "
+                                                      "(it still works without queue runners)" % held))
     for stmt in finder.runner_blocks + finder.hand_loops:
         drop_statements.add(id(stmt))
     remover = _PlumbingRemover(drop_statements, loops, finder.runner_items, no_threads)
