@@ -13,7 +13,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import (api_check, arm_producers, astindex, blocks, bound_sources, bucketing, built_rows,
+from qmigrate import (api_check, arm_producers, array_queues, astindex, blocks, bound_sources, bucketing, built_rows,
                       captured_params, chained_records, class_attrs, codegen, cstutil, data_findings, dead_datasets,
                       dead_readers, estimator_inputs, factory_reasons, guarded_records, handbuilt, handed_down,
                       held_records, held_sources, helpers, imported_helpers, in_memory_rows, map_locals, method_copies,
@@ -707,6 +707,29 @@ def _prefetched_batches(module: cst.Module, new_module: cst.Module, analysis: Fi
     return outcome.module
 
 
+def _raw_queue_calls(analysis: FileAnalysis) -> List[cst.Call]:
+    """The constructor calls of hand-built queues the migration left."""
+    return [call for rule, call, _, _ in analysis.occurrences
+            if analysis.call_names.get(id(call)) in queue_roles.RAW_QUEUES and id(call) not in analysis.fixed_calls]
+
+
+def _array_queues(module: cst.Module, new_module: cst.Module, analysis: FileAnalysis, tf: str,
+                  target) -> cst.Module:
+    """`new_module` with the hand-built queues the migration left that take in-memory arrays
+    (array_queues): datasets of their rows, or with the reason they stay."""
+    left = _raw_queue_calls(analysis)
+    if not left:
+        return new_module
+    outcome = array_queues.rewrite(module, new_module, analysis.imports, left, tf, target)
+    analysis.fixed_calls |= outcome.fixed
+    for call in outcome.fixed:
+        analysis.reasons.pop(call, None)
+    analysis.reasons.update(outcome.reasons)
+    analysis.todo.update(outcome.todos)
+    analysis.pipelines += outcome.queues
+    return outcome.module
+
+
 def _replace_class(new_module: cst.Module, module: cst.Module, old: cst.ClassDef,
                    replacement: cst.ClassDef) -> Optional[cst.Module]:
     """`new_module` with the class `old` of `module` (found by its name and unchanged text) put
@@ -806,7 +829,9 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     if foreign is not None and foreign.sources:
         rules_found.add(PRODUCERS[0])  # and so do the producers of imported record sources
     if not edits and not (foreign is not None and (foreign.migrate or foreign.refused or foreign.factories)) \
-            and not _may_hold_pipeline(rules_found):
+            and not _may_hold_pipeline(rules_found) \
+            and not (HandBuiltQueue in rules_found and array_queues.worth_looking(source)
+                     and array_queues.any_of_arrays(module, imports, _raw_queue_calls(analysis))):
         _finish_python_fed(analysis, fed, options)
         _explain_unfed_queues(analysis, imports, positions)
         if any(rule in READERS for rule in rules_found):
@@ -907,6 +932,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     if find_held and tree is not None and held_records.worth_looking(source):
         new_module = _held_records(path, options, module, new_module, analysis, context, rewriter.tf, keep_helpers,
                                    foreign, handed)
+    if array_queues.worth_looking(source):
+        new_module = _array_queues(module, new_module, analysis, rewriter.tf, options.target)
     if analysis.pipelines:
         new_module = _prefetched_batches(module, new_module, analysis, context, tree)
         new_module, analysis.dropped_datasets = dead_datasets.remove(module, new_module, imports, source)

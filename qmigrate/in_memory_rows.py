@@ -16,8 +16,9 @@ Contract (what makes the move meaning-preserving):
 - the batcher is tf.train.batch or tf.train.shuffle_batch, alone in its statement, with a literal
   `enqueue_many=True` keyword; its tensors are a list or tuple literal of plain elements;
 - each element is an array made in memory, evaluated once when the graph is built: a call of
-  `tf.constant` or of a NumPy maker (`np.load(...)`, `np.arange(n).reshape(...)`), or a name whose
-  only binding in its scope is `name = <such a call>`, a plain statement before the batching in
+  `tf.constant` or of a NumPy maker (`np.load(...)`, `np.arange(n).reshape(...)`, a draw of
+  `np.random`), arithmetic of those and numbers (`10 * np.random.randn(n, 4) + 1`), or a name whose
+  only binding in its scope is `name = <such an expression>`, a plain statement before the batching in
   its block or an enclosing one (a module-level name: bound once in the module, at its top level,
   and declared `global` nowhere); a parameter is not one.
 """
@@ -54,7 +55,25 @@ def makes_array(call: cst.Call, resolve) -> bool:
         call = call.func.value  # `np.arange(n).reshape(...)`: the array the chain starts from
     name = resolve(call.func) or ""
     return name == "tensorflow.constant" or (
-        name.startswith("numpy.") and name.count(".") == 1 and name.split(".")[1] in _NUMPY_MAKERS)
+        name.startswith("numpy.") and name.count(".") == 1 and name.split(".")[1] in _NUMPY_MAKERS) or (
+        # numpy's random draws: made once, in Python, when the graph is built
+        name.startswith("numpy.random.") and name.count(".") == 2)
+
+
+def array_expression(value: cst.BaseExpression, resolve) -> bool:
+    """Whether the expression makes an array in memory: a call `makes_array` accepts, or
+    arithmetic of such calls and numbers (`10 * np.random.randn(n, 4) + 1`), or its negation."""
+    if isinstance(value, cst.Call):
+        return makes_array(value, resolve)
+    if isinstance(value, cst.UnaryOperation) and isinstance(value.operator, (cst.Minus, cst.Plus)):
+        return array_expression(value.expression, resolve)
+    if isinstance(value, cst.BinaryOperation) and isinstance(
+            value.operator, (cst.Add, cst.Subtract, cst.Multiply, cst.Divide, cst.FloorDivide, cst.Modulo, cst.Power)):
+        sides = (value.left, value.right)
+        if not all(isinstance(side, (cst.Integer, cst.Float)) or array_expression(side, resolve) for side in sides):
+            return False
+        return any(not isinstance(side, (cst.Integer, cst.Float)) for side in sides)
+    return False
 
 
 def worth_looking(source: bytes) -> bool:
@@ -143,15 +162,15 @@ class _Finder:
         return None if self.tf is None else "%s.train.slice_input_producer" % self.tf
 
     def _in_memory(self, value, scope, before, batching) -> bool:
-        if isinstance(value, cst.Call):
+        if not isinstance(value, cst.Name):
             return self._makes_array(value)
-        if not isinstance(value, cst.Name) or value.value in self.declared_global:
+        if value.value in self.declared_global:
             return False
         name = value.value
         if scope is not self.module:
             if name in cstutil.param_names(scope):
                 return False
-            if any(name in cstutil.name_uses(stmt).stores or _defines(stmt, name) for stmt in _statements(scope)):
+            if any(name in cstutil.name_uses(stmt).stores or _defines(stmt, name) for stmt in scope_statements(scope)):
                 binding = _only_binding(scope, name, batching)
                 return binding is not None and _among(binding, before) and self._makes_array(
                     cstutil.single_assign(binding)[1])
@@ -162,7 +181,19 @@ class _Finder:
             cstutil.single_assign(binding)[1])
 
     def _makes_array(self, value) -> bool:
-        return isinstance(value, cst.Call) and makes_array(value, self.imports.resolve)
+        return array_expression(value, self.imports.resolve)
+
+
+class ArrayFinder:
+    """Whether an expression is an array made in memory, as the contract says, for other
+    modules: `in_memory(value, scope, before)`, `scope` the module or a function of it,
+    `before` the statements of the scope that run before the one that reads `value`."""
+
+    def __init__(self, module: cst.Module, imports: ImportMap):
+        self._finder = _Finder(module, imports, set(), None, [])
+
+    def in_memory(self, value: cst.BaseExpression, scope: cst.CSTNode, before: List[cst.BaseStatement]) -> bool:
+        return self._finder._in_memory(value, scope, before, None)
 
 
 def _blocks(stmt: cst.BaseStatement) -> List[cst.BaseSuite]:
@@ -190,10 +221,10 @@ def _defines(stmt: cst.CSTNode, name: str) -> bool:
     that name, or a compound statement's header."""
     if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
         return stmt.name.value == name
-    return isinstance(stmt, cst.BaseCompoundStatement) and name in _header_stores(stmt)
+    return isinstance(stmt, cst.BaseCompoundStatement) and name in header_stores(stmt)
 
 
-def _statements(scope: cst.CSTNode) -> List[cst.BaseStatement]:
+def scope_statements(scope: cst.CSTNode) -> List[cst.BaseStatement]:
     """The scope's statements, nested blocks included, not those of the functions or classes it
     defines (their headers are its own: a `def` binds its name)."""
     found = []
@@ -218,7 +249,7 @@ def _only_binding(scope: cst.CSTNode, name: str, batching: Optional[cst.SimpleSt
     else binds it there (no loop target, `with ... as`, import, def, second assignment) but the
     `batching` statement (if given)."""
     binders = []
-    for stmt in _statements(scope):
+    for stmt in scope_statements(scope):
         if stmt is batching:
             continue
         if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
@@ -231,7 +262,7 @@ def _only_binding(scope: cst.CSTNode, name: str, batching: Optional[cst.SimpleSt
         elif isinstance(stmt, cst.SimpleStatementSuite):
             if name in cstutil.name_uses(stmt).stores:
                 return None
-        elif name in _header_stores(stmt):
+        elif name in header_stores(stmt):
             return None
     if len(binders) != 1:
         return None
@@ -241,7 +272,7 @@ def _only_binding(scope: cst.CSTNode, name: str, batching: Optional[cst.SimpleSt
     return binders[0]
 
 
-def _header_stores(stmt: cst.BaseStatement) -> Set[str]:
+def header_stores(stmt: cst.BaseStatement) -> Set[str]:
     """Names a compound statement's own header binds: loop targets, `with ... as`, `except ... as`."""
     targets = []
     if isinstance(stmt, cst.For):

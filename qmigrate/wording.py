@@ -13,7 +13,7 @@ import libcst as cst
 
 from qmigrate import cstutil
 
-_QUEUE = re.compile(r"\bqueue", re.IGNORECASE)
+_QUEUE = re.compile(r"\b(en|de)?queue", re.IGNORECASE)
 _QUEUE_WORD = re.compile(r"\b(example |filename |input )?queue(s?)\b", re.IGNORECASE)
 _MESSAGE_CALLS = {"print", "info", "warning", "warn", "debug", "log", "write"}
 

@@ -92,6 +92,16 @@ class HandBuiltQueue(Rule):
     delegates to a new `<name>_dataset` that the chain calls. All the modules change together or
     none does.
 
+    A queue filled with the rows of arrays made in memory (`enqueue_many([data, labels])` of NumPy
+    arrays, draws of `np.random`, `tf.constant`s: qmigrate/array_queues.py) gives those rows in
+    order, over and over (a queue completes one run of its enqueue op before the next, whatever
+    the number of threads): it becomes `from_tensor_slices` of the arrays, converted to the queue's
+    dtypes as `enqueue_many` converts them (`tf.convert_to_tensor(data, dtype=tf.float32)`),
+    repeated (shuffled and repeated for a RandomShuffleQueue), batched for `dequeue_many(n)`. Its
+    runner may be registered, or started by hand in the same scope (`threads =
+    runner.create_threads(sess, coord=coord, start=True)`): the start goes too, and `threads`
+    holds no thread (`threads = []`) for whatever joins it.
+
     ## Fix safety
     Safe, as `shuffle_batch`: the shuffle sits before `repeat`, so every example is seen once per
     epoch where the queue mixed neighbouring epochs; partial batches only with `dequeue_up_to`.
@@ -110,7 +120,8 @@ class HandBuiltQueue(Rule):
     without else whose test reads only names and literals, none reassigned in or after the `if`),
     given a list by name only when the list's last binding before the call is a literal, and no
     argument of its queue may be a per-record tensor or be reassigned after the call. A
-    QueueRunner subclass, a runner started by hand (`create_threads`, named with its line), a
+    QueueRunner subclass, a runner started by hand (`create_threads`, named with its line; of a
+    queue of in-memory rows, started in the same scope, it goes), a
     queue fed from Python, records shuffled twice (a RandomShuffleQueue then
     `shuffle_batch`), `enqueue_many` with `shapes=` (the shapes of single examples, which the map
     cannot set), several enqueue ops (several readers) and a `dequeue()` that no batching follows

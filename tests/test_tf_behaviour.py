@@ -294,6 +294,8 @@ CASES = [
     ("in_memory_rows", "shuffled_rows", lambda d: dict(count=40, batch_size=8, seed=3), 160, ("forever", 40)),
     ("in_memory_rows", "ordered_rows", lambda d: dict(count=30, batch_size=6), 120, ("forever", 30)),
     ("in_memory_rows", "table_rows", lambda d: dict(batch_size=7), 140, ("forever", 60)),
+    # A RandomShuffleQueue of in-memory rows (array_queues), dequeued 8 at a time: 20 batches.
+    ("array_queues", "mixed_batches", lambda d: dict(count=40, batch_size=8, seed=3), 160, ("forever", 40)),
     ("dequeued_ids", "example_batches", lambda d: dict(count=50, batch_size=8, shuffle=True), 160, ("forever", 50)),
     ("dequeued_ids", "example_batches", lambda d: dict(count=50, batch_size=8, shuffle=False), 160,
      ("forever", 50)),
@@ -658,6 +660,48 @@ def _refines(after, before) -> bool:
         return True
     return after is not None and len(after) == len(before) and all(
         b is None or a == b for a, b in zip(after, before))
+
+
+@pytest.mark.parametrize("function,arguments,expected", [
+    # A FIFOQueue of 30 rows, 3 runner threads, dequeued one at a time: 20 steps of one row.
+    ("ordered_rows", {}, 20),
+    # A FIFOQueue of one array, one thread, dequeued 7 rows at a time: 20 batches, 4 times round and more.
+    ("table_batches", dict(batch_size=7), 140),
+], ids=["ordered_rows", "table_batches"])
+def test_rows_of_in_memory_arrays_come_in_the_same_order(function, arguments, expected, tmp_path, tf_version):
+    """array_queues: a FIFOQueue filled by enqueue_many of NumPy arrays gives their rows in order,
+    over and over, whatever its number of threads (each run of the enqueue op puts in all its rows
+    before the next run's); the dataset of the rows, repeated, gives the same rows in the same
+    order, cast to the queue's dtypes (float64 features to float32, int64 ids to int32): the
+    same sequence of fingerprints, shapes and structure."""
+    python = tf_python(tf_version)
+    before = _legacy_copy(os.path.join(SINGLE, "array_queues.before.py"), str(tmp_path), tf_version)
+    after = _migrated_copy(before, str(tmp_path), tf_version)
+    old, new = _drain_both(python, before, after, function, json.dumps(arguments), 20, tmp_path)
+    assert new["kind"] == old["kind"]
+    assert new["static_shapes"] == old["static_shapes"]
+    assert new["batch_shapes"] == old["batch_shapes"]
+    assert len(new["examples"]) == expected
+    assert new["examples"] == old["examples"]
+
+
+def test_a_script_that_starts_its_runner_by_hand_reads_the_same_rows(tmp_path, tf_version):
+    """array_queue_script: a module-level queue of in-memory rows whose runner the script starts
+    itself (`runner.create_threads(sess, coord=coord, start=True)`) and joins; migrated, its
+    thread list is empty and the dataset gives the rows. 50 steps over 40 rows: the same rows,
+    values and dtypes (float32, int32), in the same order, wrapping round."""
+    python = tf_python(tf_version)
+    before = _legacy_copy(os.path.join(SINGLE, "array_queue_script.before.py"), str(tmp_path), tf_version)
+    after = _migrated_copy(before, str(tmp_path), tf_version)
+    reads = {}
+    for label, path in (("before", before), ("after", after)):
+        out = str(tmp_path / (label + ".json"))
+        finish(start_tf(python, path, out, 50))
+        reads[label] = load_json(out)
+    assert len(reads["after"]) == 50
+    assert reads["after"] == reads["before"]
+    assert reads["after"][40:] == reads["after"][:10]
+    assert {tuple(row[2:]) for row in reads["after"]} == {("float32", "int32")}
 
 
 @pytest.mark.parametrize("function,arguments,expected", [
