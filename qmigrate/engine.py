@@ -2451,7 +2451,10 @@ class _PipelineRewriter(cst.CSTTransformer):
             if leaf.path in replacements or leaf.path in removed:
                 continue  # taken by another rewrite of this block
             statements = [cst.parse_statement(text, config) for text in rewrite.statements]
-            statements[0] = statements[0].with_changes(leading_lines=leaf.updated.leading_lines)
+            # The producer's own comments (not those about its queue) stay above the dataset.
+            above = [] if rewrite.producer_index is None else wording.moved_comments(
+                leaves[rewrite.producer_index].updated)
+            statements[0] = statements[0].with_changes(leading_lines=above + list(leaf.updated.leading_lines))
             replacements[leaf.path] = statements
             if rewrite.producer_index is not None:
                 removed.add(leaves[rewrite.producer_index].path)

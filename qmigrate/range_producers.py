@@ -1,5 +1,6 @@
 """`range_input_producer(limit, ...).dequeue()`: a stream of int32 indices (the PTB reader's step
-counter), rewritten in place as a dataset of the same range. No batching follows it, so it is
+counter), rewritten in place as a dataset of the same range; `dequeue_many(n)` takes n at a time
+(facenet's epoch of shuffled indices, fetched to Python), `dequeue_up_to(n)` too, the last fewer. No batching follows it, so it is
 not a pipeline of the model: one statement (or a producer and its one dequeue) becomes a few.
 """
 from dataclasses import dataclass
@@ -23,10 +24,43 @@ class RangeDequeue:
     statements: Tuple[str, ...]  # the replacement of the dequeue leaf, as source
 
 
+_DEQUEUES = ("dequeue", "dequeue_many", "dequeue_up_to")
+
+
+@dataclass(frozen=True)
+class Taken:
+    """What one dequeue takes: `batch` (the source of n) for dequeue_many(n) / dequeue_up_to(n),
+    None for dequeue(); `partial`: whether the last, smaller batch comes out (dequeue_up_to);
+    `name`: the source of the dequeue's op name, when given."""
+    batch: Optional[str] = None
+    partial: bool = False
+    name: Optional[str] = None
+
+
+def _dequeue(value, source_of: Callable) -> Optional[Taken]:
+    """What `<queue>.dequeue()`, `.dequeue_many(n)`, `.dequeue_up_to(n)` (each with an optional
+    name) takes; None for any other expression. Raises Unsupported for arguments it cannot read."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value in _DEQUEUES):
+        return None
+    method = value.func.attr.value
+    params = ("name",) if method == "dequeue" else ("n", "name")
+    bound = {}
+    for position, arg in enumerate(value.args):
+        key = arg.keyword.value if arg.keyword is not None else (params[position] if position < len(params) else None)
+        if arg.star or key not in params:
+            raise Unsupported("its %s() takes arguments qmigrate cannot read" % method)
+        bound[key] = source_of(arg.value)
+    if method != "dequeue" and "n" not in bound:
+        raise Unsupported("its %s() gives no number of indices" % method)
+    return Taken(bound.get("n"), method == "dequeue_up_to", bound.get("name"))
+
+
 def _dequeued_producer(value, imports) -> Optional[cst.Call]:
-    """The range_input_producer call of `range_input_producer(...).dequeue()`."""
-    if (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute)
-            and value.func.attr.value == "dequeue" and isinstance(value.func.value, cst.Call)
+    """The range_input_producer call of `range_input_producer(...).dequeue()` (or dequeue_many,
+    dequeue_up_to)."""
+    if (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+            and value.func.attr.value in _DEQUEUES and isinstance(value.func.value, cst.Call)
             and imports.resolve(value.func.value.func) in RangeInputProducer.names):
         return value.func.value
     return None
@@ -80,13 +114,13 @@ def find(leaves, imports, scope_loads: Callable, names: NamePool, source_of: Cal
                 producers[target.value] = (index, value)
             continue
         call, producer_index = _dequeued_producer(value, imports), None
-        if (call is None and isinstance(value, cst.Call) and not value.args
-                and isinstance(value.func, cst.Attribute) and value.func.attr.value == "dequeue"
+        if (call is None and isinstance(value, cst.Call)
+                and isinstance(value.func, cst.Attribute) and value.func.attr.value in _DEQUEUES
                 and isinstance(value.func.value, cst.Name) and value.func.value.value in producers):
             queue = value.func.value.value
             producer_index, call = producers[queue]
             if scope_loads()[queue] != 1:
-                failures.append((call, "the queue `%s` is used beyond its one dequeue()" % queue))
+                failures.append((call, "the queue `%s` is used beyond its one dequeue" % queue))
                 continue
             # The producer's arguments are read where the dequeue stood: nothing between may rebind them.
             reads = set(cstutil.name_uses(leaves[producer_index].original).loads)
@@ -97,6 +131,7 @@ def find(leaves, imports, scope_loads: Callable, names: NamePool, source_of: Cal
         if call is None:
             continue
         try:
+            taken = _dequeue(value, source_of)
             args = RangeInputProducer.bind(call)
             if "limit" not in args:
                 raise Unsupported("it has no limit argument")
@@ -109,7 +144,8 @@ def find(leaves, imports, scope_loads: Callable, names: NamePool, source_of: Cal
             statements = write(source_of(args["limit"]), None if is_none(epochs) else source_of(epochs),
                                literal_bool(args.get("shuffle"), True, "shuffle"),
                                None if is_none(seed) else source_of(seed), source_of(target),
-                               names.fresh("dataset"), guards, names.fresh("iterator") if guards else None)
+                               names.fresh("dataset"), guards, names.fresh("iterator") if guards else None,
+                               taken)
         except Unsupported as error:
             failures.append((call, str(error)))
             continue

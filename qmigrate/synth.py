@@ -434,13 +434,16 @@ def next_element(pipeline: Pipeline, tf: str, target: Target) -> str:
 
 
 def range_statements(limit: str, epochs, shuffle: bool, seed, target_expr: str, ds: str,
-                     guards: Tuple[str, ...], iterator: Optional[str], tf: str, target: Target) -> List[str]:
+                     guards: Tuple[str, ...], iterator: Optional[str], taken, tf: str, target: Target) -> List[str]:
     """`target = range_input_producer(limit, ...).dequeue()` as a dataset of the same range.
 
     The producer gave int32 and tf.data.Dataset.range gives int64: the limit goes in as int64,
     the index comes out as int32 again. `guards` are control inputs (source of a list) that
     guarded the limit: a one-shot iterator captures the limit by value without them, so they
     guard each get_next instead, and fail with their own message before the range is read.
+    `taken` (range_producers.Taken): a dequeue_many(n) is a batch of n after the repeat (across
+    epochs, as the queue gave them; the last, smaller one dropped as dequeue_many never gave it,
+    kept for dequeue_up_to); the dequeue's op name names the cast.
     """
     size = "%s.cast(%s, %s.int64)" % (tf, limit, tf)
     out = ["%s = %s.data.Dataset.range(%s)" % (ds, tf, size)]
@@ -449,10 +452,16 @@ def range_statements(limit: str, epochs, shuffle: bool, seed, target_expr: str, 
         out.extend(_shuffle_and_repeat(ds, size, epochs, seed, tf, target))
     else:
         out.append("%s = %s.repeat(%s)" % (ds, ds, epochs or ""))
+    if taken is not None and taken.batch is not None:
+        batching = Batching(taken.batch, allow_smaller_final_batch=taken.partial)
+        out.append("%s = %s.%s" % (ds, ds, _batch(ds, batching, tf, target)))
+    named = ", name=%s" % taken.name if taken is not None and taken.name is not None else ""
     if not guards:
-        out.append("%s = %s.cast(%s.get_next(), %s.int32)" % (target_expr, tf, _one_shot(ds, tf, target), tf))
+        out.append("%s = %s.cast(%s.get_next(), %s.int32%s)" % (target_expr, tf, _one_shot(ds, tf, target), tf,
+                                                               named))
         return out
     out.append("%s = %s" % (iterator, _one_shot(ds, tf, target)))
     guarded = "%s.control_dependencies(%s)" % (tf, " + ".join(guards) if len(guards) > 1 else guards[0])
-    out.append("with %s:\n    %s = %s.cast(%s.get_next(), %s.int32)" % (guarded, target_expr, tf, iterator, tf))
+    out.append("with %s:\n    %s = %s.cast(%s.get_next(), %s.int32%s)" % (guarded, target_expr, tf, iterator, tf,
+                                                                           named))
     return out

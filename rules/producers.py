@@ -411,11 +411,14 @@ class RangeInputProducer(Rule):
     Safe: the same indices in the same order (`shuffle=False`), or a new permutation every epoch
     (`shuffle=True`, as the producer: `shuffle_and_repeat` over the whole range, which draws the
     next permutation while this one drains); `num_epochs` and `seed` carry over; the
-    index is int32 as before (tf.data's range is int64).
+    index is int32 as before (tf.data's range is int64). `dequeue_many(n)` takes n indices at a
+    time, across epoch ends as the queue gave them: a batch of n after the repeat (a last, smaller
+    batch dropped, as dequeue_many never gave it; kept for `dequeue_up_to(n)`); the dequeue's op
+    name names the index tensor (`tf.cast(..., name=...)`).
 
     ## Limitations
-    Only the producer's `dequeue()`, in place or through a name used once; `dequeue_many` and
-    other uses of the queue are reported.
+    Only the producer's `dequeue()`, `dequeue_many(n)` or `dequeue_up_to(n)`, in place or through
+    a name used once; other uses of the queue are reported.
     """
 
     code = "QM104"

@@ -685,6 +685,29 @@ def test_rows_of_in_memory_arrays_come_in_the_same_order(function, arguments, ex
     assert new["examples"] == old["examples"]
 
 
+def test_indices_taken_many_at_a_time_keep_their_epochs(tmp_path, tf_version):
+    """range_batches: a range producer's dequeue_many(n) is a batch of n after the repeat. 20
+    fetches of 15 shuffled indices of 10 (30 epochs, batches across their ends): before and after,
+    every run of 10 indices is a permutation of the 10 (each epoch whole, in its own order, not
+    always the same); the same static shape. dequeue_up_to over two ordered epochs of 7: the same batches, the
+    last of 2."""
+    python = tf_python(tf_version)
+    before = _legacy_copy(os.path.join(SINGLE, "range_batches.before.py"), str(tmp_path), tf_version)
+    after = _migrated_copy(before, str(tmp_path), tf_version)
+    old, new = _drain_both(python, before, after, "shuffled_indices",
+                           json.dumps(dict(count=10, batch_size=5, steps_per_epoch=3)), 20, tmp_path)
+    assert new["static_shapes"] == old["static_shapes"] == [[15]]
+    for run in (old, new):
+        indices = [i for batch in run["leading"] for i in batch]
+        assert len(indices) == 300
+        assert all(sorted(indices[start:start + 10]) == list(range(10)) for start in range(0, 300, 10))
+        assert len({tuple(indices[start:start + 10]) for start in range(0, 300, 10)}) > 1  # shuffled anew
+    old, new = _drain_both(python, before, after, "ordered_indices", json.dumps(dict(count=7, batch_size=3)),
+                           100, tmp_path)
+    assert new["static_shapes"] == old["static_shapes"]
+    assert new["leading"] == old["leading"] == [[0, 1, 2], [3, 4, 5], [6, 0, 1], [2, 3, 4], [5, 6]]
+
+
 def test_a_script_that_starts_its_runner_by_hand_reads_the_same_rows(tmp_path, tf_version):
     """array_queue_script: a module-level queue of in-memory rows whose runner the script starts
     itself (`runner.create_threads(sess, coord=coord, start=True)`) and joins; migrated, its
