@@ -153,14 +153,17 @@ def _recognise(module: cst.Module, scope: Scope, block, stmt, imports: ImportMap
     if kind not in (_FIFO, _SHUFFLE) or not isinstance(target_node, cst.Name):
         return None
     queue = target_node.value
-    args = bind_arguments(ctor, _SIGNATURES[kind], "the queue")
+    try:
+        args = bind_arguments(ctor, _SIGNATURES[kind], "the queue")
+    except Declined:
+        return None  # the general reason stands
     if "names" in args or "shared_name" in args or "dtypes" not in args:
         return None
     index = _index(block, stmt)
     enqueue = _method_statements(block, queue, ("enqueue_many",))
-    if len(enqueue) != 1 or enqueue[0][0] < index:
+    if len(enqueue) != 1 or enqueue[0][0] < index or not enqueue[0][3]:
         return None
-    enqueue_index, enqueue_stmt, enqueue_call = enqueue[0]
+    enqueue_index, enqueue_stmt, enqueue_call, _ = enqueue[0]
     op = cstutil.single_assign(enqueue_stmt)[0]
     dtypes = args["dtypes"]
     many_dtypes = isinstance(dtypes, (cst.List, cst.Tuple))
@@ -171,20 +174,21 @@ def _recognise(module: cst.Module, scope: Scope, block, stmt, imports: ImportMap
     if not all(finder.in_memory(array, scope, list(block[:enqueue_index])) for array in arrays):
         return None
     # The enqueue op takes in-memory arrays: from here on the queue is ours, and a refusal says why.
-    if many_dtypes and (len(dtypes.elements) != len(arrays) or any(
-            isinstance(e, cst.StarredElement) for e in dtypes.elements)):
-        raise Declined("its `dtypes=` does not list one dtype per array it takes in")
     kinds = [e.value for e in dtypes.elements] if many_dtypes else [dtypes]
-    if len(kinds) != len(arrays) or not all((imports.resolve(kind) or "").startswith("tensorflow.") for kind in kinds):
+    if len(kinds) != len(arrays) or any(isinstance(e, cst.StarredElement) for e in getattr(dtypes, "elements", ())) \
+            or not all((imports.resolve(kind) or "").startswith("tensorflow.") for kind in kinds):
         raise Declined("its `dtypes=` does not list one dtype per array it takes in, each a TensorFlow dtype "
                        "(`tf.float32`)")
     dequeues = _method_statements(block, queue, ("dequeue", "dequeue_many"))
     if len(dequeues) != 1 or dequeues[0][0] < enqueue_index:
-        raise Declined("it is not dequeued once in its block after its enqueue op (`%s = %s.dequeue()`)"
-                       % ("x", queue))
-    dequeue_index, dequeue_stmt, dequeue_call = dequeues[0]
+        raise Declined("it is not dequeued once in its block after its enqueue op")
+    _, dequeue_stmt, dequeue_call, whole = dequeues[0]
+    if not whole:
+        where = ("part of a larger statement" if isinstance(dequeue_stmt, cst.SimpleStatementLine)
+                 else "in a block nested in its own (`with`, `if`, a loop)")
+        raise Declined("its `%s.%s(...)` is %s" % (queue, dequeue_call.func.attr.value, where))
     runner = _runner(block, queue, op.value, imports, enqueue_index)
-    runner_index, runner_stmt, runner_call, runner_name, registration = runner
+    _, runner_stmt, runner_call, runner_name, registration = runner
     removed = [stmt, enqueue_stmt, runner_stmt] + ([registration[1]] if registration else [])
     calls = [ctor, runner_call] + ([cstutil.statement_value(registration[1])] if registration else [])
     if isinstance(cstutil.statement_value(runner_stmt), cst.Call) and runner_name is None:
@@ -231,17 +235,15 @@ def _index(block, stmt) -> int:
 
 
 def _method_statements(block, queue: str, methods: Tuple[str, ...]):
-    """(index, statement, call) of each `x = queue.<method>(...)` of the block, and of each other
-    statement of the block that calls one of the methods on `queue` (call None: not this form)."""
+    """(index, statement, call, whole) for each call of one of the methods on `queue` in the
+    block; `whole`: the statement is `x = queue.<method>(...)` and nothing else."""
     found = []
     for index, stmt in enumerate(block):
         for call in cstutil.calls_of(stmt):
             if (isinstance(call.func, cst.Attribute) and call.func.attr.value in methods
                     and isinstance(call.func.value, cst.Name) and call.func.value.value == queue):
                 assign = cstutil.single_assign(stmt)
-                if assign is None or assign[1] is not call:
-                    raise Declined("its `%s.%s(...)` is part of a larger statement" % (queue, call.func.attr.value))
-                found.append((index, stmt, call))
+                found.append((index, stmt, call, assign is not None and assign[1] is call))
     return found
 
 

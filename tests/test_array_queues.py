@@ -85,6 +85,12 @@ def test_its_output_migrates_no_further(tmp_path):
     # Its size is read.
     ("qr = tf", "size = queue.size()\nqr = tf", "`queue` is used for more than its enqueue op, its dequeue and its "
                                                 "QueueRunner (`size = queue.size()`)"),
+    # Dequeued in a nested block: the dataset would be built where the queue was, read there.
+    ("data_sample, label_sample = queue.dequeue()\n",
+     "with tf.device('/cpu:0'):\n    data_sample, label_sample = queue.dequeue()\n",
+     "its `queue.dequeue(...)` is in a block nested in its own"),
+    ("data_sample, label_sample = queue.dequeue()\n", "data_sample, label_sample = list(queue.dequeue())\n",
+     "its `queue.dequeue(...)` is part of a larger statement"),
     # Its dtypes are computed: which dtype each array is converted to cannot be read.
     ("dtypes=[tf.float32, tf.int32]", "dtypes=DTYPES", "its `dtypes=` does not list one dtype per array it takes in, each a TensorFlow dtype"),
     # Started in a function of its own: that function may be called any number of times, or never.
@@ -105,6 +111,8 @@ def test_what_the_contract_does_not_allow_stays_with_its_reason(tmp_path, old, n
      "enqueue_op = queue.enqueue_many([tf.random_normal([100, 4]), target])"),
     # Named components: a dict of rows, which this rewrite does not write.
     ("shapes=[[4], []])", "shapes=[[4], []], names=['x', 'y'])"),
+    # The enqueue op is made in a larger statement: not the shape this rewrite reads.
+    ("enqueue_op = queue.enqueue_many([data, target])", "ops = [queue.enqueue_many([data, target])]"),
     # Shared with other sessions by name: a hand-off, not input.
     ("shapes=[[4], []])", "shapes=[[4], []], shared_name='rows')"),
 ])
