@@ -384,7 +384,8 @@ def _dataset_lines(dataset: str, arrays, kinds, kind: str, args, dequeue_call: c
 
 def _apply(new: cst.Module, old: cst.Module, found: _Found) -> Optional[cst.Module]:
     """`new` with the queue of `found` (statements of `old`) replaced; None when its statements
-    cannot each be found once, unchanged, in `new`'s scope of the same path."""
+    cannot each be found, unchanged, in `new`'s scope of the same path (the n-th line of its text
+    there, as in `old`)."""
     if isinstance(found.scope, cst.Module):
         scope_new: Scope = new
     else:
@@ -392,17 +393,15 @@ def _apply(new: cst.Module, old: cst.Module, found: _Found) -> Optional[cst.Modu
         scope_new = functions_by_path(new).get(path) if path is not None else None
         if scope_new is None:
             return None
-    statements = in_memory_rows.scope_statements(scope_new)
-    texts = {}
-    for stmt in statements:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            texts.setdefault(_text(stmt), []).append(stmt)
+    old_texts, new_texts = _by_text(found.scope), _by_text(scope_new)
     mapping: Dict[int, cst.SimpleStatementLine] = {}
     for stmt in [found.dequeue] + found.removed + found.starts:
-        same = texts.get(_text(stmt), [])
-        if len(same) != 1:
-            return None
-        mapping[id(stmt)] = same[0]
+        text = _text(stmt)
+        before, after = old_texts.get(text, []), new_texts.get(text, [])
+        if len(before) != len(after):
+            return None  # the migration changed a line like it: which is which cannot be told
+        # the n-th line of this text in the scope, in both
+        mapping[id(stmt)] = after[next(i for i, other in enumerate(before) if other is stmt)]
     edits: Dict[int, List[cst.BaseStatement]] = {id(mapping[id(stmt)]): [] for stmt in found.removed}
     first = cst.parse_statement(found.lines[0] + "\n")
     dataset_lines = [first.with_changes(leading_lines=found.dequeue.leading_lines)]
@@ -416,6 +415,16 @@ def _apply(new: cst.Module, old: cst.Module, found: _Found) -> Optional[cst.Modu
             emptied = cst.parse_statement("%s = []\n" % assign[0].value)
             edits[id(mapping[id(stmt)])] = [emptied.with_changes(leading_lines=stmt.leading_lines)]
     return new.visit(_Edit(edits))
+
+
+def _by_text(scope: Scope) -> Dict[str, List[cst.SimpleStatementLine]]:
+    """The scope's simple statements (nested blocks too, not functions it defines) by their text,
+    in order."""
+    found: Dict[str, List[cst.SimpleStatementLine]] = {}
+    for stmt in in_memory_rows.scope_statements(scope):
+        if isinstance(stmt, cst.SimpleStatementLine):
+            found.setdefault(_text(stmt), []).append(stmt)
+    return found
 
 
 def _text(stmt: cst.CSTNode) -> str:

@@ -63,6 +63,15 @@ def test_a_start_of_its_own_goes(tmp_path):
     assert "with tf.Session() as sess:\n    for step in range(100):\n" in new
 
 
+def test_each_start_of_its_threads_goes(tmp_path):
+    """Two sessions each start the runner's threads with the same line: each becomes `[]`."""
+    text = SCRIPT + SCRIPT[SCRIPT.index("with tf.Session() as sess:"):]
+    new = _migrated(tmp_path, text).new_source.decode()
+    assert new.count("    enqueue_threads = []\n") == 2
+    assert "create_threads" not in new
+    compile(new, "inputs.py", "exec")
+
+
 def test_its_output_migrates_no_further(tmp_path):
     first = _migrated(tmp_path, SCRIPT).new_source.decode()
     again = _migrated(tmp_path, first)
