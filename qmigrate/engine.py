@@ -722,6 +722,10 @@ def _array_queues(module: cst.Module, new_module: cst.Module, analysis: FileAnal
         return new_module
     outcome = array_queues.rewrite(module, new_module, analysis.imports, left, tf, target)
     analysis.fixed_calls |= outcome.fixed
+    # A queue of in-memory rows whose dequeues were all fetched to Python (QM003 took it for a
+    # work list) carried data all the same: it is reported as the hand-built queue it replaced.
+    analysis.occurrences = [(HandBuiltQueue if rule is NonInputQueue and id(call) in outcome.fixed else rule,
+                             call, line, column) for rule, call, line, column in analysis.occurrences]
     for call in outcome.fixed:
         analysis.reasons.pop(call, None)
     analysis.reasons.update(outcome.reasons)

@@ -152,7 +152,9 @@ class NonInputQueue(Rule):
     A note: nothing to change, never fails a check.
 
     ## Limitations
-    A queue whose dequeue feeds graph ops is taken as input and reported by QM001.
+    A queue whose dequeue feeds graph ops is taken as input and reported by QM001. A queue filled
+    by its runner with the rows of in-memory arrays carries data whoever reads it: it is migrated
+    (QM307, qmigrate/array_queues.py), even when Python fetches every dequeue.
     """
 
     code = "QM003"

@@ -72,6 +72,17 @@ def test_each_start_of_its_threads_goes(tmp_path):
     compile(new, "inputs.py", "exec")
 
 
+def test_rows_only_fetched_to_python_are_reported_as_the_queue_replaced(tmp_path):
+    """Every dequeue fetched by session.run (QM003's sign of a work list): the rows were data all the
+    same; the finding is the hand-built queue's, fixed, not a note that says it was left alone."""
+    text = SCRIPT.replace("data_sample, label_sample = queue.dequeue()", "rows = queue.dequeue_many(10)").replace(
+        "print(sess.run([data_sample, label_sample]))", "print(sess.run(rows))")
+    result = _migrated(tmp_path, text)
+    assert "rows = list(dataset.make_one_shot_iterator().get_next())" in result.new_source.decode()
+    found = [(d.code, d.fixed) for d in result.diagnostics if "FIFOQueue" in d.message]
+    assert found == [("QM307", True)]
+
+
 def test_its_output_migrates_no_further(tmp_path):
     first = _migrated(tmp_path, SCRIPT).new_source.decode()
     again = _migrated(tmp_path, first)
