@@ -214,7 +214,7 @@ def _recognise(module: cst.Module, scope: Scope, block, stmt, imports: ImportMap
             raise Declined("`%s` is bound more than once in its scope" % name)
     if not spell:
         return _Found(scope, block, dequeue_stmt, removed, starts, [], calls)
-    dataset = _fresh(scope, _DATASET)
+    dataset = cstutil.fresh_name(scope, _DATASET)
     lines = _dataset_lines(dataset, arrays, kinds, kind, args, dequeue_call, dequeue_stmt, tf, target,
                            module.code_for_node)
     return _Found(scope, block, dequeue_stmt, removed, starts, lines, calls)
@@ -340,15 +340,6 @@ def _stores(scope: Scope) -> List[str]:
     if isinstance(scope, cst.FunctionDef):
         names += cstutil.param_names(scope)
     return names
-
-
-def _fresh(scope: Scope, base: str) -> str:
-    uses = cstutil.name_uses(scope)
-    used = set(uses.loads) | uses.stores
-    name, number = base, 2
-    while name in used:
-        name, number = "%s_%d" % (base, number), number + 1
-    return name
 
 
 def _dataset_lines(dataset: str, arrays, kinds, kind: str, args, dequeue_call: cst.Call, dequeue_stmt, tf: str,

@@ -540,6 +540,17 @@ def param_names(function: cst.FunctionDef) -> List[str]:
     return [p.name.value for p in named]
 
 
+def fresh_name(node: cst.CSTNode, base: str) -> str:
+    """`base`, else `base_2`, `base_3`, ...: the first name that `node` (a scope) neither reads,
+    binds nor defines a function of, at any depth."""
+    uses = name_uses(node)
+    used = set(uses.loads) | uses.stores | {f.name.value for f in nodes_of(node, (cst.FunctionDef,))}
+    name, number = base, 2
+    while name in used:
+        name, number = "%s_%d" % (base, number), number + 1
+    return name
+
+
 def single_assign(stmt: cst.BaseStatement) -> Optional[Tuple[cst.BaseExpression, cst.BaseExpression]]:
     """(target, value) for a line holding exactly `target = value`, else None."""
     if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:

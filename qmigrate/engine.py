@@ -700,11 +700,17 @@ def _prefetched_batches(module: cst.Module, new_module: cst.Module, analysis: Fi
         return new_module
     path_of = getattr(context.load_module, "path_of", None)
     outcome = prefetched_batches.rewrite(module, new_module, analysis.imports, left, tree, path_of)
-    analysis.fixed_calls |= outcome.fixed
-    for call in outcome.fixed:
-        analysis.reasons.pop(call, None)
-    analysis.reasons.update(outcome.reasons)
+    _take_outcome(analysis, outcome.fixed, outcome.reasons)
     return outcome.module
+
+
+def _take_outcome(analysis: FileAnalysis, fixed: Set[int], reasons: Dict[int, str]) -> None:
+    """What a pass over the migrated module did with the calls it was handed: `fixed` (ids of the
+    original module's calls) are fixed and lose their reasons; the others get `reasons`."""
+    analysis.fixed_calls |= fixed
+    for call in fixed:
+        analysis.reasons.pop(call, None)
+    analysis.reasons.update(reasons)
 
 
 def _raw_queue_calls(analysis: FileAnalysis) -> List[cst.Call]:
@@ -721,14 +727,11 @@ def _array_queues(module: cst.Module, new_module: cst.Module, analysis: FileAnal
     if not left:
         return new_module
     outcome = array_queues.rewrite(module, new_module, analysis.imports, left, tf, target)
-    analysis.fixed_calls |= outcome.fixed
+    _take_outcome(analysis, outcome.fixed, outcome.reasons)
     # A queue of in-memory rows whose dequeues were all fetched to Python (QM003 took it for a
     # work list) carried data all the same: it is reported as the hand-built queue it replaced.
     analysis.occurrences = [(HandBuiltQueue if rule is NonInputQueue and id(call) in outcome.fixed else rule,
                              call, line, column) for rule, call, line, column in analysis.occurrences]
-    for call in outcome.fixed:
-        analysis.reasons.pop(call, None)
-    analysis.reasons.update(outcome.reasons)
     analysis.todo.update(outcome.todos)
     analysis.pipelines += outcome.queues
     return outcome.module

@@ -485,7 +485,7 @@ def _replacement(function, prefetch_line, get_next_line, between, queue_line, da
     lines: List[cst.BaseStatement] = []
     leading = list(prefetch_line.leading_lines) + list(get_next_line.leading_lines)
     if between or tensors != targets:
-        name = _fresh(function, _MAP_NAME)
+        name = cstutil.fresh_name(function, _MAP_NAME)
         returned = ", ".join(tensors)
         definition = cst.parse_statement("def %s(%s):\n    return %s\n" % (name, ", ".join(targets), returned))
         body = list(between) + list(definition.body.body)
@@ -502,15 +502,6 @@ def _replacement(function, prefetch_line, get_next_line, between, queue_line, da
     comment = cst.EmptyLine(comment=cst.Comment(COMMENT))
     lines += [prefetch.with_changes(leading_lines=leading + list(queue_line.leading_lines) + [comment]), iterator]
     return lines
-
-
-def _fresh(function: cst.FunctionDef, base: str) -> str:
-    uses = cstutil.name_uses(function)
-    used = set(uses.loads) | uses.stores | {f.name.value for f in cstutil.nodes_of(function, (cst.FunctionDef,))}
-    name, number = base, 2
-    while name in used:
-        name, number = "%s_%d" % (base, number), number + 1
-    return name
 
 
 class _Edit(cst.CSTTransformer):
