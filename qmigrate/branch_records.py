@@ -46,17 +46,19 @@ class ArmRecords:
     moved: FrozenSet[int]
 
 
-def _calls_nothing(test: cst.BaseExpression) -> bool:
+def calls_nothing(test: cst.BaseExpression) -> bool:
+    """The condition calls nothing: evaluated again where the map function is traced, it gives the same."""
     return not cstutil.nodes_of(test, (cst.Call, cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.DictComp,
                                        cst.SetComp, cst.Await, cst.Yield))
 
 
 def arm_records(stmt: cst.If, tainted: Set[str], batchings, batch_targets, loads_in_scope: Counter,
-                line_of) -> Optional[ArmRecords]:
+                loads_through_if: Counter, line_of) -> Optional[ArmRecords]:
     """ArmRecords for `stmt`, an if/else whose arms end in their batching (`batchings`: the
     (rule, call) of each arm; `batch_targets`: the names each arm binds the batch to); None when
     no arm has per-record code before its batching. Refused when some has and cannot move.
-    `loads_in_scope`: how often the enclosing function reads each name."""
+    `loads_in_scope`: how often the enclosing function reads each name; `loads_through_if`: how
+    often the statements up to the `if`, and the `if` itself, read it (the others come after)."""
     arms, moved_ids = [], set()
     arm_blocks = (stmt.body, stmt.orelse.body)
     for block, (rule, call), targets in zip(arm_blocks, batchings, batch_targets):
@@ -66,10 +68,10 @@ def arm_records(stmt: cst.If, tainted: Set[str], batchings, batch_targets, loads
         arm = _with_inputs(block.body[:-1], moved, line_of)
         arms.append(arm)
         moved_ids |= {id(s) for s in moved} | _only_theirs(arm, moved, loads_in_scope)
-        _check_not_read_after(stmt, stored - set(targets), loads_in_scope, line_of)
+        _check_not_read_after(stmt, stored - set(targets), loads_in_scope, loads_through_if, line_of)
     if not moved_ids:
         return None
-    if not _calls_nothing(stmt.test):
+    if not calls_nothing(stmt.test):
         raise Refused("its condition calls a function, which the map function its arms' per-record code "
                       "moves into would call again")
     new_arms = [block.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])])
@@ -77,6 +79,60 @@ def arm_records(stmt: cst.If, tainted: Set[str], batchings, batch_targets, loads
     statement = stmt.with_changes(body=new_arms[0], orelse=stmt.orelse.with_changes(body=new_arms[1]),
                                   leading_lines=[])
     return ArmRecords(statement, frozenset(moved_ids))
+
+
+def batching_arm_records(block: cst.IndentedBlock, arm, tainted: Set[str], targets, loads_in_scope: Counter,
+                         loads_through_if: Counter, stmt: cst.If, line_of):
+    """For an if/else whose other arm batches nothing: the ids of the statements that leave the
+    batching arm `block` for the map function, and the statements the map function runs in that
+    arm (its per-record statements with the plain assignments they read), both empty when it has
+    none. `loads_through_if`: the scope's loads up to the `if` and in it. Refused as arm_records."""
+    rule, call = arm
+    moved, stored = _per_record(block.body[:-1], tainted, line_of)
+    if not moved:
+        return frozenset(), ()
+    _check_batching_args(rule, call, stored, line_of)
+    statements = _with_inputs(block.body[:-1], moved, line_of)
+    _check_not_read_after(stmt, stored - set(targets), loads_in_scope, loads_through_if, line_of)
+    return frozenset({id(s) for s in moved} | _only_theirs(statements, moved, loads_in_scope)), tuple(statements)
+
+
+def records_arm_if(stmt: cst.If, records_arm: int, statements, batch_returns: str, records_returns: str) -> cst.If:
+    """The `if` a map function ends with when one of the two arms of `stmt` batches and the other
+    (`records_arm`) takes the records one at a time: the batching arm runs its per-record
+    `statements` and returns what it batches, the other returns what it reads. The function's own
+    last `return` is the other arm's, so an `else` (or the last `elif`) holding only that is left
+    out; when the records arm comes first, its test stays, returning."""
+    def block(body, expression):
+        returned = cst.SimpleStatementLine([cst.Return(cst.parse_expression(expression))])
+        body = list(body)
+        if body:  # its comments stay with it; a blank line does not open the arm
+            body[0] = body[0].with_changes(leading_lines=[line for line in body[0].leading_lines
+                                                          if line.comment is not None])
+        return cst.IndentedBlock(body=body + [returned])
+    batching = block(statements, batch_returns)
+    if records_arm == 1:
+        return stmt.with_changes(body=batching, orelse=None, leading_lines=[])
+    records = block((), records_returns)
+    if isinstance(stmt.orelse, cst.Else):
+        orelse = stmt.orelse.with_changes(body=batching)
+    else:
+        orelse = stmt.orelse.with_changes(body=batching, orelse=None)
+    return stmt.with_changes(body=records, orelse=orelse, leading_lines=[])
+
+
+def always_returns(statement: cst.BaseStatement) -> bool:
+    """Every path through `statement` ends in a `return` (an if/elif/else whose arms all do)."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return isinstance(statement.body[-1], cst.Return)
+    if not isinstance(statement, cst.If) or not isinstance(statement.body, cst.IndentedBlock):
+        return False
+    node = statement
+    while isinstance(node, cst.If):
+        if not (node.body.body and always_returns(node.body.body[-1])):
+            return False
+        node = node.orelse
+    return isinstance(node, cst.Else) and bool(node.body.body) and always_returns(node.body.body[-1])
 
 
 def _per_record(statements, tainted: Set[str], line_of) -> Tuple[List[cst.BaseStatement], Set[str]]:
@@ -139,10 +195,10 @@ def _check_batching_args(rule, call: cst.Call, stored: Set[str], line_of) -> Non
                 line_of(call), sorted(touched)[0], name))
 
 
-def _check_not_read_after(stmt: cst.If, names: Set[str], loads_in_scope: Counter, line_of) -> None:
-    """A per-record name no batching rebinds is read nowhere but in the `if` itself."""
-    inside = Counter(cstutil.name_uses(stmt).loads)
+def _check_not_read_after(stmt: cst.If, names: Set[str], loads_in_scope: Counter, loads_through_if: Counter,
+                          line_of) -> None:
+    """A per-record name no batching rebinds is not read after the `if`."""
     for name in sorted(names):
-        if loads_in_scope[name] > inside[name]:
+        if loads_in_scope[name] > loads_through_if[name]:
             raise Refused("`%s`, bound per record in an arm of the if/else (line %d), is read after it, where "
                           "it would no longer be bound" % (name, line_of(stmt)))

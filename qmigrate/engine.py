@@ -13,7 +13,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import (api_check, arm_producers, array_queues, astindex, blocks, bound_sources, bucketing, built_rows,
+from qmigrate import (api_check, arm_producers, array_queues, astindex, blocks, bound_sources, branch_records, bucketing, built_rows,
                       captured_params, chained_records, class_attrs, codegen, cstutil, data_findings, dead_datasets,
                       dead_readers, estimator_inputs, factory_reasons, guarded_records, handbuilt, handed_down,
                       held_records, held_sources, helpers, imported_helpers, in_memory_rows, map_locals, method_copies,
@@ -2752,7 +2752,11 @@ class _PipelineRewriter(cst.CSTTransformer):
                 pipeline = dataclasses.replace(match.pipeline, batching=match.records_batching)
                 records = [cst.parse_statement(text, config)
                            for text in synth.tail_statements(pipeline, self.tf, self.target)]
-            records.append(self._consume(batched, match).with_changes(leading_lines=[]))
+            if match.records_names:  # the names that arm reads, which the map function returned there
+                records.append(cst.parse_statement("%s = %s\n" % (", ".join(match.records_names), synth.next_element(
+                    match.pipeline, self.tf, self.target)), config))
+            else:
+                records.append(self._consume(batched, match).with_changes(leading_lines=[]))
             # the batched names, bound from the element kept whole as the batching arm keeps it
             records.extend(cst.parse_statement(text + "\n", config) for text in match.records_unpacking)
             if records_arm is None:
@@ -2848,7 +2852,10 @@ class _PipelineRewriter(cst.CSTTransformer):
             first = statements[0]
             kept = [line for line in first.leading_lines if line.comment is not None]
             statements = [first.with_changes(leading_lines=kept)] + list(statements[1:])
-        body = template.body.with_changes(body=list(statements) + list(template.body.body))
+        last = list(template.body.body)
+        if statements and branch_records.always_returns(statements[-1]):
+            last = last[:-1]  # the if/else the function ends with returns in every arm
+        body = template.body.with_changes(body=list(statements) + last)
         return template.with_changes(body=body)
 
     def _consume(self, batch_stmt: cst.SimpleStatementLine, match: Match) -> cst.BaseStatement:

@@ -107,6 +107,9 @@ class Match:
     # binding the batched names from `x` on the path that batches nothing (batched_lists.unpacking).
     batch_later: int = 0
     records_unpacking: Tuple[str, ...] = ()
+    # Or, with records_arm, the per-record names that arm reads: it takes them from the dataset,
+    # whose map function returns them there (and the batched tensors in the batching arm).
+    records_names: Tuple[str, ...] = ()
     # With every arm batching: how many statements follow each arm's batching (`return x, y`),
     # kept after its get_next() (() when none does).
     arm_later: Tuple[int, ...] = ()
@@ -392,6 +395,7 @@ class _BlockRecogniser:
         self.batch_later: Tuple[cst.BaseStatement, ...] = ()  # its batching arm's statements after the batching
         self.arm_later: Tuple[int, ...] = ()  # every arm batching: how many statements follow each arm's batching
         self.batch_unpacking: Tuple[str, ...] = ()  # with them: Match.records_unpacking
+        self.own_records: Optional[Tuple[Tuple[str, ...], Tuple[cst.BaseStatement, ...]]] = None  # _own_records_arm
         self.captured_reads: Tuple[int, ...] = ()  # the last chain checked: Match.captured_reads
         self.map_copies: Tuple[str, ...] = ()  # the last chain checked: Match.map_copies
         self.captured_params: Tuple = ()  # the last chain checked: Match.captured_params
@@ -1794,6 +1798,7 @@ class _BlockRecogniser:
         batch_later = ()  # the statements after the batching in the arm that batches (Match.batch_later)
         arm_later = ()  # with every arm batching, how many statements follow each one's (Match.arm_later)
         batch_unpacking = ()  # with them: Match.records_unpacking
+        own_records = None  # or that arm takes the names it reads (_own_records_arm)
         record_join = False  # `join` is a loop of the per-record code after the read (_record_loop)
         unbatched = UNBATCHED_IN_BLOCK
         for index in range(read_index + 1, len(self.body)):
@@ -1866,7 +1871,7 @@ class _BlockRecogniser:
                 found, arms = branches[0], branches[1:]
                 arm_records, fallthrough = self.branch_records, self.branch_fallthrough
                 records_arm, batch_later, arm_later = self.records_arm, self.batch_later, self.arm_later
-                batch_unpacking = self.batch_unpacking
+                batch_unpacking, own_records = self.batch_unpacking, self.own_records
                 batch = (index, found, None, found[1])
                 break
             tower = None
@@ -2033,6 +2038,19 @@ class _BlockRecogniser:
             # the element (RecordFunction.keep_input), a filter keeps the records it allows.
             if element_kind in ("tuple", "bucket", "bucket_list"):
                 returns = "(%s)" % returns
+        records_names = ()
+        if own_records is not None:  # the map function returns, per arm, what the arm takes
+            records_names, arm_statements, moved = own_records
+            if static_shapes or batching.keep_input:
+                raise _Broken(calls, "the batching is inside an if/else (line %d) whose arm that batches "
+                              "nothing takes other tensors than the batching, which sets their shapes or "
+                              "filters them" % self._line_of(batch_index))
+            self._check_bound_on_every_path(records_names, record_indices, batch_index, calls)
+            taken = ", ".join(records_names)
+            if arm_statements or taken != returns:
+                arm_records = branch_records.ArmRecords(branch_records.records_arm_if(
+                    self.body[batch_index], records_arm, arm_statements, returns, taken), moved)
+            returns = taken
         # `key, value` batched as read: the keyed records are the elements already, no map needed.
         keyed_as_read = (record_reader is not None and record_reader.keyed_records and element_kind == "tuple"
                          and returns == "%s, %s" % (key, value) and not record_indices and not static_shapes
@@ -2072,7 +2090,7 @@ class _BlockRecogniser:
                      branch_batchings=branch_batchings if found else (),
                      record_call=record_call, arm_records=arm_records, branch_fallthrough=fallthrough,
                      records_arm=records_arm, records_batching=records_batching,
-                     batch_later=len(batch_later), records_unpacking=batch_unpacking,
+                     batch_later=len(batch_later), records_unpacking=batch_unpacking, records_names=records_names,
                      arm_later=arm_later if any(arm_later) else (),
                      test_binding=test_binding, returned_result=returning,
                      captured_reads=self.captured_reads, map_copies=self.map_copies,
@@ -2958,11 +2976,12 @@ class _BlockRecogniser:
         self.branch_records = None
         self.branch_fallthrough = False
         self.records_arm = None
+        self.own_records = None
         if not isinstance(stmt, cst.If):
             return None
         line = self._line_of(index)
         arm_blocks, tests, fallthrough = if_chain(stmt)
-        records_arm = None if fallthrough or joined else self._records_arm(arm_blocks)
+        records_arm = None if joined else self._records_arm(arm_blocks)
         if fallthrough and joined:
             self.branch_refusal = ("the batching is inside an `if` (line %d) without a plain `else`, so some path "
                                    "would batch nothing or batch elsewhere" % line)
@@ -3040,10 +3059,19 @@ class _BlockRecogniser:
                                    "different targets" % line)
             return None
         if fallthrough or records_arm is not None:
+            simple = records_arm is None or not fallthrough and all(
+                isinstance(line_, cst.SimpleStatementLine) for line_ in arm_blocks[records_arm].body)
             self.branch_refusal = self._fallthrough_refusal(stmt, arms[0], arm_targets[0], "return" in targets,
-                                                            per_record, records_arm)
+                                                            per_record, records_arm) if simple else "own"
             if self.branch_refusal is None and records_arm is not None:
                 self.branch_refusal = self._records_arm_refusal(stmt, arm_blocks[records_arm], arms[0], tainted)
+            if self.branch_refusal is not None and records_arm is not None:
+                # the arm that batches nothing takes the records under the names it reads
+                self.branch_refusal = self._own_records_arm(index, arm_blocks, records_arm, arms[0],
+                                                            arm_targets[0], tainted, fallthrough)
+                if self.branch_refusal is None:
+                    self.branch_fallthrough, self.records_arm = True, records_arm
+                    return tuple(arms)
             if self.branch_refusal is not None:
                 return None
             self.branch_fallthrough, self.records_arm = True, records_arm
@@ -3055,6 +3083,7 @@ class _BlockRecogniser:
         if per_record:
             try:
                 self.branch_records = branch_records.arm_records(stmt, tainted, arms, arm_targets, self.scope_loads,
+                                                                 self._loads_through(index),
                                                                  self.context.line_of or (lambda node: 0))
             except branch_records.Refused as refused:
                 self.branch_refusal = "the batching is inside an if/else (line %d) where %s" % (line, refused)
@@ -3178,10 +3207,10 @@ class _BlockRecogniser:
         return None
 
     def _records_arm(self, arm_blocks) -> Optional[int]:
-        """The position of the one arm of an if/else that batches nothing: simple statements without
-        control flow and without a call of any batching, joining or bucketing (`image =
-        tf.expand_dims(image, 0)`), the other arms each ending in a batching or holding one before
-        their last statement (_batch_later). None otherwise."""
+        """The position of the one arm of an if/else that batches nothing: simple statements (or ifs
+        of them) without control flow and without a call of any batching, joining or bucketing
+        (`image = tf.expand_dims(image, 0)`), the other arms each ending in a batching or holding
+        one before their last statement (_batch_later). None otherwise."""
         candidates = []
         for position, block in enumerate(arm_blocks):
             if not (isinstance(block, cst.IndentedBlock) and block.body):
@@ -3193,7 +3222,7 @@ class _BlockRecogniser:
             if any(_call_with_rule(cstutil.statement_value(line), self.imports, BATCHERS)
                    for line in block.body[:-1]):
                 continue  # batching before its last statement: _batch_later says whether it is taken
-            if not all(isinstance(line, cst.SimpleStatementLine) for line in block.body):
+            if not all(_simple_or_if(line) for line in block.body):
                 return None
             if any(cstutil.name_uses(line).control for line in block.body):
                 return None
@@ -3203,6 +3232,78 @@ class _BlockRecogniser:
                 return None
             candidates.append(position)
         return candidates[0] if len(candidates) == 1 and len(arm_blocks) > 1 else None
+
+    def _check_bound_on_every_path(self, names, record_indices, batch_index: int, calls) -> None:
+        """The map function returns what the arm without batching reads at its end, on every path
+        but the batching arm's: a name the per-record code binds only on some paths (`if stereo:
+        right = ...`, no `else` binding it too) may be unbound there, where the queue's code never
+        read it. _Broken, naming the name and the statement."""
+        for name in names:
+            binding = [index for index in record_indices if name in self.uses[index].stores]
+            if binding and not any(_binds_on_every_path(self.body[index], name) for index in binding):
+                raise _Broken(calls, "the batching is inside an if/else (line %d) whose arm that batches "
+                              "nothing reads the per-record `%s`, which the per-record code binds only on some "
+                              "paths (line %d): the map function, which returns it for that arm, could not "
+                              "return it where it is unbound"
+                              % (self._line_of(batch_index), name, self._line_of(binding[0])))
+
+    def _loads_through(self, index: int) -> Counter:
+        """The loads of the block's statements up to `index` and in it: the scope's others are
+        taken to come after it (loads in enclosing blocks before this one count as after too,
+        which only refuses more)."""
+        through = Counter()
+        for at in range(index + 1):
+            through.update(self.uses[at].loads)
+        return through
+
+    def _own_records_arm(self, index: int, arm_blocks, records_arm: int, arm, target_names, tainted: Set[str],
+                         fallthrough: bool) -> Optional[str]:
+        """Why the arm of an if/else that batches nothing cannot take the dataset's elements under
+        the per-record names it reads (None: it can, and self.own_records holds those names, the
+        batching arm's per-record statements and the ids of those that leave it). The map function
+        then returns, per arm, what that arm takes (branch_records.records_arm_if).
+
+        Contract: two arms (an `else`, or an `elif` and no `else`); the batching last in its arm;
+        conditions that call nothing (the map function evaluates them again where it is traced,
+        just before the `if`); a per-record name read after the `if` only when every path binds
+        it there: the batching arm as its batch's target (or by returning), the other arm by
+        taking it or assigning it, and no path runs neither arm."""
+        stmt = self.body[index]
+        line = self._line_of(index)
+        records = arm_blocks[records_arm]
+        where = "the batching is inside an if/else (line %d) whose arm at line %d batches nothing, and " % (
+            line, self.context.line_of(records) if self.context.line_of else 0)
+        if len(arm_blocks) != 2:
+            return where + "more than one other arm"
+        if self.batch_later:
+            return where + "the batching arm goes on after its batching"
+        names = []
+        for statement in records.body:
+            for name in cstutil.scoped_uses(statement, statement=True).loads:
+                if name in tainted and name not in names:
+                    names.append(name)
+        if not names:
+            return where + "it reads no per-record tensor"
+        if not all(branch_records.calls_nothing(test) for test in if_chain(stmt)[1]):
+            return where + "a condition calls a function, which the map function would call again"
+        through = self._loads_through(index)
+        batching = arm_blocks[1 - records_arm]
+        returns = isinstance(cstutil.single_small(batching.body[-1]), cst.Return)
+        bound = set(names).union(*(cstutil.name_uses(statement).stores for statement in records.body))
+        for name in sorted(tainted):
+            if self.scope_loads[name] > through[name] and (
+                    fallthrough or name not in bound or not (returns or name in target_names)):
+                return where + "the per-record `%s` is read after it, where %s would leave it unbound" % (
+                    name, "a path that runs neither arm" if fallthrough else
+                    "the arm that batches nothing" if name not in bound else "the batching arm")
+        try:
+            moved, statements = branch_records.batching_arm_records(
+                batching, arm, tainted, target_names, self.scope_loads, through, stmt,
+                self.context.line_of or (lambda node: 0))
+        except branch_records.Refused as refused:
+            return "the batching is inside an if/else (line %d) where %s" % (line, refused)
+        self.own_records = (tuple(names), statements, moved)
+        return None
 
     def _records_arm_refusal(self, stmt: cst.If, block: cst.IndentedBlock, arm, tainted: Set[str]) -> Optional[str]:
         """Why the arm that batches nothing cannot take the dataset's elements under the batched
@@ -3851,6 +3952,31 @@ class _Broken(Exception):
         super().__init__(reason)
         self.calls = calls
         self.finding = finding
+
+
+def _binds_on_every_path(statement: cst.BaseStatement, name: str) -> bool:
+    """Every path through `statement` binds `name`: a simple statement that assigns it, a `with`
+    whose body does, an if/elif/else each of whose arms does (any other compound statement: no)."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return name in cstutil.name_uses(statement).stores
+    if isinstance(statement, cst.With):
+        return any(_binds_on_every_path(inner, name) for inner in statement.body.body)
+    if isinstance(statement, cst.If):
+        arms, _, fallthrough = if_chain(statement)
+        return not fallthrough and all(isinstance(block, cst.IndentedBlock) and any(
+            _binds_on_every_path(inner, name) for inner in block.body) for block in arms)
+    return False
+
+
+def _simple_or_if(statement: cst.BaseStatement) -> bool:
+    """A simple statement line, or an `if` (elifs, else) of such statements, at any depth."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        return True
+    if not isinstance(statement, cst.If):
+        return False
+    blocks_of, _, _ = if_chain(statement)
+    return all(isinstance(block, cst.IndentedBlock) and all(_simple_or_if(inner) for inner in block.body)
+               for block in blocks_of)
 
 
 def _assigned_names(line: cst.SimpleStatementLine) -> Set[str]:

@@ -355,6 +355,26 @@ CASES = [
     # run (expand_dims to a batch of one): 2 epochs of one file's 25 records, each once per epoch.
     ("single_or_batched", "texture_inputs", lambda d: dict(record_path=_files(d, "dict_*")[0], size=2, jitter=True,
                                                            epochs=2), 50, "epoch"),
+    # --- monodepth ---
+    # One reader for every mode; training works on each record again in its arm and batches it
+    # (2 shuffled epochs of 50, whole batches of 10); testing stacks each record with its negation
+    # and batches nothing: one record per run, two rows each, one epoch in file order.
+    ("mode_tails", "mode_inputs", lambda d: dict(files=_files(d, "dict_*"), mode="train", batch_size=10, epochs=2),
+     100, "epoch"),
+    ("mode_tails", "mode_inputs", lambda d: dict(files=_files(d, "dict_*"), mode="test", batch_size=10, epochs=1),
+     100, "epoch"),
+    # The arm without batching comes first and takes the parsed features whole (a dict) from the map.
+    ("mode_tails", "eval_first", lambda d: dict(files=_files(d, "dict_*"), evaluating=True, batch_size=10,
+                                                epochs=1), 50, "epoch"),
+    ("mode_tails", "eval_first", lambda d: dict(files=_files(d, "dict_*"), evaluating=False, batch_size=10,
+                                                epochs=1), 50, "epoch"),
+    # Each arm rebinds the record's own name before batching it: 3 ordered epochs, batches of 8 and a
+    # smaller last one.
+    ("mode_tails", "rebound_in_arms", lambda d: dict(files=_files(d, "dict_*"), training=False, batch_size=8,
+                                                     epochs=3), 150, "epoch"),
+    # The arm without batching holds an `if` of its own: each record and its negation, one epoch.
+    ("mode_tails", "mirrored_views", lambda d: dict(files=_files(d, "dict_*"), mode="eval", batch_size=10,
+                                                    epochs=1), 100, "epoch"),
     # --- hmr ---
     # A reading method kept for a pipeline that stays: the migrated one calls its record-taking copy
     # (2 shuffled epochs of 50, in whole batches of 5).

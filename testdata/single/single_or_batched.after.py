@@ -51,27 +51,50 @@ def texture_inputs(record_path, batch_size=None, size=None, shuffle=True, jitter
 
 
 def unbatched_name_read(record_path, batch_size=None):
-    """Left as it is: the arm without batching reads `parsed`, which the batching does not take."""
-    paths = tf.train.string_input_producer([record_path], shuffle=False)
-    _, serialized = tf.TFRecordReader().read(paths)
-    parsed = tf.parse_single_example(serialized, {'kind': tf.FixedLenFeature([], tf.int64)})
-    kind = parsed['kind']
+    """The arm without batching reads `parsed`, which the batching does not take: the map
+    function returns, per arm, what that arm takes."""
+    def parse_record_2(serialized):
+        parsed = tf.parse_single_example(serialized, {'kind': tf.FixedLenFeature([], tf.int64)})
+        kind = parsed['kind']
+        if batch_size is None:
+            return parsed
+        else:
+            return kind
+
+    dataset_2 = tf.data.Dataset.from_tensor_slices([record_path])
+    dataset_2 = dataset_2.flat_map(tf.data.TFRecordDataset)
+    dataset_2 = dataset_2.map(parse_record_2)
     if batch_size is None:
+        dataset_2 = dataset_2.repeat()
+        parsed = dataset_2.make_one_shot_iterator().get_next()
         kind = tf.expand_dims(parsed['kind'], 0)
     else:
-        kind = tf.train.batch([kind], batch_size=batch_size)
+        dataset_2 = dataset_2.repeat()
+        dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+        dataset_2 = dataset_2.prefetch(1)
+        kind = dataset_2.make_one_shot_iterator().get_next()
     return kind
 
 
 def renamed_batch(record_path, batch_size=None):
-    """Left as it is: the batch is bound to other names than the tensors it batches."""
-    paths = tf.train.string_input_producer([record_path], shuffle=False)
-    _, serialized = tf.TFRecordReader().read(paths)
-    kind = tf.parse_single_example(serialized, {'kind': tf.FixedLenFeature([], tf.int64)})['kind']
+    """The batch is bound to other names than the tensors it batches: the arm without batching
+    takes `kind`, the name it reads, from the dataset, one record per run."""
+    def parse_record_3(serialized):
+        kind = tf.parse_single_example(serialized, {'kind': tf.FixedLenFeature([], tf.int64)})['kind']
+        return kind
+
+    dataset_3 = tf.data.Dataset.from_tensor_slices([record_path])
+    dataset_3 = dataset_3.flat_map(tf.data.TFRecordDataset)
+    dataset_3 = dataset_3.map(parse_record_3)
     if batch_size is None:
+        dataset_3 = dataset_3.repeat()
+        kind = dataset_3.make_one_shot_iterator().get_next()
         kinds = tf.expand_dims(kind, 0)
     else:
-        kinds = tf.train.batch([kind], batch_size=batch_size)
+        dataset_3 = dataset_3.repeat()
+        dataset_3 = dataset_3.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+        dataset_3 = dataset_3.prefetch(1)
+        kinds = dataset_3.make_one_shot_iterator().get_next()
     return kinds
 
 
@@ -98,7 +121,7 @@ def swatch_columns(record_path, batch_size=None, epochs=None, shuffle=True):
     again by the statements after the batching; without `batch_size`, one record per run."""
     column_names = ['low', 'high']
     with tf.name_scope('swatch_columns'):
-        def parse_record_2(serialized):
+        def parse_record_4(serialized):
             swatch_record = serialized
             parsed = tf.parse_single_example(swatch_record, {
                 'x': tf.FixedLenFeature([3], tf.float32),
@@ -110,17 +133,17 @@ def swatch_columns(record_path, batch_size=None, epochs=None, shuffle=True):
             columns = [parsed['v'][column] for column in range(len(column_names))]
             return tuple([swatch, tag] + columns)
 
-        dataset_2 = tf.data.Dataset.from_tensor_slices([record_path])
-        dataset_2 = dataset_2.flat_map(tf.data.TFRecordDataset)
-        dataset_2 = dataset_2.map(parse_record_2)
+        dataset_4 = tf.data.Dataset.from_tensor_slices([record_path])
+        dataset_4 = dataset_4.flat_map(tf.data.TFRecordDataset)
+        dataset_4 = dataset_4.map(parse_record_4)
 
         if batch_size is None:
             if shuffle:
-                dataset_2 = dataset_2.apply(tf.contrib.data.shuffle_and_repeat(8, epochs))
+                dataset_4 = dataset_4.apply(tf.contrib.data.shuffle_and_repeat(8, epochs))
             else:
-                dataset_2 = dataset_2.repeat(epochs)
-            dataset_2 = dataset_2.prefetch(1)
-            swatch_tag_columns = list(dataset_2.make_one_shot_iterator().get_next())
+                dataset_4 = dataset_4.repeat(epochs)
+            dataset_4 = dataset_4.prefetch(1)
+            swatch_tag_columns = list(dataset_4.make_one_shot_iterator().get_next())
             swatch, tag = swatch_tag_columns[:2]
             columns = swatch_tag_columns[2:]
             swatch = tf.expand_dims(swatch, 0)
@@ -128,12 +151,12 @@ def swatch_columns(record_path, batch_size=None, epochs=None, shuffle=True):
             columns = [tf.expand_dims(column, 0) for column in columns]
         else:
             if shuffle:
-                dataset_2 = dataset_2.apply(tf.contrib.data.shuffle_and_repeat(8, epochs))
+                dataset_4 = dataset_4.apply(tf.contrib.data.shuffle_and_repeat(8, epochs))
             else:
-                dataset_2 = dataset_2.repeat(epochs)
-            dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
-            dataset_2 = dataset_2.prefetch(1)
-            swatch_tag_columns = list(dataset_2.make_one_shot_iterator().get_next())
+                dataset_4 = dataset_4.repeat(epochs)
+            dataset_4 = dataset_4.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+            dataset_4 = dataset_4.prefetch(1)
+            swatch_tag_columns = list(dataset_4.make_one_shot_iterator().get_next())
             swatch, tag = swatch_tag_columns[:2]
             columns = swatch_tag_columns[2:]
 

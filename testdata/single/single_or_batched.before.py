@@ -43,7 +43,8 @@ def texture_inputs(record_path, batch_size=None, size=None, shuffle=True, jitter
 
 
 def unbatched_name_read(record_path, batch_size=None):
-    """Left as it is: the arm without batching reads `parsed`, which the batching does not take."""
+    """The arm without batching reads `parsed`, which the batching does not take: the map
+    function returns, per arm, what that arm takes."""
     paths = tf.train.string_input_producer([record_path], shuffle=False)
     _, serialized = tf.TFRecordReader().read(paths)
     parsed = tf.parse_single_example(serialized, {'kind': tf.FixedLenFeature([], tf.int64)})
@@ -56,7 +57,8 @@ def unbatched_name_read(record_path, batch_size=None):
 
 
 def renamed_batch(record_path, batch_size=None):
-    """Left as it is: the batch is bound to other names than the tensors it batches."""
+    """The batch is bound to other names than the tensors it batches: the arm without batching
+    takes `kind`, the name it reads, from the dataset, one record per run."""
     paths = tf.train.string_input_producer([record_path], shuffle=False)
     _, serialized = tf.TFRecordReader().read(paths)
     kind = tf.parse_single_example(serialized, {'kind': tf.FixedLenFeature([], tf.int64)})['kind']
