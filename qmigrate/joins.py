@@ -161,6 +161,9 @@ class RecordLoop:
     record_stmts: Tuple[cst.BaseStatement, ...]  # the loop's body without its append
     element: cst.BaseExpression
     refused: str = ""  # why the loop cannot become the map function, if it cannot
+    # The loop's variable, when the copies read it (`resize(image, method=thread_id % 4)`): each
+    # thread's copy differs, and the map function runs copy i % n for record i (synth).
+    thread_var: Optional[str] = None
 
 
 def record_loop(loop: cst.For, records) -> Optional[RecordLoop]:
@@ -178,8 +181,11 @@ def record_loop(loop: cst.For, records) -> Optional[RecordLoop]:
         return None
     list_name, element = append
     found = RecordLoop(list_name, loop.iter.args[0].value, tuple(body[:-1]), element)
+    variable = loop.target.value
+    if variable in cstutil.name_uses(cst.IndentedBlock(body=body)).loads:
+        found = dataclasses.replace(found, thread_var=variable)
     try:
-        _check_alike(loop, body, list_name, "threads' records")
+        _check_alike(loop, body, list_name, "threads' records", variable_read=found.thread_var is not None)
     except NotAReaderLoop as refused:
         return dataclasses.replace(found, refused=str(refused))
     bound, stores = set(), cstutil.name_uses(loop.body).stores
@@ -203,11 +209,14 @@ def _range_loop(loop: cst.For) -> bool:
             and isinstance(loop.body, cst.IndentedBlock) and loop.orelse is None and not loop.asynchronous)
 
 
-def _check_alike(loop: cst.For, body, list_name: str, what: str) -> None:
-    """Every iteration does the same (no use of the loop variable, no break, continue or return) and
-    touches the list only by its one append; else NotAReaderLoop."""
+def _check_alike(loop: cst.For, body, list_name: str, what: str, variable_read: bool = False) -> None:
+    """Every iteration does the same (no use of the loop variable unless `variable_read`, which
+    allows reading it; no break, continue or return) and touches the list only by its one append;
+    else NotAReaderLoop."""
     uses = cstutil.name_uses(cst.IndentedBlock(body=body))
-    if loop.target.value in uses.loads:
+    if variable_read and loop.target.value in uses.stores | uses.mutated:
+        raise NotAReaderLoop("the loop's body binds its variable `%s` again" % loop.target.value, list_name)
+    if loop.target.value in uses.loads and not variable_read:
         raise NotAReaderLoop("the loop's body uses its variable `%s`: the %s are not all alike"
                              % (loop.target.value, what), list_name)
     if uses.control:

@@ -183,3 +183,7 @@ class Pipeline:
     # The function also returns the per-record element under this name (every caller discards
     # it): bound to one record of its own iterator over the stages up to the map (returned_records).
     returned_record: Optional[str] = None
+    # A `*_join`'s n threads each ran their own copy of the per-record code, told apart by the
+    # loop's variable (`for thread_id in range(n)`): (n, the variable, the function choosing a
+    # record's copy). The map function takes the variable last; record i goes through copy i % n.
+    thread_copies: Optional[Tuple[str, str, str]] = None

@@ -1166,6 +1166,10 @@ class _BlockRecogniser:
             return None
         if found.refused:
             raise _Broken(calls + joined, found.refused)
+        if found.thread_var is not None and self.scope_loads[found.thread_var] != cstutil.name_uses(
+                loop).loads.count(found.thread_var):  # (the loop's target counts as one, as in scope_loads)
+            raise _Broken(calls + joined, "the loop's variable `%s`, which its copies of the per-record code read, "
+                          "is also read outside the loop, where it would no longer be bound" % found.thread_var)
         calls = calls + joined
         created = self._check_loop_list(index, found, calls, joined)
         element = self._loop_element(found, calls)
@@ -1800,6 +1804,7 @@ class _BlockRecogniser:
         batch_unpacking = ()  # with them: Match.records_unpacking
         own_records = None  # or that arm takes the names it reads (_own_records_arm)
         record_join = False  # `join` is a loop of the per-record code after the read (_record_loop)
+        thread_var = None  # its variable, when its copies read it (joins.RecordLoop.thread_var)
         unbatched = UNBATCHED_IN_BLOCK
         for index in range(read_index + 1, len(self.body)):
             uses = self.uses[index]
@@ -1865,6 +1870,7 @@ class _BlockRecogniser:
                     tainted |= uses.stores | {element[0].list_name}
                     join = (self.source_of(element[0].count), element[0].list_name, None)
                     loop_element, record_join = element[1], True
+                    thread_var = element[0].thread_var
                     continue
             branches = self._batch_in_branches(index, tainted, join is not None) if reads_record else None
             if branches is not None:
@@ -2061,6 +2067,8 @@ class _BlockRecogniser:
             keep = bound.get("keep_input") if found and batching.keep_input else None
             made_by_tf = isinstance(keep, cst.Call) and (self.imports.resolve(keep.func) or "").startswith(
                 "tensorflow.")  # a TensorFlow op gives a tensor already
+            if thread_var is not None:  # the copy's number, last (Pipeline.thread_copies)
+                params = tuple(params) + (thread_var,)
             function = RecordFunction(self.names.fresh("parse_record"), params, returns, static_shapes,
                                       keep_input=batching.keep_input, keep_is_tensor=made_by_tf)
         else:
@@ -2082,6 +2090,9 @@ class _BlockRecogniser:
             pipeline = dataclasses.replace(pipeline, reader_choice=reader_choice)
         if returning is not None:
             pipeline = dataclasses.replace(pipeline, returned_record=returned)
+        if thread_var is not None:
+            pipeline = dataclasses.replace(pipeline, thread_copies=(
+                join[0], thread_var, self.names.fresh(function.name + "_of_thread")))
         # A slice producer is its own read: listed once, or its comments would move twice.
         return Match(tuple(dict.fromkeys((producer_index,) + tuple(removed))), read_index, tuple(record_indices), batch_index,
                      pipeline, element_kind, calls, queue_name=queue_name, batch_helper=helper_batch,

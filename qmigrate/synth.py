@@ -124,9 +124,14 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
                 source.shuffle, "\n".join("    " + line for line in stages), ds, ds, source.num_epochs or ""))
 
     function = pipeline.record_function
+    if function is not None and pipeline.thread_copies is not None:
+        out.extend(_thread_copies(pipeline, tf))
+        function = dataclasses.replace(function, name=pipeline.thread_copies[2])
     if function is not None:
         threads = "num_parallel_calls=%s" % _threads(pipeline) if batching.num_threads else ""
         stage("map(%s)" % _call_args(function.name, threads))
+        if pipeline.thread_copies is not None:  # after the function: a blank line
+            out[-1] = "\n" + out[-1]
         if threads and _shares_threads(pipeline):
             out[-1] = "# The towers shared the queue's threads: each shard runs its share.\n" + out[-1]
     if batching.enqueue_many and not pipeline.unbatch_in_tail:
@@ -142,6 +147,29 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         out.append("# Returned as before, one record at a time; the callers take only the batches.\n"
                    "%s = %s.get_next()" % (pipeline.returned_record, _one_shot(ds, tf, target)))
     return out
+
+
+def _thread_copies(pipeline: Pipeline, tf: str) -> List[str]:
+    """Each record paired with the number of the join thread's copy it goes through, in turn, and
+    the function that runs that copy (tf.case over the copies; only the chosen one runs): the
+    join's threads each ran their own copy on the records they took, in an order no one chose,
+    so every copy took about one record in n; here copy i % n takes record i."""
+    ds, function = pipeline.dataset_name, pipeline.record_function
+    count, variable, chooser = pipeline.thread_copies
+    params = function.params[:-1]
+    index = next(name for name in ("copy", "copy_index", "copy_number") if name not in params + (variable,))
+    call = "%s(%s)" % (function.name, ", ".join(params + (variable,)))
+    return [
+        "%s = %s.data.Dataset.zip((%s.data.Dataset.range(%s).repeat(), %s))" % (ds, tf, tf, count, ds),
+        "\ndef {chooser}({args}):\n"
+        "    # Each of the join's threads ran its own copy of the per-record code (`{variable}` told them\n"
+        "    # apart) on the records it took: record i goes through copy i % {count}.\n"
+        "    return {tf}.case([({tf}.equal({index}, {variable}),\n"
+        "                      lambda {variable}={variable}: {call})\n"
+        "                     for {variable} in range({count})])".format(
+            chooser=chooser, args=", ".join((index,) + params), count=_operand(count), variable=variable,
+            tf=tf, index=index, call=call),
+    ]
 
 
 def _threads(pipeline: Pipeline) -> str:

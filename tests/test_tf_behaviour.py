@@ -486,6 +486,30 @@ def test_a_shuffle_test_bound_where_the_producer_stood_keeps_its_meaning(data_di
     assert trained["examples"] != new["examples"]
 
 
+def test_each_join_thread_copy_takes_its_turn_of_the_records(data_dir, tmp_path, tf_version):
+    """A batch_join's 3 threads each ran their own copy of the per-record code (the loop's
+    `thread_id` tags the record with 1000 * copy): before, each record went through some copy, as
+    the threads took them; after, record i goes through copy i % 3. One epoch in file order, the
+    same 50 ids and the same features (each as its copy made it) on both sides."""
+    python = tf_python(tf_version)
+    before = _legacy_copy(os.path.join(SINGLE, "thread_copies.before.py"), str(tmp_path), tf_version)
+    after = _migrated_copy(before, str(tmp_path), tf_version)
+    args = json.dumps(dict(files=_files(data_dir, "dict_*"), batch_size=5, num_threads=3))
+    old, new = _drain_both(python, before, after, "tagged_batches", args, 100, tmp_path)
+    copies, rows = {}, {}
+    for label, report in (("before", old), ("after", new)):
+        tags = [int(value) for batch in report["leading"] for value in batch]
+        assert sorted(tag % 1000 for tag in tags) == list(range(50)), label
+        copies[label] = [tag // 1000 for tag in tags]
+        assert set(copies[label]) <= {0, 1, 2}, label
+        for tag, row in zip(tags, report["examples"]):  # (id, copy) -> the whole row's fingerprint
+            rows.setdefault((tag % 1000, tag // 1000), set()).add(row)
+    assert copies["after"] == [index % 3 for index in range(50)]
+    assert new["kind"] == old["kind"] and new["batch_shapes"] == old["batch_shapes"]
+    # a record through a given copy gives the same row (its copy's features) before and after
+    assert all(len(found) == 1 for found in rows.values())
+
+
 def test_a_script_built_at_module_level_reads_the_same_examples(data_dir, tmp_path):
     """A script whose pipeline is module-level code, read through helpers whose parameter and
     locals reuse the script's names (Python scopes tell them apart), drained under TF 1.8: the

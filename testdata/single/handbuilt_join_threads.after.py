@@ -1,7 +1,8 @@
 """A loop of readers fills a hand-built shuffling queue, dequeued once; a batch_join's threads
 each parse that one dequeued record (a loop copying the parsing code): each thread's run
-dequeued its own record, so the copies become one map function run n at a time. A loop whose
-copies differ, or carry a value from one to the next, stays, with the reason."""
+dequeued its own record, so the copies become one map function run n at a time (copies that
+read the loop's variable: thread_copies). A loop whose copies carry a value from one to the
+next stays, with the reason."""
 import tensorflow as tf
 
 _FEATURES = {
@@ -67,13 +68,27 @@ def decoded_in_append(files, batch_size):
 
 
 def numbered_threads(files, batch_size):
-    file_queue = tf.train.string_input_producer(files, num_epochs=1)
-    _, value = tf.TFRecordReader().read(file_queue)
-    rows = []
-    for thread in range(2):
+    def parse_record_4(value, thread):
         parsed = tf.parse_single_example(value, _FEATURES)
-        rows.append([parsed['x'] + tf.to_float(thread), parsed['id']])
-    return tf.train.batch_join(rows, batch_size=batch_size)
+        return parsed['x'] + tf.to_float(thread), parsed['id']
+
+    dataset_4 = tf.data.Dataset.from_tensor_slices(files)
+    dataset_4 = dataset_4.shuffle(tf.size(files, out_type=tf.int64))
+    dataset_4 = dataset_4.flat_map(tf.data.TFRecordDataset)
+    dataset_4 = tf.data.Dataset.zip((tf.data.Dataset.range(2).repeat(), dataset_4))
+
+    def parse_record_4_of_thread(copy, value):
+        # Each of the join's threads ran its own copy of the per-record code (`thread` told them
+        # apart) on the records it took: record i goes through copy i % 2.
+        return tf.case([(tf.equal(copy, thread),
+                          lambda thread=thread: parse_record_4(value, thread))
+                         for thread in range(2)])
+
+    dataset_4 = dataset_4.map(parse_record_4_of_thread, num_parallel_calls=2)
+    dataset_4 = dataset_4.repeat(1)
+    dataset_4 = dataset_4.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+    dataset_4 = dataset_4.prefetch(1)
+    return list(dataset_4.make_one_shot_iterator().get_next())
 
 
 def carried_offset(files, batch_size):

@@ -1,7 +1,8 @@
 """A loop of readers fills a hand-built shuffling queue, dequeued once; a batch_join's threads
 each parse that one dequeued record (a loop copying the parsing code): each thread's run
-dequeued its own record, so the copies become one map function run n at a time. A loop whose
-copies differ, or carry a value from one to the next, stays, with the reason."""
+dequeued its own record, so the copies become one map function run n at a time (copies that
+read the loop's variable: thread_copies). A loop whose copies carry a value from one to the
+next stays, with the reason."""
 import tensorflow as tf
 
 _FEATURES = {
