@@ -584,9 +584,12 @@ class _BlockRecogniser:
                 match.counted_helpers = ()
 
     def _branched_producer(self, stmt: cst.If):
-        """(queue name, rule, call, every arm's call, the if with each arm naming its files) for
-        `if a: q = producer(x, ...)` / `elif b: q = producer(y, ...)` (/ `else: ...`) whose arms
-        differ only in the file names; the call is the producer over a fresh name for them."""
+        """(queue name, rule, call, every arm's call, the if with each arm naming its values) for
+        `if a: q = producer(x, ...)` / `elif b: q = producer(y, ...)` (/ `else: ...`): the call is
+        the producer over a fresh name for each argument the arms give differently (the file names,
+        `num_epochs`...), bound in each arm; `shuffle=True` in an `if` and False in its `else` is the
+        test itself. The arms' capacities differ in how many names the queue buffered, which a
+        dataset does not: the first arm's stands. With nothing left to name, the if is None (it goes)."""
         arms, node = [], stmt
         while node is not None:
             body = node.body
@@ -607,24 +610,46 @@ class _BlockRecogniser:
             return None
         if any("string_tensor" not in bound for bound in bounds):
             return None
-        others = [{k: _code(v) for k, v in bound.items() if k != "string_tensor"} for bound in bounds]
+        # an argument an arm leaves out is the producers' default there
+        others = [dict(_PRODUCER_DEFAULTS, **{k: _code(v) for k, v in bound.items()}) for bound in bounds]
         differ = sorted({k for other in others for k in set(other) | set(others[0])
-                         if other.get(k) != others[0].get(k)})
-        if differ:
-            raise _Broken(tuple(arm_call for _, _, arm_call, _ in arms),
-                          "its producer is made in if/elif arms that differ in `%s=`, not only in the file names; "
-                          "one tf.data pipeline per arm would be needed" % differ[0])
+                         if other.get(k) != others[0].get(k)} - {"capacity"},  # (how many names it buffered)
+                        key=lambda k: (k != "string_tensor", k))  # the file names first
         arm_calls = tuple(arm_call for _, _, arm_call, _ in arms)
+        absent = [k for k in differ if any(k not in other for other in others)]
+        if absent:
+            raise _Broken(arm_calls, "its producer is made in if/elif arms that differ in `%s=`, given in some "
+                          "arms only; give it in every arm, and qmigrate can name each arm's value for the "
+                          "dataset" % absent[0])
         if any(self.imports.resolve(c.func) == MATCH_FILENAMES_ONCE for bound in bounds
                for c in cstutil.calls_of(bound["string_tensor"])):
             raise _Broken(arm_calls, "its producer is made in if/elif arms over match_filenames_once, a variable "
                           "that a one-shot iterator cannot capture once it is named in the arms")
-        files = self.names.fresh("filenames")
-        arm_files = {id(arm_stmt): cst.parse_statement("%s = %s\n" % (files, _code(bound["string_tensor"])))
-                     .with_changes(leading_lines=arm_stmt.leading_lines)
-                     for (_, _, _, arm_stmt), bound in zip(arms, bounds)}
-        rewritten = stmt.visit(_ReplaceByIdentity(arm_files))
-        call = cstutil.replace_node(call, bounds[0]["string_tensor"], cst.Name(files))
+        _, tests, fallthrough = if_chain(stmt)
+        arm_lines = [[] for _ in arms]  # per arm: the statements naming its values
+        for key in differ:
+            values = [others[at][key] for at in range(len(arms))]
+            if key in bounds[0] and len(arms) == 2 and not fallthrough and sorted(values) == [
+                    "False", "True"] and branch_records.calls_nothing(tests[0]):
+                # `shuffle=True` in the `if`, False in the `else`: the test itself, made where the producer stood
+                test = _code(tests[0]) if values[0] == "True" else "not (%s)" % _code(tests[0])
+                call = cstutil.replace_node(call, bounds[0][key], cst.parse_expression(test))
+                continue
+            named = self.names.fresh("filenames" if key == "string_tensor" else key)
+            for at, other in enumerate(others):
+                arm_lines[at].append("%s = %s\n" % (named, other[key]))
+            if key in bounds[0]:
+                call = cstutil.replace_node(call, bounds[0][key], cst.Name(named))
+            else:
+                call = call.with_changes(args=list(call.args) + [cst.Arg(
+                    cst.Name(named), keyword=cst.Name(key), equal=cst.AssignEqual(
+                        cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))])
+        if not any(arm_lines):  # the arms made one producer: nothing is left for them to name
+            return name, rule, call, arm_calls, None
+        arm_values = {id(arm_stmt): cst.FlattenSentinel([
+            cst.parse_statement(text).with_changes(leading_lines=arm_stmt.leading_lines if at == 0 else [])
+            for at, text in enumerate(lines)]) for (_, _, _, arm_stmt), lines in zip(arms, arm_lines)}
+        rewritten = stmt.visit(_ReplaceByIdentity(arm_values))
         return name, rule, call, arm_calls, rewritten
 
     def _read_at(self, index, target, value, producers, readers) -> Optional[Match]:
@@ -3948,6 +3973,10 @@ class _NameCounts(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         self.called += isinstance(node.func, cst.Name) and node.func.value == self.variable
+
+
+# What the producers take when a call leaves the argument out (all four producers agree).
+_PRODUCER_DEFAULTS = {"num_epochs": "None", "shuffle": "True", "seed": "None"}
 
 
 class _ReplaceByIdentity(cst.CSTTransformer):

@@ -137,6 +137,16 @@ CASES = [
     ("named_read_ops", "named_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 50, "epoch"),
     ("producer_in_branches", "inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
     ("producer_in_branches", "inputs", lambda d: dict(files=_files(d, "dict_*")[0], batch_size=5), 50, "epoch"),
+    # Arms that differ in the number of epochs (left out in one: the default, for ever), in
+    # `shuffle=` (True in the `if`, False in the `else`: the test itself) and the capacity (gone).
+    ("producer_in_branches", "mixed_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5, train=False),
+     50, "epoch"),
+    ("producer_in_branches", "mixed_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5, train=True),
+     100, ("forever", 50)),
+    ("producer_in_branches", "train_or_eval", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, train=False),
+     50, "epoch"),
+    ("producer_in_branches", "train_or_eval", lambda d: dict(files=_files(d, "dict_*"), batch_size=5, train=True),
+     100, ("forever", 50)),
     ("reader_loops", "looped_rows", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=8), 90, "epoch"),
     ("reader_loops", "shuffled_records", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 100, "epoch"),
     ("reader_loops", "parsed_by_helper", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=7), 90, "epoch"),

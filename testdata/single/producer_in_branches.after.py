@@ -1,7 +1,6 @@
-"""The file queue is made in if/elif arms that differ only in the file names (one file or a list);
-the reader and the batching follow. Migrated, the arms stay and name the files for the dataset.
-Arms that differ in anything else (here the number of epochs), or that name match_filenames_once
-variables, are left as they are."""
+"""The file queue is made in if/elif arms that differ in the file names (one file or a list), or
+in the number of epochs; the reader and the batching follow. Migrated, the arms stay and name
+what differs for the dataset. Arms that name match_filenames_once variables are left as they are."""
 import tensorflow as tf
 
 
@@ -36,13 +35,22 @@ def inputs(files, batch_size):
 
 def mixed_inputs(files, batch_size, train):
   if train:
-    filename_queue = tf.train.string_input_producer(files)
+    num_epochs = None
   else:
-    filename_queue = tf.train.string_input_producer(files, num_epochs=1)
-  reader = tf.TFRecordReader()
-  _, serialized = reader.read(filename_queue)
-  x, example_id = _parse(serialized)
-  return tf.train.batch([x, example_id], batch_size=batch_size)
+    num_epochs = 1
+
+  def parse_record_2(serialized):
+    x, example_id = _parse(serialized)
+    return x, example_id
+
+  dataset_2 = tf.data.Dataset.from_tensor_slices(files)
+  dataset_2 = dataset_2.shuffle(tf.size(files, out_type=tf.int64))
+  dataset_2 = dataset_2.flat_map(tf.data.TFRecordDataset)
+  dataset_2 = dataset_2.map(parse_record_2)
+  dataset_2 = dataset_2.repeat(num_epochs)
+  dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+  dataset_2 = dataset_2.prefetch(1)
+  return list(dataset_2.make_one_shot_iterator().get_next())
 
 
 def pattern_inputs(pattern, patterns, batch_size):
@@ -54,3 +62,25 @@ def pattern_inputs(pattern, patterns, batch_size):
   _, serialized = reader.read(filename_queue)
   x, example_id = _parse(serialized)
   return tf.train.batch([x, example_id], batch_size=batch_size)
+
+
+def train_or_eval(files, batch_size, train):
+  # Shuffled, with a bigger buffer, for training; one ordered pass for evaluation.
+  if train:
+    num_epochs_2 = None
+  else:
+    num_epochs_2 = 1
+
+  def parse_record_3(serialized):
+    x, example_id = _parse(serialized)
+    return x, example_id
+
+  dataset_3 = tf.data.Dataset.from_tensor_slices(files)
+  if train:
+    dataset_3 = dataset_3.shuffle(tf.size(files, out_type=tf.int64))
+  dataset_3 = dataset_3.flat_map(tf.data.TFRecordDataset)
+  dataset_3 = dataset_3.map(parse_record_3)
+  dataset_3 = dataset_3.repeat(num_epochs_2)
+  dataset_3 = dataset_3.batch(batch_size)
+  dataset_3 = dataset_3.prefetch(1)
+  return list(dataset_3.make_one_shot_iterator().get_next())

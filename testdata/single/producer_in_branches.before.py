@@ -1,7 +1,6 @@
-"""The file queue is made in if/elif arms that differ only in the file names (one file or a list);
-the reader and the batching follow. Migrated, the arms stay and name the files for the dataset.
-Arms that differ in anything else (here the number of epochs), or that name match_filenames_once
-variables, are left as they are."""
+"""The file queue is made in if/elif arms that differ in the file names (one file or a list), or
+in the number of epochs; the reader and the batching follow. Migrated, the arms stay and name
+what differs for the dataset. Arms that name match_filenames_once variables are left as they are."""
 import tensorflow as tf
 
 
@@ -46,3 +45,14 @@ def pattern_inputs(pattern, patterns, batch_size):
   _, serialized = reader.read(filename_queue)
   x, example_id = _parse(serialized)
   return tf.train.batch([x, example_id], batch_size=batch_size)
+
+
+def train_or_eval(files, batch_size, train):
+  # Shuffled, with a bigger buffer, for training; one ordered pass for evaluation.
+  if train:
+    filename_queue = tf.train.string_input_producer(files, shuffle=True, capacity=16)
+  else:
+    filename_queue = tf.train.string_input_producer(files, shuffle=False, capacity=1, num_epochs=1)
+  _, serialized = tf.TFRecordReader().read(filename_queue)
+  x, example_id = _parse(serialized)
+  return tf.train.batch([x, example_id], batch_size=batch_size, allow_smaller_final_batch=True)
