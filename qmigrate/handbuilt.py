@@ -545,8 +545,10 @@ class _QueueReader:
                               self.records_refused, reads=reads)
 
     def _check_chosen(self, args) -> None:
-        """The two queues a test chooses between must differ only in shuffling: same capacity,
-        dtypes, shapes and names (their op names may differ)."""
+        """The two queues a test chooses between must differ only in shuffling and how much they
+        hold: same dtypes, shapes and names (their op names and capacities may differ: the dataset
+        shuffles with the RandomShuffleQueue's buffer when the test holds, and a FIFOQueue's
+        capacity changes no record's order)."""
         chosen = self.chosen
         test = chosen.test
         if not is_plain(test):
@@ -559,12 +561,12 @@ class _QueueReader:
             raise Declined("its FIFOQueue sets `shared_name=` (a queue shared between sessions), which tf.data has "
                            "no counterpart for")
         same = lambda node: " ".join(self.source_of(node).split()) if node is not None else None  # noqa: E731
-        for key in ("capacity", "dtypes", "shapes", "names"):
+        for key in ("dtypes", "shapes", "names"):
             if same(args.get(key)) != same(other.get(key)):
                 raise Declined("the RandomShuffleQueue and the FIFOQueue a test chooses between differ in `%s=`, "
                                "so they are not one queue that shuffles or not" % key,
-                               "give both queues the same capacity, dtypes, shapes and names, and qmigrate can "
-                               "replace them with one dataset that shuffles when the test holds")
+                               "give both queues the same dtypes, shapes and names, and qmigrate can replace them "
+                               "with one dataset that shuffles when the test holds")
 
     def _listed_put(self, index: int) -> Optional[Tuple[cst.Name, cst.Call, Optional[int]]]:
         """(list name, enqueue call, index of `ops = []` or None) for `ops = [queue.enqueue(...)]`, or

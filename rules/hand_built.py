@@ -60,8 +60,9 @@ class HandBuiltQueue(Rule):
     of its one enqueue op handed to the runner (`ops = [queue.enqueue(...)]`, or `ops = []` and
     one `ops.append(queue.enqueue(...))`: one thread). A queue whose class a test chooses
     (`if shuffle: q = tf.RandomShuffleQueue(...) else: q = tf.FIFOQueue(...)`, alike but for
-    shuffling) is one queue that shuffles when the test holds: the dataset tests it again
-    (`if shuffle: shuffle_and_repeat(...) else: repeat(...)`). A loop of n readers on one file
+    shuffling and capacity) is one queue that shuffles when the test holds: the dataset tests it
+    again (`if shuffle: shuffle_and_repeat(...) else: repeat(...)`), the shuffle with the
+    RandomShuffleQueue's buffer (a FIFOQueue's capacity changes no record's order). A loop of n readers on one file
     queue, each appending its enqueue op to the runner's list (`for _ in range(n): ...;
     ops.append(queue.enqueue([record]))`), reads the files n at a time:
     `interleave(dataset_class, cycle_length=n)`, the loop's per-record code in the map. Its

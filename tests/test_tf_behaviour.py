@@ -244,6 +244,12 @@ CASES = [
                                                             in_order=True), 50, "epoch"),
     ("handbuilt_chosen", "ordered_or_mixed", lambda d: dict(files=_files(d, "dict_*"), batch_size=10,
                                                             in_order=False), 50, "epoch"),
+    # The RandomShuffleQueue and the FIFOQueue differ in capacity only: one epoch, shuffled or in
+    # order, batches of 8 and a smaller last one.
+    ("handbuilt_chosen", "sized_by_mode", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, train=True),
+     50, "epoch"),
+    ("handbuilt_chosen", "sized_by_mode", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, train=False),
+     50, "epoch"),
     ("handbuilt_reader_loop", "pooled_batches", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 50,
      "epoch"),
     ("handbuilt_reader_loop", "parsed_in_readers", lambda d: dict(files=_files(d, "dict_*"), batch_size=10), 100,

@@ -45,3 +45,25 @@ def ordered_or_mixed(files, batch_size, in_order=False):
     dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
     dataset_2 = dataset_2.prefetch(1)
     return list(dataset_2.make_one_shot_iterator().get_next())
+
+
+def sized_by_mode(files, batch_size, train=True):
+    """Inception's pair: a bigger, shuffling queue for training, a smaller FIFOQueue otherwise. The
+    capacities only said how much each held: one dataset, shuffled with the RandomShuffleQueue's
+    buffer when training."""
+    per_shard = 25
+    def parse_record_3(serialized):
+        record = serialized
+        parsed = tf.parse_single_example(record, _FEATURES)
+        return parsed['x'], parsed['id']
+
+    dataset_3 = tf.data.Dataset.from_tensor_slices(files)
+    dataset_3 = dataset_3.flat_map(tf.data.TFRecordDataset)
+    dataset_3 = dataset_3.map(parse_record_3)
+    if train:
+        dataset_3 = dataset_3.apply(tf.contrib.data.shuffle_and_repeat(per_shard * 2 or per_shard * 2 + 3 * batch_size, 1))
+    else:
+        dataset_3 = dataset_3.repeat(1)
+    dataset_3 = dataset_3.batch(batch_size)
+    dataset_3 = dataset_3.prefetch(1)
+    return list(dataset_3.make_one_shot_iterator().get_next())

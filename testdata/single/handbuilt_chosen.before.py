@@ -36,3 +36,22 @@ def ordered_or_mixed(files, batch_size, in_order=False):
     fills.append(pool.enqueue([x, example_id]))
     tf.train.add_queue_runner(tf.train.QueueRunner(pool, fills))
     return pool.dequeue_many(batch_size)
+
+
+def sized_by_mode(files, batch_size, train=True):
+    """Inception's pair: a bigger, shuffling queue for training, a smaller FIFOQueue otherwise. The
+    capacities only said how much each held: one dataset, shuffled with the RandomShuffleQueue's
+    buffer when training."""
+    file_queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+    per_shard = 25
+    if train:
+        examples = tf.RandomShuffleQueue(capacity=per_shard * 2 + 3 * batch_size,
+                                         min_after_dequeue=per_shard * 2, dtypes=[tf.string])
+    else:
+        examples = tf.FIFOQueue(capacity=per_shard + 3 * batch_size, dtypes=[tf.string])
+    _, serialized = tf.TFRecordReader().read(file_queue)
+    fills = [examples.enqueue([serialized])]
+    tf.train.add_queue_runner(tf.train.QueueRunner(examples, fills))
+    record = examples.dequeue()
+    parsed = tf.parse_single_example(record, _FEATURES)
+    return tf.train.batch([parsed['x'], parsed['id']], batch_size, allow_smaller_final_batch=True)

