@@ -3244,9 +3244,9 @@ class _BlockRecogniser:
 
     def _records_arm(self, arm_blocks) -> Optional[int]:
         """The position of the one arm of an if/else that batches nothing: simple statements (or ifs
-        of them) without control flow and without a call of any batching, joining or bucketing
-        (`image = tf.expand_dims(image, 0)`), the other arms each ending in a batching or holding
-        one before their last statement (_batch_later). None otherwise."""
+        of them) without control flow but a `return` last, and without a call of any batching,
+        joining or bucketing (`image = tf.expand_dims(image, 0)`), the other arms each ending in a
+        batching or holding one before their last statement (_batch_later). None otherwise."""
         candidates = []
         for position, block in enumerate(arm_blocks):
             if not (isinstance(block, cst.IndentedBlock) and block.body):
@@ -3260,8 +3260,10 @@ class _BlockRecogniser:
                 continue  # batching before its last statement: _batch_later says whether it is taken
             if not all(_simple_or_if(line) for line in block.body):
                 return None
-            if any(cstutil.name_uses(line).control for line in block.body):
-                return None
+            if any(cstutil.name_uses(line).control for line in block.body[:-1]) or set(
+                    cstutil.name_uses(block.body[-1]).control) - ({"return"} if isinstance(
+                        cstutil.single_small(block.body[-1]), cst.Return) else set()):
+                return None  # (a `return` may end it: it returns what it made of the record)
             families = (BATCHERS, JOINERS, BUCKETERS)
             if any(_call_with_rule(call, self.imports, family) for line in block.body
                    for call in cstutil.calls_of(line) for family in families):

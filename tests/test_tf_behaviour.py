@@ -388,6 +388,11 @@ CASES = [
     # smaller last one.
     ("mode_tails", "rebound_in_arms", lambda d: dict(files=_files(d, "dict_*"), training=False, batch_size=8,
                                                      epochs=3), 150, "epoch"),
+    # Each arm returns: one record at a time as a batch of one, one epoch in file order.
+    ("mode_tails", "returned_per_mode", lambda d: dict(files=_files(d, "dict_*"), train=False, batch_size=10,
+                                                       epochs=1), 50, "epoch"),
+    ("mode_tails", "returned_per_mode", lambda d: dict(files=_files(d, "dict_*"), train=True, batch_size=10,
+                                                       epochs=2), 100, "epoch"),
     # The arm without batching holds an `if` of its own: each record and its negation, one epoch.
     ("mode_tails", "mirrored_views", lambda d: dict(files=_files(d, "dict_*"), mode="eval", batch_size=10,
                                                     epochs=1), 100, "epoch"),

@@ -117,6 +117,27 @@ def mirrored_views(files, mode, batch_size, mirrored=True, epochs=None):
     return views, id_batch
 
 
+def returned_per_mode(files, train, batch_size, epochs=None):
+    """Each arm returns: a shuffled batch for training, one record as a batch of one otherwise."""
+    def parse_record_5(serialized):
+        example = tf.parse_single_example(serialized, FEATURES)
+        x, ids = example['x'], example['id']
+        return x, ids
+
+    dataset_5 = tf.data.Dataset.from_tensor_slices(files)
+    dataset_5 = dataset_5.flat_map(tf.data.TFRecordDataset)
+    dataset_5 = dataset_5.map(parse_record_5)
+    if train:
+        dataset_5 = dataset_5.apply(tf.contrib.data.shuffle_and_repeat(10, epochs))
+        dataset_5 = dataset_5.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+        dataset_5 = dataset_5.prefetch(1)
+        return list(dataset_5.make_one_shot_iterator().get_next())
+    else:
+        dataset_5 = dataset_5.repeat(epochs)
+        x, ids = dataset_5.make_one_shot_iterator().get_next()
+        return tf.expand_dims(x, 0), tf.expand_dims(ids, 0)
+
+
 def one_view_or_two(files, mode, batch_size, stereo=False):
     """Left as it is: testing reads `right`, which the per-record code binds only for a stereo
     model; the map function would have to return it for testing where it may be unbound."""

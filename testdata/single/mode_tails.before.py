@@ -73,6 +73,18 @@ def mirrored_views(files, mode, batch_size, mirrored=True, epochs=None):
     return views, id_batch
 
 
+def returned_per_mode(files, train, batch_size, epochs=None):
+    """Each arm returns: a shuffled batch for training, one record as a batch of one otherwise."""
+    filename_queue = tf.train.string_input_producer(files, num_epochs=epochs, shuffle=False)
+    _, serialized = tf.TFRecordReader().read(filename_queue)
+    example = tf.parse_single_example(serialized, FEATURES)
+    x, ids = example['x'], example['id']
+    if train:
+        return tf.train.shuffle_batch([x, ids], batch_size, capacity=40, min_after_dequeue=10)
+    else:
+        return tf.expand_dims(x, 0), tf.expand_dims(ids, 0)
+
+
 def one_view_or_two(files, mode, batch_size, stereo=False):
     """Left as it is: testing reads `right`, which the per-record code binds only for a stereo
     model; the map function would have to return it for testing where it may be unbound."""
