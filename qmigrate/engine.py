@@ -13,14 +13,14 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import (api_check, arm_producers, array_queues, astindex, blocks, bound_sources, branch_records, bucketing, built_rows,
-                      captured_params, chained_records, class_attrs, codegen, cstutil, data_findings, dead_datasets,
-                      dead_readers, estimator_inputs, factory_reasons, guarded_records, handbuilt, handed_down,
-                      held_records, held_sources, helpers, imported_helpers, in_memory_rows, map_locals, method_copies,
-                      method_queues, python3_check, python_fed, queue_messages, queue_purpose, queue_roles,
-                      queue_sources, prefetched_batches, range_producers, reader_makers, receivers, returned_dataset,
-                      returned_records, slim_modules, synth, thread_coordinators, towers, uncalled_datasets, unlinked,
-                      wording, zipped_arms)
+from qmigrate import (api_check, arm_producers, array_queues, astindex, blocks, bound_sources, branch_records,
+                      bucketing, built_rows, captured_params, chained_records, class_attrs, codegen, cstutil,
+                      data_findings, dead_datasets, dead_readers, estimator_inputs, factory_reasons, guarded_records,
+                      handbuilt, handed_down, held_records, held_sources, helpers, imported_helpers, in_memory_rows,
+                      map_locals, method_copies, method_queues, python3_check, python_fed, queue_messages,
+                      queue_purpose, queue_roles, queue_sources, prefetched_batches, range_producers, reader_makers,
+                      receivers, returned_dataset, returned_records, slim_modules, synth, thread_coordinators, towers,
+                      uncalled_datasets, unlinked, wording, zipped_arms)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted

@@ -395,7 +395,7 @@ class _BlockRecogniser:
         self.batch_later: Tuple[cst.BaseStatement, ...] = ()  # its batching arm's statements after the batching
         self.arm_later: Tuple[int, ...] = ()  # every arm batching: how many statements follow each arm's batching
         self.batch_unpacking: Tuple[str, ...] = ()  # with them: Match.records_unpacking
-        self.own_records: Optional[Tuple[Tuple[str, ...], Tuple[cst.BaseStatement, ...]]] = None  # _own_records_arm
+        self.own_records = None  # the last if/else's arm without batching takes its names (_own_records_arm)
         self.captured_reads: Tuple[int, ...] = ()  # the last chain checked: Match.captured_reads
         self.map_copies: Tuple[str, ...] = ()  # the last chain checked: Match.map_copies
         self.captured_params: Tuple = ()  # the last chain checked: Match.captured_params
@@ -3095,20 +3095,24 @@ class _BlockRecogniser:
                                    "different targets" % line)
             return None
         if fallthrough or records_arm is not None:
-            simple = records_arm is None or not fallthrough and all(
+            # An arm that batches nothing takes the elements under the batched names when it can
+            # (an `else` of simple statements reading only those), else under the names it reads.
+            under_batched = records_arm is None or not fallthrough and all(
                 isinstance(line_, cst.SimpleStatementLine) for line_ in arm_blocks[records_arm].body)
-            self.branch_refusal = self._fallthrough_refusal(stmt, arms[0], arm_targets[0], "return" in targets,
-                                                            per_record, records_arm) if simple else "own"
-            if self.branch_refusal is None and records_arm is not None:
-                self.branch_refusal = self._records_arm_refusal(stmt, arm_blocks[records_arm], arms[0], tainted)
-            if self.branch_refusal is not None and records_arm is not None:
-                # the arm that batches nothing takes the records under the names it reads
-                self.branch_refusal = self._own_records_arm(index, arm_blocks, records_arm, arms[0],
-                                                            arm_targets[0], tainted, fallthrough)
-                if self.branch_refusal is None:
+            refusal = None
+            if under_batched:
+                refusal = self._fallthrough_refusal(stmt, arms[0], arm_targets[0], "return" in targets, per_record,
+                                                    records_arm)
+                if refusal is None and records_arm is not None:
+                    refusal = self._records_arm_refusal(stmt, arm_blocks[records_arm], arms[0], tainted)
+            if records_arm is not None and (refusal is not None or not under_batched):
+                refusal = self._own_records_arm(index, arm_blocks, records_arm, arms[0], arm_targets[0], tainted,
+                                                fallthrough)
+                if refusal is None:  # its per-record code, if any, is the map function's already
                     self.branch_fallthrough, self.records_arm = True, records_arm
                     return tuple(arms)
-            if self.branch_refusal is not None:
+            self.branch_refusal = refusal
+            if refusal is not None:
                 return None
             self.branch_fallthrough, self.records_arm = True, records_arm
         if per_record and len(arm_blocks) != 2:
