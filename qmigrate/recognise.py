@@ -632,7 +632,9 @@ class _BlockRecogniser:
             if key in bounds[0] and len(arms) == 2 and not fallthrough and sorted(values) == [
                     "False", "True"] and branch_records.calls_nothing(tests[0]):
                 # `shuffle=True` in the `if`, False in the `else`: the test itself, made where the producer stood
-                test = _code(tests[0]) if values[0] == "True" else "not (%s)" % _code(tests[0])
+                test = _code(tests[0])
+                if values[0] != "True":
+                    test = "not %s" % (test if isinstance(tests[0], (cst.Name, cst.Attribute)) else "(%s)" % test)
                 call = cstutil.replace_node(call, bounds[0][key], cst.parse_expression(test))
                 continue
             named = self.names.fresh("filenames" if key == "string_tensor" else key)

@@ -31,8 +31,13 @@ def test_arms_that_differ_only_in_capacity_make_one_dataset_and_go(tmp_path):
 
 
 def test_a_shuffle_the_test_chooses_is_the_test(tmp_path):
+    new = _migrated(tmp_path, "files, shuffle=True", "files, shuffle=False").new_source.decode()
+    assert "    if train:\n        dataset = dataset.shuffle(" in new
+
+
+def test_a_shuffle_the_test_refuses_is_the_test_negated(tmp_path):
     new = _migrated(tmp_path, "files, shuffle=False", "files, shuffle=True").new_source.decode()
-    assert "    if not (train):\n        dataset = dataset.shuffle(" in new
+    assert "    if not train:\n        dataset = dataset.shuffle(" in new
     assert "string_input_producer" not in new
 
 
