@@ -28,7 +28,7 @@ from qmigrate.rules import (
     BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, HandBuiltQueue,
     PrefetchQueue, PythonFedQueue, rule_for)
 from qmigrate.rules.base import ProducerTest, Unsupported, condition_base
-from qmigrate.rules.producers import MATCH_FILENAMES_ONCE, RangeInputProducer
+from qmigrate.rules.producers import DEFAULTS as PRODUCER_DEFAULTS, MATCH_FILENAMES_ONCE, RangeInputProducer
 from qmigrate.rules.slim_provider import ReaderModel, UnseenSlimDataset
 
 
@@ -611,7 +611,7 @@ class _BlockRecogniser:
         if any("string_tensor" not in bound for bound in bounds):
             return None
         # an argument an arm leaves out is the producers' default there
-        others = [dict(_PRODUCER_DEFAULTS, **{k: _code(v) for k, v in bound.items()}) for bound in bounds]
+        others = [dict(PRODUCER_DEFAULTS, **{k: _code(v) for k, v in bound.items()}) for bound in bounds]
         differ = sorted({k for other in others for k in set(other) | set(others[0])
                          if other.get(k) != others[0].get(k)} - {"capacity"},  # (how many names it buffered)
                         key=lambda k: (k != "string_tensor", k))  # the file names first
@@ -3266,10 +3266,11 @@ class _BlockRecogniser:
                 continue  # batching before its last statement: _batch_later says whether it is taken
             if not all(_simple_or_if(line) for line in block.body):
                 return None
+            last = block.body[-1]  # a `return` may end it: it returns what it made of the record
+            ending = {"return"} if isinstance(cstutil.single_small(last), cst.Return) else set()
             if any(cstutil.name_uses(line).control for line in block.body[:-1]) or set(
-                    cstutil.name_uses(block.body[-1]).control) - ({"return"} if isinstance(
-                        cstutil.single_small(block.body[-1]), cst.Return) else set()):
-                return None  # (a `return` may end it: it returns what it made of the record)
+                    cstutil.name_uses(last).control) - ending:
+                return None
             families = (BATCHERS, JOINERS, BUCKETERS)
             if any(_call_with_rule(call, self.imports, family) for line in block.body
                    for call in cstutil.calls_of(line) for family in families):
@@ -3981,10 +3982,6 @@ class _NameCounts(cst.CSTVisitor):
 
     def visit_Call(self, node: cst.Call) -> None:
         self.called += isinstance(node.func, cst.Name) and node.func.value == self.variable
-
-
-# What the producers take when a call leaves the argument out (all four producers agree).
-_PRODUCER_DEFAULTS = {"num_epochs": "None", "shuffle": "True", "seed": "None"}
 
 
 class _ReplaceByIdentity(cst.CSTTransformer):

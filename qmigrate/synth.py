@@ -157,7 +157,9 @@ def _thread_copies(pipeline: Pipeline, tf: str) -> List[str]:
     ds, function = pipeline.dataset_name, pipeline.record_function
     count, variable, chooser = pipeline.thread_copies
     params = function.params[:-1]
-    index = next(name for name in ("copy", "copy_index", "copy_number") if name not in params + (variable,))
+    taken = params + (variable,)  # the chooser's name for the copy number must differ from them
+    index = next(name for name in ("copy", "copy_index", "copy_number") + tuple(
+        "copy_%d" % number for number in range(2, len(taken) + 3)) if name not in taken)
     call = "%s(%s)" % (function.name, ", ".join(params + (variable,)))
     return [
         "%s = %s.data.Dataset.zip((%s.data.Dataset.range(%s).repeat(), %s))" % (ds, tf, tf, count, ds),

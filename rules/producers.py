@@ -7,6 +7,8 @@ from qmigrate.rules.base import (
 
 
 MATCH_FILENAMES_ONCE = "tensorflow.train.match_filenames_once"
+# What the four producers take when a call leaves the argument out (as the models below read them).
+DEFAULTS = {"num_epochs": "None", "shuffle": "True", "seed": "None"}
 
 
 class StringInputProducer(Rule):
