@@ -20,7 +20,7 @@ from qmigrate import (api_check, arm_producers, array_queues, astindex, blocks, 
                       map_locals, method_copies, method_queues, python3_check, python_fed, queue_messages,
                       queue_purpose, queue_roles, queue_sources, prefetched_batches, range_producers, reader_makers,
                       receivers, returned_dataset, returned_records, slim_modules, synth, thread_coordinators, towers,
-                      uncalled_datasets, unlinked, wording, zipped_arms)
+                      named_classes, unbound_tf, uncalled_datasets, unlinked, wording, zipped_arms)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -38,7 +38,7 @@ from qmigrate.rules.python_fed import PythonFedQueue
 from qmigrate.rules.findings import ClosedQueueMessageExpected, UnseenRecordFunction
 from qmigrate.rules.slim_provider import SlimReaderClassKept
 from qmigrate.rules.target_api import ApiNotInTarget
-from qmigrate.rules.unsupported import NonInputQueue
+from qmigrate.rules.unsupported import NonInputQueue, QueueClassNamed, short_name
 from qmigrate.targets import TARGETS, Target
 
 # A file without any of these words cannot hold queue code: skip it before parsing. Names are
@@ -58,7 +58,7 @@ SUPPRESS_MARK = "qmigrate: ignore"
 
 def may_contain_queue_code(source: bytes) -> bool:
     """Whether the file may hold anything qmigrate reports: False only when it cannot."""
-    if b"tensorflow" not in source:
+    if b"tensorflow" not in source and b"tf." not in source:  # (a fragment may use a `tf` it never imports)
         return False
     # The substring test first: it is cheap, and the word test runs only on the few files it passes.
     if any(word in source for word in _PREFILTER_BYTES) and _API_WORD.search(source):
@@ -424,6 +424,8 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
         if analysis.chained:
             analysis.new_module = _ensure_tf_import(analysis.new_module, analysis.imports, tf)
     uncalled_datasets.apply(analysis, uncalled, SlimReaderClassKept)
+    if named_classes.worth_looking(analysis.source) and analysis.new_module is analysis.module:
+        _named_classes(analysis, options)
     return analysis
 
 
@@ -804,6 +806,10 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
             analysis.reasons[id(node)], todo = reason if isinstance(reason, tuple) else (reason, None)
             analysis.todo[id(node)] = todo or ("replace the queues it fills by a dataset (from_generator for data "
                                                "made in Python), then remove it")
+    if unbound_tf.applies(source, imports, tree):
+        unbound_tf.report(analysis, options.wants, suppressed)
+    if named_classes.worth_looking(source):
+        _subclassed_queue_classes(analysis, options, suppressed)
     _reader_class_arguments(analysis, options)
     _mark_non_input_queues(analysis, options)
     _drop_thread_coordinators(analysis)
@@ -1036,25 +1042,6 @@ QUEUE_RUNNER_API = "tensorflow.train.add_queue_runner"
 QUEUE_RUNNER = "tensorflow.train.QueueRunner"
 
 
-class _ReaderArguments(cst.CSTVisitor):
-    """`reader=tf.TFRecordReader` keyword arguments: a reader class handed over, not called (but
-    to a queue API, such as tf.contrib.learn's read_batch_features, which its own rule reports)."""
-
-    def __init__(self, imports: ImportMap):
-        self.imports = imports
-        self.found: List[Tuple[cst.CSTNode, str]] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        given = [arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "reader"
-                 and isinstance(arg.value, (cst.Name, cst.Attribute))]
-        if not given or rule_for(self.imports.resolve(node.func)) is not None:
-            return
-        for value in given:
-            name = self.imports.resolve(value) or ""
-            if name.startswith("tensorflow.") and name.endswith("Reader"):
-                self.found.append((value, name))
-
-
 def _reader_class_arguments(analysis: FileAnalysis, options: Options) -> None:
     """A reader class given as `reader=` (a slim Dataset's) in a module with queue code of its own
     but no slim provider or parallel read: slim reads it through queues wherever a provider reads
@@ -1066,7 +1053,8 @@ def _reader_class_arguments(analysis: FileAnalysis, options: Options) -> None:
     names = set(analysis.call_names.values())
     if any(name.startswith("tensorflow.contrib.slim.") for name in names):
         return  # a provider or parallel read here: its own rules say what becomes of the reader
-    for node, name in reader_class_arguments_of(analysis):
+    for given in reader_class_arguments_of(analysis):
+        node, name = given.node, given.name
         rule = rule_for(name)
         if rule is None or not options.wants(rule.code):
             continue
@@ -1075,7 +1063,8 @@ def _reader_class_arguments(analysis: FileAnalysis, options: Options) -> None:
         analysis.call_names[id(node)] = name
         analysis.reasons[id(node)] = ("it is handed over as a reader class (`reader=` at line %d), as to a slim "
                                       "Dataset, which slim reads through queues wherever a DatasetDataProvider "
-                                      "reads that dataset; no provider reads it in this file" % line)
+                                      "reads that dataset; no provider reads it in this file"
+                                      % analysis.positions.start(given.argument)[0])
         analysis.todo[id(node)] = ("migrate the DatasetDataProvider that reads this dataset (qmigrate does where "
                                    "it sees the Dataset made), or read its files with the matching tf.data dataset")
         function = uncalled_datasets.top_function(analysis.module, node)
@@ -1083,11 +1072,55 @@ def _reader_class_arguments(analysis: FileAnalysis, options: Options) -> None:
             analysis.reader_class_functions += (function,)
 
 
-def reader_class_arguments_of(analysis: FileAnalysis) -> List[Tuple[cst.CSTNode, str]]:
-    """(node, canonical name) of each TensorFlow reader class given as `reader=` in the module."""
-    finder = _ReaderArguments(analysis.imports)
-    cstutil.walk(analysis.module, finder)
-    return finder.found
+def reader_class_arguments_of(analysis: FileAnalysis) -> List[named_classes.ReaderArgument]:
+    """Each TensorFlow reader class given as `reader=` in the module (named_classes)."""
+    cached = getattr(analysis, "_reader_arguments", None)
+    if cached is None or cached[0] is not analysis.module:
+        cached = analysis._reader_arguments = (analysis.module, named_classes.reader_arguments(
+            analysis.module, analysis.imports, lambda name: rule_for(name) is not None))
+    return cached[1]
+
+
+def _subclassed_queue_classes(analysis: FileAnalysis, options: Options, suppressed: Dict[int, Set[str]]) -> None:
+    """A class of the module's own that subclasses a reader or queue class: queue code of its own,
+    which its class's rule reports and no rule rewrites (named_classes)."""
+    for named in named_classes.subclassed(analysis.module, analysis.imports):
+        rule = rule_for(named.name)
+        line, column = analysis.positions.start(named.node)
+        if rule is None or not options.wants(rule.code) or {rule.code, "*"} & suppressed.get(line, set()):
+            continue
+        analysis.occurrences.append((rule, named.node, line, column))
+        analysis.call_names[id(named.node)] = named.name
+        what = "queue" if named.name in queue_roles.RAW_QUEUES else "reader"
+        analysis.reasons[id(named.node)] = (
+            "`%s` subclasses %s: a %s class of the module's own, whose methods qmigrate does not follow"
+            % (named.detail, short_name(named.name), what))
+        analysis.todo[id(named.node)] = (
+            "if what goes through it is model input, read that with tf.data and replace the class's users by hand; "
+            "if it is not input (a work list, a hand-off between threads), nothing to migrate")
+
+
+def _named_classes(analysis: FileAnalysis, options: Options) -> None:
+    """A word on each reader or queue class named, not called, that nothing else said of the
+    module accounts for (named_classes): a reader class handed to a slim Dataset in a module of
+    Dataset definitions (QM110), any other name (QM004). Only in a module left as it is: a
+    rewritten one says what it rewrote, and a name of the original may be gone from it."""
+    covered = named_classes.covered_ids([node for _, node, _, _ in analysis.occurrences]
+                                        + [node for _, node, _, _ in analysis.findings])
+    slim = any(rule in SLIM_PROVIDERS or rule in SLIM_READS for rule, _, _, _ in analysis.occurrences)
+    found = named_classes.find(analysis.module, analysis.imports, covered, reader_class_arguments_of(analysis), slim)
+    suppressed = _suppressed_lines(analysis.module) if found and SUPPRESS_MARK.encode() in analysis.source else {}
+    for named in found:
+        rule = SlimReaderClassKept if named.kind == "dataset" else QueueClassNamed
+        line = analysis.positions.start(named.node)[0]
+        if not options.wants(rule.code) or {rule.code, "*"} & suppressed.get(line, set()):
+            continue
+        detail = named.detail if named.kind == "dataset" else ", ".join(
+            part for part in (short_name(named.name), named.detail) if part)
+        analysis.add_finding(rule, named.node, False, detail)
+
+
+KEPT_READER_CLASS = "the module's providers of the Dataset read it with tf.data now"
 
 
 def _kept_reader_classes(analysis: FileAnalysis, options: Options) -> None:
@@ -1099,9 +1132,9 @@ def _kept_reader_classes(analysis: FileAnalysis, options: Options) -> None:
         return
     if any(id(call) not in analysis.fixed_calls for call in slim):
         return  # a provider left reads through the class: its own finding says so
-    for node, _ in reader_class_arguments_of(analysis):
-        if id(node) not in analysis.dropped_datasets:  # gone with its Dataset
-            analysis.add_finding(SlimReaderClassKept, node, False, None)
+    for given in reader_class_arguments_of(analysis):
+        if id(given.argument) not in analysis.dropped_datasets:  # gone with its Dataset
+            analysis.add_finding(SlimReaderClassKept, given.node, False, KEPT_READER_CLASS)
 
 
 def _hand_made_runners(module: cst.Module, source: bytes,

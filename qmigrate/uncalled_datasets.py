@@ -81,5 +81,5 @@ def _reader_nodes(analysis):
     cached = getattr(analysis, "_reader_class_nodes", None)
     if cached is None:
         from qmigrate.engine import reader_class_arguments_of
-        cached = analysis._reader_class_nodes = [node for node, _ in reader_class_arguments_of(analysis)]
+        cached = analysis._reader_class_nodes = [given.node for given in reader_class_arguments_of(analysis)]
     return cached

@@ -17,12 +17,13 @@ from qmigrate.rules.readers import FixedLengthRecordReader, TextLineReader, TFRe
 from qmigrate.rules.slim_provider import (
     DatasetDataProvider, ParallelRead, SinglePassRead, SlimReaderClassKept, UnseenSlimDataset)
 from qmigrate.rules.target_api import ApiNotInTarget
-from qmigrate.rules.unsupported import NonInputQueue, NotebookNotMigrated, QueueApiNotMigrated
+from qmigrate.rules.unsupported import NonInputQueue, NotebookNotMigrated, QueueApiNotMigrated, QueueClassNamed
 
 ALL_RULES = (
     QueueApiNotMigrated,
     NotebookNotMigrated,
     NonInputQueue,
+    QueueClassNamed,
     StringInputProducer,
     InputProducer,
     SliceInputProducer,

@@ -513,19 +513,25 @@ class SlimReaderClassKept(Rule):
     it: qmigrate/uncalled_datasets.py): no program of the run reads through the class, so it
     keeps no queue runner of theirs.
 
+    A module of Dataset definitions alone (slim's `datasets/cifar10.py`: `get_split()` makes the
+    Dataset, providers elsewhere read it) gets the note too: its class stays for the Dataset,
+    and each provider is reported, and migrated where qmigrate can, where it is.
+
     ## Limitations
-    Only in modules whose slim providers and parallel reads all migrated, or in functions no code
-    of the run names; `reader=` given a TensorFlow reader class by name. A function called by a
-    name built at run time (`getattr(module, "get_" + name)`) is not seen.
+    Only in modules whose slim providers and parallel reads all migrated, in modules without
+    queue code of their own, or in functions no code of the run names; `reader=` given a
+    TensorFlow reader class by name, or a name its function binds to one (an assignment, the
+    parameter's default). A function called by a name built at run time
+    (`getattr(module, "get_" + name)`) is not seen.
     """
 
     code = "QM110"
     safety = Safety.MANUAL
     note = True
     message = "the reader class stays as the slim Dataset's `reader=` argument, which slim's Dataset requires"
-    advice = ("nothing to change: no code of the run reads the files through it (the module's providers "
-              "migrated to tf.data, or nothing calls the function that makes the Dataset); a "
-              "DatasetDataProvider of this dataset elsewhere would still read through it")
+    advice = ("nothing to change here: slim reads the files through the class only where a "
+              "DatasetDataProvider reads the Dataset, and qmigrate reports each provider of the run where it "
+              "is; a provider outside the run would still read through it")
     examples = (
         Example(
             before=example_source("""

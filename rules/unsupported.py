@@ -214,3 +214,43 @@ class NotebookNotMigrated(Rule):
             filename="example.ipynb",
         ),
     )
+
+
+class QueueClassNamed(Rule):
+    """A reader or queue class named but not called: no queue is made where it is named.
+
+    ## Why
+    qmigrate follows the queue objects that calls of queue APIs make. A class handed around
+    (`READERS = {'tfrecord': tf.TFRecordReader}`), or named in a type check
+    (`isinstance(buffer.queue, tf.RandomShuffleQueue)`), makes nothing where it is named; the
+    file still holds a queue API's name, so it is said why that name stays.
+
+    ## Fix safety
+    A note: nothing is rewritten. A reader or queue that code makes from the class elsewhere
+    (`reader_class()`) is queue code qmigrate does not see; a type check of an object that became
+    a dataset fails once that object is migrated.
+
+    ## Limitations
+    A class handed to a slim Dataset as `reader=` has its own note (QM110); a class subclassed
+    is reported by its rule (QM307 for queues, the reader's for readers), as queue code of the
+    module's own.
+    """
+
+    code = "QM004"
+    safety = Safety.MANUAL
+    note = True
+    message = "a reader or queue class is named here, not called: qmigrate follows what queue API calls make"
+    advice = ("nothing to change for a name or a type check; a reader or queue made from it elsewhere "
+              "(`reader_class()`) is queue code qmigrate does not see: migrate that code by hand, and update "
+              "a type check of an object that became a dataset")
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+
+            def check_buffer(buffer):
+                assert isinstance(buffer.queue, (tf.FIFOQueue, tf.RandomShuffleQueue))
+            """),
+        ),
+    )
+
