@@ -31,6 +31,7 @@ from qmigrate.rules import (
     ALL_RULES, BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS,
     rule_for)
 from qmigrate.rules import queue_runners
+from qmigrate.rules.queue_runners import StartQueueRunners
 from qmigrate.rules.hand_built import HandBuiltQueue
 from qmigrate.rules.prefetch import PrefetchQueue
 from qmigrate.rules.producers import MatchFilenamesOnce, RangeInputProducer
@@ -808,6 +809,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
                                                "made in Python), then remove it")
     if unbound_tf.applies(source, imports, tree):
         unbound_tf.report(analysis, options.wants, suppressed)
+    if b"Supervisor" in source and b"start_queue_runners" in source and options.wants(StartQueueRunners.code):
+        _supervisor_starts(analysis, suppressed)
     if named_classes.worth_looking(source):
         _subclassed_queue_classes(analysis, options, suppressed)
     _reader_class_arguments(analysis, options)
@@ -1079,6 +1082,21 @@ def reader_class_arguments_of(analysis: FileAnalysis) -> List[named_classes.Read
         cached = analysis._reader_arguments = (analysis.module, named_classes.reader_arguments(
             analysis.module, analysis.imports, lambda name: rule_for(name) is not None))
     return cached[1]
+
+
+def _supervisor_starts(analysis: FileAnalysis, suppressed: Dict[int, Set[str]]) -> None:
+    """`sv.start_queue_runners(sess)` of a tf.train.Supervisor `sv`: plumbing like
+    tf.train.start_queue_runners(sess), which goes with the last queue of its program."""
+    held = queue_runners.supervisors(analysis.module, analysis.imports)
+    if not held:
+        return
+    for call in cstutil.calls_of(analysis.module):
+        if queue_runners.supervisor_starts(call, held):
+            line, column = analysis.positions.start(call)
+            if {StartQueueRunners.code, "*"} & suppressed.get(line, set()):
+                continue
+            analysis.occurrences.append((StartQueueRunners, call, line, column))
+            analysis.call_names[id(call)] = StartQueueRunners.names[0]
 
 
 def _subclassed_queue_classes(analysis: FileAnalysis, options: Options, suppressed: Dict[int, Set[str]]) -> None:

@@ -6,7 +6,7 @@ from typing import Dict, List, Optional, Set, Tuple
 import libcst as cst
 
 from qmigrate import cstutil
-from qmigrate.names import ImportMap
+from qmigrate.names import ImportMap, dotted
 from qmigrate.diagnostics import Safety
 from qmigrate.rules.base import Example, Rule, example_source
 from qmigrate.rules.unsupported import short_name
@@ -95,8 +95,14 @@ class StartQueueRunners(Rule):
     (`self.threads = tf.train.start_queue_runners(...)`), which other methods may join, becomes
     `self.threads = []`.
 
+    A Supervisor's own `sv.start_queue_runners(sess)` starts the same runners (the graph's
+    QUEUE_RUNNERS collection, with the supervisor's coordinator): it goes the same way, with
+    `sv.coord.join(threads)` of its thread list.
+
     ## Limitations
-    A thread list used for more than `coord.join(threads)` keeps the call.
+    A thread list used for more than `coord.join(threads)` keeps the call. A Supervisor is
+    followed under a name or attribute (`sv`, `self.sv`) bound to `tf.train.Supervisor(...)` and
+    nothing else in the module; one handed runners of its own (`queue_runners=`) is not.
     """
 
     code = "QM501"
@@ -239,7 +245,7 @@ def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Coun
     stays}), `path` the names of the classes and functions around the call, outermost first (the
     module's own: `()`).
     """
-    finder = _PlumbingFinder(imports)
+    finder = _PlumbingFinder(imports, supervisors(module, imports))
     cstutil.walk(module, finder, statements_only=True)
     loads_of = _ScopeLoads(module, finder, loads)
     reasons = _Reasons(finder)
@@ -342,6 +348,31 @@ class _ScopeLoads:
         return self.counts[scope][name]
 
 
+SUPERVISOR = "tensorflow.train.Supervisor"
+
+
+def supervisors(module: cst.Module, imports: ImportMap) -> Set[str]:
+    """The names and attributes (`sv`, `self.sv`) the module binds to a `tf.train.Supervisor(...)`
+    and to nothing else, anywhere in it (a name bound to two things is none of them)."""
+    bound: Dict[str, bool] = {}
+    for node in cstutil.nodes_of(module, cst.Assign):
+        for target in node.targets:
+            name = dotted(target.target)
+            if name is not None:
+                made = isinstance(node.value, cst.Call) and imports.resolve(node.value.func) == SUPERVISOR
+                bound[name] = bound.get(name, True) and made and len(node.targets) == 1
+    return {name for name, only in bound.items() if only}
+
+
+def supervisor_starts(call: cst.Call, held: Set[str]) -> bool:
+    """`sv.start_queue_runners(sess)` of a Supervisor `sv` of `held`: the runners of the graph's
+    QUEUE_RUNNERS collection, as tf.train.start_queue_runners(sess) starts them (with the
+    supervisor's coordinator). A list of runners of its own (`queue_runners=`) is not."""
+    return (isinstance(call.func, cst.Attribute) and call.func.attr.value == "start_queue_runners"
+            and dotted(call.func.value) in held and len(call.args) == 1
+            and (call.args[0].keyword is None or call.args[0].keyword.value == "sess") and not call.args[0].star)
+
+
 def _call_of(stmt: cst.BaseStatement) -> Optional[cst.Call]:
     value = cstutil.statement_value(stmt)
     return value if isinstance(value, cst.Call) else None
@@ -349,14 +380,16 @@ def _call_of(stmt: cst.BaseStatement) -> Optional[cst.Call]:
 
 def _coordinator_calls(stmt: cst.SimpleStatementLine) -> List[Tuple[str, str, cst.Call]]:
     """(owner, method, call) for each `x.request_stop(...)` / `x.join(...)` of a line that holds
-    nothing else (`coord.request_stop(); coord.join(threads)` too: the line goes as a whole)."""
+    nothing else (`coord.request_stop(); coord.join(threads)` too: the line goes as a whole).
+    The owner may be dotted (`sv.coord.join(threads)`, a Supervisor's coordinator)."""
     found = []
     for small in stmt.body:
         call = small.value if isinstance(small, cst.Expr) else None
-        if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
-                and call.func.attr.value in ("request_stop", "join") and isinstance(call.func.value, cst.Name)):
+        owner = dotted(call.func.value) if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) \
+            else None
+        if owner is None or call.func.attr.value not in ("request_stop", "join"):
             return []
-        found.append((call.func.value.value, call.func.attr.value, call))
+        found.append((owner, call.func.attr.value, call))
     return found
 
 
@@ -516,8 +549,9 @@ class _PlumbingFinder(cst.CSTVisitor):
     function is the function's when it binds it, else the nearest enclosing function's that does,
     else the module's."""
 
-    def __init__(self, imports: ImportMap):
+    def __init__(self, imports: ImportMap, held_supervisors: Set[str] = frozenset()):
         self.imports = imports
+        self.supervisors = held_supervisors  # names bound to a tf.train.Supervisor (supervisors())
         self.calls: List[Tuple[type, cst.BaseStatement]] = []
         self.runner_statements: List[cst.BaseStatement] = []
         self.runner_statements_by_threads: Dict[_Key, List[cst.BaseStatement]] = defaultdict(list)
@@ -584,6 +618,8 @@ class _PlumbingFinder(cst.CSTVisitor):
         rule = None
         if call is not None:
             name = self.imports.resolve(call.func)
+            if name is None and self.supervisors and supervisor_starts(call, self.supervisors):
+                name = StartQueueRunners.names[0]
             rule = {StartQueueRunners.names[0]: StartQueueRunners, Coordinator.names[0]: Coordinator}.get(name)
         assign = cstutil.single_assign(node)
         target = assign[0].value if assign and isinstance(assign[0], cst.Name) else None

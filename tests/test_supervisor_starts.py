@@ -1,0 +1,71 @@
+"""`sv.start_queue_runners(sess)` of a tf.train.Supervisor is plumbing like
+tf.train.start_queue_runners(sess) (rules/queue_runners.py: supervisors, supervisor_starts): it
+goes with the last queue of its program, and stays, with the reason, while one is left."""
+import textwrap
+
+from qmigrate import api
+
+INPUTS = '''\
+import tensorflow as tf
+
+
+def inputs(files, batch_size):
+    queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+    reader = tf.TFRecordReader()
+    _, record = reader.read(queue)
+    return tf.train.batch([record], batch_size=batch_size)
+'''
+
+TRAIN = '''\
+import tensorflow as tf
+
+import data
+
+
+class Evaluator(object):
+    def __init__(self, files, log_dir):
+        self.records = data.inputs(files, 8)
+        self.sv = tf.train.Supervisor(logdir=log_dir)
+
+    def run(self, fresh):
+        with self.sv.managed_session(start_standard_services=False) as session:
+            if fresh:
+                self.sv.start_queue_runners(session)
+            threads = self.sv.start_queue_runners(sess=session)
+            while not self.sv.should_stop():
+                session.run(self.records)
+            self.sv.coord.join(threads)
+'''
+
+
+def _run(tmp_path, files):
+    for name, text in files.items():
+        (tmp_path / name).write_text(textwrap.dedent(text))
+    return {r.path[len(str(tmp_path)) + 1:]: r for r in api.migrate([str(tmp_path)])}
+
+
+def test_the_supervisors_runner_starts_go_with_the_programs_last_queue(tmp_path):
+    results = _run(tmp_path, {"data.py": INPUTS, "train.py": TRAIN})
+    train = results["train.py"]
+    assert [(d.line, d.code, d.fixed) for d in train.diagnostics] == [(14, "QM501", True), (15, "QM501", True)]
+    output = train.new_source.decode()
+    assert "start_queue_runners" not in output and "join(threads)" not in output
+    assert "self.sv = tf.train.Supervisor(logdir=log_dir)" in output and "self.sv.should_stop()" in output
+    compile(output, "train.py", "exec")
+
+
+def test_they_stay_while_the_program_builds_a_queue(tmp_path):
+    kept = INPUTS.replace("shuffle=False)", "shuffle=False)\n    tf.train.limit_epochs(files, 1)")
+    results = _run(tmp_path, {"data.py": kept, "train.py": TRAIN})
+    train = results["train.py"]
+    assert not train.changed
+    assert [(d.line, d.code, d.fixed) for d in train.diagnostics] == [(14, "QM501", False), (15, "QM501", False)]
+    assert all("queue code is left" in d.message and "data.py" in d.message for d in train.diagnostics)
+
+
+def test_a_supervisor_handed_runners_of_its_own_or_a_name_bound_twice_is_not_followed(tmp_path):
+    text = TRAIN.replace("self.sv.start_queue_runners(session)", "self.sv.start_queue_runners(session, [])")
+    text += "\n\ndef other(sv):\n    sv = tf.train.Supervisor()\n    sv = None\n    sv.start_queue_runners(None)\n"
+    train = _run(tmp_path, {"data.py": INPUTS, "train.py": text})["train.py"]
+    assert [(d.line, d.code) for d in train.diagnostics] == [(15, "QM501")]
+    assert "self.sv.start_queue_runners(session, [])" in train.new_source.decode()
