@@ -30,6 +30,7 @@ READERS = ("tensorflow.TFRecordReader", "tensorflow.FixedLengthRecordReader", "t
            "tensorflow.WholeFileReader")
 _SHORT = tuple(name.rsplit(".", 1)[1].encode() for name in READERS + RAW_QUEUES)
 
+SLIM_DATASETS = ("tensorflow.contrib.slim.dataset.Dataset", "tensorflow.contrib.slim.python.slim.data.dataset.Dataset")
 DEFINITIONS = "this module makes the Dataset; the DatasetDataProviders that read it are elsewhere"
 TYPE_CHECK = "a type check"
 
@@ -58,9 +59,9 @@ def _is_reader(name: Optional[str]) -> bool:
 
 
 class _ReaderArguments(cst.CSTVisitor):
-    """`reader=` keyword arguments of calls that are not queue APIs (a slim Dataset's): a reader
-    class handed over, not called; to a queue API (tf.contrib.learn's read_batch_features) its
-    own rule reports it."""
+    """`reader=` keyword arguments of calls that are not queue APIs (a slim Dataset's, or its
+    second positional argument): a reader class handed over, not called; to a queue API
+    (tf.contrib.learn's read_batch_features) its own rule reports it."""
 
     def __init__(self, imports: ImportMap, is_queue_api: Callable[[Optional[str]], bool], imported: Set[str]):
         self.imports = imports
@@ -87,8 +88,11 @@ class _ReaderArguments(cst.CSTVisitor):
         self._leave_scope()
 
     def visit_Call(self, node: cst.Call) -> None:
-        given = [arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "reader"
-                 and isinstance(arg.value, (cst.Name, cst.Attribute))]
+        given = [arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "reader"]
+        if not given and self.imports.resolve(node.func) in SLIM_DATASETS and len(node.args) > 1 \
+                and node.args[1].keyword is None and not node.args[0].star and not node.args[0].keyword:
+            given = [node.args[1].value]  # Dataset(data_sources, reader, decoder, ...)
+        given = [value for value in given if isinstance(value, (cst.Name, cst.Attribute))]
         if not given or self.is_queue_api(self.imports.resolve(node.func)):
             return
         for value in given:

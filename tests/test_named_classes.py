@@ -136,3 +136,17 @@ def test_a_rewritten_module_is_not_told_of_a_class_its_rewrite_removed(tmp_path)
     result = results["inputs.py"]
     assert result.changed and "TFRecordReader" not in result.new_source.decode()
     assert all(d.fixed for d in result.diagnostics), _said(result)
+
+
+def test_the_readers_place_among_a_datasets_positional_arguments_counts_as_reader(tmp_path):
+    """slim.dataset.Dataset(data_sources, reader, decoder, ...): the class is the reader given."""
+    results = _run(tmp_path, {"splits.py": '''\
+        import tensorflow as tf
+
+        slim = tf.contrib.slim
+
+
+        def get_split(files, decoder):
+            return slim.dataset.Dataset(files, tf.TFRecordReader, decoder, 10, {})
+        '''})
+    assert [(line, code) for line, code, _, _ in _said(results["splits.py"])] == [(7, "QM110")]
