@@ -1309,11 +1309,11 @@ def _read_only_by_tf_ops(scope: cst.CSTNode, name: str, imports: ImportMap) -> b
 def _may_hold_pipeline(rules: Set[type]) -> bool:
     """A pipeline needs a producer and a reader in the module (their records batched or not), or
     a slice or file-name producer and a batching call (or a hand-built queue, whose dequeue may batch), or slim's
-    provider and a batching; a range producer is rewritten on its own."""
+    provider or parallel read (batched or not); a range producer is rewritten on its own."""
     if rules & set(SLICERS) and rules & {*BATCHERS, *BUCKETERS, HandBuiltQueue} or RangeInputProducer in rules:
         return True
     batchers = BATCHERS + JOINERS + FILTERERS + BUCKETERS + (HandBuiltQueue,)
-    if rules & {*SLIM_PROVIDERS, *SLIM_READS} and rules & set(batchers):
+    if rules & {*SLIM_PROVIDERS, *SLIM_READS}:
         return True  # slim: its provider or parallel read is the producer and the reader
     if rules & set(PRODUCERS) and rules & set(batchers):
         return True  # a producer dequeued directly, its rows batched (dequeued_rows)

@@ -129,8 +129,9 @@ class DatasetDataProvider(Rule):
     given (no variables, tables, queues, collections, summaries or `py_func`, no ops built in
     `__init__`, no attributes stored outside it, no code qmigrate cannot read): the decoder runs
     once either way, when the graph is built, in the map function's graph instead of the main
-    one. A provider whose records leave the block unbatched (returned, batched by a caller) is
-    read through the dataset's one-shot iterator: `get()` decodes the record `get_next()` gives
+    one. A provider whose records no queue of its block batches (returned, batched by a caller,
+    or used one a run where they are read, in a module that batches nothing) is read through the
+    dataset's one-shot iterator: `get()` decodes the record `get_next()` gives
     where it decoded the dequeued one, so any decoder does. The files are listed by slim's
     `get_data_files` as before; with `shuffle=True` (the default) the file order is shuffled every
     epoch and the records are mixed in a buffer of `common_queue_min` (the common queue's

@@ -94,6 +94,19 @@ DEFAULT_CASES = [
 ]
 
 
+# slim_provider_alone: a module with a provider and no batching, its records returned one a run
+# (drained as rows of one: run_pipeline.py reads batches).
+ALONE_CASES = [
+    ("eval_record", lambda d: dict(data_dir=d), EVAL, ("epochs", 1)),
+    ("shuffled_record", lambda d: dict(data_dir=d, num_epochs=2), 2 * TRAIN, ("epochs", 2)),
+]
+_AS_ROWS = """
+
+def as_rows(**kwargs):
+    return tf.contrib.framework.nest.map_structure(lambda t: tf.expand_dims(t, 0), %s(**kwargs))
+"""
+
+
 @pytest.fixture(scope="module")
 def slim_data(tmp_path_factory):
     folder = tmp_path_factory.mktemp("slimdata")
@@ -119,12 +132,29 @@ def test_default_migrations_give_the_same_examples(golden, function, arguments, 
                    env={"PYTHONPATH": os.path.dirname(before)})
 
 
-def _same_examples(before, function, arguments, expected, mode, version, slim_data, tmp_path, unsafe, env=None):
+@pytest.mark.parametrize("version", ("1.8",), ids=lambda v: "tf" + v)
+@pytest.mark.parametrize("function,arguments,expected,mode", ALONE_CASES, ids=[case[0] for case in ALONE_CASES])
+def test_a_provider_read_one_record_a_run_gives_the_same_examples(function, arguments, expected, mode, version,
+                                                                  slim_data, tmp_path):
+    before = os.path.join(TESTDATA, "single", "slim_provider_alone.before.py")
+    _same_examples(before, function, arguments, expected, mode, version, slim_data, tmp_path, unsafe=False,
+                   suffix=_AS_ROWS % function)
+
+
+def _same_examples(before, function, arguments, expected, mode, version, slim_data, tmp_path, unsafe, env=None,
+                   suffix=None):
+    """`suffix`: code added to both programs, whose `as_rows` is run in place of `function`."""
     python = tf_python(version)
     [result] = api.migrate([before], Options(target=TARGETS[version], unsafe=unsafe))
     assert result.changed
     after = tmp_path / "slim_provider.after_run.py"
-    after.write_bytes(result.new_source)
+    after.write_bytes(result.new_source + (suffix or "").encode())
+    if suffix is not None:
+        with open(before, "rb") as handle:
+            before = str(tmp_path / "slim_provider.before_run.py")
+            with open(before, "wb") as out:
+                out.write(handle.read() + suffix.encode())
+        function = "as_rows"
     args = json.dumps(arguments(slim_data))
     max_batches = 10000 if mode[0] == "epochs" else 20
     runs = {}
