@@ -811,7 +811,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         unbound_tf.report(analysis, options.wants, suppressed)
     if b"Supervisor" in source and b"start_queue_runners" in source and options.wants(StartQueueRunners.code):
         _supervisor_starts(analysis, suppressed)
-    if named_classes.worth_looking(source):
+    if named_classes.may_subclass(source):
         _subclassed_queue_classes(analysis, options, suppressed)
     _reader_class_arguments(analysis, options)
     _mark_non_input_queues(analysis, options)

@@ -17,6 +17,7 @@ uncalled_datasets). `find` finds what no occurrence or finding of a module cover
 analysed: a reader class handed to a Dataset in a module of Dataset definitions (no provider
 reads it there: the providers are reported where they are), a class subclassed, any other name.
 """
+import re
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
@@ -52,6 +53,14 @@ class Named:
 
 def worth_looking(source: bytes) -> bool:
     return any(short in source for short in _SHORT)
+
+
+_SUBCLASS = re.compile(rb"class\s+\w+\s*\([^)]*(Reader|Queue)\b")
+
+
+def may_subclass(source: bytes) -> bool:
+    """Whether some class statement may name a reader or queue class among its bases."""
+    return _SUBCLASS.search(source) is not None
 
 
 def _is_reader(name: Optional[str]) -> bool:

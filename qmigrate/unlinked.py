@@ -151,6 +151,9 @@ class Explainer:
         inline = self._inline_read(statement, call)
         if inline is not None:  # `tf.TFRecordReader().read(queue)`
             return self._read_from(inline, statement, body, index, function)
+        small = cstutil.single_small(statement)
+        if isinstance(small, cst.Return) and small.value is call and function is not None:
+            return self._reader_factory(function, statement)
         reader = self._target(statement, call)
         if reader is None:
             return None
@@ -164,6 +167,18 @@ class Explainer:
                     return self._read_from(used, stmt, body, later, function)
             return "the reader `%s` is used at line %d other than by read()" % (reader, self.line_of(stmt))
         return None
+
+    def _reader_factory(self, function: cst.FunctionDef, statement) -> str:
+        """`def reader_fn(): return tf.TFRecordReader(...)`: a reader made for whoever calls the
+        function, and where the module hands the function over (`reader=reader_fn`), if it does."""
+        name = function.name.value
+        said = "the reader is returned (line %d) by %s(), which makes readers for its callers" % (
+            self.line_of(statement), name)
+        for call in _calls(self.module):
+            if any(_is_name(arg.value, name) for arg in call.args):
+                return said + "; %s is handed to %s() (line %d), which reads with it through queues of its own" % (
+                    name, self._callee(call), self.line_of(call))
+        return said + ": qmigrate follows a reader where it reads"
 
     def _read_from(self, read: cst.Call, stmt, body, index, function) -> Optional[str]:
         queue = read.args[0].value if read.args else None

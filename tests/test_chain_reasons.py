@@ -139,3 +139,33 @@ def inputs(files, batch_size):
     reasons = {d.code: d.message for d in result.remaining}
     for code in ("QM101", "QM204", "QM301", "QM302"):
         assert "the records are batched twice, at lines 8 and 9 (`image` goes to both)" in reasons[code]
+
+
+READER_FACTORY = '''import tensorflow as tf
+from trainer import input_maker
+
+
+def gzip_reader():
+    return tf.TFRecordReader(options=tf.python_io.TFRecordOptions(
+        compression_type=tf.python_io.TFRecordCompressionType.GZIP))
+
+
+def input_fn(pattern, batch_size):
+    return input_maker.build_input_fn(pattern, batch_size, reader=gzip_reader)
+'''
+
+
+@pytest.mark.parametrize("handed", (True, False))
+def test_a_reader_returned_by_its_function_says_who_it_is_for(tmp_path, handed):
+    """A reader factory handed to another library's input function (tf.Transform's input_fn_maker)
+    reads there, through that library's queues: said, instead of 'not part of a chain'."""
+    text = READER_FACTORY if handed else READER_FACTORY.split("\n\n\ndef input_fn")[0] + "\n"
+    path = tmp_path / "task.py"
+    path.write_text(text)
+    result, = api.migrate([str(path)], jobs=1)
+    [message] = [d.message for d in result.remaining]
+    assert "the reader is returned (line 6) by gzip_reader(), which makes readers for its callers" in message
+    if handed:
+        assert "gzip_reader is handed to input_maker.build_input_fn() (line 11)" in message
+    else:
+        assert "qmigrate follows a reader where it reads" in message
