@@ -10,12 +10,14 @@ nothing was built there for a rule to see.
 
     assert isinstance(buffer.queue, tf.RandomShuffleQueue)   # anything else: a type check, a table
 
-`reader_arguments` finds the first kind (the class given as `reader=` itself, or bound to the name
-given, in the same function: an assignment or the parameter's default); the engine reports them
-with the slim rules (engine._reader_class_arguments, engine._kept_reader_classes,
-uncalled_datasets). `find` finds what no occurrence or finding of a module covers once it is
-analysed: a reader class handed to a Dataset in a module of Dataset definitions (no provider
-reads it there: the providers are reported where they are), a class subclassed, any other name.
+`reader_arguments` finds the first kind (the class given as `reader=` or as a slim Dataset's second
+positional argument, or bound to the name given, in the same function: an assignment or the
+parameter's default); the engine reports them with the slim rules (engine._reader_class_arguments,
+engine._kept_reader_classes, uncalled_datasets). `subclassed` finds the second, which the engine
+reports, before any rewrite, as queue code of the module's own. `find` finds, once a module left
+as it is has been analysed, what no occurrence or finding covers: a reader class handed to a
+Dataset in a module of Dataset definitions (no provider reads it there: the providers are
+reported where they are), any other name.
 """
 import re
 from dataclasses import dataclass
@@ -27,9 +29,9 @@ from qmigrate import cstutil
 from qmigrate.names import ImportMap
 from qmigrate.queue_roles import RAW_QUEUES
 
-READERS = ("tensorflow.TFRecordReader", "tensorflow.FixedLengthRecordReader", "tensorflow.TextLineReader",
+READER_CLASSES = ("tensorflow.TFRecordReader", "tensorflow.FixedLengthRecordReader", "tensorflow.TextLineReader",
            "tensorflow.WholeFileReader")
-_SHORT = tuple(name.rsplit(".", 1)[1].encode() for name in READERS + RAW_QUEUES)
+_SHORT = tuple(name.rsplit(".", 1)[1].encode() for name in READER_CLASSES + RAW_QUEUES)
 
 SLIM_DATASETS = ("tensorflow.contrib.slim.dataset.Dataset", "tensorflow.contrib.slim.python.slim.data.dataset.Dataset")
 DEFINITIONS = "this module makes the Dataset; the DatasetDataProviders that read it are elsewhere"
@@ -156,7 +158,8 @@ def _own_statements(block: cst.BaseSuite) -> List[cst.SimpleStatementLine]:
 
 def reader_arguments(module: cst.Module, imports: ImportMap,
                      is_queue_api: Callable[[Optional[str]], bool]) -> List[ReaderArgument]:
-    """Each TensorFlow reader class handed as `reader=` to a call that is not a queue API."""
+    """Each TensorFlow reader class handed as `reader=` (or as a slim Dataset's second positional
+    argument) to a call that is not a queue API."""
     finder = _ReaderArguments(imports, is_queue_api, imported_names(module))
     cstutil.walk(module, finder)
     return finder.found
@@ -236,7 +239,7 @@ class _References(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         name = self.imports.resolve(node)
-        if name in READERS or name in RAW_QUEUES:
+        if name in READER_CLASSES or name in RAW_QUEUES:
             self.found.append((node, name))
             return False
         self._not_loads.add(id(node.attr))
@@ -244,7 +247,7 @@ class _References(cst.CSTVisitor):
 
     def visit_Name(self, node: cst.Name) -> None:
         name = self.imports.resolve(node)
-        if name in READERS or name in RAW_QUEUES:
+        if name in READER_CLASSES or name in RAW_QUEUES:
             self._names.append((node, name))
 
     def leave_Module(self, original_node: cst.Module) -> None:

@@ -270,6 +270,12 @@ def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Coun
             if assign is not None and isinstance(assign[0], cst.Name):
                 no_threads[id(stmt)] = assign[0].value
     for threads, uses in finder.thread_joins.items():
+        if finder.join_owners[threads] & finder.reporting:
+            # joined by a coordinator handed an exception (a parameter, `sv.coord`): as above
+            for stmt in finder.runner_statements_by_threads[threads]:
+                assign = cstutil.single_assign(stmt)
+                if assign is not None and isinstance(assign[0], cst.Name):
+                    no_threads[id(stmt)] = assign[0].value
         if any(id(stmt) in no_threads for stmt in finder.runner_statements_by_threads[threads]):
             continue  # the coordinator's join() of no threads stays
         if loads_of(threads) == len(uses):
@@ -563,7 +569,8 @@ class _PlumbingFinder(cst.CSTVisitor):
         self.coord_passed: Counter = Counter()
         self.runners_by_coord: Dict[_Key, List[cst.BaseStatement]] = defaultdict(list)
         self.reporting: Set[_Key] = set()  # coordinators whose request_stop() is handed an exception
-        self._joins: List[Tuple[_Key, cst.BaseStatement]] = []
+        self._joins: List[Tuple[_Key, cst.BaseStatement, _Key]] = []  # (threads, statement, coordinator)
+        self.join_owners: Dict[_Key, Set[_Key]] = defaultdict(set)  # threads -> the coordinators joining them
         self.runner_blocks: List[cst.With] = []  # `with slim.queues.QueueRunners(sess):`, nothing bound
         self.runner_items: Set[int] = set()  # their QueueRunners items
         self.hand_loops: List[cst.For] = []  # loops starting the collection's runners (RunnersStartedByHand)
@@ -646,7 +653,7 @@ class _PlumbingFinder(cst.CSTVisitor):
             if method == "join":
                 threads = cstutil.argument(stop, "threads", 0)
                 if isinstance(threads, cst.Name):
-                    self._joins.append((self._key(threads.value), node))
+                    self._joins.append((self._key(threads.value), node, owner))
 
     def visit_For(self, node: cst.For) -> None:
         if hand_started_loop(node, self.imports):
@@ -659,9 +666,10 @@ class _PlumbingFinder(cst.CSTVisitor):
             self.coord_uses[self._key(owner)]["loops"].append(id(node))
 
     def leave_Module(self, original_node: cst.Module) -> None:
-        for threads, stmt in self._joins:
+        for threads, stmt, owner in self._joins:
             if threads in self.thread_joins:
                 self.thread_joins[threads].append(id(stmt))
+                self.join_owners[threads].add(owner)
 
 
 class _PlumbingRemover(cstutil.StatementTransformer):

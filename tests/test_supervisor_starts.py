@@ -69,3 +69,20 @@ def test_a_supervisor_handed_runners_of_its_own_or_a_name_bound_twice_is_not_fol
     train = _run(tmp_path, {"data.py": INPUTS, "train.py": text})["train.py"]
     assert [(d.line, d.code) for d in train.diagnostics] == [(15, "QM501")]
     assert "self.sv.start_queue_runners(session, [])" in train.new_source.decode()
+
+
+def test_a_join_by_a_supervisors_coordinator_handed_an_exception_stays(tmp_path):
+    """`sv.coord.request_stop(e)` hands the error to the join, which raises it again: the join of
+    the runners' threads stays, over no threads."""
+    text = TRAIN.replace('''            while not self.sv.should_stop():
+                session.run(self.records)
+''', '''            try:
+                session.run(self.records)
+            except Exception as error:
+                self.sv.coord.request_stop(error)
+''')
+    train = _run(tmp_path, {"data.py": INPUTS, "train.py": text})["train.py"]
+    output = train.new_source.decode()
+    assert "threads = []" in output and "self.sv.coord.join(threads)" in output
+    assert "start_queue_runners" not in output
+    compile(output, "train.py", "exec")
