@@ -167,6 +167,16 @@ class FileAnalysis:
             cached = self._new_bytes = (self.new_module, codegen.module_bytes(self.new_module))
         return cached[1]
 
+    def add_occurrence(self, rule, node: cst.CSTNode, name: str, suppressed: Dict[int, Set[str]]) -> bool:
+        """`node` as an occurrence of `rule` (canonical `name`), unless a `# qmigrate: ignore` mark
+        on its line (`suppressed`: line -> codes) silences the rule; whether it was added."""
+        line, column = self.positions.start(node)
+        if {rule.code, "*"} & suppressed.get(line, set()):
+            return False
+        self.occurrences.append((rule, node, line, column))
+        self.call_names[id(node)] = name
+        return True
+
     def add_finding(self, rule, node: cst.CSTNode, fixed: bool, detail: str = "") -> None:
         """A finding about `node`; `detail` (what was seen) is said after the rule's message."""
         self.findings.append((rule, node, fixed, detail))
@@ -1092,11 +1102,7 @@ def _supervisor_starts(analysis: FileAnalysis, suppressed: Dict[int, Set[str]]) 
         return
     for call in cstutil.calls_of(analysis.module):
         if queue_runners.supervisor_starts(call, held):
-            line, column = analysis.positions.start(call)
-            if {StartQueueRunners.code, "*"} & suppressed.get(line, set()):
-                continue
-            analysis.occurrences.append((StartQueueRunners, call, line, column))
-            analysis.call_names[id(call)] = StartQueueRunners.names[0]
+            analysis.add_occurrence(StartQueueRunners, call, StartQueueRunners.names[0], suppressed)
 
 
 def _subclassed_queue_classes(analysis: FileAnalysis, options: Options, suppressed: Dict[int, Set[str]]) -> None:
@@ -1104,11 +1110,9 @@ def _subclassed_queue_classes(analysis: FileAnalysis, options: Options, suppress
     which its class's rule reports and no rule rewrites (named_classes)."""
     for named in named_classes.subclassed(analysis.module, analysis.imports):
         rule = rule_for(named.name)
-        line, column = analysis.positions.start(named.node)
-        if rule is None or not options.wants(rule.code) or {rule.code, "*"} & suppressed.get(line, set()):
+        if rule is None or not options.wants(rule.code) or not analysis.add_occurrence(
+                rule, named.node, named.name, suppressed):
             continue
-        analysis.occurrences.append((rule, named.node, line, column))
-        analysis.call_names[id(named.node)] = named.name
         what = "queue" if named.name in queue_roles.RAW_QUEUES else "reader"
         analysis.reasons[id(named.node)] = (
             "`%s` subclasses %s: a %s class of the module's own, whose methods qmigrate does not follow"

@@ -74,10 +74,9 @@ class _ReaderArguments(cst.CSTVisitor):
     second positional argument): a reader class handed over, not called; to a queue API
     (tf.contrib.learn's read_batch_features) its own rule reports it."""
 
-    def __init__(self, imports: ImportMap, is_queue_api: Callable[[Optional[str]], bool], imported: Set[str]):
+    def __init__(self, imports: ImportMap, is_queue_api: Callable[[Optional[str]], bool]):
         self.imports = imports
         self.is_queue_api = is_queue_api
-        self.imported = imported
         self.found: List[ReaderArgument] = []
         self._scopes: List[Tuple[cst.CSTNode, List[cst.Name]]] = []
 
@@ -107,7 +106,7 @@ class _ReaderArguments(cst.CSTVisitor):
         if not given or self.is_queue_api(self.imports.resolve(node.func)):
             return
         for value in given:
-            if isinstance(value, cst.Name) and value.value not in self.imported:
+            if isinstance(value, cst.Name) and value.value not in self.imports.imported:
                 self._scopes[-1][1].append(value)  # a name of the function's (ImportMap resolves assigned ones too)
                 continue
             name = self.imports.resolve(value)
@@ -124,7 +123,7 @@ def _bound_classes(scope: cst.CSTNode, names: List[cst.Name], imports: ImportMap
     for param in params:
         if param.name.value in wanted and param.default is not None and _is_reader(imports.resolve(param.default)):
             found.append(ReaderArgument(param.default, imports.resolve(param.default), wanted[param.name.value]))
-    for stmt in _own_statements(scope.body if isinstance(scope, cst.FunctionDef) else scope):
+    for stmt in cstutil.simple_statements(scope):  # not those of nested functions or classes
         assign = cstutil.single_assign(stmt)
         if assign and isinstance(assign[0], cst.Name) and assign[0].value in wanted \
                 and _is_reader(imports.resolve(assign[1])):
@@ -132,66 +131,13 @@ def _bound_classes(scope: cst.CSTNode, names: List[cst.Name], imports: ImportMap
     return found
 
 
-class _OwnStatements(cst.CSTVisitor):
-    """The simple statements of a function body, in its compound statements too, not in nested
-    functions or classes."""
-
-    def __init__(self):
-        self.found: List[cst.SimpleStatementLine] = []
-
-    def visit_FunctionDef(self, node) -> bool:
-        return False
-
-    def visit_ClassDef(self, node) -> bool:
-        return False
-
-    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> bool:
-        self.found.append(node)
-        return False
-
-
-def _own_statements(block: cst.BaseSuite) -> List[cst.SimpleStatementLine]:
-    finder = _OwnStatements()
-    cstutil.walk(block, finder)
-    return finder.found
-
-
 def reader_arguments(module: cst.Module, imports: ImportMap,
                      is_queue_api: Callable[[Optional[str]], bool]) -> List[ReaderArgument]:
     """Each TensorFlow reader class handed as `reader=` (or as a slim Dataset's second positional
     argument) to a call that is not a queue API."""
-    finder = _ReaderArguments(imports, is_queue_api, imported_names(module))
+    finder = _ReaderArguments(imports, is_queue_api)
     cstutil.walk(module, finder)
     return finder.found
-
-
-class _Imported(cst.CSTVisitor):
-    def __init__(self):
-        self.names: Set[str] = set()
-
-    def visit_Import(self, node: cst.Import) -> bool:
-        for alias in node.names:
-            local = alias.asname.name if alias.asname is not None else alias.name
-            while isinstance(local, cst.Attribute):  # `import tensorflow.contrib.slim` binds `tensorflow`
-                local = local.value
-            if isinstance(local, cst.Name):
-                self.names.add(local.value)
-        return False
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
-        if not isinstance(node.names, cst.ImportStar):
-            for alias in node.names:
-                local = alias.asname.name if alias.asname is not None else alias.name
-                if isinstance(local, cst.Name):
-                    self.names.add(local.value)
-        return False
-
-
-def imported_names(module: cst.Module) -> Set[str]:
-    """The names the module's imports bind, anywhere in it."""
-    finder = _Imported()
-    cstutil.walk(module, finder, statements_only=True)
-    return finder.names
 
 
 class _References(cst.CSTVisitor):
@@ -200,13 +146,12 @@ class _References(cst.CSTVisitor):
     resolves names assigned a dotted name (`reader = tf.TFRecordReader`), whose value is the
     reference."""
 
-    def __init__(self, module: cst.Module, imports: ImportMap):
+    def __init__(self, imports: ImportMap):
         self.imports = imports
         self.found: List[Tuple[cst.CSTNode, str]] = []
         self.called: Set[int] = set()
         self.bases: Dict[int, str] = {}  # id(base expression) -> the class that subclasses it
         self.checks: Set[int] = set()  # the classes of isinstance / issubclass / assertIsInstance
-        self._imported = imported_names(module)
         self._names: List[Tuple[cst.Name, str]] = []
         self._not_loads: Set[int] = set()  # attribute names, keywords, parameters
 
@@ -252,11 +197,11 @@ class _References(cst.CSTVisitor):
 
     def leave_Module(self, original_node: cst.Module) -> None:
         self.found.extend((node, name) for node, name in self._names
-                          if node.value in self._imported and id(node) not in self._not_loads)
+                          if node.value in self.imports.imported and id(node) not in self._not_loads)
 
 
 def _references(module: cst.Module, imports: ImportMap) -> _References:
-    finder = _References(module, imports)
+    finder = _References(imports)
     cstutil.walk(module, finder)
     return finder
 

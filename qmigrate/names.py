@@ -79,6 +79,7 @@ class ImportMap:
             collector = _ImportCollector(self.aliases)
             cstutil.walk(module, collector, statements_only=True)  # imports and assignments are statements
             assignments = collector.assignments
+        self.imported = frozenset(self.aliases)  # the names an import binds (not a dotted assignment)
         for target, value in assignments:
             resolved = self.resolve_dotted(value)
             if resolved and target not in self.aliases:
@@ -105,6 +106,7 @@ class ImportMap:
         """The map of a module whose aliases were collected before (e.g. in a summary)."""
         imports = cls.__new__(cls)
         imports.aliases = dict(aliases)
+        imports.imported = frozenset(imports.aliases)  # a summary keeps no distinction: all taken as imported
         return imports
 
     def resolve_dotted(self, name: str) -> Optional[str]:

@@ -50,12 +50,7 @@ def report(analysis, wants: Callable[[str], bool], suppressed: Dict[int, Set[str
     for call in cstutil.calls_of(analysis.module):
         name = _AS_IMPORTED.resolve(call.func)
         rule = rule_for(name)
-        if rule is None or not wants(rule.code):
+        if rule is None or not wants(rule.code) or not analysis.add_occurrence(rule, call, name, suppressed):
             continue
-        line, column = analysis.positions.start(call)
-        if {rule.code, "*"} & suppressed.get(line, set()):
-            continue
-        analysis.occurrences.append((rule, call, line, column))
-        analysis.call_names[id(call)] = name
         analysis.reasons[id(call)] = REASON
         analysis.todo[id(call)] = TODO
