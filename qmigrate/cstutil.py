@@ -912,3 +912,40 @@ def own_bindings(function: cst.FunctionDef) -> Set[str]:
     bindings = Bindings()
     walk(function, bindings)
     return set(bindings.own) - bindings.declared
+
+
+class _BlockIndents(cst.CSTVisitor):
+    def __init__(self, default: str):
+        super().__init__()
+        self.default = default
+        self.counts = Counter()
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        self.counts[node.indent if node.indent is not None else self.default] += 1
+
+
+class _ExplicitIndents(cst.CSTTransformer):
+    def __init__(self, default: str):
+        super().__init__()
+        self.default = default
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        return updated.with_changes(indent=self.default) if updated.indent is None else updated
+
+
+def with_usual_indent(module: cst.Module) -> cst.Module:
+    """`module`, written the same, whose default indent (the one new blocks get) is the one most of
+    its blocks use. libcst takes the first block's, and a file that opens with a two-space helper
+    before four-space classes would get two-space code among its four-space methods. The blocks
+    using the old default say so explicitly; the module is returned as it was if that would change
+    a byte of it."""
+    counter = _BlockIndents(module.default_indent)
+    module.visit(counter)
+    if not counter.counts:
+        return module
+    usual, uses = counter.counts.most_common(1)[0]
+    if usual == module.default_indent or uses <= counter.counts[module.default_indent]:
+        return module
+    changed = module.visit(_ExplicitIndents(module.default_indent)).with_changes(default_indent=usual)
+    return changed if changed.code == module.code else module
+

@@ -394,8 +394,9 @@ REPARSE = object()  # Parsed.tree when it was not kept
 
 
 def parse(source: bytes) -> cst.Module:
-    """The module; raises cst.ParserSyntaxError if it does not parse."""
-    return cst.parse_module(source)
+    """The module (new blocks indented as most of its blocks are: cstutil.with_usual_indent);
+    raises cst.ParserSyntaxError if it does not parse."""
+    return cstutil.with_usual_indent(cst.parse_module(source))
 
 
 def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Module] = None,
