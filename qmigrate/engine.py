@@ -2809,8 +2809,7 @@ class _PipelineRewriter(cst.CSTTransformer):
                 records = [cst.parse_statement(text, config)
                            for text in synth.tail_statements(pipeline, self.tf, self.target)]
             if match.records_names:  # the names that arm reads, which the map function returned there
-                records.append(cst.parse_statement("%s = %s\n" % (", ".join(match.records_names), synth.next_element(
-                    match.pipeline, self.tf, self.target)), config))
+                records.append(cst.parse_statement(self._records_taken(match), config))
             else:
                 records.append(self._consume(batched, match).with_changes(leading_lines=[]))
             # the batched names, bound from the element kept whole as the batching arm keeps it
@@ -2822,6 +2821,18 @@ class _PipelineRewriter(cst.CSTTransformer):
                 body = records + [records_block.body[0].with_changes(leading_lines=[])] + list(records_block.body[1:])
                 arms.insert(records_arm, records_block.with_changes(body=body))
         return _with_arms(branch, arms, last)
+
+    def _records_taken(self, match: Match) -> str:
+        """The statement binding the names the arm without batching reads (match.records_names) to
+        the next element: under the test that bound some of them, only where it did."""
+        element = synth.next_element(match.pipeline, self.tf, self.target)
+        whole = "%s = %s\n" % (", ".join(match.records_names), element)
+        if match.records_condition is None:
+            return whole
+        test, when_true, partial = match.records_condition
+        fewer = "%s = %s\n" % (", ".join(name for name in match.records_names if name not in partial), element)
+        first, second = (whole, fewer) if when_true else (fewer, whole)
+        return "if %s:\n    %selse:\n    %s" % (test, first, second)
 
     def _loop_records(self, loop: blocks.Leaf, match: Match) -> List[blocks.Leaf]:
         """The per-record statements inside a tower loop (match.tower_loop.record_paths), for the

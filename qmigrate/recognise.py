@@ -110,6 +110,11 @@ class Match:
     # Or, with records_arm, the per-record names that arm reads: it takes them from the dataset,
     # whose map function returns them there (and the batched tensors in the batching arm).
     records_names: Tuple[str, ...] = ()
+    # With records_names: some of them are bound by the per-record code only under a test (`if
+    # stereo: right = ...`): (the test's source, whether its truth binds them, the names bound
+    # only then). The map function returns them only where the test says they are bound, and the
+    # arm takes them only there too, testing again (partial_records).
+    records_condition: Optional[Tuple[str, bool, Tuple[str, ...]]] = None
     # With every arm batching: how many statements follow each arm's batching (`return x, y`),
     # kept after its get_next() (() when none does).
     arm_later: Tuple[int, ...] = ()
@@ -2071,15 +2076,21 @@ class _BlockRecogniser:
             # the element (RecordFunction.keep_input), a filter keeps the records it allows.
             if element_kind in ("tuple", "bucket", "bucket_list"):
                 returns = "(%s)" % returns
-        records_names = ()
+        records_names, records_condition = (), None
         if own_records is not None:  # the map function returns, per arm, what the arm takes
             records_names, arm_statements, moved = own_records
             if static_shapes or batching.keep_input:
                 raise _Broken(calls, "the batching is inside an if/else (line %d) whose arm that batches "
                               "nothing takes other tensors than the batching, which sets their shapes or "
                               "filters them" % self._line_of(batch_index))
-            self._check_bound_on_every_path(records_names, record_indices, batch_index, calls)
+            records_condition = self._partial_records(records_names, record_indices, batch_index, calls)
             taken = ", ".join(records_names)
+            if records_condition is not None:  # the test says which of the two the element is
+                test, when_true, partial = records_condition
+                fewer = [name for name in records_names if name not in partial]
+                fewer = fewer[0] if len(fewer) == 1 else "(%s)" % ", ".join(fewer)  # `a if t else b, c` is a pair
+                whole, part = ("(%s)" % taken, fewer) if when_true else (fewer, "(%s)" % taken)
+                taken = "%s if %s else %s" % (whole, test, part)
             if arm_statements or taken != returns:
                 arm_records = branch_records.ArmRecords(branch_records.records_arm_if(
                     self.body[batch_index], records_arm, arm_statements, returns, taken), moved)
@@ -2129,6 +2140,7 @@ class _BlockRecogniser:
                      record_call=record_call, arm_records=arm_records, branch_fallthrough=fallthrough,
                      records_arm=records_arm, records_batching=records_batching,
                      batch_later=len(batch_later), records_unpacking=batch_unpacking, records_names=records_names,
+                     records_condition=records_condition,
                      arm_later=arm_later if any(arm_later) else (),
                      test_binding=test_binding, returned_result=returning,
                      captured_reads=self.captured_reads, map_copies=self.map_copies,
@@ -3278,19 +3290,86 @@ class _BlockRecogniser:
             candidates.append(position)
         return candidates[0] if len(candidates) == 1 and len(arm_blocks) > 1 else None
 
-    def _check_bound_on_every_path(self, names, record_indices, batch_index: int, calls) -> None:
+    def _partial_records(self, names, record_indices, batch_index: int, calls):
         """The map function returns what the arm without batching reads at its end, on every path
-        but the batching arm's: a name the per-record code binds only on some paths (`if stereo:
-        right = ...`, no `else` binding it too) may be unbound there, where the queue's code never
-        read it. _Broken, naming the name and the statement."""
+        but the batching arm's. A name the per-record code binds only on some paths may be unbound
+        there, where the queue's code never read it: taken only when one per-record `if T:` (an
+        `else` or none) binds it, in one arm on every path of it, and nowhere else. The map function
+        then returns it only where T says it is bound, and the arm takes it only there, testing T
+        again: unbound where it was. None when every name is bound on every path; (T's source,
+        whether T true binds them, the names) otherwise; _Broken, naming the name and the
+        statement, for anything else.
+
+        T is evaluated three times where the queue's code evaluated it once: in the map function
+        (the `if` and its return, traced where the dataset is built) and at the arm's start. So T
+        calls nothing, and no statement from the `if` up to the batching's `if` binds a name T
+        reads; when T reads an attribute, none of them stores one or calls anything but
+        TensorFlow either (what could change it)."""
+        partial, statement = [], None
         for name in names:
             binding = [index for index in record_indices if name in self.uses[index].stores]
-            if binding and not any(_binds_on_every_path(self.body[index], name) for index in binding):
+            if not binding or any(_binds_on_every_path(self.body[index], name) for index in binding):
+                continue
+            why = self._partly_bound_refusal(name, binding, batch_index)
+            if why is None and statement not in (None, binding[0]):
+                why = "another `if` (line %d) binds other names read there" % self._line_of(statement)
+            if why is not None:
                 raise _Broken(calls, "the batching is inside an if/else (line %d) whose arm that batches "
                               "nothing reads the per-record `%s`, which the per-record code binds only on some "
-                              "paths (line %d): the map function, which returns it for that arm, could not "
-                              "return it where it is unbound"
-                              % (self._line_of(batch_index), name, self._line_of(binding[0])))
+                              "paths (line %d), and %s" % (self._line_of(batch_index), name,
+                                                           self._line_of(binding[0]), why))
+            partial.append(name)
+            statement = binding[0]
+        if not partial:
+            return None
+        stmt = self.body[statement]
+        arms, _, _ = if_chain(stmt)
+        when_true = any(_binds_on_every_path(inner, partial[0]) for inner in arms[0].body)
+        if any(when_true != any(_binds_on_every_path(inner, name) for inner in arms[0].body) for name in partial):
+            raise _Broken(calls, "the batching is inside an if/else (line %d) whose arm that batches nothing reads "
+                          "per-record names that the `if` at line %d binds in different arms"
+                          % (self._line_of(batch_index), self._line_of(statement)))
+        if len(partial) == len(names):
+            raise _Broken(calls, "the batching is inside an if/else (line %d) whose arm that batches nothing reads "
+                          "only per-record names that the `if` at line %d binds on some paths: it would take "
+                          "nothing on the others" % (self._line_of(batch_index), self._line_of(statement)))
+        return self.source_of(stmt.test), when_true, tuple(partial)
+
+    def _partly_bound_refusal(self, name: str, binding, batch_index: int) -> Optional[str]:
+        """Why `name`, bound by the per-record statements `binding` only on some paths, cannot be
+        returned under the test that binds it (None: it can; see _partial_records)."""
+        stmt = self.body[binding[0]]
+        if len(binding) != 1 or not isinstance(stmt, cst.If):
+            return "not in one `if` alone"
+        arms, tests, _ = if_chain(stmt)
+        if len(tests) != 1:
+            return "that `if` has an `elif`"
+        bound_in = [any(_binds_on_every_path(inner, name) for inner in arm.body) for arm in arms]
+        stored_in = [any(name in cstutil.name_uses(inner).stores for inner in arm.body) for arm in arms]
+        if bound_in.count(True) != 1 or stored_in.count(True) != 1:
+            return "not by one arm of that `if` on every path of it"
+        test = tests[0]
+        if not branch_records.calls_nothing(test):
+            return "that `if`'s test calls a function, which would be called again"
+        reads = set(cstutil.name_uses(test).loads)
+        between = range(binding[0] + 1, batch_index)
+        rebound = sorted(reads & set().union(*(self.uses[index].stores for index in between)))
+        if rebound:
+            return "`%s`, which that `if`'s test reads, is bound again before the batching" % rebound[0]
+        if cstutil.nodes_of(test, (cst.Attribute, cst.Subscript)) and any(
+                self._may_change_objects(self.body[index]) for index in between):
+            return "that `if`'s test reads an attribute, which a statement before the batching may change"
+        return None
+
+    def _may_change_objects(self, statement: cst.BaseStatement) -> bool:
+        """The statement stores into an attribute or item, or calls something that is not TensorFlow's."""
+        if cstutil.nodes_of(statement, (cst.AugAssign,)):
+            return True
+        for node in cstutil.nodes_of(statement, (cst.AssignTarget,)):
+            if cstutil.nodes_of(node.target, (cst.Attribute, cst.Subscript)):
+                return True
+        return any(not (self.imports.resolve(call.func) or "").startswith("tensorflow.")
+                   for call in cstutil.calls_of(statement))
 
     def _loads_through(self, index: int) -> Counter:
         """The loads of the block's statements up to `index` and in it: the scope's others are

@@ -113,16 +113,39 @@ def test_a_batch_bound_to_another_name_leaves_the_record_name_to_the_other_arm(t
         batch = tf.expand_dims(x, 0)
     return batch, x
 ''', "the per-record `x` is read after it, where the batching arm would leave it unbound"),
-    # the per-record code binds `y` on some paths only
+    # the per-record code binds `y` on some paths only, in an if/elif
     ('''
     if mode == 'stereo':
+        y = -x
+    elif mode == 'mirror':
+        y = x
+    if mode == 'train':
+        batch = tf.train.batch([x], batch_size)
+    else:
+        batch = tf.stack([x, y], 0) if mode in ('stereo', 'mirror') else tf.expand_dims(x, 0)
+    return batch
+''', "reads the per-record `y`, which the per-record code binds only on some paths (line 9), and that `if` "
+        "has an `elif`"),
+    # ... under a test that calls a function
+    ('''
+    if mode.endswith('stereo'):
         y = -x
     if mode == 'train':
         batch = tf.train.batch([x], batch_size)
     else:
         batch = tf.stack([x, y], 0) if mode == 'stereo' else tf.expand_dims(x, 0)
     return batch
-''', "reads the per-record `y`, which the per-record code binds only on some paths (line 9)"),
+''', "that `if`'s test calls a function, which would be called again"),
+    # ... and the arm reads nothing else: on the other paths it would take nothing
+    ('''
+    if mode == 'stereo':
+        y = -x
+    if mode == 'train':
+        batch = tf.train.batch([x], batch_size)
+    else:
+        batch = tf.expand_dims(y, 0)
+    return batch
+''', "reads only per-record names that the `if` at line 9 binds on some paths: it would take nothing"),
     # a condition the map function would evaluate again
     ('''
     if mode.startswith('train'):
@@ -147,3 +170,21 @@ def test_what_an_arm_could_not_take_is_left_with_the_reason(tmp_path, body, reas
     assert not result.changed
     found, = [d for d in result.diagnostics if d.code == "QM101"]
     assert reason in found.message
+
+
+def test_a_name_bound_under_a_test_is_taken_where_the_test_binds_it(tmp_path):
+    result = _migrated(tmp_path, '''
+    if mode == 'stereo':
+        y = -x
+    if mode == 'train':
+        batch = tf.train.batch([x], batch_size)
+    else:
+        batch = tf.stack([x, y], 0) if mode == 'stereo' else tf.expand_dims(x, 0)
+    return batch
+''')
+    assert result.changed
+    new = result.new_source.decode()
+    assert "return (x, y) if mode == 'stereo' else x" in _function(new, "parse_record")
+    assert ("if mode == 'stereo':\n            x, y = dataset.make_one_shot_iterator().get_next()\n"
+            "        else:\n            x = dataset.make_one_shot_iterator().get_next()\n") in new
+

@@ -396,6 +396,15 @@ CASES = [
     # The arm without batching holds an `if` of its own: each record and its negation, one epoch.
     ("mode_tails", "mirrored_views", lambda d: dict(files=_files(d, "dict_*"), mode="eval", batch_size=10,
                                                     epochs=1), 100, "epoch"),
+    # Testing reads `right` only for a stereo model, the only one whose per-record code binds it:
+    # the map function returns it there alone (each record and its negation, one shuffled epoch),
+    # and a mono model takes one row a record; training batches in whole batches.
+    ("mode_tails", "one_view_or_two", lambda d: dict(files=_files(d, "dict_*"), mode="test", batch_size=10,
+                                                     stereo=True, epochs=1), 100, "epoch"),
+    ("mode_tails", "one_view_or_two", lambda d: dict(files=_files(d, "dict_*"), mode="test", batch_size=10,
+                                                     stereo=False, epochs=1), 50, "epoch"),
+    ("mode_tails", "one_view_or_two", lambda d: dict(files=_files(d, "dict_*"), mode="train", batch_size=10,
+                                                     stereo=True, epochs=2), 100, "epoch"),
     # --- hmr ---
     # A reading method kept for a pipeline that stays: the migrated one calls its record-taking copy
     # (2 shuffled epochs of 50, in whole batches of 5).

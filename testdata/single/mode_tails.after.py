@@ -138,19 +138,75 @@ def returned_per_mode(files, train, batch_size, epochs=None):
         return tf.expand_dims(x, 0), tf.expand_dims(ids, 0)
 
 
-def one_view_or_two(files, mode, batch_size, stereo=False):
-    """Left as it is: testing reads `right`, which the per-record code binds only for a stereo
-    model; the map function would have to return it for testing where it may be unbound."""
+def one_view_or_two(files, mode, batch_size, stereo=False, epochs=None):
+    """Testing reads `right`, which the per-record code binds only for a stereo model: the map
+    function returns it for testing only where `stereo` says it is bound, and testing takes it
+    only there, as it was."""
+    def parse_record_6(serialized):
+        example = tf.parse_single_example(serialized, FEATURES)
+        x, ids = example['x'], example['id']
+        if stereo:
+            right = -x
+        if mode == 'train':
+            return x, ids
+        return (x, ids, right) if stereo else (x, ids)
+
+    dataset_6 = tf.data.Dataset.from_tensor_slices(files)
+    dataset_6 = dataset_6.shuffle(tf.size(files, out_type=tf.int64))
+    dataset_6 = dataset_6.flat_map(tf.data.TFRecordDataset)
+    dataset_6 = dataset_6.map(parse_record_6)
+    if mode == 'train':
+        dataset_6 = dataset_6.repeat(epochs)
+        dataset_6 = dataset_6.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+        dataset_6 = dataset_6.prefetch(1)
+        batch, id_batch = dataset_6.make_one_shot_iterator().get_next()
+    else:
+        dataset_6 = dataset_6.repeat(epochs)
+        if stereo:
+            x, ids, right = dataset_6.make_one_shot_iterator().get_next()
+        else:
+            x, ids = dataset_6.make_one_shot_iterator().get_next()
+        batch = tf.expand_dims(x, 0)
+        id_batch = tf.expand_dims(ids, 0)
+        if stereo:
+            batch = tf.concat([batch, tf.expand_dims(right, 0)], 0)
+            id_batch = tf.concat([id_batch, tf.expand_dims(ids, 0)], 0)
+    return batch, id_batch
+
+
+def mono_unless_told(files, mode, batch_size, stereo=False):
+    """Left as it is: `right` is bound by an if/elif, whose second test the map function and the
+    arm would both have to repeat."""
     filename_queue = tf.train.string_input_producer(files)
     _, serialized = tf.TFRecordReader().read(filename_queue)
     x = tf.parse_single_example(serialized, FEATURES)['x']
-    if stereo:
+    if mode == 'train':
+        right = x
+    elif stereo:
         right = -x
+    if mode == 'train':
+        batch = tf.train.batch([x, right], batch_size)
+    else:
+        batch = tf.expand_dims(x, 0)
+        if stereo:
+            batch = tf.concat([batch, tf.expand_dims(right, 0)], 0)
+    return batch
+
+
+def stereo_changed_on_the_way(files, mode, batch_size, options):
+    """Left as it is: `options.stereo` says where `right` is bound, and a call before the batching
+    may change it, so testing could not tell again where it was."""
+    filename_queue = tf.train.string_input_producer(files)
+    _, serialized = tf.TFRecordReader().read(filename_queue)
+    x = tf.parse_single_example(serialized, FEATURES)['x']
+    if options.stereo:
+        right = -x
+    options.validate(mode)
     if mode == 'train':
         batch = tf.train.batch([x], batch_size)
     else:
         batch = tf.expand_dims(x, 0)
-        if stereo:
+        if options.stereo:
             batch = tf.concat([batch, tf.expand_dims(right, 0)], 0)
     return batch
 
