@@ -819,7 +819,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
             analysis.todo[id(node)] = todo or ("replace the queues it fills by a dataset (from_generator for data "
                                                "made in Python), then remove it")
     if unbound_tf.applies(source, imports, tree):
-        unbound_tf.report(analysis, options.wants, suppressed)
+        unbound_tf.report(analysis, options.wants, suppressed, imports)
     if b"Supervisor" in source and b"start_queue_runners" in source and options.wants(StartQueueRunners.code):
         _supervisor_starts(analysis, suppressed)
     if named_classes.may_subclass(source):

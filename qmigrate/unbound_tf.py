@@ -1,12 +1,14 @@
-"""Queue API calls spelled `tf.x` in a module that never binds `tf`: a fragment meant to be pasted
-or exec'd where TensorFlow is imported.
+"""Queue API calls spelled `tf.x` in a module where `tf` is not TensorFlow: a fragment that never
+binds `tf` (meant to be pasted or exec'd where TensorFlow is imported), or a module that imports
+another package as `tf` (sugartensor, which re-exports TensorFlow's names with its own).
 
     def examples(files, batch_size):           # no `import tensorflow as tf` anywhere
         queue = tf.train.string_input_producer(files)
 
 qmigrate reads TensorFlow's names through the module's imports, so nothing of it would be
 followed, and the file would keep its queue code without a word. Each such call is reported by
-its own rule, not rewritten, with what to do: add the import and run again.
+its own rule, not rewritten, with what to do: add the import (or build the input on TensorFlow
+itself) and run again.
 """
 import ast
 from typing import Callable, Dict, Optional, Set
@@ -21,8 +23,27 @@ TODO = "add `import tensorflow as tf` to the module and run qmigrate again"
 
 
 def applies(source: bytes, imports: ImportMap, tree: Optional[ast.AST]) -> bool:
-    """Whether the module says `tf.` and binds `tf` nowhere (None tree: not parsed by the stdlib)."""
-    return b"tf." in source and "tf" not in imports.aliases and tree is not None and not _binds_tf(tree)
+    """Whether the module says `tf.` and binds `tf` nowhere, or only by importing something that is
+    not TensorFlow (None tree: not parsed by the stdlib)."""
+    if b"tf." not in source or tree is None:
+        return False
+    if "tf" in imports.aliases:
+        return _other_package(imports.aliases["tf"]) is not None and _bound_by_imports_only(tree)
+    return not _binds_tf(tree)
+
+
+def _other_package(target: str) -> Optional[str]:
+    """The package `tf` is imported from when it is not TensorFlow (None when it is)."""
+    top = target.split(".")[0]
+    return None if top == "tensorflow" else top
+
+
+def _bound_by_imports_only(tree: ast.AST) -> bool:
+    """`tf` is bound by one import alone (so that import says what it is everywhere)."""
+    imported = [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+        (alias.asname or alias.name.split(".")[0]) == "tf" for alias in node.names)]
+    others = _binds_tf(ast.Module(body=[node for node in tree.body if node not in imported], type_ignores=[]))
+    return len(imported) == 1 and not others
 
 
 def _binds_tf(tree: ast.AST) -> bool:
@@ -44,13 +65,21 @@ def _binds_tf(tree: ast.AST) -> bool:
     return False
 
 
-def report(analysis, wants: Callable[[str], bool], suppressed: Dict[int, Set[str]]) -> None:
-    """Each queue API call through the unbound `tf`, as an occurrence of its rule with the reason
-    and the to-do (`analysis`: the engine's FileAnalysis; `suppressed`: line -> codes marked)."""
+def report(analysis, wants: Callable[[str], bool], suppressed: Dict[int, Set[str]], imports: ImportMap) -> None:
+    """Each queue API call through a `tf` that is not TensorFlow, as an occurrence of its rule with
+    the reason and the to-do (`analysis`: the engine's FileAnalysis; `suppressed`: line -> codes
+    marked; `imports`: the module's)."""
+    reason, todo = REASON, TODO
+    if "tf" in imports.aliases:
+        package = _other_package(imports.aliases["tf"])
+        reason = ("`tf` is `%s` here, imported as `tf`, not TensorFlow, and qmigrate reads TensorFlow's names "
+                  "through the module's imports" % imports.aliases["tf"])
+        todo = ("if `%s` stands for TensorFlow, import TensorFlow itself too (`import tensorflow`), spell the "
+                "input pipeline's calls through it and run qmigrate again" % package)
     for call in cstutil.calls_of(analysis.module):
         name = _AS_IMPORTED.resolve(call.func)
         rule = rule_for(name)
         if rule is None or not wants(rule.code) or not analysis.add_occurrence(rule, call, name, suppressed):
             continue
-        analysis.reasons[id(call)] = REASON
-        analysis.todo[id(call)] = TODO
+        analysis.reasons[id(call)] = reason
+        analysis.todo[id(call)] = todo
