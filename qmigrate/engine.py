@@ -2785,6 +2785,9 @@ class _PipelineRewriter(cst.CSTTransformer):
             before_blocks = before_blocks[:records_arm] + before_blocks[records_arm + 1:]
         for position, (block, batching, before) in enumerate(zip(blocks_now, batchings, before_blocks)):
             body = [stmt for stmt, was in zip(block.body, before.body) if id(was) not in moved]
+            if body and body[0] is not block.body[0]:  # what opened the arm moved: no blank line opens it now
+                body[0] = body[0].with_changes(leading_lines=[line for line in body[0].leading_lines
+                                                              if line.comment is not None])
             # Statements after the batching (`a, b = x[:2]`, Match.batch_later; `return x, y`,
             # Match.arm_later) stay after its get_next().
             count = match.arm_later[position] if match.arm_later else match.batch_later

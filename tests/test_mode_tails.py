@@ -188,3 +188,20 @@ def test_a_name_bound_under_a_test_is_taken_where_the_test_binds_it(tmp_path):
     assert ("if mode == 'stereo':\n            x, y = dataset.make_one_shot_iterator().get_next()\n"
             "        else:\n            x = dataset.make_one_shot_iterator().get_next()\n") in new
 
+
+
+def test_an_arm_whose_first_statements_moved_opens_without_a_blank_line(tmp_path):
+    result = _migrated(tmp_path, '''
+    if mode == 'train':
+        turned = tf.reverse(x, [0])
+
+        # twice the batch for training
+        n = 2 * batch_size
+        batch = tf.train.shuffle_batch([turned], n, 40, 10)
+    else:
+        batch = tf.expand_dims(x, 0)
+    return batch
+''')
+    assert result.changed
+    assert "    if mode == 'train':\n        # twice the batch for training\n        n = 2 * batch_size\n" in \
+        result.new_source.decode()
