@@ -763,8 +763,11 @@ def _replace_class(new_module: cst.Module, module: cst.Module, old: cst.ClassDef
 
 
 def _moved_into(sink) -> Optional[str]:
-    """`Class.method` whose signature a move changes (None: a nested function, seen only here)."""
+    """`Class.method` or `function` whose signature a move changes (None: a nested function, seen
+    only here)."""
     if isinstance(sink, method_queues.Sink):
+        if sink.cls is None:
+            return sink.callee.name.value
         return "%s.%s" % (sink.cls.name.value, sink.callee.name.value)
     return None
 

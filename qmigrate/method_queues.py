@@ -1,4 +1,5 @@
-"""Queues handed from one method to another of the same class: the producer moves into the callee.
+"""Queues handed from one method to another of the same class, or from a function to a top-level
+function of the module that batches: the producer moves into the callee.
 
 A class often makes its file-name queue in one method and reads it in another it calls:
 
@@ -38,7 +39,10 @@ Contract (what makes the move meaning-preserving):
 - `m` is a method of the class, defined once, not decorated, not defined by a related class of the
   module, and `.m` is named nowhere else in the module (this call is its only caller in the file;
   callers in other modules are found by the run, as for every helper whose signature changes, and
-  then nothing moves into `m`: engine._analyse_sunk);
+  then nothing moves into `m`: engine._analyse_sunk); or `m(...)` calls a top-level function of
+  the module, defined once, not decorated, not the caller, named nowhere else in the module and
+  calling a batching (the move completes a chain there; a function that only reads is a reader
+  helper, which the engine follows as such);
 - the callee neither rebinds the parameter nor has `*args` before it;
 - the producer's other arguments are constants (literals, or names bound at module level and not
   in the caller), so they mean the same in the callee;
@@ -62,7 +66,7 @@ import libcst as cst
 
 from qmigrate import blocks, class_attrs, cstutil, helpers
 from qmigrate.names import ImportMap
-from qmigrate.rules import PRODUCERS, SLICERS, rule_for
+from qmigrate.rules import BATCHERS, BUCKETERS, JOINERS, PRODUCERS, SLICERS, rule_for
 
 _CONSTANTS = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)
 _REPEATING = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -70,9 +74,10 @@ _REPEATING = (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.Generator
 
 @dataclass
 class Sink:
-    """One producer to move: made at `statement` of `caller`, passed by `arg` of `call` to `callee`."""
+    """One producer to move: made at `statement` of `caller`, passed by `arg` of `call` to `callee`,
+    a method of `cls` (None: a top-level function of the module)."""
 
-    cls: cst.ClassDef
+    cls: Optional[cst.ClassDef]
     caller: cst.FunctionDef
     statement: cst.SimpleStatementLine
     producer: cst.Call
@@ -101,10 +106,10 @@ class ClosureQueue:
 
 
 def worth_looking(tree: ast.Module) -> bool:
-    """Whether a top-level class of the module (its stdlib tree) calls something named like a
-    producer in an assignment: the cheap test before `find`."""
+    """Whether a top-level class or function of the module (its stdlib tree) calls something named
+    like a producer in an assignment: the cheap test before `find`."""
     for cls in tree.body:
-        if isinstance(cls, ast.ClassDef):
+        if isinstance(cls, (ast.ClassDef, ast.FunctionDef)):
             for node in ast.walk(cls):
                 if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
                     func = node.value.func
@@ -204,7 +209,8 @@ def _sinks(module: cst.Module, imports: ImportMap, module_names: Set[str]) -> Li
                 continue
             body = list(caller.body.body)
             for index, stmt in enumerate(body):
-                sink = _candidate(cls, caller, self_name, body, index, imports, methods, module_names)
+                sink = _candidate(cls, caller, body, index, imports, module_names,
+                                  lambda stmt, queue: _method_call(stmt, queue, self_name, methods))
                 if sink is None:
                     continue
                 if attribute_counts is None:
@@ -213,9 +219,64 @@ def _sinks(module: cst.Module, imports: ImportMap, module_names: Set[str]) -> Li
                         cls, sink.callee.name.value, module):
                     continue
                 found.append(sink)
+    found += _function_sinks(module, imports, module_names)
     # One callee takes one moved producer.
     callees = [id(sink.callee) for sink in found]
     return [sink for sink in found if callees.count(id(sink.callee)) == 1]
+
+
+def _function_sinks(module: cst.Module, imports: ImportMap, module_names: Set[str]) -> List[Sink]:
+    """The producers whose queue a function or method hands to a top-level function of the module
+    that batches (`images = read_batches(filename_queue, 16)`), the queue made for that one call."""
+    functions: Dict[str, List[cst.FunctionDef]] = {}
+    for stmt in module.body:
+        if isinstance(stmt, cst.FunctionDef):
+            functions.setdefault(stmt.name.value, []).append(stmt)
+    if not functions:
+        return []
+    callers = [stmt for stmt in module.body if isinstance(stmt, cst.FunctionDef)]
+    for cls in module.body:
+        if isinstance(cls, cst.ClassDef) and isinstance(cls.body, cst.IndentedBlock):
+            callers += [stmt for stmt in cls.body.body if isinstance(stmt, cst.FunctionDef)]
+    found, counts = [], None
+    for caller in callers:
+        if not isinstance(caller.body, cst.IndentedBlock):
+            continue
+        body = list(caller.body.body)
+        for index in range(len(body)):
+            sink = _candidate(None, caller, body, index, imports, module_names,
+                              lambda stmt, queue: _function_call(stmt, queue, functions, caller))
+            if sink is None:
+                continue
+            if counts is None:
+                counts = _attribute_counts(module)
+            # The call is the module's one mention of the function, which batches what it reads:
+            # the move completes a chain there (a function that only reads stays a reader helper).
+            if counts.get(sink.callee.name.value, 0) == 1 and _batches(sink.callee, imports):
+                found.append(sink)
+    return found
+
+
+def _batches(function: cst.FunctionDef, imports: ImportMap) -> bool:
+    """Whether `function` calls a batching, joining or bucketing queue API."""
+    return any(rule_for(imports.resolve(call.func)) in BATCHERS + JOINERS + BUCKETERS
+               for call in cstutil.calls_of(function))
+
+
+def _function_call(stmt, queue: str, functions, caller: cst.FunctionDef):
+    """(call, arg, callee, 0) when the one use of `queue` in `stmt` is an argument of `f(...)`, `f`
+    a top-level function of the module defined once, not decorated, not the caller itself."""
+    for call in cstutil.calls_of(stmt):
+        func = call.func
+        if not (isinstance(func, cst.Name) and len(functions.get(func.value, ())) == 1):
+            continue
+        callee = functions[func.value][0]
+        if callee.decorators or callee is caller:
+            return None
+        for arg in call.args:
+            if isinstance(arg.value, cst.Name) and arg.value.value == queue and not arg.star:
+                return call, arg, callee, 0
+    return None
 
 
 def _self_name(function: cst.FunctionDef) -> Optional[str]:
@@ -225,7 +286,10 @@ def _self_name(function: cst.FunctionDef) -> Optional[str]:
     return params[0].name.value
 
 
-def _candidate(cls, caller, self_name, body, index, imports, methods, module_names) -> Optional[Sink]:
+def _candidate(cls, caller, body, index, imports, module_names, find_call) -> Optional[Sink]:
+    """The Sink of the producer at `body[index]` of `caller`, whose one use is an argument of the
+    call `find_call(statement, queue)` finds: (call, arg, callee, how many parameters come before
+    the arguments, `self`'s one for a method); None when it cannot move."""
     stmt = body[index]
     assign = cstutil.single_assign(stmt)
     if assign is None or not isinstance(assign[0], cst.Name) or not isinstance(assign[1], cst.Call):
@@ -242,11 +306,11 @@ def _candidate(cls, caller, self_name, body, index, imports, methods, module_nam
             continue
         if not isinstance(body[later], cst.SimpleStatementLine) or cstutil.nodes_of(body[later], _REPEATING):
             return None  # a call in a loop (or one that may run later, or again) would make a queue a call
-        found = _method_call(body[later], queue, self_name, methods)
+        found = find_call(body[later], queue)
         if found is None:
             return None
-        call, arg, callee = found
-        param = _bound_param(callee, call, arg)
+        call, arg, callee, offset = found
+        param = _bound_param(callee, call, arg, offset)
         if param is None or param in cstutil.name_uses(callee.body).stores:
             return None
         data = _movable(rule, producer, caller, module_names)
@@ -257,7 +321,7 @@ def _candidate(cls, caller, self_name, body, index, imports, methods, module_nam
 
 
 def _method_call(stmt, queue: str, self_name: str, methods):
-    """(call, arg, callee) when the one use of `queue` in `stmt` is an argument of `self.m(...)`."""
+    """(call, arg, callee, 1) when the one use of `queue` in `stmt` is an argument of `self.m(...)`."""
     for call in cstutil.calls_of(stmt):
         func = call.func
         if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
@@ -266,18 +330,19 @@ def _method_call(stmt, queue: str, self_name: str, methods):
         for arg in call.args:
             if isinstance(arg.value, cst.Name) and arg.value.value == queue and not arg.star:
                 callee = methods[func.attr.value][0]
-                return (call, arg, callee) if _self_name(callee) is not None else None
+                return (call, arg, callee, 1) if _self_name(callee) is not None else None
     return None
 
 
-def _bound_param(callee: cst.FunctionDef, call: cst.Call, arg: cst.Arg) -> Optional[str]:
+def _bound_param(callee: cst.FunctionDef, call: cst.Call, arg: cst.Arg, offset: int) -> Optional[str]:
+    """The callee's parameter `arg` binds (`offset`: parameters before the arguments, a `self`)."""
     params = [p.name.value for p in callee.params.params]
     if any(a.star for a in call.args):
         return None
     if arg.keyword is not None:
         name = arg.keyword.value
-        return name if name in params[1:] else None
-    position = [a for a in call.args if a.keyword is None].index(arg) + 1  # after self
+        return name if name in params[offset:] else None
+    position = [a for a in call.args if a.keyword is None].index(arg) + offset
     return params[position] if position < len(params) else None
 
 

@@ -129,11 +129,7 @@ class Explainer:
             if queue not in cstutil.name_uses(stmt).loads:
                 continue
             line = self.line_of(stmt)
-            small = cstutil.single_small(stmt)
-            if isinstance(small, cst.Return):
-                return "its queue `%s` is returned (line %d): it is read in a caller, which qmigrate does not link" % (
-                    queue, line)
-            for used in _calls(stmt):
+            for used in _calls(stmt):  # handed to a call (in a `return` too): said before the return
                 if not any(_is_name(arg.value, queue) for arg in used.args):
                     continue
                 if (self.resolve(used.func) or "").startswith("tensorflow."):
@@ -142,8 +138,17 @@ class Explainer:
                     return self._records(stmt, body, later, function, "its records")
                 name = self._callee(used)
                 records = self._records(stmt, body, later, function, "the records it gives back")
+                if self._defined_here(used):
+                    return ("its queue `%s` is passed to %s() (line %d), a function of this module that reads it%s; "
+                            "qmigrate makes the queue in such a function instead only when the queue is made for "
+                            "that one call (read nowhere else, not in a loop), the function is defined once, not "
+                            "decorated and named nowhere else in the module or the run, and what the queue is made "
+                            "from means the same there" % (queue, name, line, "; " + records if records else ""))
                 return "its queue `%s` is passed to %s() (line %d), which qmigrate does not follow as a reader " \
                        "helper%s" % (queue, name, line, "; " + records if records else "")
+            if isinstance(cstutil.single_small(stmt), cst.Return):
+                return "its queue `%s` is returned (line %d): it is read in a caller, which qmigrate does not link" % (
+                    queue, line)
             return None
         return "its queue `%s` is not read in this function" % queue
 
@@ -492,6 +497,22 @@ class Explainer:
         if key not in self._bodies:
             self._bodies[key] = cstutil.simple_statements(root)
         return self._bodies[key]
+
+    def _defined_here(self, call: cst.Call) -> bool:
+        """Whether `call` calls a top-level function of the module (`f(...)`) or a method of one of
+        its top-level classes (`self.m(...)`) that reads a queue with a reader."""
+        func = call.func
+        if isinstance(func, cst.Name):
+            defined = [stmt for stmt in self.module.body
+                       if isinstance(stmt, cst.FunctionDef) and stmt.name.value == func.value]
+        elif isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            defined = [stmt for cls in self.module.body if isinstance(cls, cst.ClassDef)
+                       and isinstance(cls.body, cst.IndentedBlock) for stmt in cls.body.body
+                       if isinstance(stmt, cst.FunctionDef) and stmt.name.value == func.attr.value]
+        else:
+            return False
+        return any(isinstance(node.func, cst.Attribute) and node.func.attr.value in _READS
+                   for function in defined for node in _calls(function))
 
     def _called_here(self, function) -> bool:
         """Whether the module calls `function` by its name, or by any attribute of that name."""

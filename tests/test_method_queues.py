@@ -151,3 +151,46 @@ def test_a_caller_holding_nodes_of_the_module_gets_it_analysed_as_it_is():
     kept = engine.analyse("feeder.py", source, engine.Options(), module, move_queues=False)
     assert moved.module is not module and moved.fixed_calls
     assert kept.module is module and not kept.fixed_calls
+
+
+# The same shape with top-level functions: main() makes the queue, batches() reads and batches it.
+FUNCTIONS = '''import tensorflow as tf
+
+
+def batches(queue, size):
+    reader = tf.TFRecordReader()
+    _, value = reader.read(queue)
+    return tf.train.batch([value], size)
+
+
+def main(files):
+    queue = tf.train.string_input_producer(files, num_epochs=2)
+    return batches(queue, 4)
+'''
+
+
+def test_the_producer_moves_into_the_function_that_reads_and_batches(tmp_path):
+    result = _migrate(tmp_path, FUNCTIONS)
+    output = result.new_source.decode()
+    assert all(d.fixed for d in result.diagnostics), result.diagnostics
+    assert "return batches(files, 4)" in output and "def batches(filenames, size):" in output
+    assert "from_tensor_slices(filenames)" in output and ".repeat(2)" in output
+
+
+def test_a_function_another_module_calls_with_a_queue_keeps_its_queue_parameter(tmp_path):
+    (tmp_path / "feeder.py").write_text(FUNCTIONS)
+    (tmp_path / "peek.py").write_text("import tensorflow as tf\nimport feeder\n\n\ndef peek(files):\n"
+                                      "    return feeder.batches(tf.train.string_input_producer(files), 1)\n")
+    results = {r.path.rsplit("/", 1)[-1]: r for r in api.migrate([str(tmp_path)])}
+    assert results["feeder.py"].new_source is None  # peek.py still hands it a queue: nothing moves
+    [producer] = [d for d in results["feeder.py"].diagnostics if d.code == "QM101"]
+    assert not producer.fixed and "is passed to batches() (line 12)" in producer.message
+
+
+def test_a_function_that_only_reads_or_is_named_twice_is_not_given_the_producer():
+    only_reads = FUNCTIONS.replace("    return tf.train.batch([value], size)\n", "    return value\n")
+    twice = FUNCTIONS + "\n\nALIAS = batches\n"
+    decorated = FUNCTIONS.replace("def batches(", "@tf.contrib.framework.add_arg_scope\ndef batches(")
+    for text in (only_reads, twice, decorated):
+        assert _sinks(text) == []
+    assert len(_sinks(FUNCTIONS)) == 1

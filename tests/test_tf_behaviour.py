@@ -222,6 +222,12 @@ CASES = [
                                                        batch_size=8), 48, "epoch"),
     # --- classes2 ---
     ("class_queue_passed", "record_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100, "epoch"),
+    # The same with functions: the queue made by train_inputs() and read through a reader helper
+    # by example_batches(), which batches (2 ordered epochs of 50, whole batches of 5); one handed
+    # by keyword to a shuffling batch (one epoch of 50).
+    ("queue_handed_to_function", "train_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 100,
+     "epoch"),
+    ("queue_handed_to_function", "id_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 50, "epoch"),
     ("class_queue_passed", "own_reader_inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=5), 50,
      "epoch"),
     ("class_queue_closure", "pair_inputs", lambda d: dict(files=_files(d, "png/*.png"), batch_size=3), 111, "epoch"),
