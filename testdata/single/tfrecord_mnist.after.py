@@ -59,6 +59,7 @@ def run_training(filenames):
         step += 1
     except tflow.errors.OutOfRangeError:
       print('Done training for %d epochs, %d steps.' % (FLAGS.num_epochs, step))
+
     sess.close()
 
 
