@@ -13,7 +13,8 @@ import libcst as cst
 
 from qmigrate import cstutil
 
-_QUEUE = re.compile(r"\b(en|de)?queue", re.IGNORECASE)
+# `queue`, `enqueue`, `dequeue` in any case, and queue classes (`RandomShuffleQueue`, `QueueRunner`).
+_QUEUE = re.compile(r"(?i:\b(en|de)?queue)|[A-Za-z]Queue")
 _QUEUE_WORD = re.compile(r"\b(example |filename |input )?queue(s?)\b", re.IGNORECASE)
 _MESSAGE_CALLS = {"print", "info", "warning", "warn", "debug", "log", "write"}
 

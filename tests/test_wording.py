@@ -26,3 +26,10 @@ def test_comment_blocks_about_queues_go_whole_and_others_stay():
                       "# The data is small.\nx = f(a,  # queue capacity\n      b)  # plain records\n")
     kept = [line.comment.value for line in wording.moved_comments(stmt)]
     assert kept == ["# The data is small.", "# plain records"]
+
+
+def test_comments_naming_a_queue_class_talk_about_a_queue():
+    stmt = _statement("# Shuffle the examples.\n# (Internally uses a RandomShuffleQueue.)\n\n# a PaddingFIFOQueue\n\n"
+                      "# The request is queued later.\n\n# A Quest for speed.\nx = f(a)\n")
+    kept = [line.comment.value for line in wording.moved_comments(stmt)]
+    assert kept == ["# A Quest for speed."]

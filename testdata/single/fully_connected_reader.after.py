@@ -45,9 +45,6 @@ def inputs(filenames, batch_size, num_epochs):
       image, label = read_and_decode(serialized_example)
       return image, label
 
-    # Shuffle the examples and collect them into batch_size batches.
-    # (Internally uses a RandomShuffleQueue.)
-    # We run this in two threads to avoid being a bottleneck.
     # Ensures a minimum amount of shuffling of examples.
     dataset = tf.data.Dataset.from_tensor_slices(filenames)
     dataset = dataset.shuffle(tf.size(filenames, out_type=tf.int64))
