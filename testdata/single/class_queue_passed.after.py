@@ -14,6 +14,7 @@ class RecordBatches(object):
     def _decode(self, serialized):
         class Example(object):
             pass
+
         example = Example()
         features = tf.parse_single_example(serialized, features={
             'x': tf.FixedLenFeature([3], tf.float32),

@@ -10,6 +10,7 @@ FEATURES = {'x': tf.FixedLenFeature([3], tf.float32), 'id': tf.FixedLenFeature([
 def _read_example(serialized):
     class Example(object):
         pass
+
     example = Example()
     features = tf.parse_single_example(serialized, FEATURES)
     example.id = features['id']
