@@ -924,7 +924,7 @@ class _BlockIndents(cst.CSTVisitor):
         self.counts[node.indent if node.indent is not None else self.default] += 1
 
 
-class _ExplicitIndents(cst.CSTTransformer):
+class _ExplicitIndents(StatementTransformer):
     def __init__(self, default: str):
         super().__init__()
         self.default = default
@@ -940,7 +940,7 @@ def with_usual_indent(module: cst.Module) -> cst.Module:
     using the old default say so explicitly; the module is returned as it was if that would change
     a byte of it."""
     counter = _BlockIndents(module.default_indent)
-    module.visit(counter)
+    walk(module, counter, statements_only=True)
     if not counter.counts:
         return module
     usual, uses = counter.counts.most_common(1)[0]
