@@ -2,7 +2,7 @@
 import inspect
 import re
 from collections import Counter
-from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 from libcst._nodes import op as _op_nodes, whitespace as _whitespace_nodes
@@ -948,4 +948,30 @@ def with_usual_indent(module: cst.Module) -> cst.Module:
         return module
     changed = module.visit(_ExplicitIndents(module.default_indent)).with_changes(default_indent=usual)
     return changed if changed.code == module.code else module
+
+
+def kept_apart(original: Sequence[cst.BaseStatement], body: Sequence[cst.BaseStatement],
+               removed: Dict[int, bool]) -> Sequence[cst.BaseStatement]:
+    """`body`, the statements of the block `original` less the removed ones (`removed`: id of a
+    removed statement -> whether a blank line opened it), with that blank line before the
+    statement that follows them, unless it opens the block or has one already: the code around
+    what went stays in its paragraphs. `body` itself when it is not `original` less those one for
+    one (a statement replaced by several), or nothing of this block went."""
+    survivors = sum(1 for stmt in original if id(stmt) not in removed)
+    if survivors != len(body) or survivors == len(original):
+        return body
+    body, at, blank = list(body), 0, False
+    for stmt in original:
+        if id(stmt) in removed:
+            blank = blank or removed[id(stmt)]
+            continue
+        if blank and at and not any(line.comment is None for line in body[at].leading_lines):
+            body[at] = body[at].with_changes(leading_lines=[cst.EmptyLine(indent=False)] + list(body[at].leading_lines))
+        blank, at = False, at + 1
+    return body
+
+
+def opened_by_blank_line(stmt: cst.BaseStatement) -> bool:
+    """Whether a blank line is among the lines above the statement."""
+    return any(line.comment is None for line in stmt.leading_lines)
 

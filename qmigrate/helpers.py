@@ -18,7 +18,7 @@ the call's argument expressions, its locals their (single, earlier) definitions.
 import builtins
 from collections import Counter
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
@@ -731,8 +731,8 @@ def migrate_reader_helper(function: cst.FunctionDef, helper: ReaderHelper) -> cs
     original = helper.function
     gone = {leaf.path for leaf in blocks.flatten(original.body.body, original.body.body)
             if leaf.original is helper.reader_stmt or leaf.original is helper.read_stmt}
-    body = _kept_apart(original.body.body, blocks.rebuild(function.body.body, {}, gone),
-                       (helper.reader_stmt, helper.read_stmt))
+    removed = {id(stmt): cstutil.opened_by_blank_line(stmt) for stmt in (helper.reader_stmt, helper.read_stmt)}
+    body = list(cstutil.kept_apart(original.body.body, blocks.rebuild(function.body.body, {}, gone), removed))
     if helper.scope_uses:  # what is left of the queue only picks a scope's graph: the record does that
         body = [cstutil.rename(stmt, {helper.queue_param: helper.value_name}) for stmt in body]
     params = [p.with_changes(name=cst.Name(helper.value_name)) if p.name.value == helper.queue_param else p
@@ -740,25 +740,6 @@ def migrate_reader_helper(function: cst.FunctionDef, helper: ReaderHelper) -> cs
     body = redocument(body, helper.queue_param, helper.value_name)
     return function.with_changes(params=function.params.with_changes(params=params),
                                  body=function.body.with_changes(body=body))
-
-
-def _kept_apart(original: Sequence[cst.BaseStatement], body: List[cst.BaseStatement], removed) -> List[cst.BaseStatement]:
-    """`body` (`original` less the statements `removed`) with the blank line that opened removed
-    statements before the one that follows them, not at the block's start nor where it has one:
-    the helper's code stays in its paragraphs (as it is when anything but the block's own
-    statements went)."""
-    survivors = [stmt for stmt in original if not any(stmt is gone for gone in removed)]
-    if len(survivors) != len(body) or len(survivors) == len(original):
-        return body
-    body, at, blank = list(body), 0, False
-    for stmt in original:
-        if any(stmt is gone for gone in removed):
-            blank = blank or any(line.comment is None for line in stmt.leading_lines)
-            continue
-        if blank and at and not any(line.comment is None for line in body[at].leading_lines):
-            body[at] = body[at].with_changes(leading_lines=[cst.EmptyLine(indent=False)] + list(body[at].leading_lines))
-        blank, at = False, at + 1
-    return body
 
 
 def migrate_forwarding_helper(function: cst.FunctionDef, helper: ReaderHelper, callee: str) -> cst.FunctionDef:

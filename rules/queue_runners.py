@@ -680,35 +680,17 @@ class _PlumbingRemover(cstutil.StatementTransformer):
         self.items = runner_items  # the QueueRunners items of the `with` statements in `statements`
         self.no_threads = no_threads or {}  # runner statements whose thread list a kept coordinator joins
         self.removed: Dict[int, bool] = {}  # id(removed statement) -> whether a blank line opened it
-        self.flattened: Set[int] = set()  # ids of statements replaced by several
 
     def _remove(self, original_node) -> cst.RemovalSentinel:
-        self.removed[id(original_node)] = any(line.comment is None for line in original_node.leading_lines)
+        self.removed[id(original_node)] = cstutil.opened_by_blank_line(original_node)
         return cst.RemovalSentinel.REMOVE
 
-    def _kept_apart(self, original_body, updated_body) -> list:
-        """`updated_body` with the blank line that opened removed statements kept before the one
-        that follows them (not at the block's start, nor where it has a blank line already), so
-        the code around the plumbing stays in its paragraphs."""
-        if not self.removed or any(id(stmt) in self.flattened for stmt in original_body):
-            return updated_body
-        body, at, blank = list(updated_body), 0, False
-        for stmt in original_body:
-            if id(stmt) in self.removed:
-                blank = blank or self.removed[id(stmt)]
-                continue
-            if blank and 0 < at < len(body) and not any(line.comment is None for line in body[at].leading_lines):
-                body[at] = body[at].with_changes(leading_lines=[cst.EmptyLine(indent=False)]
-                                                 + list(body[at].leading_lines))
-            blank, at = False, at + 1
-        return body
-
     def leave_IndentedBlock(self, original_node, updated_node):
-        body = self._kept_apart(original_node.body, updated_node.body)
+        body = cstutil.kept_apart(original_node.body, updated_node.body, self.removed)
         return updated_node.with_changes(body=body) if body is not updated_node.body else updated_node
 
     def leave_Module(self, original_node, updated_node):
-        body = self._kept_apart(original_node.body, updated_node.body)
+        body = cstutil.kept_apart(original_node.body, updated_node.body, self.removed)
         return updated_node.with_changes(body=body) if body is not updated_node.body else updated_node
 
     def leave_SimpleStatementLine(self, original_node, updated_node):
@@ -730,7 +712,6 @@ class _PlumbingRemover(cstutil.StatementTransformer):
         statements = list(body.body) if isinstance(body, cst.IndentedBlock) else \
             [cst.SimpleStatementLine(body=list(body.body))]
         statements[0] = cstutil.with_leading(statements[0], updated_node.leading_lines)
-        self.flattened.add(id(original_node))
         return cst.FlattenSentinel(statements)
 
     def leave_For(self, original_node, updated_node):
@@ -752,6 +733,5 @@ class _PlumbingRemover(cstutil.StatementTransformer):
             body = list(updated_node.body.body)
             if body:
                 body[0] = cstutil.with_leading(body[0], updated_node.leading_lines)
-            self.flattened.add(id(original_node))
-            return cst.FlattenSentinel(body)
+                return cst.FlattenSentinel(body)
         return updated_node
