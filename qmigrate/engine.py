@@ -2838,7 +2838,8 @@ class _PipelineRewriter(cst.CSTTransformer):
         test, when_true, partial = match.records_condition
         fewer = "%s = %s\n" % (", ".join(name for name in match.records_names if name not in partial), element)
         first, second = (whole, fewer) if when_true else (fewer, whole)
-        return "if %s:\n    %selse:\n    %s" % (test, first, second)
+        indent = self.module.config_for_parsing.default_indent
+        return "if %s:\n%s%selse:\n%s%s" % (test, indent, first, indent, second)
 
     def _loop_records(self, loop: blocks.Leaf, match: Match) -> List[blocks.Leaf]:
         """The per-record statements inside a tower loop (match.tower_loop.record_paths), for the

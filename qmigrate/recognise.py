@@ -3310,7 +3310,7 @@ class _BlockRecogniser:
             binding = [index for index in record_indices if name in self.uses[index].stores]
             if not binding or any(_binds_on_every_path(self.body[index], name) for index in binding):
                 continue
-            why = self._partly_bound_refusal(name, binding, batch_index)
+            why = self._partly_bound_refusal(name, binding, batch_index, record_indices)
             if why is None and statement not in (None, binding[0]):
                 why = "another `if` (line %d) binds other names read there" % self._line_of(statement)
             if why is not None:
@@ -3335,9 +3335,10 @@ class _BlockRecogniser:
                           "nothing on the others" % (self._line_of(batch_index), self._line_of(statement)))
         return self.source_of(stmt.test), when_true, tuple(partial)
 
-    def _partly_bound_refusal(self, name: str, binding, batch_index: int) -> Optional[str]:
+    def _partly_bound_refusal(self, name: str, binding, batch_index: int, record_indices) -> Optional[str]:
         """Why `name`, bound by the per-record statements `binding` only on some paths, cannot be
-        returned under the test that binds it (None: it can; see _partial_records)."""
+        returned under the test that binds it (None: it can; see _partial_records). The arm tests
+        again outside the map function, so the test reads nothing the per-record code binds."""
         stmt = self.body[binding[0]]
         if len(binding) != 1 or not isinstance(stmt, cst.If):
             return "not in one `if` alone"
@@ -3352,6 +3353,9 @@ class _BlockRecogniser:
         if not branch_records.calls_nothing(test):
             return "that `if`'s test calls a function, which would be called again"
         reads = set(cstutil.name_uses(test).loads)
+        own = sorted(reads & set().union(*(self.uses[index].stores for index in record_indices)))
+        if own:
+            return "that `if`'s test reads `%s`, which the per-record code binds (the map function's alone)" % own[0]
         between = range(binding[0] + 1, batch_index)
         rebound = sorted(reads & set().union(*(self.uses[index].stores for index in between)))
         if rebound:

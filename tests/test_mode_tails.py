@@ -136,6 +136,17 @@ def test_a_batch_bound_to_another_name_leaves_the_record_name_to_the_other_arm(t
         batch = tf.stack([x, y], 0) if mode == 'stereo' else tf.expand_dims(x, 0)
     return batch
 ''', "that `if`'s test calls a function, which would be called again"),
+    # ... under a test of a value the per-record code makes, which the arm could not test again
+    ('''
+    rank = len(x.get_shape())
+    if rank == 1:
+        y = -x
+    if mode == 'train':
+        batch = tf.train.batch([x], batch_size)
+    else:
+        batch = tf.stack([x, y], 0) if rank == 1 else tf.expand_dims(x, 0)
+    return batch
+''', "that `if`'s test reads `rank`, which the per-record code binds (the map function's alone)"),
     # ... and the arm reads nothing else: on the other paths it would take nothing
     ('''
     if mode == 'stereo':
@@ -204,4 +215,21 @@ def test_an_arm_whose_first_statements_moved_opens_without_a_blank_line(tmp_path
 ''')
     assert result.changed
     assert "    if mode == 'train':\n        # twice the batch for training\n        n = 2 * batch_size\n" in \
+        result.new_source.decode()
+
+
+def test_the_arm_takes_its_names_at_the_files_own_indentation(tmp_path):
+    text = (HEAD + '''
+    if mode == 'stereo':
+        y = -x
+    if mode == 'train':
+        batch = tf.train.batch([x], batch_size)
+    else:
+        batch = tf.stack([x, y], 0) if mode == 'stereo' else tf.expand_dims(x, 0)
+    return batch
+''').replace("    ", "  ")
+    path = tmp_path / "inputs.py"
+    path.write_text(text)
+    result, = api.migrate([str(path)], jobs=1)
+    assert "    if mode == 'stereo':\n      x, y = dataset.make_one_shot_iterator().get_next()\n    else:\n" in \
         result.new_source.decode()
