@@ -3361,17 +3361,16 @@ class _BlockRecogniser:
         if rebound:
             return "`%s`, which that `if`'s test reads, is bound again before the batching" % rebound[0]
         if cstutil.nodes_of(test, (cst.Attribute, cst.Subscript)) and any(
-                self._may_change_objects(self.body[index]) for index in between):
+                self._may_change_objects(index) for index in between):
             return "that `if`'s test reads an attribute, which a statement before the batching may change"
         return None
 
-    def _may_change_objects(self, statement: cst.BaseStatement) -> bool:
-        """The statement stores into an attribute or item, or calls something that is not TensorFlow's."""
-        if cstutil.nodes_of(statement, (cst.AugAssign,)):
+    def _may_change_objects(self, index: int) -> bool:
+        """Statement `index` stores into an attribute or item (`uses[index].mutated`), augments
+        anything (`x += [...]` extends a list in place), or calls something not TensorFlow's."""
+        statement = self.body[index]
+        if self.uses[index].mutated or cstutil.nodes_of(statement, (cst.AugAssign,)):
             return True
-        for node in cstutil.nodes_of(statement, (cst.AssignTarget,)):
-            if cstutil.nodes_of(node.target, (cst.Attribute, cst.Subscript)):
-                return True
         return any(not (self.imports.resolve(call.func) or "").startswith("tensorflow.")
                    for call in cstutil.calls_of(statement))
 
