@@ -77,6 +77,38 @@ def _calls(node: cst.CSTNode) -> List[cst.Call]:
     return finder.found
 
 
+def _arms_of(root: cst.CSTNode) -> Dict[int, Tuple[Tuple[int, int], ...]]:
+    """For each simple statement of a function (or module), the if/else arms it sits in, as
+    (id of the `if`, 0 for its body or 1 for what follows `else`/`elif`)."""
+    found: Dict[int, Tuple[Tuple[int, int], ...]] = {}
+
+    def block(statements, arms):
+        for stmt in statements:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                found[id(stmt)] = arms
+            elif isinstance(stmt, cst.If):
+                block(stmt.body.body, arms + ((id(stmt), 0),))
+                if isinstance(stmt.orelse, cst.If):
+                    block([stmt.orelse], arms + ((id(stmt), 1),))
+                elif stmt.orelse is not None:
+                    block(stmt.orelse.body.body, arms + ((id(stmt), 1),))
+            elif isinstance(stmt, cst.BaseCompoundStatement) and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                for node in cstutil.children(stmt, tokens=False):  # loops, with, try: no choice between arms
+                    if isinstance(node, cst.IndentedBlock):
+                        block(node.body, arms)
+                    elif isinstance(node, (cst.Else, cst.Finally, cst.ExceptHandler)):
+                        block(node.body.body, arms)
+
+    block(root.body.body if isinstance(root, cst.FunctionDef) else root.body, ())
+    return found
+
+
+def _exclusive(arms: Dict[int, Tuple[Tuple[int, int], ...]], one: cst.CSTNode, other: cst.CSTNode) -> bool:
+    """Whether two statements sit in different arms of one `if`: no run reaches both."""
+    where = dict(arms.get(id(one), ()))
+    return any(where.get(node, arm) != arm for node, arm in arms.get(id(other), ()))
+
+
 def explains(code: str) -> bool:
     """Whether Explainer.reason may say something about a call of this rule code (producers,
     readers, batchers)."""
@@ -94,6 +126,7 @@ class Explainer:
         self.line_of = line_of
         self.module = module
         self._bodies: Dict[int, List[cst.SimpleStatementLine]] = {}
+        self._arm_maps: Dict[int, Dict[int, Tuple[Tuple[int, int], ...]]] = {}
 
     def reason(self, code: str, call: cst.Call) -> Optional[str]:
         """Why the call with this rule code is not part of a chain, or None if nothing specific is seen."""
@@ -275,6 +308,7 @@ class Explainer:
         if kept is not None:
             return kept
         needed = list(dict.fromkeys(cstutil.name_uses(tensors).loads))
+        arms = self._arms(function)
         seen: Set[str] = set()
         sources: List[int] = []
         parameter = None
@@ -285,7 +319,7 @@ class Explainer:
                 continue
             seen.add(name)
             # `items.append(x)` fills a list bound before: what it appends counts as where it comes from.
-            appended = [i for i in range(index) if any(
+            appended = [i for i in range(index) if not _exclusive(arms, body[i], body[index]) and any(
                 isinstance(c.func, cst.Attribute) and c.func.attr.value in ("append", "extend", "insert")
                 and _is_name(c.func.value, name) for c in _calls(body[i]))]
             for filler in appended:
@@ -293,7 +327,7 @@ class Explainer:
                     return None
                 sources.append(filler)
                 needed += [n for n in cstutil.name_uses(body[filler]).loads if n not in seen]
-            binder = next((i for i in range(index - 1, -1, -1) if name in cstutil.name_uses(body[i]).stores), None)
+            binder = self._binder(function, body, index, name)
             if binder is None:
                 if parameter is None and function is not None and name in _params(function):
                     parameter = name
@@ -322,7 +356,7 @@ class Explainer:
                 return ("the tensors it batches come from %s() (line %d), the dequeue of a queue that is not "
                         "replaced" % (callee, line))
             return ("the tensors it batches come from %s() (line %d), a call qmigrate does not follow to a "
-                    "producer → reader chain%s" % (callee, line, self._foreign_object(value, body, binder)))
+                    "producer → reader chain%s" % (callee, line, self._foreign_object(value, function, body, binder)))
         if parameter is not None and _is_name(tensors, parameter) and not self._called_here(function):
             return ("the tensors it batches are `%s`, a parameter of %s(), which no function of this module calls: "
                     "qmigrate rewrites a function that batches the records it is handed only together with the "
@@ -353,7 +387,7 @@ class Explainer:
             calls = [c for c in _calls(body[binder]) if self._callee(c, tf_too=False)]
             if not calls:
                 continue
-            if binder < unpacked or not self._reaches(body, binder, parameter):
+            if binder < unpacked or not self._reaches(function, body, binder, parameter):
                 return None  # tensors of another origin: the earliest call says where they start
             if assign is not None and any(call is assign[1] for call in calls):
                 per_record.append("%s(), line %d" % (self._callee(assign[1]), self.line_of(body[binder])))
@@ -389,7 +423,7 @@ class Explainer:
                     return True
         return False
 
-    def _reaches(self, body, index: int, parameter: str) -> bool:
+    def _reaches(self, function, body, index: int, parameter: str) -> bool:
         """Whether what statement `index` loads comes, through earlier statements, from `parameter`."""
         needed = list(cstutil.name_uses(body[index]).loads)
         seen: Set[str] = set()
@@ -400,7 +434,7 @@ class Explainer:
             seen.add(name)
             if name == parameter:
                 return True
-            binder = next((i for i in range(index - 1, -1, -1) if name in cstutil.name_uses(body[i]).stores), None)
+            binder = self._binder(function, body, index, name)
             if binder is not None:
                 needed += cstutil.name_uses(body[binder]).loads
         return False
@@ -428,8 +462,7 @@ class Explainer:
                         argument = positional[position].value
                     if not isinstance(argument, cst.Name):
                         continue
-                    binder = next((i for i in range(at - 1, -1, -1)
-                                   if argument.value in cstutil.name_uses(caller_body[i]).stores), None)
+                    binder = self._binder(caller, caller_body, at, argument.value)
                     assign = cstutil.single_assign(caller_body[binder]) if binder is not None else None
                     if assign is None or not isinstance(assign[1], cst.Call):
                         continue
@@ -439,14 +472,14 @@ class Explainer:
                     return (caller.name.value, self.line_of(stmt), source, self.line_of(caller_body[binder]))
         return None
 
-    def _foreign_object(self, call: cst.Call, body, index: int) -> str:
+    def _foreign_object(self, call: cst.Call, function, body, index: int) -> str:
         """For `obj.method(...)` at statement `index`, where `obj` was bound earlier from a class of
         an imported module (`obj = records.Reader().parser`): a clause saying so, and on what terms
         such a method is followed (imported_helpers); "" otherwise."""
         if not (isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name)):
             return ""
         name = call.func.value.value
-        binder = next((i for i in range(index - 1, -1, -1) if name in cstutil.name_uses(body[i]).stores), None)
+        binder = self._binder(function, body, index, name)
         assign = cstutil.single_assign(body[binder]) if binder is not None else None
         if assign is None or not (isinstance(assign[0], cst.Name) and assign[0].value == name):
             return ""
@@ -497,6 +530,20 @@ class Explainer:
         if key not in self._bodies:
             self._bodies[key] = cstutil.simple_statements(root)
         return self._bodies[key]
+
+    def _binder(self, function, body, index: int, name: str) -> Optional[int]:
+        """The last statement before `index` in `body` (the simple statements of `function`, or of
+        the module for None) that binds `name` on a path to it: a binding in another arm of an `if`
+        is not where the name comes from."""
+        arms = self._arms(function)
+        return next((i for i in range(index - 1, -1, -1) if name in cstutil.name_uses(body[i]).stores
+                     and not _exclusive(arms, body[i], body[index])), None)
+
+    def _arms(self, function) -> Dict[int, Tuple[Tuple[int, int], ...]]:
+        root = function if function is not None else self.module
+        if id(root) not in self._arm_maps:
+            self._arm_maps[id(root)] = _arms_of(root)
+        return self._arm_maps[id(root)]
 
     def _defined_here(self, call: cst.Call) -> bool:
         """Whether `call` calls a top-level function of the module (`f(...)`) or a method of one of

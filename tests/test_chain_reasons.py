@@ -169,3 +169,24 @@ def test_a_reader_returned_by_its_function_says_who_it_is_for(tmp_path, handed):
         assert "gzip_reader is handed to input_maker.build_input_fn() (line 11)" in message
     else:
         assert "qmigrate follows a reader where it reads" in message
+
+
+def test_tensors_rebound_in_the_other_arm_are_not_said_to_come_from_it(tmp_path):
+    # Found in a corpus library (shuffle_batch in one arm, batch in the other, both of the
+    # function's parameters): the batch arm's reason named `batch_size` as where its tensors came
+    # in, through the other arm's `x, y = shuffle_batch([x, y], batch_size=batch_size, ...)`.
+    path = tmp_path / "flow.py"
+    path.write_text('''import tensorflow as tf
+
+
+def batched(x, y, batch_size, shuffle=True):
+    if shuffle:
+        x, y = tf.train.shuffle_batch([x, y], batch_size=batch_size, capacity=64, min_after_dequeue=16)
+    else:
+        x, y = tf.train.batch([x, y], batch_size=batch_size)
+    return x, y
+''')
+    result, = api.migrate([str(path)], jobs=1)
+    messages = {d.code: d.message for d in result.remaining}
+    for code in ("QM301", "QM302"):
+        assert "the tensors it batches come in as `x`, a parameter of batched()" in messages[code]
