@@ -830,6 +830,10 @@ class _Reader:
                                    "the queue's use of it" % (text, tree.where(stmt), what))
                 grown.append(stmt)
                 continue
+            if self._enqueued_elsewhere(ref):
+                raise Declined("`%s`, the list the queue reads, is also what another enqueue reads, %s: two "
+                               "queues fed from the same placeholders (each by its own feed_dict), which "
+                               "qmigrate does not split into a generator for each" % (text, tree.where(ref)))
             if not self._only_read(ref):
                 raise Declined("`%s`, the list the queue reads, is also used by %s, which may change it"
                                % (text, tree.where(ref)))
@@ -842,6 +846,13 @@ class _Reader:
             if id(node) in ids:
                 return ids[id(node)]
         return None
+
+    def _enqueued_elsewhere(self, ref) -> bool:
+        """Whether `ref` (a list) is what an `.enqueue(...)` call takes: another queue's values."""
+        parent = self.tree.parent.get(id(ref))
+        call = self.tree.parent.get(id(parent)) if isinstance(parent, cst.Arg) else None
+        return (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
+                and call.func.attr.value in ("enqueue", "enqueue_many") and not parent.star)
 
     def _only_read(self, ref) -> bool:
         """Whether `ref` (a list) is only read where it stands: indexed (not stored into), looped

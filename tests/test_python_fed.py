@@ -110,6 +110,11 @@ def test_branch_and_helper_refusals_name_the_construct_and_its_line():
         r"`self\.queue` has no enqueue op in its class: it is handed to `EnqueueThread\(\.\.\.\)` in "
         r"`self\.thread = EnqueueThread\(self\.queue, rows, placeholders\)` \(line 108\)",
         r"it is built in a loop `for _ in range\(n_slots\):` \(line 118\): a queue per iteration",
+        r"`self\._placeholders`, the list the queue reads, is also what another enqueue reads, "
+        r"`self\._eval_enqueue_op = eval_queue\.enqueue\(self\._placeholders\)` \(line 134\): two queues fed from "
+        r"the same placeholders",
+        r"`self\._placeholders`, the list the queue reads, is also what another enqueue reads, "
+        r"`self\._enqueue_op = queue\.enqueue\(self\._placeholders\)` \(line 131\)",
     ]
     for pattern in expected:
         assert any(re.search(pattern, reason) for reason in reasons), (pattern, reasons)
