@@ -255,6 +255,7 @@ def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Coun
     # (unless it is an OutOfRangeError): the coordinator and its join stay, so the error still ends
     # the program where it did; the runners' thread list it joins is empty now (`threads = []`).
     no_threads: Dict[int, str] = {}
+    filled: Set["_Key"] = set()  # coordinators joining a thread list that other code fills too
     # `self.threads = tf.train.start_queue_runners(...)`: other methods (other modules) may join the
     # attribute, which no name count here follows; it stays bound, to no thread (`self.threads = []`).
     for stmt in finder.runner_statements:
@@ -280,16 +281,30 @@ def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Coun
             continue  # the coordinator's join() of no threads stays
         if loads_of(threads) == len(uses):
             drop_statements.update(uses)
-        else:
-            reasons.set(threads, StartQueueRunners.code,
-                        "its thread list `%s` is used for more than join()" % threads[1])
-            drop_statements -= set(id(s) for s in finder.runner_statements_by_threads[threads])
+            continue
+        runners = finder.runner_statements_by_threads[threads]
+        named = [cstutil.single_assign(stmt) for stmt in runners]
+        if runners and all(assign is not None and isinstance(assign[0], cst.Name) for assign in named):
+            # Other code uses the list too (appends threads of its own, which the joins wait for):
+            # it stays bound, to no runner's thread (`threads = []`), as start_queue_runners
+            # returns it with no runner left; its joins and their coordinators stay.
+            for stmt, assign in zip(runners, named):
+                no_threads[id(stmt)] = assign[0].value
+            for coord in finder.join_owners[threads]:
+                filled.add(coord)
+                reasons.set(coord, Coordinator.code, StillWorks(
+                    "it joins `%s`, which other code fills with threads of its own; it works without queue "
+                    "runners" % threads[1]))
+            continue
+        reasons.set(threads, StartQueueRunners.code,
+                    "its thread list `%s` is used for more than join()" % threads[1])
+        drop_statements -= set(id(s) for s in runners)
 
     loops: Set[int] = set()
     for coord, stmt in finder.coordinators.items():
         plumbing = finder.coord_uses[coord]
         passed = finder.coord_passed[coord]
-        if coord in finder.reporting:
+        if coord in finder.reporting or coord in filled:
             continue
         if any(id(s) not in drop_statements for s in finder.runners_by_coord[coord]):
             reasons.set(coord, Coordinator.code, "it is kept with the start_queue_runners call that uses it")

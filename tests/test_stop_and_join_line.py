@@ -37,9 +37,15 @@ def test_stop_and_join_on_one_line_go_with_the_runners(tmp_path, stop):
     compile(new, "train.py", "exec")
 
 
-def test_a_line_that_does_more_stays(tmp_path):
+def test_a_line_that_does_more_keeps_the_thread_list_bound_and_empty(tmp_path):
+    # It said "its thread list `threads` is used for more than join()" and kept the runners. With
+    # no runner left, start_queue_runners returns an empty list: the list stays bound to one, and
+    # the line that also reads it stays as it is.
     path = tmp_path / "train.py"
     path.write_text(PROGRAM % "coord.request_stop(); coord.join(threads); print(len(threads))")
     result, = api.migrate([str(path)], jobs=1)
-    runners = next(d for d in result.remaining if d.code == "QM501")
-    assert "its thread list `threads` is used for more than join()" in runners.message
+    assert not result.remaining, [d.message for d in result.remaining]
+    new = result.new_source.decode()
+    assert "start_queue_runners" not in new and "        threads = []\n" in new
+    assert "coord.request_stop(); coord.join(threads); print(len(threads))" in new
+    compile(new, "train.py", "exec")

@@ -20,7 +20,7 @@ def main(files):
     with tf.Session() as sess:
         sess.run(tf.local_variables_initializer())
         coord = tf.train.Coordinator()
-        threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+        threads = []
         extra = threading.Thread(target=logger, args=(coord, sess, lines))
         extra.start()
         coord.join(threads + [extra])
