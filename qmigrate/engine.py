@@ -28,7 +28,7 @@ from qmigrate.positions import NodePositions, call_positions, stdlib_tree
 from qmigrate.statement_memo import same_tree
 from qmigrate.recognise import UNBATCHED_IN_BLOCK, Match, ModuleContext, NamePool, if_chain, recognise_block
 from qmigrate.rules import (
-    ALL_RULES, BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS,
+    ALL_RULES, BATCHERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS,
     rule_for)
 from qmigrate.rules import queue_runners
 from qmigrate.rules.queue_runners import StartQueueRunners
@@ -1315,17 +1315,10 @@ def _read_only_by_tf_ops(scope: cst.CSTNode, name: str, imports: ImportMap) -> b
 
 
 def _may_hold_pipeline(rules: Set[type]) -> bool:
-    """A pipeline needs a producer and a reader in the module (their records batched or not), or
-    a slice or file-name producer and a batching call (or a hand-built queue, whose dequeue may batch), or slim's
-    provider or parallel read (batched or not); a range producer is rewritten on its own."""
-    if rules & set(SLICERS) and rules & {*BATCHERS, *BUCKETERS, HandBuiltQueue} or RangeInputProducer in rules:
-        return True
-    batchers = BATCHERS + JOINERS + FILTERERS + BUCKETERS + (HandBuiltQueue,)
-    if rules & {*SLIM_PROVIDERS, *SLIM_READS}:
-        return True  # slim: its provider or parallel read is the producer and the reader
-    if rules & set(PRODUCERS) and rules & set(batchers):
-        return True  # a producer dequeued directly, its rows batched (dequeued_rows)
-    return all(rules & set(family) for family in (PRODUCERS, READERS))
+    """A pipeline needs a producer (a slice or file-name producer's rows are records themselves,
+    batched or not, dequeued_rows), or slim's provider or parallel read (batched or not); a range
+    producer is rewritten on its own."""
+    return bool(rules & {*SLICERS, *PRODUCERS, *SLIM_PROVIDERS, *SLIM_READS, RangeInputProducer})
 
 
 # Names of what builds sparse (or ragged) tensors, in any spelling.

@@ -1952,7 +1952,13 @@ class _BlockRecogniser:
                 producer[0] == read_index or producer[1] in SLIM_PROVIDERS)
             plain = not (through or rewritten or join or queue_name or record_call or (
                 bound_producer and not slim_read) or on_self or loop_element or params)
-            if not plain or reader is None:
+            # A producer's rows taken one at a time, no reader between (`x, y = slice_input_producer(...)`,
+            # `path = queue.dequeue()`): get_next() gives the rows as the dequeue did.
+            rows = (reader is None and params is not None and not any(p.startswith("*") for p in params)
+                    and not (through or rewritten or join or queue_name or record_call or bound_producer
+                             or on_self or loop_element)
+                    and getattr(producer_rule, "rule", None) is not RangeInputProducer)
+            if not rows and (not plain or reader is None):
                 raise _Broken(calls, unbatched)
             return self._unbatched(producer, reader, read_index, key, value, calls, removed, reader_index, unbatched,
                                    record_indices, bound_producer if slim_read else None)
@@ -2244,6 +2250,8 @@ class _BlockRecogniser:
         moved = [producer_index] + ([reader_index] if reader_index is not None else [])
         if slim_bound is not None and producer_index == read_index:
             moved = []  # the read's own statement becomes the dataset and its get_next()
+        elif producer_index == read_index:
+            moved = moved[1:]  # a slice producer's own statement (or a producer made in the read): no queue name
         shared = None
         for index in moved:
             name = producer_target(self.body[index])
@@ -2266,8 +2274,9 @@ class _BlockRecogniser:
                             file_name_param=self._fresh_local("filename", file_source, record_reader))
         target = "%s, %s" % (key, value) if key else value
         removed = tuple(i for i in (producer_index,) + extra + tuple(removed) if i != read_index)
+        several = key or (reader is None and ", " in value)  # a slice producer's rows of several tensors
         return Match(tuple(dict.fromkeys(removed)), read_index, (), read_index, pipeline,
-                     "tuple" if key else "single", calls, unbatched_target=target, shared_reader=shared,
+                     "tuple" if several else "single", calls, unbatched_target=target, shared_reader=shared,
                      test_binding=test_binding)
 
     def _bind_test(self, file_source, producer_index: int, producer_call: cst.Call, read_index: int, calls):

@@ -186,6 +186,10 @@ CASES = [
     ("unbatched_reads", "one_example", lambda d: dict(files=_files(d, "dict_*"), num_epochs=2), 100, "epoch"),
     ("unbatched_reads", "image_sizes", lambda d: dict(pattern_files=_files(d, "png/*.png")), 37, "epoch"),
     ("unbatched_reads", "evaluation_examples", lambda d: dict(path=_files(d, "dict_*")[0]), 25, "epoch"),
+    # A producer's rows taken one at a time, no reader: 2 file names twice, 30 rows of two tensors twice.
+    ("unbatched_rows", "next_file", lambda d: dict(files=_files(d, "dict_*"), num_epochs=2), 4, "epoch"),
+    ("unbatched_rows", "scaled_rows", lambda d: dict(values=[i / 4.0 for i in range(30)], ids=list(range(30)),
+                                                     num_epochs=2), 60, "epoch"),
     # Two folders of 10 images read in step through one whole-file reader; the listing variables count 20.
     ("shared_whole_file_reader", "paired_pixels", lambda d: dict(pattern_a=os.path.join(d, "png", "img_00*.png"),
                                                                  pattern_b=os.path.join(d, "png", "img_01*.png")),
@@ -639,6 +643,27 @@ def test_loops_in_slim_queue_runner_blocks_read_the_same_batches(function, tf_ve
         finish(process)
         got[label] = load_json(out)
     assert len(got["before"]) == 70
+    assert got["after"] == got["before"]
+
+
+def test_python_threads_taking_rows_from_one_dequeue_take_them_all_once(tf_version, tmp_path):
+    """unbatched_rows.copied_pairs: three threads of the program's own run the one dequeue (now a
+    get_next) until the rows run out; together they took every pair once, before and after, and
+    the coordinator joined them through the runners' thread list (now `threads = []`)."""
+    python = tf_python(tf_version)
+    before = _legacy_copy(os.path.join(SINGLE, "unbatched_rows.before.py"), str(tmp_path), tf_version)
+    after = _migrated_copy(before, str(tmp_path), tf_version)
+    pairs = [["src%02d" % i, "dst%02d" % i] for i in range(40)]
+    args = json.dumps(dict(pairs=pairs, workers=3))
+    runs = {}
+    for label, path in (("before", before), ("after", after)):
+        out = str(tmp_path / (label + ".json"))
+        runs[label] = (start_tf(python, "call_function.py", path, "copied_pairs", args, out), out)
+    got = {}
+    for label, (process, out) in runs.items():
+        finish(process)
+        got[label] = load_json(out)
+    assert got["before"] == sorted("%s>%s" % (a, b) for a, b in pairs)
     assert got["after"] == got["before"]
 
 

@@ -6,9 +6,7 @@ The function is called with the keyword arguments of ARGS_JSON; what it returns 
 import json
 import sys
 
-import tensorflow as tf
-
-from run_pipeline import load
+from run_pipeline import load, tf  # tf.compat.v1 in graph mode under TF 2
 
 
 def main(path, function, args_json, out_path):
