@@ -188,6 +188,7 @@ class NamePool:
 _QUEUES = (HandBuiltQueue, PrefetchQueue, PythonFedQueue)  # queues that may take records again
 # Why a chain of an inner block (an `if` arm) stops when nothing in it batches: a chain of the
 # enclosing block that takes these records in has the better reason, and it wins (engine.py).
+_SHAPED = re.compile(r"[A-Za-z_]\w*(\[\d+\])?$")
 UNBATCHED_IN_BLOCK = "its records are not batched by tf.train.batch/shuffle_batch in the same block"
 _BUILTIN_NAMES = frozenset(dir(builtins))
 _CHECKED_SHAPES = ("its records are dequeued one at a time and no batching follows, and `%s` sets `shapes=`: the "
@@ -1312,11 +1313,19 @@ class _BlockRecogniser:
         stores = cstutil.name_uses(loop.body).stores - {found.list_name}
         live = set(stores)
         for later in range(index + 1, len(self.body)):
-            escaped = live & set(self.uses[later].loads)
+            escaped = self._escaping(later, live)
             if escaped:  # the last reader's tensors, which a dataset no longer has
                 raise _Broken(calls, "`%s`, made in the reader loop, is used after it at line %d"
                               % (sorted(escaped)[0], self._line_of(later)))
             live -= self.uses[later].stores
+
+    def _escaping(self, later: int, live: Set[str]) -> Set[str]:
+        """The names of `live` that statement `later` reads with the values they had before it: a
+        load that a binding inside the statement precedes (a loop's target, `x = ...` earlier in a
+        nested block) reads the new value, and does not count."""
+        loads = self.uses[later].loads
+        return {name for name in live & set(loads)
+                if loads.count(name) > _loads_after_rebinding(self.body[later], name)}
 
     def _loop_into_queue(self, index: int, found: "joins.ReaderLoop", producer, reader_found, up_to, calls,
                          queue) -> Match:
@@ -1331,7 +1340,7 @@ class _BlockRecogniser:
             if later == queue.dequeue_index:
                 live -= self.uses[later].stores
                 continue
-            escaped = live & _loads_after_binding(self.body[later], self.uses[later].loads)
+            escaped = self._escaping(later, live)
             if escaped:  # the last reader's tensors, which a dataset no longer has
                 raise _Broken(calls + queue.calls, "`%s`, made in the reader loop, is used after it at line %d"
                               % (sorted(escaped)[0], self._line_of(later)))
@@ -3618,7 +3627,15 @@ class _BlockRecogniser:
             if not (isinstance(self.body[index], cst.SimpleStatementLine)
                     or (index == batch_index and isinstance(self.body[index], cst.If))):
                 return 0  # a loop or an arm may bind nothing: later loads could still read the record
-            return sum(self.uses[later].loads.count(name) for later in range(index + 1, len(self.body)))
+            later = range(index + 1, len(self.body))
+            # The headers of the `with`s opened after the rebinding (their bodies are leaves, their
+            # headers are not): `with open(name) as f:` reads the new binding too.
+            opened = {id(w): w for i in later for w in self.withs[i]}
+            for kept in self.withs[index]:
+                opened.pop(id(kept), None)
+            headers = sum(cstutil.name_uses(item.item).loads.count(name)
+                          for w in opened.values() for item in w.items)
+            return sum(self.uses[i].loads.count(name) for i in later) + headers
         return 0
 
     def _rebound_loads(self, name: str, batch_index: int) -> int:
@@ -3802,7 +3819,10 @@ class _BlockRecogniser:
         if not batching.shapes:
             return ()
         names = [part.strip() for part in returns.split(",")] if element_kind != "dict" else _dict_values(returns)
-        if batching.enqueue_many or len(names) != len(batching.shapes) or not all(n.isidentifier() for n in names):
+        # A name, or an item of one (`rows[2]`, a slice producer's output list): the same tensor
+        # object each time it is read, so its set_shape() holds for what the function returns.
+        if batching.enqueue_many or len(names) != len(batching.shapes) or not all(
+                _SHAPED.match(n) for n in names):
             raise _Broken(calls, "it sets `shapes=` for tensors that are not plain names (or with enqueue_many); "
                           "assign each batched tensor to a name first")
         return tuple(zip(names, batching.shapes))

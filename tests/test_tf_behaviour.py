@@ -667,6 +667,29 @@ def test_python_threads_taking_rows_from_one_dequeue_take_them_all_once(tf_versi
     assert got["after"] == got["before"]
 
 
+def test_indexed_rows_with_declared_shapes_give_every_file_once(data_dir, tmp_path, tf_version):
+    """indexed_rows_join.file_sizes: three copies of the per-record code read the slice producer's
+    list by index, batch_join declares the shape of an item of it, and the per-record name is
+    reused for the output file after the batches: the same size and label for every file."""
+    python = tf_python(tf_version)
+    before = _legacy_copy(os.path.join(SINGLE, "indexed_rows_join.before.py"), str(tmp_path), tf_version)
+    after = _migrated_copy(before, str(tmp_path), tf_version)
+    paths = _files(data_dir, "png/*.png")
+    runs = {}
+    for label, path in (("before", before), ("after", after)):
+        out, written = str(tmp_path / (label + ".json")), str(tmp_path / (label + ".sizes.json"))
+        args = json.dumps(dict(paths=paths, labels=[i % 5 for i in range(len(paths))], batch_size=4,
+                               out_path=written))
+        runs[label] = (start_tf(python, "call_function.py", path, "file_sizes", args, out), out, written)
+    got = {}
+    for label, (process, out, written) in runs.items():
+        finish(process)
+        got[label] = (load_json(out), load_json(written))
+    assert len(got["before"][0]) == len(paths) == 37
+    assert [kind for _, kind in got["before"][0]] == [i % 5 for i in range(37)]
+    assert got["after"] == got["before"]
+
+
 def test_guard_on_the_range_limit_still_fails_with_its_message(tmp_path, tf_version):
     """The PTB reader's `assert_positive(epoch_size, message=...)` guards the range producer under a
     control dependency. A one-shot iterator captures the limit by value without it, so the rewrite
