@@ -123,23 +123,37 @@ def _import_statements(tree: ast.AST) -> List[ast.stmt]:
 
 
 class ModuleIndex:
-    """Which file of the set `import name` loads: the one beside the importer, else the first (in
-    the order given) whose path ends like the module's. One dict lookup a question."""
+    """Which file of the set `import name` loads: the one beside the importer, else, of the files
+    whose path ends like the module's, the one nearest the importer (the most leading folders in
+    common: a run over several projects, or a repository of several, may hold a `data/io/reader.py`
+    in each), the first in the order given among equals. One dict lookup a question, and a
+    comparison of paths where several files end alike."""
 
     def __init__(self, paths: Iterable[str]):
         self._by_path: Dict[str, str] = {}
-        self._by_tail: Dict[str, str] = {}
+        self._by_tail: Dict[str, str] = {}  # the first file ending so
+        self._all_by_tail: Dict[str, List[str]] = {}  # every file ending so, where there are several
         for path in paths:
             normal = os.path.normpath(path)
             self._by_path.setdefault(normal, path)
             parts = normal.split(os.sep)
             for start in range(1, len(parts)):
-                self._by_tail.setdefault(os.sep.join(parts[start:]), path)
+                tail = os.sep.join(parts[start:])
+                first = self._by_tail.setdefault(tail, path)
+                if first is not path:
+                    self._all_by_tail.setdefault(tail, [first]).append(path)
 
     def module_file(self, importer: str, module_name: str) -> Optional[str]:
         relative = module_name.replace(".", os.sep) + ".py"
         beside = os.path.normpath(os.path.join(os.path.dirname(importer), relative))
-        return self._by_path.get(beside) or self._by_tail.get(relative)
+        found = self._by_path.get(beside)
+        if found is not None:
+            return found
+        several = self._all_by_tail.get(relative)
+        if several is None:
+            return self._by_tail.get(relative)
+        folders = os.path.normpath(importer).split(os.sep)[:-1]
+        return max(several, key=lambda path: _shared_folders(folders, os.path.normpath(path).split(os.sep)[:-1]))
 
     def partial_package_file(self, module_name: str) -> Optional[str]:
         """The file whose path ends like the module's last parts, two at least (`pkg.sub.mod` →
@@ -153,6 +167,16 @@ class ModuleIndex:
             if found is not None:
                 return found
         return None
+
+
+def _shared_folders(one: List[str], other: List[str]) -> int:
+    """How many leading folders two paths' folder lists have in common."""
+    count = 0
+    for a, b in zip(one, other):
+        if a != b:
+            break
+        count += 1
+    return count
 
 
 class Program:

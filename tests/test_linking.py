@@ -101,6 +101,45 @@ def test_module_names_resolve_beside_the_importer_first(tmp_path):
     assert linker.missing == {os.path.join("c", "x.py")}
 
 
+def test_a_module_found_in_several_projects_is_the_one_nearest_the_importer():
+    from qmigrate.program import ModuleIndex
+
+    alpha, beta = (os.path.join("run", name, "data", "io", "reader.py") for name in ("alpha", "beta"))
+    index = ModuleIndex([alpha, beta, os.path.join("elsewhere", "data", "io", "reader.py")])
+    assert index.module_file(os.path.join("run", "beta", "tools", "train.py"), "data.io.reader") == beta
+    assert index.module_file(os.path.join("run", "alpha", "tools", "train.py"), "data.io.reader") == alpha
+    # As near to both: the first in the order given, as before.
+    assert index.module_file(os.path.join("run", "train.py"), "data.io.reader") == alpha
+    assert index.module_file(os.path.join("run", "beta", "t.py"), "io.reader") == beta
+
+
+def test_two_projects_in_one_run_link_each_caller_to_its_own_module(tmp_path):
+    # Two projects side by side, each a `data/io/reader.py` its `tools/train.py` imports (with
+    # `sys.path.append("../")`): beta's caller passes a random op for a parameter the per-record
+    # code reads, alpha's a Python number. Before, both callers were linked to the first file
+    # ending `data/io/reader.py` (alpha's): alpha's pipeline was refused for beta's call, and
+    # beta's migrated although its own caller passes the random op (a map function cannot
+    # capture it: the migrated program failed when its iterator was made).
+    reader = ("import tensorflow as tf\n\n\ndef next_batch(files, batch_size, scale):\n"
+              "    queue = tf.train.string_input_producer(files)\n"
+              "    _, value = tf.TFRecordReader().read(queue)\n"
+              "    x = tf.parse_single_example(value, {'x': tf.FixedLenFeature([], tf.float32)})['x'] * scale\n"
+              "    return tf.train.batch([x], batch_size)\n")
+    train = ("import sys\nsys.path.append('../')\nimport tensorflow as tf\nfrom data.io.reader import next_batch\n\n\n"
+             "def main(files):\n    batch = next_batch(files, 4, scale=%s)\n    with tf.Session() as sess:\n"
+             "        print(sess.run(batch))\n")
+    for project, scale in (("alpha", "2.0"), ("beta", "tf.random_uniform([])")):
+        (tmp_path / project / "data" / "io").mkdir(parents=True)
+        (tmp_path / project / "tools").mkdir()
+        (tmp_path / project / "data" / "io" / "reader.py").write_text(reader)
+        (tmp_path / project / "tools" / "train.py").write_text(train % scale)
+    results = {os.path.relpath(r.path, str(tmp_path)): r for r in api.migrate([str(tmp_path)], jobs=1)}
+    alpha, beta = (results[os.path.join(p, "data", "io", "reader.py")] for p in ("alpha", "beta"))
+    assert alpha.changed and not alpha.remaining
+    assert not beta.changed
+    assert all("tools/train.py:8 passes `tf.random_uniform([])`" in d.message for d in beta.remaining)
+
+
 def test_a_tower_module_is_parsed_and_searched_once(counts, tmp_path):
     """Its second analysis (with the link's edits) starts from what the first one parsed, kept by
     the process that analysed it (here the only one)."""
