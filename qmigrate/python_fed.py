@@ -85,6 +85,9 @@ class _Tree:
         # there instead of visiting the module again for every question.
         self.names: Dict[str, List[cst.Name]] = {}
         self.attributes: Dict[str, List[cst.Attribute]] = {}
+        # Dataset names given out per scope (id of its node), by queue (id of its constructor call):
+        # two queues of one scope get two.
+        self.datasets_given: Dict[int, Dict[int, str]] = {}
         stack: List[cst.CSTNode] = []
         tree = self
 
@@ -830,11 +833,9 @@ class _Reader:
                                    "the queue's use of it" % (text, tree.where(stmt), what))
                 grown.append(stmt)
                 continue
-            if self._enqueued_elsewhere(ref):
-                raise Declined("`%s`, the list the queue reads, is also what another enqueue reads, %s: two "
-                               "queues fed from the same placeholders (each by its own feed_dict), which "
-                               "qmigrate does not split into a generator for each" % (text, tree.where(ref)))
-            if not self._only_read(ref):
+            # Another queue's enqueue of the same placeholders reads them too (a train and an eval
+            # queue, each fed by its own thread): each queue is planned on its own.
+            if not self._only_read(ref) and not self._enqueued_elsewhere(ref):
                 raise Declined("`%s`, the list the queue reads, is also used by %s, which may change it"
                                % (text, tree.where(ref)))
         return grown
@@ -1362,10 +1363,13 @@ class _Reader:
         name = tree.text(assign[0])
         scope = self.cls if name.startswith("self.") and self.cls is not None else (tree.function(stmt) or tree.module)
         plan.removed.add(id(stmt))
+        rebound = self._rebound_after(stmt, name)
         for ref in _refs(tree, scope, name):
             if ref is assign[0]:
                 continue
             use = tree.statement(ref)
+            if any(id(node) in rebound for node in [use] + list(tree.up(use))):
+                continue  # the name bound again later in the block: another thread's (a second feeder's)
             small = cstutil.single_small(use)
             value = cstutil.statement_value(use)
             if (isinstance(small, cst.Expr) and isinstance(value, cst.Call)
@@ -1379,6 +1383,27 @@ class _Reader:
             else:
                 raise Declined("its thread `%s` is also used by %s, which would lose its thread"
                                % (name, tree.where(use)))
+
+    def _rebound_after(self, stmt, name: str) -> Set[int]:
+        """The statements of `stmt`'s block that see another binding of `name` (`thread =
+        threading.Thread(...)` twice in a row in a function's body, a thread per queue): from the
+        next statement that binds it again to the end, and, where an earlier statement binds it,
+        those before `stmt` (a function's own body runs once, in order). Empty if neither."""
+        block = self.tree.parent.get(id(stmt))
+        if not (isinstance(block, cst.IndentedBlock) and isinstance(self.tree.parent.get(id(block)), cst.FunctionDef)):
+            return set()
+        siblings = list(block.body)
+        position = next(i for i, sibling in enumerate(siblings) if sibling is stmt)
+        binds = [index for index, sibling in enumerate(siblings) if index != position
+                 and cstutil.single_assign(sibling) is not None
+                 and self.tree.text(cstutil.single_assign(sibling)[0]) == name]
+        others = set()
+        if any(index < position for index in binds):
+            others |= {id(sibling) for sibling in siblings[:position]}
+        later = [index for index in binds if index > position]
+        if later:
+            others |= {id(sibling) for sibling in siblings[later[0]:]}
+        return others
 
     # -- the consumer -----------------------------------------------------------------------------
     def _dequeue(self, refs, body, enqueue_index) -> Tuple[List[Tuple[cst.BaseStatement, cst.Call]], cst.BaseStatement]:
@@ -1464,8 +1489,12 @@ class _Reader:
         follows, the per-record code and that batching as its stages (fed_batching)."""
         tree, tf, target = self.tree, self.tf, self.target
         scope = tree.function(stmt) or tree.module
-        taken = cstutil.name_uses(scope).stores | set(cstutil.name_uses(scope).loads)
+        # The name another queue of the same scope took already (two queues fed from one class) is not free.
+        given = self.tree.datasets_given.setdefault(id(scope), {})
+        others = {name for queue, name in given.items() if queue != id(self.call)}
+        taken = cstutil.name_uses(scope).stores | set(cstutil.name_uses(scope).loads) | others
         ds = next(n for n in ("dataset", "fed_dataset", "python_dataset") if n not in taken)
+        given[id(self.call)] = ds
         method = call.func.attr.value
         bound = bind_arguments(call, ("n", "name") if method != "dequeue" else ("name",), "its " + method)
         if method != "dequeue" and "n" not in bound:

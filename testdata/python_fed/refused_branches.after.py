@@ -119,29 +119,3 @@ class QueuePerSlot(object):
             q = tf.FIFOQueue(8, [tf.float32], shapes=[[3]])
             self.queues.append(q)
             self.enqueue_ops.append(q.enqueue([self.x]))
-
-
-class TrainAndEvalQueues(object):
-    """One list of placeholders fed to two queues, each by a thread of its own."""
-
-    def __init__(self, sess, train_rows, eval_rows):
-        self.sess, self.train_rows, self.eval_rows = sess, train_rows, eval_rows
-        self._placeholders = [tf.placeholder(tf.float32, [None, 4]), tf.placeholder(tf.int32, [None])]
-        queue = tf.FIFOQueue(8, [tf.float32, tf.int32])
-        self._enqueue_op = queue.enqueue(self._placeholders)
-        self.inputs, self.lengths = queue.dequeue()
-        eval_queue = tf.FIFOQueue(1, [tf.float32, tf.int32])
-        self._eval_enqueue_op = eval_queue.enqueue(self._placeholders)
-        self.eval_inputs, self.eval_lengths = eval_queue.dequeue()
-
-    def start(self):
-        threading.Thread(target=self._train_loop).start()
-        threading.Thread(target=self._eval_loop).start()
-
-    def _train_loop(self):
-        for rows, lengths in self.train_rows:
-            self.sess.run(self._enqueue_op, feed_dict=dict(zip(self._placeholders, (rows, lengths))))
-
-    def _eval_loop(self):
-        for rows, lengths in self.eval_rows:
-            self.sess.run(self._eval_enqueue_op, feed_dict=dict(zip(self._placeholders, (rows, lengths))))

@@ -262,7 +262,23 @@ def returned_feed(module, past_end):
     return out
 
 
-CASES = {"returned_feed": returned_feed, "batched_records": batched_records, "concatenated_inputs": concatenated_inputs, "shuffle_arm": shuffle_arm, "buffer_arms": buffer_arms, "arm_dequeues": arm_dequeues, "computed_shapes": computed_shapes, "growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
+def train_and_eval_queues(module, past_end):
+    """One list of placeholders fed to a train queue (5 batches: ids 0-19) and an eval queue (3
+    batches: ids 20-31) by two threads: every train batch, then every eval batch."""
+    train = [list(range(start, start + 4)) for start in range(0, 20, 4)]
+    evaluation = [list(range(start, start + 4)) for start in range(20, 32, 4)]
+    feeder = module.TrainAndEvalFeeder(train, evaluation)
+    out = {"static_shapes": [feeder.features.shape.as_list(), feeder.eval_ids.shape.as_list()], "batches": []}
+    sess = tf.Session()
+    feeder.start_threads(sess)
+    read_batches(sess, feeder.features, feeder.ids, len(train) + past_end, out)
+    train_ended = out.pop("ended", False)
+    read_batches(sess, feeder.eval_features, feeder.eval_ids, len(evaluation) + past_end, out)
+    out["ended"] = train_ended and out.get("ended", False)  # both inputs end with their data
+    return out
+
+
+CASES = {"train_and_eval_queues": train_and_eval_queues, "returned_feed": returned_feed, "batched_records": batched_records, "concatenated_inputs": concatenated_inputs, "shuffle_arm": shuffle_arm, "buffer_arms": buffer_arms, "arm_dequeues": arm_dequeues, "computed_shapes": computed_shapes, "growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
          "nested_producer": nested_producer, "thread_subclass": thread_subclass}
 
 

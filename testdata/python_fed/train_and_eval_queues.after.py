@@ -1,0 +1,42 @@
+"""One list of placeholders fed to two queues, a training queue and an evaluation queue, each
+filled with whole batches by a thread of its own, both threads bound to one name in turn (a
+speech-synthesis feeder keeps a train and an eval queue this way): each queue becomes a dataset
+over its own thread's loop."""
+
+import numpy as np
+import tensorflow as tf
+
+
+class TrainAndEvalFeeder(object):
+    def __init__(self, train_batches, eval_batches):
+        self.train_batches, self.eval_batches = train_batches, eval_batches
+        self._placeholders = [tf.placeholder(tf.float32, [None, 4], name='features'),
+                              tf.placeholder(tf.int64, [None], name='ids')]
+
+        dataset = tf.data.Dataset.from_generator(self._enqueue_train, output_types=(tf.float32, tf.int64), output_shapes=([None, 4], [None]))
+        dataset = dataset.prefetch(4)
+        self.features, self.ids = dataset.make_one_shot_iterator().get_next()
+        self.features.set_shape(self._placeholders[0].shape)
+        self.ids.set_shape(self._placeholders[1].shape)
+
+        fed_dataset = tf.data.Dataset.from_generator(self._enqueue_eval, output_types=(tf.float32, tf.int64), output_shapes=([None, 4], [None]))
+        fed_dataset = fed_dataset.prefetch(1)
+        self.eval_features, self.eval_ids = fed_dataset.make_one_shot_iterator().get_next()
+        self.eval_features.set_shape(self._placeholders[0].shape)
+        self.eval_ids.set_shape(self._placeholders[1].shape)
+
+    def start_threads(self, session):
+        self._session = session
+
+    def _enqueue_train(self):
+        for ids in self.train_batches:
+            yield tuple(_prepare(ids))
+
+    def _enqueue_eval(self):
+        for ids in self.eval_batches:
+            yield tuple(_prepare(ids))
+
+
+def _prepare(ids):
+    ids = np.asarray(ids, np.int64)
+    return (ids[:, None] * 4 + np.arange(4) / 10.0).astype(np.float32), ids
