@@ -303,6 +303,7 @@ class _Reader:
         enqueue = tree.text(enqueue_assign[0])
         bound = bind_arguments(enqueue_call, ("vals", "name"), "its enqueue")
         self.growing = None  # the list the components are read from at run time (see _components)
+        self.growing_least = 0  # how many components it has at least (a literal list grown by appends)
         components, vals_text = self._components(bound.get("vals"), body[:body.index(enqueue_stmt)]
                                                  if enqueue_stmt in body else [], body, enqueue_stmt)
         runs = self._enqueue_runs(enqueue, enqueue_assign[0])
@@ -731,14 +732,17 @@ class _Reader:
             vals_text = self.tree.text(vals)
             stmt, value = assigned[vals_text]
             listed = [e.value for e in value.elements]
-            if not all(self._is_placeholder(v) for v in listed) or any(
+            named = [v for v in listed if not self._is_placeholder(v)]
+            if not all(self._bound_to_placeholders(v) for v in named) or any(
                     isinstance(e, cst.StarredElement) for e in value.elements):
                 return [], None
             self.fed = True  # it enqueues placeholders: a refusal below is said
             grown = self._growth(vals_text, stmt, vals, body, body.index(enqueue_stmt), self._is_placeholder,
                                  "tf.placeholder tensors")
-            if grown:
-                self.growing = vals_text
+            if grown or named:
+                # Components known when it runs: appended in branches, or a name that each arm of
+                # an if binds to a placeholder of its own (its dtype and shape read then).
+                self.growing, self.growing_least = vals_text, len(listed)
                 return [], vals_text
             return [("%s[%d]" % (vals_text, i), v) for i, v in enumerate(listed)], vals_text
         if isinstance(vals, cst.BinaryOperation) and isinstance(vals.operator, cst.Add):
@@ -753,6 +757,17 @@ class _Reader:
                 return [], None
             out.append((self.tree.text(value), placeholder))
         return out, None
+
+    def _bound_to_placeholders(self, value) -> bool:
+        """Whether `value` is a plain name that every binding of it in the queue's function (or
+        class) binds to a tf.placeholder call (`x = tf.placeholder(...)` in each arm of an if)."""
+        if not isinstance(value, cst.Name):
+            return False
+        bindings = [t for t in cstutil.nodes_of(self.region_for(value.value), (cst.AssignTarget,))
+                    if self.tree.text(t.target) == value.value]
+        assigns = [self.tree.parent.get(id(t)) for t in bindings]
+        return bool(assigns) and all(isinstance(a, cst.Assign) and len(a.targets) == 1 and self._is_placeholder(a.value)
+                                     for a in assigns)
 
     def _concatenated(self, vals, assigned, body, enqueue_stmt) -> Tuple[list, None]:
         """`self.xs + [self.y]`: lists of placeholders made by a comprehension before the enqueue
@@ -849,11 +864,16 @@ class _Reader:
         return None
 
     def _enqueued_elsewhere(self, ref) -> bool:
-        """Whether `ref` (a list) is what an `.enqueue(...)` call takes: another queue's values."""
+        """Whether `ref` (a list) is an argument of another queue's `.enqueue(...)` (its values) or
+        of a TensorFlow call such as another queue's constructor (its dtypes): TensorFlow reads the
+        list it is given, and never changes it."""
         parent = self.tree.parent.get(id(ref))
         call = self.tree.parent.get(id(parent)) if isinstance(parent, cst.Arg) else None
-        return (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
-                and call.func.attr.value in ("enqueue", "enqueue_many") and not parent.star)
+        if not isinstance(call, cst.Call) or parent.star or parent.value is not ref:
+            return False
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("enqueue", "enqueue_many"):
+            return True
+        return (self.imports.resolve(call.func) or "").startswith("tensorflow.")
 
     def _only_read(self, ref) -> bool:
         """Whether `ref` (a list) is only read where it stands: indexed (not stored into), looped
@@ -1504,8 +1524,11 @@ class _Reader:
             generator = "lambda: %s(%s)" % (generator, ", ".join(tree.source(arg) for _, arg in producer.kept))
         one = spec.one
         small = cstutil.single_small(stmt)
-        if self.growing is not None and not (isinstance(small, cst.Assign) and isinstance(
-                small.targets[0].target, (cst.Tuple, cst.List)) and len(small.targets[0].target.elements) > 1):
+        unpacked = isinstance(small, cst.Assign) and isinstance(
+            small.targets[0].target, (cst.Tuple, cst.List)) and len(small.targets[0].target.elements) > 1
+        # A literal list of two placeholders or more, grown by appends, dequeues a list in any run.
+        several = isinstance(small, cst.Assign) and self.growing_least > 1
+        if self.growing is not None and not (unpacked or several):
             # A queue of one component dequeues a tensor, of several a list; from_generator gives a tuple.
             raise Declined("its dequeue %s is not unpacked into names, and its components, collected at run time "
                            "in `%s`, may be one (a tensor) or several (a list)" % (tree.where(call), self.growing))

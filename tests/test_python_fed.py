@@ -127,8 +127,9 @@ def test_emitted_code_is_python_3_6_syntax(tmp_path):
         assert done.returncode == 0, done.stderr
 
 
-def _drain(case, tf_version, tmp_path):
-    """(before, after): what the legacy and the migrated program gave, under `tf_version`."""
+def _drain(case, tf_version, tmp_path, drained=None):
+    """(before, after): what the legacy and the migrated program gave, under `tf_version`
+    (`drained`: run_python_fed.py's function for it, when not the case's own name)."""
     python = tf_python(tf_version)
     before = _legacy_copy(os.path.join(FOLDER, case + ".before.py"), str(tmp_path), tf_version)
     result = _migrate(before, target=tf_version)
@@ -139,7 +140,7 @@ def _drain(case, tf_version, tmp_path):
     runs = {}
     for label, path, extra in (("before", before, ()), ("after", after, ("--drain-past-end",))):
         out = str(tmp_path / (label + ".json"))
-        runs[label] = (start_tf(python, "run_python_fed.py", path, case, out, *extra), out)
+        runs[label] = (start_tf(python, "run_python_fed.py", path, drained or case, out, *extra), out)
     got = {}
     for label, (process, out) in runs.items():
         finish(process)
@@ -190,6 +191,19 @@ def test_same_examples_before_and_after(case, tf_version, tmp_path):
         for batch in old["batches"] + new["batches"]:
             assert [round(v, 3) for v in batch["values"]] == [round(4 * i + 0.6, 3) for i in batch["ids"]]
         assert new_ids != sorted(new_ids) and old_ids != sorted(old_ids)
+
+
+@pytest.mark.parametrize("tf_version", ("1.8", "1.15", "2"), ids=lambda v: "tf" + v)
+def test_placeholders_made_per_arm_and_grown_feed_two_queues_the_same(tf_version, tmp_path):
+    """train_and_eval_queues.ConditionedFeeder: a placeholder made in each arm of an if, a list
+    grown by an append under a flag, one dtypes list for a train and an eval queue, each dequeue
+    bound to one name: components read when the dataset is built, the same batches in both graphs."""
+    old, new = _drain("train_and_eval_queues", tf_version, tmp_path, drained="conditioned_feeder")
+    assert new["ended"] and not old["ended"]
+    assert new["static_shapes"] == old["static_shapes"] == [[None, 4]] * 2
+    assert new["batches"] == old["batches"] and len(old["batches"]) == 16
+    assert [b["ids"][0] for b in new["batches"][:8]] == list(range(0, 32, 4))  # ids, with_ids=True
+    assert {i for b in new["batches"][8:] for i in b["ids"]} == {4}  # lengths, without ids
 
 
 @pytest.mark.parametrize("tf_version", ("1.8", "1.15", "2"), ids=lambda v: "tf" + v)

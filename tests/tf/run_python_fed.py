@@ -278,7 +278,29 @@ def train_and_eval_queues(module, past_end):
     return out
 
 
-CASES = {"train_and_eval_queues": train_and_eval_queues, "returned_feed": returned_feed, "batched_records": batched_records, "concatenated_inputs": concatenated_inputs, "shuffle_arm": shuffle_arm, "buffer_arms": buffer_arms, "arm_dequeues": arm_dequeues, "computed_shapes": computed_shapes, "growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
+def conditioned_feeder(module, past_end):
+    """train_and_eval_queues.ConditionedFeeder in two graphs (float features with ids, int
+    features without): 5 train batches (ids 0-19), then 3 eval batches (ids 20-31), in each."""
+    train = [list(range(start, start + 4)) for start in range(0, 20, 4)]
+    evaluation = [list(range(start, start + 4)) for start in range(20, 32, 4)]
+    out = {"static_shapes": [], "batches": [], "ended": True}
+    for scaled in (True, False):
+        with tf.Graph().as_default():
+            feeder = module.ConditionedFeeder(train, evaluation, scaled=scaled, with_ids=scaled)
+            # (the legacy dequeue gives the ids no static shape: the queue was made without shapes=)
+            out["static_shapes"].append(feeder.features.shape.as_list())
+            sess = tf.Session()
+            feeder.start_threads(sess)
+            graph = {"batches": []}
+            read_batches(sess, feeder.features, feeder.ids, len(train) + past_end, graph)
+            train_ended = graph.pop("ended", False)
+            read_batches(sess, feeder.eval_features, feeder.eval_ids, len(evaluation) + past_end, graph)
+            out["ended"] = out["ended"] and train_ended and graph.get("ended", False)
+            out["batches"] += graph["batches"]
+    return out
+
+
+CASES = {"conditioned_feeder": conditioned_feeder, "train_and_eval_queues": train_and_eval_queues, "returned_feed": returned_feed, "batched_records": batched_records, "concatenated_inputs": concatenated_inputs, "shuffle_arm": shuffle_arm, "buffer_arms": buffer_arms, "arm_dequeues": arm_dequeues, "computed_shapes": computed_shapes, "growing_feeder": growing_feeder, "padding_feeder": padding_feeder, "shuffle_chunks": shuffle_chunks, "grouped_batches": grouped_batches,
          "nested_producer": nested_producer, "thread_subclass": thread_subclass}
 
 
