@@ -188,9 +188,10 @@ class NamePool:
 _QUEUES = (HandBuiltQueue, PrefetchQueue, PythonFedQueue)  # queues that may take records again
 # Why a chain of an inner block (an `if` arm) stops when nothing in it batches: a chain of the
 # enclosing block that takes these records in has the better reason, and it wins (engine.py).
-_SHAPED = re.compile(r"[A-Za-z_]\w*(\[\d+\])?$")
 UNBATCHED_IN_BLOCK = "its records are not batched by tf.train.batch/shuffle_batch in the same block"
 _BUILTIN_NAMES = frozenset(dir(builtins))
+# What `shapes=` may set the shape of in the map function: a name, or an item of one (`rows[2]`).
+_SHAPED = re.compile(r"[A-Za-z_]\w*(\[\d+\])?$")
 _CHECKED_SHAPES = ("its records are dequeued one at a time and no batching follows, and `%s` sets `shapes=`: the "
                    "queue checks each record against those shapes when it is enqueued, which a dataset would not "
                    "(set_shape in the map is a static promise, not a check)")
@@ -2217,7 +2218,8 @@ class _BlockRecogniser:
 
     def _unbatched(self, producer, reader, read_index: int, key: Optional[str], value: str, calls, removed,
                    reader_index: Optional[int], reason: str, record_indices, slim_bound=None) -> Match:
-        """A read whose records no queue of this block batches (returned, stored, used one per step).
+        """A read whose records no queue of this block batches (returned, stored, used one per step),
+        or a producer's rows taken so with no reader (`reader` None: the rows are the records).
 
         The producer and reader become a dataset whose one-shot iterator's get_next() stands where
         the read stood, giving one record (or read_up_to's chunk) per run as the read did; the

@@ -293,8 +293,8 @@ def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Coun
             for coord in finder.join_owners[threads]:
                 filled.add(coord)
                 reasons.set(coord, Coordinator.code, StillWorks(
-                    "it joins `%s`, which other code fills with threads of its own; it works without queue "
-                    "runners" % threads[1]))
+                    "it joins `%s`, which other code uses too (the program's own threads may be in it); it works "
+                    "without queue runners" % threads[1]))
             continue
         reasons.set(threads, StartQueueRunners.code,
                     "its thread list `%s` is used for more than join()" % threads[1])
