@@ -965,7 +965,7 @@ def kept_apart(original: Sequence[cst.BaseStatement], body: Sequence[cst.BaseSta
         if id(stmt) in removed:
             blank = blank or removed[id(stmt)]
             continue
-        if blank and at and not any(line.comment is None for line in body[at].leading_lines):
+        if blank and at and not opened_by_blank_line(body[at]):
             body[at] = body[at].with_changes(leading_lines=[cst.EmptyLine(indent=False)] + list(body[at].leading_lines))
         blank, at = False, at + 1
     return body

@@ -763,11 +763,13 @@ class _Reader:
         class) binds to a tf.placeholder call (`x = tf.placeholder(...)` in each arm of an if)."""
         if not isinstance(value, cst.Name):
             return False
-        bindings = [t for t in cstutil.nodes_of(self.region_for(value.value), (cst.AssignTarget,))
-                    if self.tree.text(t.target) == value.value]
-        assigns = [self.tree.parent.get(id(t)) for t in bindings]
+        assigns = [self.tree.parent.get(id(t)) for t in self._targets_binding(value.value)]
         return bool(assigns) and all(isinstance(a, cst.Assign) and len(a.targets) == 1 and self._is_placeholder(a.value)
                                      for a in assigns)
+
+    def _targets_binding(self, text: str) -> List[cst.AssignTarget]:
+        """The assignment targets that bind `text` (a name, `self.x`) in the queue's function or class."""
+        return [t for t in cstutil.nodes_of(self.region_for(text), (cst.AssignTarget,)) if self.tree.text(t.target) == text]
 
     def _concatenated(self, vals, assigned, body, enqueue_stmt) -> Tuple[list, None]:
         """`self.xs + [self.y]`: lists of placeholders made by a comprehension before the enqueue
@@ -800,8 +802,7 @@ class _Reader:
         if not lists:
             return [], None
         for single in singles:  # the generator and the dataset read it again: it must be bound once
-            bindings = [t for t in cstutil.nodes_of(self.region_for(single), (cst.AssignTarget,))
-                        if tree.text(t.target) == single]
+            bindings = self._targets_binding(single)
             if len(bindings) != 1:
                 raise Declined("`%s`, which its enqueue adds to the lists, is bound %d times in its %s: the dataset "
                                "would read it again" % (single, len(bindings), "class" if self.cls else "function"))

@@ -3998,17 +3998,6 @@ def _block_loads_after_rebinding(statements, name: str, bound: bool) -> int:
     return count
 
 
-def _loads_after_binding(stmt: cst.BaseStatement, loads) -> Set[str]:
-    """The names `stmt` reads (`loads`, its name_uses) as they were before it: a `for` loop's
-    target, which name_uses counts as read, is bound before its body reads it (not its `else`,
-    which runs after no iteration too)."""
-    loads = set(loads)
-    if isinstance(stmt, cst.For) and stmt.orelse is None:
-        targets = {node.value for node in cstutil.nodes_of(stmt.target, cst.Name)}
-        loads -= targets - set(cstutil.name_uses(stmt.iter).loads)
-    return loads
-
-
 def _leaves_of(match: Match) -> Set[int]:
     """The leaves a match takes, less a whole-file reader it shares (see _check_shared_readers)."""
     shared = {match.shared_reader[0]} if match.shared_reader else set()

@@ -266,30 +266,23 @@ def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Coun
         reasons.set(coord, Coordinator.code, StillWorks("`%s.request_stop(...)` is handed an exception, which its "
                                                         "join() raises again; it works without queue runners"
                                                         % coord[1]))
-        for stmt in finder.runners_by_coord[coord]:
-            assign = cstutil.single_assign(stmt)
-            if assign is not None and isinstance(assign[0], cst.Name):
-                no_threads[id(stmt)] = assign[0].value
+        no_threads.update(_thread_list_names(finder.runners_by_coord[coord]))
     for threads, uses in finder.thread_joins.items():
         if finder.join_owners[threads] & finder.reporting:
             # joined by a coordinator handed an exception (a parameter, `sv.coord`): as above
-            for stmt in finder.runner_statements_by_threads[threads]:
-                assign = cstutil.single_assign(stmt)
-                if assign is not None and isinstance(assign[0], cst.Name):
-                    no_threads[id(stmt)] = assign[0].value
+            no_threads.update(_thread_list_names(finder.runner_statements_by_threads[threads]))
         if any(id(stmt) in no_threads for stmt in finder.runner_statements_by_threads[threads]):
             continue  # the coordinator's join() of no threads stays
         if loads_of(threads) == len(uses):
             drop_statements.update(uses)
             continue
         runners = finder.runner_statements_by_threads[threads]
-        named = [cstutil.single_assign(stmt) for stmt in runners]
-        if runners and all(assign is not None and isinstance(assign[0], cst.Name) for assign in named):
+        named = _thread_list_names(runners)
+        if runners and all(id(stmt) in named for stmt in runners):
             # Other code uses the list too (appends threads of its own, which the joins wait for):
             # it stays bound, to no runner's thread (`threads = []`), as start_queue_runners
             # returns it with no runner left; its joins and their coordinators stay.
-            for stmt, assign in zip(runners, named):
-                no_threads[id(stmt)] = assign[0].value
+            no_threads.update(named)
             for coord in finder.join_owners[threads]:
                 filled.add(coord)
                 reasons.set(coord, Coordinator.code, StillWorks(
@@ -326,6 +319,17 @@ def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Coun
     removed = Counter((finder.paths[id(stmt)], rule.code) for rule, stmt in finder.calls
                       if id(stmt) in drop_statements)
     return new_module, dict(removed), reasons.found
+
+
+def _thread_list_names(statements) -> Dict[int, str]:
+    """id of each runner statement that binds one plain name (`threads = start_queue_runners(...)`)
+    -> that name."""
+    named = {}
+    for stmt in statements:
+        assign = cstutil.single_assign(stmt)
+        if assign is not None and isinstance(assign[0], cst.Name):
+            named[id(stmt)] = assign[0].value
+    return named
 
 
 class _Reasons:
