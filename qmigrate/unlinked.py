@@ -79,27 +79,30 @@ def _calls(node: cst.CSTNode) -> List[cst.Call]:
 
 def _arms_of(root: cst.CSTNode) -> Dict[int, Tuple[Tuple[int, int], ...]]:
     """For each simple statement of a function (or module), the if/else arms it sits in, as
-    (id of the `if`, 0 for its body or 1 for what follows `else`/`elif`)."""
+    (id of the `if`, 0 for its body or 1 for what follows `else`/`elif`). The `if`s inside a loop
+    are left out: a loop runs one arm after the other (as blocks.exclusive_loads has it)."""
     found: Dict[int, Tuple[Tuple[int, int], ...]] = {}
 
-    def block(statements, arms):
+    def block(statements, arms, in_loop):
         for stmt in statements:
             if isinstance(stmt, cst.SimpleStatementLine):
                 found[id(stmt)] = arms
             elif isinstance(stmt, cst.If):
-                block(stmt.body.body, arms + ((id(stmt), 0),))
+                block(stmt.body.body, arms if in_loop else arms + ((id(stmt), 0),), in_loop)
+                rest = arms if in_loop else arms + ((id(stmt), 1),)
                 if isinstance(stmt.orelse, cst.If):
-                    block([stmt.orelse], arms + ((id(stmt), 1),))
+                    block([stmt.orelse], rest, in_loop)
                 elif stmt.orelse is not None:
-                    block(stmt.orelse.body.body, arms + ((id(stmt), 1),))
+                    block(stmt.orelse.body.body, rest, in_loop)
             elif isinstance(stmt, cst.BaseCompoundStatement) and not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                looping = in_loop or isinstance(stmt, (cst.For, cst.While))
                 for node in cstutil.children(stmt, tokens=False):  # loops, with, try: no choice between arms
                     if isinstance(node, cst.IndentedBlock):
-                        block(node.body, arms)
+                        block(node.body, arms, looping)
                     elif isinstance(node, (cst.Else, cst.Finally, cst.ExceptHandler)):
-                        block(node.body.body, arms)
+                        block(node.body.body, arms, looping)
 
-    block(root.body.body if isinstance(root, cst.FunctionDef) else root.body, ())
+    block(root.body.body if isinstance(root, cst.FunctionDef) else root.body, (), False)
     return found
 
 

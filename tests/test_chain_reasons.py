@@ -190,3 +190,28 @@ def batched(x, y, batch_size, shuffle=True):
     messages = {d.code: d.message for d in result.remaining}
     for code in ("QM301", "QM302"):
         assert "the tensors it batches come in as `x`, a parameter of batched()" in messages[code]
+
+
+def test_a_binding_in_the_other_arm_inside_a_loop_is_where_later_runs_take_them(tmp_path):
+    # Inside a loop one arm runs after the other: a later iteration's batch reads what the other
+    # arm bound (as blocks.exclusive_loads has it), so that binding is where the tensors come from.
+    path = tmp_path / "flow.py"
+    path.write_text('''import tensorflow as tf
+
+
+def batched(x, y, files, batch_size, steps):
+    batches = []
+    for step in range(steps):
+        if step % 2:
+            x, y = load_pair(files)
+        else:
+            batches.append(tf.train.batch([x, y], batch_size=batch_size))
+    return batches
+
+
+def load_pair(files):
+    return files[0], files[1]
+''')
+    result, = api.migrate([str(path)], jobs=1)
+    [message] = [d.message for d in result.remaining if d.code == "QM301"]
+    assert "the tensors it batches come from load_pair() (line 8)" in message
