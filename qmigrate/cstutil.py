@@ -971,6 +971,15 @@ def kept_apart(original: Sequence[cst.BaseStatement], body: Sequence[cst.BaseSta
     return body
 
 
+def block_copy(stmt: cst.BaseStatement, first: bool) -> cst.BaseStatement:
+    """A copy of `stmt` to insert in another block; as the block's `first` statement, with its
+    comments but without the blank lines before them."""
+    copy = stmt.deep_clone()
+    if first:
+        copy = copy.with_changes(leading_lines=[line for line in copy.leading_lines if line.comment is not None])
+    return copy
+
+
 def opened_by_blank_line(stmt: cst.BaseStatement) -> bool:
     """Whether a blank line is among the lines above the statement."""
     return any(line.comment is None for line in stmt.leading_lines)

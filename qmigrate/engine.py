@@ -20,7 +20,7 @@ from qmigrate import (api_check, arm_producers, array_queues, astindex, blocks, 
                       map_locals, method_copies, method_queues, python3_check, python_fed, queue_messages,
                       queue_purpose, queue_roles, queue_sources, prefetched_batches, range_producers, reader_makers,
                       receivers, returned_dataset, returned_records, slim_modules, synth, thread_coordinators, towers,
-                      named_classes, unbound_tf, uncalled_datasets, unlinked, wording, zipped_arms)
+                      named_classes, record_arms, unbound_tf, uncalled_datasets, unlinked, wording, zipped_arms)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -462,16 +462,19 @@ def _analyse_either(path, source, options, module, edits, keep_helpers, parsed, 
     if move_queues and not edits and tree is not None and b"_producer" in source \
             and SUPPRESS_MARK.encode() not in source and plain.remaining_queue_calls:
         # (plain.imports: the import map of `module`, which each attempt's `find` reads)
-        guarded = _analyse_guarded(path, source, options, module, keep_helpers, tree, foreign, handed, plain.imports)
-        if guarded is not None and _calls_left(guarded) < _calls_left(plain):
-            return guarded
-        in_arms = _analyse_arms(path, source, options, module, keep_helpers, tree, foreign, handed, plain.imports)
-        if in_arms is not None and _calls_left(in_arms) < _calls_left(plain):
-            return in_arms
-        zipped = _analyse_zipped_arms(path, source, options, module, keep_helpers, tree, foreign, handed,
-                                      plain.imports)
-        if zipped is not None and _calls_left(zipped) < _calls_left(plain):
-            return zipped
+        # Each way of moving code is tried; the one that leaves the fewest queue calls is kept (the
+        # first among equals, in this order), if it leaves fewer than the file as written.
+        best = plain
+        for attempt in (_analyse_guarded, _analyse_arms, _analyse_zipped_arms, _analyse_record_arms):
+            if attempt is _analyse_record_arms and not record_arms.worth_looking(source):
+                continue
+            moved = attempt(path, source, options, module, keep_helpers, tree, foreign, handed, plain.imports)
+            if moved is not None and _calls_left(moved) < _calls_left(best):
+                best = moved
+        if record_arms.worth_looking(source):
+            _say_record_arms(best)
+        if best is not plain:
+            return best
         _say_kept_records(plain, keep_helpers or {})
     if move_queues and not edits and tree is not None and in_memory_rows.worth_looking(source) \
             and SUPPRESS_MARK.encode() not in source and plain.remaining_queue_calls:
@@ -492,6 +495,20 @@ def _say_kept_records(analysis: FileAnalysis, keep: Dict[str, str]) -> None:
         if why is not None and id(call) not in analysis.fixed_calls:
             analysis.reasons[id(call)] = ("its records are kept on the object (`.%s`), and %s: they may read them"
                                           % (move.attrs[0], why))
+
+
+def _say_record_arms(analysis: FileAnalysis) -> None:
+    """The queue calls around an if/else whose arms each read the record the code after it batches,
+    left with no more than the plain chain reason, say why record_arms did not make each arm whole."""
+    for statements, branch, why in record_arms.refusals(analysis.module, analysis.imports):
+        line = analysis.positions.start(branch)[0]
+        for stmt in statements:
+            for call in cstutil.calls_of(stmt):
+                if analysis.reason_of(call) == _UNLINKED:
+                    analysis.reasons[id(call)] = (
+                        "its records come from either arm of the if/else at line %d, which qmigrate follows by "
+                        "making each arm a whole chain (the queues an arm reads made in it, the code after the "
+                        "`if` up to the batching copied into it), but %s" % (line, why))
 
 
 def _analyse_guarded(path: str, source: bytes, options: Options, module: cst.Module,
@@ -567,6 +584,29 @@ def _analyse_zipped_arms(path: str, source: bytes, options: Options, module: cst
 
     return _analyse_moving(path, source, options, module, keep_helpers, tree, foreign, handed,
                            zipped_arms.find(module, imports), make, kept)
+
+
+def _analyse_record_arms(path: str, source: bytes, options: Options, module: cst.Module,
+                         keep_helpers: Optional[Dict[str, str]], tree: ast.Module, foreign: Optional["ForeignHelpers"],
+                         handed: Optional[handed_down.Handed], imports: ImportMap) -> Optional[FileAnalysis]:
+    """The analysis of the module with record_arms' moves made (the queues an if/else's arms read
+    made in those arms, and the parsing and batching after it copied into each), keeping the moves
+    of which the migration then rewrites every queue call of the arms and of the copies (None:
+    none). Positions as for _analyse_arms."""
+    def make(moves):
+        return record_arms.sink(module, moves)  # (new module, copies, each move's arms)
+
+    def kept(analysis, moves, arms):
+        queue_calls = {id(call) for _, call, _, _ in analysis.occurrences}
+        found = []
+        for move, blocks_ in zip(moves, arms):
+            calls = [call for block in blocks_ for call in cstutil.calls_of(block) if id(call) in queue_calls]
+            if calls and all(id(call) in analysis.fixed_calls for call in calls):
+                found.append(move)
+        return found
+
+    return _analyse_moving(path, source, options, module, keep_helpers, tree, foreign, handed,
+                           record_arms.find(module, imports), make, kept)
 
 
 def _analyse_in_memory_rows(path: str, source: bytes, options: Options, module: cst.Module,

@@ -195,9 +195,7 @@ class _Sinker(cst.CSTTransformer):
         self.copies: List[Tuple[cst.BaseStatement, cst.BaseStatement]] = []  # (copy, original)
 
     def _copy(self, stmt: cst.BaseStatement, first: bool) -> cst.BaseStatement:
-        copy = stmt.deep_clone()
-        if first:  # the arm's first statement: its comments, without the blank lines before them
-            copy = copy.with_changes(leading_lines=[line for line in copy.leading_lines if line.comment is not None])
+        copy = cstutil.block_copy(stmt, first)
         self.copies.append((copy, stmt))
         return copy
 

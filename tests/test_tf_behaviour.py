@@ -550,6 +550,37 @@ def test_each_join_thread_copy_takes_its_turn_of_the_records(data_dir, tmp_path,
     assert all(len(found) == 1 for found in rows.values())
 
 
+@pytest.mark.parametrize("num_readers", (1, 2))
+def test_records_made_either_way_in_the_arms_are_read_alike(num_readers, data_dir, tmp_path, tf_version):
+    """record_arms: inception's shape, the record read through a queue of serialized records by 2
+    readers or straight from 1 reader, then parsed by 2 thread copies (odd copies reverse `x` in
+    training) and joined. 2 epochs of 50 examples in batches of 10, before and after: evaluating,
+    the same examples; training, the same ids (each twice), each example as one of its two copies
+    made it."""
+    python = tf_python(tf_version)
+    before = _legacy_copy(os.path.join(SINGLE, "record_arms.before.py"), str(tmp_path), tf_version)
+    after = _migrated_copy(before, str(tmp_path), tf_version)
+    with open(after) as handle:
+        assert "batch_join" not in handle.read()
+    rows = {}
+    for train in (False, True):
+        args = json.dumps(dict(files=_files(data_dir, "dict_*"), batch_size=10, train=train, num_epochs=2,
+                               num_readers=num_readers))
+        old, new = _drain_both(python, before, after, "id_batches", args, 100, tmp_path)
+        assert new["kind"] == old["kind"] and new["batch_shapes"] == old["batch_shapes"] == [[[10], [10, 3]]] * 10
+        for label, report in (("before", old), ("after", new)):
+            ids = [int(value) for batch in report["leading"] for value in batch]
+            assert sorted(ids) == sorted(list(range(50)) * 2), (train, label)
+            for index, row in zip(ids, report["examples"]):
+                rows.setdefault((train, index), set()).add(row)
+        if not train:
+            assert Counter(new["examples"]) == Counter(old["examples"])
+    # evaluating, one row per id; training, the rows of both copies (reversed or not), and no other
+    assert all(len(found) == 1 for (train, _), found in rows.items() if not train)
+    assert all(len(found) <= 2 for found in rows.values())
+    assert any(len(found) == 2 for (train, _), found in rows.items() if train)
+
+
 def test_a_script_built_at_module_level_reads_the_same_examples(data_dir, tmp_path):
     """A script whose pipeline is module-level code, read through helpers whose parameter and
     locals reuse the script's names (Python scopes tell them apart), drained under TF 1.8: the
