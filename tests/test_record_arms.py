@@ -88,3 +88,17 @@ def test_a_name_the_queue_reads_bound_again_before_the_if_keeps_the_file(tmp_pat
     assert not result.changed
     assert any(reason.endswith("but a statement between the queue `queue` and the `if` binds `files`, which making "
                                "the queue reads") for reason in _reasons(result))
+
+
+def test_a_function_defined_in_another_is_its_own_scope(tmp_path):
+    """The shape inside a nested function: its queues are its own locals, which the enclosing
+    function's code does not read."""
+    nested = "\n".join("    " + line if line else line for line in SHAPE.format(
+        between="pass", test="num_readers > 1", read="_, value = tf.TFRecordReader().read(queue)",
+        after="").split("\n")[3:])
+    path = tmp_path / "inputs.py"
+    path.write_text("import tensorflow as tf\n\n\ndef outer(files, queue=None):\n" + nested
+                    + "\n    return inputs(files, 8, True, 2), queue\n")
+    result, = api.migrate([str(path)], jobs=1)
+    assert result.changed and not [d for d in result.diagnostics if not d.fixed]
+    assert "Queue" not in result.new_source.decode()
