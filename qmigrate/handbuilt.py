@@ -501,6 +501,13 @@ class _QueueReader:
                 runner_indices.append(index)
             elif isinstance(stmt, (cst.For, cst.While)):
                 raise Declined(*self._loop_reason(stmt))
+            elif isinstance(stmt, cst.FunctionDef) and any(
+                    _method_call(inner, name, _DEQUEUES) for inner in cstutil.simple_statements(stmt)):
+                raise Declined("it is dequeued in %s(), a function defined in its block, which may be called more "
+                               "than once, each call's dequeue taking its own batches from the one queue; qmigrate "
+                               "follows a dequeue in the block that builds the queue" % stmt.name.value,
+                               "make the dataset and its one-shot iterator here, and call the iterator's get_next() "
+                               "in %s() in place of the dequeue" % stmt.name.value)
             else:
                 raise Declined("`%s` is used by `%s`, which a dataset has no counterpart for (one enqueue op, "
                                "one QueueRunner and one dequeue are followed)"
@@ -574,6 +581,12 @@ class _QueueReader:
         list of one enqueue op, run by one thread."""
         stmt = self.body[index]
         assign = cstutil.single_assign(stmt)
+        if assign and isinstance(assign[0], cst.Name) and isinstance(assign[1], cst.ListComp):
+            count = self._copies(assign[1])
+            if count is None:
+                return None
+            self.loop_count = count
+            return assign[0], assign[1].elt, None
         if assign and isinstance(assign[0], cst.Name) and isinstance(assign[1], (cst.List, cst.Tuple)):
             elements = assign[1].elements
             if len(elements) == 1 and not isinstance(elements[0], cst.StarredElement) and self._is_put(
@@ -586,6 +599,20 @@ class _QueueReader:
         listed = value.func.value
         earlier = self._empty_list_before(listed, index)
         return (listed, value.args[0].value, earlier) if earlier is not None else None
+
+    def _copies(self, listed: cst.ListComp) -> Optional[str]:
+        """n for `[queue.enqueue(...) for _ in range(n)]`, whose enqueue op reads nothing the loop
+        binds: n enqueue ops of the same tensors, run at once (as `[op] * n`); None otherwise."""
+        loop = listed.for_in
+        it = loop.iter
+        if not (self._is_put(listed.elt) and loop.inner_for_in is None and not loop.ifs and loop.asynchronous is None
+                and isinstance(it, cst.Call) and isinstance(it.func, cst.Name)
+                and it.func.value in ("range", "xrange") and len(it.args) == 1 and not it.args[0].keyword
+                and not it.args[0].star):
+            return None
+        if not isinstance(loop.target, cst.Name) or loop.target.value in cstutil.name_uses(listed.elt).loads:
+            return None  # each copy may enqueue something of its own
+        return self.source_of(it.args[0].value)
 
     def _appends_put(self, value: Optional[cst.BaseExpression]) -> bool:
         """Whether `value` is `ops.append(<enqueue op of this queue>)`."""
