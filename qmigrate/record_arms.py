@@ -78,7 +78,7 @@ class RecordArms:
 
 def worth_looking(source: bytes) -> bool:
     """Whether the file may hold the shape (a cheap test on its text)."""
-    return b"else" in source and b".read(" in source
+    return b"else" in source and (b".read(" in source or b".dequeue(" in source)
 
 
 def find(module: cst.Module, imports: ImportMap) -> List[RecordArms]:
