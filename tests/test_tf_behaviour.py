@@ -581,6 +581,22 @@ def test_records_made_either_way_in_the_arms_are_read_alike(num_readers, data_di
     assert any(len(found) == 2 for (train, _), found in rows.items() if train)
 
 
+@pytest.mark.parametrize("compressed,pattern,count", ((True, "gzip_*", 30), (False, "dict_*", 50)))
+def test_a_batching_copied_into_each_reader_arm_reads_the_same_examples(compressed, pattern, count, data_dir,
+                                                                          tmp_path, tf_version):
+    """record_arms without a queue before the `if`: a GZIP reader in one arm, a plain one in the
+    other, one batching after it, copied into each arm. One epoch in file order, batches of 7 (the
+    last one short), the same examples in the same order before and after."""
+    python = tf_python(tf_version)
+    before = _legacy_copy(os.path.join(SINGLE, "record_arms.before.py"), str(tmp_path), tf_version)
+    after = _migrated_copy(before, str(tmp_path), tf_version)
+    args = json.dumps(dict(files=_files(data_dir, pattern), batch_size=7, compressed=compressed))
+    old, new = _drain_both(python, before, after, "either_reader", args, 100, tmp_path)
+    assert len(new["examples"]) == count
+    assert new["examples"] == old["examples"]
+    assert new["kind"] == old["kind"] and new["batch_shapes"] == old["batch_shapes"]
+
+
 def test_a_script_built_at_module_level_reads_the_same_examples(data_dir, tmp_path):
     """A script whose pipeline is module-level code, read through helpers whose parameter and
     locals reuse the script's names (Python scopes tell them apart), drained under TF 1.8: the
