@@ -578,7 +578,8 @@ class _QueueReader:
     def _listed_put(self, index: int) -> Optional[Tuple[cst.Name, cst.Call, Optional[int]]]:
         """(list name, enqueue call, index of `ops = []` or None) for `ops = [queue.enqueue(...)]`, or
         `ops.append(queue.enqueue(...))` after `ops = []` with nothing in between using `ops`: a
-        list of one enqueue op, run by one thread."""
+        list of one enqueue op, run by one thread; or for `ops = [queue.enqueue(...) for _ in
+        range(n)]`, n copies of it run at once (`_copies`, which sets loop_count)."""
         stmt = self.body[index]
         assign = cstutil.single_assign(stmt)
         if assign and isinstance(assign[0], cst.Name) and isinstance(assign[1], cst.ListComp):
