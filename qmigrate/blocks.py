@@ -38,6 +38,24 @@ def flatten(original: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseSta
     return leaves
 
 
+def _opened_by(with_node: cst.With, inner: List[cst.BaseStatement],
+               replacements: Dict[Path, List[cst.BaseStatement]]) -> cst.With:
+    """The `with` holding `inner`. New code that starts its body does not start with a blank line
+    (it would stand right under the header): the blank lines go above the `with` instead, where
+    they separate it from the code before, unless one is there already."""
+    first = inner[0]
+    lines = list(first.leading_lines)
+    blanks = 0
+    while blanks < len(lines) and lines[blanks].comment is None:
+        blanks += 1
+    new = any(first is stmt for stmts in replacements.values() for stmt in stmts)
+    if new and blanks:
+        inner = [first.with_changes(leading_lines=lines[blanks:])] + list(inner[1:])
+        if not any(line.comment is None for line in with_node.leading_lines):
+            with_node = with_node.with_changes(leading_lines=lines[:blanks] + list(with_node.leading_lines))
+    return with_node.with_changes(body=with_node.body.with_changes(body=inner))
+
+
 def rebuild(updated: Sequence[cst.BaseStatement], replacements: Dict[Path, List[cst.BaseStatement]],
             removed: Set[Path], prefix: Path = ()) -> List[cst.BaseStatement]:
     """The block with leaves replaced or removed; a `with` whose body empties goes too."""
@@ -52,7 +70,7 @@ def rebuild(updated: Sequence[cst.BaseStatement], replacements: Dict[Path, List[
         elif _opens(stmt) and any(p[: len(path)] == path and len(p) > len(path) for p in edited):
             inner = rebuild(stmt.body.body, replacements, removed, path)
             if inner:
-                out.append(stmt.with_changes(body=stmt.body.with_changes(body=inner)))
+                out.append(_opened_by(stmt, inner, replacements))
         else:
             out.append(stmt)
     return out

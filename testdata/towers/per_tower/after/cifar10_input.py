@@ -175,7 +175,6 @@ def distorted_inputs(data_dir, batch_size):
       raise ValueError('Failed to find file: ' + f)
 
   with tf.name_scope('data_augmentation'):
-
     def parse_record(value):
       read_input = parse_cifar10(value)
       reshaped_image = tf.cast(read_input.uint8image, tf.float32)

@@ -179,7 +179,6 @@ def distorted_inputs(data_dir, batch_size, num_shards=1, shard_index=0):
       raise ValueError('Failed to find file: ' + f)
 
   with tf.name_scope('data_augmentation'):
-
     def parse_record(value):
       read_input = parse_cifar10(value)
       reshaped_image = tf.cast(read_input.uint8image, tf.float32)
