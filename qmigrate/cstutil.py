@@ -770,6 +770,8 @@ def nodes_of(root: cst.CSTNode, kinds) -> List[cst.CSTNode]:
     return found
 
 
+# What may leave a block before its end: control flow out of it, or a pause of a generator.
+LEAVING = (cst.Return, cst.Raise, cst.Break, cst.Continue, cst.Yield, cst.Await)
 # What may run its body more than once: a loop, a function made on the spot, a comprehension.
 REPEATING = (cst.For, cst.While, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 

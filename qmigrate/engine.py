@@ -465,13 +465,13 @@ def _analyse_either(path, source, options, module, edits, keep_helpers, parsed, 
         # Each way of moving code is tried; the one that leaves the fewest queue calls is kept (the
         # first among equals, in this order), if it leaves fewer than the file as written.
         best = plain
-        for attempt in (_analyse_guarded, _analyse_arms, _analyse_zipped_arms, _analyse_record_arms):
-            if attempt is _analyse_record_arms and not record_arms.worth_looking(source):
-                continue
+        either_arm = record_arms.worth_looking(source)
+        for attempt in (_analyse_guarded, _analyse_arms, _analyse_zipped_arms) + (
+                (_analyse_record_arms,) if either_arm else ()):
             moved = attempt(path, source, options, module, keep_helpers, tree, foreign, handed, plain.imports)
             if moved is not None and _calls_left(moved) < _calls_left(best):
                 best = moved
-        if record_arms.worth_looking(source):
+        if either_arm:
             _say_record_arms(best)
         if best is not plain:
             return best

@@ -56,12 +56,11 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from qmigrate import cstutil
+from qmigrate.queue_purpose import QUEUES
 from qmigrate.names import ImportMap
 from qmigrate.rules import BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, rule_for
 
-_QUEUE_CLASSES = ("tensorflow.FIFOQueue", "tensorflow.PaddingFIFOQueue", "tensorflow.RandomShuffleQueue")
 _BATCHINGS = BATCHERS + JOINERS + FILTERERS + BUCKETERS
-_LEAVES = (cst.Return, cst.Raise, cst.Break, cst.Continue, cst.Yield, cst.Await)
 _LEAVES_BETWEEN = (cst.Return, cst.Break, cst.Continue, cst.Yield, cst.Await)
 
 
@@ -119,7 +118,7 @@ def _is_queue_call(node: cst.BaseExpression, imports: ImportMap) -> bool:
     if not isinstance(node, cst.Call):
         return False
     resolved = imports.resolve(node.func)
-    return resolved in _QUEUE_CLASSES or rule_for(resolved) in PRODUCERS
+    return resolved in QUEUES or rule_for(resolved) in PRODUCERS
 
 
 def _queue_made(stmt: cst.BaseStatement, imports: ImportMap) -> Optional[str]:
@@ -189,7 +188,7 @@ def _candidate(function: cst.FunctionDef, body: Sequence[cst.BaseStatement], at:
     if not head:
         return None  # the arms read queues made elsewhere
     head.reverse()
-    if any(cstutil.nodes_of(arm, _LEAVES) for arm in arms):
+    if any(cstutil.nodes_of(arm, cstutil.LEAVING) for arm in arms):
         return "an arm may leave the `if` early (return, raise, break, continue, yield or await)"
     if any(cstutil.calls_of(test) for test in tests):
         return "a test of the `if` calls a function, which would run before the queues are made"
@@ -198,6 +197,7 @@ def _candidate(function: cst.FunctionDef, body: Sequence[cst.BaseStatement], at:
         return "a statement between the `if` and the batching may leave the function"
     moved = {index for index, _ in head}
     names = {name for _, name in head}
+    read_by = {made: set(cstutil.scoped_uses(body[made], statement=True).loads) for made, _ in head}
     for index in range(head[0][0], at):
         if index in moved:
             continue
@@ -210,9 +210,9 @@ def _candidate(function: cst.FunctionDef, body: Sequence[cst.BaseStatement], at:
         for made, name in head:
             if made < index and name in uses.loads:
                 return "a statement between the queue `%s` and the `if` uses it" % name
-            if made < index and changed & set(cstutil.scoped_uses(body[made], statement=True).loads):
+            if made < index and changed & read_by[made]:
                 return ("a statement between the queue `%s` and the `if` binds `%s`, which making the queue reads"
-                        % (name, sorted(changed & set(cstutil.scoped_uses(body[made], statement=True).loads))[0]))
+                        % (name, sorted(changed & read_by[made])[0]))
     for test in tests:
         if names & set(cstutil.name_uses(test).loads):
             return "a test of the `if` reads the queue `%s`" % sorted(names & set(cstutil.name_uses(test).loads))[0]
@@ -223,7 +223,8 @@ def _candidate(function: cst.FunctionDef, body: Sequence[cst.BaseStatement], at:
         made = next(index for index, other in head if other == name)
         in_arms = sum(cstutil.scoped_uses(arm).loads.count(name) for arm in arms)
         bound = len(cstutil.if_chain(body[made])[0]) if isinstance(body[made], cst.If) else 1
-        if everywhere.loads.count(name) != cstutil.scoped_uses(body[made], statement=True).loads.count(name) + in_arms:
+        own = cstutil.scoped_uses(body[made], statement=True).loads.count(name)  # (with multiplicity)
+        if everywhere.loads.count(name) != own + in_arms:
             return "the queue `%s` is also read outside the arms of the `if`" % name
         if bindings.own.get(name) != bound or name in bindings.declared or name in everywhere.mutated:
             return "the queue `%s` is bound or changed elsewhere in %s()" % (name, function.name.value)

@@ -47,7 +47,6 @@ from qmigrate import cstutil, slim_provider
 from qmigrate.names import ImportMap
 from qmigrate.rules import BATCHERS, PRODUCERS, rule_for
 
-_ENDS_ARM = (cst.Return, cst.Raise, cst.Break, cst.Continue, cst.Yield, cst.Await)
 
 
 @dataclass
@@ -98,7 +97,7 @@ def _branch_reason(branch: cst.If) -> Optional[str]:
     arms, tests = _arms(branch)
     if arms is None:
         return "the `if` has no plain `else`, so some path would batch the first chain's records alone"
-    if any(cstutil.nodes_of(arm, _ENDS_ARM) for arm in arms):
+    if any(cstutil.nodes_of(arm, cstutil.LEAVING) for arm in arms):
         return "an arm may leave the `if` early (return, raise, break, continue, yield or await)"
     return None
 
@@ -148,7 +147,7 @@ def _candidate(function: cst.FunctionDef, body: Sequence[cst.BaseStatement], ind
         return why
     named = set()  # every name the head reads, binds or stores into
     for stmt in head:
-        if cstutil.nodes_of(stmt, _ENDS_ARM) or _calls_in(stmt, imports, BATCHERS):
+        if cstutil.nodes_of(stmt, cstutil.LEAVING) or _calls_in(stmt, imports, BATCHERS):
             return "a statement between the first chain's producer and the `if` batches or may leave the function"
         uses = cstutil.name_uses(stmt)
         named |= set(uses.loads) | set(uses.stores) | set(uses.mutated)
@@ -167,7 +166,7 @@ def _candidate(function: cst.FunctionDef, body: Sequence[cst.BaseStatement], ind
         return ("the statements after the `if` up to the batching are not all simple statements of the "
                 "function's own body")
     tail = tuple(body[at + 1:end + 1])
-    if any(cstutil.nodes_of(stmt, _ENDS_ARM) for stmt in tail[:-1]):
+    if any(cstutil.nodes_of(stmt, cstutil.LEAVING) for stmt in tail[:-1]):
         return "a statement between the `if` and the batching may leave the function"
     for other in tuple(body[:index]) + tuple(body[at:]):
         uses = cstutil.scoped_uses(other, statement=True)
