@@ -40,18 +40,20 @@ def flatten(original: Sequence[cst.BaseStatement], updated: Sequence[cst.BaseSta
 
 def _opened_by(with_node: cst.With, inner: List[cst.BaseStatement],
                replacements: Dict[Path, List[cst.BaseStatement]]) -> cst.With:
-    """The `with` holding `inner`. New code that starts its body does not start with a blank line
-    (it would stand right under the header): the blank lines go above the `with` instead, where
-    they separate it from the code before, unless one is there already."""
+    """The `with` holding `inner`. Its body does not start with a blank line (it would stand right
+    under the header): new code that starts it gives its blank lines to the `with`, where they
+    separate it from the code before, unless one is there already; a statement of the body that
+    starts it because the ones above it went loses them (they parted it from what went)."""
     first = inner[0]
     lines = list(first.leading_lines)
     blanks = 0
     while blanks < len(lines) and lines[blanks].comment is None:
         blanks += 1
     new = any(first is stmt for stmts in replacements.values() for stmt in stmts)
-    if new and blanks:
+    moved_up = not new and first is not with_node.body.body[0]
+    if (new or moved_up) and blanks:
         inner = [first.with_changes(leading_lines=lines[blanks:])] + list(inner[1:])
-        if not any(line.comment is None for line in with_node.leading_lines):
+        if new and not any(line.comment is None for line in with_node.leading_lines):
             with_node = with_node.with_changes(leading_lines=lines[:blanks] + list(with_node.leading_lines))
     return with_node.with_changes(body=with_node.body.with_changes(body=inner))
 

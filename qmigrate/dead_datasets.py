@@ -285,7 +285,9 @@ def _section_comments(lines) -> list:
 
 class _DropLine(cst.CSTTransformer):
     """Removes one line from its block; the comments above it that head a section go to the line
-    after it, those right above it go with it."""
+    after it, those right above it go with it. A blank line that parted it from the code above
+    goes to the line after it, where none parts that from it (the paragraphs stay parted), unless
+    it was the block's first line (a block does not start with a blank line)."""
 
     def __init__(self, line: cst.SimpleStatementLine):
         self.line, self.done = line, False
@@ -293,14 +295,19 @@ class _DropLine(cst.CSTTransformer):
     def leave_IndentedBlock(self, original_node: cst.IndentedBlock, updated_node: cst.IndentedBlock):
         if not any(stmt is self.line for stmt in original_node.body):
             return updated_node
-        body, carried = [], []
+        body, carried, parted = [], [], False
         for old, stmt in zip(original_node.body, updated_node.body):
             if old is self.line:
                 carried = _section_comments(stmt.leading_lines)
+                parted = bool(body) and any(line.comment is None for line in stmt.leading_lines)
                 continue
             if carried:
                 stmt = stmt.with_changes(leading_lines=list(stmt.leading_lines) + carried)
                 carried = []
+            if parted:
+                if not stmt.leading_lines or stmt.leading_lines[0].comment is not None:
+                    stmt = stmt.with_changes(leading_lines=[cst.EmptyLine(indent=False)] + list(stmt.leading_lines))
+                parted = False
             body.append(stmt)
         if carried or not body:
             return updated_node  # nothing after it to carry its comments, or a block left empty

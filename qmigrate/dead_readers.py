@@ -13,20 +13,26 @@ took, is a line that reads as if it still mattered. `remove` drops such lines:
 - a reader made and never read (`name = <reader class>(...)`);
 - the options made for a reader that went (`options = tf.python_io.TFRecordOptions(ZLIB)`, read
   only by `tf.TFRecordReader(options=options)`: the dataset takes `compression_type=` instead);
-- a value an argument of a migrated queue call read, which the function read before the rewrite
-  and reads no more (`capacity = ...`, `num_threads = cfg.threads_per_gpu * cfg.num_gpu`),
-  computed only from names, attributes, literals, operators and the builtins that only compute
-  (`int`, `min`, `len`...).
+- a value the function read before the rewrite and reads no more (`capacity = ...` and
+  `num_threads = cfg.threads_per_gpu * cfg.num_gpu`, which only the queue calls took; then the
+  values only the dropped lines read, `num_examples_per_epoch` of `min_queue_examples`), computed
+  only from names, attributes, literals, operators and the builtins that only compute (`int`,
+  `min`, `len`...).
 
 Contract: it applies only in a top-level function or a method of a top-level class in which a
 queue call was migrated (`fixed_calls`), only to a line that is just `name = <value>`, outside
 any loop, whose name then occurs nowhere else in the function (nested functions, `global` and
 `nonlocal` statements included), and, for options and values, only when the function read that
-name before the rewrite. A reader's or its options' arguments call nothing (dead_datasets.plain).
-Making such a value has no effect but a graph node, or a Python object, that nothing uses, so
-removing it changes nothing the program does. Comments right above the line go with it; a
-section's heading stays (dead_datasets.drop_line).
+name before the rewrite; a value only where that line was the name's one binding in the function,
+and not in a function that calls `locals`, `vars`, `eval` or `exec` (they read names unseen). A
+reader's or its options' arguments call nothing (dead_datasets.plain). Making such a value has no
+effect but a graph node, or a Python object, that nothing uses, so removing it changes nothing the
+program does. Comments right above the line go with it; a section's heading stays, and so does
+the blank line above it (dead_datasets.drop_line). `drop_dead_values`, once the queue-runner
+plumbing went too, applies the values' rule to every function that differs from its original
+(`threads = []`, read only by the `coord.join(threads)` that went).
 """
+from collections import Counter
 from typing import Optional, Set, Tuple
 
 import libcst as cst
@@ -57,12 +63,28 @@ def remove(old: cst.Module, new: cst.Module, imports: ImportMap, fixed_calls: Se
             if without is not None:
                 edited = without
                 dropped.add(id(old_call))
-        edited = _without_dead_values(edited, before, _queue_arguments(before, fixed_calls))
+        edited = _without_dead_values(edited, before)
         if edited is not function:
             replaced[id(function)] = edited
     if not replaced:
         return new, set()
     return new.visit(Swap(replaced)), dropped
+
+
+def drop_dead_values(old: cst.Module, new: cst.Module) -> cst.Module:
+    """`new` without the values (`name = <pure value>`) that a function qmigrate changed read
+    before and no longer reads: what only the queue-runner plumbing read (`threads = []` of
+    `coord.join(threads)`). The same rule as `remove`'s for values, in every function that
+    differs from its original."""
+    old_functions, replaced = functions_by_path(old), {}
+    for path, function in functions_by_path(new).items():
+        before = old_functions.get(path)
+        if before is None or function.deep_equals(before):
+            continue
+        edited = _without_dead_values(function, before)
+        if edited is not function:
+            replaced[id(function)] = edited
+    return new.visit(Swap(replaced)) if replaced else new
 
 
 _OPTIONS = ("tensorflow.python_io.TFRecordOptions", "tensorflow.io.TFRecordOptions")
@@ -96,35 +118,33 @@ def _pure(node: cst.BaseExpression) -> bool:
     return False
 
 
-def _queue_arguments(function: cst.FunctionDef, fixed_calls: Set[int]) -> Set[str]:
-    """The names the arguments of the migrated queue calls of the function read."""
-    names = set()
-    for call in cstutil.calls_of(function):
-        if id(call) in fixed_calls:
-            for arg in call.args:
-                names.update(cstutil.name_uses(arg.value).loads)
-    return names
+_DYNAMIC_READS = ("locals", "vars", "eval", "exec")
 
 
-def _without_dead_values(function: cst.FunctionDef, before: cst.FunctionDef, read_by_queues: Set[str]) \
-        -> cst.FunctionDef:
-    """The function without the lines `name = <pure value>` that the migrated queue calls read
-    (`read_by_queues`), which the function read before the rewrite and no longer reads (a
-    capacity or thread count only the queue calls took)."""
-    if not read_by_queues:
-        return function
-    candidates = [assigned for assigned in map(assigned_value, own_lines(before, outside_loops=True))
-                  if assigned is not None and assigned[0] in read_by_queues and _pure(assigned[1])]
-    if not candidates:
-        return function
-    was, now = name_counts(before), name_counts(function)  # one walk each, not one a line
-    for name, _ in candidates:
-        if was[name] < 2 or now[name] != 1:
-            continue
-        line = next((stmt for stmt in own_lines(function, outside_loops=True)
-                     if assigned_value(stmt) is not None and assigned_value(stmt)[0] == name), None)
-        if line is not None:
+def _without_dead_values(function: cst.FunctionDef, before: cst.FunctionDef) -> cst.FunctionDef:
+    """The function without the lines `name = <pure value>` that the function read before the
+    rewrite and no longer reads (a capacity or thread count only the queue calls took), and then
+    without those only the dropped lines read (`min_queue_examples`'s
+    `num_examples_per_epoch`), until none is left. A name bound more than once in the function
+    before, or read nowhere before (the user's own unused value), stays."""
+    lines = [assigned for assigned in map(assigned_value, own_lines(before, outside_loops=True))
+             if assigned is not None]
+    bound = Counter(name for name, _ in lines)
+    was = name_counts(before)
+    if any(was[name] for name in _DYNAMIC_READS):
+        return function  # locals() or eval() may read any name
+    # read before: it occurs beyond its one binding line (name_counts counts the binding too)
+    candidates = {name for name, value in lines if bound[name] == 1 and was[name] > 1 and _pure(value)}
+    while candidates:
+        now = name_counts(function)
+        dead = [stmt for stmt in own_lines(function, outside_loops=True)
+                if assigned_value(stmt) is not None and assigned_value(stmt)[0] in candidates
+                and now[assigned_value(stmt)[0]] == 1]
+        if not dead:
+            break
+        for line in dead:
             function = drop_line(function, line) or function
+        candidates -= {assigned_value(line)[0] for line in dead}
     return function
 
 

@@ -427,6 +427,7 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
                                handed)
     if handed is not None and handed.exported:
         handed_down.migrate_exported(analysis, handed.exported)
+        analysis.new_module = drop_unused_imports(analysis.module, analysis.new_module, analysis.imports)
     if handed is not None and handed.unfollowed:
         handed_down.explain_unfollowed(analysis, handed.unfollowed)
     if chain is not None:
@@ -1013,7 +1014,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         new_module = _add_file_order_seed(new_module)
     if analysis.pipelines or edits:
         new_module = _ensure_tf_import(new_module, imports, rewriter.tf)
-        new_module = drop_unused_tf_imports(module, new_module, imports, rewriter.module_loads)
+        new_module = drop_unused_imports(module, new_module, imports, rewriter.module_loads)
     analysis.new_module = new_module
     analysis.module_loads = rewriter.module_loads
     _finish_python_fed(analysis, fed, options)
@@ -2061,16 +2062,26 @@ def _drop_queue_helpers(module: cst.Module, queue_helpers: handbuilt.QueueHelper
     return module.with_changes(body=body)
 
 
-def drop_unused_tf_imports(old: cst.Module, new: cst.Module, imports: ImportMap,
-                           before: Optional[Counter] = None) -> cst.Module:
-    """Remove TensorFlow imports that the rewrite left unused (they served only the queue code).
+# Standard-library modules whose import does nothing but bind the name (no registration, no
+# state a program relies on), and which queue code used for its threads and capacities
+# (`num_threads = multiprocessing.cpu_count()`): once the rewrite removed their last use, the
+# import would be left unused (a new lint error in a file qmigrate wrote).
+_DROPPABLE_STDLIB = frozenset(("multiprocessing", "threading", "queue", "time", "math", "random"))
+
+
+def drop_unused_imports(old: cst.Module, new: cst.Module, imports: ImportMap,
+                        before: Optional[Counter] = None) -> cst.Module:
+    """Remove the imports of TensorFlow, and of the standard-library modules of
+    `_DROPPABLE_STDLIB`, that the module used before the rewrite and no longer uses (they served
+    only the queue code). An import the module did not use before stays (it is the user's).
 
     `before`: the old module's name loads, when already counted.
     """
     before = before if before is not None else Counter(cstutil.name_uses(old).loads)
     after = cstutil.module_loads(new, old, before)
     dead = {name for name, target in imports.aliases.items()
-            if target.split(".")[0] == "tensorflow" and before[name] and not after[name]}
+            if (target.split(".")[0] == "tensorflow" or target.split(".")[0] in _DROPPABLE_STDLIB)
+            and before[name] and not after[name]}
     if not dead:
         return new
     # Only statements that bind a dead name can hold its import: each is pruned as the module's
@@ -2138,9 +2149,10 @@ def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, se
         new_module, reasons = again, reasons_again
         for key, count in more.items():
             removed[key] = removed.get(key, 0) + count
+    new_module = dead_readers.drop_dead_values(analysis.module, new_module)
     # analysis.imports is the old module's map (from its stdlib tree: the same as from its CST)
-    analysis.new_module = drop_unused_tf_imports(analysis.module, new_module, analysis.imports,
-                                                 analysis.module_loads)
+    analysis.new_module = drop_unused_imports(analysis.module, new_module, analysis.imports,
+                                              analysis.module_loads)
     # Calls in the rewritten module are new nodes; match them to the originals by the classes and
     # functions around them, and by order there (a coord of train() is not the one of evaluate()).
     paths = _plumbing_paths(analysis)

@@ -442,7 +442,7 @@ class RunnersStartedByHand(Rule):
     ## Fix safety
     Safe, and only applied when no queue construct remains in the migrated files and they
     rewrote at least one pipeline (as for `start_queue_runners`). The thread list it extended
-    stays, empty, for whatever joins it.
+    stays, empty, for whatever joins it; when nothing else reads it, it goes too.
 
     ## Limitations
     The loop's body must hold only calls of the runner's `create_threads` (a statement of its
@@ -485,7 +485,6 @@ class RunnersStartedByHand(Rule):
                 records = dataset.make_one_shot_iterator().get_next()
                 with tf.Session() as sess:
                     sess.run(tf.local_variables_initializer())
-                    threads = []
                     for _ in range(steps):
                         sess.run(records)
             """),

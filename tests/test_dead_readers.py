@@ -85,3 +85,76 @@ def test_a_value_the_function_never_read_is_the_users_and_stays(tmp_path):
     [result] = api.migrate([str(path)])
     new = result.new_source.decode()
     assert "spare = 3 * batch_size" in new and "capacity = 40" not in new
+
+
+CHAINED = '''import tensorflow as tf
+
+
+def inputs(files, batch_size):
+    queue = tf.train.string_input_producer(files)
+    _, serialized = tf.TFRecordReader().read(queue)
+    examples_per_epoch = 800
+    min_queue_examples = int(0.4 * examples_per_epoch)
+    %s
+    return tf.train.shuffle_batch([serialized], batch_size, capacity=min_queue_examples + 3 * batch_size,
+                                  min_after_dequeue=10)
+'''
+
+
+def test_the_values_only_dropped_lines_read_go_with_them(tmp_path):
+    # examples_per_epoch was read only by min_queue_examples, which only the queue read
+    path = tmp_path / "inputs.py"
+    path.write_text(CHAINED % "")
+    [result] = api.migrate([str(path)])
+    new = result.new_source.decode()
+    assert "shuffle_and_repeat(10)" in new
+    assert "min_queue_examples" not in new and "examples_per_epoch" not in new
+
+
+@pytest.mark.parametrize("kept,line", [
+    # still read by other code: it stays, and so does what it reads
+    ("print(min_queue_examples)", "min_queue_examples = int(0.4 * examples_per_epoch)"),
+    # locals() may read any name of the function
+    ("print(locals())", "examples_per_epoch = 800"),
+])
+def test_a_value_still_read_or_maybe_read_stays(tmp_path, kept, line):
+    path = tmp_path / "inputs.py"
+    path.write_text(CHAINED % kept)
+    [result] = api.migrate([str(path)])
+    new = result.new_source.decode()
+    assert "shuffle_and_repeat(10)" in new and line in new and "examples_per_epoch = 800" in new
+
+
+def test_a_value_bound_twice_stays(tmp_path):
+    path = tmp_path / "inputs.py"
+    path.write_text(CHAINED.replace("    examples_per_epoch = 800\n",
+                                    "    examples_per_epoch = 800\n    if batch_size > 8:\n"
+                                    "        examples_per_epoch = 1600\n") % "")
+    [result] = api.migrate([str(path)])
+    new = result.new_source.decode()
+    assert "min_queue_examples" not in new and "examples_per_epoch = 800" in new
+
+
+PARAGRAPHS = '''import tensorflow as tf
+
+
+def inputs(files, batch_size):
+    queue = tf.train.string_input_producer(files)
+    _, serialized = tf.TFRecordReader().read(queue)
+    parsed = tf.parse_single_example(serialized, {"x": tf.FixedLenFeature([], tf.int64)})
+
+    capacity = 10 + 3 * batch_size
+    size = batch_size
+    batch = tf.train.batch([parsed["x"]], size, capacity=capacity)
+    return batch
+'''
+
+
+def test_a_dropped_line_leaves_its_paragraph_break(tmp_path):
+    path = tmp_path / "inputs.py"
+    path.write_text(PARAGRAPHS)
+    [result] = api.migrate([str(path)])
+    new = result.new_source.decode()
+    assert "capacity" not in new
+    # the blank line that parted `capacity` from the code above now parts what follows it
+    assert "\n\n    size = batch_size\n" in new, new

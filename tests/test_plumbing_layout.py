@@ -37,3 +37,48 @@ def test_no_blank_line_opens_a_block_whose_first_statements_went(tmp_path):
     path.write_text(SCRIPT.replace("        sess.run(tf.local_variables_initializer())\n", ""))
     [result] = api.migrate([str(path)])
     assert "as sess:\n        for _ in range(steps):" in result.new_source.decode()
+
+
+SCOPED = '''import tensorflow as tf
+
+
+def inputs(files, batch_size):
+    with tf.name_scope("input"):
+        queue = tf.train.string_input_producer(files)
+        _, record = tf.TFRecordReader().read(queue)
+
+        size = batch_size * 2
+        return tf.train.batch([record], size)
+'''
+
+
+def test_a_with_whose_first_statements_went_opens_without_a_blank_line(tmp_path):
+    # the pipeline's first statements went; the blank line parted the kept one from them
+    path = tmp_path / "inputs.py"
+    path.write_text(SCOPED)
+    [result] = api.migrate([str(path)])
+    text = result.new_source.decode()
+    assert 'with tf.name_scope("input"):\n        size = batch_size * 2\n' in text, text
+
+
+IMPORTED = '''import multiprocessing
+import time
+
+import tensorflow as tf
+
+
+def inputs(files, batch_size):
+    queue = tf.train.string_input_producer(files)
+    _, record = tf.TFRecordReader().read(queue)
+    return tf.train.batch([record], batch_size, num_threads=multiprocessing.cpu_count())
+'''
+
+
+def test_a_standard_library_import_only_the_queue_used_goes(tmp_path):
+    # `multiprocessing` served only the batching's threads; `time`, never used, is the user's
+    path = tmp_path / "inputs.py"
+    path.write_text(IMPORTED)
+    [result] = api.migrate([str(path)])
+    text = result.new_source.decode()
+    assert "make_one_shot_iterator" in text
+    assert text.startswith("import time\n\nimport tensorflow as tf\n"), text

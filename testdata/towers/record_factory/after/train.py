@@ -23,7 +23,6 @@ def train(data_dir):
     steps = 0
     with tf.Session() as sess:
         sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
-        threads = []
         try:
             while True:
                 sess.run(step)

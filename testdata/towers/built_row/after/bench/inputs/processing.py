@@ -1,7 +1,4 @@
 """Batching shared by the data sets: a row of tensors per example, a batch of rows out."""
-import multiprocessing
-
-import tensorflow as tf
 
 
 def build_batch(features, label, min_queue_examples, batch_size, shuffle):
