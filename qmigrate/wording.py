@@ -13,8 +13,9 @@ import libcst as cst
 
 from qmigrate import cstutil
 
-# `queue`, `enqueue`, `dequeue` in any case, and queue classes (`RandomShuffleQueue`, `QueueRunner`).
-_QUEUE = re.compile(r"(?i:\b(en|de)?queue)|[A-Za-z]Queue")
+# `queue`, `enqueue`, `dequeue` in any case, queue classes (`RandomShuffleQueue`, `QueueRunner`),
+# and the names of queues (`filename_queue`, `input_queue`: an identifier that ends in `_queue`).
+_QUEUE = re.compile(r"(?i:\b(en|de)?queue|[A-Za-z0-9]_queue\b)|[A-Za-z]Queue")
 _QUEUE_WORD = re.compile(r"\b(example |filename |input )?queue(s?)\b", re.IGNORECASE)
 _MESSAGE_CALLS = {"print", "info", "warning", "warn", "debug", "log", "write"}
 

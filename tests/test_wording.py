@@ -33,3 +33,11 @@ def test_comments_naming_a_queue_class_talk_about_a_queue():
                       "# The request is queued later.\n\n# A Quest for speed.\nx = f(a)\n")
     kept = [line.comment.value for line in wording.moved_comments(stmt)]
     assert kept == ["# A Quest for speed."]
+
+
+def test_comments_naming_a_queue_variable_talk_about_a_queue():
+    # `filename_queue` names the producer's queue; `min_queue_examples` names a count that stays
+    stmt = _statement("# Create filename_queue.\n\n# The input_queue holds names.\n\n"
+                      "# min_queue_examples sizes the buffer.\nx = f(a)\n")
+    kept = [line.comment.value for line in wording.moved_comments(stmt)]
+    assert kept == ["# min_queue_examples sizes the buffer."]
