@@ -35,6 +35,7 @@ from qmigrate.rules import rule_for
 from qmigrate.summary import ConsumerSummary, ModuleSummary, digest, summarise, summarise_source
 from qmigrate.program import ImportSpecs, Program, import_specs, quick_import_specs, reach
 from qmigrate.rules.findings import PerTowerPipelines, SharedBatchAcrossTowers, UntracedTowerInput
+from qmigrate.rules.target_api import ApiNotInTarget
 from qmigrate.rules.unsupported import NotebookNotMigrated
 
 
@@ -576,13 +577,12 @@ def _explain_kept_plumbing(results: Dict[str, FileResult], program: Program, mig
         if not migrated_any:
             why = ("no pipeline of the files migrated together was migrated: the queues of its program (in them, or "
                    "in modules not among them) still need them")
-        elif path in building or any(d.code not in _PLUMBING_CODES for d in result.remaining):
+        elif path in building or _queue_code_left(result):
             why = "queue code is left in this file"
         else:
             program_files = reach(reach([path], program.importers), lambda p: program.imported(p, partial=True))
             left = sorted((d for other in program_files & building if other != path and other in results
-                           for d in results[other].remaining if d.code not in _PLUMBING_CODES),
-                          key=Diagnostic.sort_key)
+                           for d in _queue_code_left(results[other])), key=Diagnostic.sort_key)
             if left:
                 why = "queue code is left in a file of its program: %s:%d (%s)" % (
                     os.path.relpath(left[0].path, os.path.dirname(path)), left[0].line, left[0].code)
@@ -595,6 +595,14 @@ def _explain_kept_plumbing(results: Dict[str, FileResult], program: Program, mig
 
 
 _PLUMBING_CODES = frozenset(rule.code for rule in engine.PLUMBING)
+# Findings left in a file that are not queue code: a TensorFlow API its target lacks
+# (`tf.scalar_summary`) is the file's to fix whether or not any queue is left.
+_NOT_QUEUE_CODES = frozenset((ApiNotInTarget.code,))
+
+
+def _queue_code_left(result: FileResult) -> List[Diagnostic]:
+    """The findings the run leaves in the file that are queue code (not its runner plumbing)."""
+    return [d for d in result.remaining if d.code not in _PLUMBING_CODES and d.code not in _NOT_QUEUE_CODES]
 
 
 def _coordinators_only(result: FileResult, kept: List[Diagnostic], path: str, program: Program,
@@ -602,7 +610,8 @@ def _coordinators_only(result: FileResult, kept: List[Diagnostic], path: str, pr
     """Whether all the file leaves is Coordinators (no runner start, no queue code) and no file of
     its program in the run builds queues: what a re-run finds in a migration's output, where a
     coordinator stays for the error it carries to join() or for uses beyond the runners."""
-    if any(d.code != engine.queue_runners.Coordinator.code for d in kept) or len(result.remaining) != len(kept):
+    if any(d.code != engine.queue_runners.Coordinator.code for d in kept) \
+            or len([d for d in result.remaining if d.code not in _NOT_QUEUE_CODES]) != len(kept):
         return False
     if path in building or not _coordinators_stay_in_the_run(path, program):
         return False

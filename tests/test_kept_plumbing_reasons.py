@@ -68,3 +68,14 @@ def test_queue_code_left_in_a_file_of_its_program(tmp_path):
                                   "migrates.py": MIGRATES})
     runners = reasons["helper.py"]["QM501"]
     assert "not rewritten: queue code is left in a file of its program: staying.py:5 (QM307)" in runners
+
+
+def test_an_api_its_target_lacks_is_not_queue_code(tmp_path):
+    # `tf.scalar_summary` (QM906, gone since TF 1.0) is left in the file, but it is no queue: the
+    # runners stay for the queue of another file of the program, and say so
+    old_api = RUNNERS.replace("    sess.run(op)\n", "    tf.scalar_summary('op', op)\n    sess.run(op)\n")
+    reasons = _reasons(tmp_path, {"helper.py": old_api, "staying.py": STAYS, "script.py": SCRIPT,
+                                  "migrates.py": MIGRATES})
+    assert "QM906" in reasons["helper.py"]
+    runners = reasons["helper.py"]["QM501"]
+    assert "not rewritten: queue code is left in a file of its program: staying.py:5 (QM307)" in runners
