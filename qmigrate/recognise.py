@@ -2581,7 +2581,8 @@ class _BlockRecogniser:
                               % sorted(escaped)[0])
         self._check_locals_of_map(record_indices, batch_index, chain, kept, calls, tainted, map_returns)
         self._check_graph_only_calls(record_indices, kept, calls, headers)
-        self._check_stateful_captures(record_indices, batch_index, chain, kept, calls, map_returns, headers)
+        self._check_stateful_captures(record_indices, batch_index, chain, kept, calls, map_returns, headers,
+                                      producer_index)
         # The map function is traced where the batch was built: what it reads must not change
         # between where the code stood and there; the producer's and reader's arguments neither.
         readers = [index for index in record_indices if index not in kept] + [producer_index] + (
@@ -2813,7 +2814,7 @@ class _BlockRecogniser:
         return found
 
     def _check_stateful_captures(self, record_indices, batch_index: int, chain: Set[int], kept, calls,
-                                 map_returns: str = "", headers=()) -> None:
+                                 map_returns: str = "", headers=(), producer_index: Optional[int] = None) -> None:
         """The map function captures what the moved per-record code reads from outside it, by
         value; a one-shot iterator cannot capture a stateful op (a random op, a variable, a
         placeholder, a py_func: TF 1.x fails with "Cannot capture a stateful node"), and the queue
@@ -2822,7 +2823,8 @@ class _BlockRecogniser:
         before the batch, by a statement that makes one, or derives from a name that does. The
         batching's other arguments (`batch_size`, `capacity`...) are taken by the dataset when it is
         built: refused too when they read such a name, or a tensor a TensorFlow call made (tf.data
-        wants int64 sizes fixed then)."""
+        wants int64 sizes fixed then). So are the producer's (`producer_index`): the tensors a
+        slice producer slices become the dataset's own (a preloaded `tf.Variable` fails there)."""
         moved = [index for index in sorted(record_indices) if index not in kept]
         reads = set(self.map_copies)  # a copied outer value is read where the function starts
         for index in moved:
@@ -2867,6 +2869,14 @@ class _BlockRecogniser:
         self._check_stateful_attributes(moved, map_returns, calls)
         arguments = self._batching_argument_reads(batch_index)
         self._check_captured_params(reads | arguments, calls)
+        sliced = sorted(set(self.uses[producer_index].loads) & set(stateful)) if producer_index is not None else []
+        if sliced:  # `slice_input_producer([images_var, labels_var])`: data preloaded into variables
+            raise _Broken(calls, "the producer's arguments read `%s`, made at line %d from a stateful op (a variable, "
+                          "a placeholder, a random op): the dataset would hold it, and a one-shot iterator cannot "
+                          "capture it (TF 1.x: \"Cannot capture a stateful node\"), where the queue's thread read it "
+                          "when it ran; build the dataset from the values the variable is made from by hand (a "
+                          "placeholder fed to an initializable iterator's initializer)" % (
+                              sliced[0], self._line_of(stateful[sliced[0]])))
         fed = sorted(arguments & set(stateful))
         if fed:  # `batch_size=bs`, bs a placeholder fed at each step
             raise _Broken(calls, "the batching's arguments read `%s`, made at line %d from a stateful op (a "
