@@ -63,7 +63,7 @@ def remove(old: cst.Module, new: cst.Module, imports: ImportMap, fixed_calls: Se
             if without is not None:
                 edited = without
                 dropped.add(id(old_call))
-        edited = _without_dead_values(edited, before)
+        edited = without_dead_values(edited, before)
         if edited is not function:
             replaced[id(function)] = edited
     if not replaced:
@@ -81,7 +81,7 @@ def drop_dead_values(old: cst.Module, new: cst.Module) -> cst.Module:
         before = old_functions.get(path)
         if before is None or function.deep_equals(before):
             continue
-        edited = _without_dead_values(function, before)
+        edited = without_dead_values(function, before)
         if edited is not function:
             replaced[id(function)] = edited
     return new.visit(Swap(replaced)) if replaced else new
@@ -121,7 +121,7 @@ def _pure(node: cst.BaseExpression) -> bool:
 _DYNAMIC_READS = ("locals", "vars", "eval", "exec")
 
 
-def _without_dead_values(function: cst.FunctionDef, before: cst.FunctionDef) -> cst.FunctionDef:
+def without_dead_values(function: cst.FunctionDef, before: cst.FunctionDef) -> cst.FunctionDef:
     """The function without the lines `name = <pure value>` that the function read before the
     rewrite and no longer reads (a capacity or thread count only the queue calls took), and then
     without those only the dropped lines read (`min_queue_examples`'s

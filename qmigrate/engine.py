@@ -1984,7 +1984,10 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
             continue
         copy_name = context.kept_helpers[name]
         blank = [line for line in stmt.leading_lines if line.comment is None] or [cst.EmptyLine(indent=False)]
-        body.append(migrated.with_changes(name=cst.Name(copy_name), leading_lines=blank))
+        # the copy is a function of its own: what only its queue code read goes (dead_readers pairs
+        # the functions of the module by name, and the copy's name is new)
+        copy = dead_readers.without_dead_values(migrated, stmt)
+        body.append(copy.with_changes(name=cst.Name(copy_name), leading_lines=blank))
         for call in calls:
             analysis.fixed_calls.discard(id(call))  # the pipelines' matches counted it: it stays
             if keep[name] != _LOCAL_CALLERS:  # kept for other modules' callers, which count their own queues

@@ -35,9 +35,6 @@ def test_package_code_passes_pyflakes():
 
 # Golden outputs that do hold a pyflakes message their input did not, and why it stays.
 _GOLDEN_LEFTOVERS = {
-    # a value left in a function the migration made (its parse function): qmigrate cleans the
-    # functions that were there before it
-    ("single/nested_reader_helpers.after.py", "local variable 'record_bytes' is assigned to but never used"),
     # its value reads every file (tf_record_iterator): dropping the line would drop that work
     ("single/slim_dataset_gone.after.py", "local variable 'num_examples' is assigned to but never used"),
     # it holds a TFRecordOptions call, not a value qmigrate proves free of effects

@@ -31,7 +31,6 @@ def parse_record(value, image_bytes):
     value: one record read from the files, a scalar string Tensor.
     image_bytes: the number of image bytes after the label byte.
   """
-  record_bytes = LABEL_BYTES + image_bytes
   raw = tf.decode_raw(value, tf.uint8)
   label = tf.cast(raw[0], tf.int32)
   image = tf.reshape(raw[LABEL_BYTES:], [3, 32, 32])
