@@ -2866,7 +2866,7 @@ class _BlockRecogniser:
                 if next_element:
                     taken[name] = index
         self.captured_reads = tuple(sorted({taken[name] for name in reads & set(taken)}))
-        self._check_stateful_attributes(moved, map_returns, calls)
+        self._check_stateful_attributes(moved, map_returns, calls, producer_index)
         arguments = self._batching_argument_reads(batch_index)
         self._check_captured_params(reads | arguments, calls)
         sliced = sorted(set(self.uses[producer_index].loads) & set(stateful)) if producer_index is not None else []
@@ -2955,22 +2955,27 @@ class _BlockRecogniser:
             raise _Broken(calls, why)
         self.captured_params = found
 
-    def _check_stateful_attributes(self, moved, map_returns: str, calls) -> None:
+    def _check_stateful_attributes(self, moved, map_returns: str, calls,
+                                   producer_index: Optional[int] = None) -> None:
         """As _check_stateful_captures, for `self.<attr>` the moved code reads: refused when the
         attribute's one binding (class_attrs) makes a stateful op, or is a parameter of its method
         whose default does (`rotate=tf.random_uniform(...)` in __init__: one tensor, made when the
-        class was defined, that every record of the queue ran anew)."""
+        class was defined, that every record of the queue ran anew). The producer's arguments
+        (`producer_index`) too: what a slice producer slices becomes the dataset's own
+        (`self.images = tf.Variable(...)`, data preloaded into a variable)."""
         attrs = self.context.class_attrs(self.scope) if self.scope is not None else None
         self_name = attrs.self_name(self.scope) if attrs is not None else None
         if self_name is None:
             return
+        sliced = {node.attr.value for node in cstutil.nodes_of(self.body[producer_index], cst.Attribute)
+                  if dotted(node.value) == self_name} if producer_index is not None else set()
         nodes = [node for index in moved for node in cstutil.nodes_of(self.body[index], cst.Attribute)]
         if map_returns:
             try:
                 nodes += cstutil.nodes_of(cst.parse_expression("(%s)" % map_returns), cst.Attribute)
             except cst.ParserSyntaxError:
                 pass
-        for attr in sorted({node.attr.value for node in nodes if dotted(node.value) == self_name}):
+        for attr in sorted({node.attr.value for node in nodes if dotted(node.value) == self_name} | sliced):
             try:
                 binding = attrs.binding(attr)
             except class_attrs.NotProven:
@@ -2981,8 +2986,16 @@ class _BlockRecogniser:
                              if param.name.value == made.value and param.default is not None), None)
                 what = "the parameter `%s` of %s(), whose default is a tensor of a stateful op" % (
                     binding.value.value, binding.method.name.value)
-            if made is not None and any((self.imports.resolve(call.func) or "").startswith(_STATEFUL_OPS)
-                                        for call in cstutil.calls_of(made)):
+            stateful = made is not None and any((self.imports.resolve(call.func) or "").startswith(_STATEFUL_OPS)
+                                                for call in cstutil.calls_of(made))
+            if stateful and attr in sliced:
+                raise _Broken(calls, "the producer's arguments read `%s.%s`, bound at line %d to %s (a variable, a "
+                              "placeholder, a random op): the dataset would hold it, and a one-shot iterator cannot "
+                              "capture it (TF 1.x: \"Cannot capture a stateful node\"), where the queue's thread read "
+                              "it when it ran; build the dataset from the values the variable is made from by hand "
+                              "(a placeholder fed to an initializable iterator's initializer)" % (
+                                  self_name, attr, attrs.line_of(binding.value), what))
+            if stateful:
                 raise _Broken(calls, "the per-record code reads `%s.%s`, bound at line %d to %s (random, "
                               "variable, placeholder or py_func), made outside it: the map function would capture "
                               "it by value, which a one-shot iterator cannot (the queue ran it once per record); "

@@ -45,3 +45,36 @@ def test_a_producer_slicing_constants_migrates(tmp_path):
     [result] = api.migrate([str(path)])
     assert result.changed and not result.remaining
     assert "tf.data.Dataset.from_tensor_slices((input_images, input_labels))" in result.new_source.decode()
+
+
+HELD = '''import tensorflow as tf
+
+
+class Preloaded(object):
+    def __init__(self, data, labels):
+        self.images_initializer = tf.placeholder(tf.float32, data.shape)
+        self.images = %s
+        self.labels = tf.constant(labels)
+
+    def batches(self, batch_size):
+        image, label = tf.train.slice_input_producer([self.images, self.labels], num_epochs=1)
+        return tf.train.batch([image, label], batch_size=batch_size)
+'''
+
+
+def test_a_producer_slicing_a_variable_held_on_the_object_stays(tmp_path):
+    path = tmp_path / "held.py"
+    path.write_text(HELD % "tf.Variable(self.images_initializer, trainable=False, collections=[])")
+    [result] = api.migrate([str(path)])
+    assert not result.changed
+    producer = next(d for d in result.remaining if d.code == "QM102")
+    assert ("the producer's arguments read `self.images`, bound at line 7 to a tensor of a stateful op"
+            in producer.message)
+
+
+def test_a_producer_slicing_constants_held_on_the_object_migrates(tmp_path):
+    path = tmp_path / "held.py"
+    path.write_text(HELD % "tf.constant(data)")
+    [result] = api.migrate([str(path)])
+    assert result.changed and not result.remaining
+    assert "from_tensor_slices((self.images, self.labels))" in result.new_source.decode()
