@@ -2872,11 +2872,8 @@ class _BlockRecogniser:
         sliced = sorted(set(self.uses[producer_index].loads) & set(stateful)) if producer_index is not None else []
         if sliced:  # `slice_input_producer([images_var, labels_var])`: data preloaded into variables
             raise _Broken(calls, "the producer's arguments read `%s`, made at line %d from a stateful op (a variable, "
-                          "a placeholder, a random op): the dataset would hold it, and a one-shot iterator cannot "
-                          "capture it (TF 1.x: \"Cannot capture a stateful node\"), where the queue's thread read it "
-                          "when it ran; build the dataset from the values the variable is made from by hand (a "
-                          "placeholder fed to an initializable iterator's initializer)" % (
-                              sliced[0], self._line_of(stateful[sliced[0]])))
+                          "a placeholder, a random op)%s" % (sliced[0], self._line_of(stateful[sliced[0]]),
+                                                             _SLICED_STATEFUL))
         fed = sorted(arguments & set(stateful))
         if fed:  # `batch_size=bs`, bs a placeholder fed at each step
             raise _Broken(calls, "the batching's arguments read `%s`, made at line %d from a stateful op (a "
@@ -2990,11 +2987,8 @@ class _BlockRecogniser:
                                                 for call in cstutil.calls_of(made))
             if stateful and attr in sliced:
                 raise _Broken(calls, "the producer's arguments read `%s.%s`, bound at line %d to %s (a variable, a "
-                              "placeholder, a random op): the dataset would hold it, and a one-shot iterator cannot "
-                              "capture it (TF 1.x: \"Cannot capture a stateful node\"), where the queue's thread read "
-                              "it when it ran; build the dataset from the values the variable is made from by hand "
-                              "(a placeholder fed to an initializable iterator's initializer)" % (
-                                  self_name, attr, attrs.line_of(binding.value), what))
+                              "placeholder, a random op)%s" % (self_name, attr, attrs.line_of(binding.value), what,
+                                                                _SLICED_STATEFUL))
             if stateful:
                 raise _Broken(calls, "the per-record code reads `%s.%s`, bound at line %d to %s (random, "
                               "variable, placeholder or py_func), made outside it: the map function would capture "
@@ -3871,6 +3865,12 @@ class _BlockRecogniser:
 
 
 # TensorFlow ops whose result a one-shot iterator's map function cannot capture by value.
+# Why a producer whose arguments read a stateful op stays (the end of its reason).
+_SLICED_STATEFUL = (": the dataset would hold it, and a one-shot iterator cannot capture it (TF 1.x: \"Cannot capture "
+                    "a stateful node\"), where the queue's thread read it when it ran; build the dataset from the "
+                    "values the variable is made from by hand (a placeholder fed to an initializable iterator's "
+                    "initializer)")
+
 _STATEFUL_OPS = tuple("tensorflow." + name for name in (
     "random_uniform", "random_normal", "truncated_normal", "random_shuffle", "random_gamma", "random_poisson",
     "multinomial", "random.", "placeholder", "Variable", "get_variable", "py_func", "train.get_global_step",
