@@ -294,8 +294,10 @@ print(json.dumps({"shapes": [t.get_shape().as_list() for t in ids], "steps": ste
 
 def test_guarded_records_reach_one_tower_each_under_tf18(mnist_dir, tmp_path):
     """Two towers of 5, 50 examples: 5 steps are one epoch. The migrated program gives every example
-    to exactly one tower in each epoch; the legacy one (whose shuffle buffers span epochs) gives
-    every example in four epochs' steps too, in batches of the same shapes."""
+    to exactly one tower in each epoch; the legacy one (whose shuffle buffer of 40-55 spans epochs)
+    gives nearly every example in four epochs' steps, in batches of the same shapes: all four
+    copies of an example can still wait in its buffer after 200 draws (about one run in 500 missed
+    one, which failed a CI run when this asked for all 50)."""
     import subprocess
 
     python = tf_python("1.8")
@@ -321,7 +323,7 @@ def test_guarded_records_reach_one_tower_each_under_tf18(mnist_dir, tmp_path):
         assert len(run["steps"]) == 20
         assert all(len(step) == 2 and all(len(batch) == 5 for batch in step) for step in run["steps"])
         seen = Counter(i for step in run["steps"] for batch in step for i in batch)
-        assert set(seen) == set(range(50)), label  # four epochs' worth: every example came
+        assert set(seen) <= set(range(50)) and len(seen) >= 45, label  # four epochs' worth
     # The migrated towers share one stream that keeps epoch ends: every 5 steps, each example once.
     after_ids = [i for step in runs["after"]["steps"] for batch in step for i in batch]
     for start in range(0, 200, 50):
