@@ -49,11 +49,11 @@ def remove(old: cst.Module, new: cst.Module, imports: ImportMap, fixed_calls: Se
     """`new` without the unread readers (see the module's contract), and the ids of their calls
     in `old`."""
     readers = b"Reader" in source or b"Options" in source
-    old_functions, dropped, replaced = functions_by_path(old), set(), {}
-    for path, function in functions_by_path(new).items():
-        before = old_functions.get(path)
-        if before is None or not any(id(call) in fixed_calls for call in cstutil.calls_of(before)):
-            continue
+    dropped = set()
+
+    def edit(function: cst.FunctionDef, before: cst.FunctionDef) -> cst.FunctionDef:
+        if not any(id(call) in fixed_calls for call in cstutil.calls_of(before)):
+            return function
         edited = function
         for name, old_call in _readers(before, imports) if readers else ():
             line = _reader_line(edited, name, imports)
@@ -63,12 +63,9 @@ def remove(old: cst.Module, new: cst.Module, imports: ImportMap, fixed_calls: Se
             if without is not None:
                 edited = without
                 dropped.add(id(old_call))
-        edited = without_dead_values(edited, before)
-        if edited is not function:
-            replaced[id(function)] = edited
-    if not replaced:
-        return new, set()
-    return new.visit(Swap(replaced)), dropped
+        return without_dead_values(edited, before)
+
+    return _edit_paired(old, new, edit), dropped
 
 
 def drop_dead_values(old: cst.Module, new: cst.Module) -> cst.Module:
@@ -76,12 +73,19 @@ def drop_dead_values(old: cst.Module, new: cst.Module) -> cst.Module:
     before and no longer reads: what only the queue-runner plumbing read (`threads = []` of
     `coord.join(threads)`). The same rule as `remove`'s for values, in every function that
     differs from its original."""
+    return _edit_paired(old, new, lambda function, before: function if function.deep_equals(before)
+                        else without_dead_values(function, before))
+
+
+def _edit_paired(old: cst.Module, new: cst.Module, edit) -> cst.Module:
+    """`new` with each function that has an original in `old` under the same path
+    (functions_by_path) replaced by `edit(function, original)` (the same node: unchanged)."""
     old_functions, replaced = functions_by_path(old), {}
     for path, function in functions_by_path(new).items():
         before = old_functions.get(path)
-        if before is None or function.deep_equals(before):
+        if before is None:
             continue
-        edited = without_dead_values(function, before)
+        edited = edit(function, before)
         if edited is not function:
             replaced[id(function)] = edited
     return new.visit(Swap(replaced)) if replaced else new
@@ -137,14 +141,16 @@ def without_dead_values(function: cst.FunctionDef, before: cst.FunctionDef) -> c
     candidates = {name for name, value in lines if bound[name] == 1 and was[name] > 1 and _pure(value)}
     while candidates:
         now = name_counts(function)
-        dead = [stmt for stmt in own_lines(function, outside_loops=True)
-                if assigned_value(stmt) is not None and assigned_value(stmt)[0] in candidates
-                and now[assigned_value(stmt)[0]] == 1]
+        dead = []  # (line, name) of each candidate nothing reads now
+        for line in own_lines(function, outside_loops=True):
+            assigned = assigned_value(line)
+            if assigned is not None and assigned[0] in candidates and now[assigned[0]] == 1:
+                dead.append((line, assigned[0]))
         if not dead:
             break
-        for line in dead:
+        for line, name in dead:
             function = drop_line(function, line) or function
-        candidates -= {assigned_value(line)[0] for line in dead}
+            candidates.discard(name)
     return function
 
 

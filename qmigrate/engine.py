@@ -427,7 +427,8 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
                                handed)
     if handed is not None and handed.exported:
         handed_down.migrate_exported(analysis, handed.exported)
-        analysis.new_module = drop_unused_imports(analysis.module, analysis.new_module, analysis.imports)
+        analysis.new_module = drop_unused_imports(analysis.module, analysis.new_module, analysis.imports,
+                                                  analysis.module_loads)
     if handed is not None and handed.unfollowed:
         handed_down.explain_unfollowed(analysis, handed.unfollowed)
     if chain is not None:

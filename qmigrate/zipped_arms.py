@@ -48,7 +48,6 @@ from qmigrate.names import ImportMap
 from qmigrate.rules import BATCHERS, PRODUCERS, rule_for
 
 
-
 @dataclass
 class ArmZip:
     """The `head` statements (producer first) and `tail` statements (batching last) around `branch`
