@@ -193,18 +193,25 @@ def _run(job: _Job) -> _Done:
     except OSError as error:
         return _Done(_failed(path, "cannot read: %s" % (error.strerror or error), failure=Failure.READ))
     python = not path.endswith(".ipynb")
-    if job.digest is None and job.chain is None:
-        if not engine.may_contain_queue_code(source):
-            # Nothing travels back but the verdict and what set-level work asks of every file
-            # (its imports, read from its import lines; whether it may place towers on devices):
-            # the linker reads such a file only if it must.
-            return _Done(FileResult(path, Status.SKIPPED), readable=python, device=b"device" in source,
-                         import_specs=quick_import_specs(source) if python else None)
-        if not python:
-            if not options.wants(NotebookNotMigrated.code) or not notebooks.calls_queue_api(source):
+    first_pass = job.digest is None and job.chain is None
+    if first_pass and not engine.may_contain_queue_code(source):
+        # Nothing travels back but the verdict and what set-level work asks of every file
+        # (its imports, read from its import lines; whether it may place towers on devices):
+        # the linker reads such a file only if it must.
+        return _Done(FileResult(path, Status.SKIPPED), readable=python, device=b"device" in source,
+                     import_specs=quick_import_specs(source) if python else None)
+    if not python:
+        # A notebook is migrated as its code cells joined (notebooks.py); the run's results carry
+        # that code until _as_notebooks turns them back into the notebook's bytes.
+        if first_pass and not notebooks.calls_queue_api(source):
+            return _Done(FileResult(path, Status.CLEAN, old_source=source))
+        found, why = notebooks.virtual(source)
+        if found is None:
+            if not options.wants(NotebookNotMigrated.code):
                 return _Done(FileResult(path, Status.CLEAN, old_source=source))
-            return _Done(_notebook(path, source))
-    elif job.digest is not None and digest(source) != job.digest:
+            return _Done(_notebook(path, source, why))
+        source = found.code.encode("utf-8")
+    if not first_pass and job.digest is not None and digest(source) != job.digest:
         return _Done(_failed(path, "it changed while qmigrate ran; left unchanged", source), readable=True)
     problem = _undecodable(source)
     if problem:
@@ -476,6 +483,7 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
         _name_uncalled_functions(results, program)
         factory_reasons.explain_results(results, program)
 
+    _as_notebooks(results)
     if write:
         for path, result in results.items():
             if result.changed:
@@ -917,12 +925,17 @@ def _handed_not_held(handed: Dict[str, handed_down.Handed], first: Dict[str, _Do
 
 
 def _read_python(path: str) -> Optional[bytes]:
-    """A file's bytes, for set-level questions about modules the workers did not send back."""
+    """A file's bytes (a notebook's code cells, as its module), for set-level questions about
+    modules the workers did not send back."""
     try:
         with open(path, "rb") as handle:
-            return handle.read()
+            source = handle.read()
     except OSError:
         return None
+    if path.endswith(".ipynb"):
+        found, _ = notebooks.virtual(source)
+        return found.code.encode("utf-8") if found is not None else None
+    return source
 
 
 def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dict[str, str]]:
@@ -1041,11 +1054,87 @@ def _summarise_file(path: str) -> Optional[ModuleSummary]:
         return None
 
 
-def _notebook(path: str, source: bytes) -> FileResult:
-    """Notebooks are reported, never rewritten or passed over in silence."""
+def _notebook(path: str, source: bytes, why: str) -> FileResult:
+    """A notebook qmigrate does not migrate is reported, never passed over in silence."""
     rule = NotebookNotMigrated
-    finding = Diagnostic(path, 1, 1, rule.code, "%s; to do: %s" % (rule.message, rule.advice), False, rule.safety)
+    finding = Diagnostic(path, 1, 1, rule.code, "%s; not rewritten: %s; to do: %s" % (rule.message, why, rule.advice),
+                         False, rule.safety)
     return FileResult(path, Status.DIAGNOSED, (finding,), old_source=source)
+
+
+def _as_notebooks(results: Dict[str, FileResult]) -> None:
+    """Each notebook's result, computed on its virtual code, as the notebook's own bytes: the new
+    cells written back (or the notebook reported, QM002, if they cannot be), findings at the lines
+    of the .ipynb file that hold their code, and so the lines of notebooks that messages name."""
+    placed = {}  # notebook path -> (its Virtual, its json_lines)
+    for path, result in results.items():
+        if path.endswith(".ipynb") and result.old_source is not None and result.status is not Status.SKIPPED:
+            results[path], found = _as_notebook(path, result)
+            if found is not None:
+                placed[path] = (found, found.json_lines())
+    if not placed:
+        return
+
+    def json_line(path: str, line: int) -> int:
+        found, lines = placed[path]
+        return found.json_line(line, lines)
+
+    def named(name: str) -> Optional[str]:
+        hits = [path for path in placed if path == name or path.endswith(os.sep + name.lstrip("./"))]
+        return hits[0] if len(hits) == 1 else None
+
+    for path, result in results.items():
+        own = path if path in placed else None
+
+        def mapped(message: str) -> str:
+            def other(match):
+                where = named(match.group(1))
+                if where is None:
+                    return match.group(0)
+                return "%s%s%d" % (match.group(1), match.group(2), json_line(where, int(match.group(3))))
+            message = _NOTEBOOK_LINE.sub(other, message)
+            if own is not None:
+                message = _OWN_LINE.sub(lambda m: "line %d" % json_line(own, int(m.group(1))), message)
+            return message
+
+        if own is not None or any(".ipynb" in d.message for d in result.diagnostics):
+            results[path] = dataclasses.replace(result, diagnostics=tuple(
+                dataclasses.replace(d, message=mapped(d.message)) for d in result.diagnostics))
+
+
+# A line of a notebook that a message names (`train.ipynb (line 44)`, `train.ipynb:44`), and a line
+# of the notebook's own (`(line 37)`, `at line 37`), not one of a module it names.
+_NOTEBOOK_LINE = re.compile(r"([\w./-]+\.ipynb)(:| \(line )(\d+)")
+_OWN_LINE = re.compile(r"(?<!\.py \()(?<!\.ipynb \()(?<!\.py )\bline (\d+)")
+
+
+def _as_notebook(path: str, result: FileResult):
+    """(the notebook's result, its Virtual: None where the result is not of its virtual code)."""
+    try:
+        with open(path, "rb") as handle:
+            source = handle.read()
+    except OSError as error:
+        return _failed(path, "cannot read: %s" % (error.strerror or error), failure=Failure.READ), None
+    if source == result.old_source:  # not migrated: reported as a notebook already, or clean
+        return result, None
+    found, _ = notebooks.virtual(source)
+    if found is None or found.code.encode("utf-8") != result.old_source:
+        return _failed(path, "it changed while qmigrate ran; left unchanged", source), None
+    new = None
+    if result.changed:
+        new, why = found.rebuild(result.new_source.decode("utf-8"))
+        if new is None:
+            return _notebook(path, source, why), None
+    lines = found.json_lines()
+    text = source.decode("utf-8").splitlines()
+
+    def placed(finding: Diagnostic) -> Diagnostic:
+        line = found.json_line(finding.line, lines)
+        quote = text[line - 1].find('"') if line <= len(text) else -1
+        return dataclasses.replace(finding, line=line, column=finding.column + quote + 1 if quote >= 0 else 1)
+
+    return dataclasses.replace(result, diagnostics=tuple(placed(finding) for finding in result.diagnostics),
+                               old_source=source, new_source=new), found
 
 
 def _link(files: List[str], first: Dict[str, _Done], options: Options, pool: _Pool):

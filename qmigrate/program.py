@@ -187,10 +187,13 @@ class Program:
         """`specs`: import_specs() of files already parsed elsewhere (the workers), by path; the
         others are parsed here when a question needs them."""
         self._specs = dict(specs or {})
-        self.paths = [path for path in paths if path.endswith(".py")]
+        # Notebooks import modules (their code cells, which source_of gives, are read as a module's)
+        # but no module imports them.
+        self.paths = [path for path in paths if path.endswith((".py", ".ipynb"))]
         self._known = set(self.paths)
         self._source_of = source_of
-        self._index = ModuleIndex(self.paths)
+        modules = [path for path in self.paths if path.endswith(".py")]
+        self._index = ModuleIndex(modules)
         self._imports: Dict[str, Set[str]] = {}
         self._names: Dict[str, ModuleNames] = {}  # path -> its names, for files a question has parsed
         self._partial: Dict[str, Set[str]] = {}  # path -> files its unresolved imports may load
@@ -208,7 +211,7 @@ class Program:
         # a package's folder name): an import naming none of them loads nothing of the set.
         self._module_words: Set[bytes] = {
             os.path.basename(os.path.dirname(path) if os.path.basename(path) == "__init__.py"
-                             else path[:-len(".py")]).encode() for path in self.paths}
+                             else path[:-len(".py")]).encode() for path in modules}
 
     def source(self, path: str) -> Optional[bytes]:
         """The file's bytes, read again at each call (not kept: a run holds one file's at a time)."""

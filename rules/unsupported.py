@@ -188,28 +188,37 @@ class NonInputQueue(Rule):
 
 
 class NotebookNotMigrated(Rule):
-    """A Jupyter notebook that holds queue-based input code: reported, not rewritten.
+    """A Jupyter notebook with queue-based input code that qmigrate cannot write back: reported.
 
     ## Why
-    Pipelines in notebooks span cells, and a rewrite that moves code between cells could not
-    keep the notebook's layout; so the notebook is reported instead of being passed over.
+    A notebook is migrated through its code cells, joined in order into one module (IPython's
+    `%magic` and `!shell` lines kept aside), as a script that runs its cells once, top to bottom;
+    its findings point at the lines of the .ipynb file. Only the cells whose code changes are
+    written back; outputs, execution counts and metadata stay. That needs a notebook whose JSON
+    qmigrate can write back byte for byte as it was (the layout Jupyter writes), code cells that
+    parse as Python 3, and a migration that keeps every cell's code in its cell (code moved across
+    a cell boundary would leave a cell that cannot run on its own). A notebook that misses one of
+    these is reported instead, with the reason.
 
     ## Fix safety
     Manual: shown, never applied.
 
     ## Limitations
-    Convert it (`jupyter nbconvert --to script`), migrate the script, and copy the cells back.
-    A notebook is reported when its code cells (joined, `%magic` and `!shell` lines left out)
-    call a queue API, or cannot be read or parsed; one of tf.data code only is not.
+    Open and save the notebook in Jupyter (for its layout), or convert it with
+    `jupyter nbconvert --to script`, migrate the script, and copy the cells back. A notebook is
+    looked at only when its code cells call a queue API (or cannot be read or parsed); one of
+    tf.data code only is not.
     """
 
     code = "QM002"
     safety = Safety.MANUAL
-    message = "notebook holds queue-based input code; notebooks are not migrated"
-    advice = "convert it with `jupyter nbconvert --to script`, migrate the script, copy the cells back"
+    message = "notebook holds queue-based input code that qmigrate does not migrate"
+    advice = ("open and save it in Jupyter, or convert it with `jupyter nbconvert --to script`, migrate the script, "
+              "copy the cells back")
     examples = (
         Example(
-            before=('{"cells": [{"cell_type": "code", "source": ["import tensorflow as tf\\n", '
+            # Laid out by hand (a space after `{`), not as Jupyter writes it.
+            before=('{ "cells": [{"cell_type": "code", "source": ["import tensorflow as tf\\n", '
                     '"q = tf.train.string_input_producer(files)"]}]}\n'),
             filename="example.ipynb",
         ),

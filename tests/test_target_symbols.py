@@ -15,7 +15,7 @@ import os
 import pytest
 
 from conftest import TESTDATA
-from qmigrate import api, synth
+from qmigrate import api, notebooks, synth
 from qmigrate.engine import Options
 from qmigrate.model import Batching, FileSource, Pipeline, RecordFunction, RecordReader, Sharding, SliceSource
 from qmigrate.names import ImportMap, ast_dotted
@@ -260,8 +260,6 @@ def test_the_name_checker_catches_names_no_tensorflow_has():
 
 def _example_and_golden_sources():
     """(label, source) of every rule example's before and after, and every golden file."""
-    import json
-
     for rule in ALL_RULES:
         for index, example in enumerate(rule.examples):
             if example.filename.endswith(".py"):
@@ -273,10 +271,8 @@ def _example_and_golden_sources():
         with open(path, encoding="utf-8") as handle:
             yield os.path.relpath(path, TESTDATA), handle.read()
     for path in sorted(glob.glob(os.path.join(TESTDATA, "**", "*.ipynb"), recursive=True)):
-        with open(path, encoding="utf-8") as handle:
-            cells = json.load(handle)["cells"]
-        code = "\n".join("".join(cell["source"]) for cell in cells if cell["cell_type"] == "code")
-        yield os.path.relpath(path, TESTDATA), code
+        with open(path, "rb") as handle:
+            yield os.path.relpath(path, TESTDATA), notebooks.code_of(handle.read())
 
 
 def test_every_tf_name_in_rule_examples_and_goldens_exists():
