@@ -210,3 +210,39 @@ def test_tf1_8_the_migrated_notebook_reads_the_same_examples(tmp_path):
     old, new = (_run_cells(python, path, str(data)).splitlines() for path in (GOLDEN, str(after)))
     assert old[0] == new[0] == "Done: 640 examples"  # 2 epochs of 320, in batches of 16
     assert json.loads(old[-1]) == json.loads(new[-1]) == sorted(list(range(320)) * 2)
+
+
+HELPER = '''import tensorflow as tf
+
+
+def read_record(filename_queue):
+    reader = tf.TFRecordReader()
+    _, serialized = reader.read(filename_queue)
+    return tf.parse_single_example(serialized, features={'id': tf.FixedLenFeature([], tf.int64)})['id']
+'''
+
+
+def test_notebooks_link_to_the_modules_they_import(tmp_path):
+    """A notebook calls a reader helper of the repository's package and batches its records: both
+    migrate in one run. A second notebook reading the helper's records one by one keeps it as it
+    is, and the message names that notebook's call at its line in the .ipynb file."""
+    package = tmp_path / "records"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "reading.py").write_text(HELPER)
+    train = _jupyter([_code("import tensorflow as tf\nfrom records.reading import read_record"),
+                      _code("queue = tf.train.string_input_producer(['a.tfrecords'], num_epochs=1)\n"
+                            "record = read_record(queue)\nids = tf.train.batch([record], 8)")])
+    (tmp_path / "train.ipynb").write_text(train)
+    results = {os.path.basename(r.path): r for r in api.migrate([str(tmp_path)])}
+    assert results["train.ipynb"].changed and not results["train.ipynb"].remaining
+    assert results["reading.py"].changed
+    look = _jupyter([_code("import tensorflow as tf\nfrom records.reading import read_record"),
+                     _markdown("One record at a time:"),
+                     _code("queue = tf.train.string_input_producer(['a.tfrecords'])\nfirst = read_record(queue)")])
+    (tmp_path / "look.ipynb").write_text(look)
+    results = {os.path.basename(r.path): r for r in api.migrate([str(tmp_path)])}
+    assert not results["reading.py"].changed and not results["train.ipynb"].changed
+    line = next(number for number, text in enumerate(look.splitlines(), 1) if "first = read_record(queue)" in text)
+    kept = next(d for d in results["train.ipynb"].remaining if d.code == "QM101")
+    assert "its call in look.ipynb (line %d)" % line in kept.message
