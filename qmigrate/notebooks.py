@@ -234,6 +234,9 @@ def virtual(source: bytes) -> Tuple[Optional[Virtual], str]:
     layout = next((layout for layout in _LAYOUTS if layout.dump(notebook) == source), None)
     if layout is None:
         return None, "its JSON is not laid out as Jupyter writes it, so writing it back would change every line"
+    if any(_CELL.fullmatch(line) or _MAGIC.fullmatch(line) for cell in _cells(notebook)
+           for line in _text(cell).splitlines()):
+        return None, "a line of its code reads like a marker qmigrate puts in the code it migrates"
     found = Virtual(notebook, layout, source)
     problem, line = _unparsable(found.code)
     if problem:

@@ -176,6 +176,12 @@ def test_a_migration_that_moves_code_across_cells_is_not_written(new, why):
     assert same == source and not problem
 
 
+def test_code_that_reads_like_a_marker_is_reported():
+    source = _jupyter([_code("import tensorflow as tf\n# qmigrate: cell 1\nq = tf.train.string_input_producer(['a'])")])
+    virtual, why = notebooks.virtual(source.encode())
+    assert virtual is None and "reads like a marker" in why
+
+
 def test_a_notebook_laid_out_by_hand_is_reported_and_left_alone(tmp_path):
     path = tmp_path / "hand.ipynb"
     text = _jupyter([_code("import tensorflow as tf\nq = tf.train.string_input_producer(['a'])")]).replace(
@@ -246,3 +252,26 @@ def test_notebooks_link_to_the_modules_they_import(tmp_path):
     line = next(number for number, text in enumerate(look.splitlines(), 1) if "first = read_record(queue)" in text)
     kept = next(d for d in results["train.ipynb"].remaining if d.code == "QM101")
     assert "its call in look.ipynb (line %d)" % line in kept.message
+
+
+def test_mutated_notebooks_are_never_written_broken(tmp_path):
+    """Bytes cut or added anywhere in a notebook (its JSON, its code, a stray magic or quote): the
+    run never raises, and a notebook it writes is JSON whose code cells still parse."""
+    import random
+    golden = open(GOLDEN, "rb").read()
+    rng = random.Random(7)
+    for trial in range(40):
+        mutated = bytearray(golden)
+        where = rng.randrange(len(mutated))
+        if trial % 2:
+            del mutated[where:where + rng.randint(1, 20)]
+        else:
+            mutated[where:where] = rng.choice([b"\\n", b"    ", b"%", b"!", b'"', b"(", b"\xff"])
+        path = tmp_path / ("n%d.ipynb" % trial)
+        path.write_bytes(bytes(mutated))
+        result, = api.migrate([str(path)], write=True)
+        assert result.failure is None or result.failure.value != "internal", result.error
+        written = path.read_bytes()
+        if written != bytes(mutated):
+            virtual, why = notebooks.virtual(written)
+            assert virtual is not None, why
