@@ -2499,6 +2499,7 @@ class _PipelineRewriter(cst.CSTTransformer):
                 self._apply_unbatched(match, leaves, replacements, removed)
                 self.analysis.fixed_calls.update(id(call) for call in match.calls)
                 self.analysis.pipelines += 1
+                self.helper_uses.update(match.helpers_used)
                 continue
             if sharded and self.edits.strategy == "shared-iterator":
                 match.pipeline = dataclasses.replace(match.pipeline, shared_iterator_key=self._function_name(),
@@ -2773,6 +2774,9 @@ class _PipelineRewriter(cst.CSTTransformer):
         # A slim provider's get() becomes the decoding of the record get_next() gives.
         texts = texts + list(match.record_statements.get(match.read_index, ()))
         statements = [cst.parse_statement(text, self.module.config_for_parsing) for text in texts]
+        if match.queue_name is not None:  # the reader helper's call stays, given the record for the queue
+            statements.append(self._helper_takes_record(read.updated.with_changes(leading_lines=[]), match.queue_name,
+                                                        match.helpers_used[0], match.unbatched_target))
         own = wording.moved_comments(read.updated)
         first = chain[0] if chain else read  # a slim read is its own producer: nothing before it goes
         blank = [line for line in first.updated.leading_lines if line.comment is None]

@@ -1968,10 +1968,20 @@ class _BlockRecogniser:
                     and not (through or rewritten or join or queue_name or record_call or bound_producer
                              or on_self or loop_element)
                     and getattr(producer_rule, "rule", None) is not RangeInputProducer)
-            if not rows and (not plain or reader is None):
+            # A reader helper given the queue (`x = read(queue)`) whose records are used one per step
+            # by the rest of its function (or module), which batches and queues nothing: get_next()
+            # gives it the record. Not where they leave the block (returned, or read by the code
+            # around an if/else or loop), where queue code that stays may batch them.
+            helper_read = (queue_name is not None and len(helpers_used) == 1 and reader is not None
+                           and unbatched == UNBATCHED_IN_BLOCK and self._straight_body
+                           and self._ends_chain(read_index) and not (
+                               through or rewritten or join or record_call or bound_producer or on_self
+                               or loop_element or params or chosen))
+            if not rows and not helper_read and (not plain or reader is None):
                 raise _Broken(calls, unbatched)
             return self._unbatched(producer, reader, read_index, key, value, calls, removed, reader_index, unbatched,
-                                   record_indices, bound_producer if slim_read else None)
+                                   record_indices, bound_producer if slim_read else None,
+                                   (queue_name, tuple(helpers_used)) if helper_read else None)
         batch_index, found, batch_helper_def, batch_call = batch
         for queue in through:
             calls += queue.calls
@@ -2217,7 +2227,7 @@ class _BlockRecogniser:
         return True
 
     def _unbatched(self, producer, reader, read_index: int, key: Optional[str], value: str, calls, removed,
-                   reader_index: Optional[int], reason: str, record_indices, slim_bound=None) -> Match:
+                   reader_index: Optional[int], reason: str, record_indices, slim_bound=None, helper=None) -> Match:
         """A read whose records no queue of this block batches (returned, stored, used one per step),
         or a producer's rows taken so with no reader (`reader` None: the rows are the records).
 
@@ -2226,7 +2236,9 @@ class _BlockRecogniser:
         per-record code stays where it is, as it ran in the caller's step, not in a queue's thread.
         `reason`: why the chain did not reach a batching, said when this form cannot be proven.
         `record_indices`: the statements that read the records after the read. `slim_bound`: the
-        arguments of a slim read, which is its own producer (the read's statement).
+        arguments of a slim read, which is its own producer (the read's statement). `helper`:
+        (the queue's name, (the reader helper,)) when the read is a reader helper's call given the
+        queue: the call stays, after get_next(), given the record (`value`) in the queue's place.
         """
         producer_index, producer_rule, producer_call = producer
         for index in record_indices:
@@ -2286,9 +2298,10 @@ class _BlockRecogniser:
         target = "%s, %s" % (key, value) if key else value
         removed = tuple(i for i in (producer_index,) + extra + tuple(removed) if i != read_index)
         several = key or (reader is None and ", " in value)  # a slice producer's rows of several tensors
+        queue_name, helpers_used = helper or (None, ())
         return Match(tuple(dict.fromkeys(removed)), read_index, (), read_index, pipeline,
                      "tuple" if several else "single", calls, unbatched_target=target, shared_reader=shared,
-                     test_binding=test_binding)
+                     test_binding=test_binding, queue_name=queue_name, helpers_used=helpers_used)
 
     def _bind_test(self, file_source, producer_index: int, producer_call: cst.Call, read_index: int, calls):
         """(file_source, the statement that takes the producer's place, or None). A `shuffle=` test
