@@ -2282,7 +2282,7 @@ class _BlockRecogniser:
                 # A whole-file reader finishes its file in each read: reads of other queues through it
                 # are independent, and it goes once each of them is rewritten (checked in run()).
                 shared = (index, name)
-            elif self.scope_loads[name] != self.provider_gets.get(name, 1):
+            elif self._binding_loads(name, index) != self.provider_gets.get(name, 1):
                 raise _Broken(calls, "`%s` is used beyond reader.read(), by code qmigrate cannot rewrite" % name)
         # The dataset is built where the read stood: what the producer and reader read must not change.
         for index in moved + list(extra):
@@ -2556,8 +2556,8 @@ class _BlockRecogniser:
             queues.append(producer_target(self.body[producer_index]))
         if reader_index is not None and "reader" not in on_self:
             queues.append(producer_target(self.body[reader_index]))
-        for queue_name in queues:
-            if self.scope_loads[queue_name] != self.provider_gets.get(queue_name, 1):
+        for queue_name, index in zip(queues, (producer_index, reader_index)):
+            if self._binding_loads(queue_name, index) != self.provider_gets.get(queue_name, 1):
                 raise _Broken(calls, "`%s` is used beyond reader.read(), by code qmigrate cannot rewrite" % queue_name)
         inside = Counter()
         for index in chain:
@@ -2853,8 +2853,16 @@ class _BlockRecogniser:
         tensors: Dict[str, int] = {}  # name -> the statement that makes it with a TensorFlow call
         taken: Dict[str, int] = {}  # name -> the statement taking a queue's or iterator's next element
         takes = self._next_element_statements(batch_index, chain)
+        chain_loads: Set[str] = set()  # names the chain's statements read so far
         for index in range(batch_index):
             if index in chain:
+                # A name the chain binds before reading it is the chain's own from there on (a
+                # second pipeline built under the first one's names): not another chain's.
+                chain_loads |= set(self.uses[index].loads)
+                for name in set(self.uses[index].stores) - chain_loads:
+                    taken.pop(name, None)
+                    stateful.pop(name, None)
+                    tensors.pop(name, None)
                 continue
             stmt = self.body[index]
             if not isinstance(stmt, cst.SimpleStatementLine):
@@ -3669,6 +3677,31 @@ class _BlockRecogniser:
                           for w in opened.values() for item in w.items)
             return sum(self.uses[i].loads.count(name) for i in later) + headers
         return 0
+
+    def _binding_loads(self, name: str, index: int) -> int:
+        """The loads of `name` in the scope that may read the binding statement `index` makes: all
+        of them, less, in a block that no loop runs twice, those of the plain statements before it
+        (they read an earlier binding) and those after a plain statement of the block that binds
+        it again (they read that one): a notebook or script that builds a second pipeline under
+        the same names. A statement with a function or lambda in it is never left out (it may run
+        later, reading whichever binding is there then), nor one with a generator expression (it
+        reads the name when it is iterated)."""
+        count = self.scope_loads[name]
+        if not self._straight_body:
+            return count
+
+        def plain(stmt) -> bool:
+            return isinstance(stmt, cst.SimpleStatementLine) and not cstutil.nodes_of(
+                stmt, (cst.Lambda, cst.GeneratorExp))
+
+        for earlier in range(index):
+            if plain(self.body[earlier]):
+                count -= cstutil.name_uses(self.body[earlier]).loads.count(name)
+        for later in range(index + 1, len(self.body)):
+            if plain(self.body[later]) and name in self.uses[later].stores:
+                return count - sum(cstutil.name_uses(self.body[after]).loads.count(name)
+                                   for after in range(later + 1, len(self.body)))
+        return count
 
     def _rebound_loads(self, name: str, batch_index: int) -> int:
         """Loads of `name` in the statements after the batching that follow, in their own block, a
