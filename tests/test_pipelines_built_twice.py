@@ -3,12 +3,8 @@
 producer's name is read by its own reader only, since the plain statement binding it again ends
 what the first binding can be read by. Both pipelines migrate, each to its own dataset. A
 statement that may read the name later (a lambda) keeps both as they are."""
-import json
-import os
-import subprocess
-
 from qmigrate import api
-from tfenv import run_tf, tf_python
+from tfenv import dict_records, script_json, tf_python
 
 TWICE = '''import json
 import sys
@@ -71,20 +67,11 @@ def test_a_lambda_that_may_read_the_first_queue_later_keeps_them(tmp_path):
 
 def test_tf1_8_each_pipeline_reads_its_own_file(tmp_path):
     python = tf_python("1.8")
-    data = tmp_path / "data"
-    data.mkdir()
-    run_tf(python, "make_data.py", str(data))
-    files = [str(data / "dict_0.tfrecords"), str(data / "dict_1.tfrecords")]
+    files = dict_records(python, tmp_path / "data")
     before = tmp_path / "before.py"
     before.write_text(TWICE % "")
     after = tmp_path / "after.py"
     after.write_bytes(_migrated(tmp_path).new_source)
-    runs = []
-    for script in (before, after):
-        done = subprocess.run([python, str(script)] + files, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                              universal_newlines=True, timeout=300, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
-        assert done.returncode == 0, done.stderr[-3000:]
-        runs.append(json.loads(done.stdout.splitlines()[-1]))
-    old, new = runs
+    old, new = script_json(python, before, *files), script_json(python, after, *files)
     assert sorted(old["first"]) == sorted(new["first"]) == list(range(25))
     assert sorted(old["second"]) == sorted(new["second"]) == list(range(25, 50))

@@ -4,12 +4,8 @@ time, the test notebooks of tf-image-segmentation): the producer becomes a datas
 gives the helper the record in the queue's place, and the helper takes the record, as it does
 for a batched pipeline. Not where the records leave the block they are read in (an if/else arm
 whose records a batching after it takes), where queue code that stays would read them."""
-import json
-import os
-import subprocess
-
 from qmigrate import api
-from tfenv import run_tf, tf_python
+from tfenv import dict_records, script_json, tf_python
 
 SCRIPT = '''import json
 import sys
@@ -72,22 +68,12 @@ def test_records_that_a_batching_after_an_if_takes_stay(tmp_path):
     assert any(d.code == "QM101" for d in result.remaining)
 
 
-def _run(python, script, files):
-    done = subprocess.run([python, str(script)] + files, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          universal_newlines=True, timeout=300, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.splitlines()[-1])
-
-
 def test_tf1_8_the_same_records_in_the_same_order_and_the_same_end(tmp_path):
     python = tf_python("1.8")
-    data = tmp_path / "data"
-    data.mkdir()
-    run_tf(python, "make_data.py", str(data))
-    files = [str(data / "dict_0.tfrecords"), str(data / "dict_1.tfrecords")]
+    files = dict_records(python, tmp_path / "data")
     before = tmp_path / "before.py"
     before.write_text(SCRIPT)
     after = tmp_path / "after.py"
     after.write_bytes(_migrated(tmp_path, SCRIPT).new_source)
-    old, new = _run(python, before, files), _run(python, after, files)
+    old, new = script_json(python, before, *files), script_json(python, after, *files)
     assert old == new == list(range(50)) * 2  # two epochs of the 50 ids, file after file, then the end

@@ -149,3 +149,21 @@ class _Zygote:
             except subprocess.TimeoutExpired:
                 self.process.kill()
         os.unlink(self.errors.name)
+
+
+def dict_records(python: str, folder) -> list:
+    """make_data.py's data in `folder`: the paths of its two TFRecord files of 25 examples each,
+    ids 0-24 and 25-49 (features `x`, `id`, `v`)."""
+    folder.mkdir()
+    run_tf(python, "make_data.py", str(folder))
+    return [str(folder / "dict_0.tfrecords"), str(folder / "dict_1.tfrecords")]
+
+
+def script_json(python: str, script, *args):
+    """Run a whole script under `python` (not forked: it builds its own graph and session); the
+    JSON its last line of output prints."""
+    done = subprocess.run([python, str(script)] + [str(a) for a in args], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True, timeout=300,
+                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.splitlines()[-1])
