@@ -2551,12 +2551,12 @@ class _BlockRecogniser:
         (returned_records), else None."""
         returning = None
         chain = set(chain) | set(record_indices)
-        queues = []  # a slice producer's outputs are records, checked with the tainted names below
+        queues = []  # (name, its binding); a slice producer's outputs are records, checked with the tainted names below
         if (reader_index is not None or producer_index != read_index) and "queue" not in on_self:
-            queues.append(producer_target(self.body[producer_index]))
+            queues.append((producer_target(self.body[producer_index]), producer_index))
         if reader_index is not None and "reader" not in on_self:
-            queues.append(producer_target(self.body[reader_index]))
-        for queue_name, index in zip(queues, (producer_index, reader_index)):
+            queues.append((producer_target(self.body[reader_index]), reader_index))
+        for queue_name, index in queues:
             if self._binding_loads(queue_name, index) != self.provider_gets.get(queue_name, 1):
                 raise _Broken(calls, "`%s` is used beyond reader.read(), by code qmigrate cannot rewrite" % queue_name)
         inside = Counter()

@@ -75,3 +75,32 @@ def test_tf1_8_each_pipeline_reads_its_own_file(tmp_path):
     old, new = script_json(python, before, *files), script_json(python, after, *files)
     assert sorted(old["first"]) == sorted(new["first"]) == list(range(25))
     assert sorted(old["second"]) == sorted(new["second"]) == list(range(25, 50))
+
+
+ON_SELF = '''import tensorflow as tf
+
+
+class Feeder(object):
+    def __init__(self, files):
+        self.files = files
+        self.queue = tf.train.string_input_producer(self.files)
+
+    def batch(self):
+        reader = tf.TFRecordReader()
+        produced = reader.num_records_produced()
+        _, value = reader.read(self.queue)
+        batch = tf.train.batch([value], 4)
+        return batch, produced
+'''
+
+
+def test_a_reader_read_before_its_read_keeps_the_chain_when_the_queue_is_on_the_object(tmp_path):
+    """Each name is counted from its own binding: the reader's from the reader's statement, also
+    when the queue is an attribute and only the reader's name is checked (counted from the
+    producer's statement, `num_records_produced()` above the read went unseen, and the reader was
+    removed from under it)."""
+    path = tmp_path / "feeder.py"
+    path.write_text(ON_SELF)
+    result, = api.migrate([str(path)])
+    assert not result.changed
+    assert any("`reader` is used beyond reader.read()" in d.message for d in result.remaining)
