@@ -3696,11 +3696,10 @@ class _BlockRecogniser:
 
         for earlier in range(index):
             if plain(self.body[earlier]):
-                count -= cstutil.name_uses(self.body[earlier]).loads.count(name)
+                count -= self.uses[earlier].loads.count(name)
         for later in range(index + 1, len(self.body)):
             if plain(self.body[later]) and name in self.uses[later].stores:
-                return count - sum(cstutil.name_uses(self.body[after]).loads.count(name)
-                                   for after in range(later + 1, len(self.body)))
+                return count - sum(self.uses[after].loads.count(name) for after in range(later + 1, len(self.body)))
         return count
 
     def _rebound_loads(self, name: str, batch_index: int) -> int:
