@@ -1066,18 +1066,14 @@ def _as_notebooks(results: Dict[str, FileResult]) -> None:
     """Each notebook's result, computed on its virtual code, as the notebook's own bytes: the new
     cells written back (or the notebook reported, QM002, if they cannot be), findings at the lines
     of the .ipynb file that hold their code, and so the lines of notebooks that messages name."""
-    placed = {}  # notebook path -> (its Virtual, its json_lines)
+    placed: Dict[str, notebooks.Virtual] = {}
     for path, result in results.items():
         if path.endswith(".ipynb") and result.old_source is not None and result.status is not Status.SKIPPED:
             results[path], found = _as_notebook(path, result)
             if found is not None:
-                placed[path] = (found, found.json_lines())
+                placed[path] = found
     if not placed:
         return
-
-    def json_line(path: str, line: int) -> int:
-        found, lines = placed[path]
-        return found.json_line(line, lines)
 
     def named(name: str) -> Optional[str]:
         hits = [path for path in placed if path == name or path.endswith(os.sep + name.lstrip("./"))]
@@ -1091,10 +1087,10 @@ def _as_notebooks(results: Dict[str, FileResult]) -> None:
                 where = named(match.group(1))
                 if where is None:
                     return match.group(0)
-                return "%s%s%d" % (match.group(1), match.group(2), json_line(where, int(match.group(3))))
+                return "%s%s%d" % (match.group(1), match.group(2), placed[where].json_line(int(match.group(3))))
             message = _NOTEBOOK_LINE.sub(other, message)
             if own is not None:
-                message = _OWN_LINE.sub(lambda m: "line %d" % json_line(own, int(m.group(1))), message)
+                message = _OWN_LINE.sub(lambda m: "line %d" % placed[own].json_line(int(m.group(1))), message)
             return message
 
         if own is not None or any(".ipynb" in d.message for d in result.diagnostics):
@@ -1125,15 +1121,14 @@ def _as_notebook(path: str, result: FileResult):
         new, why = found.rebuild(result.new_source.decode("utf-8"))
         if new is None:
             return _notebook(path, source, why), None
-    lines = found.json_lines()
     text = source.decode("utf-8").splitlines()
 
-    def placed(finding: Diagnostic) -> Diagnostic:
-        line = found.json_line(finding.line, lines)
+    def in_notebook(finding: Diagnostic) -> Diagnostic:
+        line = found.json_line(finding.line)
         quote = text[line - 1].find('"') if line <= len(text) else -1
         return dataclasses.replace(finding, line=line, column=finding.column + quote + 1 if quote >= 0 else 1)
 
-    return dataclasses.replace(result, diagnostics=tuple(placed(finding) for finding in result.diagnostics),
+    return dataclasses.replace(result, diagnostics=tuple(in_notebook(finding) for finding in result.diagnostics),
                                old_source=source, new_source=new), found
 
 

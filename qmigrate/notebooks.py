@@ -20,6 +20,7 @@ Contract:
 """
 import ast
 import difflib
+import functools
 import itertools
 import json
 import re
@@ -88,7 +89,7 @@ class Virtual:
     """A notebook as one module of code, and the way back."""
 
     def __init__(self, notebook: dict, layout: _Layout, source: bytes):
-        self.notebook, self.layout, self.source = notebook, layout, source
+        self.layout, self.source = layout, source
         self.cells = [cell for cell in notebook["cells"] if cell.get("cell_type") == "code"]
         self.magics: List[str] = []
         self.chunks: List[str] = []  # each code cell's part of the virtual code, its boundary line first
@@ -193,7 +194,8 @@ class Virtual:
                 out.append(line)
         return out, ""
 
-    def json_lines(self) -> Dict[Tuple[int, int], int]:
+    @functools.cached_property
+    def _json_lines(self) -> Dict[Tuple[int, int], int]:
         """(code cell, line in it) -> the line of the notebook's file that holds it: each element of a
         cell's source list sits on a line of its own (a source kept as one string, on one line)."""
         marked = json.loads(self.source.decode("utf-8"))
@@ -216,12 +218,12 @@ class Virtual:
                     lines.setdefault((int(found.group(1)), first + offset), row)
         return lines
 
-    def json_line(self, line: int, lines: Dict[Tuple[int, int], int]) -> int:
+    def json_line(self, line: int) -> int:
         where = self.where[line] if 0 < line < len(self.where) else None
         if where is None:
             return 1
         number, index = where
-        return lines.get((number, index), lines.get((number, 0), 1))
+        return self._json_lines.get((number, index), self._json_lines.get((number, 0), 1))
 
 
 def virtual(source: bytes) -> Tuple[Optional[Virtual], str]:
