@@ -534,14 +534,18 @@ class _QueueReader:
         tensors, many = self._tensors(enqueue_call, args)
         shapes = self._by_key(self._shapes(args.get("shapes"), tensors), args.get("names"), tensors)
         batching, stage, records = self._lower(dequeue_call, dequeue_target, args, threads, many, shapes, tensors)
-        self._check_not_rebound(args, dequeue_call, dequeue_index)
+        self._check_not_rebound(args, dequeue_call, dequeue_index, runner_indices[0])
         plumbing = (self.index,) + tuple(runner_indices) + ((self.op_list,) if self.op_list is not None else ())
-        reads: FrozenSet[str] = frozenset()
+        # What the dataset's stages read where it is built: the runner's thread count and the
+        # constructor's buffer sizes and seed (none may be bound by the per-record code).
+        staged = [self.threads_node] + [args.get(key) for key in ("capacity", "min_after_dequeue", "seed")]
+        reads = frozenset(load for node in staged if node is not None for load in cstutil.name_uses(node).loads)
         if self.chosen is not None:
             condition = self.chosen.condition
-            reads = frozenset(cstutil.name_uses(self.chosen.test).loads)
+            tested = frozenset(cstutil.name_uses(self.chosen.test).loads)
+            reads |= tested
             for later in range(self.index + 1, len(self.body)):
-                rebound = reads & cstutil.name_uses(self.body[later]).stores
+                rebound = tested & cstutil.name_uses(self.body[later]).stores
                 if rebound:
                     raise Declined("`%s`, which the test choosing its class reads, is reassigned after the if; the "
                                    "dataset tests it again where it is built" % sorted(rebound)[0])
@@ -956,12 +960,13 @@ class _QueueReader:
             statements += ["%s.set_shape(%s)" % pair for pair in zip(parts, shapes)]
         return tuple(statements)
 
-    def _check_not_rebound(self, args, dequeue_call, dequeue_index) -> None:
-        """The queue's arguments are read where the dataset is built (at the dequeue): nothing between
-        may rebind them."""
+    def _check_not_rebound(self, args, dequeue_call, dequeue_index, runner_index) -> None:
+        """The queue's arguments, and its runner's thread count, are read where the dataset is built
+        (at the dequeue): nothing between may rebind them."""
         reads = set(cstutil.name_uses(self.call).loads) | set(cstutil.name_uses(dequeue_call).loads)
+        threads = set(cstutil.name_uses(self.threads_node).loads) if self.threads_node is not None else set()
         for index in range(self.index + 1, dequeue_index):
-            rebound = reads & cstutil.name_uses(self.body[index]).stores
+            rebound = (reads | (threads if index > runner_index else set())) & cstutil.name_uses(self.body[index]).stores
             if rebound:
                 raise Declined("`%s` is reassigned between the queue and its dequeue" % sorted(rebound)[0])
 

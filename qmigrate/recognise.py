@@ -1860,11 +1860,21 @@ class _BlockRecogniser:
             if reads_record and index in self.queues.accepted:  # the records go into a hand-built queue
                 queue = self.queues.accepted[index]
                 if queue.reads & tainted:
-                    raise _Broken(calls + queue.calls, "%s() is given `%s`, a per-record tensor, for its queue's "
-                                  "capacity, shuffle or threads" % (queue.name, sorted(queue.reads & tainted)[0]))
+                    given = sorted(queue.reads & tainted)[0]
+                    raise _Broken(calls + queue.calls, (
+                        "%s() is given `%s`, a per-record tensor, for its queue's capacity, shuffle or threads"
+                        % (queue.name, given) if queue.helper else
+                        "`%s`, which the per-record code binds, sets the capacity, shuffle or threads of `%s`; the "
+                        "dataset reads it where it is built, outside that code" % (given, queue.name)))
                 through.append(queue)
                 if queue.dequeue_index != index:  # a queue helper's call is its enqueue and its dequeue
                     continue
+            plumbing = next((queue for queue in through if index in queue.plumbing), None)
+            if plumbing is not None:  # its runner (or registration) goes with the queue
+                if reads_record:
+                    raise _Broken(calls + plumbing.calls, "the runner of %s reads `%s`, which the per-record code "
+                                  "binds" % (plumbing.name, sorted(tainted & set(uses.loads))[0]))
+                continue
             queue = self.queues.by_dequeue(index)
             if queue is not None and queue in through:
                 if queue.batching is not None:  # dequeue_many / dequeue_up_to: the batching
