@@ -19,8 +19,9 @@ from qmigrate import (api_check, arm_producers, array_queues, astindex, blocks, 
                       handbuilt, handed_down, held_records, held_sources, helpers, imported_helpers, in_memory_rows,
                       map_locals, method_copies, method_queues, python3_check, python_fed, queue_messages,
                       queue_purpose, queue_roles, queue_sources, prefetched_batches, range_producers, reader_makers,
-                      receivers, returned_dataset, returned_records, slim_modules, synth, thread_coordinators, towers,
-                      named_classes, record_arms, unbound_tf, uncalled_datasets, unlinked, wording, zipped_arms)
+                      receivers, returned_dataset, returned_records, slim_modules, split_arms, synth,
+                      thread_coordinators, towers, named_classes, record_arms, unbound_tf, uncalled_datasets, unlinked,
+                      wording, zipped_arms)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -469,7 +470,8 @@ def _analyse_either(path, source, options, module, edits, keep_helpers, parsed, 
         best = plain
         either_arm = record_arms.worth_looking(source)
         for attempt in (_analyse_guarded, _analyse_arms, _analyse_zipped_arms) + (
-                (_analyse_record_arms,) if either_arm else ()):
+                (_analyse_record_arms,) if either_arm else ()) + (
+                (_analyse_split_arms,) if split_arms.worth_looking(source) else ()):
             moved = attempt(path, source, options, module, keep_helpers, tree, foreign, handed, plain.imports)
             if moved is not None and _calls_left(moved) < _calls_left(best):
                 best = moved
@@ -609,6 +611,23 @@ def _analyse_record_arms(path: str, source: bytes, options: Options, module: cst
 
     return _analyse_moving(path, source, options, module, keep_helpers, tree, foreign, handed,
                            record_arms.find(module, imports), make, kept)
+
+
+def _analyse_split_arms(path: str, source: bytes, options: Options, module: cst.Module,
+                        keep_helpers: Optional[Dict[str, str]], tree: ast.Module, foreign: Optional["ForeignHelpers"],
+                        handed: Optional[handed_down.Handed], imports: ImportMap) -> Optional[FileAnalysis]:
+    """The analysis of the module with split_arms' splits made (an if/else choosing the queue class
+    that also holds per-record code and settings, written as one if per group), keeping those whose
+    two queue constructors the migration then rewrites (None: none). Positions as for _analyse_arms."""
+    def make(splits):
+        new_module, queues = split_arms.split(module, splits)
+        return new_module, queues, None
+
+    def kept(analysis, splits, _):
+        return [one for one in splits if all(id(call) in analysis.fixed_calls for call in one.calls)]
+
+    return _analyse_moving(path, source, options, module, keep_helpers, tree, foreign, handed,
+                           split_arms.find(module, imports), make, kept)
 
 
 def _analyse_in_memory_rows(path: str, source: bytes, options: Options, module: cst.Module,

@@ -62,7 +62,14 @@ class HandBuiltQueue(Rule):
     (`if shuffle: q = tf.RandomShuffleQueue(...) else: q = tf.FIFOQueue(...)`, alike but for
     shuffling and capacity) is one queue that shuffles when the test holds: the dataset tests it
     again (`if shuffle: shuffle_and_repeat(...) else: repeat(...)`), the shuffle with the
-    RandomShuffleQueue's buffer (a FIFOQueue's capacity changes no record's order). A loop of n readers on one file
+    RandomShuffleQueue's buffer (a FIFOQueue's capacity changes no record's order). The arms may
+    also hold that mode's per-record code and settings (`if mode == 'train': image = augment(image);
+    q = tf.RandomShuffleQueue(...); num_threads = 16 else: ...; q = tf.FIFOQueue(...);
+    num_threads = 1`, the ResNet CIFAR input): the if is read as three on the same test, settings
+    (a name bound to literals and names, no tensor), per-record code (into the map function) and
+    the queues, where reordering each arm's statements that way changes nothing they read or bind
+    (qmigrate/split_arms.py). A setting bound inside per-record code cannot set the runner's
+    threads or the queue's capacity: the dataset reads those outside the map. A loop of n readers on one file
     queue, each appending its enqueue op to the runner's list (`for _ in range(n): ...;
     ops.append(queue.enqueue([record]))`), reads the files n at a time:
     `interleave(dataset_class, cycle_length=n)`, the loop's per-record code in the map. Its
