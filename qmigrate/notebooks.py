@@ -2,8 +2,9 @@
 
 Contract:
 - `calls_queue_api(source)`: whether a notebook's code cells call a queue API (True when they
-  cannot be read or parsed). The prefilter reads a notebook's bytes, JSON and all: a cell that
-  says `dataset.batch(32)` passes it; this looks at the code.
+  cannot be read, or do not parse and their text may hold queue code). The prefilter reads a
+  notebook's bytes, JSON and all: a cell that says `dataset.batch(32)` passes it; this looks at
+  the code.
 - `virtual(source)`: (Virtual, "") for a notebook qmigrate can migrate, else (None, why not). The
   virtual code is the code cells in order, each after a line `# qmigrate: cell N`, with IPython's
   `%magic` and `!shell` lines (and whole `%%` cell-magic cells) replaced by placeholder comments
@@ -40,7 +41,8 @@ _IPYTHON_LINE = re.compile(r"\s*(?:[%!]|[\w.\[\], ]+=\s*[%!])")
 
 
 def code_of(source: bytes) -> Optional[str]:
-    """The notebook's code cells joined, magics (and `%%` cells) blanked; None if it is not a readable notebook."""
+    """The notebook's code cells joined, magics (and `%%` cells) as placeholders (a `pass` inside
+    a block); None if it is not a readable notebook."""
     notebook = _load(source)
     if notebook is None:
         return None
@@ -48,22 +50,27 @@ def code_of(source: bytes) -> Optional[str]:
     for cell in _cells(notebook):
         if cell.get("cell_type") != "code":
             continue
-        lines += ["" if _MAGIC.fullmatch(line) else line for line in _cell_code(_text(cell)).splitlines()]
+        lines += _cell_code(_text(cell)).splitlines()
         lines.append("")
     return "\n".join(lines) + "\n"
 
 
 def calls_queue_api(source: bytes) -> bool:
-    """Whether the notebook's code calls a queue API; True when it cannot be read or parsed."""
+    """Whether the notebook's code calls a queue API; True when it cannot be read, or when its
+    code does not parse and its text may hold queue code (the test a Python file's text passes)."""
     code = code_of(source)
     if code is None:
         return True
     try:
         module = cst.parse_module(code)
     except cst.ParserSyntaxError:
-        return True
+        from qmigrate.engine import may_contain_queue_code  # (engine reads notebooks through api)
+        return may_contain_queue_code(code.encode("utf-8"))
     imports = ImportMap(module)
-    return any(rule_for(imports.resolve(call.func)) is not None for call in cstutil.calls_of(module))
+    # A rule that is only a note (a MonitoredSession, which starts queue runners if there are
+    # any) finds no queue code to migrate.
+    rules = (rule_for(imports.resolve(call.func)) for call in cstutil.calls_of(module))
+    return any(rule is not None and not rule.note for rule in rules)
 
 
 @dataclass(frozen=True)
