@@ -31,6 +31,7 @@ from typing import Dict, List, Optional, Tuple
 import libcst as cst
 
 from qmigrate import cstutil
+from qmigrate.engine import may_contain_queue_code
 from qmigrate.names import ImportMap
 from qmigrate.rules import rule_for
 
@@ -64,7 +65,6 @@ def calls_queue_api(source: bytes) -> bool:
     try:
         module = cst.parse_module(code)
     except cst.ParserSyntaxError:
-        from qmigrate.engine import may_contain_queue_code  # (engine reads notebooks through api)
         return may_contain_queue_code(code.encode("utf-8"))
     imports = ImportMap(module)
     # A rule that is only a note (a MonitoredSession, which starts queue runners if there are
