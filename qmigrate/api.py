@@ -392,9 +392,11 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
             program)
 
         def later(path, **flags) -> _Job:
-            """A pass after the first: the module's link plan, helpers kept and cross-module asks."""
-            return _Job(path, options, plans.get(path), digest=digests.get(path),
-                        keep=tuple(sorted(keeps.get(path, {}).items())), handed=handed.get(path),
+            """A pass after the first: the module's link plan, helpers kept (but those every caller
+            migrates with: across.migrate) and cross-module asks."""
+            migrating = set(across.migrate.get(path, ()))
+            kept = tuple(sorted(item for item in keeps.get(path, {}).items() if item[0] not in migrating))
+            return _Job(path, options, plans.get(path), digest=digests.get(path), keep=kept, handed=handed.get(path),
                         makers=makers.get(path, ()), chain=chains.get(path), uncalled=uncalled.get(path, ()),
                         **across.of(path), **flags)
 
@@ -422,10 +424,17 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
                     relinked[path] = done
         if not across.held(relinked):
             # A caller or helper did not migrate again as its probe did: all of them stay as the
-            # first pass left them (none of them is linked or keeps a helper: nothing else moves).
-            for path in across.paths():
+            # first pass left them (none of them is linked: nothing else moves), but a helper
+            # module that keeps helpers for other callers, which is analysed again keeping them.
+            undone, across = across.paths(), imported_helpers.Jobs({}, {}, set(), {})
+            for path in undone:
                 results[path] = first[path].result
                 relinked.pop(path, None)
+            redo = [path for path in undone if path in keeps]
+            for path, done in zip(redo, pool.map(_run, [later(path, also_without_plumbing=True) for path in redo])):
+                results[path] = done.result
+                if done.analysed:
+                    relinked[path] = done
         if _handed_not_held(handed, first, relinked):
             # A caller that a helper was handed down to no longer migrates those calls (a helper
             # of its own is now kept for other modules): no helper is handed down, and every
@@ -983,8 +992,11 @@ def _helpers_across_modules(first: Dict[str, _Done], summaries, digests: Dict[st
                if done.analysed and done.remaining and path in digests and path not in keeps
                and path not in plans]
     wanted = imported_helpers.candidates(callers, summaries, program)
+    # A helper module keeps its migrated helpers' signatures for the callers other modules have
+    # (and calls migrated copies): where those callers migrate with the helper, it need not.
     wanted = {path: [entry for entry in imports
-                     if entry[1] in digests and entry[1] not in keeps and entry[1] not in plans]
+                     if entry[1] in digests and entry[1] not in plans and (
+                         entry[1] not in keeps or _only_helpers_kept(keeps[entry[1]]))]
               for path, imports in wanted.items()}
     wanted = {path: tuple(imports) for path, imports in wanted.items() if imports}
     if not wanted:
@@ -999,6 +1011,13 @@ def _helpers_across_modules(first: Dict[str, _Done], summaries, digests: Dict[st
     changed = {path: done.changed_helpers for path, done in first.items()}
     migrated, why = imported_helpers.decide(wanted, used, program, changed)
     return imported_helpers.Jobs(wanted, used, migrated, why)
+
+
+def _only_helpers_kept(keep: Dict[str, str]) -> bool:
+    """Whether a module keeps nothing but migrated helpers' signatures (not attributes, returned
+    records, captured parameters or input functions) for other modules' callers."""
+    prefixes = (".", returned_records.KEPT_PREFIX, captured_params.KEPT_PREFIX, estimator_inputs.KEPT_PREFIX)
+    return not any(name.startswith(prefixes) for name in keep)
 
 
 def _keep_returned_results(path: str, done: _Done, program: Program, keeps: Dict[str, Dict[str, str]]) -> None:

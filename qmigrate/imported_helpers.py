@@ -254,7 +254,8 @@ def decide(wanted: Mapping[str, Tuple[Import, ...]], used: Mapping[str, Iterable
     pipelines called it with the record at every call, under a name it imported it by (`used`:
     caller -> those local names), never as an attribute (`records.decode`) but of the name it
     imported the helper's module by (an attribute Import, `data_utils.decode`), and the helper's own
-    module neither uses it nor changed it in the first pass (`changed`: path -> helpers)."""
+    module does not use it or changed it in the first pass (`changed`: path -> helpers: its own
+    pipelines migrated with it, and it is analysed again without keeping it for the callers)."""
     users: Dict[Tuple[str, str], Set[str]] = {}
     stuck: Dict[Tuple[str, str], str] = {}  # a caller's chain that does not migrate with it
     spelled_as: Dict[Tuple[str, str], Set[str]] = {}  # (caller, helper) -> its module's names there
@@ -284,7 +285,7 @@ def decide(wanted: Mapping[str, Tuple[Import, ...]], used: Mapping[str, Iterable
             why[key] = "its call in %s%s stays as it is, %s" % (
                 stuck[key], " (line %d)" % lines[-1] if lines else "",
                 "expecting it to read records itself" if cls else "handing it a queue")
-        elif name in set(changed.get(path, ())) or _used_in_own_module(program.tree(path), spelled):
+        elif name not in set(changed.get(path, ())) and _used_in_own_module(program.tree(path), spelled):
             why[key] = "%s() is used in %s itself" % (name, own)
         elif elsewhere:
             why[key] = "%s mentions it in code that stays as it is" % ", ".join(

@@ -16,7 +16,7 @@ from conftest import TESTDATA
 from qmigrate import api
 from qmigrate.diagnostics import Status
 from test_golden import assemble_program, migrate_tree
-from tfenv import finish, load_json, run_tf, start_tf, tf_python
+from tfenv import dict_records, finish, load_json, run_tf, start_tf, tf_python
 
 SCENARIO = os.path.join(TESTDATA, "towers", "imported_reader", "before")
 
@@ -164,6 +164,38 @@ def test_the_helpers_own_module_calling_it_keeps_it(tmp_path):
     results = _program(tmp_path, {"records.py": own, "train.py": CALLER})
     assert not results["records.py"].changed
     assert not results["train.py"].changed
+
+
+OWN_PIPELINE = HELPER % "" + '''
+
+def look(files):
+    queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+    x = decode(queue, 3)
+    return tf.train.batch([x], batch_size=4)
+'''
+
+
+def test_the_helpers_own_pipeline_migrates_with_it(tmp_path):
+    """A helper module with a pipeline of its own (a look at the data, a test) and a caller in
+    another module: once every caller migrates, the helper takes the record in place (before,
+    its module kept it for the other caller and called a migrated copy, and the caller stayed)."""
+    results = _program(tmp_path, {"records.py": OWN_PIPELINE, "train.py": CALLER})
+    assert results["records.py"].status is Status.MIGRATED
+    assert results["train.py"].status is Status.MIGRATED
+    new = results["records.py"].new_source.decode()
+    assert "def decode(serialized, size):" in new and "decode_from_record" not in new
+    assert new.count("x = decode(serialized, 3)") == 1
+    assert b"x = decode(serialized, 3)" in results["train.py"].new_source
+
+
+def test_the_helpers_own_pipeline_keeps_a_copy_while_a_caller_stays(tmp_path):
+    other = "import records\n\ndef read(q):\n    return records.decode(q, 3)\n"
+    results = _program(tmp_path, {"records.py": OWN_PIPELINE, "train.py": CALLER, "other.py": other})
+    new = results["records.py"].new_source.decode()
+    assert "def decode(filename_queue, size):" in new and "def decode_from_record(serialized, size):" in new
+    assert not results["train.py"].changed and not results["other.py"].changed
+    assert any("other.py:4 mentions it in code that stays as it is" in d.message
+               for d in results["train.py"].diagnostics)
 
 
 def test_a_reader_argument_of_the_helpers_module_is_not_moved(tmp_path):
@@ -338,3 +370,39 @@ def test_records_kept_on_the_object_with_what_the_batching_reads_changed_between
     harmless = GUARDED.replace("        batch = tf.train", "        width = 3\n        batch = tf.train")
     results = _program(tmp_path, {"records.py": HELPER % "", "model.py": harmless})
     assert results["model.py"].status is Status.MIGRATED
+
+
+def test_tf1_8_the_helpers_own_pipeline_and_its_caller_drain_the_same(tmp_path):
+    """The helper module's own pipeline (file order, one epoch) gives the same 48 examples in
+    the same order before and after, and the caller's (files shuffled) 48 of the 50, once each."""
+    python = tf_python("1.8")
+    data = tmp_path / "data"
+    files = dict_records(python, data)
+    folders = {}
+    for label in ("before", "after"):
+        folder = tmp_path / label
+        folder.mkdir()
+        (folder / "records.py").write_text(textwrap.dedent(OWN_PIPELINE))
+        (folder / "train.py").write_text(textwrap.dedent(CALLER))
+        folders[label] = str(folder)
+    results = api.migrate([folders["after"]])
+    assert all(result.status is Status.MIGRATED for result in results)
+    for result in results:
+        with open(result.path, "wb") as handle:
+            handle.write(result.new_source)
+    runs = {}
+    for label, folder in folders.items():
+        for module, function, args in (("records.py", "look", {"files": files}),
+                                       ("train.py", "inputs", {"files": files, "batch_size": 4})):
+            out = str(tmp_path / ("%s_%s.json" % (label, function)))
+            runs[label, function] = (_drain(python, folder, module, function, args, out), out)
+    for process, _ in runs.values():
+        finish(process)
+    drained = {key: load_json(out) for key, (_, out) in runs.items()}
+    for function in ("look", "inputs"):
+        old, new = drained["before", function], drained["after", function]
+        assert new["static_shapes"] == old["static_shapes"] and new["batch_shapes"] == old["batch_shapes"]
+        assert len(set(new["examples"])) == len(new["examples"]) == 48  # 50 records, the last 2 dropped
+        # (which 2 the caller drops depends on the order its shuffled files come in)
+        assert len(set(new["examples"]) | set(old["examples"])) <= 50
+    assert drained["after", "look"]["examples"] == drained["before", "look"]["examples"]
