@@ -341,6 +341,8 @@ class Explainer:
             given = _given_parameter(body[binder], function)
             if given is not None:
                 incoming.append((given, binder))
+            if self._makes_queue(body[binder]):
+                continue  # what a producer is given are file names, not where the batched tensors start
             needed += [n for n in cstutil.name_uses(body[binder]).loads if n not in seen]
         if incoming:
             through = self._through_parameter(function, body, sorted(set(sources)),
@@ -350,8 +352,10 @@ class Explainer:
         for binder in sorted(set(sources)):  # the earliest: where the tensors start
             assign = cstutil.single_assign(body[binder])
             value = assign[1] if assign else None
-            if isinstance(value, (cst.ListComp, cst.GeneratorExp)) and isinstance(value.elt, cst.Call):
+            if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
                 value = value.elt  # `[read(queue) for _ in range(n)]`: made by that call, n times
+                while isinstance(value, (cst.Attribute, cst.Subscript)):
+                    value = value.value  # `[read(queue).image ...]`: made by that call too
             if not (isinstance(value, cst.Call) and self._callee(value, tf_too=False)):
                 continue
             callee, line = self._callee(value), self.line_of(body[binder])
@@ -576,6 +580,12 @@ class Explainer:
             if name.startswith("tensorflow.train.") and "batch" in name:
                 return True
         return False
+
+    def _makes_queue(self, statement) -> bool:
+        """Whether `statement` binds a name to a TensorFlow producer's queue (`q = tf.train.string_input_producer(...)`)."""
+        assign = cstutil.single_assign(statement)
+        return bool(assign and isinstance(assign[1], cst.Call)
+                    and (self.resolve(assign[1].func) or "").endswith("_input_producer"))
 
     def _callee(self, call: cst.Call, tf_too: bool = True) -> Optional[str]:
         """The called function's spelling (`self._read`, `build_batch`); None for TensorFlow's own

@@ -94,6 +94,35 @@ def inputs(files, batch_size, num_readers=2):
     assert "num_readers" not in message
 
 
+def test_records_an_attribute_of_a_call_gives_come_from_that_call_not_the_producers_file_names(tmp_path):
+    # Found outside the corpus (openai/iaf's CIFAR input): the reason blamed `os.path.join()`, which
+    # makes the file names the producer is given, as where the batched images came from.
+    path = tmp_path / "inputs.py"
+    path.write_text('''import os
+import tensorflow as tf
+
+
+def read_record(filename_queue):
+    class Record(object):
+        pass
+    result = Record()
+    result.key, value = tf.FixedLengthRecordReader(record_bytes=8).read(filename_queue)
+    result.image = tf.decode_raw(value, tf.uint8)
+    return result
+
+
+def inputs(data_dir, batch_size):
+    filenames = [os.path.join(data_dir, "batch_%d.bin" % i) for i in range(1, 6)]
+    filename_queue = tf.train.string_input_producer(filenames)
+    images = [read_record(filename_queue).image for _ in range(5)]
+    return tf.train.shuffle_batch_join([images], batch_size, capacity=200, min_after_dequeue=100)[0]
+''')
+    result, = api.migrate([str(path)], jobs=1)
+    [message] = [d.message for d in result.remaining if d.code == "QM304"]
+    assert "the tensors it batches come from read_record() (line 17)" in message
+    assert "os.path.join" not in message
+
+
 @pytest.mark.parametrize("arguments,padded,dropped", [
     ("dynamic_pad=True", True, True),
     ("dynamic_pad=True, allow_smaller_final_batch=True", True, False),
