@@ -254,8 +254,8 @@ def decide(wanted: Mapping[str, Tuple[Import, ...]], used: Mapping[str, Iterable
     pipelines called it with the record at every call, under a name it imported it by (`used`:
     caller -> those local names), never as an attribute (`records.decode`) but of the name it
     imported the helper's module by (an attribute Import, `data_utils.decode`), and the helper's own
-    module does not use it or changed it in the first pass (`changed`: path -> helpers: its own
-    pipelines migrated with it, and it is analysed again without keeping it for the callers)."""
+    module either does not use it or changed it in the first pass (`changed`: path -> helpers: its
+    own pipelines migrated with it; it is then analysed again without keeping it for the callers)."""
     users: Dict[Tuple[str, str], Set[str]] = {}
     stuck: Dict[Tuple[str, str], str] = {}  # a caller's chain that does not migrate with it
     spelled_as: Dict[Tuple[str, str], Set[str]] = {}  # (caller, helper) -> its module's names there
