@@ -1882,8 +1882,10 @@ class _BlockRecogniser:
                     break
                 if queue.record_statements is None:
                     raise _Broken(calls + queue.calls, queue.records_refused)
-                if queue.stage is not None and self._ends_chain(index):
+                if queue.stage is not None and queue.condition is None and self._ends_chain(index):
                     # dequeue() and no batching after it: the dataset gives the records one at a time
+                    # (not a queue helper's call under `if test:`, whose records the if's other
+                    # path gives unmixed)
                     if queue.stage.shapes:
                         raise _Broken(calls + queue.calls, _CHECKED_SHAPES % queue.name)
                     batch = (index, None, None, None)

@@ -278,3 +278,18 @@ def test_an_enqueue_of_something_other_than_a_list_of_tensors_is_refused_not_a_c
         assert result.status is not api.Status.FAILED, (source, result.error)
         said += any("not a list, tuple or dict of tensors" in d.message for d in result.diagnostics)
     assert said >= 4  # others are refused earlier, for their own reasons
+
+
+def test_a_queue_helper_called_under_an_if_that_ends_the_file_is_refused_not_a_crash(tmp_path):
+    # Found by test_property: the golden conditional_queue_helper cut off after the helper's call in
+    # `if shuffle:` (its records dequeued one at a time, nothing after) crashed the rewrite, which
+    # took the `if` for the dequeue statement.
+    golden = os.path.join(os.path.dirname(__file__), "..", "testdata", "single", "conditional_queue_helper.before.py")
+    with open(golden, encoding="utf-8") as handle:
+        lines = handle.read().splitlines(keepends=True)
+    end = next(i for i, line in enumerate(lines) if "num_threads=mixing_threads)" in line)
+    path = tmp_path / "cut.py"
+    path.write_text("".join(lines[:end + 1]), encoding="utf-8")
+    result, = api.migrate([str(path)], jobs=1)
+    assert result.error is None and not result.changed
+    assert any(d.code == "QM101" and "not rewritten" in d.message for d in result.diagnostics)
