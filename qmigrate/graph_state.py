@@ -1,4 +1,5 @@
-"""Graph state that per-record code makes: summaries, collection entries, variables.
+"""Graph state that per-record code makes: summaries, collection entries, variables (and ops
+only the program's graph can run).
 
 Per-record code moves into a map function, whose graph is not the program's. A summary or a
 collection entry made there is made in the function's graph: `merge_all()` and `get_collection()`
@@ -26,20 +27,32 @@ VARIABLES = {"tensorflow.Variable", "tensorflow.get_variable", "tensorflow.train
              "tensorflow.contrib.slim.model_variable", "tensorflow.contrib.slim.get_or_create_global_step"}
 
 
+# Ops TensorFlow rewrites when it optimises the program's graph, which it does not do for a
+# dataset function's graph: there they fail when they run ("Found instance of parallel_stack
+# which could not be properly replaced").
+GRAPH_ONLY = {"tensorflow.parallel_stack"}
+
+
 def is_summary_or_collection(name: str) -> bool:
     """Whether a call of this canonical name makes a summary or a collection entry."""
     return name.startswith(_PREFIXES) or name in _COLLECTIONS or bool(_SUMMARY.fullmatch(name))
 
 
 def makes_state(name: str) -> bool:
-    """Whether a call of this canonical name makes a summary, a collection entry or a variable."""
-    return is_summary_or_collection(name) or name in VARIABLES
+    """Whether a call of this canonical name makes a summary, a collection entry or a variable, or
+    is an op only the program's graph can run."""
+    return is_summary_or_collection(name) or name in VARIABLES or name in GRAPH_ONLY
+
+
+def kind_of(name: str) -> str:
+    """What a call makes_state says of makes: "variable", "graph-only" or "summary"."""
+    return "variable" if name in VARIABLES else "graph-only" if name in GRAPH_ONLY else "summary"
 
 
 def made_by(tree: ast.Module, function: str, imports: ImportMap,
-            cls: Optional[str] = None) -> Optional[Tuple[str, int, str, bool]]:
-    """(the call as written, its line, the function it is in, whether it makes a variable) of the
-    first summary, collection entry or variable that the top-level function `function` of the
+            cls: Optional[str] = None) -> Optional[Tuple[str, int, str, str]]:
+    """(the call as written, its line, the function it is in, its kind_of) of the first summary,
+    collection entry, variable or graph-only op that the top-level function `function` of the
     module `tree` makes, in its body or in the top-level functions of that module it calls
     (MAX_DEPTH deep); with `cls`, `function` is a method of that top-level class, and the methods
     it calls as `self.m(...)` are followed too. None if none, or no such function."""
@@ -56,7 +69,7 @@ def made_by(tree: ast.Module, function: str, imports: ImportMap,
 
 
 def _made(functions: Dict[str, ast.AST], name: str, imports: ImportMap, depth: int,
-          seen: Set[str]) -> Optional[Tuple[str, int, str, bool]]:
+          seen: Set[str]) -> Optional[Tuple[str, int, str, str]]:
     function = functions.get(name)
     if function is None or name in seen or depth > MAX_DEPTH:
         return None
@@ -69,7 +82,7 @@ def _made(functions: Dict[str, ast.AST], name: str, imports: ImportMap, depth: i
             continue
         resolved = canonical(imports.resolve_dotted(spelled) or "")
         if makes_state(resolved):
-            return spelled, node.lineno, name, resolved in VARIABLES
+            return spelled, node.lineno, name, kind_of(resolved)
         if ("." not in spelled or spelled.startswith("self.")) and spelled in functions:
             found = _made(functions, spelled, imports, depth + 1, seen)
             if found is not None:

@@ -2020,7 +2020,8 @@ class _BlockRecogniser:
                 calls += (batch_call,) + tuple(call for (_, call) in arms)
                 bound = batch_rule.bind(batch_call)
                 if join is not None:
-                    element_kind, returns = self._joined_element(bound.get("tensors_list"), join, calls)
+                    element_kind, returns = self._joined_element(bound.get("tensors_list"), join, calls,
+                                                                 helpers.literal_truth(bound.get("enqueue_many")) is True)
                     if loop_element is not None:
                         element_kind, returns = loop_element
                 elif group is not None:
@@ -2685,10 +2686,23 @@ class _BlockRecogniser:
                                   "made in the function's graph, so the program's summaries and collections would "
                                   "no longer hold it; move it after the batching, on the batch"
                                   % (_code(call.func), line))
+                if name in graph_state.GRAPH_ONLY:
+                    line = self._call_line(call, index)
+                    raise _Broken(calls, "the per-record code calls `%s` (line %d), which only the program's graph "
+                                  "can run, not a map function's (TensorFlow rewrites it when it optimises the "
+                                  "program's graph); write it `tf.stack`, which gives the same tensor"
+                                  % (_code(call.func), line))
                 made = self._state_made_by(call.func)
                 if made is not None:
-                    spelled, made_line, function, variable, where = made
+                    spelled, made_line, function, kind, where = made
                     line = self._call_line(call, index)
+                    if kind == "graph-only":
+                        raise _Broken(calls, "the per-record code calls `%s()` (line %d), and `%s` (line %d%s, in "
+                                      "%s()) only the program's graph can run, not a map function's (TensorFlow "
+                                      "rewrites it when it optimises the program's graph); write it `tf.stack`, "
+                                      "which gives the same tensor"
+                                      % (_code(call.func), line, spelled, made_line, where, function))
+                    variable = kind == "variable"
                     raise _Broken(calls, "the per-record code calls `%s()` (line %d), and `%s` (line %d%s, in %s()) "
                                   "makes %s: in the map function it would be made in the function's graph, %s; keep "
                                   "it out of the per-record code (on the batch, or made once before the pipeline)"
@@ -2730,7 +2744,7 @@ class _BlockRecogniser:
             return "a parameter of `%s()`" % self.scope.name.value
         return None
 
-    def _state_made_by(self, func: cst.BaseExpression) -> Optional[Tuple[str, int, str, bool, str]]:
+    def _state_made_by(self, func: cst.BaseExpression) -> Optional[Tuple[str, int, str, str, str]]:
         """graph_state.made_by's answer for the function `func` names, followed by "" or " of
         <file>": a top-level function of this module, or one imported from a module beside it.
         None when it makes no summary, collection entry or variable, or cannot be read."""
@@ -3562,7 +3576,8 @@ class _BlockRecogniser:
         bound = rule.bind(call)
         line = self.context.line_of(call) if self.context.line_of else 0
         if join is not None:  # batch_join arms: the same list of the readers' records
-            element = self._joined_element(bound.get("tensors_list"), join, calls + (call,))
+            element = self._joined_element(bound.get("tensors_list"), join, calls + (call,),
+                                           helpers.literal_truth(bound.get("enqueue_many")) is True)
             element = loop_element or element
         else:
             element = self._element(bound.get("tensors"), calls + (call,), record_indices, structures)
@@ -3732,8 +3747,9 @@ class _BlockRecogniser:
             top = self.scope.body.body if isinstance(self.scope.body, cst.IndentedBlock) else ()
         return any(leaf.original is self.body[0] for leaf in blocks.flatten(top, top))
 
-    def _joined_element(self, tensors_list, join, calls) -> Tuple[str, str]:
-        """batch_join's element: one reader's tuple (or dict), the list comprehension's item."""
+    def _joined_element(self, tensors_list, join, calls, many: bool = False) -> Tuple[str, str]:
+        """batch_join's element: one reader's tuple (or dict), the list comprehension's item (with
+        `many`, enqueue_many=True: each of its parts a batch of records, which may be a list)."""
         _, name, kind = join
         if not (isinstance(tensors_list, cst.Name) and tensors_list.value == name):
             raise _Broken(calls, "batch_join's tensors_list is not the list of reader-helper calls itself")
@@ -3742,7 +3758,20 @@ class _BlockRecogniser:
         if kind == "single":  # batch_join of one-tensor lists gives the tensor itself, as batch does
             return "single", "%s[0]" % name
         # A tuple, not a list: tf.data would stack a list returned by the map function into one tensor.
-        return "tuple", "tuple(%s)" % name
+        return "tuple", self._tensor_tuple(name, calls) if many else "tuple(%s)" % name
+
+    def _tensor_tuple(self, name: str, calls) -> str:
+        """The map function's return of `name`, the parts a reader helper gives enqueue_many, which
+        may be Python lists of records (`images.append(...)`): a tuple, each part that is a list made
+        a tensor, as the queue made it (TF 1.8's map returns no list: such a helper's dataset failed
+        when it was built)."""
+        tf = self.imports.local_name_for("tensorflow")
+        if tf is None:
+            raise _Broken(calls, "the batched tensors `%s` may hold Python lists, which the map function must make "
+                          "tensors of, and the module reaches TensorFlow by no name of its own" % name)
+        part = self.names.fresh("part")
+        return "tuple(%s.convert_to_tensor(%s) if isinstance(%s, list) else %s for %s in %s)" % (
+            tf, part, part, part, part, name)
 
     def _element(self, tensors: Optional[cst.BaseExpression], calls, record_indices,
                  structures) -> Tuple[str, str]:
