@@ -15,11 +15,11 @@ import libcst as cst
 
 from qmigrate import (api_check, arm_producers, array_queues, astindex, blocks, bound_sources, branch_records,
                       bucketing, built_rows, captured_params, chained_records, class_attrs, codegen, cstutil,
-                      data_findings, dead_datasets, dead_readers, estimator_inputs, factory_reasons, guarded_records,
-                      handbuilt, handed_down, held_records, held_sources, helpers, imported_helpers, in_memory_rows,
-                      map_locals, method_copies, method_queues, python3_check, python_fed, queue_messages,
-                      queue_purpose, queue_roles, queue_sources, prefetched_batches, range_producers, reader_makers,
-                      receivers, returned_dataset, returned_records, slim_modules, split_arms, synth,
+                      data_findings, dead_datasets, dead_readers, estimator_inputs, factory_reasons, graph_state,
+                      guarded_records, handbuilt, handed_down, held_records, held_sources, helpers, imported_helpers,
+                      in_memory_rows, map_locals, method_copies, method_queues, python3_check, python_fed,
+                      queue_messages, queue_purpose, queue_roles, queue_sources, prefetched_batches, range_producers,
+                      reader_makers, receivers, returned_dataset, returned_records, slim_modules, split_arms, synth,
                       thread_coordinators, towers, named_classes, record_arms, unbound_tf, uncalled_datasets, unlinked,
                       wording, zipped_arms)
 from qmigrate.model import Sharding, ZipSource
@@ -1057,6 +1057,20 @@ def _python_fed_queues(analysis: FileAnalysis, options: Options, source: bytes,
         return []
     return python_fed.find(analysis.module, analysis.imports, lambda node: analysis.positions.start(node)[0],
                            calls, _python_fed_tf(analysis), options.target, keep)
+
+
+class _GraphOnlyRenamer(cst.CSTTransformer):
+    """`X.parallel_stack(...)` (TensorFlow's) written `X.stack(...)`."""
+
+    def __init__(self, imports: ImportMap):
+        self.imports = imports
+
+    def leave_Call(self, original_node, updated_node):
+        func = updated_node.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "parallel_stack" and \
+                self.imports.resolve(original_node.func) in graph_state.GRAPH_ONLY:
+            return updated_node.with_changes(func=func.with_changes(attr=cst.Name("stack")))
+        return updated_node
 
 
 def tf_name(imports: ImportMap, used) -> Optional[str]:
@@ -2985,6 +2999,9 @@ class _PipelineRewriter(cst.CSTTransformer):
 
     def _record_function(self, function, statements) -> cst.FunctionDef:
         config = self.module.config_for_parsing
+        # `tf.parallel_stack` runs only in the program's graph (graph_state.GRAPH_ONLY): in the map
+        # function it is `tf.stack`, which gives the same tensor.
+        statements = [stmt.visit(_GraphOnlyRenamer(self.imports)) for stmt in statements]
         shapes = "".join("    %s.set_shape(%s)\n" % pair for pair in function.static_shapes)
         returns = function.returns
         if function.keep_input is not None:

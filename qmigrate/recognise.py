@@ -2686,7 +2686,9 @@ class _BlockRecogniser:
                                   "made in the function's graph, so the program's summaries and collections would "
                                   "no longer hold it; move it after the batching, on the batch"
                                   % (_code(call.func), line))
-                if name in graph_state.GRAPH_ONLY:
+                if name in graph_state.GRAPH_ONLY and not isinstance(call.func, cst.Attribute):
+                    # (`tf.parallel_stack(...)` is written `tf.stack(...)` in the map function:
+                    # engine._record_function; a name imported from TensorFlow is not renamed)
                     line = self._call_line(call, index)
                     raise _Broken(calls, "the per-record code calls `%s` (line %d), which only the program's graph "
                                   "can run, not a map function's (TensorFlow rewrites it when it optimises the "

@@ -1,8 +1,9 @@
 """Per-record code moved into a map function must be code a dataset function can run (found by a
 reviewer running migrated out-of-corpus code under TF 1.8):
 - `tf.parallel_stack`, which TensorFlow rewrites only in the program's graph, failed when the
-  pipeline ran ("could not be properly replaced"): refused, naming the call, in the per-record
-  code or in a helper it calls;
+  pipeline ran ("could not be properly replaced"): written `tf.stack` (the same tensor) in the
+  per-record code that moves into the map function; refused, naming the call, in a helper it
+  calls or when imported by name;
 - a reader helper returning Python lists of tensors for `*_join(..., enqueue_many=True)` (each list
   stacked by the queue) made a map function TF 1.8 refused to build: each list part is now made a
   tensor, as the queue made it."""
@@ -62,12 +63,40 @@ def _reasons(result):
             if not d.fixed and "not rewritten" in d.message}
 
 
-def test_parallel_stack_in_the_per_record_code_keeps_the_file(tmp_path):
+def test_parallel_stack_in_the_per_record_code_is_stack_in_the_map_function(tmp_path):
     result = _migrated(tmp_path, STACKED.format(stack="tf.stack", inline="tf.parallel_stack([decode(serialized)])"))
+    assert result.changed and not [d for d in result.diagnostics if not d.fixed]
+    new = result.new_source.decode()
+    assert "pair = tf.stack([decode(serialized)])" in new and "parallel_stack" not in new
+
+
+def test_parallel_stack_imported_by_name_keeps_the_file(tmp_path):
+    text = STACKED.format(stack="tf.stack", inline="parallel_stack([decode(serialized)])").replace(
+        "import tensorflow as tf\n", "import tensorflow as tf\nfrom tensorflow import parallel_stack\n")
+    result = _migrated(tmp_path, text)
     assert not result.changed
-    assert ("the per-record code calls `tf.parallel_stack` (line 12), which only the program's graph can run, not a "
+    assert ("the per-record code calls `parallel_stack` (line 13), which only the program's graph can run, not a "
             "map function's (TensorFlow rewrites it when it optimises the program's graph); write it `tf.stack`, "
             "which gives the same tensor") in _reasons(result)
+
+
+def test_tf1_8_parallel_stack_made_stack_drains_the_same(tmp_path):
+    python = tf_python("1.8")
+    files = dict_records(python, tmp_path / "data")
+    text = STACKED.format(stack="tf.stack", inline="tf.parallel_stack([decode(serialized), decode(serialized) * 2])")
+    new = _migrated(tmp_path, text).new_source.decode()
+    runs = {}
+    for label, code in (("before", text), ("after", new)):
+        path = tmp_path / (label + ".py")
+        path.write_text(code)
+        out = str(tmp_path / (label + ".json"))
+        runs[label] = (start_tf(python, "run_pipeline.py", str(path), "inputs",
+                                json.dumps({"files": files, "batch_size": 5}), 1000, out), out)
+    for process, _ in runs.values():
+        finish(process)
+    old, new_run = load_json(runs["before"][1]), load_json(runs["after"][1])
+    assert new_run["static_shapes"] == old["static_shapes"] == [[5, 2, 2]]
+    assert new_run["examples"] == old["examples"] and len(old["examples"]) == 50  # file order, one epoch
 
 
 def test_parallel_stack_in_a_helper_the_per_record_code_calls_keeps_the_file(tmp_path):
