@@ -8,7 +8,6 @@ reviewer running migrated out-of-corpus code under TF 1.8):
   stacked by the queue) made a map function TF 1.8 refused to build: each list part is now made a
   tensor, as the queue made it."""
 import json
-import textwrap
 from collections import Counter
 
 from qmigrate import api
@@ -58,6 +57,19 @@ def _migrated(tmp_path, text):
     return result
 
 
+def _drained(python, tmp_path, before, after, args):
+    """What run_pipeline.py reads from `inputs` of each program text, run side by side."""
+    runs = {}
+    for label, code in (("before", before), ("after", after)):
+        path = tmp_path / (label + ".py")
+        path.write_text(code)
+        out = str(tmp_path / (label + ".json"))
+        runs[label] = (start_tf(python, "run_pipeline.py", str(path), "inputs", json.dumps(args), 1000, out), out)
+    for process, _ in runs.values():
+        finish(process)
+    return load_json(runs["before"][1]), load_json(runs["after"][1])
+
+
 def _reasons(result):
     return {d.message.split("; not rewritten: ")[1].split("; to do:")[0] for d in result.diagnostics
             if not d.fixed and "not rewritten" in d.message}
@@ -85,16 +97,7 @@ def test_tf1_8_parallel_stack_made_stack_drains_the_same(tmp_path):
     files = dict_records(python, tmp_path / "data")
     text = STACKED.format(stack="tf.stack", inline="tf.parallel_stack([decode(serialized), decode(serialized) * 2])")
     new = _migrated(tmp_path, text).new_source.decode()
-    runs = {}
-    for label, code in (("before", text), ("after", new)):
-        path = tmp_path / (label + ".py")
-        path.write_text(code)
-        out = str(tmp_path / (label + ".json"))
-        runs[label] = (start_tf(python, "run_pipeline.py", str(path), "inputs",
-                                json.dumps({"files": files, "batch_size": 5}), 1000, out), out)
-    for process, _ in runs.values():
-        finish(process)
-    old, new_run = load_json(runs["before"][1]), load_json(runs["after"][1])
+    old, new_run = _drained(python, tmp_path, text, new, {"files": files, "batch_size": 5})
     assert new_run["static_shapes"] == old["static_shapes"] == [[5, 2, 2]]
     assert new_run["examples"] == old["examples"] and len(old["examples"]) == 50  # file order, one epoch
 
@@ -118,16 +121,7 @@ def test_tf1_8_lists_of_tensors_joined_with_enqueue_many_drain_the_same(tmp_path
     new = result.new_source.decode()
     assert result.changed and not [d for d in result.diagnostics if not d.fixed]
     assert "return tuple(tf.convert_to_tensor(part) if isinstance(part, list) else part for part in data_list)" in new
-    runs = {}
-    for label, text in (("before", LISTS), ("after", new)):
-        path = tmp_path / (label + ".py")
-        path.write_text(text)
-        out = str(tmp_path / (label + ".json"))
-        runs[label] = (start_tf(python, "run_pipeline.py", str(path), "inputs",
-                                json.dumps({"files": files, "batch_size": 4}), 1000, out), out)
-    for process, _ in runs.values():
-        finish(process)
-    old, new_run = load_json(runs["before"][1]), load_json(runs["after"][1])
+    old, new_run = _drained(python, tmp_path, LISTS, new, {"files": files, "batch_size": 4})
     assert new_run["static_shapes"] == old["static_shapes"] == [[4, 3], [4]]
     assert len(new_run["examples"]) == len(old["examples"]) == 100  # 50 records, 2 views each, 25 batches
     assert Counter(new_run["examples"]) == Counter(old["examples"])
