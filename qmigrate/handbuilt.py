@@ -463,6 +463,8 @@ class _QueueReader:
     def read(self) -> HandBuiltQueue:
         kind, name = self.kind, self.name
         args = self.args = bind_arguments(self.call, _SIGNATURES[kind], "its constructor")
+        if "capacity" not in args:
+            raise Declined("its constructor is given no capacity, which TensorFlow requires")
         if not is_none(args.get("shared_name")):
             raise Declined("it sets `shared_name=` (a queue shared between sessions), which tf.data has no "
                            "counterpart for")

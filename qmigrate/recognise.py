@@ -3549,7 +3549,10 @@ class _BlockRecogniser:
         batch to the very names it batches (`a, b = batch([a, b])`), so that path binds them to the
         dataset's elements as they are."""
         rule, call = arm
-        batched = rule.bind(call).get("tensors")
+        try:
+            batched = rule.bind(call).get("tensors")
+        except Unsupported as error:  # an arm's batching qmigrate cannot read: its reason
+            return str(error)
         names = tuple(e.value.value for e in batched.elements if isinstance(e.value, cst.Name)) if isinstance(
             batched, (cst.List, cst.Tuple)) else ()
         why = None

@@ -293,3 +293,34 @@ def test_a_queue_helper_called_under_an_if_that_ends_the_file_is_refused_not_a_c
     result, = api.migrate([str(path)], jobs=1)
     assert result.error is None and not result.changed
     assert any(d.code == "QM101" and "not rewritten" in d.message for d in result.diagnostics)
+
+
+def test_a_batching_with_an_unknown_keyword_in_an_if_without_else_is_refused_not_a_crash(tmp_path):
+    # Found by a longer run of test_property's mutations: the if's arm batching with a keyword the
+    # API does not take crashed the check of the path that batches nothing.
+    path = tmp_path / "typo.py"
+    path.write_text('''import tensorflow as tf
+
+
+def returned_inputs(files, batch_size, training):
+    filename_queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+    _, serialized = tf.TFRecordReader().read(filename_queue)
+    parsed = tf.parse_single_example(serialized, {'id': tf.FixedLenFeature([], tf.int64)})
+    if training:
+        return tf.train.shuffle_batch({'id': parsed['id']}, batch_size, capacity=40, min_after_dequeu=4)
+''', encoding="utf-8")
+    result, = api.migrate([str(path)], jobs=1)
+    assert result.error is None and not result.changed
+    assert any("it passes `min_after_dequeu=`, which this API does not take" in d.message for d in result.diagnostics)
+
+
+def test_a_hand_built_queue_without_a_capacity_is_refused_not_a_crash(tmp_path):
+    # Found by a longer run of test_property's mutations (the golden split_queue_arms, a line cut).
+    golden = os.path.join(os.path.dirname(__file__), "..", "testdata", "single", "split_queue_arms.before.py")
+    with open(golden, encoding="utf-8") as handle:
+        text = handle.read()
+    path = tmp_path / "cut.py"
+    path.write_text(text.replace("            capacity=16 * batch_size,\n", "", 1), encoding="utf-8")
+    result, = api.migrate([str(path)], jobs=1)
+    assert result.error is None and not result.changed
+    assert any(d.code == "QM307" and "not rewritten" in d.message for d in result.diagnostics)
