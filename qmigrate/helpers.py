@@ -362,6 +362,8 @@ def source_call(source: RecordSource, call: cst.Call, record: str, callee: str,
     params = [p.name.value for p in _params(source.function)][1 if on_object is not None and not static else 0:]
     args = [cst.Arg(cst.Name(record))]
     for position, arg in enumerate(call.args):
+        if arg.keyword is None and position >= len(params):
+            raise NotMovable("it is called with more arguments than it takes")
         param = arg.keyword.value if arg.keyword is not None else params[position]
         if param not in source.dropped_params:
             args.append(arg)

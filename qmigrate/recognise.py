@@ -1586,13 +1586,16 @@ class _BlockRecogniser:
             raise _Broken(calls, "the producer's and reader's arguments cannot be moved out of %s(): %s"
                           % (source.name, error))
         value = self._fresh_local(source.value_name)
-        if method_call is not None:
-            new_call = helpers.source_call(source, method_call, value, method_call.func.attr.value,
-                                           on_object=method_call.func.value,
-                                           static=key in self.context.static_methods)
-        else:
-            new_call = helpers.source_call(source, call, value, self.context.kept_helpers.get(source.name,
-                                                                                             source.name))
+        try:
+            if method_call is not None:
+                new_call = helpers.source_call(source, method_call, value, method_call.func.attr.value,
+                                               on_object=method_call.func.value,
+                                               static=key in self.context.static_methods)
+            else:
+                new_call = helpers.source_call(source, call, value, self.context.kept_helpers.get(source.name,
+                                                                                                 source.name))
+        except helpers.NotMovable as error:
+            raise _Broken(calls, "its call of %s() cannot be rewritten: %s" % (source.name, error))
         producer = (index, source.producer_rule, source.producer_call)
         match = self._follow(producer, (source.reader_rule, source.reader_call, read, None), index, None, value,
                              set(names), [index], calls, helpers_used=(key or source.name,), bound_producer=produced,

@@ -567,6 +567,8 @@ class _Shape:
         threads = code(threads) if threads is not None else None
         if threads == "1":
             threads = None
+        if "batch_size" not in bound:
+            raise Refused("its batching is given no batch_size")
         self.batching = Batching(code(bound["batch_size"]), num_threads=threads,
                                  allow_smaller_final_batch=flags["allow_smaller_final_batch"],
                                  dynamic_pad=flags["dynamic_pad"])

@@ -324,3 +324,22 @@ def test_a_hand_built_queue_without_a_capacity_is_refused_not_a_crash(tmp_path):
     result, = api.migrate([str(path)], jobs=1)
     assert result.error is None and not result.changed
     assert any(d.code == "QM307" and "not rewritten" in d.message for d in result.diagnostics)
+
+
+@pytest.mark.parametrize("golden,old,new", [
+    # a batching that lost its batch_size (records returned by one function, batched by another)
+    ("records_through_caller", "                           batch_size=batch_size, num_threads=1, capacity=16, "
+                               "dynamic_pad=True,\n", ""),
+    # a record source's method called with more arguments than it takes
+    ("class_held_queue", "key, width = self._pair()", "key, width = self._pair(x)"),
+])
+def test_goldens_cut_by_the_property_tests_mutations_are_refused_not_a_crash(tmp_path, golden, old, new):
+    # Found by a longer run of test_property's mutations; both crashed before this session too.
+    path = os.path.join(os.path.dirname(__file__), "..", "testdata", "single", golden + ".before.py")
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    assert old in text
+    mutant = tmp_path / "mutant.py"
+    mutant.write_text(text.replace(old, new, 1), encoding="utf-8")
+    result, = api.migrate([str(mutant)], jobs=1)
+    assert not (result.error or "").startswith("internal error"), result.error
