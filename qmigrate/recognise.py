@@ -3223,6 +3223,12 @@ class _BlockRecogniser:
                                    "batching uses a per-record tensor, which qmigrate moves only out of the two "
                                    "arms of an if/else" % line)
             return None
+        if per_record and any(self.arm_later):
+            # (branch_records reads each arm's per-record code as what precedes its last statement)
+            self.branch_refusal = ("the batching is inside an if/else (line %d) whose arms hold per-record code "
+                                   "before their batching and statements after it, which qmigrate does not move "
+                                   "together" % line)
+            return None
         if per_record:
             try:
                 self.branch_records = branch_records.arm_records(stmt, tainted, arms, arm_targets, self.scope_loads,

@@ -332,6 +332,12 @@ def test_a_hand_built_queue_without_a_capacity_is_refused_not_a_crash(tmp_path):
                                "dynamic_pad=True,\n", ""),
     # a record source's method called with more arguments than it takes
     ("class_held_queue", "key, width = self._pair()", "key, width = self._pair(x)"),
+    # a statement after an arm's batching, per-record code before it: the batching was taken for
+    # per-record code and moved into the map function, which left the arm empty
+    ("branch_record_arms", "        capacity = 10 * batch_size\n        crop_batch, id_batch = tf.train.batch("
+                           "[crop, example_id], batch_size, capacity=capacity)\n",
+     "        crop_batch, id_batch = tf.train.batch([crop, example_id], batch_size, capacity=capacity)\n"
+     "        capacity = 10 * batch_size\n"),
 ])
 def test_goldens_cut_by_the_property_tests_mutations_are_refused_not_a_crash(tmp_path, golden, old, new):
     # Found by a longer run of test_property's mutations; both crashed before this session too.
