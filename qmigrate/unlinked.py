@@ -582,10 +582,14 @@ class Explainer:
         return False
 
     def _makes_queue(self, statement) -> bool:
-        """Whether `statement` binds a name to a TensorFlow producer's queue (`q = tf.train.string_input_producer(...)`)."""
+        """Whether `statement` binds a name to a TensorFlow producer's queue of file names or indices
+        (`q = tf.train.string_input_producer(...)`); not slice_input_producer, whose arguments are
+        the rows it gives."""
         assign = cstutil.single_assign(statement)
-        return bool(assign and isinstance(assign[1], cst.Call)
-                    and (self.resolve(assign[1].func) or "").endswith("_input_producer"))
+        if not (assign and isinstance(assign[0], cst.Name) and isinstance(assign[1], cst.Call)):
+            return False
+        module, _, name = (self.resolve(assign[1].func) or "").rpartition(".")
+        return module.startswith("tensorflow") and name in _PRODUCERS - {"slice_input_producer"}
 
     def _callee(self, call: cst.Call, tf_too: bool = True) -> Optional[str]:
         """The called function's spelling (`self._read`, `build_batch`); None for TensorFlow's own
