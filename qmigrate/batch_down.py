@@ -79,11 +79,21 @@ def returning_sites(function: cst.FunctionDef, imports: ImportMap, batchers, cal
     return sites, flag, removable, tensors, row
 
 
+def tensors_argument(call: cst.Call) -> Optional[cst.BaseExpression]:
+    """What a batching call batches: its first argument, given by position or by the keyword the
+    batchers name it (`tensors=`, `tensors_list=` for the *_join ones); None when it is passed
+    with * or ** or not at all."""
+    if any(arg.star for arg in call.args):
+        return None
+    if call.args and call.args[0].keyword is None:
+        return call.args[0].value
+    named = [arg.value for arg in call.args if arg.keyword is not None and arg.keyword.value in ("tensors", "tensors_list")]
+    return named[0] if len(named) == 1 else None
+
+
 def _row_name(call: cst.Call) -> Optional[str]:
     """`row` of `batch(row, ...)`."""
-    if not call.args or call.args[0].keyword is not None or call.args[0].star:
-        return None
-    value = call.args[0].value
+    value = tensors_argument(call)
     return value.value if isinstance(value, cst.Name) else None
 
 
@@ -106,9 +116,7 @@ def _returned_batch(stmt, imports, batchers, call_rule, site_class):
 
 def _tensor_names(call: cst.Call) -> Optional[Tuple[str, ...]]:
     """The parameter names a batching call lists as its tensors, `[a, b]` or `(a, b)`, or None."""
-    if not call.args or call.args[0].keyword is not None or call.args[0].star:
-        return None
-    tensors = call.args[0].value
+    tensors = tensors_argument(call)
     if not isinstance(tensors, (cst.List, cst.Tuple)) or not tensors.elements:
         return None
     names = tuple(e.value.value for e in tensors.elements

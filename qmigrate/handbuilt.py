@@ -798,7 +798,8 @@ class _QueueReader:
                 return [index]
             if (self.imports.resolve(value.func) == _ADD_RUNNER
                     and len(value.args) == 1 and isinstance(value.args[0].value, cst.Name)
-                    and value.args[0].value.value == registered and value.args[0].keyword in (None,)):
+                    and value.args[0].value.value == registered
+                    and (value.args[0].keyword is None or value.args[0].keyword.value == "qr")):
                 if self.scope_loads[registered] != 1:
                     raise Declined("its QueueRunner `%s` is used for more than add_queue_runner" % registered)
                 self.calls.append(value)

@@ -55,7 +55,7 @@ def _read_opening(method: cst.FunctionDef) -> Optional[Tuple[str, str, cst.BaseS
     if assign is None:
         return None
     target, value = assign
-    value = helpers.without_op_name(value)
+    value = helpers.plain_read_call(value)
     if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "read"
             and len(value.args) == 1 and value.args[0].keyword is None and not value.args[0].star):
         return None

@@ -125,16 +125,29 @@ def _call_rule(expr, imports: ImportMap, family):
     return None
 
 
-def without_op_name(value):
-    """`value` without a `name=` keyword argument when it is a call of a `.read`/`.read_up_to`
-    method: the name only names the read op, which the migration removes with the reader."""
-    if (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+def plain_read_call(value):
+    """`value` in the positional form of a `.read(queue)` / `.read_up_to(queue, num_records)`
+    method call when it is one: without a `name=` keyword argument (the name only names the read
+    op, which the migration removes with the reader), and with `queue=` and `num_records=` given by
+    keyword moved to their places (`reader.read(queue=q)` is `reader.read(q)`). Any other call, or
+    one whose arguments do not fit those signatures, is returned as it is."""
+    if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
             and value.func.attr.value in ("read", "read_up_to")):
-        args = [arg for arg in value.args if not (arg.keyword is not None and arg.keyword.value == "name")]
-        if len(args) != len(value.args) and args:
-            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            return value.with_changes(args=args)
-    return value
+        return value
+    params = ("queue",) if value.func.attr.value == "read" else ("queue", "num_records")
+    kept = [arg for arg in value.args if not (arg.keyword is not None and arg.keyword.value == "name")]
+    positional = [arg for arg in kept if arg.keyword is None]
+    by_keyword = {arg.keyword.value: arg for arg in kept if arg.keyword is not None}
+    if (any(arg.star for arg in kept) or len(positional) > len(params)
+            or set(by_keyword) - set(params[len(positional):])):
+        return value
+    if not by_keyword and len(kept) == len(value.args):
+        return value
+    args = positional + [by_keyword[param].with_changes(keyword=None, equal=cst.MaybeSentinel.DEFAULT)
+                         for param in params[len(positional):] if param in by_keyword]
+    if not args:
+        return value
+    return value.with_changes(args=[arg.with_changes(comma=cst.MaybeSentinel.DEFAULT) for arg in args])
 
 
 def find_reader_helper(function: cst.FunctionDef, imports: ImportMap) -> Optional[ReaderHelper]:
@@ -152,7 +165,7 @@ def find_reader_helper(function: cst.FunctionDef, imports: ImportMap) -> Optiona
         if rule and isinstance(target, cst.Name):
             readers[target.value] = (rule, value, leaf.original)
             continue
-        value = without_op_name(value)
+        value = plain_read_call(value)
         if (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "read"
                 and isinstance(value.func.value, cst.Name) and value.func.value.value in readers
                 and len(value.args) == 1 and isinstance(value.args[0].value, cst.Name)
@@ -236,7 +249,7 @@ def find_record_source(function: cst.FunctionDef, imports: ImportMap, method: bo
         second = cstutil.single_assign(reader_stmt)
         reader_name, reader_call = second[0].value, second[1]
     target, value = cstutil.single_assign(read_stmt)
-    value = without_op_name(value)
+    value = plain_read_call(value)
     if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "read"
             and len(value.args) == 1 and value.args[0].keyword is None and not value.args[0].star
             and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == queue):
@@ -315,7 +328,7 @@ def _source_opening(body: List[cst.BaseStatement], imports: ImportMap):
         if assign is None or not isinstance(assign[0], (cst.Name, cst.Tuple, cst.List)):
             return None
         target, value = assign
-        read = without_op_name(value)
+        read = plain_read_call(value)
         if isinstance(read, cst.Call) and isinstance(read.func, cst.Attribute) and read.func.attr.value == "read":
             if producer is None or not isinstance(target, (cst.Tuple, cst.List)):
                 return None
@@ -565,7 +578,7 @@ def _batch_sites(stmt, imports, param_names) -> Tuple[List[BatchSite], Optional[
 def _site_shape(site: BatchSite):
     """(tensor parameter names, target names) of `a, b = batch([p, q], ...)`, or None."""
     target = cstutil.single_assign(site.statement)[0]
-    tensors = site.call.args[0].value if site.call.args and site.call.args[0].keyword is None else None
+    tensors = batch_down.tensors_argument(site.call)
     if not isinstance(tensors, (cst.List, cst.Tuple)) or not isinstance(target, (cst.Tuple, cst.List)):
         return None
     names = tuple(e.value.value for e in tensors.elements if isinstance(e.value, cst.Name))

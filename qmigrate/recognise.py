@@ -220,7 +220,7 @@ def _read_call(value: cst.BaseExpression):
     name or the reader's constructor call itself (`tf.TFRecordReader().read(queue)`); for
     `reader.read_up_to(queue, n)` the last is n. A `name=` argument only names the read op, which
     goes with the reader."""
-    value = helpers.without_op_name(value)
+    value = helpers.plain_read_call(value)
     if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
             and (isinstance(value.func.value, (cst.Name, cst.Call)) or _on_object(value.func.value))):
         return None
@@ -3947,13 +3947,20 @@ class _BlockRecogniser:
         return tuple(zip(names, batching.shapes))
 
     def _parsed_dict(self, name: str, record_indices) -> bool:
-        """Whether the per-record code binds `name` once, to the dict of parse_single_example."""
+        """Whether the per-record code binds `name` once, to the dict of parse_single_example, or to
+        one of the two dicts parse_single_sequence_example gives (`context, sequence = ...`)."""
         bindings = [index for index in record_indices if name in self.uses[index].stores]
         if len(bindings) != 1:
             return False
         assign = cstutil.single_assign(self.body[bindings[0]])
-        return (assign is not None and isinstance(assign[0], cst.Name) and isinstance(assign[1], cst.Call)
-                and self.imports.resolve(assign[1].func) in _DICT_PARSERS)
+        if assign is None or not isinstance(assign[1], cst.Call):
+            return False
+        target, parser = assign[0], self.imports.resolve(assign[1].func)
+        if isinstance(target, cst.Name):
+            return parser in _DICT_PARSERS
+        return (parser in _DICT_PAIR_PARSERS and isinstance(target, (cst.Tuple, cst.List))
+                and len(target.elements) == 2
+                and all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements))
 
     def _fresh_local(self, preferred: str, *texts) -> str:
         """A lambda parameter name that shadows nothing the lambda's body or its scope reads."""
@@ -4085,6 +4092,8 @@ _LOGGING_CALLS = frozenset(["print"] + ["tensorflow.logging.%s" % level for leve
 _ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
 _NEXT_ELEMENT = ("dequeue", "dequeue_many", "dequeue_up_to", "get_next")
 _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")
+# Parsers that give two dicts of tensors: (context features, sequence features).
+_DICT_PAIR_PARSERS = ("tensorflow.parse_single_sequence_example", "tensorflow.io.parse_single_sequence_example")
 
 
 def _loads_after_rebinding(stmt: cst.BaseStatement, name: str, bound: bool = False) -> int:

@@ -59,6 +59,23 @@ def dict_tfrecords(out):
                 example_id += 1
 
 
+def sequence_tfrecords(out):
+    """SequenceExamples: the id in the context, and `id + 1` frames of two floats each."""
+    example_id = 0
+    for index in range(2):
+        with tf.python_io.TFRecordWriter(os.path.join(out, "sequence_%d.tfrecords" % index)) as writer:
+            for _ in range(20):
+                frames = [tf.train.Feature(float_list=tf.train.FloatList(value=[example_id, step]))
+                          for step in range(example_id % 5 + 1)]
+                example = tf.train.SequenceExample(
+                    context=tf.train.Features(feature={
+                        "id": tf.train.Feature(int64_list=tf.train.Int64List(value=[example_id]))}),
+                    feature_lists=tf.train.FeatureLists(feature_list={
+                        "frames": tf.train.FeatureList(feature=frames)}))
+                writer.write(example.SerializeToString())
+                example_id += 1
+
+
 def gzip_tfrecords(out):
     """The dict records again, GZIP-compressed."""
     options = tf.python_io.TFRecordOptions(tf.python_io.TFRecordCompressionType.GZIP)
@@ -154,5 +171,6 @@ if __name__ == "__main__":
         # An optional count of records per file: bench/epoch_stall_bench.py wants longer epochs.
         learnable_cifar(target, *[int(n) for n in sys.argv[3:4]])
     else:
-        for make in (cifar, mnist_tfrecords, dict_tfrecords, gzip_tfrecords, csv_files, png_files):
+        for make in (cifar, mnist_tfrecords, dict_tfrecords, sequence_tfrecords, gzip_tfrecords, csv_files,
+                     png_files):
             make(target)
