@@ -68,6 +68,14 @@ def made_by(tree: ast.Module, function: str, imports: ImportMap,
     return _made(dict(functions, **methods), function, imports, 0, set())
 
 
+def made_by_closure(tree: ast.Module, closure: ast.AST, imports: ImportMap) -> Optional[Tuple[str, int, str, str]]:
+    """made_by's answer for a function defined inside another (a factory's closure) of the module
+    `tree`: its body, and the top-level functions of that module it calls."""
+    functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    name = "<%s>" % closure.name
+    return _made(dict(functions, **{name: closure}), name, imports, 0, set())
+
+
 def _made(functions: Dict[str, ast.AST], name: str, imports: ImportMap, depth: int,
           seen: Set[str]) -> Optional[Tuple[str, int, str, str]]:
     function = functions.get(name)

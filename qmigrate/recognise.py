@@ -17,10 +17,10 @@ from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
 import libcst as cst
 
 from qmigrate import (batch_down, batched_lists, blocks, branch_records, bucketing, built_rows, captured_params,
-                      class_attrs, cstutil, decorated_calls, dequeued_rows, fresh_receivers, graph_state,
+                      class_attrs, cstutil, decorated_calls, dequeued_rows, factories, fresh_receivers, graph_state,
                       group_reads, handbuilt, held_sources, helpers, joins, loop_records, map_locals,
-                      provider_factories, queue_sources, reader_makers, receivers, returned_records, slim_provider,
-                      towers, zipped_arms, zipped_chains)
+                      provider_factories, queue_sources, reader_makers, receivers, returned_records, slim_modules,
+                      slim_provider, towers, zipped_arms, zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.cstutil import if_chain  # (also this module's, for its callers)
 from qmigrate.names import ImportMap, dotted
@@ -2681,7 +2681,23 @@ class _BlockRecogniser:
             for call in cstutil.calls_of(node):
                 made = self._made_at_run_time(call.func, index)
                 if made is not None:
-                    unseen.append((call, made))
+                    state = self._factory_state(call.func, index)
+                    if state is not None:
+                        spelled, made_line, function, kind, where, product = state
+                        raise _Broken(calls, "the per-record code calls `%s()` (line %d), %s, which may give `%s`, "
+                                      "and `%s` (line %d%s, in %s()) makes %s: in the map function it would be "
+                                      "made in the function's graph, %s; keep it out of the per-record code (on "
+                                      "the batch, or made once before the pipeline)"
+                                      % (_code(call.func), self._call_line(call, index), made, product, spelled,
+                                         made_line, where, function,
+                                         "a variable" if kind == "variable" else
+                                         "an op only the program's graph can run" if kind == "graph-only" else
+                                         "a summary or collection entry",
+                                         "which a one-shot iterator cannot capture" if kind == "variable" else
+                                         "where it fails when it runs" if kind == "graph-only" else
+                                         "so the program's summaries and collections would no longer hold it"))
+                    if state is None and not self._factory_read(call.func, index):
+                        unseen.append((call, made))
                 name = self.imports.resolve(call.func) or ""
                 if graph_state.is_summary_or_collection(name):
                     line = self._call_line(call, index)
@@ -2748,6 +2764,76 @@ class _BlockRecogniser:
                 and name not in self.scope_stores:
             return "a parameter of `%s()`" % self.scope.name.value
         return None
+
+    def _factory_of(self, func: cst.BaseExpression, index: int):
+        """(stdlib tree, path, name) of the factory that made the function a per-record call calls
+        by a plain name (`fn = factory(...)` in this block before it): a top-level function of this
+        module or one imported from a module beside it; None otherwise."""
+        if not isinstance(func, cst.Name):
+            return None
+        binders = [i for i in range(index) if func.value in cstutil.name_uses(self.body[i]).stores]
+        assign = cstutil.single_assign(self.body[binders[-1]]) if binders else None
+        if assign is None or not isinstance(assign[1], cst.Call):
+            return None
+        factory = assign[1].func
+        here = getattr(self.context.load_module, "importer", None)
+        if isinstance(factory, cst.Name) and factory.value in self.context.functions:
+            return (self.context.tree, here, factory.value) if self.context.tree is not None and here else None
+        places = self._imported_places(factory, star=False)
+        if not places:
+            return None
+        path, name = places[0]
+        tree = decorated_calls.tree_of(path)
+        return (tree, path, name) if tree is not None else None
+
+    def _factory_products_state(self, func: cst.BaseExpression, index: int):
+        """(whether every function the factory may give was read, the first state one of them
+        makes: graph_state.made_by's answer, " of <file>" or "", the function as written)."""
+        found = self._factory_of(func, index)
+        if found is None:
+            return False, None
+        tree, path, name = found
+        made = factories.products(tree, name)
+        if made is None:
+            return False, None
+        imports = ImportMap(None, tree)
+        loader = slim_modules.ModuleLoader(path)
+        label = "" if path == getattr(self.context.load_module, "importer", None) else " of %s" % os.path.basename(path)
+        for product in made:
+            if product.closure is not None:
+                state = graph_state.made_by_closure(tree, product.closure, imports)
+                if state is not None:
+                    return True, state + (label, "%s()'s %s()" % (name, product.name))
+                continue
+            if product.module is None:
+                state = graph_state.made_by(tree, product.name, imports)
+                if state is not None:
+                    return True, state + (label, product.name)
+                if not any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == product.name
+                           for node in tree.body):
+                    return False, None
+                continue
+            module = imports.resolve_dotted(product.module)
+            where = loader.path_of(module) if module and not module.startswith("tensorflow") else None
+            other = decorated_calls.tree_of(where) if where else None
+            if other is None or not any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                        and node.name == product.name for node in other.body):
+                return False, None
+            state = graph_state.made_by(other, product.name, ImportMap(None, other))
+            if state is not None:
+                return True, state + (" of %s" % os.path.basename(where), "%s.%s" % (product.module, product.name))
+        return True, None
+
+    def _factory_state(self, func: cst.BaseExpression, index: int):
+        """The state a function made by a factory of the run may make: (the call as written, its
+        line, the function it is in, its kind_of, " of <file>" or "", the factory's product that
+        makes it); None when none of them makes any, or the factory cannot be read."""
+        return self._factory_products_state(func, index)[1]
+
+    def _factory_read(self, func: cst.BaseExpression, index: int) -> bool:
+        """Whether every function the factory behind a per-record call may give was read (and, as
+        _factory_state has said, makes no state): no note (QM909) is needed."""
+        return self._factory_products_state(func, index)[0]
 
     def _state_made_by(self, func: cst.BaseExpression) -> Optional[Tuple[str, int, str, str, str]]:
         """graph_state.made_by's answer for the function `func` names, followed by "" or " of
