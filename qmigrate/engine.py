@@ -2022,7 +2022,12 @@ def _migrate_helpers(module: cst.Module, context: ModuleContext, uses: Counter, 
         # the functions of the module by name, and the copy's name is new)
         copy = dead_readers.without_dead_values(migrated, stmt)
         body.append(copy.with_changes(name=cst.Name(copy_name), leading_lines=blank))
+        # (a record source whose own read was rewritten in place: its calls are gone from the original)
+        left = {id(call) for call in cstutil.calls_of(stmt)} if name in read_in_place else None
         for call in calls:
+            if left is not None and id(call) not in left:
+                analysis.fixed_calls.add(id(call))
+                continue
             analysis.fixed_calls.discard(id(call))  # the pipelines' matches counted it: it stays
             if keep[name] != _LOCAL_CALLERS:  # kept for other modules' callers, which count their own queues
                 analysis.kept_calls.add(id(call))
