@@ -40,6 +40,11 @@ def products(tree: ast.Module, factory: str) -> Optional[List[Product]]:
         return None
     tables = dict(_dict_literals(tree.body), **_dict_literals(_own_statements(function)))
     closures = {node.name: node for node in _own_statements(function) if isinstance(node, _FUNCTIONS)}
+    # A name the factory binds itself is not the module's function of that name.
+    local = {target.id for stmt in _own_statements(function) if isinstance(stmt, (ast.Assign, ast.AugAssign,
+                                                                                    ast.AnnAssign, ast.For))
+             for target in ast.walk(stmt) if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store)}
+    top = {name: node for name, node in top.items() if name not in local}
     found: List[Product] = []
     returns = [node for node in _own_nodes(function) if isinstance(node, ast.Return)]
     if not returns:

@@ -2788,7 +2788,9 @@ class _BlockRecogniser:
 
     def _factory_products_state(self, func: cst.BaseExpression, index: int):
         """(whether every function the factory may give was read, the first state one of them
-        makes: graph_state.made_by's answer, " of <file>" or "", the function as written)."""
+        makes: graph_state.made_by's answer, " of <file>" or "", the function as written). A
+        closure is never wholly read (it may call what the factory was handed): its state found
+        keeps the pipeline, but its note stays."""
         found = self._factory_of(func, index)
         if found is None:
             return False, None
@@ -2799,11 +2801,13 @@ class _BlockRecogniser:
         imports = ImportMap(None, tree)
         loader = slim_modules.ModuleLoader(path)
         label = "" if path == getattr(self.context.load_module, "importer", None) else " of %s" % os.path.basename(path)
+        read = True
         for product in made:
             if product.closure is not None:
                 state = graph_state.made_by_closure(tree, product.closure, imports)
                 if state is not None:
                     return True, state + (label, "%s()'s %s()" % (name, product.name))
+                read = False
                 continue
             if product.module is None:
                 state = graph_state.made_by(tree, product.name, imports)
@@ -2822,7 +2826,7 @@ class _BlockRecogniser:
             state = graph_state.made_by(other, product.name, ImportMap(None, other))
             if state is not None:
                 return True, state + (" of %s" % os.path.basename(where), "%s.%s" % (product.module, product.name))
-        return True, None
+        return read, None
 
     def _factory_state(self, func: cst.BaseExpression, index: int):
         """The state a function made by a factory of the run may make: (the call as written, its
