@@ -57,6 +57,11 @@ def products(tree: ast.Module, factory: str) -> Optional[List[Product]]:
     return found
 
 
+def defines(tree: ast.Module, name: str) -> bool:
+    """Whether the module `tree` defines a top-level function `name`."""
+    return any(isinstance(node, _FUNCTIONS) and node.name == name for node in tree.body)
+
+
 def _returned(value, top, tables, closures) -> Optional[List[Product]]:
     if isinstance(value, ast.Name) and value.id in closures:
         closure = closures[value.id]

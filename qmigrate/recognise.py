@@ -2681,22 +2681,15 @@ class _BlockRecogniser:
             for call in cstutil.calls_of(node):
                 made = self._made_at_run_time(call.func, index)
                 if made is not None:
-                    state = self._factory_state(call.func, index)
+                    read, state = self._factory_products_state(call.func, index)
                     if state is not None:
                         spelled, made_line, function, kind, where, product = state
                         raise _Broken(calls, "the per-record code calls `%s()` (line %d), %s, which may give `%s`, "
-                                      "and `%s` (line %d%s, in %s()) makes %s: in the map function it would be "
-                                      "made in the function's graph, %s; keep it out of the per-record code (on "
-                                      "the batch, or made once before the pipeline)"
-                                      % (_code(call.func), self._call_line(call, index), made, product, spelled,
-                                         made_line, where, function,
-                                         "a variable" if kind == "variable" else
-                                         "an op only the program's graph can run" if kind == "graph-only" else
-                                         "a summary or collection entry",
-                                         "which a one-shot iterator cannot capture" if kind == "variable" else
-                                         "where it fails when it runs" if kind == "graph-only" else
-                                         "so the program's summaries and collections would no longer hold it"))
-                    if state is None and not self._factory_read(call.func, index):
+                                      "and `%s` (line %d%s, in %s()) makes %s: %s; keep it out of the per-record code "
+                                      "(on the batch, or made once before the pipeline)"
+                                      % ((_code(call.func), self._call_line(call, index), made, product, spelled,
+                                          made_line, where, function) + _state_clause(kind)))
+                    if not read:
                         unseen.append((call, made))
                 name = self.imports.resolve(call.func) or ""
                 if graph_state.is_summary_or_collection(name):
@@ -2723,14 +2716,10 @@ class _BlockRecogniser:
                                       "rewrites it when it optimises the program's graph); write it `tf.stack`, "
                                       "which gives the same tensor"
                                       % (_code(call.func), line, spelled, made_line, where, function))
-                    variable = kind == "variable"
                     raise _Broken(calls, "the per-record code calls `%s()` (line %d), and `%s` (line %d%s, in %s()) "
-                                  "makes %s: in the map function it would be made in the function's graph, %s; keep "
-                                  "it out of the per-record code (on the batch, or made once before the pipeline)"
-                                  % (_code(call.func), line, spelled, made_line, where, function,
-                                     "a variable" if variable else "a summary or collection entry",
-                                     "which a one-shot iterator cannot capture" if variable else
-                                     "so the program's summaries and collections would no longer hold it"))
+                                  "makes %s: %s; keep it out of the per-record code (on the batch, or made once before "
+                                  "the pipeline)" % ((_code(call.func), line, spelled, made_line, where, function)
+                                                     + _state_clause(kind)))
                 wrapper = self._wrapping_decorator(call.func)
                 if wrapper is not None:
                     line = self._call_line(call, index)
@@ -2753,17 +2742,21 @@ class _BlockRecogniser:
                 or func.value in self.context.functions:
             return None
         name = func.value
-        binders = [i for i in range(index) if name in cstutil.name_uses(self.body[i]).stores]
-        if binders:
-            assign = cstutil.single_assign(self.body[binders[-1]])
+        binder = self._last_binding(name, index)
+        if binder is not None:
+            assign = cstutil.single_assign(self.body[binder])
             if assign is not None and isinstance(assign[0], cst.Name) and isinstance(assign[1], cst.Call) \
                     and not _call_with_rule(assign[1], self.imports, PRODUCERS + READERS):
-                return "made by `%s(...)` (line %d)" % (_code(assign[1].func), self._line_of(binders[-1]))
+                return "made by `%s(...)` (line %d)" % (_code(assign[1].func), self._line_of(binder))
             return None
         if isinstance(self.scope, cst.FunctionDef) and name in cstutil.param_names(self.scope) \
                 and name not in self.scope_stores:
             return "a parameter of `%s()`" % self.scope.name.value
         return None
+
+    def _last_binding(self, name: str, index: int) -> Optional[int]:
+        """The index of the last statement of this block before `index` that binds `name`."""
+        return next((i for i in range(index - 1, -1, -1) if name in cstutil.name_uses(self.body[i]).stores), None)
 
     def _factory_of(self, func: cst.BaseExpression, index: int):
         """(stdlib tree, path, name) of the factory that made the function a per-record call calls
@@ -2771,8 +2764,8 @@ class _BlockRecogniser:
         module or one imported from a module beside it; None otherwise."""
         if not isinstance(func, cst.Name):
             return None
-        binders = [i for i in range(index) if func.value in cstutil.name_uses(self.body[i]).stores]
-        assign = cstutil.single_assign(self.body[binders[-1]]) if binders else None
+        binder = self._last_binding(func.value, index)
+        assign = cstutil.single_assign(self.body[binder]) if binder is not None else None
         if assign is None or not isinstance(assign[1], cst.Call):
             return None
         factory = assign[1].func
@@ -2787,9 +2780,10 @@ class _BlockRecogniser:
         return (tree, path, name) if tree is not None else None
 
     def _factory_products_state(self, func: cst.BaseExpression, index: int):
-        """(whether every function the factory may give was read, the first state one of them
-        makes: graph_state.made_by's answer, " of <file>" or "", the function as written). A
-        closure is never wholly read (it may call what the factory was handed): its state found
+        """For a per-record call of a function a factory of the run made: (whether every function
+        the factory may give was read, so no note (QM909) is needed; the first state one of them
+        makes: graph_state.made_by's answer, " of <file>" or "", the function as written, or None).
+        A closure is never wholly read (it may call what the factory was handed): its state found
         keeps the pipeline, but its note stays."""
         found = self._factory_of(func, index)
         if found is None:
@@ -2813,31 +2807,18 @@ class _BlockRecogniser:
                 state = graph_state.made_by(tree, product.name, imports)
                 if state is not None:
                     return True, state + (label, product.name)
-                if not any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == product.name
-                           for node in tree.body):
+                if not factories.defines(tree, product.name):
                     return False, None
                 continue
             module = imports.resolve_dotted(product.module)
             where = loader.path_of(module) if module and not module.startswith("tensorflow") else None
             other = decorated_calls.tree_of(where) if where else None
-            if other is None or not any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                                        and node.name == product.name for node in other.body):
+            if other is None or not factories.defines(other, product.name):
                 return False, None
             state = graph_state.made_by(other, product.name, ImportMap(None, other))
             if state is not None:
                 return True, state + (" of %s" % os.path.basename(where), "%s.%s" % (product.module, product.name))
         return read, None
-
-    def _factory_state(self, func: cst.BaseExpression, index: int):
-        """The state a function made by a factory of the run may make: (the call as written, its
-        line, the function it is in, its kind_of, " of <file>" or "", the factory's product that
-        makes it); None when none of them makes any, or the factory cannot be read."""
-        return self._factory_products_state(func, index)[1]
-
-    def _factory_read(self, func: cst.BaseExpression, index: int) -> bool:
-        """Whether every function the factory behind a per-record call may give was read (and, as
-        _factory_state has said, makes no state): no note (QM909) is needed."""
-        return self._factory_products_state(func, index)[0]
 
     def _state_made_by(self, func: cst.BaseExpression) -> Optional[Tuple[str, int, str, str, str]]:
         """graph_state.made_by's answer for the function `func` names, followed by "" or " of
@@ -4184,6 +4165,18 @@ _NEXT_ELEMENT = ("dequeue", "dequeue_many", "dequeue_up_to", "get_next")
 _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")
 # Parsers that give two dicts of tensors: (context features, sequence features).
 _DICT_PAIR_PARSERS = ("tensorflow.parse_single_sequence_example", "tensorflow.io.parse_single_sequence_example")
+
+
+def _state_clause(kind: str) -> Tuple[str, str]:
+    """(what a call of graph_state's kind_of makes, what that does in a map function) for a reason."""
+    if kind == "variable":
+        return "a variable", "in the map function it would be made in the function's graph, which a one-shot " \
+                             "iterator cannot capture"
+    if kind == "graph-only":
+        return "an op only the program's graph can run", "in the map function it would be made in the function's " \
+                                                         "graph, where it fails when it runs"
+    return "a summary or collection entry", "in the map function it would be made in the function's graph, so the " \
+                                            "program's summaries and collections would no longer hold it"
 
 
 def _loads_after_rebinding(stmt: cst.BaseStatement, name: str, bound: bool = False) -> int:
