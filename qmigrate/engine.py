@@ -199,11 +199,15 @@ class FileAnalysis:
         """Why a call no pipeline reached stays: where its chain leaves its function, if that shows."""
         if not isinstance(call, cst.Call) or not unlinked.explains(rule.code):
             return _UNLINKED
+        if rule.code.startswith("QM4") and not any(
+                other.code.startswith("QM3") and id(node) not in self.fixed_calls for other, node, _, _ in self.occurrences):
+            return _UNLINKED  # a prefetch queue is explained by a batching of its module that stays: there is none
         explainer = getattr(self, "_explainer", None)
         if explainer is None or explainer[0] is not self.module:
             calls = [c for _, c, _, _ in self.occurrences if isinstance(c, cst.Call)]
             explainer = self._explainer = (self.module, unlinked.Explainer(
-                self.module, calls, self.imports.resolve, lambda node: self.positions.start(node)[0]))
+                self.module, calls, self.imports.resolve, lambda node: self.positions.start(node)[0],
+                lambda node: id(node) in self.fixed_calls))
         return explainer[1].reason(rule.code, call) or _UNLINKED
 
     def _message(self, rule, call, queue_code_left: bool) -> Optional[str]:

@@ -11,7 +11,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 
 import libcst as cst
 
-from qmigrate import cstutil, in_memory_rows
+from qmigrate import batch_down, cstutil, in_memory_rows
 from qmigrate.names import dotted
 
 _READS = ("read", "read_up_to")
@@ -114,14 +114,18 @@ def _exclusive(arms: Dict[int, Tuple[Tuple[int, int], ...]], one: cst.CSTNode, o
 
 def explains(code: str) -> bool:
     """Whether Explainer.reason may say something about a call of this rule code (producers,
-    readers, batchers)."""
-    return code.startswith(("QM1", "QM2", "QM3"))
+    readers, batchers, prefetch queues)."""
+    return code.startswith(("QM1", "QM2", "QM3", "QM4"))
 
 
 class Explainer:
     """Reasons for the calls of one module; built once, asked per call."""
 
-    def __init__(self, module: cst.Module, calls: Iterable[cst.Call], resolve: Callable, line_of: Callable):
+    def __init__(self, module: cst.Module, calls: Iterable[cst.Call], resolve: Callable, line_of: Callable,
+                 rewritten: Callable[[cst.Call], bool] = lambda call: False):
+        """`rewritten(call)`: whether the migration rewrote that queue call (a reason that names
+        another call as staying asks it)."""
+        self.rewritten = rewritten
         index = _Index({id(call) for call in calls})
         cstutil.walk(module, index)
         self.where = index.found
@@ -151,6 +155,8 @@ class Explainer:
                 return self._reader(call, statement, function, body, index)
             if code.startswith("QM3"):
                 return self._batch(call, function, body, index)
+            if code.startswith("QM4"):
+                return self._prefetched(call, function, body, index)
         except _Unknown:
             return None
         return None
@@ -574,12 +580,42 @@ class Explainer:
         return any(_is_name(call.func, name) or isinstance(call.func, cst.Attribute) and call.func.attr.value == name
                    for call in _calls(self.module))
 
+    def _prefetched(self, call, function, body, index) -> Optional[str]:
+        """A prefetch queue of batches a batching call of this function made, which stays: its
+        reason is said there (the prefetch queue migrates with that batching or not at all)."""
+        tensors = batch_down.tensors_argument(call)  # prefetch_queue(tensors, capacity, ...), as the batchers
+        if tensors is None:
+            return None
+        # Back along the data from its tensors, through what transforms the batch, to the batching.
+        needed, seen, batchings = list(cstutil.name_uses(tensors).loads), set(), {}
+        while needed:
+            name = needed.pop(0)
+            if name in seen:
+                continue
+            seen.add(name)
+            binder = self._binder(function, body, index, name)
+            if binder is None:
+                continue
+            made = [used for used in _calls(body[binder]) if self._is_batching(used)]
+            if made:
+                batchings.update((id(used), (used, binder)) for used in made)
+            else:
+                needed += cstutil.name_uses(body[binder]).loads
+        if len(batchings) != 1:
+            return None
+        batching, binder = next(iter(batchings.values()))
+        if self.rewritten(batching):
+            return None
+        return ("the batches it holds come from `%s(...)` (line %d), which stays as it is, for the reason given "
+                "there; the prefetch queue migrates with that batching" % (dotted(batching.func) or "the batching",
+                                                                          self.line_of(body[binder])))
+
     def _batches(self, stmt) -> bool:
-        for call in _calls(stmt):
-            name = self.resolve(call.func) or ""
-            if name.startswith("tensorflow.train.") and "batch" in name:
-                return True
-        return False
+        return any(self._is_batching(call) for call in _calls(stmt))
+
+    def _is_batching(self, call: cst.Call) -> bool:
+        name = self.resolve(call.func) or ""
+        return name.startswith("tensorflow.train.") and "batch" in name
 
     def _makes_queue(self, statement) -> bool:
         """Whether `statement` binds a name to a TensorFlow producer's queue of file names or indices

@@ -38,14 +38,15 @@ def test_producer_and_reader_say_why_the_batching_stays(tmp_path):
 
 
 def test_a_call_no_explainer_speaks_of_builds_none(monkeypatch):
-    """The tower loop's prefetch_queue (QM401) left for its link: Explainer only explains
-    producers, readers and batchers (QM1-QM3), so it is not built to be asked about it."""
+    """The tower loop's prefetch_queue (QM401) left for its link: Explainer explains a prefetch
+    queue only by a batching of its module that stays, and this module has none, so it is not
+    built to be asked about it."""
     path = pathlib.Path(TESTDATA) / "towers" / "tutorial" / "before" / "cifar10_multi_gpu_train.py"
     expected = engine.analyse(str(path), path.read_bytes(), engine.Options()).result()
     monkeypatch.setattr(unlinked, "Explainer", lambda *a, **k: pytest.fail("an Explainer was built"))
     result = engine.analyse(str(path), path.read_bytes(), engine.Options()).result()
     assert result == expected and "QM401" in {d.code for d in result.diagnostics if not d.fixed}
-    assert not unlinked.explains("QM401") and unlinked.explains("QM302")
+    assert not unlinked.explains("QM501") and unlinked.explains("QM302")
 
 
 def test_tensors_an_other_method_keeps_on_the_object_are_said_to_be_kept_there(tmp_path):
@@ -244,3 +245,30 @@ def load_pair(files):
     result, = api.migrate([str(path)], jobs=1)
     [message] = [d.message for d in result.remaining if d.code == "QM301"]
     assert "the tensors it batches come from load_pair() (line 8)" in message
+
+
+TOWERS = '''import tensorflow as tf
+slim = tf.contrib.slim
+
+
+def tower_batches(files, batch_size, num_clones):
+    queue = tf.train.string_input_producer(files)
+    _, value = tf.TFRecordReader().read(queue)
+    image = tf.decode_raw(value, tf.uint8)
+    tf.summary.histogram('pixels', image)
+    images, labels = tf.train.batch([image, tf.size(image)], batch_size=batch_size)
+    labels = slim.one_hot_encoding(labels, 10)
+    return slim.prefetch_queue.prefetch_queue([images, labels], capacity=2 * num_clones)
+'''
+
+
+def test_a_prefetch_queue_names_the_batching_its_batches_come_from(tmp_path):
+    """Through what transforms the batch (`labels = one_hot(labels)`) back to the batching, which
+    says why it stays; the prefetch queue said it was "not part of a chain"."""
+    path = tmp_path / "towers.py"
+    path.write_text(TOWERS)
+    result, = api.migrate([str(path)], jobs=1)
+    reasons = {d.code: d.message.split("not rewritten: ")[1].split("; to do:")[0] for d in result.remaining}
+    assert reasons["QM401"] == ("the batches it holds come from `tf.train.batch(...)` (line 10), which stays as it "
+                                "is, for the reason given there; the prefetch queue migrates with that batching")
+    assert "tf.summary.histogram" in reasons["QM301"]
