@@ -787,10 +787,10 @@ def redocument(body: List[cst.BaseStatement], old: str, new: str, drop: Tuple[st
         return body
     lines = string.value.split("\n")
     out, skipping, indent, described = [], False, 0, False
-    for line in lines:
+    for number, line in enumerate(lines):
         stripped = line.lstrip()
-        if skipping and stripped and len(line) - len(stripped) > indent:
-            continue  # a continuation line of the replaced entry
+        if skipping and stripped and len(line) - len(stripped) > indent and number < len(lines) - 1:
+            continue  # a continuation line of the replaced entry (the last line holds the closing quotes)
         skipping = False
         entry = next((n for n in names if stripped.startswith(n + ":") or stripped.startswith(n + " (")), None)
         if entry is not None:

@@ -349,3 +349,34 @@ def test_goldens_cut_by_the_property_tests_mutations_are_refused_not_a_crash(tmp
     mutant.write_text(text.replace(old, new, 1), encoding="utf-8")
     result, = api.migrate([str(mutant)], jobs=1)
     assert not (result.error or "").startswith("internal error"), result.error
+
+
+def test_a_docstring_closing_under_the_queue_entry_keeps_its_quotes(tmp_path):
+    # Found by a longer run of test_property's mutations (the golden class_reader_method, a line
+    # dedented): the queue parameter's entry, rewritten for the record, took the closing quotes,
+    # indented under it, for a continuation line (libcst: "String must have matching enclosing quotes").
+    path = tmp_path / "reader.py"
+    path.write_text('''import tensorflow as tf
+
+
+def read_example(filename_queue):
+    """One example of the files.
+
+    Args:
+  filename_queue: the queue of TFRecord file names.
+      """
+    reader = tf.TFRecordReader()
+    _, serialized = reader.read(filename_queue)
+    return tf.parse_single_example(serialized, features={'x': tf.FixedLenFeature([3], tf.float32)})['x']
+
+
+def inputs(files, batch_size):
+    queue = tf.train.string_input_producer(files)
+    x = read_example(queue)
+    return tf.train.batch([x], batch_size=batch_size)
+''', encoding="utf-8")
+    result, = api.migrate([str(path)], jobs=1)
+    assert result.error is None and result.changed
+    new = result.new_source.decode()
+    cst.parse_module(new)
+    assert "  serialized: one record read from the files, a scalar string Tensor.\n      \"\"\"\n" in new
