@@ -5,7 +5,8 @@ Queues also carry things other than input records, and tf.data replaces none of 
 - a queue with `shared_name=` is shared with other sessions and processes by that name: a hand-off
   between processes (RL actors fill it, a learner drains it) or, when what goes in is a constant,
   the tokens of a barrier between workers;
-- a queue whose enqueue ops the function that builds it returns, with no QueueRunner to run them,
+- a queue whose enqueue ops the function that builds it returns (or appends to lists it returns),
+  with no QueueRunner to run them,
   is filled by its callers' own steps: it carries values from one step to the next (a buffer of
   the model's state primed with `enqueue_many`), not records read by input threads;
 - a QueueRunner whose "queue" is an object of the module's own class runs that module's own ops in
@@ -215,13 +216,37 @@ def _carried(call: cst.Call, function: _Function, line_of) -> Optional[Reason]:
     for ret in function.returns:
         if ret.value is not None:
             returned |= set(cstutil.name_uses(ret.value).loads)
+    # Kept on the object for its other methods' callers (`self.init_ops = init_ops`): handed out too.
+    kept = {assign.value.value: _code(assign.targets[0].target) for assign in function.assigns
+            if len(assign.targets) == 1 and isinstance(assign.value, cst.Name)
+            and isinstance(assign.targets[0].target, cst.Attribute)
+            and isinstance(assign.targets[0].target.value, cst.Name) and assign.targets[0].target.value.value == "self"}
+    returned |= set(kept)
+    # An op appended to a list the function returns (`init_ops.append(init)`, one queue per loop
+    # pass) is returned too.
+    lists = {}
+    for put in function.calls:
+        if (isinstance(put.func, cst.Attribute) and put.func.attr.value == "append" and len(put.args) == 1
+                and isinstance(put.func.value, cst.Name) and put.func.value.value in returned
+                and isinstance(put.args[0].value, cst.Name)):
+            lists[put.args[0].value.value] = put.func.value.value
     names = [name for name, _ in ops]
-    if not all(name in returned for name in names):
+    if not all(name in returned or name in lists for name in names):
         return None
     primed = any(op.func.attr.value == "enqueue_many" for _, op in ops)
-    return ("no queue runner fills it: its enqueue ops (%s) are returned by %s() (line %d) for its callers to run "
+    names = list(dict.fromkeys(names))  # (one name for the ops of several queues a loop builds)
+    through = sorted({lists[name] for name in names if name not in returned})
+    holders = sorted({kept[name] for name in names + through if name in kept})
+    by = "%s() (line %d)" % (function.node.name.value, line_of(function.node))
+    if holders and not (returned - set(kept)) & set(names + through):
+        handed = "kept on the object (%s) by %s" % (", ".join("`%s`" % h for h in holders), by)
+    else:
+        handed = "returned by %s" % by
+    return ("no queue runner fills it: its enqueue ops (%s) are %s%s for its callers to run "
             "as steps of their own, so it carries values from one step to the next%s, not input records"
-            % (", ".join("`%s`" % n for n in names), function.node.name.value, line_of(function.node),
+            % (", ".join("`%s`" % n for n in names), handed,
+               " in the lists %s" % ", ".join("`%s`" % n for n in through) if len(through) > 1 else
+               " in the list `%s`" % through[0] if through else "",
                " (primed with enqueue_many: a buffer of the model's state)" if primed else ""), _KEEP)
 
 

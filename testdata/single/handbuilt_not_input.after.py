@@ -54,3 +54,31 @@ def pooled(values, size):
     done = pools[0].results(values)
     tf.train.add_queue_runner(tf.train.QueueRunner(pools[0], [done]))
     return done
+
+
+def delay_lines(x, delays, width):
+    """One delay line per layer; the callers run the primes once and the pushes each step."""
+    primes, pushes = [], []
+    for delay in delays:
+        line = tf.FIFOQueue(delay, dtypes=tf.float32, shapes=(1, width))
+        prime = line.enqueue_many(tf.zeros((delay, 1, width)))
+        previous = line.dequeue()
+        push = line.enqueue([x])
+        primes.append(prime)
+        pushes.append(push)
+        x = x + previous
+    return x, primes, pushes
+
+
+class FastGenerator(object):
+    def build(self, x, width):
+        prime_ops, push_ops = [], []
+        state = tf.FIFOQueue(1, dtypes=tf.float32, shapes=(1, width))
+        prime = state.enqueue_many(tf.zeros((1, 1, width)))
+        previous = state.dequeue()
+        push = state.enqueue([x])
+        prime_ops.append(prime)
+        push_ops.append(push)
+        self.prime_ops = prime_ops
+        self.push_ops = push_ops
+        return x + previous
