@@ -525,7 +525,11 @@ class UnseenRecordFunction(Rule):
     (slim's Inception preprocessing makes image summaries), that is made in the map function's
     graph: the program's `merge_all()` and `get_collection()` no longer see it, with no error. If
     it makes a variable, the one-shot iterator fails when it is made. Functions of the module, and
-    of modules beside it, are read, and such code keeps its queue instead (QM301 says why).
+    of modules beside it, are read, and such code keeps its queue instead (QM301 says why). So is a
+    factory of the run that made the function (`fn = get_preprocessing(name)`): the functions it
+    returns by name or from a dict literal, and a closure calling `table[key].method(...)` over a
+    dict of modules (slim's preprocessing_factory); if one of them makes any of those, the chain
+    stays with that reason, and when every one was read (no closure) and makes none, no note.
 
     ## Fix safety
     A note beside the migration: the code is migrated, and the note says which call to check.
