@@ -2793,7 +2793,10 @@ class _BlockRecogniser:
         if made is None:
             return False, None
         imports = ImportMap(None, tree)
-        loader = slim_modules.ModuleLoader(path)
+        # The factory's imports are found as the program finds them: from this module's roots (the
+        # script's directory is on its path), else from the factory's own.
+        loaders = [loader for loader in (self.context.load_module, slim_modules.ModuleLoader(path))
+                   if getattr(loader, "path_of", None) is not None]
         label = "" if path == getattr(self.context.load_module, "importer", None) else " of %s" % os.path.basename(path)
         read = True
         for product in made:
@@ -2811,7 +2814,8 @@ class _BlockRecogniser:
                     return False, None
                 continue
             module = imports.resolve_dotted(product.module)
-            where = loader.path_of(module) if module and not module.startswith("tensorflow") else None
+            where = next((found for found in (loader.path_of(module) for loader in loaders) if found), None) \
+                if module and not module.startswith("tensorflow") else None
             other = decorated_calls.tree_of(where) if where else None
             if other is None or not factories.defines(other, product.name):
                 return False, None

@@ -92,7 +92,11 @@ def test_a_factory_whose_functions_make_no_state_migrates_without_a_note(tmp_pat
     assert "QM909" not in {d.code for d in result.diagnostics}
 
 
-def _package(tmp_path, lenet_summary, vgg_summary):
+def _package(tmp_path, lenet_summary, vgg_summary, inside_a_package=False):
+    if inside_a_package:  # the script's folder is a package too (slim/__init__.py): `preprocessing` is
+        tmp_path = tmp_path / "slim"  # found from the script's folder, which is on the program's path
+        tmp_path.mkdir()
+        (tmp_path / "__init__.py").write_text("")
     package = tmp_path / "preprocessing"
     package.mkdir()
     (package / "__init__.py").write_text("")
@@ -113,6 +117,13 @@ def test_a_factory_module_over_a_table_of_modules_is_read(tmp_path):
     assert ("made by `preprocessing_factory.get_preprocessing(...)` (line 7), which may give "
             "`vgg_preprocessing.preprocess_image`, and `tf.summary.image` (line 5 of vgg_preprocessing.py, in "
             "preprocess_for_train()) makes a summary or collection entry") in reason
+
+
+def test_a_factory_module_in_a_package_inside_a_package_is_read(tmp_path):
+    result = _package(tmp_path, "tf.summary.image('cropped', tf.expand_dims(image, 0))", "pass",
+                      inside_a_package=True)
+    assert not result.changed
+    assert "which may give `lenet_preprocessing.preprocess_image`" in _reasons(result)[0]
 
 
 def test_a_table_of_modules_that_make_no_state_migrates_with_the_note(tmp_path):
