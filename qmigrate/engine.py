@@ -1178,13 +1178,15 @@ def reader_class_arguments_of(analysis: FileAnalysis) -> List[named_classes.Read
 
 
 def _supervisor_starts(analysis: FileAnalysis, suppressed: Dict[int, Set[str]]) -> None:
-    """`sv.start_queue_runners(sess)` of a tf.train.Supervisor `sv`: plumbing like
+    """`sv.start_queue_runners(sess)` of a tf.train.Supervisor `sv` (or of the runners of the
+    QUEUE_RUNNERS collection read by hand, `sv.start_queue_runners(sess, runners)`): plumbing like
     tf.train.start_queue_runners(sess), which goes with the last queue of its program."""
     held = queue_runners.supervisors(analysis.module, analysis.imports)
     if not held:
         return
+    lists = queue_runners.collection_lists(analysis.module, analysis.imports)
     for call in cstutil.calls_of(analysis.module):
-        if queue_runners.supervisor_starts(call, held):
+        if queue_runners.supervisor_starts(call, held, lists) is not None:
             analysis.add_occurrence(StartQueueRunners, call, StartQueueRunners.names[0], suppressed)
 
 
@@ -1254,6 +1256,9 @@ def _hand_made_runners(module: cst.Module, source: bytes,
     # The collection of a loop that starts its runners' threads by hand (rules.queue_runners).
     loops = {id(loop.iter.args[0].value) for loop in cstutil.nodes_of(module, cst.For)
              if queue_runners.hand_started_loop(loop, imports)}
+    # The collection read into a list a Supervisor starts (`sv.start_queue_runners(sess, runners)`):
+    # that start is the plumbing, reported and removed as such.
+    started = queue_runners.started_lists(module, imports)
     for node in cstutil.nodes_of(module, (cst.ClassDef, cst.Attribute)):
         if isinstance(node, cst.ClassDef):
             for base in node.bases:
@@ -1264,6 +1269,8 @@ def _hand_made_runners(module: cst.Module, source: bytes,
         elif node.attr.value == "QUEUE_RUNNERS" and (imports.resolve(node) or "").endswith("GraphKeys.QUEUE_RUNNERS"):
             if id(node) in loops:  # start_queue_runners written out: plumbing, which goes with the last queue
                 found.append((queue_runners.RunnersStartedByHand, node, "tensorflow.GraphKeys.QUEUE_RUNNERS", None))
+                continue
+            if id(node) in started:
                 continue
             found.append((rule, node, "tensorflow.GraphKeys.QUEUE_RUNNERS", _collection_use(module, node, imports) or (
                 "it registers queue runners in the QUEUE_RUNNERS collection by hand: a queue runner of this module's "

@@ -97,12 +97,15 @@ class StartQueueRunners(Rule):
 
     A Supervisor's own `sv.start_queue_runners(sess)` starts the same runners (the graph's
     QUEUE_RUNNERS collection, with the supervisor's coordinator): it goes the same way, with
-    `sv.coord.join(threads)` of its thread list.
+    `sv.coord.join(threads)` of its thread list. So does `sv.start_queue_runners(sess, runners)` of
+    `runners = tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)` (TensorFlow's distributed Inception
+    trainer), and that binding with it when nothing else reads the list.
 
     ## Limitations
     A thread list used for more than `coord.join(threads)` keeps the call. A Supervisor is
     followed under a name or attribute (`sv`, `self.sv`) bound to `tf.train.Supervisor(...)` and
-    nothing else in the module; one handed runners of its own (`queue_runners=`) is not.
+    nothing else in the module; one handed runners of its own (`queue_runners=`, a
+    SyncReplicasOptimizer's chief runner) is not.
     """
 
     code = "QM501"
@@ -245,7 +248,7 @@ def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Coun
     stays}), `path` the names of the classes and functions around the call, outermost first (the
     module's own: `()`).
     """
-    finder = _PlumbingFinder(imports, supervisors(module, imports))
+    finder = _PlumbingFinder(imports, supervisors(module, imports), collection_lists(module, imports))
     cstutil.walk(module, finder, statements_only=True)
     loads_of = _ScopeLoads(module, finder, loads)
     reasons = _Reasons(finder)
@@ -313,6 +316,10 @@ def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Coun
                                                       "(it still works without queue runners)" % held))
     for stmt in finder.runner_blocks + finder.hand_loops:
         drop_statements.add(id(stmt))
+    # The collection's list a dropped `sv.start_queue_runners(sess, runners)` alone read goes with it.
+    for stmt, runners in finder.list_starts:
+        if id(stmt) in drop_statements and runners in finder.list_bindings and loads_of(runners) == 1:
+            drop_statements.add(id(finder.list_bindings[runners]))
     remover = _PlumbingRemover(drop_statements, loops, finder.runner_items, no_threads)
     remover.reach = cstutil.statements_holding(module, drop_statements | loops)
     new_module = module.visit(remover)
@@ -389,13 +396,56 @@ def supervisors(module: cst.Module, imports: ImportMap) -> Set[str]:
     return {name for name, only in bound.items() if only}
 
 
-def supervisor_starts(call: cst.Call, held: Set[str]) -> bool:
+def collection_lists(module: cst.Module, imports: ImportMap) -> Set[str]:
+    """The names the module binds to `tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)` and to nothing
+    else, anywhere in it: the graph's queue runners, as a list."""
+    bound: Dict[str, bool] = {}
+    for node in cstutil.nodes_of(module, cst.Assign):
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                bound[target.target.value] = bound.get(target.target.value, True) and len(node.targets) == 1 \
+                    and is_collection_read(node.value, imports)
+    return {name for name, only in bound.items() if only}
+
+
+def is_collection_read(value: cst.BaseExpression, imports: ImportMap) -> bool:
+    """`tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)`."""
+    return (isinstance(value, cst.Call) and len(value.args) == 1 and not value.args[0].star
+            and value.args[0].keyword is None and (imports.resolve(value.func) or "").endswith(".get_collection")
+            and (imports.resolve(value.args[0].value) or "").endswith("GraphKeys.QUEUE_RUNNERS"))
+
+
+def started_lists(module: cst.Module, imports: ImportMap) -> Set[int]:
+    """id of the QUEUE_RUNNERS key in each `runners = tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)`
+    whose list a Supervisor starts (`sv.start_queue_runners(sess, runners)`): plumbing, not runners
+    of the module's own making."""
+    held = supervisors(module, imports)
+    lists = collection_lists(module, imports) if held else set()
+    if not lists:
+        return set()
+    started = {supervisor_starts(call, held, lists) for call in cstutil.calls_of(module)}
+    return {id(node.value.args[0].value) for node in cstutil.nodes_of(module, cst.Assign)
+            if isinstance(node.targets[0].target, cst.Name) and node.targets[0].target.value in started
+            and is_collection_read(node.value, imports)}
+
+
+def supervisor_starts(call: cst.Call, held: Set[str], lists: Set[str] = frozenset()) -> Optional[str]:
     """`sv.start_queue_runners(sess)` of a Supervisor `sv` of `held`: the runners of the graph's
     QUEUE_RUNNERS collection, as tf.train.start_queue_runners(sess) starts them (with the
-    supervisor's coordinator). A list of runners of its own (`queue_runners=`) is not."""
-    return (isinstance(call.func, cst.Attribute) and call.func.attr.value == "start_queue_runners"
-            and dotted(call.func.value) in held and len(call.args) == 1
-            and (call.args[0].keyword is None or call.args[0].keyword.value == "sess") and not call.args[0].star)
+    supervisor's coordinator); so is `sv.start_queue_runners(sess, runners)` of a list of `lists`
+    (collection_lists: that collection read by hand). "" for the first, the list's name for the
+    second, None for anything else (a list of runners of its own)."""
+    if not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "start_queue_runners"
+            and dotted(call.func.value) in held and 1 <= len(call.args) <= 2 and not any(a.star for a in call.args)
+            and (call.args[0].keyword is None or call.args[0].keyword.value == "sess")):
+        return None
+    if len(call.args) == 1:
+        return ""
+    runners = call.args[1]
+    if (runners.keyword is None or runners.keyword.value == "queue_runners") and isinstance(runners.value, cst.Name) \
+            and runners.value.value in lists:
+        return runners.value.value
+    return None
 
 
 def _call_of(stmt: cst.BaseStatement) -> Optional[cst.Call]:
@@ -573,9 +623,12 @@ class _PlumbingFinder(cst.CSTVisitor):
     function is the function's when it binds it, else the nearest enclosing function's that does,
     else the module's."""
 
-    def __init__(self, imports: ImportMap, held_supervisors: Set[str] = frozenset()):
+    def __init__(self, imports: ImportMap, held_supervisors: Set[str] = frozenset(), lists: Set[str] = frozenset()):
         self.imports = imports
         self.supervisors = held_supervisors  # names bound to a tf.train.Supervisor (supervisors())
+        self.lists = lists  # names bound to the QUEUE_RUNNERS collection's list (collection_lists())
+        self.list_bindings: Dict[_Key, cst.BaseStatement] = {}  # their bindings
+        self.list_starts: List[Tuple[cst.BaseStatement, _Key]] = []  # sv.start_queue_runners(sess, the list)
         self.calls: List[Tuple[type, cst.BaseStatement]] = []
         self.runner_statements: List[cst.BaseStatement] = []
         self.runner_statements_by_threads: Dict[_Key, List[cst.BaseStatement]] = defaultdict(list)
@@ -640,21 +693,28 @@ class _PlumbingFinder(cst.CSTVisitor):
 
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
         call = _call_of(node)
-        rule = None
+        rule, started = None, None
         if call is not None:
             name = self.imports.resolve(call.func)
-            if name is None and self.supervisors and supervisor_starts(call, self.supervisors):
-                name = StartQueueRunners.names[0]
+            if name is None and self.supervisors:
+                started = supervisor_starts(call, self.supervisors, self.lists)
+                if started is not None:
+                    name = StartQueueRunners.names[0]
             rule = {StartQueueRunners.names[0]: StartQueueRunners, Coordinator.names[0]: Coordinator}.get(name)
         assign = cstutil.single_assign(node)
         target = assign[0].value if assign and isinstance(assign[0], cst.Name) else None
+        if target in self.lists and is_collection_read(assign[1], self.imports):
+            self.list_bindings[self._key(target)] = node
         if rule is StartQueueRunners:
             self._call(rule, node)
             self.runner_statements.append(node)
+            if started:
+                self.list_starts.append((node, self._key(started)))
             if target:
                 self.runner_statements_by_threads[self._key(target)].append(node)
                 self.thread_joins.setdefault(self._key(target), [])
-            coord = cstutil.argument(call, "coord", 1)
+            # (a Supervisor's start takes no coordinator: its second argument is the runners' list)
+            coord = cstutil.argument(call, "coord", 1) if started is None else None
             if isinstance(coord, cst.Name):
                 self.coord_passed[self._key(coord.value)] += 1
                 self.runners_by_coord[self._key(coord.value)].append(node)

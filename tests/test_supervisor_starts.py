@@ -86,3 +86,53 @@ def test_a_join_by_a_supervisors_coordinator_handed_an_exception_stays(tmp_path)
     assert "threads = []" in output and "self.sv.coord.join(threads)" in output
     assert "start_queue_runners" not in output
     compile(output, "train.py", "exec")
+
+
+# tensorflow/models' inception_distributed_train.py, copied widely: the collection read by hand,
+# its list handed to the supervisor; the SyncReplicasOptimizer's chief runner started apart.
+DISTRIBUTED = '''\
+import tensorflow as tf
+
+import data
+
+
+def train(files, train_op, opt, is_chief, log_dir):
+    records = data.inputs(files, 8)
+    sv = tf.train.Supervisor(is_chief=is_chief, logdir=log_dir)
+    sess = sv.prepare_or_wait_for_session('')
+    queue_runners = tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)
+    sv.start_queue_runners(sess, queue_runners)
+    if is_chief:
+        sv.start_queue_runners(sess, [opt.get_chief_queue_runner()])
+    {extra}while not sv.should_stop():
+        sess.run([train_op, records])
+'''
+
+
+def test_the_collection_read_by_hand_and_started_by_the_supervisor_goes_with_the_last_queue(tmp_path):
+    results = _run(tmp_path, {"data.py": INPUTS, "train.py": DISTRIBUTED.format(extra="")})
+    train = results["train.py"]
+    assert [(d.line, d.code, d.fixed) for d in train.diagnostics] == [(11, "QM501", True)]
+    output = train.new_source.decode()
+    assert "QUEUE_RUNNERS" not in output and "queue_runners = " not in output
+    assert "sv.start_queue_runners(sess, queue_runners)" not in output
+    assert "sv.start_queue_runners(sess, [opt.get_chief_queue_runner()])" in output  # not input: it stays
+    compile(output, "train.py", "exec")
+
+
+def test_a_collection_list_used_beyond_the_start_stays_bound(tmp_path):
+    extra = "print(len(queue_runners))\n    "
+    results = _run(tmp_path, {"data.py": INPUTS, "train.py": DISTRIBUTED.format(extra=extra)})
+    train = results["train.py"]
+    assert [(d.line, d.code, d.fixed) for d in train.diagnostics] == [(11, "QM501", True)]
+    output = train.new_source.decode()
+    assert "queue_runners = tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)\n" in output
+    assert "sv.start_queue_runners(sess, queue_runners)" not in output
+
+
+def test_while_a_queue_is_left_the_start_stays_with_the_programs_reason(tmp_path):
+    kept = INPUTS.replace("shuffle=False)", "shuffle=False)\n    tf.train.limit_epochs(files, 1)")
+    results = _run(tmp_path, {"data.py": kept, "train.py": DISTRIBUTED.format(extra="")})
+    train = results["train.py"]
+    assert [(d.line, d.code, d.fixed) for d in train.diagnostics] == [(11, "QM501", False)]
+    assert "QM307" not in {d.code for d in train.diagnostics}  # not runners of the module's own making
