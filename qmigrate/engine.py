@@ -2225,6 +2225,7 @@ def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, se
     any_reason = {}
     for (_, code), why in reasons.items():
         any_reason.setdefault(code, why)
+    shared = None  # ids of the calls on a line with other statements (`coord = ...; threads = ...`)
     for rule, call in left_over:  # a path not found again (a function the rewrite renamed): by order
         code = rule.code
         if by_code[code]:
@@ -2232,6 +2233,13 @@ def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, se
             analysis.fixed_calls.add(id(call))
         elif code in any_reason:
             _keep_plumbing(analysis, rule, call, any_reason[code])
+        else:
+            if shared is None:
+                shared = {id(c) for line in cstutil.nodes_of(analysis.module, cst.SimpleStatementLine)
+                          if len(line.body) > 1 for c in cstutil.calls_of(line)}
+            if id(call) in shared:
+                analysis.reasons[id(call)] = ("it shares its line with other statements (`;`), which qmigrate does "
+                                              "not take apart to remove it")
 
 
 def _keep_plumbing(analysis: FileAnalysis, rule, call: cst.CSTNode, why: str) -> None:

@@ -79,3 +79,27 @@ def test_an_api_its_target_lacks_is_not_queue_code(tmp_path):
     assert "QM906" in reasons["helper.py"]
     runners = reasons["helper.py"]["QM501"]
     assert "not rewritten: queue code is left in a file of its program: staying.py:5 (QM307)" in runners
+
+
+def test_plumbing_sharing_its_line_says_so(tmp_path):
+    # Found outside the corpus (a slim script): `coord = ...; threads = ...` stayed after its
+    # program's last queue with the reason that a module may be loaded by name, which none was.
+    path = tmp_path / "train.py"
+    path.write_text(
+        "import tensorflow as tf\n\n\n"
+        "def inputs(files, batch_size):\n"
+        "    queue = tf.train.string_input_producer(files, shuffle=False)\n"
+        "    _, record = tf.TFRecordReader().read(queue)\n"
+        "    return tf.train.batch([record], batch_size=batch_size)\n\n\n"
+        "def main(files):\n"
+        "    batch = inputs(files, 2)\n"
+        "    with tf.Session() as sess:\n"
+        "        coord = tf.train.Coordinator(); threads = tf.train.start_queue_runners(sess=sess, coord=coord)\n"
+        "        print(sess.run(batch))\n"
+        "        coord.request_stop()\n"
+        "        coord.join(threads)\n")
+    result, = api.migrate([str(path)], jobs=1)
+    kept = {d.code: d.message for d in result.remaining}
+    assert set(kept) == {"QM501", "QM502"}
+    for message in kept.values():
+        assert "not rewritten: it shares its line with other statements (`;`)" in message
