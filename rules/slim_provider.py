@@ -39,6 +39,13 @@ def _shuffle(args, source: SourceOf):
     return source(node.with_changes(lpar=[], rpar=[]) if hasattr(node, "lpar") else node)
 
 
+def _default_dtypes(node: cst.BaseExpression, resolve) -> bool:
+    """`[tf.string, tf.string]`: the common queue's dtypes parallel_read uses when given none (the
+    key and the value it reads)."""
+    return (isinstance(node, (cst.List, cst.Tuple)) and len(node.elements) == 2
+            and all(isinstance(e, cst.Element) and resolve(e.value) == "tensorflow.string" for e in node.elements))
+
+
 def _buffer(args, name: str, default: str, source: SourceOf) -> str:
     """The common queue's min_after_dequeue as a shuffle buffer (a whole number, see base.whole)."""
     node = args.get(name)
@@ -327,7 +334,7 @@ class ParallelRead(Rule):
         files = args.get("data_sources")
         if files is None:
             raise Unsupported("it has no data_sources argument")
-        if not is_none(args.get("dtypes")):
+        if not (is_none(args.get("dtypes")) or _default_dtypes(args["dtypes"], resolve)):
             raise Unsupported("it sets `dtypes=` of the common queue")
         return FileSource(files="", data_sources=source(files), num_epochs=_optional(args, "num_epochs", source),
                           shuffle=_shuffle(args, source), seed=_optional(args, "seed", source))

@@ -316,3 +316,29 @@ def test_a_reader_class_left_none_is_the_one_get_split_fills_in(tmp_path):
     result = _factory_layout(tmp_path, fill, "sets.get_split(pattern, reader=pattern.reader)")
     assert not result.changed
     assert any("QM109" == d.code for d in result.diagnostics)  # --unsafe still migrates it, checked
+
+
+PARALLEL_READ_DTYPES = '''import tensorflow as tf
+from tensorflow.contrib.slim.python.slim.data import parallel_reader
+
+
+def numbers(pattern, batch_size, shuffle):
+    _, value = parallel_reader.parallel_read(pattern, reader_class=tf.TFRecordReader, num_readers=2,
+                                             shuffle=shuffle, dtypes={dtypes}, capacity=64,
+                                             min_after_dequeue=32)
+    example = tf.parse_single_example(value, {{'n': tf.FixedLenFeature([], tf.int64)}})
+    return tf.train.batch([example['n']], batch_size)
+'''
+
+
+def test_parallel_reads_default_dtypes_written_out_are_the_default(tmp_path):
+    """The object detection API's input reader passes `dtypes=[tf.string, tf.string]`, what
+    parallel_read uses when given none; any other dtypes are refused as before."""
+    for dtypes, migrates in (("[tf.string, tf.string]", True), ("(tf.string, tf.string)", True),
+                             ("[tf.string, tf.int64]", False), ("[tf.string]", False), ("kinds", False)):
+        path = tmp_path / "reader.py"
+        path.write_text(PARALLEL_READ_DTYPES.format(dtypes=dtypes))
+        result, = api.migrate([str(path)], jobs=1)
+        assert result.changed is migrates, dtypes
+        if not migrates:
+            assert any("it sets `dtypes=` of the common queue" in d.message for d in result.remaining), dtypes
