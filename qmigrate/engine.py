@@ -199,8 +199,8 @@ class FileAnalysis:
         """Why a call no pipeline reached stays: where its chain leaves its function, if that shows."""
         if not isinstance(call, cst.Call) or not unlinked.explains(rule.code):
             return _UNLINKED
-        if rule.code.startswith("QM4") and not any(
-                other.code.startswith("QM3") and id(node) not in self.fixed_calls for other, node, _, _ in self.occurrences):
+        if rule.code.startswith("QM4") and not any(other.code.startswith("QM3") and id(node) not in self.fixed_calls
+                                                   for other, node, _, _ in self.occurrences):
             return _UNLINKED  # a prefetch queue is explained by a batching of its module that stays: there is none
         explainer = getattr(self, "_explainer", None)
         if explainer is None or explainer[0] is not self.module:

@@ -386,26 +386,29 @@ SUPERVISOR = "tensorflow.train.Supervisor"
 def supervisors(module: cst.Module, imports: ImportMap) -> Set[str]:
     """The names and attributes (`sv`, `self.sv`) the module binds to a `tf.train.Supervisor(...)`
     and to nothing else, anywhere in it (a name bound to two things is none of them)."""
+    def made(value) -> bool:
+        return isinstance(value, cst.Call) and imports.resolve(value.func) == SUPERVISOR
+
+    return _bound_only_to(module, made, dotted)
+
+
+def _bound_only_to(module: cst.Module, made, spelled) -> Set[str]:
+    """The targets (as `spelled` writes them; None: not one) that every assignment of the module
+    binding them, alone, binds to a value `made` accepts."""
     bound: Dict[str, bool] = {}
     for node in cstutil.nodes_of(module, cst.Assign):
         for target in node.targets:
-            name = dotted(target.target)
+            name = spelled(target.target)
             if name is not None:
-                made = isinstance(node.value, cst.Call) and imports.resolve(node.value.func) == SUPERVISOR
-                bound[name] = bound.get(name, True) and made and len(node.targets) == 1
+                bound[name] = bound.get(name, True) and made(node.value) and len(node.targets) == 1
     return {name for name, only in bound.items() if only}
 
 
 def collection_lists(module: cst.Module, imports: ImportMap) -> Set[str]:
     """The names the module binds to `tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)` and to nothing
     else, anywhere in it: the graph's queue runners, as a list."""
-    bound: Dict[str, bool] = {}
-    for node in cstutil.nodes_of(module, cst.Assign):
-        for target in node.targets:
-            if isinstance(target.target, cst.Name):
-                bound[target.target.value] = bound.get(target.target.value, True) and len(node.targets) == 1 \
-                    and is_collection_read(node.value, imports)
-    return {name for name, only in bound.items() if only}
+    return _bound_only_to(module, lambda value: is_collection_read(value, imports),
+                          lambda target: target.value if isinstance(target, cst.Name) else None)
 
 
 def is_collection_read(value: cst.BaseExpression, imports: ImportMap) -> bool:
