@@ -1391,7 +1391,10 @@ class _BlockRecogniser:
         else:
             raise _Broken(calls, "the result of slice_input_producer() is not assigned to names")
         structures = {}
-        rows = slicer[0].bind(slicer[1]).get("tensor_list")
+        try:
+            rows = slicer[0].bind(slicer[1]).get("tensor_list")
+        except Unsupported as why:  # an argument the producer does not take
+            raise _Broken(calls, str(why))
         if isinstance(target, cst.Name) and isinstance(rows, (cst.List, cst.Tuple)):
             # The name holds the producer's whole output list: one tensor per sliced tensor.
             structures[target.value] = ("sliced", len(rows.elements))
