@@ -3777,8 +3777,9 @@ class _BlockRecogniser:
     def _later_loads(self, name: str, batch_index: int) -> int:
         """Loads of `name` after a statement that rebinds it, from the batching statement on
         (`features = tf.train.batch(features, ...)`, or `[image, label] = batch` after it): they
-        read the batch, or what came after, in a straight-line body."""
-        if not self._straight_body:
+        read the batch, or what came after, in a straight-line body (or an arm of an `if` of one:
+        it runs once or not at all, and loads after the `if` are not counted here)."""
+        if not (self._straight_body or self._straight_arm):
             return 0
         for index in range(batch_index, len(self.body)):
             if name not in self.uses[index].stores:
@@ -3827,6 +3828,24 @@ class _BlockRecogniser:
         `for lab in values:` for its body): they read that binding, not the record, however the
         blocks around them run."""
         return sum(_loads_after_rebinding(self.body[index], name) for index in range(batch_index + 1, len(self.body)))
+
+    @property
+    def _straight_arm(self) -> bool:
+        """Whether the block is an arm of an `if` (or `elif`, `else`) standing in the scope
+        function's own body (no loop runs it twice)."""
+        if not isinstance(self.scope, cst.FunctionDef) or not isinstance(self.scope.body, cst.IndentedBlock) \
+                or not self.body:
+            return False
+        top = self.scope.body.body
+        for leaf in blocks.flatten(top, top):
+            arm = leaf.original
+            while isinstance(arm, cst.If):
+                if isinstance(arm.body, cst.IndentedBlock) and arm.body.body and arm.body.body[0] is self.body[0]:
+                    return True
+                arm = arm.orelse.body if isinstance(arm.orelse, cst.Else) else arm.orelse
+                if isinstance(arm, cst.IndentedBlock):
+                    return bool(arm.body) and arm.body[0] is self.body[0]
+        return False
 
     @property
     def _straight_body(self) -> bool:
