@@ -32,6 +32,7 @@ from typing import FrozenSet, List, Optional, Set, Tuple
 import libcst as cst
 
 from qmigrate import cstutil
+from qmigrate.rules.base import Unsupported
 
 
 class Refused(Exception):
@@ -186,7 +187,11 @@ def _only_theirs(arm, moved, loads_in_scope: Counter) -> Set[int]:
 
 def _check_batching_args(rule, call: cst.Call, stored: Set[str], line_of) -> None:
     """The arm's batching reads what its per-record statements bind only as its batched tensors."""
-    for name, value in rule.bind(call).items():
+    try:
+        bound = rule.bind(call)
+    except Unsupported as why:  # an argument the batching does not take
+        raise Refused(str(why))
+    for name, value in bound.items():
         if name in ("tensors", "tensors_list"):
             continue
         touched = set(cstutil.name_uses(value).loads) & stored

@@ -327,6 +327,9 @@ def test_a_hand_built_queue_without_a_capacity_is_refused_not_a_crash(tmp_path):
 
 
 @pytest.mark.parametrize("golden,old,new", [
+    # an arm's batching, after per-record code of its own, given a keyword it does not take
+    # (session 33's run of the mutations; also before that session)
+    ("branch_record_arms", "batch_size, allow_smaller_final_batch=True)", "batch_size, allow_smaller=True)"),
     # a slice producer given a keyword it does not take (session 33's run of the mutations; also
     # before that session)
     ("slices_images", "num_epochs=num_epochs,\n                                                shuffle=False)",
