@@ -23,8 +23,8 @@ import libcst as cst
 
 from qmigrate import (captured_params, chained_records, engine, estimator_inputs, factory_reasons, fresh_receivers,
                       handed_down, imported_helpers, memory, notebooks, provider_factories, python3_check,
-                      returned_records, statement_memo, tower_reads, towers, uncalled_datasets, unlinked,
-                      untraced_towers)
+                      returned_records, saved_graphs, statement_memo, tower_reads, towers, uncalled_datasets,
+                      uncalled_queues, unlinked, untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -469,15 +469,17 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
         def builds_queues(path):
             return relinked[path].built if path in relinked else first[path].built
 
+        building = {path for path in first if builds_queues(path)}
+        loaders = _saved_graph_loaders(program)
+        standing = _standing_for(building, results, program, first, relinked)
         if migrated_any:
             candidates = [path for path, done in first.items()
                           if (relinked[path].plumbing if path in relinked else done.plumbing)
                           and results[path].status is not Status.FAILED]
-            with_queues = _run_with_queues(program, {path for path in first if builds_queues(path)}, candidates,
-                                           list(first))
+            with_queues = _run_with_queues(program, set().union(*standing.values()), candidates, list(first))
             plumbing = []
             for path in candidates:
-                if path in with_queues:
+                if path in with_queues or _saved_graph_for(path, loaders, program) is not None:
                     continue
                 if path in relinked and relinked[path].without_plumbing is not None:
                     results[path] = relinked[path].without_plumbing
@@ -486,7 +488,7 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
             for path, done in zip(plumbing, pool.map(_run, [later(path, drop_plumbing=True) for path in plumbing])):
                 results[path] = done.result
 
-        _explain_kept_plumbing(results, program, migrated_any, {path for path in first if builds_queues(path)})
+        _explain_kept_plumbing(results, program, migrated_any, building, standing, loaders)
         _add_factory_siblings(results, first, factories, used_factories, factory_callers)
         _note_untraced_towers(results, first, plans, options, pool, program)
         _name_uncalled_functions(results, program)
@@ -577,8 +579,49 @@ def _run_with_queues(program: "Program", building: Set[str], candidates: List[st
     return reach(with_queues, lambda path: program.imported(path, partial=True)) & set(candidates)
 
 
+def _saved_graph_loaders(program: Program) -> Dict[str, Tuple[int, str, Optional[str]]]:
+    """path -> (line, call, the function holding it or None) of the first saved graph each file
+    of the run imports (saved_graphs)."""
+    found = {}
+    for path in sorted(set().union(*(program.files_mentioning(word) for word in saved_graphs.WORDS))):
+        load = saved_graphs.first_load(program.source(path))
+        if load is not None:
+            found[path] = load + (saved_graphs.holder(program.tree(path), load[0]),)
+    return found
+
+
+def _saved_graph_for(path: str, loaders: Dict[str, Tuple[int, str, Optional[str]]], program: Program) -> Optional[str]:
+    """Why the file's queue runners stay for a saved graph the program imports (None: no such
+    graph): the file imports one, or refers to the function that does (Program.refers: its own
+    function of that name is not it; one at module level: the file imports its module, directly
+    or not). The runners a start call starts are those of its
+    session's graph: a library that imports a graph into a graph of its own, called by no code
+    of the file, keeps no runner of it."""
+    if path in loaders:
+        return saved_graphs.reason(*loaders[path][:2])
+    folder = os.path.dirname(path)
+    for loader, (line, what, holder) in sorted(loaders.items()):
+        if (program.refers(path, holder) if holder is not None else loader in program.closure(path, partial=True)):
+            return saved_graphs.reason(line, what, os.path.relpath(loader, folder) + ":", holder)
+    return None
+
+
+def _standing_for(building: Set[str], results: Dict[str, FileResult], program: Program,
+                  first: Dict[str, "_Done"], relinked: Dict[str, "_Done"]) -> Dict[str, Set[str]]:
+    """File that still builds queues -> the files whose programs build them (uncalled_queues):
+    itself, or the files that name the top-level functions holding its queue code. A file with
+    queue runners of its own stands for itself."""
+    def own_plumbing(path):
+        return (relinked[path] if path in relinked else first[path]).plumbing
+
+    return uncalled_queues.stand_ins(
+        sorted(building), lambda path: [d.line for d in _queue_code_left(results[path])],
+        {path for path in building if own_plumbing(path)}, program.tree, program.files_mentioning, program.mentions)
+
+
 def _explain_kept_plumbing(results: Dict[str, FileResult], program: Program, migrated_any: bool,
-                           building: Set[str]) -> None:
+                           building: Set[str], standing: Dict[str, Set[str]],
+                           loaders: Dict[str, Tuple[int, str, Optional[str]]]) -> None:
     """Queue runners and coordinators kept for the run's reason (engine.PLUMBING_KEPT, which names
     both) say which: no pipeline of the run was migrated, this file still builds queues, or a
     file of its program does (the first such one, by its first call left: a script that imports
@@ -596,9 +639,12 @@ def _explain_kept_plumbing(results: Dict[str, FileResult], program: Program, mig
                    "in modules not among them) still need them")
         elif path in building or _queue_code_left(result):
             why = "queue code is left in this file"
+        elif _saved_graph_for(path, loaders, program) is not None:
+            why = _saved_graph_for(path, loaders, program)
         else:
             program_files = reach(reach([path], program.importers), lambda p: program.imported(p, partial=True))
-            left = sorted((d for other in program_files & building if other != path and other in results
+            left = sorted((d for other in building if other != path and other in results
+                           and standing.get(other, {other}) & program_files
                            for d in _queue_code_left(results[other])), key=Diagnostic.sort_key)
             if left:
                 why = "queue code is left in a file of its program: %s:%d (%s)" % (

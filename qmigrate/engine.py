@@ -19,9 +19,9 @@ from qmigrate import (api_check, arm_producers, array_queues, astindex, blocks, 
                       guarded_records, handbuilt, handed_down, held_records, held_sources, helpers, imported_helpers,
                       in_memory_rows, map_locals, method_copies, method_queues, python3_check, python_fed,
                       queue_messages, queue_purpose, queue_roles, queue_sources, prefetched_batches, range_producers,
-                      reader_makers, receivers, returned_dataset, returned_records, slim_modules, split_arms, synth,
-                      thread_coordinators, towers, named_classes, record_arms, unbound_tf, uncalled_datasets, unlinked,
-                      wording, zipped_arms)
+                      reader_makers, receivers, returned_dataset, returned_records, saved_graphs, slim_modules,
+                      split_arms, synth, thread_coordinators, towers, named_classes, record_arms, unbound_tf,
+                      uncalled_datasets, unlinked, wording, zipped_arms)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -2188,6 +2188,11 @@ def remove_plumbing(analysis: FileAnalysis, set_has_migrated_pipelines: bool, se
         return
     plumbing = [(rule, call) for rule, call, _, _ in analysis.occurrences if rule in PLUMBING]
     if not plumbing:
+        return
+    saved = saved_graphs.first_load(analysis.source)
+    if saved is not None:  # the saved graph's queue runners start here too
+        for rule, call in plumbing:
+            analysis.reasons[id(call)] = saved_graphs.reason(*saved)
         return
     loads = cstutil.module_loads(analysis.new_module, analysis.module, analysis.module_loads)
     imports = ImportMap.of_version(analysis.new_module, analysis.module, analysis.imports)

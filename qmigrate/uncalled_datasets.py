@@ -43,14 +43,14 @@ def functions(reported: Dict[str, Iterable[str]], program) -> Dict[str, Tuple[st
         tree = program.tree(path)
         if tree is None:
             continue
-        uncalled = tuple(sorted(name for name in set(names) if not _mentioned(tree, name) and not any(
+        uncalled = tuple(sorted(name for name in set(names) if not mentioned(tree, name) and not any(
             program.mentions(other, name) for other in program.paths if other != path)))
         if uncalled:
             out[path] = uncalled
     return out
 
 
-def _mentioned(tree: ast.AST, name: str) -> bool:
+def mentioned(tree: ast.AST, name: str) -> bool:
     """Whether the module mentions `name` but by its `def` (a call, a reference, `__all__`)."""
     for node in ast.walk(tree):
         if (isinstance(node, ast.Name) and node.id == name) or (isinstance(node, ast.Attribute)

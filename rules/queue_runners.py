@@ -101,8 +101,17 @@ class StartQueueRunners(Rule):
     `runners = tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)` (TensorFlow's distributed Inception
     trainer), and that binding with it when nothing else reads the list.
 
+    "No queue left" is asked of the program: the file and the modules it imports, or that import
+    it, with what they import. Queue code the run leaves in a top-level function that no file of
+    the run names (its module neither, and no decorator on it) builds no queue in any program of
+    the run, and keeps no call (qmigrate/uncalled_queues.py). A file that imports a saved graph
+    (`tf.train.import_meta_graph`, a SavedModel's loader), or calls the function of another
+    module that does, keeps its calls: the graph's saved QUEUE_RUNNERS collection comes with it,
+    and its queues wait for these threads (measured under TF 1.8; qmigrate/saved_graphs.py).
+
     ## Limitations
-    A thread list used for more than `coord.join(threads)` keeps the call. A Supervisor is
+    A thread list used for more than `coord.join(threads)` keeps the call. A queue function called
+    through a name built at run time (`getattr(module, "make_" + kind)`) is not seen. A Supervisor is
     followed under a name or attribute (`sv`, `self.sv`) bound to `tf.train.Supervisor(...)` and
     nothing else in the module; one handed runners of its own (`queue_runners=`, a
     SyncReplicasOptimizer's chief runner) is not.

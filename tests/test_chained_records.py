@@ -166,16 +166,29 @@ def test_a_reader_class_of_a_function_no_code_calls_is_a_note(tmp_path):
 
 
 def test_a_reader_class_of_a_function_another_module_names_keeps_the_queue_runners(tmp_path):
-    """A module that calls get_split() may read the Dataset through a provider: the class is
-    reported, and the train script, whose program holds that module's queue code, keeps its loop."""
-    root = _program(tmp_path, {"splits.py": "from data import records\n\n\ndef dataset(files):\n"
-                                            "    return records.get_split(files)\n"})
+    """A module of the train script's program that calls get_split() may read the Dataset through a
+    provider: the class is reported, and the train script keeps its loop."""
+    root = _program(tmp_path, {FACTORY: [("\n\ndef _augment(", "\n\ndef dataset(files):\n"
+                                                                "    return records.get_split(files)\n\n\ndef _augment(")]})
     results = _by_name(api.migrate([root]), root)
     [kept] = [d for d in results[RECORDS].diagnostics if d.code == "QM201" and not d.fixed]
     assert "handed over as a reader class" in kept.message
     [loop] = [d for d in results["train.py"].diagnostics if d.code == "QM505"]
     assert not loop.fixed
     assert results["train.py"].status is Status.PARTIAL  # the queue is migrated all the same
+
+
+def test_a_caller_no_program_of_the_train_script_holds_keeps_no_runner_of_it(tmp_path):
+    """get_split() is called only by a module the train script does not import: its queues are
+    built where that module runs, not in the train script's program, whose loop goes
+    (uncalled_queues)."""
+    root = _program(tmp_path, {"splits.py": "from data import records\n\n\ndef dataset(files):\n"
+                                            "    return records.get_split(files)\n"})
+    results = _by_name(api.migrate([root]), root)
+    [kept] = [d for d in results[RECORDS].diagnostics if d.code == "QM201" and not d.fixed]
+    assert "handed over as a reader class" in kept.message
+    [loop] = [d for d in results["train.py"].diagnostics if d.code == "QM505"]
+    assert loop.fixed
 
 
 def test_the_first_function_called_elsewhere_too_gets_a_twin_its_queue_calls(tmp_path):
