@@ -1118,13 +1118,21 @@ def _through_queues(body, queues: handbuilt.BlockQueues, failures, reasons: Dict
 
 def _explain_unfed_queues(analysis: FileAnalysis, imports: ImportMap, positions) -> None:
     """Hand-built queues no pipeline took, with no reason more precise than "not the record of a
-    chain": where what they enqueue comes from."""
+    chain": where what they enqueue comes from. A Python-fed shape refused that its function shows
+    is a buffer of the model's state primed where it is built says so instead."""
+    line_of = lambda node: positions.start(node)[0]  # noqa: E731
+    fed = {id(call): analysis.call_names.get(id(call)) for rule, call, _, _ in analysis.occurrences
+           if rule is HandBuiltQueue and id(call) not in analysis.fixed_calls
+           and (analysis.reasons.get(id(call)) or "").startswith(python_fed.REFUSED)}
+    if fed:
+        for call, (reason, todo) in queue_purpose.reasons(analysis.module, imports.resolve, line_of, fed).items():
+            if queue_purpose.PRIMED in reason:
+                analysis.reasons[call], analysis.todo[call] = reason, todo
     wanted = {id(call): analysis.call_names.get(id(call)) for rule, call, _, _ in analysis.occurrences
               if rule is HandBuiltQueue and id(call) not in analysis.fixed_calls
               and analysis.reasons.get(id(call)) in (None, handbuilt.NOT_FED)}
     if not wanted:
         return
-    line_of = lambda node: positions.start(node)[0]  # noqa: E731
     for call, (reason, todo) in queue_purpose.reasons(analysis.module, imports.resolve, line_of, wanted).items():
         analysis.reasons[call], analysis.todo[call] = reason, todo
         del wanted[call]

@@ -1839,7 +1839,7 @@ def _emptied_finally(old: cst.CSTNode, new: cst.CSTNode) -> bool:
             and isinstance(new.body, cst.IndentedBlock))
 
 
-_LEFT = "it is fed from Python (placeholders, feed_dict, a thread), but "
+REFUSED = "it is fed from Python (placeholders, feed_dict, a thread), but "
 _UNSAFE_ONLY = ("it is fed from a Python thread: its rewrite into Dataset.from_generator changes threading "
                 "(QM308), so it is applied only with --unsafe")
 _ANOTHER = ("it is fed from a Python thread, and another pipeline of this file is rewritten in this run: run "
@@ -1866,7 +1866,7 @@ def finish(analysis, found: List[object], options, rule, changed_by_others: bool
     for item in found:
         call = item.queue_call
         if isinstance(item, Refusal):
-            analysis.reasons[id(call)] = _LEFT + item.reason
+            analysis.reasons[id(call)] = REFUSED + item.reason
             analysis.todo[id(call)] = _TODO
             continue
         apply_it = options.unsafe and not changed_by_others

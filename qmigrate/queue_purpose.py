@@ -34,6 +34,10 @@ _SHARED_TODO = ("nothing to migrate: keep it (tf.data has no queue shared betwee
 
 Reason = Tuple[str, str]  # (why it stays, what to do)
 
+# What a reason says of a buffer primed with enqueue_many: the one a Python-fed refusal gives way to
+# (its placeholder is the model's input of each step, not records a thread feeds).
+PRIMED = "(primed with enqueue_many: a buffer of the model's state)"
+
 
 def _code(node: cst.CSTNode) -> str:
     text = " ".join(cst.Module([]).code_for_node(node).split())
@@ -222,6 +226,20 @@ def _carried(call: cst.Call, function: _Function, line_of) -> Optional[Reason]:
             and isinstance(assign.targets[0].target, cst.Attribute)
             and isinstance(assign.targets[0].target.value, cst.Name) and assign.targets[0].target.value.value == "self"}
     returned |= set(kept)
+    primed = any(op.func.attr.value == "enqueue_many" for _, op in ops)
+    if primed:
+        # A buffer primed where it is built: ops kept on the object in a list beside the model's
+        # outputs (`self.out_ops = [h, push]`), and the priming run there (`sess.run(init)`).
+        for assign in function.assigns:
+            target = assign.targets[0].target if len(assign.targets) == 1 else None
+            if (isinstance(assign.value, (cst.List, cst.Tuple)) and isinstance(target, cst.Attribute)
+                    and isinstance(target.value, cst.Name) and target.value.value == "self"):
+                for element in assign.value.elements:
+                    if isinstance(element.value, cst.Name):
+                        kept.setdefault(element.value.value, _code(target))
+        returned |= set(kept)
+    run_here = {c.args[0].value.value for c in function.calls if primed and isinstance(c.func, cst.Attribute)
+                and c.func.attr.value == "run" and c.args and isinstance(c.args[0].value, cst.Name)}
     # An op appended to a list the function returns (`init_ops.append(init)`, one queue per loop
     # pass) is returned too.
     lists = {}
@@ -231,23 +249,26 @@ def _carried(call: cst.Call, function: _Function, line_of) -> Optional[Reason]:
                 and isinstance(put.args[0].value, cst.Name)):
             lists[put.args[0].value.value] = put.func.value.value
     names = [name for name, _ in ops]
-    if not all(name in returned or name in lists for name in names):
+    if not all(name in returned or name in lists or name in run_here for name in names) \
+            or all(name in run_here for name in names):
         return None
-    primed = any(op.func.attr.value == "enqueue_many" for _, op in ops)
     names = list(dict.fromkeys(names))  # (one name for the ops of several queues a loop builds)
-    through = sorted({lists[name] for name in names if name not in returned})
+    through = sorted({lists[name] for name in names if name not in returned and name in lists})
     holders = sorted({kept[name] for name in names + through if name in kept})
     by = "%s() (line %d)" % (function.node.name.value, line_of(function.node))
     if holders and not (returned - set(kept)) & set(names + through):
         handed = "kept on the object (%s) by %s" % (", ".join("`%s`" % h for h in holders), by)
     else:
         handed = "returned by %s" % by
+    primings = [name for name in names if name in run_here and name not in returned and name not in lists]
+    names = [name for name in names if name not in primings]
+    itself = " (it runs %s itself)" % ", ".join("`%s`" % n for n in primings) if primings else ""
     return ("no queue runner fills it: its enqueue ops (%s) are %s%s for its callers to run "
-            "as steps of their own, so it carries values from one step to the next%s, not input records"
+            "as steps of their own%s, so it carries values from one step to the next%s, not input records"
             % (", ".join("`%s`" % n for n in names), handed,
                " in the lists %s" % ", ".join("`%s`" % n for n in through) if len(through) > 1 else
-               " in the list `%s`" % through[0] if through else "",
-               " (primed with enqueue_many: a buffer of the model's state)" if primed else ""), _KEEP)
+               " in the list `%s`" % through[0] if through else "", itself,
+               " " + PRIMED if primed else ""), _KEEP)
 
 
 def _runner(call: cst.Call, function: _Function, module: cst.Module, queue_reasons, line_of) -> Optional[Reason]:

@@ -82,3 +82,21 @@ class FastGenerator(object):
         self.prime_ops = prime_ops
         self.push_ops = push_ops
         return x + previous
+
+
+class StepGenerator(object):
+    """Fed one sample a step: the queue delays it by `rate` steps (a fast-generation buffer)."""
+
+    def __init__(self, sess, rate, width):
+        self.sess = sess
+        self.sample = tf.placeholder(tf.float32, [1, width])
+        delay = tf.FIFOQueue(rate, dtypes=tf.float32, shapes=(1, width))
+        prime = delay.enqueue_many(tf.zeros((rate, 1, width)))
+        previous = delay.dequeue()
+        output = self.sample + previous
+        push = delay.enqueue([self.sample])
+        self.step_ops = [output, push]
+        self.sess.run(prime)
+
+    def step(self, value):
+        return self.sess.run(self.step_ops, feed_dict={self.sample: value})[0]
