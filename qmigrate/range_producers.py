@@ -10,7 +10,7 @@ import libcst as cst
 
 from qmigrate import cstutil
 from qmigrate.recognise import NamePool
-from qmigrate.rules.base import Unsupported, is_none, literal_bool
+from qmigrate.rules.base import Unsupported, bool_or_test, is_none
 from qmigrate.rules.producers import RangeInputProducer
 
 
@@ -142,7 +142,7 @@ def find(leaves, imports, scope_loads: Callable, names: NamePool, source_of: Cal
             guards = _guards(leaves, index if producer_index is None else producer_index, call, imports,
                              source_of)
             statements = write(source_of(args["limit"]), None if is_none(epochs) else source_of(epochs),
-                               literal_bool(args.get("shuffle"), True, "shuffle"),
+                               bool_or_test(args.get("shuffle"), True, "shuffle", source_of),
                                None if is_none(seed) else source_of(seed), source_of(target),
                                names.fresh("dataset"), guards, names.fresh("iterator") if guards else None,
                                taken)

@@ -5,7 +5,7 @@ Everything returned is source text; the engine parses and places it. One stateme
 line and the user's indentation never has to be guessed for continuation lines.
 """
 import dataclasses
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple, Union
 
 from qmigrate import bucketing
 from qmigrate.model import Batching, Pipeline, SliceSource, ZipSource
@@ -463,7 +463,7 @@ def next_element(pipeline: Pipeline, tf: str, target: Target) -> str:
     return "%s.get_next()" % _one_shot(pipeline.dataset_name, tf, target)
 
 
-def range_statements(limit: str, epochs, shuffle: bool, seed, target_expr: str, ds: str,
+def range_statements(limit: str, epochs, shuffle: Union[bool, str], seed, target_expr: str, ds: str,
                      guards: Tuple[str, ...], iterator: Optional[str], taken, tf: str, target: Target) -> List[str]:
     """`target = range_input_producer(limit, ...).dequeue()` as a dataset of the same range.
 
@@ -473,13 +473,19 @@ def range_statements(limit: str, epochs, shuffle: bool, seed, target_expr: str, 
     guard each get_next instead, and fail with their own message before the range is read.
     `taken` (range_producers.Taken): a dequeue_many(n) is a batch of n after the repeat (across
     epochs, as the queue gave them; the last, smaller one dropped as dequeue_many never gave it,
-    kept for dequeue_up_to); the dequeue's op name names the cast.
+    kept for dequeue_up_to); the dequeue's op name names the cast. `shuffle` is True, False, or
+    the source of a plain test, which the producer tested with a Python `if` when the graph was
+    built, as the dataset now does.
     """
     size = "%s.cast(%s, %s.int64)" % (tf, limit, tf)
     out = ["%s = %s.data.Dataset.range(%s)" % (ds, tf, size)]
-    if shuffle:
+    if shuffle is True:
         # A new permutation every epoch, as the producer's, the next one drawn while this one drains.
         out.extend(_shuffle_and_repeat(ds, size, epochs, seed, tf, target))
+    elif shuffle:
+        out.append("if %s:\n%s\nelse:\n    %s = %s.repeat(%s)" % (
+            shuffle, "\n".join("    " + line for line in _shuffle_and_repeat(ds, size, epochs, seed, tf, target)),
+            ds, ds, epochs or ""))
     else:
         out.append("%s = %s.repeat(%s)" % (ds, ds, epochs or ""))
     if taken is not None and taken.batch is not None:

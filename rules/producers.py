@@ -416,11 +416,14 @@ class RangeInputProducer(Rule):
     index is int32 as before (tf.data's range is int64). `dequeue_many(n)` takes n indices at a
     time, across epoch ends as the queue gave them: a batch of n after the repeat (a last, smaller
     batch dropped, as dequeue_many never gave it; kept for `dequeue_up_to(n)`); the dequeue's op
-    name names the index tensor (`tf.cast(..., name=...)`).
+    name names the index tensor (`tf.cast(..., name=...)`). A `shuffle` given as a name or a test
+    of names (`shuffle=shuffle`, a parameter) is tested with a Python `if` where the dataset is
+    built, as the producer tested it when the graph was built.
 
     ## Limitations
     Only the producer's `dequeue()`, `dequeue_many(n)` or `dequeue_up_to(n)`, in place or through
-    a name used once; other uses of the queue are reported.
+    a name used once; other uses of the queue are reported. A `shuffle` computed with an
+    attribute, call or subscript is reported.
     """
 
     code = "QM104"

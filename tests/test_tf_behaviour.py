@@ -865,7 +865,7 @@ def test_indices_taken_many_at_a_time_keep_their_epochs(tmp_path, tf_version):
     fetches of 15 shuffled indices of 10 (30 epochs, batches across their ends): before and after,
     every run of 10 indices is a permutation of the 10 (each epoch whole, in its own order, not
     always the same); the same static shape. dequeue_up_to over two ordered epochs of 7: the same batches, the
-    last of 2."""
+    last of 2. A `shuffle` parameter, tested where the dataset is built: in order, or shuffled per epoch."""
     python = tf_python(tf_version)
     before = _legacy_copy(os.path.join(SINGLE, "range_batches.before.py"), str(tmp_path), tf_version)
     after = _migrated_copy(before, str(tmp_path), tf_version)
@@ -881,6 +881,16 @@ def test_indices_taken_many_at_a_time_keep_their_epochs(tmp_path, tf_version):
                            100, tmp_path)
     assert new["static_shapes"] == old["static_shapes"]
     assert new["leading"] == old["leading"] == [[0, 1, 2], [3, 4, 5], [6, 0, 1], [2, 3, 4], [5, 6]]
+    # A `shuffle` parameter, which the producer tested in Python as the dataset does: 4 epochs of
+    # 6 steps, in order when false, each epoch a permutation of its own when true.
+    old, new = _drain_both(python, before, after, "step_indices", json.dumps(dict(epoch_size=6)), 24, tmp_path)
+    assert new["leading"] == old["leading"] == [[i % 6] for i in range(24)]
+    old, new = _drain_both(python, before, after, "step_indices", json.dumps(dict(epoch_size=6, shuffle=True)),
+                           24, tmp_path)
+    for run in (old, new):
+        steps = [batch[0] for batch in run["leading"]]
+        assert all(sorted(steps[start:start + 6]) == list(range(6)) for start in range(0, 24, 6))
+        assert steps != [i % 6 for i in range(24)]
 
 
 def test_a_script_that_starts_its_runner_by_hand_reads_the_same_rows(tmp_path, tf_version):

@@ -20,3 +20,14 @@ def ordered_indices(count, batch_size):
     dataset_2 = dataset_2.batch(batch_size)
     indices = tf.cast(dataset_2.make_one_shot_iterator().get_next(), tf.int32)
     return indices
+
+
+def step_indices(epoch_size, shuffle=False):
+    """A language model's step counter: the steps of an epoch in order, or shuffled when asked."""
+    dataset_3 = tf.data.Dataset.range(tf.cast(epoch_size, tf.int64))
+    if shuffle:
+        dataset_3 = dataset_3.apply(tf.contrib.data.shuffle_and_repeat(tf.cast(epoch_size, tf.int64)))
+    else:
+        dataset_3 = dataset_3.repeat()
+    i = tf.cast(dataset_3.make_one_shot_iterator().get_next(), tf.int32)
+    return tf.reshape(i, [1])

@@ -15,3 +15,9 @@ def ordered_indices(count, batch_size):
     """Two epochs of the indices in order, the last batch smaller."""
     indices = tf.train.range_input_producer(count, num_epochs=2, shuffle=False).dequeue_up_to(batch_size)
     return indices
+
+
+def step_indices(epoch_size, shuffle=False):
+    """A language model's step counter: the steps of an epoch in order, or shuffled when asked."""
+    i = tf.train.range_input_producer(epoch_size, shuffle=shuffle).dequeue()
+    return tf.reshape(i, [1])
