@@ -4,8 +4,10 @@ from typing import Optional
 from qmigrate.rules.base import Example, Rule, example_source
 from qmigrate.rules.unsupported import short_name
 
-_GENERATOR = ("feed it from Python with tf.data.Dataset.from_generator(gen, output_types, output_shapes), "
-              "batch it there, and replace each dequeue with the iterator's get_next()")
+_GENERATOR = ("if it carries input records, make them a tf.data dataset (tf.data.Dataset.from_generator(gen, "
+              "output_types, output_shapes) for values made in Python), batch it there, and replace each dequeue "
+              "with the iterator's get_next(); if it carries other values (a buffer of the model's state, a "
+              "computation run in the background), nothing to migrate")
 # Why a queue constructor stays where no block of the file holds the chain that would fill it.
 _UNFED = ("what fills it is not the record of a producer → reader chain in the same block of this file (records "
           "read in another function or module, tensors fed from Python, or a queue that is not input)")
