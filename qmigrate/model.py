@@ -50,7 +50,10 @@ class RecordReader:
     parallel_reads: with several readers on one queue (batch_join), files read this many at a time.
     record_shuffle: slim's common queue, a RandomShuffleQueue between the readers and the decoding:
     records are mixed in a buffer of its min_after_dequeue (seeded like the file order), before
-    the per-record code; the repeat goes with that shuffle, as the queue spans epoch ends.
+    the per-record code; the repeat goes with that shuffle, as the queue spans epoch ends. A
+    hand-built RandomShuffleQueue of the records as read (before any per-record code) is the same
+    stage, with its own test (`record_shuffle_test`: True, or the source of the test that chose
+    it over a FIFOQueue; None for slim's, which the producer's `shuffle` decides) and seed.
     keyed_records: when the per-record code uses a TFRecordReader's key, the name of the function
     (written before the dataset) that reads one file as (key, record) pairs, keys as the reader
     made them: `<file name>:<byte offset of the record>`.
@@ -62,6 +65,8 @@ class RecordReader:
     read_up_to: Optional[str] = None
     parallel_reads: Optional[str] = None  # several readers (batch_join): files read this many at a time
     record_shuffle: Optional[str] = None  # slim's common queue: a shuffle buffer of read records
+    record_shuffle_test: Union[bool, str, None] = None  # a hand-built queue's own test (None: slim's)
+    record_shuffle_seed: Optional[str] = None  # and its seed
     keyed_records: Optional[str] = None  # a TFRecord read whose key is used: the function giving (key, record)
     # One reader read this many times a run of the enqueue op (group_reads.py): records in groups of n
     # in a row across epoch ends, the short last group lost; the epochs repeat before the grouping.

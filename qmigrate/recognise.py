@@ -2051,9 +2051,20 @@ class _BlockRecogniser:
                 batching = self._grouped_batching(group, found, bound if found else {}, batching, calls,
                                                   arms or in_loop or through or prefetched or not found)
             records_batching = Batching("1", single=True) if fallthrough and through else None
+            raw_shuffle = None  # a RandomShuffleQueue of the records as read: (buffer, test, seed)
             for queue in through:
+                stage = queue.stage
+                if (raw_shuffle is None and stage is not None and stage.shuffle_buffer and not batching.shuffle_buffer
+                        and reader is not None and queue.helper is None and not arms and records_batching is None
+                        and group is None and in_loop is None
+                        and all(rewritten.get(i) == () for i in record_indices if i < queue.dequeue_index)):
+                    # It held the records the reader read, before any per-record code (Inception's
+                    # queue of serialized examples): they are shuffled before the map, as there,
+                    # and the buffer holds what the queue held, not the decoded records.
+                    raw_shuffle = (stage.shuffle_buffer, stage.shuffle_condition or True, stage.seed)
+                    stage = dataclasses.replace(stage, shuffle_buffer=None, shuffle_condition=None, seed=None)
                 try:
-                    batching = handbuilt.merge(queue.stage, batching)
+                    batching = handbuilt.merge(stage, batching)
                     # every arm batches the records the queues gave, shuffled as they were
                     branch_batchings = tuple(handbuilt.merge(queue.stage, arm) for arm in branch_batchings)
                     if records_batching is not None:
@@ -2104,6 +2115,9 @@ class _BlockRecogniser:
             record_reader = dataclasses.replace(record_reader, parallel_reads=parallel_reads)
         if group is not None:  # n records in a row a run of the enqueue op: the short last group is lost
             record_reader = dataclasses.replace(record_reader, read_groups=group[0])
+        if raw_shuffle is not None:
+            record_reader = dataclasses.replace(record_reader, record_shuffle=raw_shuffle[0],
+                                                record_shuffle_test=raw_shuffle[1], record_shuffle_seed=raw_shuffle[2])
         if record_reader and record_reader.read_up_to and not batching.enqueue_many:
             raise _Broken(calls, "it reads chunks with read_up_to() but batches them without enqueue_many=True")
         if key and record_reader.kind == "tfrecord":

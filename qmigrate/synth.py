@@ -111,17 +111,20 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
     if reader is not None and reader.record_shuffle:
         # slim's common RandomShuffleQueue mixed the records of all readers before decoding, and
         # kept filling across epoch ends: shuffle and repeat here, before the map. With a computed
-        # `shuffle=`, slim made a FIFOQueue when it was false: then only the repeat.
+        # `shuffle=`, slim made a FIFOQueue when it was false: then only the repeat. A hand-built
+        # shuffling queue of the records as read: the same, under its own test, with its own seed.
         buffer, comment = reader.record_shuffle, ""
+        own = reader.record_shuffle_test is not None
+        test, seed = (reader.record_shuffle_test, reader.record_shuffle_seed) if own else (source.shuffle, source.seed)
         if pipeline.sharding and pipeline.sharding.split_buffer:
             comment = "# The towers shared one common queue: each shard keeps its share.\n"
             buffer = "max(%s // %s, 1)" % (_operand(buffer), _operand(pipeline.sharding.num_shards))
-        stages = _shuffle_and_repeat(ds, buffer, source.num_epochs, source.seed, tf, target)
-        if source.shuffle is True:
+        stages = _shuffle_and_repeat(ds, buffer, source.num_epochs, seed, tf, target)
+        if test is True:
             out.extend([comment + stages[0]] + stages[1:])
         else:
             out.append(comment + "if %s:\n%s\nelse:\n    %s = %s.repeat(%s)" % (
-                source.shuffle, "\n".join("    " + line for line in stages), ds, ds, source.num_epochs or ""))
+                test, "\n".join("    " + line for line in stages), ds, ds, source.num_epochs or ""))
 
     function = pipeline.record_function
     if function is not None and pipeline.thread_copies is not None:

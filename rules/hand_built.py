@@ -46,7 +46,10 @@ class HandBuiltQueue(Rule):
     `add_queue_runner`, and its dequeue is `shuffle_batch` (or `batch`) spelled by hand, and
     migrates like it: the per-record code that fed the enqueue goes into `map`
     (`num_parallel_calls` = the number of enqueue ops), a `RandomShuffleQueue` becomes
-    a shuffle buffer of `min_after_dequeue` as `shuffle_batch` has (seed kept), `dequeue_many(n)` becomes a batch
+    a shuffle buffer of `min_after_dequeue` as `shuffle_batch` has (seed kept; before the map when the
+    queue holds the records as the reader read them, before any per-record code, as Inception's
+    queue of serialized examples: the buffer then holds what the queue held, not decoded records),
+    `dequeue_many(n)` becomes a batch
     that drops the remainder (the queue never gave a partial batch), `dequeue_up_to(n)` one that
     keeps it, a `PaddingFIFOQueue` pads (`padded_batch` over its shapes, set on the records), and
     `names=` keeps dict elements. A `dequeue()` gives records one at a time: a `tf.train.batch`

@@ -16,11 +16,11 @@ def flagged_batches(files, batch_size, shuffle=True):
 
     dataset = tf.data.Dataset.from_tensor_slices(files)
     dataset = dataset.flat_map(tf.data.TFRecordDataset)
-    dataset = dataset.map(parse_record)
     if shuffle:
         dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(20, 1, seed=3))
     else:
         dataset = dataset.repeat(1)
+    dataset = dataset.map(parse_record)
     dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
     dataset = dataset.prefetch(1)
     return list(dataset.make_one_shot_iterator().get_next())
@@ -59,11 +59,11 @@ def sized_by_mode(files, batch_size, train=True):
 
     dataset_3 = tf.data.Dataset.from_tensor_slices(files)
     dataset_3 = dataset_3.flat_map(tf.data.TFRecordDataset)
-    dataset_3 = dataset_3.map(parse_record_3)
     if train:
         dataset_3 = dataset_3.apply(tf.contrib.data.shuffle_and_repeat(per_shard * 2 or per_shard * 2 + 3 * batch_size, 1))
     else:
         dataset_3 = dataset_3.repeat(1)
+    dataset_3 = dataset_3.map(parse_record_3)
     dataset_3 = dataset_3.batch(batch_size)
     dataset_3 = dataset_3.prefetch(1)
     return list(dataset_3.make_one_shot_iterator().get_next())

@@ -31,11 +31,11 @@ def unequal_choice(path, batch_size, shuffle=True):
 
     dataset = tf.data.Dataset.from_tensor_slices([path])
     dataset = dataset.flat_map(tf.data.TFRecordDataset)
-    dataset = dataset.map(parse_record)
     if shuffle:
         dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(20))
     else:
         dataset = dataset.repeat()
+    dataset = dataset.map(parse_record)
     dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
     dataset = dataset.prefetch(1)
     return dataset.make_one_shot_iterator().get_next()

@@ -35,6 +35,10 @@ def batch_inputs(files, batch_size, train, num_epochs=None, num_threads=2, num_r
             if train:
                 dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
             dataset = dataset.interleave(tf.data.TFRecordDataset, cycle_length=num_readers)
+            if train:
+                dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(least or least + 3 * batch_size, num_epochs))
+            else:
+                dataset = dataset.repeat(num_epochs)
             dataset = tf.data.Dataset.zip((tf.data.Dataset.range(num_threads).repeat(), dataset))
 
             def parse_record_of_thread(copy, value):
@@ -45,10 +49,6 @@ def batch_inputs(files, batch_size, train, num_epochs=None, num_threads=2, num_r
                                  for thread_id in range(num_threads)])
 
             dataset = dataset.map(parse_record_of_thread, num_parallel_calls=num_threads)
-            if train:
-                dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(least or least + 3 * batch_size, num_epochs))
-            else:
-                dataset = dataset.repeat(num_epochs)
             dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
             dataset = dataset.prefetch(1)
             xs, ids = dataset.make_one_shot_iterator().get_next()
