@@ -594,9 +594,8 @@ def _saved_graph_for(path: str, loaders: Dict[str, Tuple[int, str, Optional[str]
     """Why the file's queue runners stay for a saved graph the program imports (None: no such
     graph): the file imports one, or refers to the function that does (Program.refers: its own
     function of that name is not it; one at module level: the file imports its module, directly
-    or not). The runners a start call starts are those of its
-    session's graph: a library that imports a graph into a graph of its own, called by no code
-    of the file, keeps no runner of it."""
+    or not). The runners a start call starts are those of its session's graph: a library that
+    imports a graph into a graph of its own, called by no code of the file, keeps no runner of it."""
     if path in loaders:
         return saved_graphs.reason(*loaders[path][:2])
     folder = os.path.dirname(path)
@@ -640,7 +639,7 @@ def _explain_kept_plumbing(results: Dict[str, FileResult], program: Program, mig
         elif path in building or _queue_code_left(result):
             why = "queue code is left in this file"
         elif _saved_graph_for(path, loaders, program) is not None:
-            why = _saved_graph_for(path, loaders, program)
+            why = _saved_graph_for(path, loaders, program)  # (asked again only for a kept finding)
         else:
             program_files = reach(reach([path], program.importers), lambda p: program.imported(p, partial=True))
             left = sorted((d for other in building if other != path and other in results

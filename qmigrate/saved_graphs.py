@@ -16,19 +16,24 @@ import re
 from typing import Optional, Tuple
 
 # tf.train.import_meta_graph, meta_graph.import_scoped_meta_graph, tf.saved_model.loader.load
-# (tf.saved_model.load in 1.x), in any spelling that ends so.
-_LOADS = re.compile(rb"\b(import_meta_graph|import_scoped_meta_graph)\b|\b(?:loader|saved_model)\s*\.\s*load\b")
+# (tf.saved_model.load in 1.x), in any spelling that ends so; `loader.load(` alone only in a file
+# that names saved_model (`from tensorflow.python.saved_model import loader`), not a data loader's.
+_LOADS = re.compile(rb"\b(import_meta_graph|import_scoped_meta_graph)\b|\bsaved_model\s*\.\s*(?:loader\s*\.\s*)?load\b")
+_LOADER_LOAD = re.compile(rb"\bloader\s*\.\s*load\s*\(")
 
 # The words of those spellings, for a word index to find the files to read (Program.files_mentioning).
-WORDS = ("import_meta_graph", "import_scoped_meta_graph", "loader", "saved_model")
+WORDS = ("import_meta_graph", "import_scoped_meta_graph", "saved_model")
 
 
 def first_load(source: Optional[bytes]) -> Optional[Tuple[int, str]]:
     """(line, what it calls) of the first place the text imports a saved graph, or None."""
-    found = _LOADS.search(source or b"")
+    source = source or b""
+    found = _LOADS.search(source)
+    if found is None and b"saved_model" in source:
+        found = _LOADER_LOAD.search(source)
     if found is None:
         return None
-    what = found.group(1) or found.group(0)
+    what = found.group(found.lastindex) if found.lastindex else found.group(0).rstrip(b"( \t")
     return source.count(b"\n", 0, found.start()) + 1, re.sub(rb"\s+", b"", what).decode("ascii")
 
 

@@ -131,9 +131,11 @@ def test_a_file_alone_keeps_its_runners_beside_the_graph_it_imports(tmp_path):
 @pytest.mark.parametrize("text, expected", [
     (b"saver = tf.train.import_meta_graph(path)\n", (1, "import_meta_graph")),
     (b"x = 1\nmeta_graph.import_scoped_meta_graph(g)\n", (2, "import_scoped_meta_graph")),
-    (b"tf.saved_model.loader.load(sess, tags, d)\n", (1, "loader.load")),
+    (b"tf.saved_model.loader.load(sess, tags, d)\n", (1, "saved_model.loader.load")),
     (b"tf.saved_model . load(sess, tags, d)\n", (1, "saved_model.load")),
+    (b"from tensorflow.python.saved_model import loader\nloader.load(sess, tags, d)\n", (2, "loader.load")),
     (b"loader = make_loader()\nitems = loader.loaded\n", None),
+    (b"images = self.loader.load(path)\n", None),  # a data loader, in a file that names no saved_model
     (b"tf.train.Saver().restore(sess, path)\n", None),
 ])
 def test_what_counts_as_importing_a_saved_graph(text, expected):
