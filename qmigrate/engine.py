@@ -473,14 +473,15 @@ def _analyse_either(path, source, options, module, edits, keep_helpers, parsed, 
         # first among equals, in this order), if it leaves fewer than the file as written.
         best = plain
         either_arm = record_arms.worth_looking(source)
+        tried_arms: List[FileAnalysis] = []  # the record_arms attempt that migrated less than asked
         for attempt in (_analyse_guarded, _analyse_arms, _analyse_zipped_arms) + (
-                (_analyse_record_arms,) if either_arm else ()) + (
+                (functools.partial(_analyse_record_arms, tried=tried_arms),) if either_arm else ()) + (
                 (_analyse_split_arms,) if split_arms.worth_looking(source) else ()):
             moved = attempt(path, source, options, module, keep_helpers, tree, foreign, handed, plain.imports)
             if moved is not None and _calls_left(moved) < _calls_left(best):
                 best = moved
         if either_arm:
-            _say_record_arms(best)
+            _say_record_arms(best, tried_arms[:1])
         if best is not plain:
             return best
         _say_kept_records(plain, keep_helpers or {})
@@ -505,18 +506,37 @@ def _say_kept_records(analysis: FileAnalysis, keep: Dict[str, str]) -> None:
                                           % (move.attrs[0], why))
 
 
-def _say_record_arms(analysis: FileAnalysis) -> None:
+_EITHER_ARM = ("its records come from either arm of the if/else at line %d, which qmigrate follows by making each "
+               "arm a whole chain (the queues an arm reads made in it, the code after the `if` up to the batching "
+               "copied into it), but %s")
+
+
+def _say_record_arms(analysis: FileAnalysis, tried: List[FileAnalysis] = ()) -> None:
     """The queue calls around an if/else whose arms each read the record the code after it batches,
-    left with no more than the plain chain reason, say why record_arms did not make each arm whole."""
+    left with no more than the plain chain reason, say why record_arms did not make each arm whole:
+    it could not move them, or (`tried`: the analysis of the module with the arms made whole,
+    reported at the lines as written) the chain of an arm stays for a reason of its own."""
     for statements, branch, why in record_arms.refusals(analysis.module, analysis.imports):
         line = analysis.positions.start(branch)[0]
         for stmt in statements:
             for call in cstutil.calls_of(stmt):
                 if analysis.reason_of(call) == _UNLINKED:
-                    analysis.reasons[id(call)] = (
-                        "its records come from either arm of the if/else at line %d, which qmigrate follows by "
-                        "making each arm a whole chain (the queues an arm reads made in it, the code after the "
-                        "`if` up to the batching copied into it), but %s" % (line, why))
+                    analysis.reasons[id(call)] = _EITHER_ARM % (line, why)
+    for moved in tried:
+        # The reasons the arms' chains gave, by line and rule: those of a call each arm holds a copy of.
+        said = {}
+        for rule, call, line, _ in moved.occurrences:
+            reason = moved.reason_of(call)
+            if reason is not None and reason != _UNLINKED and not reason.startswith("its records come from"):
+                said.setdefault((line, rule.code), reason)
+        for move in record_arms.find(analysis.module, analysis.imports):
+            line = analysis.positions.start(move.branch)[0]
+            for rule, call, at, _ in analysis.occurrences:
+                reason = analysis.reason_of(call)
+                found = said.get((at, rule.code))
+                if reason is not None and found is not None and found != reason and rule not in PLUMBING \
+                        and (reason == _UNLINKED or handbuilt.used_beyond(reason) or at > line):
+                    analysis.reasons[id(call)] = _EITHER_ARM % (line, "there: " + found)
 
 
 def _analyse_guarded(path: str, source: bytes, options: Options, module: cst.Module,
@@ -596,11 +616,13 @@ def _analyse_zipped_arms(path: str, source: bytes, options: Options, module: cst
 
 def _analyse_record_arms(path: str, source: bytes, options: Options, module: cst.Module,
                          keep_helpers: Optional[Dict[str, str]], tree: ast.Module, foreign: Optional["ForeignHelpers"],
-                         handed: Optional[handed_down.Handed], imports: ImportMap) -> Optional[FileAnalysis]:
+                         handed: Optional[handed_down.Handed], imports: ImportMap,
+                         tried: Optional[List[FileAnalysis]] = None) -> Optional[FileAnalysis]:
     """The analysis of the module with record_arms' moves made (the queues an if/else's arms read
     made in those arms, and the parsing and batching after it copied into each), keeping the moves
     of which the migration then rewrites every queue call of the arms and of the copies (None:
-    none). Positions as for _analyse_arms."""
+    none). Positions as for _analyse_arms. `tried` gets the first analysis, when it keeps fewer
+    moves than it made (its reasons say why an arm's chain stays)."""
     def make(moves):
         return record_arms.sink(module, moves)  # (new module, copies, each move's arms)
 
@@ -614,7 +636,7 @@ def _analyse_record_arms(path: str, source: bytes, options: Options, module: cst
         return found
 
     return _analyse_moving(path, source, options, module, keep_helpers, tree, foreign, handed,
-                           record_arms.find(module, imports), make, kept)
+                           record_arms.find(module, imports), make, kept, tried)
 
 
 def _analyse_split_arms(path: str, source: bytes, options: Options, module: cst.Module,
@@ -663,16 +685,19 @@ def _analyse_in_memory_rows(path: str, source: bytes, options: Options, module: 
 
 def _analyse_moving(path: str, source: bytes, options: Options, module: cst.Module,
                     keep_helpers: Optional[Dict[str, str]], tree: ast.Module, foreign: Optional["ForeignHelpers"],
-                    handed: Optional[handed_down.Handed], moves: List, make: Callable, kept: Callable
-                    ) -> Optional[FileAnalysis]:
+                    handed: Optional[handed_down.Handed], moves: List, make: Callable, kept: Callable,
+                    tried: Optional[List[FileAnalysis]] = None) -> Optional[FileAnalysis]:
     """The analysis of the module with `moves` made (`make(moves)`: the new module, its (new node,
     original) pairs for positions, and what `kept(analysis, moves, that)` needs to say which moves
-    to keep), retried with the moves kept until all are (None: none is)."""
+    to keep), retried with the moves kept until all are (None: none is). `tried` gets the first
+    analysis when it keeps fewer moves than it made."""
     old_at = _Positions(module, tree=tree)
     while moves:
         new_module, moved, made = make(moves)
         analysis = _analyse_moved(path, options, module, old_at, new_module, moved, keep_helpers, foreign, handed)
         keeping = kept(analysis, moves, made)
+        if tried is not None and not tried and len(keeping) < len(moves):
+            tried.append(analysis)
         if len(keeping) == len(moves):
             analysis.source, analysis.tree = source, tree  # the file as written, for the diff and summary
             analysis.queues_moved = True

@@ -511,9 +511,7 @@ class _QueueReader:
                                "make the dataset and its one-shot iterator here, and call the iterator's get_next() "
                                "in %s() in place of the dequeue" % stmt.name.value)
             else:
-                raise Declined("`%s` is used by `%s`, which a dataset has no counterpart for (one enqueue op, "
-                               "one QueueRunner and one dequeue are followed)"
-                               % (name, _short(self.source_of(_bare(stmt)))))
+                raise Declined(("`%s` is used by `%s`" + _USED_BEYOND) % (name, _short(self.source_of(_bare(stmt)))))
         if enqueue is None:
             raise Declined("it has no enqueue op in the same block (it is built in an if/else arm, or filled in "
                            "another function)")
@@ -700,15 +698,16 @@ class _QueueReader:
             return generic, ""
         header = "for %s in %s:" % (_short(self.source_of(loop.target)), _short(self.source_of(loop.iter)))
         reason = ("it is filled by the enqueue ops of a loop of readers (`%s`%s), one reader each on the same queue "
-                  "of files, which qmigrate does not follow into a hand-built queue yet"
-                  % (header, self._at_line(loop)))
+                  "of files" % (header, self._at_line(loop)))
         reader = reads[0].func.value.value
         made = [a.value for a in cstutil.nodes_of(loop.body, cst.Assign) if len(a.targets) == 1
                 and isinstance(a.targets[0].target, cst.Name) and a.targets[0].target.value == reader]
         if len(made) == 1 and isinstance(made[0], cst.Call) and not (
                 self.imports.resolve(made[0].func) or "").endswith("Reader"):
-            reason += ("; and its reader comes from `%s`, not a TensorFlow reader class, so which dataset reads its "
+            reason += (", and its reader comes from `%s`, not a TensorFlow reader class, so which dataset reads its "
                        "files cannot be seen" % _short(self.source_of(made[0])))
+        else:
+            reason += ", in a shape qmigrate does not follow into a hand-built queue"
         count = "n"
         if (isinstance(loop.iter, cst.Call) and isinstance(loop.iter.func, cst.Name) and loop.iter.func.value == "range"
                 and len(loop.iter.args) == 1):
@@ -1380,6 +1379,16 @@ def merge(stage: Optional[Batching], batching: Batching) -> Batching:
         seed=batching.seed if batching.shuffle_buffer else stage.seed,
         # The map runs the per-record code of both stages: with the batching's threads, else the queue's.
         num_threads=batching.num_threads or stage.num_threads)
+
+
+# The end of the reason of a queue whose block uses it for more than one enqueue op, QueueRunner and dequeue.
+_USED_BEYOND = ", which a dataset has no counterpart for (one enqueue op, one QueueRunner and one dequeue are followed)"
+
+
+def used_beyond(reason: str) -> bool:
+    """Whether `reason` is that of a queue its block uses for more (a statement qmigrate does not
+    read as one of its parts, such as an if/else whose arms fill and drain it)."""
+    return reason.endswith(_USED_BEYOND)
 
 
 NOT_FED = ("what it enqueues is not the record of a producer → reader chain in the same block (tensors from "

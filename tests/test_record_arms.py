@@ -102,3 +102,20 @@ def test_a_function_defined_in_another_is_its_own_scope(tmp_path):
     result, = api.migrate([str(path)], jobs=1)
     assert result.changed and not [d for d in result.diagnostics if not d.fixed]
     assert "Queue" not in result.new_source.decode()
+
+
+def test_a_reason_an_arm_chain_stays_for_is_said_of_the_calls_around_the_if(tmp_path):
+    """The arms made whole, a chain still stays (here: its per-record code makes a summary, which a
+    map function would take out of the program's summaries): the calls say that, not that the
+    queue is "used by" the if or "not part of a chain" (Inception's batch_inputs, whose image
+    preprocessing makes image summaries)."""
+    summary = "tf.summary.histogram('x', example['x'])\n    "
+    result = _migrated(tmp_path, after="example = tf.parse_single_example(value, {'x': tf.FixedLenFeature([3], "
+                                       "tf.float32)})\n    " + summary)
+    assert not result.changed
+    reasons = _reasons(result)
+    arms = [why for why in reasons if "either arm" in why]
+    assert arms and all("but there: the per-record code calls `tf.summary.histogram`" in why for why in arms)
+    assert not any("used by `if" in why or why.startswith("it is not part of") for why in reasons)
+    pool, = [d for d in result.diagnostics if d.code == "QM307" and "RandomShuffleQueue" in d.message]
+    assert "its records come from either arm of the if/else at line 8" in pool.message
