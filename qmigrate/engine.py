@@ -2818,6 +2818,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         if match.branch_batchings or match.branch_fallthrough:  # the arms' tails go into the `if` below
             texts = bindings + synth.head_statements(pipeline, tf, self.target)
         else:
+            pipeline = dataclasses.replace(pipeline, rows_repeat=synth.rows_repeatable(pipeline))
             texts = bindings + synth.dataset_statements(pipeline, tf, self.target)
         statements = [cstutil.parse_stage(text, config) for text in texts]
         leading = [line for line in batch.updated.leading_lines if line.comment is None]

@@ -415,8 +415,11 @@ def _migrate(module, imports, attrs_of, tree, mentioned, kept_captures, tf, targ
     map_index, consume, dataset = _split(init, before)
     config = module.config_for_parsing
     body = list(init.body.body)
-    held_lines = ["%s = %s.repeat(%s)" % (dataset, dataset, epochs or ""),
-                  "%s.%s = %s" % (self_name, held.queue, dataset)]
+    # The stages up to the map may repeat the rows already (a slice producer's shuffle_and_repeat).
+    repeated = any(".repeat(" in code or "shuffle_and_repeat(" in code
+                   for code in (module.code_for_node(stmt) for stmt in body[:map_index]))
+    held_lines = ([] if repeated else ["%s = %s.repeat(%s)" % (dataset, dataset, epochs or "")]) + [
+        "%s.%s = %s" % (self_name, held.queue, dataset)]
     if outcome.keeps_records:
         element = synth.next_element(Pipeline(FileSource(dataset), None, None, batching, dataset_name=dataset), tf,
                                      target)

@@ -192,3 +192,6 @@ class Pipeline:
     # loop's variable (`for thread_id in range(n)`): (n, the variable, the function choosing a
     # record's copy). The map function takes the variable last; record i goes through copy i % n.
     thread_copies: Optional[Tuple[str, str, str]] = None
+    # A slice producer's shuffle of the rows repeats them too (shuffle_and_repeat at the source,
+    # synth.rows_repeatable): set where the whole dataset is written at once, head and tail.
+    rows_repeat: bool = False

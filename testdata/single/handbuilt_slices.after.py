@@ -11,9 +11,8 @@ def sliced(images, labels, batch_size):
         return image, label
 
     dataset = tf.data.Dataset.from_tensor_slices((images, labels))
-    dataset = dataset.shuffle(tf.shape(images, out_type=tf.int64)[0])
+    dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(tf.shape(images, out_type=tf.int64)[0], 1))
     dataset = dataset.map(parse_record, num_parallel_calls=2)
-    dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(16, 1))
     dataset = dataset.batch(batch_size)
     dataset = dataset.prefetch(1)
     return list(dataset.make_one_shot_iterator().get_next())

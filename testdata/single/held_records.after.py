@@ -30,9 +30,10 @@ class ImageReader(object):
         # evaluation reads in order
         dataset = tf.data.Dataset.from_tensor_slices((self.paths, self.labels))
         if num_epochs is None:
-            dataset = dataset.shuffle(tf.shape(self.paths, out_type=tf.int64)[0])
+            dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(tf.shape(self.paths, out_type=tf.int64)[0], num_epochs))
+        else:
+            dataset = dataset.repeat(num_epochs)
         dataset = dataset.map(parse_record)
-        dataset = dataset.repeat(num_epochs)
         self.queue = dataset
         self.image, self.label = dataset.make_one_shot_iterator().get_next()
 

@@ -21,8 +21,7 @@ def sliced_rows(pattern_files, batch_size):
 def sliced_pairs(pattern_files, batch_size):
     labels = tf.constant([index % 10 for index in range(len(pattern_files))], dtype=tf.int64)
     dataset_2 = tf.data.Dataset.from_tensor_slices((pattern_files, labels))
-    dataset_2 = dataset_2.shuffle(tf.shape(pattern_files, out_type=tf.int64)[0], seed=5)
-    dataset_2 = dataset_2.apply(tf.contrib.data.shuffle_and_repeat(10, 2))
+    dataset_2 = dataset_2.apply(tf.contrib.data.shuffle_and_repeat(tf.shape(pattern_files, out_type=tf.int64)[0], 2, seed=5))
     dataset_2 = dataset_2.batch(batch_size)
     dataset_2 = dataset_2.prefetch(1)
     paths, label_batch = dataset_2.make_one_shot_iterator().get_next()

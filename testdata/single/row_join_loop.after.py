@@ -13,9 +13,8 @@ def image_batches(pattern_files, batch_size, threads=3):
         return image
 
     dataset = tf.data.Dataset.from_tensor_slices(pattern_files)
-    dataset = dataset.shuffle(tf.shape(pattern_files, out_type=tf.int64)[0])
+    dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(tf.shape(pattern_files, out_type=tf.int64)[0], 1))
     dataset = dataset.map(parse_record, num_parallel_calls=threads)
-    dataset = dataset.repeat(1)
     dataset = dataset.batch(batch_size)
     dataset = dataset.prefetch(1)
     return dataset.make_one_shot_iterator().get_next()

@@ -17,9 +17,8 @@ class LabelledImages(object):
 
         # Rows of (path, label), shuffled every epoch.
         dataset = tf.data.Dataset.from_tensor_slices((self.paths, self.labels))
-        dataset = dataset.shuffle(tf.shape(self.paths, out_type=tf.int64)[0], seed=3)
+        dataset = dataset.apply(tf.contrib.data.shuffle_and_repeat(tf.shape(self.paths, out_type=tf.int64)[0], num_epochs, seed=3))
         dataset = dataset.map(parse_record, num_parallel_calls=2)
-        dataset = dataset.repeat(num_epochs)
         dataset = dataset.batch(batch_size)
         dataset = dataset.prefetch(1)
         return list(dataset.make_one_shot_iterator().get_next())
