@@ -21,9 +21,11 @@ one (TF 1.8's dequeue_many gives back a lone tensor). The statements that only c
 batching go with it (helpers.migrate_batch_helper).
 
 A flag computed at run time (`shuffle=split == 'train'`) picks no arm when qmigrate reads the
-call: `runtime_choice` accepts it when the two arms batch alike except for the record shuffle,
+call: `runtime_choice` accepts it when the two arms batch alike except for the record shuffle
+(and, for one of them, keeping the last, smaller batch: the evaluation arm of a training helper),
 and the flag is a test of names, attributes and literals (it is evaluated again where the batch
-is made: the same value, as nothing runs between). The dataset then shuffles under that test.
+is made: the same value, as nothing runs between). The dataset then shuffles under that test,
+and keeps the last batch under the test of the arm that kept it.
 """
 import dataclasses
 from typing import List, Optional, Tuple
@@ -165,14 +167,24 @@ def given_test(function: cst.FunctionDef, flag: str, arguments) -> bool:
 
 def runtime_choice(first, second, test_source: str) -> Tuple[Optional[object], str]:
     """(one batching that shuffles under `test_source` when the flag's arm `first` shuffles and
-    `second` does not, None and why otherwise). `first`/`second`: model.Batching of the if arm and
-    of the other arm."""
+    `second` does not, None and why otherwise; an arm that alone keeps the last, smaller batch
+    keeps it under its test). `first`/`second`: model.Batching of the if arm and of the other arm."""
     if first.shuffle_condition or second.shuffle_condition:
         return None, "its arms already shuffle under a test of their own"
     if (first.shuffle_buffer is None) == (second.shuffle_buffer is None):
         return None, "its two arms batch differently in more than whether they shuffle the records"
     negated = "not %s" % test_source if test_source.replace(".", "").isidentifier() else "not (%s)" % test_source
-    shuffling, plain, test = (first, second, test_source) if first.shuffle_buffer else (second, first, negated)
-    if dataclasses.replace(shuffling, shuffle_buffer=None, seed=None) != plain:
+    shuffling, plain, test, plain_test = (first, second, test_source, negated) if first.shuffle_buffer else (
+        second, first, negated, test_source)
+    # One arm may also keep the last, smaller batch where the other drops it (evaluation batches
+    # whole epochs with allow_smaller_final_batch=True): the batch stage tests it the same way.
+    keep, other = shuffling.allow_smaller_final_batch, plain.allow_smaller_final_batch
+    allow = keep
+    if keep != other:
+        if not (isinstance(keep, bool) and isinstance(other, bool)):
+            return None, "its two arms batch differently in more than whether they shuffle the records"
+        allow = test if keep else plain_test
+    if dataclasses.replace(shuffling, shuffle_buffer=None, seed=None, allow_smaller_final_batch=allow) != \
+            dataclasses.replace(plain, allow_smaller_final_batch=allow):
         return None, "its two arms batch differently in more than whether they shuffle the records"
-    return dataclasses.replace(shuffling, shuffle_condition=test), ""
+    return dataclasses.replace(shuffling, shuffle_condition=test, allow_smaller_final_batch=allow), ""

@@ -327,6 +327,11 @@ CASES = [
      ("forever", 50)),
     ("dequeued_ids", "labelled_paths", lambda d: dict(paths=["path/%d" % i for i in range(37)], batch_size=5), 37,
      "epoch"),
+    # A batching helper's arms, chosen by the caller's flag: evaluation keeps one epoch of 50 in
+    # batches of 8 (the last of 2); training shuffles, 20 batches.
+    ("helper_arms_epochs", "inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=8, train=False,
+                                                    num_epochs=1), 50, "epoch"),
+    ("helper_arms_epochs", "inputs", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 160, ("forever", 50)),
     # The ids batched as they are: batch([t]) gives the tensor itself, not a list of one.
     ("dequeued_ids", "id_batches", lambda d: dict(ids=["id%d" % i for i in range(23)], batch_size=4, epochs=2), 46,
      "epoch"),
