@@ -592,15 +592,16 @@ def _saved_graph_loaders(program: Program) -> Dict[str, Tuple[int, str, Optional
 
 def _saved_graph_for(path: str, loaders: Dict[str, Tuple[int, str, Optional[str]]], program: Program) -> Optional[str]:
     """Why the file's queue runners stay for a saved graph the program imports (None: no such
-    graph): the file imports one, or refers to the function that does (Program.refers: its own
-    function of that name is not it; one at module level: the file imports its module, directly
-    or not). The runners a start call starts are those of its session's graph: a library that
+    graph): the file imports one, or imports the module of a function that does, directly or not,
+    and refers to that function (Program.refers: its own function of that name is not it; an
+    import at module level: importing the module is enough). The runners a start call starts are those of its session's graph: a library that
     imports a graph into a graph of its own, called by no code of the file, keeps no runner of it."""
     if path in loaders:
         return saved_graphs.reason(*loaders[path][:2])
     folder = os.path.dirname(path)
     for loader, (line, what, holder) in sorted(loaders.items()):
-        if (program.refers(path, holder) if holder is not None else loader in program.closure(path, partial=True)):
+        # (the file imports the loader's module, directly or not: a function of that name elsewhere is not it)
+        if loader in program.closure(path, partial=True) and (holder is None or program.refers(path, holder)):
             return saved_graphs.reason(line, what, os.path.relpath(loader, folder) + ":", holder)
     return None
 

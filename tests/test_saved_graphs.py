@@ -175,3 +175,19 @@ def test_the_restored_pipeline_runs_in_the_migrated_program(tmp_path):
                           stderr=subprocess.PIPE, universal_newlines=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split("\n")[:3] == ["[0, 1, 2, 3]", "[4, 5, 6, 7]", "[0, 1, 2, 3]"]
+
+
+def test_a_function_of_the_same_name_in_a_module_the_file_does_not_import_is_not_it(tmp_path):
+    # serving.py's inference() imports a saved graph; train.py calls its own model's inference().
+    _write(tmp_path, {
+        "inputs.py": INPUTS,
+        "serving.py": "import tensorflow as tf\n\n\ndef inference(sess, path):\n"
+                      "    return tf.saved_model.loader.load(sess, ['serve'], path)\n",
+        "model.py": "import tensorflow as tf\n\n\ndef inference(x):\n    return tf.layers.dense(x, 1)\n",
+        "train.py": "import tensorflow as tf\n\nimport inputs\nimport model\n\n\ndef main(files):\n"
+                    "    batch = model.inference(inputs.batches(files, 4))\n    with tf.Session() as sess:\n"
+                    "        tf.train.start_queue_runners(sess=sess)\n        sess.run(batch)\n",
+    })
+    results = _run(tmp_path)
+    assert not _kept(results["train.py"])
+    assert "start_queue_runners" not in results["train.py"].new_source.decode()
