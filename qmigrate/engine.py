@@ -531,11 +531,14 @@ def _say_record_arms(analysis: FileAnalysis, tried: List[FileAnalysis] = ()) -> 
                 said.setdefault((line, rule.code), reason)
         for move in record_arms.find(analysis.module, analysis.imports):
             line = analysis.positions.start(move.branch)[0]
+            end = analysis.positions.span(move.tail[-1] if move.tail else move.branch)[2]
             for rule, call, at, _ in analysis.occurrences:
                 reason = analysis.reason_of(call)
                 found = said.get((at, rule.code))
+                # the calls of the if and of the code up to the batching, and the queues before it
+                # whose reason is the plain chain's or their use by the if
                 if reason is not None and found is not None and found != reason and rule not in PLUMBING \
-                        and (reason == _UNLINKED or handbuilt.used_beyond(reason) or at > line):
+                        and (line < at <= end or reason == _UNLINKED or handbuilt.used_beyond(reason)):
                     analysis.reasons[id(call)] = _EITHER_ARM % (line, "there: " + found)
 
 
