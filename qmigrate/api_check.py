@@ -1,4 +1,6 @@
-"""QM906: the `tf.*` names a module uses that its target TensorFlow version does not have.
+"""QM906: the `tf.*` names a module uses that its target TensorFlow version does not have, and
+the calls it spells with a signature TensorFlow 1.0 changed (`tf.concat(2, values)`), which fail
+there as a missing name does (SIGNATURES).
 
 A name is judged by the target's symbol table (`SymbolTable.first_missing`): only names under the
 namespaces the table walked completely. Each reference is reported where it is written: an
@@ -38,6 +40,62 @@ RENAMED = {
 }
 
 
+def _int_literal(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        node = node.expression
+    return isinstance(node, cst.Integer)
+
+
+def _positional(call: cst.Call) -> List[cst.BaseExpression]:
+    return [arg.value for arg in call.args if arg.keyword is None and not arg.star]
+
+
+def _keywords(call: cst.Call) -> set:
+    return {arg.keyword.value for arg in call.args if arg.keyword is not None}
+
+
+def _old_concat(call: cst.Call) -> Optional[str]:
+    given = _positional(call)
+    if "concat_dim" in _keywords(call) or (len(given) >= 2 and _int_literal(given[0])):
+        return "TensorFlow 0.x's tf.concat(concat_dim, values); 1.0 made it tf.concat(values, axis)"
+    return None
+
+
+def _old_split(call: cst.Call) -> Optional[str]:
+    given = _positional(call)
+    if _keywords(call) & {"split_dim", "num_split"} or (len(given) >= 3 and _int_literal(given[0])):
+        return ("TensorFlow 0.x's tf.split(split_dim, num_split, value); 1.0 made it tf.split(value, "
+                "num_or_size_splits, axis)")
+    return None
+
+
+def _positional_losses(call: cst.Call) -> Optional[str]:
+    if _positional(call):
+        return "given positional arguments: since TensorFlow 1.0 it takes only named ones (labels=, logits=)"
+    return None
+
+
+def _old_resize(call: cst.Call) -> Optional[str]:
+    # (a height given as a number: 1.x's size is a list or a tensor; a name could be either)
+    given = _positional(call)
+    if (len(given) >= 3 and _int_literal(given[1])) or _keywords(call) & {"new_height", "new_width"}:
+        return ("TensorFlow 0.x's tf.image.resize_images(images, new_height, new_width); 1.0 made it "
+                "resize_images(images, size)")
+    return None
+
+
+# Calls whose signature TensorFlow 1.0 changed (every target has the 1.0 one): spelled the old way,
+# they fail on the target with a TypeError or ValueError, as a missing name fails.
+SIGNATURES = {
+    "tensorflow.concat": _old_concat,
+    "tensorflow.split": _old_split,
+    "tensorflow.nn.softmax_cross_entropy_with_logits": _positional_losses,
+    "tensorflow.nn.sparse_softmax_cross_entropy_with_logits": _positional_losses,
+    "tensorflow.nn.sigmoid_cross_entropy_with_logits": _positional_losses,
+    "tensorflow.image.resize_images": _old_resize,
+}
+
+
 def applies(occurrences, edits, wants) -> bool:
     """Looked for in modules with queue code (notes aside) or tower edits, when QM906 is wanted."""
     return wants(ApiNotInTarget.code) and (bool(edits) or any(not rule.note for rule, _, _, _ in occurrences))
@@ -74,8 +132,12 @@ def _reported(table: SymbolTable, full_name: Optional[str]) -> bool:
 def _any_in_tree(tree: ast.AST, imports: ImportMap, table: SymbolTable) -> bool:
     """Whether _Scan would find anything. Inner chains are judged too (ast.walk cannot prune);
     a chain's prefix missing implies the chain is, so the answer is the same."""
-    for node in astindex.nodes(tree, ast.Attribute, ast.Import, ast.ImportFrom):
-        if isinstance(node, ast.Attribute):
+    for node in astindex.nodes(tree, ast.Attribute, ast.Import, ast.ImportFrom, ast.Call):
+        if isinstance(node, ast.Call):
+            spelled = ast_dotted(node.func)
+            if spelled is not None and imports.resolve_dotted(spelled) in SIGNATURES:
+                return True  # a call whose signature 1.0 changed: the scan tells how it is spelled
+        elif isinstance(node, ast.Attribute):
             spelled = ast_dotted(node)
             if spelled is not None and _judged(imports, table, spelled):
                 return True
@@ -146,6 +208,14 @@ class _Scan(cst.CSTVisitor):
             name = dotted(alias.name)
             self._check(alias, base + "." + name if name else None, "%s.%s" % (base, name))
         return False
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        spelled = dotted(node.func)
+        checker = SIGNATURES.get(self.imports.resolve_dotted(spelled)) if spelled else None
+        why = checker(node) if checker is not None else None
+        if why:
+            self.found.append((node, "%s(...) is %s" % (spelled, why)))
+        return True
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         spelled = dotted(node)

@@ -11,7 +11,12 @@ class ApiNotInTarget(Rule):
     before that, such as `tf.image.per_image_whitening` (gone since TF 1.0), can run under no
     version at all. The same holds for names that came after the target (`tf.compat.v1` on 1.8) or
     left before it (`tf.contrib`, `tf.placeholder` on 2.x). Each such reference is reported where it
-    is written, with the name that replaced it when that is known for sure.
+    is written, with the name that replaced it when that is known for sure. So is a call spelled with
+    a signature TensorFlow 1.0 changed, which fails on every target as a missing name does (measured
+    under 1.8): `tf.concat(2, values)` (now `tf.concat(values, axis)`), `tf.split(split_dim,
+    num_split, value)` (now `tf.split(value, num_or_size_splits, axis)`),
+    `tf.image.resize_images(images, height, width)` (now a size), and the cross-entropy losses
+    given positional arguments (now named only).
 
     ## Fix safety
     Manual: reported, never changed. It fails a check like any finding left in the code; it is only

@@ -116,3 +116,27 @@ def test_the_fast_precheck_agrees_with_the_scan_on_every_golden_and_target():
             assert api_check.find(module, imports, target, tree) == scanned, (path, target.version)
             seen += bool(scanned)
     assert seen > 20  # most goldens use TF 1.x names that 2.x lacks
+
+
+def test_calls_spelled_with_a_signature_tensorflow_1_0_changed_are_reported():
+    """Each fails on every target (measured under TF 1.8: TypeError for concat and split,
+    ValueError for the cross entropy and resize_images); the 1.0 spellings pass."""
+    found = _findings(_with_pipeline("""
+        import tensorflow as tf
+
+        a = tf.concat(1, [x, y])
+        b = tf.split(split_dim=0, num_split=2, value=a)
+        c = tf.split(0, 2, a)
+        d = tf.nn.softmax_cross_entropy_with_logits(logits, labels)
+        e = tf.image.resize_images(image, 8, 8)
+        fine = [tf.concat([x, y], 1), tf.split(a, 2, 0), tf.image.resize_images(image, [8, 8], 1, False),
+                tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits), tf.concat(-1, [x])]
+        """))
+    said = {line: message for line, _, message in found}
+    assert sorted(said) == [3, 4, 5, 6, 7, 9]
+    assert "tf.concat(...) is TensorFlow 0.x's tf.concat(concat_dim, values)" in said[3]
+    assert "tf.split(...) is TensorFlow 0.x's tf.split(split_dim, num_split, value)" in said[4]
+    assert said[5] == said[4]
+    assert "takes only named ones (labels=, logits=)" in said[6]
+    assert "resize_images(images, size)" in said[7]
+    assert "concat_dim" in said[9]  # `tf.concat(-1, [x])`: an integer first is the 0.x order
