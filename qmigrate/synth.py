@@ -86,11 +86,8 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         # `shuffle(rows).repeat()` would read every row into its buffer again before the first
         # batch of each epoch (a pause at every epoch boundary, measured: 284 ms against 11 ms for
         # 50,000 CIFAR-sized rows under TF 1.8).
-        stages = _shuffle_and_repeat(ds, size, source.num_epochs, source.seed, tf, target)
-        if source.shuffle is True:
-            out.extend(stages)
-        else:  # the producer's own Python test of its `shuffle` argument, made here
-            out.append(_when(source.shuffle, stages, ["%s = %s.repeat(%s)" % (ds, ds, source.num_epochs or "")]))
+        # (under the producer's own Python test of its `shuffle` argument, made here, if it has one)
+        out.extend(_shuffled_and_repeated(ds, source.shuffle, size, source.num_epochs, source.seed, tf, target))
     elif source.shuffle and not getattr(source, "held", False):
         # Like the producers: a new order every epoch (shuffle over all of it, before repeat).
         seed = "seed=%s" % source.seed if source.seed else ""
@@ -129,12 +126,7 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         if pipeline.sharding and pipeline.sharding.split_buffer:
             comment = "# The towers shared one common queue: each shard keeps its share.\n"
             buffer = "max(%s // %s, 1)" % (_operand(buffer), _operand(pipeline.sharding.num_shards))
-        stages = _shuffle_and_repeat(ds, buffer, source.num_epochs, seed, tf, target)
-        if test is True:
-            out.extend([comment + stages[0]] + stages[1:])
-        else:
-            out.append(comment + "if %s:\n%s\nelse:\n    %s = %s.repeat(%s)" % (
-                test, "\n".join("    " + line for line in stages), ds, ds, source.num_epochs or ""))
+        out.extend(_shuffled_and_repeated(ds, test, buffer, source.num_epochs, seed, tf, target, comment))
 
     function = pipeline.record_function
     if function is not None and pipeline.thread_copies is not None:
@@ -245,13 +237,9 @@ def tail_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
             # memory, the first fill and the span of records mixed stay those of the queue.
             comment = "# The towers shared one shuffle buffer: each shard keeps its share.\n"
             buffer = "max(%s // %s, 1)" % (_operand(buffer), _operand(pipeline.sharding.num_shards))
-        stages = _shuffle_and_repeat(ds, buffer, source.num_epochs, batching.seed, tf, target)
-        if batching.shuffle_condition:
-            # A queue helper's shuffling queue made only when its caller's test held: tested again here.
-            repeat = "%s = %s.repeat(%s)" % (ds, ds, source.num_epochs or "")
-            out.append(comment + _when(batching.shuffle_condition, stages, [repeat]))
-        else:
-            out.extend([comment + stages[0]] + stages[1:])
+        # (a queue helper's shuffling queue made only when its caller's test held: tested again here)
+        out.extend(_shuffled_and_repeated(ds, batching.shuffle_condition or True, buffer, source.num_epochs,
+                                          batching.seed, tf, target, comment))
     else:
         stage("repeat(%s)" % (source.num_epochs or ""))
 
@@ -415,6 +403,16 @@ def keyed_records(reader, tf: str, target: Target) -> str:
         length=target.byte_length(tf, "record"))
 
 
+def _shuffled_and_repeated(ds: str, test: Union[bool, str], buffer: str, epochs, seed, tf: str, target: Target,
+                           comment: str = "") -> List[str]:
+    """_shuffle_and_repeat's stages, under `if test:` with a plain repeat in the else when `test` is
+    the source of a test (True: always); `comment` opens the first statement."""
+    stages = _shuffle_and_repeat(ds, buffer, epochs, seed, tf, target)
+    if test is True:
+        return [comment + stages[0]] + stages[1:]
+    return [comment + _when(test, stages, ["%s = %s.repeat(%s)" % (ds, ds, epochs or "")])]
+
+
 def _shuffle_and_repeat(ds: str, buffer: str, epochs, seed, tf: str, target: Target) -> List[str]:
     """Shuffle within a buffer and repeat, without emptying the buffer at epoch ends.
 
@@ -505,13 +503,9 @@ def range_statements(limit: str, epochs, shuffle: Union[bool, str], seed, target
     """
     size = "%s.cast(%s, %s.int64)" % (tf, limit, tf)
     out = ["%s = %s.data.Dataset.range(%s)" % (ds, tf, size)]
-    if shuffle is True:
+    if shuffle:
         # A new permutation every epoch, as the producer's, the next one drawn while this one drains.
-        out.extend(_shuffle_and_repeat(ds, size, epochs, seed, tf, target))
-    elif shuffle:
-        out.append("if %s:\n%s\nelse:\n    %s = %s.repeat(%s)" % (
-            shuffle, "\n".join("    " + line for line in _shuffle_and_repeat(ds, size, epochs, seed, tf, target)),
-            ds, ds, epochs or ""))
+        out.extend(_shuffled_and_repeated(ds, shuffle, size, epochs, seed, tf, target))
     else:
         out.append("%s = %s.repeat(%s)" % (ds, ds, epochs or ""))
     if taken is not None and taken.batch is not None:
