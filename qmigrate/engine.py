@@ -506,9 +506,9 @@ def _say_kept_records(analysis: FileAnalysis, keep: Dict[str, str]) -> None:
                                           % (move.attrs[0], why))
 
 
-_EITHER_ARM = ("its records come from either arm of the if/else at line %d, which qmigrate follows by making each "
-               "arm a whole chain (the queues an arm reads made in it, the code after the `if` up to the batching "
-               "copied into it), but %s")
+_EITHER_ARM_START = "its records come from either arm of the if/else at line"
+_EITHER_ARM = (_EITHER_ARM_START + " %d, which qmigrate follows by making each arm a whole chain (the queues an "
+               "arm reads made in it, the code after the `if` up to the batching copied into it), but %s")
 
 
 def _say_record_arms(analysis: FileAnalysis, tried: List[FileAnalysis] = ()) -> None:
@@ -527,7 +527,7 @@ def _say_record_arms(analysis: FileAnalysis, tried: List[FileAnalysis] = ()) -> 
         said = {}
         for rule, call, line, _ in moved.occurrences:
             reason = moved.reason_of(call)
-            if reason is not None and reason != _UNLINKED and not reason.startswith("its records come from"):
+            if reason is not None and reason != _UNLINKED and not reason.startswith(_EITHER_ARM_START):
                 said.setdefault((line, rule.code), reason)
         for move in record_arms.find(analysis.module, analysis.imports):
             line = analysis.positions.start(move.branch)[0]

@@ -220,26 +220,26 @@ def _carried(call: cst.Call, function: _Function, line_of) -> Optional[Reason]:
     for ret in function.returns:
         if ret.value is not None:
             returned |= set(cstutil.name_uses(ret.value).loads)
-    # Kept on the object for its other methods' callers (`self.init_ops = init_ops`): handed out too.
-    kept = {assign.value.value: _code(assign.targets[0].target) for assign in function.assigns
-            if len(assign.targets) == 1 and isinstance(assign.value, cst.Name)
-            and isinstance(assign.targets[0].target, cst.Attribute)
-            and isinstance(assign.targets[0].target.value, cst.Name) and assign.targets[0].target.value.value == "self"}
-    returned |= set(kept)
     primed = any(op.func.attr.value == "enqueue_many" for _, op in ops)
-    if primed:
-        # A buffer primed where it is built: ops kept on the object in a list beside the model's
-        # outputs (`self.out_ops = [h, push]`), and the priming run there (`sess.run(init)`).
-        for assign in function.assigns:
-            target = assign.targets[0].target if len(assign.targets) == 1 else None
-            if (isinstance(assign.value, (cst.List, cst.Tuple)) and isinstance(target, cst.Attribute)
-                    and isinstance(target.value, cst.Name) and target.value.value == "self"):
-                for element in assign.value.elements:
-                    if isinstance(element.value, cst.Name):
-                        kept.setdefault(element.value.value, _code(target))
-        returned |= set(kept)
-    run_here = {c.args[0].value.value for c in function.calls if primed and isinstance(c.func, cst.Attribute)
-                and c.func.attr.value == "run" and c.args and isinstance(c.args[0].value, cst.Name)}
+    # Kept on the object for its other methods' callers (`self.init_ops = init_ops`): handed out
+    # too; and, for a buffer primed where it is built, the ops it keeps in a list beside the
+    # model's outputs (`self.out_ops = [h, push]`), its priming run there (`sess.run(init)`).
+    kept: Dict[str, str] = {}
+    for assign in function.assigns:
+        target = assign.targets[0].target if len(assign.targets) == 1 else None
+        if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                and target.value.value == "self"):
+            continue
+        if isinstance(assign.value, cst.Name):
+            kept[assign.value.value] = _code(target)
+        elif primed and isinstance(assign.value, (cst.List, cst.Tuple)):
+            for element in assign.value.elements:
+                if isinstance(element.value, cst.Name):
+                    kept.setdefault(element.value.value, _code(target))
+    returned |= set(kept)
+    run_here = {c.args[0].value.value for c in function.calls if isinstance(c.func, cst.Attribute)
+                and c.func.attr.value == "run" and c.args and isinstance(c.args[0].value, cst.Name)} \
+        if primed else set()
     # An op appended to a list the function returns (`init_ops.append(init)`, one queue per loop
     # pass) is returned too.
     lists = {}
