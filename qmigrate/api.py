@@ -639,22 +639,27 @@ def _explain_kept_plumbing(results: Dict[str, FileResult], program: Program, mig
                    "in modules not among them) still need them")
         elif path in building or _queue_code_left(result):
             why = "queue code is left in this file"
-        elif _saved_graph_for(path, loaders, program) is not None:
-            why = _saved_graph_for(path, loaders, program)  # (asked again only for a kept finding)
         else:
-            program_files = reach(reach([path], program.importers), lambda p: program.imported(p, partial=True))
-            left = sorted((d for other in building if other != path and other in results
-                           and standing.get(other, {other}) & program_files
-                           for d in _queue_code_left(results[other])), key=Diagnostic.sort_key)
-            if left:
-                why = "queue code is left in a file of its program: %s:%d (%s)" % (
-                    os.path.relpath(left[0].path, os.path.dirname(path)), left[0].line, left[0].code)
-            else:
-                why = ("queue code is left in the run, in a module a file of its program may load by name at run "
-                       "time (importlib, imp, runpy)")
+            why = _saved_graph_for(path, loaders, program) or _program_queue_reason(path, results, program,
+                                                                                    building, standing)
         results[path] = dataclasses.replace(result, diagnostics=tuple(
             dataclasses.replace(d, message=d.message.replace(engine.PLUMBING_KEPT, why)) if d in kept else d
             for d in result.diagnostics))
+
+
+def _program_queue_reason(path: str, results: Dict[str, FileResult], program: Program, building: Set[str],
+                          standing: Dict[str, Set[str]]) -> str:
+    """Why a file's runners stay for its program: the first queue code left in a file whose queues
+    a file of its program builds (`standing`), or, with none, a module it may load by name."""
+    program_files = reach(reach([path], program.importers), lambda p: program.imported(p, partial=True))
+    left = sorted((d for other in building if other != path and other in results
+                   and standing.get(other, {other}) & program_files
+                   for d in _queue_code_left(results[other])), key=Diagnostic.sort_key)
+    if left:
+        return "queue code is left in a file of its program: %s:%d (%s)" % (
+            os.path.relpath(left[0].path, os.path.dirname(path)), left[0].line, left[0].code)
+    return ("queue code is left in the run, in a module a file of its program may load by name at run time "
+            "(importlib, imp, runpy)")
 
 
 _PLUMBING_CODES = frozenset(rule.code for rule in engine.PLUMBING)
