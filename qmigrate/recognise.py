@@ -634,6 +634,9 @@ class _BlockRecogniser:
                           "that a one-shot iterator cannot capture once it is named in the arms")
         _, tests, fallthrough = if_chain(stmt)
         arm_lines = [[] for _ in arms]  # per arm: the statements naming its values
+        # The first arm's arguments replaced all at once, by identity (a transformer's pass makes
+        # every node anew: a second pass would find none of the first call's), then those it left out.
+        replaced, added = {}, []
         for key in differ:
             values = [others[at][key] for at in range(len(arms))]
             if key in bounds[0] and len(arms) == 2 and not fallthrough and sorted(values) == [
@@ -642,17 +645,19 @@ class _BlockRecogniser:
                 test = _code(tests[0])
                 if values[0] != "True":
                     test = "not %s" % (test if isinstance(tests[0], (cst.Name, cst.Attribute)) else "(%s)" % test)
-                call = cstutil.replace_node(call, bounds[0][key], cst.parse_expression(test))
+                replaced[id(bounds[0][key])] = cst.parse_expression(test)
                 continue
             named = self.names.fresh("filenames" if key == "string_tensor" else key)
             for at, other in enumerate(others):
                 arm_lines[at].append("%s = %s\n" % (named, other[key]))
             if key in bounds[0]:
-                call = cstutil.replace_node(call, bounds[0][key], cst.Name(named))
+                replaced[id(bounds[0][key])] = cst.Name(named)
             else:
-                call = call.with_changes(args=list(call.args) + [cst.Arg(
-                    cst.Name(named), keyword=cst.Name(key), equal=cst.AssignEqual(
-                        cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))])
+                added.append(cst.Arg(cst.Name(named), keyword=cst.Name(key), equal=cst.AssignEqual(
+                    cst.SimpleWhitespace(""), cst.SimpleWhitespace(""))))
+        call = call.visit(_ReplaceByIdentity(replaced)) if replaced else call
+        if added:
+            call = call.with_changes(args=list(call.args) + added)
         if not any(arm_lines):  # the arms made one producer: nothing is left for them to name
             return name, rule, call, arm_calls, None
         arm_values = {id(arm_stmt): cst.FlattenSentinel([

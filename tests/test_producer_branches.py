@@ -7,7 +7,7 @@ from qmigrate import api
 SHAPE = '''import tensorflow as tf
 
 
-def inputs(files, batch_size, train):
+def inputs(files, batch_size, train, seed=None):
     if train:
         queue = tf.train.string_input_producer({first})
     else:
@@ -53,3 +53,18 @@ def test_an_argument_given_in_one_arm_only_without_a_default_keeps_the_producer(
     assert not result.changed
     found = [d for d in result.diagnostics if d.code == "QM101"]
     assert found and all("differ in `name=`, given in some arms only" in d.message for d in found)
+
+
+def test_a_shuffle_test_beside_other_arguments_the_arms_name_keeps_its_test(tmp_path):
+    # Every argument the arms give differently is replaced in one pass: the shuffle's test is not
+    # lost to the seed's or the epochs' names (it was: the eval arm's files came shuffled).
+    new = _migrated(tmp_path, "files, shuffle=True, seed=seed", "files, shuffle=False, num_epochs=1"
+                    ).new_source.decode()
+    assert "    if train:\n        dataset = dataset.shuffle(tf.size(files, out_type=tf.int64), seed=seed_2)\n" in new
+    assert "        num_epochs = None\n        seed_2 = seed\n" in new and "        num_epochs = 1\n        seed_2 = None\n" in new
+
+
+def test_literal_seeds_of_each_arm_are_both_named(tmp_path):
+    new = _migrated(tmp_path, "files, seed=7", "files, seed=8").new_source.decode()
+    assert "        seed = 7\n" in new and "        seed = 8\n" in new
+    assert "dataset.shuffle(tf.size(files, out_type=tf.int64), seed=seed)" in new

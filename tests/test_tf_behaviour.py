@@ -147,6 +147,10 @@ CASES = [
      50, "epoch"),
     ("producer_in_branches", "train_or_eval", lambda d: dict(files=_files(d, "dict_*"), batch_size=5, train=True),
      100, ("forever", 50)),
+    # The shuffle's test kept beside the seed and epochs the arms name: the eval arm reads its files
+    # in order, and drops the same partial batch as the queue (50 examples in batches of 8: the last 2).
+    ("producer_in_branches", "seeded_train_or_eval", lambda d: dict(files=_files(d, "dict_*"), batch_size=8,
+                                                                    train=False), 48, "epoch"),
     ("reader_loops", "looped_rows", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=8), 90, "epoch"),
     ("reader_loops", "shuffled_records", lambda d: dict(files=_files(d, "dict_*"), batch_size=8), 100, "epoch"),
     ("reader_loops", "parsed_by_helper", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=7), 90, "epoch"),

@@ -84,3 +84,28 @@ def train_or_eval(files, batch_size, train):
   dataset_3 = dataset_3.batch(batch_size)
   dataset_3 = dataset_3.prefetch(1)
   return list(dataset_3.make_one_shot_iterator().get_next())
+
+
+def seeded_train_or_eval(files, batch_size, train, seed=None):
+  # The arms differ in the shuffle, its seed and the epochs: one ordered pass for evaluation, whose
+  # last partial batch is always the same examples, dropped.
+  if train:
+    num_epochs_3 = None
+    seed_2 = seed
+  else:
+    num_epochs_3 = 1
+    seed_2 = None
+
+  def parse_record_4(serialized):
+    x, example_id = _parse(serialized)
+    return x, example_id
+
+  dataset_4 = tf.data.Dataset.from_tensor_slices(files)
+  if train:
+    dataset_4 = dataset_4.shuffle(tf.size(files, out_type=tf.int64), seed=seed_2)
+  dataset_4 = dataset_4.flat_map(tf.data.TFRecordDataset)
+  dataset_4 = dataset_4.map(parse_record_4)
+  dataset_4 = dataset_4.repeat(num_epochs_3)
+  dataset_4 = dataset_4.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+  dataset_4 = dataset_4.prefetch(1)
+  return list(dataset_4.make_one_shot_iterator().get_next())

@@ -56,3 +56,15 @@ def train_or_eval(files, batch_size, train):
   _, serialized = tf.TFRecordReader().read(filename_queue)
   x, example_id = _parse(serialized)
   return tf.train.batch([x, example_id], batch_size=batch_size, allow_smaller_final_batch=True)
+
+
+def seeded_train_or_eval(files, batch_size, train, seed=None):
+  # The arms differ in the shuffle, its seed and the epochs: one ordered pass for evaluation, whose
+  # last partial batch is always the same examples, dropped.
+  if train:
+    filename_queue = tf.train.string_input_producer(files, shuffle=True, seed=seed)
+  else:
+    filename_queue = tf.train.string_input_producer(files, shuffle=False, num_epochs=1)
+  _, serialized = tf.TFRecordReader().read(filename_queue)
+  x, example_id = _parse(serialized)
+  return tf.train.batch([x, example_id], batch_size=batch_size)
