@@ -2767,13 +2767,16 @@ class _PipelineRewriter(cst.CSTTransformer):
                     expanded += [leaf] if texts is None else [
                         dataclasses.replace(leaf, updated=cstutil.parse_stage(text + "\n", config)) for text in texts]
                 record_leaves = expanded
+            # The leaf that reads (a reader helper's or record source's call): the first per-record
+            # one, after the random draws that move with them (record_draws).
+            at = match.record_indices.index(match.read_index) if match.read_index in match.record_indices else 0
             if match.queue_name is not None:
                 # The reader helper now takes the record where it took the queue.
-                first = record_leaves[0].updated
+                first = record_leaves[at].updated
                 if match.one_of_repeated:  # `x = [read(q) for _ in range(n)]`: one read per record
                     small = first.body[0]
                     first = first.with_changes(body=[small.with_changes(value=small.value.elt)])
-                record_leaves[0] = dataclasses.replace(record_leaves[0], updated=self._helper_takes_record(
+                record_leaves[at] = dataclasses.replace(record_leaves[at], updated=self._helper_takes_record(
                     first, match.queue_name, match.helpers_used[0], pipeline.record_function.params[-1]))
             elif match.helper_reads:  # a zip: each reader helper's call takes its chain's record
                 for read_by in match.helper_reads:
@@ -2782,9 +2785,9 @@ class _PipelineRewriter(cst.CSTTransformer):
                         record_leaves[at].updated, read_by.queue, read_by.helper, read_by.param))
             elif match.record_call is not None:
                 # A record-source helper now takes the record (its producer and reader are the dataset's).
-                first = record_leaves[0].updated
+                first = record_leaves[at].updated
                 small = first.body[0]
-                record_leaves[0] = dataclasses.replace(record_leaves[0], updated=first.with_changes(
+                record_leaves[at] = dataclasses.replace(record_leaves[at], updated=first.with_changes(
                     body=[small.with_changes(value=match.record_call)]))
             # The function is defined where the read was: `with`s around it already hold it.
             enclosing = {id(w) for w in read.withs}

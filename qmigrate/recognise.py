@@ -19,7 +19,8 @@ import libcst as cst
 from qmigrate import (batch_down, batched_lists, blocks, branch_records, bucketing, built_rows, captured_params,
                       class_attrs, cstutil, decorated_calls, dequeued_rows, factories, fresh_receivers, graph_state,
                       group_reads, handbuilt, held_sources, helpers, joins, loop_records, map_locals,
-                      provider_factories, queue_sources, reader_makers, receivers, returned_records, slim_modules,
+                      provider_factories, queue_sources, reader_makers, receivers, record_draws, returned_records,
+                      slim_modules,
                       slim_provider, towers, zipped_arms, zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.cstutil import if_chain  # (also this module's, for its callers)
@@ -2078,6 +2079,14 @@ class _BlockRecogniser:
                     raise _Broken(calls, str(error))
             # The element as the per-record code left it, the same before and after the map: not
             # one the batching unbatches, filters, buckets, or finishes in its if/else arms.
+            if not (arms or in_loop or through or join is not None or group is not None):
+                # A random draw the per-record code reads moves into the map function: the
+                # queue ran it once per record (record_draws).
+                draws = record_draws.pulled(self, record_indices, kept, chain, batch_index, read_index, returns,
+                                            _STATEFUL_OPS, _PYTHON_VALUED)
+                for index in draws:
+                    tainted |= self.uses[index].stores
+                record_indices = sorted(set(record_indices) | set(draws))
             returned = returns if (returns.isidentifier() and returns in tainted and element_kind in ("dict", "single")
                                    and in_loop is None and not through and join is None and arm_records is None
                                    and group is None and not batching.enqueue_many and not batching.keep_input

@@ -1,8 +1,10 @@
 """Per-record code that reads a tensor made outside it. A constant is captured by the map
 function as it is; a random op (or a variable, a placeholder, a py_func) cannot be captured by a
 one-shot iterator (TF 1.x: "does not support datasets that capture stateful objects"), and the
-queue ran it once per record: that pipeline stays, with the line to move into the per-record code.
-So does one whose `with` header, which would move into the map function, reads such an op."""
+queue ran it once per record. A random draw only the per-record code reads moves into the map
+function with it (record_draws.py: jittered_batches); a variable or a placeholder stays, and the
+pipeline with it, with the line to move into the per-record code. So does one whose `with`
+header, which would move into the map function, reads a random op."""
 import tensorflow as tf
 
 _FEATURES = {
@@ -28,12 +30,20 @@ def offset_batches(files, batch_size):
 
 
 def jittered_batches(files, batch_size):
-    queue = tf.train.string_input_producer(files, num_epochs=1)
-    _, serialized = tf.TFRecordReader().read(queue)
-    jitter = tf.random_uniform([3], maxval=0.01)
-    scaled_jitter = jitter * 2.0
-    parsed = tf.parse_single_example(serialized, _FEATURES)
-    return tf.train.batch([parsed['x'] + scaled_jitter, parsed['id']], batch_size, allow_smaller_final_batch=True)
+    def parse_record_2(serialized):
+        jitter = tf.random_uniform([3], maxval=0.01)
+        scaled_jitter = jitter * 2.0
+        parsed = tf.parse_single_example(serialized, _FEATURES)
+        return parsed['x'] + scaled_jitter, parsed['id']
+
+    dataset_2 = tf.data.Dataset.from_tensor_slices(files)
+    dataset_2 = dataset_2.shuffle(tf.size(files, out_type=tf.int64))
+    dataset_2 = dataset_2.flat_map(tf.data.TFRecordDataset)
+    dataset_2 = dataset_2.map(parse_record_2)
+    dataset_2 = dataset_2.repeat(1)
+    dataset_2 = dataset_2.batch(batch_size)
+    dataset_2 = dataset_2.prefetch(1)
+    return list(dataset_2.make_one_shot_iterator().get_next())
 
 
 def checked_batches(files, batch_size):

@@ -1,8 +1,10 @@
 """Per-record code that reads a tensor made outside it. A constant is captured by the map
 function as it is; a random op (or a variable, a placeholder, a py_func) cannot be captured by a
 one-shot iterator (TF 1.x: "does not support datasets that capture stateful objects"), and the
-queue ran it once per record: that pipeline stays, with the line to move into the per-record code.
-So does one whose `with` header, which would move into the map function, reads such an op."""
+queue ran it once per record. A random draw only the per-record code reads moves into the map
+function with it (record_draws.py: jittered_batches); a variable or a placeholder stays, and the
+pipeline with it, with the line to move into the per-record code. So does one whose `with`
+header, which would move into the map function, reads a random op."""
 import tensorflow as tf
 
 _FEATURES = {
