@@ -22,9 +22,9 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from qmigrate import (captured_params, chained_records, engine, estimator_inputs, factory_reasons, fresh_receivers,
-                      handed_down, imported_helpers, memory, notebooks, provider_factories, python3_check,
-                      returned_records, saved_graphs, statement_memo, tower_reads, towers, uncalled_datasets,
-                      uncalled_queues, unlinked, untraced_towers)
+                      handed_down, imported_helpers, library_runners, memory, notebooks,
+                      provider_factories, python3_check, returned_records, saved_graphs, statement_memo, tower_reads,
+                      towers, uncalled_datasets, uncalled_queues, unlinked, untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -479,7 +479,8 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
             with_queues = _run_with_queues(program, set().union(*standing.values()), candidates, list(first))
             plumbing = []
             for path in candidates:
-                if path in with_queues or _saved_graph_for(path, loaders, program) is not None:
+                if path in with_queues or _saved_graph_for(path, loaders, program) is not None \
+                        or _library_start(path, program) is not None:
                     continue
                 if path in relinked and relinked[path].without_plumbing is not None:
                     results[path] = relinked[path].without_plumbing
@@ -640,11 +641,24 @@ def _explain_kept_plumbing(results: Dict[str, FileResult], program: Program, mig
         elif path in building or _queue_code_left(result):
             why = "queue code is left in this file"
         else:
-            why = _saved_graph_for(path, loaders, program) or _program_queue_reason(path, results, program,
-                                                                                    building, standing)
+            why = _saved_graph_for(path, loaders, program)
+            library = _library_start(path, program) if why is None else None
+            if library is not None:  # the runners are its users' (none start where they build no queue)
+                results[path] = _as_notes(result, kept, library)
+                continue
+            why = why or _program_queue_reason(path, results, program, building, standing)
         results[path] = dataclasses.replace(result, diagnostics=tuple(
             dataclasses.replace(d, message=d.message.replace(engine.PLUMBING_KEPT, why)) if d in kept else d
             for d in result.diagnostics))
+
+
+def _library_start(path: str, program: Program) -> Optional[str]:
+    """Why a module of a shipped package keeps the queue runners its public functions start for
+    callers outside the run (library_runners); None when it need not."""
+    source = program.source(path)
+    if source is None or not (b"start_queue_runners" in source or b"QueueRunners" in source):
+        return None
+    return library_runners.reason(path, program.tree(path))
 
 
 def _program_queue_reason(path: str, results: Dict[str, FileResult], program: Program, building: Set[str],
