@@ -22,7 +22,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from qmigrate import (captured_params, chained_records, engine, estimator_inputs, factory_reasons, fresh_receivers,
-                      handed_down, imported_helpers, library_runners, memory, notebooks,
+                      graph_copies, handed_down, imported_helpers, library_runners, memory, notebooks,
                       provider_factories, python3_check, returned_records, saved_graphs, statement_memo, tower_reads,
                       towers, uncalled_datasets, uncalled_queues, unlinked, untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
@@ -1021,6 +1021,11 @@ def _helpers_to_keep(first: Dict[str, _Done], program: Program) -> Dict[str, Dic
         _keep_record_attributes(path, done, program, keeps)
         _keep_returned_results(path, done, program, keeps)
         _keep_captured_params(path, done, program, keeps, bindings)
+        if graph_copies.imports_edward(program.tree(path) if b"edward" in (program.source(path) or b"") else None):
+            for other in sorted(program.closure(path) - {path}):  # their batches may reach its model
+                if other in first and first[other].pipelines:
+                    keeps.setdefault(other, {}).setdefault(graph_copies.KEPT_KEY,
+                                                           graph_copies.imported_reason(other, path))
         for name in done.changed_helpers:
             # A reading method (`Class.method`) is referred to by its own name, as an attribute.
             found = program.references(name.rsplit(".", 1)[-1], path,

@@ -15,13 +15,13 @@ import libcst as cst
 
 from qmigrate import (api_check, arm_producers, array_queues, astindex, blocks, bound_sources, branch_records,
                       bucketing, built_rows, captured_params, chained_records, class_attrs, codegen, cstutil,
-                      data_findings, dead_datasets, dead_readers, estimator_inputs, factory_reasons, graph_state,
-                      guarded_records, handbuilt, handed_down, held_records, held_sources, helpers, imported_helpers,
-                      in_memory_rows, map_locals, method_copies, method_queues, python3_check, python_fed,
-                      queue_messages, queue_purpose, queue_roles, queue_sources, prefetched_batches, range_producers,
-                      reader_makers, receivers, returned_dataset, returned_records, saved_graphs, slim_modules,
-                      split_arms, synth, thread_coordinators, towers, named_classes, record_arms, unbound_tf,
-                      uncalled_datasets, unlinked, wording, zipped_arms)
+                      data_findings, dead_datasets, dead_readers, estimator_inputs, factory_reasons, graph_copies,
+                      graph_state, guarded_records, handbuilt, handed_down, held_records, held_sources, helpers,
+                      imported_helpers, in_memory_rows, map_locals, method_copies, method_queues, python3_check,
+                      python_fed, queue_messages, queue_purpose, queue_roles, queue_sources, prefetched_batches,
+                      range_producers, reader_makers, receivers, returned_dataset, returned_records, saved_graphs,
+                      slim_modules, split_arms, synth, thread_coordinators, towers, named_classes, record_arms,
+                      unbound_tf, uncalled_datasets, unlinked, wording, zipped_arms)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -951,15 +951,22 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         rules_found.add(READERS[0])  # the readers of imported helpers count as this module's
     if foreign is not None and foreign.sources:
         rules_found.add(PRODUCERS[0])  # and so do the producers of imported record sources
-    if not edits and not (foreign is not None and (foreign.migrate or foreign.refused or foreign.factories)) \
+    # A program that copies its graph with Edward keeps its queues (graph_copies): reported only.
+    copied = (graph_copies.reason() if graph_copies.uses_edward(imports)
+              else (keep_helpers or {}).get(graph_copies.KEPT_KEY)) if analysis.occurrences else None
+    if copied or not edits and not (foreign is not None and (foreign.migrate or foreign.refused or foreign.factories)) \
             and not _may_hold_pipeline(rules_found) \
             and not (HandBuiltQueue in rules_found and array_queues.worth_looking(source)
                      and array_queues.any_of_arrays(module, imports, _raw_queue_calls(analysis))):
-        _finish_python_fed(analysis, fed, options)
+        _finish_python_fed(analysis, [] if copied else fed, options)
         _explain_unfed_queues(analysis, imports, positions)
         if any(rule in READERS for rule in rules_found):
             reader_makers.explain(reader_makers.of_module(module, imports), analysis.reasons, analysis.todo, (),
                                   analysis.kept_calls)
+        if copied:
+            for rule, node, _, _ in analysis.occurrences:
+                if rule not in PLUMBING:
+                    analysis.reasons.setdefault(id(node), copied)
         return analysis  # nothing to link: reporting needs no further pass over a (maybe huge) module
     facts = parsed.function_facts if parsed is not None and parsed.function_facts is not None else {}
     context = _module_context(module, imports, tree, source.decode(module.encoding, errors="replace"), facts)
