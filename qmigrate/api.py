@@ -21,8 +21,8 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import (captured_params, chained_records, engine, estimator_inputs, factory_reasons, fresh_receivers,
-                      graph_copies, handed_down, imported_helpers, library_runners, memory, notebooks,
+from qmigrate import (captured_params, chained_records, drawn_arguments, engine, estimator_inputs, factory_reasons,
+                      fresh_receivers, graph_copies, handed_down, imported_helpers, library_runners, memory, notebooks,
                       provider_factories, python3_check, returned_records, saved_graphs, statement_memo, tower_reads,
                       towers, uncalled_datasets, uncalled_queues, unlinked, untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
@@ -144,6 +144,8 @@ class _Done:
     record_attributes: Tuple[str, ...] = ()  # attributes that kept records, removed (guarded_records)
     returned_results: Tuple[Tuple[str, int, int], ...] = ()  # per-record results now of their own (returned_records)
     captured_params: Tuple[Tuple[str, str, int], ...] = ()  # parameters map functions capture (captured_params)
+    drawn_params: Tuple[Tuple[str, str], ...] = ()  # (function, parameter) its map functions call (drawn_arguments)
+    draws_failed: bool = False  # the draws asked of it were not made functions (drawn_arguments)
     handed_uses: Tuple[Tuple[str, int], ...] = ()  # calls migrated of batching helpers of other modules
     chained: Tuple[str, ...] = ()  # the parts of its chained_records ask it did
     chain_refused: Tuple[Tuple[str, str], ...] = ()  # (part, why) for the others
@@ -194,7 +196,8 @@ def _run(job: _Job) -> _Done:
         return _Done(_failed(path, "cannot read: %s" % (error.strerror or error), failure=Failure.READ))
     python = not path.endswith(".ipynb")
     first_pass = job.digest is None and job.chain is None
-    if first_pass and not engine.may_contain_queue_code(source):
+    asked_draws = any(name == drawn_arguments.CALLER_KEY for name, _ in job.keep)  # (drawn_arguments)
+    if first_pass and not asked_draws and not engine.may_contain_queue_code(source):
         # Nothing travels back but the verdict and what set-level work asks of every file
         # (its imports, read from its import lines; whether it may place towers on devices):
         # the linker reads such a file only if it must.
@@ -233,6 +236,7 @@ def _run(job: _Job) -> _Done:
                      record_attributes=tuple(analysis.record_attributes),
                      returned_results=tuple(sorted(set(analysis.returned_results))),
                      captured_params=tuple(sorted(set(analysis.captured_params))),
+                     drawn_params=tuple(sorted(set(analysis.drawn_params))), draws_failed=analysis.draws_failed,
                      handed_uses=tuple(sorted(analysis.handed_uses.items())), chained=analysis.chained,
                      chain_refused=analysis.chain_refused,
                      reader_class_functions=analysis.reader_class_functions,
@@ -407,6 +411,18 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
             results[path] = done.result
             if done.analysed:
                 relinked[path] = done
+        def hold_draws():
+            """A pipeline asked to call the draws its callers pass did not (it stays for another
+            reason), or a caller's draws were not made functions (or its result went back to the
+            first pass's): the callers pass their draws as before, and the pipelines stay saying
+            why; each is analysed again."""
+            undrawn = _draws_not_held(keeps, relinked)
+            for path, done in zip(undrawn, pool.map(_run, [later(path, also_without_plumbing=True)
+                                                          for path in undrawn])):
+                results[path] = done.result
+                relinked[path] = done
+
+        hold_draws()
         if chains and not chained_records.held(chains, lambda p: relinked[p].chained if p in relinked and (
                 relinked[p].result.status is not Status.FAILED) else None):
             # A part of a chain was not done: every module of every chain goes without them, and
@@ -445,6 +461,8 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
                 results[path] = done.result
                 first[path] = done
                 relinked.pop(path, None)
+
+        hold_draws()  # the steps above may have taken a caller or a pipeline back to its first pass
 
         # Provider factories of other modules whose providers a caller reads and batches: the
         # callers are analysed again with them, and take them only all together (provider_factories).
@@ -1083,10 +1101,35 @@ def _helpers_across_modules(first: Dict[str, _Done], summaries, digests: Dict[st
     return imported_helpers.Jobs(wanted, used, migrated, why)
 
 
+def _draws_not_held(keeps: Dict[str, Dict[str, str]], relinked: Dict[str, "_Done"]) -> List[str]:
+    """The modules to analyse again when a pipeline asked to call its callers' draws did not, or
+    a caller's draws were not made functions (drawn_arguments): then no draw is asked of any
+    module (which caller's draws are for which pipeline is not kept), and every pipeline asked
+    stays, saying why (`keeps` is changed so)."""
+    asked = {(path, name[len(drawn_arguments.CALLEE_PREFIX):], param)
+             for path, keep in keeps.items() for name, params in keep.items()
+             if name.startswith(drawn_arguments.CALLEE_PREFIX) for param in params.split(",")}
+    callers = {path for path, keep in keeps.items() if drawn_arguments.CALLER_KEY in keep}
+    held = all(path in relinked and (function, param) in relinked[path].drawn_params
+               for path, function, param in asked) and all(
+        path in relinked and not relinked[path].draws_failed for path in callers)
+    if held:
+        return []
+    for path, function, _ in asked:
+        keeps[path].pop(drawn_arguments.CALLEE_PREFIX + function, None)
+        keeps[path][captured_params.KEPT_PREFIX + function] = (
+            "the per-record code reads a parameter of %s() for which callers in other modules pass a random draw, "
+            "and the pipeline could not take it as a function that draws for each record" % function)
+    for path in callers:
+        keeps[path].pop(drawn_arguments.CALLER_KEY)
+    return sorted({path for path, _, _ in asked} | callers)
+
+
 def _only_helpers_kept(keep: Dict[str, str]) -> bool:
     """Whether a module keeps nothing but migrated helpers' signatures (not attributes, returned
     records, captured parameters or input functions) for other modules' callers."""
-    prefixes = (".", returned_records.KEPT_PREFIX, captured_params.KEPT_PREFIX, estimator_inputs.KEPT_PREFIX)
+    prefixes = (".", returned_records.KEPT_PREFIX, captured_params.KEPT_PREFIX, estimator_inputs.KEPT_PREFIX,
+                graph_copies.KEPT_KEY, drawn_arguments.CALLEE_PREFIX, drawn_arguments.CALLER_KEY)
     return not any(name.startswith(prefixes) for name in keep)
 
 
@@ -1106,11 +1149,20 @@ def _keep_captured_params(path: str, done: _Done, program: Program, keeps: Dict[
     module may pass a stateful value for: their pipelines stay (captured_params)."""
     if not done.captured_params:
         return
+    drawn: Dict[Tuple[str, str], Dict[str, Tuple[int, ...]]] = {}
     refused = captured_params.elsewhere(program.files_mentioning, path, program.mentions, program.tree,
                                         done.captured_params, lambda caller: program.closure(caller, partial=True),
-                                        program.related, bindings)
+                                        program.related, bindings, drawn)
     for function, why in refused.items():
         keeps.setdefault(path, {})[captured_params.KEPT_PREFIX + function] = why
+    for (function, param), callers in sorted(drawn.items()):  # callers pass random draws: made functions
+        asked = keeps.setdefault(path, {})
+        key = drawn_arguments.CALLEE_PREFIX + function
+        asked[key] = ",".join(sorted(set(asked.get(key, "").split(",")) - {""} | {param}))
+        for caller, lines in callers.items():
+            made = keeps.setdefault(caller, {})
+            made[drawn_arguments.CALLER_KEY] = ",".join(str(line) for line in sorted(
+                {int(line) for line in made.get(drawn_arguments.CALLER_KEY, "").split(",") if line} | set(lines)))
 
 
 def _keep_record_attributes(path: str, done: _Done, program: Program, keeps: Dict[str, Dict[str, str]]) -> bool:

@@ -24,7 +24,7 @@ import os
 import re
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from qmigrate import astindex
+from qmigrate import astindex, drawn_arguments
 
 # How a function whose captured parameter a caller may pass a stateful value is named among the
 # helpers kept for other modules (api's `keeps`).
@@ -83,23 +83,48 @@ def stateful_call(tree: ast.AST, function: str, param: str, position: Optional[i
                   bound: Callable[[str], Optional[str]]) -> Optional[Tuple[int, str]]:
     """(line, why) of the first call of `function` in tree that may pass a stateful value for
     `param`; `bound(name)` says where a name is bound to a stateful op (None: nowhere seen)."""
+    return drawn_or_stateful(tree, function, param, position, bound, draws=False)[0]
+
+
+def drawn_or_stateful(tree: ast.AST, function: str, param: str, position: Optional[int],
+                      bound: Callable[[str], Optional[str]], draws: bool = True) -> Tuple[Optional[Tuple[int, str]],
+                                                                                          Tuple[int, ...]]:
+    """((line, why) of the first call of `function` in tree that may pass a stateful value for
+    `param`, or None; with `draws`, a call that passes a random draw the caller can make a
+    function of (drawn_arguments) counts as none, and the draws' lines come second)."""
+    lines: Tuple[int, ...] = ()
     for node in astindex.nodes(tree, ast.Call):  # ast.walk's order, from the tree's index: one walk a tree
         if _last_name(node.func) != function:
             continue
-        hidden, argument = _argument(node, param, position)
-        if hidden:
-            return node.lineno, "passes arguments with * or **, which may hold a variable, placeholder or random op"
-        if argument is None:
+        refused, argument = _call_refusal(node, param, position, bound)
+        if refused is None:
             continue
-        if _makes_stateful(argument):
-            return node.lineno, "passes `%s`, which makes a variable, placeholder or random op" % _text(argument)
-        for part in ast.walk(argument):
-            name = _last_name(part)
-            where = bound(name) if name is not None and isinstance(getattr(part, "ctx", None), ast.Load) else None
-            if where is not None:
-                return node.lineno, "passes `%s`, and `%s` is bound to a variable, placeholder or random op at %s" % (
-                    _text(argument), name, where)
-    return None
+        drawn = drawn_arguments.draw_lines(tree, node, argument, STATEFUL_CALLS) if draws and argument is not None \
+            else None
+        if drawn is None:
+            return refused, ()
+        lines += drawn
+    return None, tuple(sorted(set(lines)))
+
+
+def _call_refusal(node: ast.Call, param: str, position: Optional[int], bound) -> Tuple[Optional[Tuple[int, str]],
+                                                                                      Optional[ast.AST]]:
+    """((line, why) when the call may pass a stateful value for `param`, else None; the argument)."""
+    hidden, argument = _argument(node, param, position)
+    if hidden:
+        return (node.lineno, "passes arguments with * or **, which may hold a variable, placeholder or random op"), None
+    if argument is None:
+        return None, None
+    if _makes_stateful(argument):
+        return (node.lineno, "passes `%s`, which makes a variable, placeholder or random op" % _text(argument)), \
+            argument
+    for part in ast.walk(argument):
+        name = _last_name(part)
+        where = bound(name) if name is not None and isinstance(getattr(part, "ctx", None), ast.Load) else None
+        if where is not None:
+            return (node.lineno, "passes `%s`, and `%s` is bound to a variable, placeholder or random op at %s" % (
+                _text(argument), name, where)), argument
+    return None, argument
 
 
 def _text(node: ast.AST) -> str:
@@ -169,10 +194,13 @@ _CALLS_A_STATEFUL_OP = re.compile(rb"\b(?:%s)\s*\(" % b"|".join(sorted(name.enco
 def elsewhere(files_mentioning: Callable[[str], Iterable[str]], defining: str, mentions, tree_of,
               captured: Iterable[Captured],
               closure: Callable[[str], Set[str]], related: Callable[[str], Set[str]],
-              bindings: StatefulBindings) -> Dict[str, str]:
+              bindings: StatefulBindings, drawn: Optional[Dict[str, Dict[str, Tuple[int, ...]]]] = None
+              ) -> Dict[str, str]:
     """function -> reason, for the captured parameters a call in a module of `paths` other than
     `defining` may pass a stateful value for (modules named by their path from `defining`'s
-    folder). `files_mentioning(name)`: the files of the run that may name it
+    folder). `drawn`, when given, gets (function, param) -> {caller: lines} for the parameters
+    whose callers pass only random draws they can make functions of (drawn_arguments): those
+    are not refused. `files_mentioning(name)`: the files of the run that may name it
     (Program.files_mentioning); `mentions(path, name)`: Program.mentions; `closure(path)`: the module and those it
     imports, directly or not (Program.closure, a file too many being safe): only a module that
     imports `defining` is a caller, and these modules are searched first for where a name the
@@ -192,6 +220,7 @@ def elsewhere(files_mentioning: Callable[[str], Iterable[str]], defining: str, m
             return named(*found) if found is not None else None
         return bound
 
+    draws: Dict[Tuple[str, str], Dict[str, Tuple[int, ...]]] = {}
     for function, param, position in captured:
         for path in sorted(files_mentioning(function)):
             if path == defining or function in refused or not mentions(path, function) \
@@ -200,7 +229,11 @@ def elsewhere(files_mentioning: Callable[[str], Iterable[str]], defining: str, m
             found = tree_of(path)
             if found is None:  # the stdlib parser rejects it (Python 2): its calls are not seen
                 continue
-            call = stateful_call(found, function, param, position, binder(path))
+            call, lines = drawn_or_stateful(found, function, param, position, binder(path), draws=drawn is not None)
             if call is not None:
                 refused[function] = reason(function, param, named(path, call[0]), call[1])
+            elif lines:
+                draws.setdefault((function, param), {})[path] = lines
+    if drawn is not None:
+        drawn.update({key: callers for key, callers in draws.items() if key[0] not in refused})
     return refused

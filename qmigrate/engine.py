@@ -15,13 +15,13 @@ import libcst as cst
 
 from qmigrate import (api_check, arm_producers, array_queues, astindex, blocks, bound_sources, branch_records,
                       bucketing, built_rows, captured_params, chained_records, class_attrs, codegen, cstutil,
-                      data_findings, dead_datasets, dead_readers, estimator_inputs, factory_reasons, graph_copies,
-                      graph_state, guarded_records, handbuilt, handed_down, held_records, held_sources, helpers,
-                      imported_helpers, in_memory_rows, map_locals, method_copies, method_queues, python3_check,
-                      python_fed, queue_messages, queue_purpose, queue_roles, queue_sources, prefetched_batches,
-                      range_producers, reader_makers, receivers, returned_dataset, returned_records, saved_graphs,
-                      slim_modules, split_arms, synth, thread_coordinators, towers, named_classes, record_arms,
-                      unbound_tf, uncalled_datasets, unlinked, wording, zipped_arms)
+                      data_findings, dead_datasets, dead_readers, drawn_arguments, estimator_inputs, factory_reasons,
+                      graph_copies, graph_state, guarded_records, handbuilt, handed_down, held_records, held_sources,
+                      helpers, imported_helpers, in_memory_rows, map_locals, method_copies, method_queues,
+                      named_classes, prefetched_batches, python3_check, python_fed, queue_messages, queue_purpose,
+                      queue_roles, queue_sources, range_producers, reader_makers, receivers, record_arms,
+                      returned_dataset, returned_records, saved_graphs, slim_modules, split_arms, synth,
+                      thread_coordinators, towers, unbound_tf, uncalled_datasets, unlinked, wording, zipped_arms)
 from qmigrate.model import Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
@@ -128,6 +128,8 @@ class FileAnalysis:
     # record of its own iterator: (function, position, arity) (returned_records).
     returned_results: List[Tuple[str, int, int]] = field(default_factory=list)
     captured_params: List[Tuple[str, str, int]] = field(default_factory=list)  # Match.captured_params
+    drawn_params: List[Tuple[str, str]] = field(default_factory=list)  # (function, Match.drawn_params' names)
+    draws_failed: bool = False  # the draws the run asked to make functions were not found (drawn_arguments)
     imported_used: List[str] = field(default_factory=list)  # imported reader helpers every call of which migrated
     # Attributes that kept records on the object, which the migration removed (guarded_records),
     # and those of a reader or queue the object made in another method, with the method batching
@@ -445,6 +447,13 @@ def analyse(path: str, source: bytes, options: Options, module: Optional[cst.Mod
     uncalled_datasets.apply(analysis, uncalled, SlimReaderClassKept)
     if named_classes.worth_looking(analysis.source) and analysis.new_module is analysis.module:
         _named_classes(analysis, options)
+    draws = (keep_helpers or {}).get(drawn_arguments.CALLER_KEY)
+    if draws:  # the random draws this module passes to another's per-record parameter become functions
+        try:
+            analysis.new_module = drawn_arguments.make_functions(analysis.module, analysis.new_module,
+                                                                 [int(line) for line in draws.split(",")])
+        except ValueError:
+            analysis.draws_failed = True  # the run then keeps the pipeline and these draws as they were
     return analysis
 
 
@@ -992,6 +1001,9 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
                             if name.startswith(returned_records.KEPT_PREFIX)}
     context.kept_captures = {name[len(captured_params.KEPT_PREFIX):]: why for name, why in (keep_helpers or {}).items()
                              if name.startswith(captured_params.KEPT_PREFIX)}
+    context.drawn_params = {name[len(drawn_arguments.CALLEE_PREFIX):]: set(params.split(","))
+                            for name, params in (keep_helpers or {}).items()
+                            if name.startswith(drawn_arguments.CALLEE_PREFIX)}
     context.mentioned_attributes = {name[1:]: why for name, why in (keep_helpers or {}).items()
                                     if name.startswith(".")}
     context.kept_input_fns = {name[len(estimator_inputs.KEPT_PREFIX):]: why
@@ -1002,7 +1014,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     def pristine() -> FileAnalysis:
         return dataclasses.replace(analysis, reasons={}, fixed_calls=set(), findings=list(analysis.findings),
                                    pipeline_functions=Counter(), todo={}, returned_results=[],
-                                   captured_params=[], dataset_input_fns=[])
+                                   captured_params=[], drawn_params=[], dataset_input_fns=[])
     first, unlinked_first = pristine(), pristine()
     rewriter = _PipelineRewriter(module, context, options, analysis, edits, keep)
     new_module = module.visit(rewriter)
@@ -2733,6 +2745,8 @@ class _PipelineRewriter(cst.CSTTransformer):
         if match.returned_result is not None:
             self.analysis.returned_results.append(match.returned_result)
         self.analysis.captured_params += list(match.captured_params)
+        self.analysis.drawn_params += [(function, name) for function, name, _ in match.captured_params
+                                       if name in match.drawn_params]
         if self.wants(UnseenRecordFunction.code):
             for call, made in match.unseen_calls:
                 self.analysis.add_finding(UnseenRecordFunction, call, False, "`%s()`, %s" % (
@@ -2803,7 +2817,7 @@ class _PipelineRewriter(cst.CSTTransformer):
                 in_function = record_leaves + [dataclasses.replace(batch, updated=match.arm_records.statement)]
             body = blocks.regroup(in_function, lambda w: id(w) not in enclosing and self._scoping(w))
             function = map_locals.apply(self._record_function(pipeline.record_function, body), match.map_copies,
-                                        self.names.fresh, self.module.config_for_parsing)
+                                        self.names.fresh, self.module.config_for_parsing, match.drawn_params)
             blank = [line for line in chain[0].updated.leading_lines if line.comment is None] if chain else []
             if match.producer_branches is not None and not blank:
                 blank = [cst.EmptyLine(indent=False)]  # after the if/elif that names the files

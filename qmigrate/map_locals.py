@@ -57,12 +57,17 @@ def copy_refusal(recogniser, name: str, first: int, moved: Sequence[int], batch_
     return None
 
 
-def apply(function: cst.FunctionDef, copies: Sequence[str], fresh, config) -> cst.FunctionDef:
+def apply(function: cst.FunctionDef, copies: Sequence[str], fresh, config, called: Sequence[str] = ()) -> cst.FunctionDef:
     """The map function with each copied name renamed in its body (fresh(name) gives the new
-    name) and the body starting with `new = name`, the outer value at trace time."""
-    if not copies:
+    name) and the body starting with `new = name`, the outer value at trace time; for a `called`
+    name (a parameter callers may pass a function that draws: drawn_arguments), `new = name() if
+    callable(name) else name`, a draw for each record."""
+    if not copies and not called:
         return function
-    mapping = {name: fresh(name) for name in copies}
+    names = list(copies) + [name for name in called if name not in copies]
+    mapping = {name: fresh(name) for name in names}
     body = cstutil.rename(function.body, mapping)
-    starts = [cst.parse_statement("%s = %s\n" % (mapping[name], name), config) for name in copies]
+    starts = [cst.parse_statement(("%s = %s() if callable(%s) else %s\n" % (mapping[name], name, name, name)
+                                   if name in called else "%s = %s\n" % (mapping[name], name)), config)
+              for name in names]
     return function.with_changes(body=body.with_changes(body=starts + list(body.body)))

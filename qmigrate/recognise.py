@@ -134,6 +134,9 @@ class Match:
     captured_params: Tuple = ()
     # Per-record calls of functions made at run time, now in the map function: (call, how it is made).
     unseen_calls: Tuple = ()
+    # Parameters of the function the map function calls first when they are functions (callers
+    # in other modules pass functions that draw for each record: drawn_arguments).
+    drawn_params: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -321,6 +324,9 @@ class ModuleContext:
     kept_results: Dict[str, str] = field(default_factory=dict)
     # function -> why a caller in another module may pass its captured parameter a stateful value.
     kept_captures: Dict[str, str] = field(default_factory=dict)
+    # function -> its parameters for which callers in other modules pass functions that draw
+    # (drawn_arguments): the map function calls them for each record.
+    drawn_params: Dict[str, Set[str]] = field(default_factory=dict)
     # Attributes other modules of the run mention (`.name` in the run's keep: name -> why): a
     # reader or queue the object holds, or the method batching their records, so named stays.
     mentioned_attributes: Dict[str, str] = field(default_factory=dict)
@@ -407,6 +413,7 @@ class _BlockRecogniser:
         self.captured_reads: Tuple[int, ...] = ()  # the last chain checked: Match.captured_reads
         self.map_copies: Tuple[str, ...] = ()  # the last chain checked: Match.map_copies
         self.captured_params: Tuple = ()  # the last chain checked: Match.captured_params
+        self.drawn_params: Tuple[str, ...] = ()  # the last chain checked: Match.drawn_params
         self.unseen_calls: Tuple = ()  # the last chain checked: Match.unseen_calls
 
     # Name uses are computed on demand: most blocks hold no producer and need none.
@@ -1843,6 +1850,7 @@ class _BlockRecogniser:
         self.captured_reads = ()
         self.map_copies = ()
         self.captured_params = ()
+        self.drawn_params = ()
         self.unseen_calls = ()
         record_indices = list(record_indices)
         batch = in_loop = queue_batch = None
@@ -2217,7 +2225,8 @@ class _BlockRecogniser:
                      arm_later=arm_later if any(arm_later) else (),
                      test_binding=test_binding, returned_result=returning,
                      captured_reads=self.captured_reads, map_copies=self.map_copies,
-                     captured_params=self.captured_params, unseen_calls=self.unseen_calls)
+                     captured_params=self.captured_params, unseen_calls=self.unseen_calls,
+                     drawn_params=self.drawn_params)
 
     def _grouped_batching(self, group, found, bound, batching: Batching, calls, other) -> Batching:
         """The batching of a group loop's list (group_reads.py) as the batching of its records: the
@@ -3026,7 +3035,12 @@ class _BlockRecogniser:
         self.captured_reads = tuple(sorted({taken[name] for name in reads & set(taken)}))
         self._check_stateful_attributes(moved, map_returns, calls, producer_index)
         arguments = self._batching_argument_reads(batch_index)
-        self._check_captured_params(reads | arguments, calls)
+        moved_loads = Counter()
+        for index in moved:
+            moved_loads.update(self.uses[index].loads)
+        for header in headers:
+            moved_loads.update(cstutil.name_uses(header).loads)
+        self._check_captured_params(reads | arguments, calls, arguments, moved_loads, map_returns)
         sliced = sorted(set(self.uses[producer_index].loads) & set(stateful)) if producer_index is not None else []
         if sliced:  # `slice_input_producer([images_var, labels_var])`: data preloaded into variables
             raise _Broken(calls, "the producer's arguments read `%s`, made at line %d from a stateful op (a variable, "
@@ -3075,12 +3089,17 @@ class _BlockRecogniser:
                 reads |= set(cstutil.name_uses(value).loads)
         return reads
 
-    def _check_captured_params(self, reads: Set[str], calls) -> None:
+    def _check_captured_params(self, reads: Set[str], calls, arguments: Set[str] = frozenset(),
+                               moved_loads: Counter = None, map_returns: str = "") -> None:
         """The parameters of the scope function the moved code reads: refused when a call of the
         function in this module, or (after the first pass, self.context.kept_captures) in another
         module of the run, may pass a stateful value for one (captured_params); else they are
-        self.captured_params, for the run to check."""
+        self.captured_params, for the run to check. Those other modules' callers pass as
+        functions that draw (self.context.drawn_params) are self.drawn_params, when only the moved
+        code reads them (`arguments`: what the batching's other arguments read; `moved_loads`:
+        the loads of the moved code, `map_returns` read there too)."""
         self.captured_params = ()
+        self.drawn_params = ()
         if not isinstance(self.scope, cst.FunctionDef):
             return
         params = self.scope.params
@@ -3109,6 +3128,18 @@ class _BlockRecogniser:
         if why is not None:
             raise _Broken(calls, why)
         self.captured_params = found
+        drawn = self.context.drawn_params.get(function, set())
+        for _, name, _ in found:
+            if name not in drawn:
+                continue
+            inside = (moved_loads or Counter())[name] + (
+                cstutil.name_uses(cst.parse_expression("(%s)" % map_returns)).loads.count(name) if map_returns else 0)
+            if name in arguments or name in self.map_copies or self.scope_loads[name] > inside:
+                raise _Broken(calls, "the per-record code reads `%s`, a parameter of %s(), for which callers in "
+                              "other modules pass a random draw, and code outside it reads `%s` too (the "
+                              "batching's arguments, or statements that stay): it would get the function that "
+                              "draws" % (name, function, name))
+            self.drawn_params += (name,)
 
     def _check_stateful_attributes(self, moved, map_returns: str, calls,
                                    producer_index: Optional[int] = None) -> None:
