@@ -194,7 +194,7 @@ _CALLS_A_STATEFUL_OP = re.compile(rb"\b(?:%s)\s*\(" % b"|".join(sorted(name.enco
 def elsewhere(files_mentioning: Callable[[str], Iterable[str]], defining: str, mentions, tree_of,
               captured: Iterable[Captured],
               closure: Callable[[str], Set[str]], related: Callable[[str], Set[str]],
-              bindings: StatefulBindings, drawn: Optional[Dict[str, Dict[str, Tuple[int, ...]]]] = None
+              bindings: StatefulBindings, drawn: Optional[Dict[Tuple[str, str], Dict[str, Tuple[int, ...]]]] = None
               ) -> Dict[str, str]:
     """function -> reason, for the captured parameters a call in a module of `paths` other than
     `defining` may pass a stateful value for (modules named by their path from `defining`'s

@@ -86,7 +86,8 @@ def _calls(node: ast.AST) -> List[str]:
     return [_last_name(inner.func) or "" for inner in ast.walk(node) if isinstance(inner, ast.Call)]
 
 
-def draw_lines(tree: ast.Module, call: ast.Call, argument: ast.AST, stateful: Sequence[str]) -> Optional[Tuple[int, ...]]:
+def draw_lines(tree: ast.Module, call: ast.Call, argument: ast.AST,
+               stateful: Sequence[str]) -> Optional[Tuple[int, ...]]:
     """The lines of the draws to make functions for the caller to pass `argument` (a Name) to a
     per-record parameter; None when that is not proven. `stateful`: the last names of the calls
     that make a variable, a placeholder or a random op (captured_params.STATEFUL_CALLS)."""

@@ -57,7 +57,8 @@ def copy_refusal(recogniser, name: str, first: int, moved: Sequence[int], batch_
     return None
 
 
-def apply(function: cst.FunctionDef, copies: Sequence[str], fresh, config, called: Sequence[str] = ()) -> cst.FunctionDef:
+def apply(function: cst.FunctionDef, copies: Sequence[str], fresh, config,
+          called: Sequence[str] = ()) -> cst.FunctionDef:
     """The map function with each copied name renamed in its body (fresh(name) gives the new
     name) and the body starting with `new = name`, the outer value at trace time; for a `called`
     name (a parameter callers may pass a function that draws: drawn_arguments), `new = name() if
