@@ -705,6 +705,13 @@ class _Replace(cst.CSTTransformer):
         return super().on_leave(original_node, updated_node)
 
 
+def plain_get_next(node: cst.CSTNode) -> bool:
+    """Whether the node is a call `X.get_next()`, given nothing but maybe its op's `name=` (the
+    batching's name, synth.next_element)."""
+    return (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "get_next"
+            and all(arg.keyword is not None and arg.keyword.value == "name" for arg in node.args))
+
+
 def replace_node(root: cst.CSTNode, old: cst.CSTNode, new: cst.CSTNode) -> cst.CSTNode:
     return root.visit(_Replace(old, new))
 

@@ -323,8 +323,7 @@ class _Finisher(cst.CSTTransformer):
             value = assign[1]
             call = value.args[0].value if (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
                                            and value.func.value == "list" and len(value.args) == 1) else value
-            if (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)
-                    and call.func.attr.value == "get_next" and not call.args and isinstance(call.func.value, cst.Call)
+            if (cstutil.plain_get_next(call) and isinstance(call.func.value, cst.Call)
                     and isinstance(call.func.value.func, cst.Attribute)
                     and call.func.value.func.attr.value == "make_one_shot_iterator"):
                 return stmt, value, call.func.value

@@ -118,6 +118,9 @@ class Batching:
     # follows: the dataset gives records as the dequeue did, with no batch stage (`batch_size` "1"
     # is unused).
     single: bool = False
+    # The source of the batching's `name=`: the iterator's get_next() takes it, so the batch's
+    # tensors keep the names `name:0`, `name:1`... that code may fetch them by.
+    name: Optional[str] = None
 
 
 @dataclass(frozen=True)

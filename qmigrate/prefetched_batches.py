@@ -204,8 +204,7 @@ def _get_next(stmt: cst.SimpleStatementLine) -> Optional[Tuple[str, List[str]]]:
     if assign is None:
         return None
     target, value = assign
-    if not (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute)
-            and value.func.attr.value == "get_next" and isinstance(value.func.value, cst.Call)):
+    if not (cstutil.plain_get_next(value) and isinstance(value.func.value, cst.Call)):
         return None
     maker = value.func.value
     if not (not maker.args and isinstance(maker.func, cst.Attribute)

@@ -297,8 +297,7 @@ def rename_rebound(statements: Sequence[cst.BaseStatement], returned: cst.BaseEx
 
 def iterator_dataset(value: cst.BaseExpression, resolve) -> Optional[cst.BaseExpression]:
     """D for `D.make_one_shot_iterator().get_next()` or `tf.compat.v1.data.make_one_shot_iterator(D).get_next()`."""
-    if not (isinstance(value, cst.Call) and not value.args and isinstance(value.func, cst.Attribute)
-            and value.func.attr.value == "get_next" and isinstance(value.func.value, cst.Call)):
+    if not (cstutil.plain_get_next(value) and isinstance(value.func.value, cst.Call)):
         return None
     inner = value.func.value
     if isinstance(inner.func, cst.Attribute) and inner.func.attr.value == "make_one_shot_iterator" and not inner.args:

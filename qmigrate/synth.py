@@ -481,10 +481,15 @@ def _unbatch(tf: str, target: Target) -> str:
 
 
 def next_element(pipeline: Pipeline, tf: str, target: Target) -> str:
-    """Source of an expression giving the dataset's next element (a one-shot iterator)."""
+    """Source of an expression giving the dataset's next element (a one-shot iterator), named as
+    the batching named its op (`get_next(name=...)`: its outputs `name:0`, `name:1`... as the
+    queue's dequeue had), for a TF 1.x target."""
+    name = pipeline.batching.name if pipeline.batching is not None else None
+    # (TF 2's make_one_shot_iterator gives, eagerly, an iterator whose get_next takes no name)
+    call = "get_next(name=%s)" % name if name and target.iterator_method else "get_next()"
     if pipeline.shared_iterator_key:
-        return "%s.get_next()" % pipeline.iterator_name
-    return "%s.get_next()" % _one_shot(pipeline.dataset_name, tf, target)
+        return "%s.%s" % (pipeline.iterator_name, call)
+    return "%s.%s" % (_one_shot(pipeline.dataset_name, tf, target), call)
 
 
 def range_statements(limit: str, epochs, shuffle: Union[bool, str], seed, target_expr: str, ds: str,

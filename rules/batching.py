@@ -24,6 +24,7 @@ def _common(args, source: SourceOf, what: str) -> dict:
         enqueue_many=literal_bool(args.get("enqueue_many"), False, "enqueue_many"),
         dynamic_pad=literal_bool(args.get("dynamic_pad"), False, "dynamic_pad"),
         shapes=_shapes(args.get("shapes"), source),
+        name=None if is_none(args.get("name")) else source(args["name"]),
     )
 
 

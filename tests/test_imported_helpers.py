@@ -338,7 +338,7 @@ def test_guarded_records_reach_one_tower_each_under_tf18(mnist_dir, tmp_path):
     after = str(tmp_path / "after")
     migrate_tree(scenario, after)
     with open(os.path.join(after, "pair_model.py")) as handle:
-        assert "self.input_iterator.get_next()" in handle.read()
+        assert "self.input_iterator.get_next(name='pairs')" in handle.read()
     driver = tmp_path / "driver.py"
     driver.write_text(TOWER_DRIVER)
     files = sorted(os.path.join(mnist_dir, name) for name in os.listdir(mnist_dir) if name.startswith("dict_"))

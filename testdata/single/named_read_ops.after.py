@@ -21,7 +21,7 @@ def helper_inputs(files, batch_size):
   dataset = dataset.repeat(1)
   dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
   dataset = dataset.prefetch(1)
-  return list(dataset.make_one_shot_iterator().get_next())
+  return list(dataset.make_one_shot_iterator().get_next(name='batch'))
 
 
 def named_inputs(files, batch_size):
@@ -36,4 +36,4 @@ def named_inputs(files, batch_size):
   dataset_2 = dataset_2.apply(tf.contrib.data.shuffle_and_repeat(10, 1))
   dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
   dataset_2 = dataset_2.prefetch(1)
-  return dataset_2.make_one_shot_iterator().get_next()
+  return dataset_2.make_one_shot_iterator().get_next(name='shuffled')

@@ -31,7 +31,7 @@ class PairModel(object):
       dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(self.batch_size))
       dataset = dataset.prefetch(1)
       self.input_iterator = dataset.make_one_shot_iterator()
-    xs, vs, ids = self.input_iterator.get_next()
+    xs, vs, ids = self.input_iterator.get_next(name='pairs')
     prediction = tf.layers.dense(xs, 2, name='dense', reuse=index > 0)
     self.losses.append(tf.reduce_mean(tf.square(prediction - vs)))
     self.ids.append(ids)
