@@ -322,6 +322,7 @@ class Explainer:
         sources: List[int] = []
         parameter = None
         incoming: List[Tuple[str, int]] = []  # (parameter, statement) where records come in as a parameter
+        filled = False  # some list the tensors come from is filled by appends
         while needed:
             name = needed.pop(0)
             if name in seen:
@@ -331,6 +332,7 @@ class Explainer:
             appended = [i for i in range(index) if not _exclusive(arms, body[i], body[index]) and any(
                 isinstance(c.func, cst.Attribute) and c.func.attr.value in ("append", "extend", "insert")
                 and _is_name(c.func.value, name) for c in _calls(body[i]))]
+            filled = filled or bool(appended)
             for filler in appended:
                 if any(isinstance(c.func, cst.Attribute) and c.func.attr.value in _READS for c in _calls(body[filler])):
                     return None
@@ -370,6 +372,15 @@ class Explainer:
                         "replaced" % (callee, line))
             return ("the tensors it batches come from %s() (line %d), a call qmigrate does not follow to a "
                     "producer → reader chain%s" % (callee, line, self._foreign_object(value, function, body, binder)))
+        made = [binder for binder in sorted(set(sources)) if _calls(body[binder])]
+        if parameter is None and made and not filled and all(
+                (self.resolve(c.func) or "").startswith("tensorflow.") for b in made for c in _calls(body[b])):
+            # Nothing read: TensorFlow ops make every record (a py_func, random ops), which the
+            # batching's runner ran once per record.
+            return ("the tensors it batches are made by TensorFlow ops alone, no reader (from line %d): its queue's "
+                    "runner ran them once for each record; qmigrate makes datasets of records read from files or "
+                    "arrays; by hand: tf.data.Dataset.from_tensors(0).repeat().map(lambda _: <those ops>), then "
+                    "batch" % self.line_of(body[made[0]]))
         if parameter is not None and _is_name(tensors, parameter) and not self._called_here(function):
             return ("the tensors it batches are `%s`, a parameter of %s(), which no function of this module calls: "
                     "qmigrate rewrites a function that batches the records it is handed only together with the "

@@ -272,3 +272,16 @@ def test_a_prefetch_queue_names_the_batching_its_batches_come_from(tmp_path):
     assert reasons["QM401"] == ("the batches it holds come from `tf.train.batch(...)` (line 10), which stays as it "
                                 "is, for the reason given there; the prefetch queue migrates with that batching")
     assert "tf.summary.histogram" in reasons["QM301"]
+
+
+def test_records_tensorflow_ops_alone_make_are_said_to_be_made_so(tmp_path):
+    # No reader: a py_func and a random op made every record the runner enqueued (a helper's probe
+    # was told of a pipeline split across functions).
+    path = tmp_path / "synthetic.py"
+    path.write_text("import numpy as np\nimport tensorflow as tf\n\n\ndef inputs(batch_size):\n"
+                    "    x = tf.py_func(lambda: np.zeros([1], np.int64), [], tf.int64)\n"
+                    "    noise = tf.random_uniform([2])\n"
+                    "    return tf.train.shuffle_batch([x, noise], batch_size, 20, 5)\n")
+    result, = api.migrate([str(path)])
+    found, = [d for d in result.remaining if d.code == "QM302"]
+    assert "made by TensorFlow ops alone, no reader (from line 6)" in found.message
