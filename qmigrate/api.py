@@ -411,6 +411,7 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
             results[path] = done.result
             if done.analysed:
                 relinked[path] = done
+
         def hold_draws():
             """A pipeline asked to call the draws its callers pass did not (it stays for another
             reason), or a caller's draws were not made functions (or its result went back to the

@@ -2091,7 +2091,7 @@ class _BlockRecogniser:
                 # A random draw the per-record code reads moves into the map function: the
                 # queue ran it once per record (record_draws).
                 draws = record_draws.pulled(self, record_indices, kept, chain, batch_index, read_index, returns,
-                                            _STATEFUL_OPS, _PYTHON_VALUED)
+                                            _STATEFUL_OPS, _PYTHON_VALUED, _defers)
                 for index in draws:
                     tainted |= self.uses[index].stores
                 record_indices = sorted(set(record_indices) | set(draws))

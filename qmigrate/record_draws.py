@@ -26,7 +26,7 @@ rebound outer name starts the function from a copy, map_locals; what they read m
 before the batch).
 """
 from collections import Counter
-from typing import Iterable, Set, Tuple
+from typing import Callable, Iterable, Set, Tuple
 
 import libcst as cst
 
@@ -39,12 +39,13 @@ RANDOM_OPS = tuple("tensorflow." + name for name in (
 
 
 def pulled(recogniser, record_indices: Iterable[int], kept, chain, batch_index: int, read_index: int,
-           map_returns: str, stateful_ops: Tuple[str, ...], python_valued: Tuple[str, ...]) -> Tuple[int, ...]:
+           map_returns: str, stateful_ops: Tuple[str, ...], python_valued: Tuple[str, ...],
+           defers: Callable[[cst.CSTNode], bool]) -> Tuple[int, ...]:
     """The leaves, before the batch and outside the chain, that move into the map function with
     the per-record code (sorted; () when none). `map_returns`: what the map function returns (the
-    batching's tensors, which the batching statement reads)."""
-    from qmigrate.recognise import _defers  # the recogniser's own test for deferred code
-
+    batching's tensors, which the batching statement reads); `stateful_ops`, `python_valued`:
+    the recogniser's prefixes of TensorFlow's stateful and Python-valued calls; `defers`: its test
+    of a statement holding code that runs later."""
     if not (isinstance(recogniser.scope, cst.FunctionDef) and recogniser._straight_body):
         return ()
     moved = [index for index in record_indices if index not in kept]
@@ -84,7 +85,7 @@ def pulled(recogniser, record_indices: Iterable[int], kept, chain, batch_index: 
         index = pending.pop()
         if index in taken:
             continue
-        if kinds.get(index) is None or not _movable(recogniser, index, read_index, _defers):
+        if kinds.get(index) is None or not _movable(recogniser, index, read_index, defers):
             return ()
         taken.add(index)
         before = {}  # the binders as they stood at this leaf
@@ -98,7 +99,7 @@ def pulled(recogniser, record_indices: Iterable[int], kept, chain, batch_index: 
         for name in set(recogniser.uses[index].loads):
             source = before.get(name)
             if source is not None and kinds.get(source) is not None:
-                pending.append(source)  # a tensor it reads moves with it; a Python value is captured
+                pending.append(source)  # what it reads moves with it, but what other calls made (captured)
     inside = set(moved) | taken
     for index in taken:
         for name in recogniser.uses[index].stores:
