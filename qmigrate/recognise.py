@@ -20,8 +20,7 @@ from qmigrate import (batch_down, batched_lists, blocks, branch_records, bucketi
                       class_attrs, cstutil, decorated_calls, dequeued_rows, factories, fresh_receivers, graph_state,
                       group_reads, handbuilt, held_sources, helpers, joins, loop_records, map_locals,
                       provider_factories, queue_sources, reader_makers, receivers, record_draws, returned_records,
-                      slim_modules,
-                      slim_provider, towers, zipped_arms, zipped_chains)
+                      slim_modules, slim_provider, towers, zipped_arms, zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
 from qmigrate.cstutil import if_chain  # (also this module's, for its callers)
 from qmigrate.names import ImportMap, dotted
