@@ -25,6 +25,7 @@ import re
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from qmigrate import astindex, drawn_arguments
+from qmigrate.names import ast_last_name
 
 # How a function whose captured parameter a caller may pass a stateful value is named among the
 # helpers kept for other modules (api's `keeps`).
@@ -42,16 +43,8 @@ STATEFUL_CALLS = frozenset((
 Captured = Tuple[str, str, Optional[int]]
 
 
-def _last_name(node: ast.AST) -> Optional[str]:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
-
-
 def _makes_stateful(value: ast.AST) -> bool:
-    return any(isinstance(node, ast.Call) and _last_name(node.func) in STATEFUL_CALLS for node in ast.walk(value))
+    return any(isinstance(node, ast.Call) and ast_last_name(node.func) in STATEFUL_CALLS for node in ast.walk(value))
 
 
 def stateful_bindings(tree: ast.AST) -> Dict[str, int]:
@@ -62,7 +55,7 @@ def stateful_bindings(tree: ast.AST) -> Dict[str, int]:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 for part in ast.walk(target):
-                    name = _last_name(part)
+                    name = ast_last_name(part)
                     if name is not None and isinstance(getattr(part, "ctx", None), ast.Store):
                         found.setdefault(name, node.lineno)
     return found
@@ -94,7 +87,7 @@ def drawn_or_stateful(tree: ast.AST, function: str, param: str, position: Option
     function of (drawn_arguments) counts as none, and the draws' lines come second)."""
     lines: Tuple[int, ...] = ()
     for node in astindex.nodes(tree, ast.Call):  # ast.walk's order, from the tree's index: one walk a tree
-        if _last_name(node.func) != function:
+        if ast_last_name(node.func) != function:
             continue
         refused, argument = _call_refusal(node, param, position, bound)
         if refused is None:
@@ -119,7 +112,7 @@ def _call_refusal(node: ast.Call, param: str, position: Optional[int], bound) ->
         return (node.lineno, "passes `%s`, which makes a variable, placeholder or random op" % _text(argument)), \
             argument
     for part in ast.walk(argument):
-        name = _last_name(part)
+        name = ast_last_name(part)
         where = bound(name) if name is not None and isinstance(getattr(part, "ctx", None), ast.Load) else None
         if where is not None:
             return (node.lineno, "passes `%s`, and `%s` is bound to a variable, placeholder or random op at %s" % (
@@ -131,7 +124,7 @@ def _text(node: ast.AST) -> str:
     try:
         return ast.unparse(node)  # Python 3.9+
     except AttributeError:
-        return _last_name(node) or "an expression"
+        return ast_last_name(node) or "an expression"
 
 
 _CONSEQUENCE = (": the map function would capture it by value, which a one-shot iterator cannot (the queue read it "

@@ -33,6 +33,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
+from qmigrate.names import ast_last_name
+
 # Kept-name prefix asking a pipeline's module to call a parameter that may be a function:
 # "(drawn)function" -> "param,param".
 CALLEE_PREFIX = "(drawn)"
@@ -42,14 +44,6 @@ CALLER_KEY = "(draws)"
 _RANDOM = frozenset(("random_uniform", "random_normal", "truncated_normal", "random_shuffle", "random_gamma",
                      "random_poisson", "multinomial"))
 _COMMENT = "# drawn anew for each record by the input's map function, as its queue did"
-
-
-def _last_name(node: ast.AST) -> Optional[str]:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
 
 
 def _scope_of(tree: ast.Module, call: ast.Call) -> Optional[ast.AST]:
@@ -83,7 +77,7 @@ def _own_nodes(scope: ast.AST):
 
 
 def _calls(node: ast.AST) -> List[str]:
-    return [_last_name(inner.func) or "" for inner in ast.walk(node) if isinstance(inner, ast.Call)]
+    return [ast_last_name(inner.func) or "" for inner in ast.walk(node) if isinstance(inner, ast.Call)]
 
 
 def draw_lines(tree: ast.Module, call: ast.Call, argument: ast.AST,

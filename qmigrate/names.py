@@ -175,6 +175,15 @@ def ast_dotted(node) -> Optional[str]:
     return None
 
 
+def ast_last_name(node) -> Optional[str]:
+    """The last name of a stdlib Name or Attribute (`c` of `f().b.c`), else None."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
 def _ast_imports(tree: ast.AST, aliases: Dict[str, str]):
     """_ImportCollector's work on a stdlib tree, in the same (source) order; returns the assignments."""
     assignments = []
