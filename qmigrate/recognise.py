@@ -3957,7 +3957,7 @@ class _BlockRecogniser:
         if isinstance(tensors, (cst.List, cst.Tuple)) and tensors.elements:
             if any(isinstance(element, cst.StarredElement) for element in tensors.elements):
                 raise _Broken(calls, "the batched tensors are built with *unpacking")
-            sources = [self.source_of(element.value) for element in tensors.elements]
+            sources = [self._as_batched(element.value, calls) for element in tensors.elements]
             if len(sources) == 1:
                 # tf.train.batch([t]) returns the tensor itself, not a list of one.
                 return "single", sources[0]
@@ -3969,6 +3969,41 @@ class _BlockRecogniser:
                               "itself, not in a list" % self.source_of(tensors))
             return "tuple", "tuple(%s)" % self.source_of(tensors)
         raise _Broken(calls, "the batched tensors are not a literal list, tuple or dict")
+
+    def _as_batched(self, element: cst.BaseExpression, calls) -> str:
+        """The map function's return for one batched element: as written, or, when it may be a
+        Python list of tensors (`xy[0:-1]` of decode_csv's list, a list display, a name bound to
+        decode_csv/split/unstack), `tf.convert_to_tensor(...)` of it: the queue packed such a list
+        into one tensor, and TF 1.8's map returns no list inside its element (AttributeError when
+        the dataset is built). A tensor it is given it returns as it is."""
+        if not self._may_be_list(element):
+            return self.source_of(element)
+        tf = self.imports.local_name_for("tensorflow")
+        if tf is None:
+            raise _Broken(calls, "a batched element, `%s`, may be a Python list of tensors, which the map function "
+                          "must pack, and the module reaches TensorFlow by no name of its own" % self.source_of(element))
+        return "%s.convert_to_tensor(%s)" % (tf, self.source_of(element))
+
+    def _may_be_list(self, element: cst.BaseExpression, sliced: bool = False) -> bool:
+        """Whether `element` may be a Python list (`sliced`: of what a slice is taken, where only
+        what is known to be a tensor, made here by a TensorFlow call that gives one, is not)."""
+        if isinstance(element, (cst.List, cst.Tuple, cst.ListComp)):
+            return True
+        if isinstance(element, cst.Call):
+            name = self.imports.resolve(element.func) or ""
+            return name in _LIST_MAKERS or (sliced and not name.startswith("tensorflow."))
+        if isinstance(element, cst.Subscript):  # a slice of a list is a list; of a tensor, a tensor
+            return any(isinstance(part.slice, cst.Slice) for part in element.slice) and self._may_be_list(
+                element.value, sliced=True)
+        if isinstance(element, cst.Name):
+            values = [assign[1] for assign in map(cstutil.single_assign, self.body)
+                      if assign and isinstance(assign[0], cst.Name) and assign[0].value == element.value]
+            if not values:
+                return sliced  # a parameter or an outer name: unknown
+            return any(self._may_be_list(value, sliced) if isinstance(value, (cst.List, cst.Tuple, cst.ListComp,
+                                                                              cst.Call)) else sliced
+                       for value in values)
+        return sliced
 
     def _named_element(self, name: str, calls, record_indices, structures) -> Tuple[str, str]:
         """The element when the batched tensors are a name: a structure the chain or the per-record
@@ -4247,6 +4282,9 @@ _LOGGING_CALLS = frozenset(["print"] + ["tensorflow.logging.%s" % level for leve
 _ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
 _NEXT_ELEMENT = ("dequeue", "dequeue_many", "dequeue_up_to", "get_next")
 _DICT_PARSERS = ("tensorflow.parse_single_example", "tensorflow.io.parse_single_example")
+# TensorFlow calls that give a Python list of tensors.
+_LIST_MAKERS = frozenset(("tensorflow.decode_csv", "tensorflow.io.decode_csv", "tensorflow.split", "tensorflow.unstack",
+                          "tensorflow.unpack"))
 # Parsers that give two dicts of tensors: (context features, sequence features).
 _DICT_PAIR_PARSERS = ("tensorflow.parse_single_sequence_example", "tensorflow.io.parse_single_sequence_example")
 

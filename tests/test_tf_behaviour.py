@@ -49,6 +49,10 @@ CASES = [
     ("tfrecord_mnist", "inputs", lambda d: dict(filenames=_files(d, "mnist_*"), batch_size=20, num_epochs=2),
      240, "epoch"),
     ("csv_header", "csv_inputs", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=10, seed=7), 90, "epoch"),
+    # Slices of decode_csv's list batched: packed into one tensor each, as the queue packed them.
+    ("csv_slices", "sliced_inputs", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=10), 90, "epoch"),
+    ("csv_slices", "sliced_tensor_inputs", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=10), 90,
+     "epoch"),
     ("image_files", "image_inputs", lambda d: dict(pattern_files=_files(d, "png/*.png"), batch_size=8,
                                                    num_epochs=1), 37, "epoch"),
     ("private_modules", "label_stream", lambda d: dict(files=_files(d, "data_batch_*"), batch_size=50), 300,
