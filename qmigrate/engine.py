@@ -3092,7 +3092,8 @@ class _PipelineRewriter(cst.CSTTransformer):
         # `tf.parallel_stack` runs only in the program's graph (graph_state.GRAPH_ONLY): in the map
         # function it is `tf.stack`, which gives the same tensor.
         statements = [stmt.visit(_GraphOnlyRenamer(self.imports)) for stmt in statements]
-        shapes = "".join("    %s.set_shape(%s)\n" % pair for pair in function.static_shapes)
+        shapes = "".join("    %s\n" % line for name, shape in function.static_shapes
+                         for line in synth.shape_checks(name, shape, self.tf, self.target))
         returns = function.returns
         if function.keep_input is not None:
             keep = function.keep_input if function.keep_is_tensor else "%s.convert_to_tensor(%s, %s.bool)" % (

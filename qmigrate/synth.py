@@ -4,6 +4,7 @@ Everything returned is source text; the engine parses and places it. One stateme
 (`dataset = dataset.map(...)`), the idiom of the tf.data guides of that era, so each stage is one
 line and the user's indentation never has to be guessed for continuation lines.
 """
+import ast
 import dataclasses
 from typing import List, Optional, Sequence, Tuple, Union
 
@@ -478,6 +479,33 @@ def _unbatch(tf: str, target: Target) -> str:
         return "unbatch()"
     module = "contrib.data" if target.unbatch == "contrib" else "data.experimental"
     return "apply(%s.%s.unbatch())" % (tf, module)
+
+
+def shape_checks(name: str, shape: str, tf: str, target: Target) -> List[str]:
+    """Lines of the map function that give `name` the shape a queue's `shapes=` declared, checked
+    for each record as the queue checked it when it was enqueued (set_shape alone is a static
+    promise: a record of another shape went through): `tf.ensure_shape` where the target has it
+    (1.12+); else an assert_equal of its shape for a literal, fully known shape, then set_shape
+    (a shape given by a name, or with unknown dimensions, is only set). An item (`rows[1]` of the
+    map function's `*rows`, a tuple) is only set: it cannot be bound again."""
+    if not name.isidentifier():
+        return ["%s.set_shape(%s)" % (name, shape)]
+    if target.ensure_shape:
+        return ["%s = %s.ensure_shape(%s, %s)" % (name, tf, name, shape)]
+    lines = []
+    if _literal_dims(shape):
+        lines += ["with %s.control_dependencies([%s.assert_equal(%s.shape(%s), %s.constant(%s, %s.int32))]):" % (
+            tf, tf, tf, name, tf, shape, tf), "    %s = %s.identity(%s)" % (name, tf, name)]
+    return lines + ["%s.set_shape(%s)" % (name, shape)]
+
+
+def _literal_dims(shape: str) -> bool:
+    """Whether the shape's source is a list or tuple display of int literals (`[3]`, `(28, 28, 1)`, `[]`)."""
+    try:
+        value = ast.literal_eval(shape)
+    except (ValueError, SyntaxError):
+        return False
+    return isinstance(value, (list, tuple)) and all(isinstance(d, int) and not isinstance(d, bool) for d in value)
 
 
 def next_element(pipeline: Pipeline, tf: str, target: Target) -> str:

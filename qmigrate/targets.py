@@ -86,6 +86,11 @@ class Target:
         return self.symbols.accepts("tensorflow.data.Dataset.batch", "drop_remainder")
 
     @property
+    def ensure_shape(self) -> bool:
+        """`tf.ensure_shape` (1.12+): a runtime check of a tensor's shape that also sets it."""
+        return self.symbols.has("tensorflow.ensure_shape")
+
+    @property
     def iterator_method(self) -> bool:
         """`dataset.make_one_shot_iterator()` (gone in 2.x: `tf.compat.v1.data.make_one_shot_iterator`)."""
         return self.symbols.has("tensorflow.data.Dataset.make_one_shot_iterator")

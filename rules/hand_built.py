@@ -180,6 +180,8 @@ class HandBuiltQueue(Rule):
             def inputs(files, batch_size):
                 def parse_record(record):
                     x = tf.parse_single_example(record, {'x': tf.FixedLenFeature([3], tf.float32)})['x']
+                    with tf.control_dependencies([tf.assert_equal(tf.shape(x), tf.constant([3], tf.int32))]):
+                        x = tf.identity(x)
                     x.set_shape([3])
                     return x
 

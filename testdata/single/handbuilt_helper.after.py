@@ -48,7 +48,11 @@ def helper_batches(files, batch_size):
     def parse_record_3(serialized):
         parsed = tf.parse_single_example(serialized, _FEATURES)
         x, example_id = parsed['x'], parsed['id']
+        with tf.control_dependencies([tf.assert_equal(tf.shape(x), tf.constant([3], tf.int32))]):
+            x = tf.identity(x)
         x.set_shape([3])
+        with tf.control_dependencies([tf.assert_equal(tf.shape(example_id), tf.constant([], tf.int32))]):
+            example_id = tf.identity(example_id)
         example_id.set_shape([])
         return x, example_id
 
@@ -68,7 +72,11 @@ def collected_batches(files, batch_size):
     def parse_record_4(serialized):
         parsed = tf.parse_single_example(serialized, _FEATURES)
         x, example_id = parsed['x'], parsed['id']
+        with tf.control_dependencies([tf.assert_equal(tf.shape(x), tf.constant([3], tf.int32))]):
+            x = tf.identity(x)
         x.set_shape([3])
+        with tf.control_dependencies([tf.assert_equal(tf.shape(example_id), tf.constant([], tf.int32))]):
+            example_id = tf.identity(example_id)
         example_id.set_shape([])
         return x, example_id
 

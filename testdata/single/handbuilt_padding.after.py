@@ -8,6 +8,8 @@ def padded_lines(csv_files, batch_size):
         chars = tf.string_split([line], delimiter="").values
         first_field = tf.string_split([line], delimiter=",").values[:1]
         chars.set_shape([None])
+        with tf.control_dependencies([tf.assert_equal(tf.shape(first_field), tf.constant([1], tf.int32))]):
+            first_field = tf.identity(first_field)
         first_field.set_shape([1])
         return chars, first_field
 

@@ -29,7 +29,11 @@ def parsed_in_readers(files, batch_size, num_readers=2):
     def parse_record_2(serialized):
         parsed = tf.parse_single_example(serialized, _FEATURES)
         x, example_id = parsed['x'] * 2.0, parsed['id']
+        with tf.control_dependencies([tf.assert_equal(tf.shape(x), tf.constant([3], tf.int32))]):
+            x = tf.identity(x)
         x.set_shape([3])
+        with tf.control_dependencies([tf.assert_equal(tf.shape(example_id), tf.constant([], tf.int32))]):
+            example_id = tf.identity(example_id)
         example_id.set_shape([])
         return x, example_id
 

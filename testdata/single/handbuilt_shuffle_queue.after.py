@@ -13,7 +13,11 @@ def shuffled_batches(files, batch_size, num_threads=2):
         parsed = tf.parse_single_example(serialized, _FEATURES)
         x = parsed['x'] * 2.0
         example_id = parsed['id']
+        with tf.control_dependencies([tf.assert_equal(tf.shape(x), tf.constant([3], tf.int32))]):
+            x = tf.identity(x)
         x.set_shape([3])
+        with tf.control_dependencies([tf.assert_equal(tf.shape(example_id), tf.constant([], tf.int32))]):
+            example_id = tf.identity(example_id)
         example_id.set_shape([])
         return x, example_id
 
@@ -33,7 +37,11 @@ def named_batches(files, batch_size):
     def parse_record_2(serialized):
         parsed = tf.parse_single_example(serialized, _FEATURES)
         x, example_id = parsed['x'], parsed['id']
+        with tf.control_dependencies([tf.assert_equal(tf.shape(example_id), tf.constant([], tf.int32))]):
+            example_id = tf.identity(example_id)
         example_id.set_shape([])
+        with tf.control_dependencies([tf.assert_equal(tf.shape(x), tf.constant([3], tf.int32))]):
+            x = tf.identity(x)
         x.set_shape([3])
         return {'x': x, 'id': example_id}
 

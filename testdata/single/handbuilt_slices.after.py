@@ -6,7 +6,11 @@ import tensorflow as tf
 def sliced(images, labels, batch_size):
     def parse_record(image, label):
         image = tf.image.flip_left_right(image)
+        with tf.control_dependencies([tf.assert_equal(tf.shape(image), tf.constant([8, 8, 1], tf.int32))]):
+            image = tf.identity(image)
         image.set_shape([8, 8, 1])
+        with tf.control_dependencies([tf.assert_equal(tf.shape(label), tf.constant([], tf.int32))]):
+            label = tf.identity(label)
         label.set_shape([])
         return image, label
 

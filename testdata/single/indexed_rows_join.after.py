@@ -13,6 +13,8 @@ def file_sizes(paths, labels, batch_size, out_path):
         name = rows[0]
         contents = tf.read_file(name)
         size = tf.size(tf.string_split([contents], delimiter=""))
+        with tf.control_dependencies([tf.assert_equal(tf.shape(size), tf.constant((), tf.int32))]):
+            size = tf.identity(size)
         size.set_shape(())
         rows[1].set_shape(())
         rows[2].set_shape(())

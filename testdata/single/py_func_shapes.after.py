@@ -15,7 +15,11 @@ def py_inputs(data_dir, batch_size):
     files = [os.path.join(data_dir, 'data_batch_%d.bin' % i) for i in range(1, 6)]
     def parse_record(value):
         image, label = tf.py_func(_decode, [value], [tf.uint8, tf.int32])
+        with tf.control_dependencies([tf.assert_equal(tf.shape(image), tf.constant([32, 32, 3], tf.int32))]):
+            image = tf.identity(image)
         image.set_shape([32, 32, 3])
+        with tf.control_dependencies([tf.assert_equal(tf.shape(label), tf.constant([], tf.int32))]):
+            label = tf.identity(label)
         label.set_shape([])
         return image, label
 

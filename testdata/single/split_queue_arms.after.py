@@ -28,7 +28,11 @@ def build_input(data_path, batch_size, mode):
         else:
             image = tf.image.per_image_standardization(image)
         image.set_shape([IMAGE_SIZE, IMAGE_SIZE, 3])
+        with tf.control_dependencies([tf.assert_equal(tf.shape(label), tf.constant([1], tf.int32))]):
+            label = tf.identity(label)
         label.set_shape([1])
+        with tf.control_dependencies([tf.assert_equal(tf.shape(example_id), tf.constant([], tf.int32))]):
+            example_id = tf.identity(example_id)
         example_id.set_shape([])
         return image, label, example_id
 

@@ -150,7 +150,11 @@ def distorted_inputs(data_dir, batch_size, num_shards=1, shard_index=0):
       read_input.label.set_shape([1])
       label, example_id = read_input.label, read_input.example_id
       float_image.set_shape([height, width, 3])
+      with tf.control_dependencies([tf.assert_equal(tf.shape(label), tf.constant([1], tf.int32))]):
+        label = tf.identity(label)
       label.set_shape([1])
+      with tf.control_dependencies([tf.assert_equal(tf.shape(example_id), tf.constant([], tf.int32))]):
+        example_id = tf.identity(example_id)
       example_id.set_shape([])
       return float_image, label, example_id
 
