@@ -6,6 +6,7 @@ reached has no reason of its own. This looks one step along the data in that cal
 where the queue or the records go, or where the batched tensors come from. It only explains;
 nothing here decides what is rewritten.
 """
+import builtins
 import re
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
@@ -323,6 +324,7 @@ class Explainer:
         parameter = None
         incoming: List[Tuple[str, int]] = []  # (parameter, statement) where records come in as a parameter
         filled = False  # some list the tensors come from is filled by appends
+        loose: Set[str] = set()  # names they come from that nothing here binds (nor imports, nor builtins)
         while needed:
             name = needed.pop(0)
             if name in seen:
@@ -342,6 +344,8 @@ class Explainer:
             if binder is None:
                 if parameter is None and function is not None and name in _params(function):
                     parameter = name
+                elif self.resolve(cst.Name(name)) is None and not hasattr(builtins, name):
+                    loose.add(name)
                 continue  # a module-level name, or bound in a compound statement's header
             if any(isinstance(c.func, cst.Attribute) and c.func.attr.value in _READS for c in _calls(body[binder])):
                 return None
@@ -373,7 +377,7 @@ class Explainer:
             return ("the tensors it batches come from %s() (line %d), a call qmigrate does not follow to a "
                     "producer → reader chain%s" % (callee, line, self._foreign_object(value, function, body, binder)))
         made = [binder for binder in sorted(set(sources)) if _calls(body[binder])]
-        if parameter is None and made and not filled and all(
+        if parameter is None and made and not filled and not loose and all(
                 (self.resolve(c.func) or "").startswith("tensorflow.") for b in made for c in _calls(body[b])):
             # Nothing read: TensorFlow ops make every record (a py_func, random ops), which the
             # batching's runner ran once per record.

@@ -285,3 +285,14 @@ def test_records_tensorflow_ops_alone_make_are_said_to_be_made_so(tmp_path):
     result, = api.migrate([str(path)])
     found, = [d for d in result.remaining if d.code == "QM302"]
     assert "made by TensorFlow ops alone, no reader (from line 6)" in found.message
+
+
+def test_records_of_a_name_nothing_binds_are_not_said_to_be_made_by_tensorflow_alone(tmp_path):
+    # Broken code (a name bound nowhere) is no generator of records.
+    path = tmp_path / "broken.py"
+    path.write_text("import tensorflow as tf\n\n\ndef inputs(batch_size):\n"
+                    "    x = tf.parse_example(serialized_examples, {})\n"
+                    "    return tf.train.shuffle_batch([x], batch_size, 20, 5)\n")
+    result, = api.migrate([str(path)])
+    found, = [d for d in result.remaining if d.code == "QM302"]
+    assert "made by TensorFlow ops alone" not in found.message
