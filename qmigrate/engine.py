@@ -3092,8 +3092,14 @@ class _PipelineRewriter(cst.CSTTransformer):
         # `tf.parallel_stack` runs only in the program's graph (graph_state.GRAPH_ONLY): in the map
         # function it is `tf.stack`, which gives the same tensor.
         statements = [stmt.visit(_GraphOnlyRenamer(self.imports)) for stmt in statements]
+        # A name the function binds (or takes) is checked and bound again; any other (an outer
+        # tensor it returns) would become a local unbound where the check reads it: only set.
+        bound = {param.lstrip("*") for param in function.params}
+        for stmt in statements:
+            bound |= set(cstutil.name_uses(stmt).stores)
         shapes = "".join("    %s\n" % line for name, shape in function.static_shapes
-                         for line in synth.shape_checks(name, shape, self.tf, self.target))
+                         for line in (synth.shape_checks(name, shape, self.tf, self.target) if name in bound
+                                      else ["%s.set_shape(%s)" % (name, shape)]))
         returns = function.returns
         if function.keep_input is not None:
             keep = function.keep_input if function.keep_is_tensor else "%s.convert_to_tensor(%s, %s.bool)" % (

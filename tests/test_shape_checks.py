@@ -82,3 +82,14 @@ def test_a_record_of_another_shape_fails_before_and_after(tmp_path):
     before, after = outcomes
     assert before == ([[[1, 2, 3], [4, 5, 6]]], "end, runner invalid")
     assert after == ([[[1, 2, 3], [4, 5, 6]]], "invalid")
+
+
+def test_an_outer_tensor_the_function_returns_is_only_set(tmp_path):
+    # Bound again in the function, it would be a local unbound where the check reads it.
+    path = tmp_path / "outer.py"
+    path.write_text(INPUTS.replace("    queue = ", "    label = tf.constant(1)\n    queue = ").replace(
+        "[values], batch_size=batch_size, shapes=[[3]]", "[values, label], batch_size=batch_size, shapes=[[3], []]"))
+    result, = api.migrate([str(path)], Options())
+    new = result.new_source.decode()
+    assert "        label.set_shape([])\n        return values, label\n" in new
+    assert "label = tf.identity(label)" not in new and "values = tf.identity(values)" in new
