@@ -3,14 +3,13 @@ the map function calls for each record (drawn_arguments.py); the queue's enqueue
 each record, and a one-shot iterator cannot capture it."""
 import ast
 import os
-import subprocess
-import textwrap
 
 import pytest
 
 from qmigrate import api, drawn_arguments
 from qmigrate.captured_params import STATEFUL_CALLS
 from qmigrate.engine import Options
+from drawn_drains import check_drawn_per_record, drain
 from tfenv import tf_python
 
 READER = '''\
@@ -101,35 +100,6 @@ def test_which_draws_are_proven():
     assert _lines(TRAIN.format(extra="pass").replace("side = 4", "side = tf.Variable(4)"), 0) is None
 
 
-DRAIN = textwrap.dedent('''\
-    import sys
-    import tensorflow as tf
-    sys.path.insert(0, sys.argv[1])
-    import train
-    files = []
-    for f in range(2):
-        files.append("%s/ids_%d.tfrecord" % (sys.argv[2], f))
-        with tf.python_io.TFRecordWriter(files[-1]) as writer:
-            for i in range(30):
-                writer.write(str(f * 30 + i).encode())
-    tf.set_random_seed(5)
-    batch = train.batches(files, sys.argv[3] == "pyramid")
-    pairs = []
-    with tf.Session() as sess:
-        sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
-        coord = tf.train.Coordinator()
-        threads = tf.train.start_queue_runners(sess, coord)
-        try:
-            while True:
-                pairs.append(sess.run(batch).tolist())
-        except tf.errors.OutOfRangeError:
-            pass
-        coord.request_stop()
-        coord.join(threads)
-    print(repr(pairs))
-    ''')
-
-
 def test_each_record_draws_its_own_value_before_and_after(tmp_path):
     """Under TF 1.8: 60 records, 2 epochs, batches of 8: each id twice; with the pyramid the sides
     drawn per record (several values within a batch) from the same choices, before and after;
@@ -142,18 +112,8 @@ def test_each_record_draws_its_own_value_before_and_after(tmp_path):
     results = _migrate(out)
     assert results["reader.py"].changed and not results["reader.py"].remaining
     assert "lambda: tf.random_shuffle(" in (out / "train.py").read_text()
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    for mode in ("pyramid", "fixed"):
-        for folder in (source, out):
-            done = subprocess.run([python, "-c", DRAIN, str(folder), str(tmp_path), mode], stdout=subprocess.PIPE,
-                                  stderr=subprocess.PIPE, universal_newlines=True, timeout=300, env=env)
-            assert done.returncode == 0, done.stderr[-2000:]
-            batches = eval(done.stdout.strip().splitlines()[-1])
-            pairs = [pair for batch in batches for pair in batch]
-            assert sorted(pair[0] for pair in pairs) == sorted(list(range(60)) * 2), (folder, mode)
-            assert [len(batch) for batch in batches] == [8] * 15, (folder, mode)
-            if mode == "fixed":
-                assert {pair[1] for pair in pairs} == {4}, folder
-            else:
-                assert {pair[1] for pair in pairs} <= {2, 3, 4, 5, 6, 7}, folder
-                assert sum(len({pair[1] for pair in batch}) > 1 for batch in batches) >= 12, folder
+    for folder in (source, out):
+        batches = drain(python, folder, tmp_path, "train", "train.batches(files, sys.argv[3] == 'pyramid')", "pyramid")
+        check_drawn_per_record(batches, {2, 3, 4, 5, 6, 7}, folder)
+        fixed = drain(python, folder, tmp_path, "train", "train.batches(files, sys.argv[3] == 'pyramid')", "fixed")
+        assert {pair[1] for batch in fixed for pair in batch} == {4}, folder

@@ -1,12 +1,9 @@
 """A random draw made before the chain for its per-record code moves into the map function
 (record_draws.py): the queue's enqueue ran it once per record; a map function capturing it
 would hold one value, and a one-shot iterator cannot capture it at all."""
-import os
-import subprocess
-import textwrap
-
 from qmigrate import api
 from qmigrate.engine import Options
+from drawn_drains import check_drawn_per_record, drain
 from tfenv import tf_python
 
 READER = '''\
@@ -61,35 +58,6 @@ def test_a_variable_is_never_moved(tmp_path):
     assert any("`side`" in d.message for d in result.remaining)
 
 
-DRAIN = textwrap.dedent('''\
-    import sys
-    import tensorflow as tf
-    sys.path.insert(0, sys.argv[1])
-    import reader
-    files = []
-    for f in range(2):
-        files.append("%s/ids_%d.tfrecord" % (sys.argv[2], f))
-        with tf.python_io.TFRecordWriter(files[-1]) as writer:
-            for i in range(30):
-                writer.write(str(f * 30 + i).encode())
-    tf.set_random_seed(int(sys.argv[3]))
-    batch = reader.next_batch(files, 8, [2, 3, 4, 5, 6, 7])
-    pairs = []
-    with tf.Session() as sess:
-        sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
-        coord = tf.train.Coordinator()
-        threads = tf.train.start_queue_runners(sess, coord)
-        try:
-            while True:
-                pairs.append(sess.run(batch).tolist())
-        except tf.errors.OutOfRangeError:
-            pass
-        coord.request_stop()
-        coord.join(threads)
-    print(repr(pairs))
-    ''')
-
-
 def test_each_record_draws_its_own_value_before_and_after(tmp_path):
     """Under TF 1.8: 60 records, 2 epochs, batches of 8: each id twice, the sides drawn per record
     (several values within a batch), from the same choices, before and after."""
@@ -97,18 +65,8 @@ def test_each_record_draws_its_own_value_before_and_after(tmp_path):
     source, out = tmp_path / "source", tmp_path / "out"
     source.mkdir()
     (source / "reader.py").write_text(READER.format(draw=DRAW))
-    _migrate(out)
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")
-    drained = {}
+    result, _ = _migrate(out)
+    assert result.changed and not result.remaining
     for folder in (source, out):
-        done = subprocess.run([python, "-c", DRAIN, str(folder), str(tmp_path), "3"], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, universal_newlines=True, timeout=300, env=env)
-        assert done.returncode == 0, done.stderr[-2000:]
-        drained[folder] = eval(done.stdout.strip().splitlines()[-1])
-    for folder, batches in drained.items():
-        pairs = [pair for batch in batches for pair in batch]
-        assert sorted(pair[0] for pair in pairs) == sorted(list(range(60)) * 2), folder
-        assert [len(batch) for batch in batches] == [8] * 15, folder
-        assert {pair[1] for pair in pairs} <= {2, 3, 4, 5, 6, 7}, folder
-        # A draw per record: the sides differ within most batches (one draw per batch would not).
-        assert sum(len({pair[1] for pair in batch}) > 1 for batch in batches) >= 12, folder
+        batches = drain(python, folder, tmp_path, "reader", "reader.next_batch(files, 8, [2, 3, 4, 5, 6, 7])")
+        check_drawn_per_record(batches, {2, 3, 4, 5, 6, 7}, folder)
