@@ -72,6 +72,34 @@ class _Calls(cst.CSTVisitor):
         return False
 
 
+def _data_names(node: cst.CSTNode) -> Set[str]:
+    """The names an expression reads as data: all but those only in a call's arguments after its
+    first positional one (sizes, options, names: `load(paths, width)` reads `paths` as data, not
+    `width`) or in a subscript's index."""
+    found: Set[str] = set()
+
+    def visit(expr, data: bool) -> None:
+        if isinstance(expr, cst.Name):
+            if data:
+                found.add(expr.value)
+        elif isinstance(expr, cst.Call):
+            visit(expr.func, data)
+            positional = [arg for arg in expr.args if arg.keyword is None and not arg.star]
+            for arg in expr.args:
+                visit(arg.value, data and bool(positional) and arg is positional[0])
+        elif isinstance(expr, cst.Attribute):
+            visit(expr.value, data)
+        elif isinstance(expr, cst.Subscript):
+            visit(expr.value, data)
+            for element in expr.slice:
+                visit(element.slice, False)
+        else:
+            for child in expr.children:
+                visit(child, data)
+    visit(node, True)
+    return found
+
+
 def _calls(node: cst.CSTNode) -> List[cst.Call]:
     finder = _Calls()
     cstutil.walk(node, finder)
@@ -361,7 +389,11 @@ class Explainer:
                                               min(incoming, key=lambda found: found[1]))
             if through is not None:
                 return through
-        for binder in sorted(set(sources)):  # the earliest: where the tensors start
+        # The earliest of the statements the tensors come from as data (a call's receiver or first
+        # argument: `image = load(paths, width)` comes from load(), not from `width =
+        # config.getint(...)` before it), then the others.
+        flowing = self._data_sources(body, index, tensors, sources, function)
+        for binder in sorted(flowing) + sorted(set(sources) - flowing):  # the earliest: where the tensors start
             assign = cstutil.single_assign(body[binder])
             value = assign[1] if assign else None
             if isinstance(value, (cst.ListComp, cst.GeneratorExp)):
@@ -558,6 +590,23 @@ class Explainer:
         if key not in self._bodies:
             self._bodies[key] = cstutil.simple_statements(root)
         return self._bodies[key]
+
+    def _data_sources(self, body, index: int, tensors, sources, function) -> Set[int]:
+        """The statements of `sources` the batched tensors come from as data: those binding a
+        name the tensors read, and, from each, those binding a name it reads as data
+        (_data_names)."""
+        flowing: Set[int] = set()
+        pending = [(index, name) for name in _data_names(tensors)]
+        while pending:
+            at, name = pending.pop()
+            binder = self._binder(function, body, at, name)
+            if binder is None or binder not in sources or binder in flowing:
+                continue
+            flowing.add(binder)
+            assign = cstutil.single_assign(body[binder])
+            value = assign[1] if assign else body[binder]
+            pending += [(binder, read) for read in _data_names(value)]
+        return flowing
 
     def _binder(self, function, body, index: int, name: str) -> Optional[int]:
         """The last statement before `index` in `body` (the simple statements of `function`, or of

@@ -296,3 +296,21 @@ def test_records_of_a_name_nothing_binds_are_not_said_to_be_made_by_tensorflow_a
     result, = api.migrate([str(path)])
     found, = [d for d in result.remaining if d.code == "QM302"]
     assert "made by TensorFlow ops alone" not in found.message
+
+
+def test_records_come_from_the_call_that_makes_them_not_from_its_options(tmp_path):
+    # `width` (from a config, before) is an option of load(), which makes the records: a helper's
+    # review was told they come from config.get().
+    path = tmp_path / "configured.py"
+    path.write_text("import configparser\nimport tensorflow as tf\n\nconfig = configparser.ConfigParser()\n\n\n"
+                    "def load(paths, width):\n"
+                    "    _, ser = tf.TFRecordReader().read(tf.train.string_input_producer(paths))\n"
+                    "    return tf.fill([width], tf.string_to_number(ser)), (ser,)\n\n\n"
+                    "def main(paths):\n"
+                    "    model = config.get('config', 'model')\n"
+                    "    width = config.getint(model, 'width')\n"
+                    "    image, labels = load(paths, width)\n"
+                    "    return tf.train.shuffle_batch((image,) + labels, 4, 20, 10)\n")
+    result, = api.migrate([str(path)])
+    found, = [d for d in result.remaining if d.code == "QM302"]
+    assert "the tensors it batches come from load() (line 15)" in found.message
