@@ -26,17 +26,17 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 
 from qmigrate import astindex, drawn_arguments
 from qmigrate.names import ast_last_name
+from qmigrate.record_draws import RANDOM_CALLS
 
 # How a function whose captured parameter a caller may pass a stateful value is named among the
 # helpers kept for other modules (api's `keeps`).
 KEPT_PREFIX = "(captured)"
 
 # The last names of TensorFlow calls that make a variable, a placeholder or a random op.
-STATEFUL_CALLS = frozenset((
+STATEFUL_CALLS = RANDOM_CALLS | frozenset((
     "Variable", "VariableV1", "get_variable", "model_variable", "local_variable", "global_variable", "variable",
     "placeholder", "placeholder_with_default", "get_global_step", "get_or_create_global_step",
-    "create_global_step", "random_uniform", "random_normal", "truncated_normal", "random_shuffle",
-    "random_gamma", "random_poisson", "multinomial", "py_func", "py_function", "numpy_function"))
+    "create_global_step", "py_func", "py_function", "numpy_function"))
 
 # A captured parameter: (function name, parameter name, its position among those a call passes;
 # None: keyword-only).

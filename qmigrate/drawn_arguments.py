@@ -34,6 +34,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from qmigrate.names import ast_last_name
+from qmigrate.record_draws import RANDOM_CALLS
 
 # Kept-name prefix asking a pipeline's module to call a parameter that may be a function:
 # "(drawn)function" -> "param,param".
@@ -41,8 +42,6 @@ CALLEE_PREFIX = "(drawn)"
 # Kept name asking a caller to make the draws at these lines functions: "(draws)" -> "12,40".
 CALLER_KEY = "(draws)"
 
-_RANDOM = frozenset(("random_uniform", "random_normal", "truncated_normal", "random_shuffle", "random_gamma",
-                     "random_poisson", "multinomial"))
 _COMMENT = "# drawn anew for each record by the input's map function, as its queue did"
 
 
@@ -115,10 +114,10 @@ def draw_lines(tree: ast.Module, call: ast.Call, argument: ast.AST,
         if any(isinstance(node, (ast.Lambda, ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp))
                for node in ast.walk(assign.value)):
             return None
-        random = [m for m in made if m in _RANDOM]
+        random = [m for m in made if m in RANDOM_CALLS]
         if not any(m in stateful for m in made):
             continue  # a value: passed as before
-        if not random or any(m in stateful and m not in _RANDOM for m in made):
+        if not random or any(m in stateful and m not in RANDOM_CALLS for m in made):
             return None  # a variable, a placeholder, a py_func: one for the program
         for inner in ast.walk(assign.value):
             if isinstance(inner, ast.Name) and isinstance(inner.ctx, ast.Load):

@@ -4168,9 +4168,8 @@ _SLICED_STATEFUL = (": the dataset would hold it, and a one-shot iterator cannot
                     "values the variable is made from by hand (a placeholder fed to an initializable iterator's "
                     "initializer)")
 
-_STATEFUL_OPS = tuple("tensorflow." + name for name in (
-    "random_uniform", "random_normal", "truncated_normal", "random_shuffle", "random_gamma", "random_poisson",
-    "multinomial", "random.", "placeholder", "Variable", "get_variable", "py_func", "train.get_global_step",
+_STATEFUL_OPS = record_draws.RANDOM_OPS + tuple("tensorflow." + name for name in (
+    "placeholder", "Variable", "get_variable", "py_func", "train.get_global_step",
     "train.get_or_create_global_step", "train.create_global_step"))
 
 # TensorFlow calls that give Python values (file names, counts, flags), not tensors.

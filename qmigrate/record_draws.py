@@ -32,10 +32,12 @@ import libcst as cst
 
 from qmigrate import cstutil
 
-# The random ops a draw may call: the recogniser's stateful ops that are random.
-RANDOM_OPS = tuple("tensorflow." + name for name in (
-    "random_uniform", "random_normal", "truncated_normal", "random_shuffle", "random_gamma", "random_poisson",
-    "multinomial", "random."))
+# The last names of TensorFlow's random ops: the stateful ops a draw may call (the recogniser's
+# and captured_params' stateful lists, and drawn_arguments', start from them).
+RANDOM_CALLS = frozenset(("random_uniform", "random_normal", "truncated_normal", "random_shuffle", "random_gamma",
+                          "random_poisson", "multinomial"))
+# The same as prefixes of resolved names, with the `tf.random` module (1.12+).
+RANDOM_OPS = tuple("tensorflow." + name for name in sorted(RANDOM_CALLS)) + ("tensorflow.random.",)
 
 
 def pulled(recogniser, record_indices: Iterable[int], kept, chain, batch_index: int, read_index: int,
@@ -88,17 +90,9 @@ def pulled(recogniser, record_indices: Iterable[int], kept, chain, batch_index: 
         if kinds.get(index) is None or not _movable(recogniser, index, read_index, defers):
             return ()
         taken.add(index)
-        before = {}  # the binders as they stood at this leaf
-        for earlier in range(index):
-            if earlier in chained:
-                for name in recogniser.uses[earlier].stores:
-                    before.pop(name, None)
-            else:
-                for name in recogniser.uses[earlier].stores:
-                    before[name] = earlier
         for name in set(recogniser.uses[index].loads):
-            source = before.get(name)
-            if source is not None and kinds.get(source) is not None:
+            source = recogniser._last_binding(name, index)
+            if source is not None and source not in chained and kinds.get(source) is not None:
                 pending.append(source)  # what it reads moves with it, but what other calls made (captured)
     inside = set(moved) | taken
     for index in taken:
