@@ -1747,10 +1747,12 @@ def _function_facts(function: cst.FunctionDef, imports: ImportMap) -> tuple:
 
 
 def _refuse_own_helpers(analysis: FileAnalysis, context: ModuleContext, refused: Dict[str, str]) -> None:
-    """The reader of each helper of this module that stays for its callers elsewhere says why."""
+    """The reader of each helper of this module that stays for its callers elsewhere says why,
+    unless it already says so more precisely (kept beside the migrated copy its pipelines call)."""
     for name, why in refused.items():
         helper = context.reader_helpers.get(name)
-        if helper is not None and id(helper.reader_call) not in analysis.fixed_calls:
+        if (helper is not None and id(helper.reader_call) not in analysis.fixed_calls
+                and id(helper.reader_call) not in analysis.reasons):
             analysis.reasons[id(helper.reader_call)] = why
 
 

@@ -113,12 +113,13 @@ def _method_imports(path: str, summary: ModuleSummary, summaries: Mapping[str, O
 
 def module_imports(path: str, tree: Optional[ast.AST], program: Program) -> List[Tuple[str, str]]:
     """(local name, file) of each module of the set that `path` binds to one name by an import:
-    `import pkg.mod as m`, `from pkg import mod`, `from .pkg import mod` (`import pkg.mod` binds
-    `pkg`, not the module: not one of them)."""
+    `import mod`, `import pkg.mod as m`, `from pkg import mod`, `from .pkg import mod` (`import
+    pkg.mod` binds `pkg`, not the module: not one of them)."""
     found = []
     for node in astindex.nodes(tree, ast.Import, ast.ImportFrom) if tree is not None else ():
         if isinstance(node, ast.Import):
-            found += [(alias.asname, program.module_path(path, alias.name)) for alias in node.names if alias.asname]
+            found += [(alias.asname or alias.name, program.module_path(path, alias.name)) for alias in node.names
+                      if alias.asname or "." not in alias.name]
         elif isinstance(node, ast.ImportFrom) and node.level:
             base = relative_base(path, node.level, node.module or "")
             found += [(alias.asname or alias.name, os.path.join(base, alias.name) + ".py")

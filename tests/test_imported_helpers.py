@@ -110,6 +110,29 @@ def test_every_caller_migrated_changes_the_helper(tmp_path):
     assert b"x = decode(serialized, 3)" in results["train.py"].new_source
 
 
+PLAIN_IMPORT_CALLER = '''\
+import tensorflow as tf
+
+import records
+
+
+def inputs(files, batch_size):
+    queue = tf.train.string_input_producer(files, num_epochs=1)
+    x = records.decode(queue, 3)
+    return tf.train.batch([x], batch_size=batch_size)
+'''
+
+
+def test_plain_module_import_caller_changes_the_helper(tmp_path):
+    # `import records` binds the module to its own name: `records.decode(queue)` is the helper's
+    # call as `import pkg.records as records` would make it.
+    results = _program(tmp_path, {"records.py": HELPER % "", "train.py": PLAIN_IMPORT_CALLER})
+    assert results["records.py"].status is Status.MIGRATED
+    assert results["train.py"].status is Status.MIGRATED
+    assert b"def decode(serialized, size):" in results["records.py"].new_source
+    assert b"records.decode(serialized, 3)" in results["train.py"].new_source
+
+
 @pytest.mark.parametrize("other", [
     # a caller that still hands it a queue of its own making
     "import tensorflow as tf\nfrom records import decode\nq = tf.FIFOQueue(3, tf.string)\nx = decode(q, 3)\n",
