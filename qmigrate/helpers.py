@@ -22,7 +22,7 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from qmigrate import batch_down, blocks, cstutil
+from qmigrate import batch_down, blocks, cstutil, lookup_tables
 from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import BATCHERS, PRODUCERS, READERS, rule_for
 
@@ -152,8 +152,8 @@ def plain_read_call(value):
 
 def find_reader_helper(function: cst.FunctionDef, imports: ImportMap) -> Optional[ReaderHelper]:
     param_names = [p.name.value for p in _params(function)]
-    if not isinstance(function.body, cst.IndentedBlock):
-        return None
+    if not isinstance(function.body, cst.IndentedBlock) or lookup_tables.lookup_in(function.body, imports.resolve, None):
+        return None  # (a table in the code that would become per-record: lookup_tables)
     leaves = blocks.flatten(function.body.body, function.body.body)
     readers = {}
     for leaf in leaves:
@@ -232,7 +232,7 @@ def find_record_source(function: cst.FunctionDef, imports: ImportMap, method: bo
     once, by them, and never after the read; it leaves with them (move_expression writes its value
     where the producer goes). `method`: `function` is a method, whose first parameter (the object)
     it keeps whatever its parsing reads."""
-    if not isinstance(function.body, cst.IndentedBlock):
+    if not isinstance(function.body, cst.IndentedBlock) or lookup_tables.lookup_in(function.body, imports.resolve, None):
         return None
     body = list(function.body.body)
     if body and _is_docstring(body[0]):

@@ -18,7 +18,7 @@ import libcst as cst
 
 from qmigrate import (batch_down, batched_lists, blocks, branch_records, bucketing, built_rows, captured_params,
                       class_attrs, cstutil, decorated_calls, dequeued_rows, factories, fresh_receivers, graph_state,
-                      group_reads, handbuilt, held_sources, helpers, joins, loop_records, map_locals,
+                      group_reads, handbuilt, held_sources, helpers, joins, loop_records, lookup_tables, map_locals,
                       provider_factories, queue_sources, reader_makers, receivers, record_draws, returned_records,
                       slim_modules, slim_provider, towers, zipped_arms, zipped_chains)
 from qmigrate.model import Batching, Pipeline, RecordFunction, Sharding
@@ -2984,6 +2984,11 @@ class _BlockRecogniser:
         wants int64 sizes fixed then). So are the producer's (`producer_index`): the tensors a
         slice producer slices become the dataset's own (a preloaded `tf.Variable` fails there)."""
         moved = [index for index in sorted(record_indices) if index not in kept]
+        for index in moved:
+            looked_up = lookup_tables.lookup_in(self.body[index], self.imports.resolve, self.context.tree)
+            if looked_up is not None:
+                raise _Broken(calls, lookup_tables.REASON % (
+                    "%s(...)" % cst.Module([]).code_for_node(looked_up.func), self._line_of(index)))
         reads = set(self.map_copies)  # a copied outer value is read where the function starts
         for index in moved:
             reads |= set(self.uses[index].loads)

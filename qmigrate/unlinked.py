@@ -12,7 +12,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 
 import libcst as cst
 
-from qmigrate import batch_down, cstutil, in_memory_rows
+from qmigrate import batch_down, cstutil, in_memory_rows, lookup_tables
 from qmigrate.names import dotted
 
 _READS = ("read", "read_up_to")
@@ -260,6 +260,11 @@ class Explainer:
         queue = read.args[0].value if read.args else None
         if (isinstance(queue, cst.Name) and function is not None
                 and queue.value in _params(function)):
+            looked_up = lookup_tables.lookup_in(function.body, self.resolve, None)
+            if looked_up is not None:  # (helpers: not a reader helper then)
+                return "it reads `%s`, a parameter of %s(), whose code %s" % (
+                    queue.value, function.name.value, lookup_tables.REASON.split("the per-record code ", 1)[1] % (
+                        "%s(...)" % self.module.code_for_node(looked_up.func), self.line_of(looked_up)))
             records = self._records(stmt, body, index, function, "its records")
             return "it reads `%s`, a parameter of %s(), so its producer is in a caller%s" % (
                 queue.value, function.name.value, "; " + records if records else "")
