@@ -3939,7 +3939,7 @@ class _BlockRecogniser:
         may be Python lists of records (`images.append(...)`): a tuple, each part that is a list made
         a tensor, as the queue made it (TF 1.8's map returns no list: such a helper's dataset failed
         when it was built)."""
-        tf = self.imports.local_name_for("tensorflow")
+        tf = self._tf_module()
         if tf is None:
             raise _Broken(calls, "the batched tensors `%s` may hold Python lists, which the map function must make "
                           "tensors of, and the module reaches TensorFlow by no name of its own" % name)
@@ -3981,13 +3981,51 @@ class _BlockRecogniser:
         decode_csv/split/unstack), `tf.convert_to_tensor(...)` of it: the queue packed such a list
         into one tensor, and TF 1.8's map returns no list inside its element (AttributeError when
         the dataset is built). A tensor it is given it returns as it is."""
-        if not self._may_be_list(element):
+        if not self._may_be_list(element) and not self._python_constant(element):
             return self.source_of(element)
-        tf = self.imports.local_name_for("tensorflow")
+        tf = self._tf_module()
         if tf is None:
-            raise _Broken(calls, "a batched element, `%s`, may be a Python list of tensors, which the map function "
-                          "must pack, and the module reaches TensorFlow by no name of its own" % self.source_of(element))
+            raise _Broken(calls, "a batched element, `%s`, may be a Python list of tensors or a Python constant, "
+                          "which the map function must make a tensor, and the module reaches TensorFlow by no name "
+                          "of its own" % self.source_of(element))
         return "%s.convert_to_tensor(%s)" % (tf, self.source_of(element))
+
+    def _python_constant(self, element: cst.BaseExpression) -> bool:
+        """Whether `element` is a Python number or string (`3`, `-1.0`, `'cat'`), or a name this block
+        or the module's top level binds to one and to nothing else (`CLASS_ID = 3`): the queue made
+        a tensor of it, and TF 1.8's map function returns no Python value (AttributeError when the
+        dataset is built)."""
+        if isinstance(element, cst.UnaryOperation):
+            element = element.expression
+        if isinstance(element, (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString)):
+            return True
+        if not isinstance(element, cst.Name):
+            return False
+        name = element.value
+        local = [assign[1] for assign in map(cstutil.single_assign, self.body)
+                 if assign and isinstance(assign[0], cst.Name) and assign[0].value == name]
+        if local:
+            return all(self._python_constant(value) for value in local)
+        if isinstance(self.scope, cst.FunctionDef) and name in _param_names(self.scope):
+            return False
+        tree = self.context.tree
+        if tree is None:
+            return False
+        values = []
+        for node in tree.body:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(
+                node, (ast.AnnAssign, ast.AugAssign)) else []
+            if any(isinstance(sub, ast.Name) and sub.id == name for target in targets for sub in ast.walk(target)):
+                values.append(node.value if isinstance(node, ast.Assign) and len(targets) == 1 and isinstance(
+                    targets[0], ast.Name) else None)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == name:
+                values.append(None)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                    (alias.asname or alias.name.split(".")[0]) in (name, "*") for alias in node.names):
+                values.append(None)
+        constant = lambda v: isinstance(v, ast.Constant) and isinstance(v.value, (int, float, str)) and not isinstance(
+            v.value, bool) or isinstance(v, ast.UnaryOp) and constant(v.operand)
+        return bool(values) and all(constant(value) for value in values)
 
     def _may_be_list(self, element: cst.BaseExpression, sliced: bool = False) -> bool:
         """Whether `element` may be a Python list (`sliced`: of what a slice is taken, where only

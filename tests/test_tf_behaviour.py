@@ -50,6 +50,9 @@ CASES = [
      240, "epoch"),
     ("csv_header", "csv_inputs", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=10, seed=7), 90, "epoch"),
     # Slices of decode_csv's list batched: packed into one tensor each, as the queue packed them.
+    # Python constants batched beside the records: tensors of the queue's dtypes, each example.
+    ("constant_columns", "weighted_inputs", lambda d: dict(filenames=_files(d, "mnist_*"), batch_size=20), 120,
+     "epoch"),
     ("csv_slices", "sliced_inputs", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=10), 90, "epoch"),
     ("csv_slices", "sliced_tensor_inputs", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=10), 90,
      "epoch"),
