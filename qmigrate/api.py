@@ -23,8 +23,8 @@ import libcst as cst
 
 from qmigrate import (captured_params, chained_records, drawn_arguments, engine, estimator_inputs, factory_reasons,
                       fresh_receivers, graph_copies, handed_down, imported_helpers, library_runners, memory, notebooks,
-                      provider_factories, python3_check, returned_records, saved_graphs, statement_memo, tower_reads,
-                      towers, uncalled_datasets, uncalled_queues, unlinked, untraced_towers)
+                      provider_factories, python3_check, returned_records, saved_graphs, star_imports, statement_memo,
+                      tower_reads, towers, uncalled_datasets, uncalled_queues, unlinked, untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -123,6 +123,7 @@ class _Job:
     # Provider factories of other modules its functions call (provider_factories): (function,
     # object, method, the factory's sibling, the dotted name of the object's class).
     factories: Tuple[Tuple[str, str, str, str, str], ...] = ()
+    star: Optional[star_imports.Patch] = None  # analysed as if its star import bound `tf` (star_imports)
 
 
 @dataclass(frozen=True)
@@ -214,6 +215,9 @@ def _run(job: _Job) -> _Done:
                 return _Done(FileResult(path, Status.CLEAN, old_source=source))
             return _Done(_notebook(path, source, why))
         source = found.code.encode("utf-8")
+    original = source
+    if python and job.star is not None:
+        source = star_imports.patch(source, job.star) or source
     if not first_pass and job.digest is not None and digest(source) != job.digest:
         return _Done(_failed(path, "it changed while qmigrate ran; left unchanged", source), readable=True)
     problem = _undecodable(source)
@@ -267,7 +271,14 @@ def _run(job: _Job) -> _Done:
         return _Done(result, summary=summary, without_plumbing=without, **stats)
 
     done = _guarded(path, source, work)
-    return _Done(done, readable=True) if isinstance(done, FileResult) else done
+    done = _Done(done, readable=True) if isinstance(done, FileResult) else done
+    if source is not original:  # the user's file as it is: its star import's line back
+        result = star_imports.unpatch(done.result, original, job.star)
+        without = star_imports.unpatch(done.without_plumbing, original, job.star)
+        if result is None or (done.without_plumbing is not None and without is None):
+            return _run(dataclasses.replace(job, star=None))  # the migration changed that line: not this way
+        done = dataclasses.replace(done, result=result, without_plumbing=without)
+    return done
 
 
 def _reason_templates(analysis: engine.FileAnalysis, consumers) -> Tuple[Tuple[int, engine.ReasonTemplate], ...]:
@@ -372,6 +383,7 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
 def _migrate(files: List[str], options: Options, write: bool, jobs: int, progress) -> List[FileResult]:
     # (workers forked inside it inherit the thresholds; _worker_loop sets them where they are not forked)
     with memory.fewer_collections(), _Pool(jobs) as pool:
+        pool.stars = star_imports.plan(files, Program(files, _read_python))
         first = dict(zip(files, pool.map(_run, [_Job(path, options) for path in files], progress)))
         program = Program(files, _read_python, {path: done.import_specs for path, done in first.items()
                                                 if done.import_specs is not None})
@@ -851,6 +863,9 @@ class _Pool:
         self.jobs = jobs
         self._workers = []  # (process, connection)
         self._home: Dict[str, int] = {}  # path -> the worker that last handled it
+        # Modules whose `tf` is TensorFlow through star imports of the run (star_imports.py): each
+        # job of such a module, whatever its pass, is given its patch here.
+        self.stars: Dict[str, star_imports.Patch] = {}
 
     def __enter__(self):
         return self
@@ -882,6 +897,9 @@ class _Pool:
 
     def map(self, function, jobs_list, progress=None) -> list:
         out = []
+        if self.stars:
+            jobs_list = [dataclasses.replace(item, star=self.stars[item.path])
+                         if isinstance(item, _Job) and item.path in self.stars else item for item in jobs_list]
         # One job runs here unless the workers are up: its file's worker may still hold its parse.
         if self.jobs <= 1 or not jobs_list or (len(jobs_list) < 2 and not self._workers):
             for item in jobs_list:

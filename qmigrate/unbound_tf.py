@@ -29,7 +29,7 @@ def applies(source: bytes, imports: ImportMap, tree: Optional[ast.AST]) -> bool:
         return False
     if "tf" in imports.aliases:
         return _other_package(imports.aliases["tf"]) is not None and _bound_by_imports_only(tree)
-    return not _binds_tf(tree)
+    return not binds_tf(tree)
 
 
 def _other_package(target: str) -> Optional[str]:
@@ -42,11 +42,11 @@ def _bound_by_imports_only(tree: ast.AST) -> bool:
     """`tf` is bound by one import alone (so that import says what it is everywhere)."""
     imported = [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom)) and any(
         (alias.asname or alias.name.split(".")[0]) == "tf" for alias in node.names)]
-    others = _binds_tf(ast.Module(body=[node for node in tree.body if node not in imported], type_ignores=[]))
+    others = binds_tf(ast.Module(body=[node for node in tree.body if node not in imported], type_ignores=[]))
     return len(imported) == 1 and not others
 
 
-def _binds_tf(tree: ast.AST) -> bool:
+def binds_tf(tree: ast.AST) -> bool:
     """Whether the module binds the name `tf` anywhere (an import, assignment, parameter, def...)."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and node.id == "tf" and not isinstance(node.ctx, ast.Load):
@@ -76,6 +76,14 @@ def report(analysis, wants: Callable[[str], bool], suppressed: Dict[int, Set[str
                   "through the module's imports" % imports.aliases["tf"])
         todo = ("if `%s` stands for TensorFlow, import TensorFlow itself too (`import tensorflow`), spell the "
                 "input pipeline's calls through it and run qmigrate again" % package)
+    elif analysis.tree is not None:
+        stars = [node.module or "." * node.level for node in analysis.tree.body if isinstance(node, ast.ImportFrom)
+                 and any(alias.name == "*" for alias in node.names)]
+        if stars:  # star_imports.py did not prove what they bind `tf` to
+            reason = ("the module uses `tf` without importing it; its star imports (%s) may bind it, and "
+                      "qmigrate follows them only when each is a module of the run that binds `tf` to TensorFlow "
+                      "(a top-level `import tensorflow as tf`) or not at all" % ", ".join(
+                          "`from %s import *`" % name for name in stars))
     for call in cstutil.calls_of(analysis.module):
         name = _AS_IMPORTED.resolve(call.func)
         rule = rule_for(name)
