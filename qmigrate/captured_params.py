@@ -43,7 +43,8 @@ STATEFUL_CALLS = RANDOM_CALLS | frozenset((
 Captured = Tuple[str, str, Optional[int]]
 
 
-def _makes_stateful(value: ast.AST) -> bool:
+def makes_stateful(value: ast.AST) -> bool:
+    """Whether `value` calls something STATEFUL_CALLS names (by its last name)."""
     return any(isinstance(node, ast.Call) and ast_last_name(node.func) in STATEFUL_CALLS for node in ast.walk(value))
 
 
@@ -51,7 +52,7 @@ def stateful_bindings(tree: ast.AST) -> Dict[str, int]:
     """Last name -> line of each `name = <stateful call>` / `x.name = <stateful call>` in tree."""
     found: Dict[str, int] = {}
     for node in astindex.nodes(tree, ast.Assign, ast.AnnAssign):
-        if node.value is not None and _makes_stateful(node.value):
+        if node.value is not None and makes_stateful(node.value):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for target in targets:
                 for part in ast.walk(target):
@@ -108,7 +109,7 @@ def _call_refusal(node: ast.Call, param: str, position: Optional[int], bound) ->
         return (node.lineno, "passes arguments with * or **, which may hold a variable, placeholder or random op"), None
     if argument is None:
         return None, None
-    if _makes_stateful(argument):
+    if makes_stateful(argument):
         return (node.lineno, "passes `%s`, which makes a variable, placeholder or random op" % _text(argument)), \
             argument
     for part in ast.walk(argument):

@@ -2989,6 +2989,14 @@ class _BlockRecogniser:
             if looked_up is not None:
                 raise _Broken(calls, lookup_tables.REASON % (
                     "%s(...)" % cst.Module([]).code_for_node(looked_up.func), self._line_of(index)))
+            step = next((call for call in cstutil.calls_of(self.body[index])
+                         if self.imports.resolve(call.func) in _GLOBAL_STEP_CALLS), None)
+            if step is not None:  # `x + tf.cast(tf.train.get_or_create_global_step(), tf.float32)`
+                raise _Broken(calls, "the per-record code reads the global step (`%s()`, line %d): in the map "
+                              "function it would be looked up or made in the function's own graph, and TF 1.x "
+                              "fails to build the dataset (a one-shot iterator captures no variable), where the "
+                              "queue's thread read the graph's step for each record" % (
+                                  cst.Module([]).code_for_node(step.func), self._line_of(index)))
         reads = set(self.map_copies)  # a copied outer value is read where the function starts
         for index in moved:
             reads |= set(self.uses[index].loads)
@@ -3062,12 +3070,37 @@ class _BlockRecogniser:
                           "and buffer sizes as int64 values fixed when the dataset is built, where the queue took "
                           "an int32 tensor; give the batching a Python value" % (
                               sized[0], self._line_of(tensors[sized[0]])))
+        made_globally = self._stateful_globals(reads - self.scope_stores)
+        if made_globally:  # `x - MEAN`, `MEAN = tf.Variable(...)` at the top of the module
+            name, line = made_globally[0]
+            raise _Broken(calls, "the per-record code reads `%s`, made at line %d at the top of the module from a "
+                          "stateful op (a variable, placeholder, random op or py_func): the map function would "
+                          "capture it by value, which a one-shot iterator cannot (TF 1.x: \"does not support "
+                          "datasets that capture stateful objects\"), where the queue's thread read it for each "
+                          "record" % (name, line))
         captured = sorted(reads & set(stateful))
         if captured:
             raise _Broken(calls, "the per-record code reads `%s`, made at line %d from a stateful op (random, "
                           "variable, placeholder or py_func) outside it: the map function would capture it by value, "
                           "which a one-shot iterator cannot (the queue ran it once per record); move that statement "
                           "into the per-record code" % (captured[0], self._line_of(stateful[captured[0]])))
+
+    def _stateful_globals(self, names: Set[str]) -> List[Tuple[str, int]]:
+        """(name, line) of each of `names` that a top-level statement of the module binds to what a
+        stateful call makes (captured_params.makes_stateful), in the order of the names."""
+        tree = self.context.tree
+        if tree is None or not names:
+            return []
+        found = {}
+        for node in tree.body:
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None \
+                    and captured_params.makes_stateful(node.value):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    for part in ast.walk(target):
+                        if isinstance(part, ast.Name) and part.id in names:
+                            found.setdefault(part.id, node.lineno)
+        return sorted(found.items())
 
     def _other_batching_of(self, name: str, batch_index: int) -> Optional[cst.Call]:
         """Another batching call of the block (a statement's value) that batches `name`, if any."""
@@ -4214,6 +4247,13 @@ _SLICED_STATEFUL = (": the dataset would hold it, and a one-shot iterator cannot
 _STATEFUL_OPS = record_draws.RANDOM_OPS + tuple("tensorflow." + name for name in (
     "placeholder", "Variable", "get_variable", "py_func", "train.get_global_step",
     "train.get_or_create_global_step", "train.create_global_step"))
+
+# The calls that give the graph's global step: a map function would look for it (or make it) in
+# its own graph.
+_GLOBAL_STEP_CALLS = frozenset("tensorflow." + name for name in (
+    "train.get_global_step", "train.get_or_create_global_step", "train.create_global_step",
+    "contrib.framework.get_global_step", "contrib.framework.get_or_create_global_step",
+    "contrib.framework.create_global_step"))
 
 # TensorFlow calls that give Python values (file names, counts, flags), not tensors.
 _PYTHON_VALUED = ("tensorflow.gfile.", "tensorflow.io.gfile.", "tensorflow.python_io.", "tensorflow.app.",
