@@ -388,7 +388,11 @@ class Explainer:
                 incoming.append((given, binder))
             if self._makes_queue(body[binder]):
                 continue  # what a producer is given are file names, not where the batched tensors start
-            needed += [n for n in cstutil.name_uses(body[binder]).loads if n not in seen]
+            assign = cstutil.single_assign(body[binder])
+            made = assign[1].elt if assign and isinstance(assign[1], (cst.ListComp, cst.GeneratorExp)) else None
+            # `[read(queue) for _ in range(n)]`: the records come from the call, not from `n`
+            needed += [n for n in cstutil.name_uses(made if made is not None else body[binder]).loads
+                       if n not in seen]
         if incoming:
             through = self._through_parameter(function, body, sorted(set(sources)),
                                               min(incoming, key=lambda found: found[1]))
@@ -703,6 +707,12 @@ class Explainer:
         if not tf_too and (name.startswith("tensorflow.") or name in _BUILTINS):
             return None
         spelled = dotted(call.func)
+        if spelled is None and isinstance(call.func, cst.Attribute):  # `readers.Single().prepare(q)`
+            receiver = call.func.value
+            while isinstance(receiver, (cst.Call, cst.Attribute, cst.Subscript)) and dotted(receiver) is None:
+                receiver = receiver.func if isinstance(receiver, cst.Call) else receiver.value
+            head = dotted(receiver)
+            spelled = "%s(...).%s" % (head, call.func.attr.value) if head else None
         if spelled is None or (not tf_too and spelled in _BUILTINS):
             return None
         return spelled

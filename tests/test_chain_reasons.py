@@ -314,3 +314,23 @@ def test_records_come_from_the_call_that_makes_them_not_from_its_options(tmp_pat
     result, = api.migrate([str(path)])
     found, = [d for d in result.remaining if d.code == "QM302"]
     assert "the tensors it batches come from load() (line 15)" in found.message
+
+
+def test_records_of_a_loop_of_readers_come_from_the_call_not_from_the_count(tmp_path):
+    # `[...prepare(queue) for _ in range(num_readers)]`: a helper's review was told the tensors come
+    # in as `num_readers`, the parameter the loop counts with.
+    (tmp_path / "readers.py").write_text(
+        "import tensorflow as tf\n\n\nclass Single(object):\n"
+        "    def prepare(self, queue):\n"
+        "        _, value = tf.TFRecordReader().read(queue)\n"
+        "        return (tf.expand_dims(value, 0),)\n")
+    (tmp_path / "train.py").write_text(
+        "import tensorflow as tf\nimport readers\n\n\n"
+        "def inputs(files, num_readers=2):\n"
+        "    queue = tf.train.string_input_producer(files)\n"
+        "    data = [readers.Single().prepare(queue) for _ in range(num_readers)]\n"
+        "    return tf.train.batch_join(data, 4, enqueue_many=True)\n")
+    results = {pathlib.Path(r.path).name: r for r in api.migrate([str(tmp_path)])}
+    found, = [d for d in results["train.py"].remaining if d.code == "QM303"]
+    assert "come from readers.Single(...).prepare() (line 7)" in found.message
+    assert "num_readers" not in found.message
