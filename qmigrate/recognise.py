@@ -4056,9 +4056,7 @@ class _BlockRecogniser:
             elif isinstance(node, (ast.Import, ast.ImportFrom)) and any(
                     (alias.asname or alias.name.split(".")[0]) in (name, "*") for alias in node.names):
                 values.append(None)
-        constant = lambda v: isinstance(v, ast.Constant) and isinstance(v.value, (int, float, str)) and not isinstance(
-            v.value, bool) or isinstance(v, ast.UnaryOp) and constant(v.operand)
-        return bool(values) and all(constant(value) for value in values)
+        return bool(values) and all(_number_or_string(value) for value in values)
 
     def _may_be_list(self, element: cst.BaseExpression, sliced: bool = False) -> bool:
         """Whether `element` may be a Python list (`sliced`: of what a slice is taken, where only
@@ -4258,6 +4256,14 @@ _GLOBAL_STEP_CALLS = frozenset("tensorflow." + name for name in (
 # TensorFlow calls that give Python values (file names, counts, flags), not tensors.
 _PYTHON_VALUED = ("tensorflow.gfile.", "tensorflow.io.gfile.", "tensorflow.python_io.", "tensorflow.app.",
                   "tensorflow.flags.", "tensorflow.logging.", "tensorflow.contrib.slim.parallel_reader.get_data_files")
+
+
+def _number_or_string(value: Optional[ast.AST]) -> bool:
+    """Whether a stdlib expression is a number or string literal (signed, for numbers)."""
+    if isinstance(value, ast.UnaryOp):
+        value = value.operand
+    return isinstance(value, ast.Constant) and isinstance(value.value, (int, float, str)) and not isinstance(
+        value.value, bool)
 
 
 def _dict_values(returns: str) -> List[str]:

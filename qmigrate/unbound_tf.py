@@ -77,8 +77,8 @@ def report(analysis, wants: Callable[[str], bool], suppressed: Dict[int, Set[str
         todo = ("if `%s` stands for TensorFlow, import TensorFlow itself too (`import tensorflow`), spell the "
                 "input pipeline's calls through it and run qmigrate again" % package)
     elif analysis.tree is not None:
-        stars = [node.module or "." * node.level for node in analysis.tree.body if isinstance(node, ast.ImportFrom)
-                 and any(alias.name == "*" for alias in node.names)]
+        stars = ["." * node.level + (node.module or "") for node in analysis.tree.body
+                 if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)]
         if stars:  # star_imports.py did not prove what they bind `tf` to
             reason = ("the module uses `tf` without importing it; its star imports (%s) may bind it, and "
                       "qmigrate follows them only when each is a module of the run that binds `tf` to TensorFlow "
