@@ -3989,6 +3989,12 @@ class _BlockRecogniser:
         The map function returns a tuple where the code had a list: tf.data would stack a list.
         """
         if isinstance(tensors, cst.Dict):
+            values = [e.value for e in tensors.elements if isinstance(e, cst.DictElement)]
+            if any(self._may_be_list(value) or self._python_constant(value) for value in values):
+                # `{'image': image, 'split': SPLIT}`: each such value made a tensor, as the queue made it
+                tensors = tensors.with_changes(elements=[
+                    e.with_changes(value=cst.parse_expression(self._as_batched(e.value, calls)))
+                    if isinstance(e, cst.DictElement) else e for e in tensors.elements])
             return "dict", self.source_of(tensors)
         if isinstance(tensors, cst.Name):
             return self._named_element(tensors.value, calls, record_indices, structures)

@@ -53,6 +53,8 @@ CASES = [
     # Python constants batched beside the records: tensors of the queue's dtypes, each example.
     ("constant_columns", "weighted_inputs", lambda d: dict(filenames=_files(d, "mnist_*"), batch_size=20), 120,
      "epoch"),
+    ("constant_columns", "tagged_inputs", lambda d: dict(filenames=_files(d, "mnist_*"), batch_size=20), 120,
+     "epoch"),
     ("csv_slices", "sliced_inputs", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=10), 90, "epoch"),
     ("csv_slices", "sliced_tensor_inputs", lambda d: dict(csv_files=_files(d, "iris_*"), batch_size=10), 90,
      "epoch"),
