@@ -3070,6 +3070,12 @@ class _BlockRecogniser:
                           "and buffer sizes as int64 values fixed when the dataset is built, where the queue took "
                           "an int32 tensor; give the batching a Python value" % (
                               sized[0], self._line_of(tensors[sized[0]])))
+        changed = self._changed_after(moved, reads, batch_index, chain)
+        if changed is not None:  # `parse_single_example(value, spec)`, then `spec['weight'] = ...`
+            name, index = changed
+            raise _Broken(calls, "the per-record code reads `%s`, which line %d changes in place after it: the map "
+                          "function, made where the batch is, would see it changed, where the queue's thread ran "
+                          "the per-record ops as they were built" % (name, self._line_of(index)))
         made_globally = self._stateful_globals(reads - self.scope_stores)
         if made_globally:  # `x - MEAN`, `MEAN = tf.Variable(...)` at the top of the module
             name, line = made_globally[0]
@@ -3084,6 +3090,32 @@ class _BlockRecogniser:
                           "variable, placeholder or py_func) outside it: the map function would capture it by value, "
                           "which a one-shot iterator cannot (the queue ran it once per record); move that statement "
                           "into the per-record code" % (captured[0], self._line_of(stateful[captured[0]])))
+
+    def _changed_after(self, moved: List[int], reads: Set[str], batch_index: int,
+                       chain: Set[int]) -> Optional[Tuple[str, int]]:
+        """(name, statement) when a statement that stays, after the first moved one and before the
+        batch, changes in place (`x[k] = ...`, `x.attr = ...`, `x.update(...)`...) an outer name the
+        moved per-record code reads; None otherwise."""
+        if not moved:
+            return None
+        own = set().union(*(self.uses[index].stores for index in moved))
+        outer = reads - own
+        for index in range(moved[0] + 1, batch_index):
+            if index in moved or index in chain:
+                continue
+            changed = set(self.uses[index].mutated)
+            for call in cstutil.calls_of(self.body[index]):
+                if isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) \
+                        and call.func.attr.value in _MUTATORS:
+                    changed.add(call.func.value.value)
+                name = self.imports.resolve(call.func) or dotted(call.func) or ""
+                if not (name.startswith("tensorflow.") or name in _LOGGING_CALLS or name in _PURE_BUILTINS):
+                    # any other function handed the object may change it
+                    changed |= {arg.value.value for arg in call.args if isinstance(arg.value, cst.Name)}
+            hit = sorted(outer & changed)
+            if hit:
+                return hit[0], index
+        return None
 
     def _stateful_globals(self, names: Set[str]) -> List[Tuple[str, int]]:
         """(name, line) of each of `names` that a top-level statement of the module binds to what a
@@ -4251,6 +4283,15 @@ _SLICED_STATEFUL = (": the dataset would hold it, and a one-shot iterator cannot
 _STATEFUL_OPS = record_draws.RANDOM_OPS + tuple("tensorflow." + name for name in (
     "placeholder", "Variable", "get_variable", "py_func", "train.get_global_step",
     "train.get_or_create_global_step", "train.create_global_step"))
+
+# Builtins that read their arguments and change none of them.
+_PURE_BUILTINS = frozenset(("len", "str", "repr", "int", "float", "bool", "tuple", "list", "dict", "set", "sorted",
+                            "isinstance", "min", "max", "sum", "range", "enumerate", "zip", "format", "abs", "round",
+                            "any", "all", "hasattr", "getattr", "type", "id", "hash", "iter"))
+
+# Methods that change a list, dict or set in place.
+_MUTATORS = frozenset(("append", "extend", "insert", "update", "setdefault", "pop", "popitem", "remove", "clear",
+                       "add", "discard", "sort", "reverse"))
 
 # The calls that give the graph's global step: a map function would look for it (or make it) in
 # its own graph.

@@ -334,3 +334,39 @@ def test_records_of_a_loop_of_readers_come_from_the_call_not_from_the_count(tmp_
     found, = [d for d in results["train.py"].remaining if d.code == "QM303"]
     assert "come from readers.Single(...).prepare() (line 7)" in found.message
     assert "num_readers" not in found.message
+
+
+MUTATED = '''import tensorflow as tf
+
+
+def inputs(files, batch_size):
+    queue = tf.train.string_input_producer(files, shuffle=False)
+    _, value = tf.TFRecordReader().read(queue)
+    spec = {'id': tf.FixedLenFeature([], tf.int64)}
+    parsed = tf.parse_single_example(value, spec)
+    %s
+    batch = tf.train.batch([parsed['id']], batch_size=batch_size)
+    return batch, spec
+'''
+
+
+@pytest.mark.parametrize("change", ["spec['weight'] = tf.FixedLenFeature([], tf.float32)",
+                                    "spec.update(weight=tf.FixedLenFeature([], tf.float32))",
+                                    "add_serving_features(spec)"])
+def test_an_outer_object_the_per_record_code_reads_changed_in_place_after_it_stays(tmp_path, change):
+    # The map function is made where the batch is: it would parse with the changed spec (TF 1.8:
+    # "Feature: weight ... is required but could not be found"), where the queue's ops were built
+    # with the spec as it was.
+    path = tmp_path / "inputs.py"
+    path.write_text(MUTATED % change)
+    result, = api.migrate([str(path)])
+    assert not result.changed
+    found, = [d for d in result.remaining if d.code == "QM301"]
+    assert "reads `spec`, which line 9 changes in place after it" in found.message
+
+
+def test_reading_it_after_the_per_record_code_changes_nothing(tmp_path):
+    path = tmp_path / "inputs.py"
+    path.write_text(MUTATED % "print(len(spec), spec)")
+    result, = api.migrate([str(path)])
+    assert result.changed and not result.remaining
