@@ -383,7 +383,8 @@ class Program:
     def references(self, name: str, defining: str, exclude: Iterable[str] = (),
                    method_of: Optional[str] = None) -> List[Tuple[str, int]]:
         """(path, line) of every mention of the identifier `name` in files other than `defining`:
-        a call, an attribute (`module.name`), an import of it. Comments and strings do not count, nor
+        a call, an attribute (`module.name`), an import of it (in a file the stdlib parser rejects,
+        every line where it stands as a word). Comments and strings do not count, nor
         do plain names in a file that defines its own top-level function or class of that name and
         imports none (they mean its own). With `method_of` (`name` is a method of that class of
         `defining`), only attributes count (another module reaches a method through an object,
@@ -416,6 +417,13 @@ class Program:
         if not self.mentions(path, name):
             return []
         index = self.names_in(path)
+        if not index.parsed:
+            # A file the stdlib parser rejects (Python 2, mostly) is not read, but it may call the
+            # name: every line where it stands as a word counts (a helper's signature must not
+            # change under a caller qmigrate cannot see).
+            source = self.source(path) or b""
+            pattern = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+            return [number for number, line in enumerate(source.split(b"\n"), 1) if pattern.search(line)]
         lines: List[int] = []
         if method_of is None:
             if not index.defines_own(name):

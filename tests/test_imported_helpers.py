@@ -429,3 +429,24 @@ def test_tf1_8_the_helpers_own_pipeline_and_its_caller_drain_the_same(tmp_path):
         # (which 2 the caller drops depends on the order its shuffled files come in)
         assert len(set(new["examples"]) | set(old["examples"])) <= 50
     assert drained["after", "look"]["examples"] == drained["before", "look"]["examples"]
+
+
+def test_a_caller_in_a_python2_file_keeps_the_helper(tmp_path):
+    # A caller qmigrate cannot parse (Python 2 prints) still mentions the helper: its signature
+    # stays, and the pipeline of the helper's own module calls a migrated copy.
+    helper = (HELPER % "") + textwrap.dedent("""\
+
+
+        def inputs(files, batch_size):
+            queue = tf.train.string_input_producer(files, num_epochs=1)
+            x = decode(queue, 3)
+            return tf.train.batch([x], batch_size=batch_size)
+        """)
+    python2 = ("import tensorflow as tf\nfrom records import decode\n\nq = tf.FIFOQueue(3, tf.string)\n"
+               "x = decode(q, 3)\nprint 'built', x\n")
+    results = _program(tmp_path, {"records.py": helper, "evaluate.py": python2})
+    assert results["evaluate.py"].status is Status.FAILED
+    source = results["records.py"].new_source
+    assert b"def decode(filename_queue, size):" in source  # as it was, for evaluate.py
+    kept, = [d for d in results["records.py"].remaining if d.code == "QM201"]
+    assert "evaluate.py:2" in kept.message and "evaluate.py:5" in kept.message
