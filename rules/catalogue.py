@@ -69,4 +69,11 @@ QUEUE_APIS = (
     "tensorflow.contrib.learn.read_keyed_batch_features",
     "tensorflow.contrib.learn.read_keyed_batch_features_shared_queue",
     "tensorflow.contrib.learn.queue_parsed_features",
+    # input functions that feed arrays or a generator through a queue of their own (a
+    # FeedingQueueRunner thread); contrib.learn's also reached as tf.contrib.learn.io.*
+    "tensorflow.estimator.inputs.numpy_input_fn",
+    "tensorflow.estimator.inputs.pandas_input_fn",
+    "tensorflow.contrib.learn.numpy_input_fn",
+    "tensorflow.contrib.learn.pandas_input_fn",
+    "tensorflow.contrib.learn.generator_input_fn",
 )

@@ -17,6 +17,11 @@ _LEARN_FEATURES = ("tf.contrib.data.make_batched_features_dataset(file_pattern, 
                    "num_epochs=num_epochs, shuffle=randomize_input) and a one-shot iterator's get_next() "
                    "(tf.data.experimental from 1.12)")
 
+_FED_INPUT_FN = ("its input function feeds the arrays through a queue of its own, filled by a Python thread (a "
+                 "FeedingQueueRunner) that start_queue_runners starts")
+_FED_INPUT_FN_TODO = ("tf.data.Dataset.from_tensor_slices((features, labels)), shuffled and repeated as it was "
+                      "asked, batched, and a one-shot iterator's get_next() in the input function")
+
 # canonical name -> (why it is not rewritten, what to do)
 NOT_MIGRATED: Dict[str, Tuple[str, str]] = {
     "tensorflow.train.limit_epochs": (
@@ -61,6 +66,15 @@ NOT_MIGRATED: Dict[str, Tuple[str, str]] = {
     "tensorflow.contrib.training.FeedingQueueRunner": (
         "it feeds a queue from Python (numpy or pandas input functions)",
         "tf.data.Dataset.from_tensor_slices(arrays) for in-memory data, or from_generator"),
+    "tensorflow.estimator.inputs.numpy_input_fn": (_FED_INPUT_FN, _FED_INPUT_FN_TODO),
+    "tensorflow.estimator.inputs.pandas_input_fn": (_FED_INPUT_FN, _FED_INPUT_FN_TODO),
+    "tensorflow.contrib.learn.numpy_input_fn": (_FED_INPUT_FN, _FED_INPUT_FN_TODO),  # (and learn.io.)
+    "tensorflow.contrib.learn.pandas_input_fn": (_FED_INPUT_FN, _FED_INPUT_FN_TODO),
+    "tensorflow.contrib.learn.generator_input_fn": (
+        "its input function feeds what the generator yields through a queue of its own, filled by a Python "
+        "thread (a FeedingQueueRunner) that start_queue_runners starts",
+        "tf.data.Dataset.from_generator(generator, output_types), batched, and a one-shot iterator's get_next() "
+        "in the input function"),
     "tensorflow.contrib.slim.parallel_reader.ParallelReader": (
         "several readers fill a common queue", _SLIM_PROVIDER),
     "tensorflow.contrib.learn.read_batch_examples": (_LEARN_READ, _LEARN_EXAMPLES),
