@@ -3099,7 +3099,7 @@ class _BlockRecogniser:
         if not moved:
             return None
         own = set().union(*(self.uses[index].stores for index in moved))
-        outer = reads - own
+        outer = reads - own - {"True", "False", "None"}
         for index in range(moved[0] + 1, batch_index):
             if index in moved or index in chain:
                 continue
