@@ -38,6 +38,13 @@ _PREFIX_ALIASES = (
     ("tensorflow.python.training.monitored_session.", "tensorflow.train."),
     ("tensorflow.contrib.learn.python.learn.learn_io.graph_io.", "tensorflow.contrib.learn."),
     ("tensorflow.contrib.learn.io.", "tensorflow.contrib.learn."),
+    ("tensorflow.contrib.learn.python.learn.learn_io.numpy_io.", "tensorflow.contrib.learn."),
+    ("tensorflow.contrib.learn.python.learn.learn_io.pandas_io.", "tensorflow.contrib.learn."),
+    ("tensorflow.contrib.learn.python.learn.learn_io.generator_io.", "tensorflow.contrib.learn."),
+    ("tensorflow.python.estimator.inputs.numpy_io.", "tensorflow.estimator.inputs."),
+    ("tensorflow.python.estimator.inputs.pandas_io.", "tensorflow.estimator.inputs."),
+    ("tensorflow.contrib.timeseries.python.timeseries.input_pipeline.", "tensorflow.contrib.timeseries."),
+    ("tensorflow.contrib.timeseries.python.timeseries.", "tensorflow.contrib.timeseries."),
 )
 
 

@@ -76,4 +76,9 @@ QUEUE_APIS = (
     "tensorflow.contrib.learn.numpy_input_fn",
     "tensorflow.contrib.learn.pandas_input_fn",
     "tensorflow.contrib.learn.generator_input_fn",
+    # tf.contrib.timeseries' readers and input functions, built on queues
+    "tensorflow.contrib.timeseries.RandomWindowInputFn",
+    "tensorflow.contrib.timeseries.WholeDatasetInputFn",
+    "tensorflow.contrib.timeseries.NumpyReader",
+    "tensorflow.contrib.timeseries.CSVReader",
 )

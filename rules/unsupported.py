@@ -22,6 +22,11 @@ _FED_INPUT_FN = ("its input function feeds the arrays through a queue of its own
 _FED_INPUT_FN_TODO = ("tf.data.Dataset.from_tensor_slices((features, labels)), shuffled and repeated as it was "
                       "asked, batched, and a one-shot iterator's get_next() in the input function")
 
+_TIMESERIES = ("tf.contrib.timeseries reads and windows its series through queues of its own (read_full(), "
+               "create_batch()), filled by queue runners that start_queue_runners starts")
+_TIMESERIES_TODO = ("keep it with its queue runners (an Estimator starts them), or read the series with tf.data "
+                    "(from_tensor_slices or TextLineDataset) and window it with Dataset.batch by hand")
+
 # canonical name -> (why it is not rewritten, what to do)
 NOT_MIGRATED: Dict[str, Tuple[str, str]] = {
     "tensorflow.train.limit_epochs": (
@@ -75,6 +80,10 @@ NOT_MIGRATED: Dict[str, Tuple[str, str]] = {
         "thread (a FeedingQueueRunner) that start_queue_runners starts",
         "tf.data.Dataset.from_generator(generator, output_types), batched, and a one-shot iterator's get_next() "
         "in the input function"),
+    "tensorflow.contrib.timeseries.RandomWindowInputFn": (_TIMESERIES, _TIMESERIES_TODO),
+    "tensorflow.contrib.timeseries.WholeDatasetInputFn": (_TIMESERIES, _TIMESERIES_TODO),
+    "tensorflow.contrib.timeseries.NumpyReader": (_TIMESERIES, _TIMESERIES_TODO),
+    "tensorflow.contrib.timeseries.CSVReader": (_TIMESERIES, _TIMESERIES_TODO),
     "tensorflow.contrib.slim.parallel_reader.ParallelReader": (
         "several readers fill a common queue", _SLIM_PROVIDER),
     "tensorflow.contrib.learn.read_batch_examples": (_LEARN_READ, _LEARN_EXAMPLES),

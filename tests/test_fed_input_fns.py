@@ -7,7 +7,6 @@ function (found on a training-data-analyst notebook, shown under TF 1.8). Each i
 (QM001) and counts as queue code left: the runners stay."""
 import os
 import subprocess
-import textwrap
 
 import pytest
 
@@ -73,3 +72,51 @@ def test_the_migrated_program_still_runs_under_tf18(tmp_path):
                           env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.splitlines()[-1] == "[0, 1] [0, 1]"
+
+
+TIMESERIES = '''\
+import sys
+import numpy as np
+import tensorflow as tf
+from tensorflow.contrib.timeseries.python.timeseries import NumpyReader
+
+
+def lines(files, batch_size):
+    queue = tf.train.string_input_producer(files, shuffle=False)
+    _, line = tf.TextLineReader().read(queue)
+    return tf.train.batch([line], batch_size=batch_size)
+
+
+def main(path):
+    with open(path, 'w') as handle:
+        handle.write('a\\nb\\nc\\nd\\n')
+    batch = lines([path], 2)
+    series = NumpyReader({tf.contrib.timeseries.TrainEvalFeatures.TIMES: np.arange(40),
+                          tf.contrib.timeseries.TrainEvalFeatures.VALUES: np.arange(40, dtype=np.float32)})
+    window = tf.contrib.timeseries.RandomWindowInputFn(series, batch_size=2, window_size=5).create_batch()
+    with tf.Session() as sess:
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+        print(sess.run(batch).tolist(), sess.run(window[0])['times'].shape)
+        coord.request_stop()
+        coord.join(threads)
+
+
+if __name__ == '__main__':
+    main(sys.argv[1])
+'''
+
+
+def test_timeseries_readers_keep_the_runners_and_run_under_tf18(tmp_path):
+    # tf.contrib.timeseries' NumpyReader and RandomWindowInputFn window the series through queues
+    # of their own (a reviewer's program hung once the runners went).
+    path = tmp_path / "series.py"
+    path.write_text(TIMESERIES)
+    result, = api.migrate([str(path)], write=True)
+    assert result.changed and b"start_queue_runners" in result.new_source
+    assert [d.code for d in result.remaining].count("QM001") == 2
+    done = subprocess.run([tf_python("1.8"), str(path), str(tmp_path / "lines.txt")], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True, timeout=120,
+                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines()[-1] == "[b'a', b'b'] (2, 5)"
