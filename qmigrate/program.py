@@ -421,8 +421,14 @@ class Program:
             # A file the stdlib parser rejects (Python 2, mostly) is not read, but it may call the
             # name: every line where it stands as a word counts (a helper's signature must not
             # change under a caller qmigrate cannot see).
+            # As for a parsed file, its plain mentions mean its own function or class of that name
+            # when it defines one at the top and no import line names it.
             source = self.source(path) or b""
-            pattern = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+            word = re.escape(name.encode())
+            pattern = re.compile(rb"\b" + word + rb"\b")
+            if re.search(rb"^(def|class)\s+" + word + rb"\b", source, re.M) and not re.search(
+                    rb"^\s*(from|import)\s[^\n]*\b" + word + rb"\b", source, re.M):
+                pattern = re.compile(rb"\.\s*" + word + rb"\b")  # `module.name` still reaches another's
             return [number for number, line in enumerate(source.split(b"\n"), 1) if pattern.search(line)]
         lines: List[int] = []
         if method_of is None:

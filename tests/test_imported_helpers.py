@@ -450,3 +450,20 @@ def test_a_caller_in_a_python2_file_keeps_the_helper(tmp_path):
     assert b"def decode(filename_queue, size):" in source  # as it was, for evaluate.py
     kept, = [d for d in results["records.py"].remaining if d.code == "QM201"]
     assert "evaluate.py:2" in kept.message and "evaluate.py:5" in kept.message
+
+
+def test_a_python2_file_with_its_own_function_of_that_name_is_no_caller(tmp_path):
+    # The TF how-to's reader, in Python 2, defines its own decode(): its mentions are its own.
+    helper = (HELPER % "") + textwrap.dedent("""\
+
+
+        def inputs(files, batch_size):
+            queue = tf.train.string_input_producer(files, num_epochs=1)
+            x = decode(queue, 3)
+            return tf.train.batch([x], batch_size=batch_size)
+        """)
+    python2 = ("import tensorflow as tf\n\n\ndef decode(filename_queue):\n"
+               "    return tf.TFRecordReader().read(filename_queue)\n\nprint 'x', decode(None)\n")
+    results = _program(tmp_path, {"records.py": helper, "howto.py": python2})
+    assert results["howto.py"].status is Status.FAILED
+    assert b"def decode(serialized, size):" in results["records.py"].new_source
