@@ -431,20 +431,23 @@ def test_tf1_8_the_helpers_own_pipeline_and_its_caller_drain_the_same(tmp_path):
     assert drained["after", "look"]["examples"] == drained["before", "look"]["examples"]
 
 
+# The helper module with a pipeline of its own that calls the helper.
+HELPER_WITH_PIPELINE = (HELPER % "") + textwrap.dedent("""\
+
+
+    def inputs(files, batch_size):
+        queue = tf.train.string_input_producer(files, num_epochs=1)
+        x = decode(queue, 3)
+        return tf.train.batch([x], batch_size=batch_size)
+    """)
+
+
 def test_a_caller_in_a_python2_file_keeps_the_helper(tmp_path):
     # A caller qmigrate cannot parse (Python 2 prints) still mentions the helper: its signature
     # stays, and the pipeline of the helper's own module calls a migrated copy.
-    helper = (HELPER % "") + textwrap.dedent("""\
-
-
-        def inputs(files, batch_size):
-            queue = tf.train.string_input_producer(files, num_epochs=1)
-            x = decode(queue, 3)
-            return tf.train.batch([x], batch_size=batch_size)
-        """)
     python2 = ("import tensorflow as tf\nfrom records import decode\n\nq = tf.FIFOQueue(3, tf.string)\n"
                "x = decode(q, 3)\nprint 'built', x\n")
-    results = _program(tmp_path, {"records.py": helper, "evaluate.py": python2})
+    results = _program(tmp_path, {"records.py": HELPER_WITH_PIPELINE, "evaluate.py": python2})
     assert results["evaluate.py"].status is Status.FAILED
     source = results["records.py"].new_source
     assert b"def decode(filename_queue, size):" in source  # as it was, for evaluate.py
@@ -454,16 +457,8 @@ def test_a_caller_in_a_python2_file_keeps_the_helper(tmp_path):
 
 def test_a_python2_file_with_its_own_function_of_that_name_is_no_caller(tmp_path):
     # The TF how-to's reader, in Python 2, defines its own decode(): its mentions are its own.
-    helper = (HELPER % "") + textwrap.dedent("""\
-
-
-        def inputs(files, batch_size):
-            queue = tf.train.string_input_producer(files, num_epochs=1)
-            x = decode(queue, 3)
-            return tf.train.batch([x], batch_size=batch_size)
-        """)
     python2 = ("import tensorflow as tf\n\n\ndef decode(filename_queue):\n"
                "    return tf.TFRecordReader().read(filename_queue)\n\nprint 'x', decode(None)\n")
-    results = _program(tmp_path, {"records.py": helper, "howto.py": python2})
+    results = _program(tmp_path, {"records.py": HELPER_WITH_PIPELINE, "howto.py": python2})
     assert results["howto.py"].status is Status.FAILED
     assert b"def decode(serialized, size):" in results["records.py"].new_source
