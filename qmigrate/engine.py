@@ -3169,10 +3169,12 @@ def _add_file_order_seed(module: cst.Module) -> cst.Module:
 
 
 def _after_imports(body) -> int:
-    position = 0
+    """The index after the module's last top-level import line (a line of imports only, several
+    `;`-separated included), and never before its docstring."""
+    position = 1 if body and helpers.is_docstring(body[0]) else 0
     for index, stmt in enumerate(body):
-        small = cstutil.single_small(stmt)
-        if isinstance(small, (cst.Import, cst.ImportFrom)):
+        if isinstance(stmt, cst.SimpleStatementLine) and stmt.body and all(
+                isinstance(small, (cst.Import, cst.ImportFrom)) for small in stmt.body):
             position = index + 1
     return position
 

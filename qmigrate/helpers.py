@@ -217,7 +217,7 @@ def queue_reads(helper: ReaderHelper, loads: Counter) -> int:
     return loads[helper.queue_param] - helper.scope_uses
 
 
-def _is_docstring(stmt: cst.BaseStatement) -> bool:
+def is_docstring(stmt: cst.BaseStatement) -> bool:
     small = cstutil.single_small(stmt)
     return isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
 
@@ -235,7 +235,7 @@ def find_record_source(function: cst.FunctionDef, imports: ImportMap, method: bo
     if not isinstance(function.body, cst.IndentedBlock) or lookup_tables.lookup_in(function.body, imports.resolve, None):
         return None
     body = list(function.body.body)
-    if body and _is_docstring(body[0]):
+    if body and is_docstring(body[0]):
         body = body[1:]
     if len(body) < 3 or not isinstance(cstutil.single_small(body[-1]), cst.Return):
         return None

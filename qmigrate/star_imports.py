@@ -41,7 +41,10 @@ def plan(paths: List[str], program: Program) -> Dict[str, Patch]:
         source = program.source(path)
         if source is None or b"import *" not in source or b"tf." not in source:
             continue
-        patch = _patch_of(path, source, program)
+        try:
+            patch = _patch_of(path, source, program)
+        except (RecursionError, ValueError, IndexError):
+            patch = None  # nothing proven: the module is reported as unbound_tf.py says
         if patch is not None:
             found[path] = patch
     return found
@@ -60,6 +63,8 @@ def _patch_of(path: str, source: bytes, program: Program) -> Optional[Patch]:
         return None  # a star import outside the run, or one exporting another `tf`, or none exporting it
     last = max(node.lineno for node, export in zip(stars, exports) if export == "tensorflow")
     lines = source.split(b"\n")
+    if last > len(lines) or any(b"\r" in line.rstrip(b"\r") for line in lines[:last]):
+        return None  # lone carriage returns end lines for the parser: its line numbers are not these
     line = lines[last - 1]
     statement = line.rstrip(b"\r")
     if not statement.strip().endswith(b"*") or b"#" in statement or b";" in statement or b"\\" in statement:

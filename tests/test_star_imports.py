@@ -108,3 +108,24 @@ def test_the_golden_program_reads_the_same_examples_under_tf18(tmp_path):
         assert done.returncode == 0, done.stderr[-2000:]
         seen[label] = done.stdout.splitlines()[-1]
     assert seen["after"] == seen["before"] == str(list(range(50)))
+
+
+def test_a_file_of_lone_carriage_returns_is_left_to_unbound_tf(tmp_path):
+    # The parser ends lines at a lone \r, the patch counts \n: nothing is proven, nothing crashes.
+    (tmp_path / "helpers.py").write_text("import tensorflow as tf\n")
+    (tmp_path / "train.py").write_bytes(USER.replace("\n", "\r").encode())
+    results = {os.path.basename(r.path): r for r in api.migrate([str(tmp_path)])}
+    assert [d.code for d in results["train.py"].remaining] == ["QM501"]
+
+
+def test_code_added_after_the_imports_stays_after_the_docstring(tmp_path):
+    # A pipeline sharded for towers adds a file-order seed after the module's imports; the
+    # patched star import (two statements on one line) is one of them.
+    with open(os.path.join(TESTDATA, "single", "sets_loop.before.py")) as handle:
+        source = handle.read()
+    assert source.count("import tensorflow as tf\n") == 1
+    (tmp_path / "helpers.py").write_text("import tensorflow as tf\n")
+    (tmp_path / "sets.py").write_text(source.replace("import tensorflow as tf\n", "from helpers import *\n"))
+    results = {os.path.basename(r.path): r for r in api.migrate([str(tmp_path)])}
+    new = results["sets.py"].new_source.decode()
+    assert new.startswith('"""') and new.index("from helpers import *\nimport random\n") < new.index("_FILE_ORDER_SEED")
