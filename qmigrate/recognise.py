@@ -3076,7 +3076,8 @@ class _BlockRecogniser:
             raise _Broken(calls, "the per-record code reads `%s`, which line %d changes in place after it: the map "
                           "function, made where the batch is, would see it changed, where the queue's thread ran "
                           "the per-record ops as they were built" % (name, self._line_of(index)))
-        made_globally = self._stateful_globals(reads - self.scope_stores)
+        params = _param_names(self.scope) if isinstance(self.scope, cst.FunctionDef) else set()
+        made_globally = self._stateful_globals(reads - self.scope_stores - params)
         if made_globally:  # `x - MEAN`, `MEAN = tf.Variable(...)` at the top of the module
             name, line = made_globally[0]
             raise _Broken(calls, "the per-record code reads `%s`, made at line %d at the top of the module from a "
@@ -3094,24 +3095,57 @@ class _BlockRecogniser:
     def _changed_after(self, moved: List[int], reads: Set[str], batch_index: int,
                        chain: Set[int]) -> Optional[Tuple[str, int]]:
         """(name, statement) when a statement that stays, after the first moved one and before the
-        batch, changes in place (`x[k] = ...`, `x.attr = ...`, `x.update(...)`...) an outer name the
-        moved per-record code reads; None otherwise."""
+        batch, changes in place an outer object the moved per-record code reads: a store into an
+        item (`x[k] = ...`, `del x[k]`), into an attribute the moved code reads (`x.attr = ...`),
+        a method not known to only read called on an object it reads as a value (`x.update(...)`,
+        `x.fill(0)`; not `self.load(...)` where it reads `self.read(...)`), or,
+        for a dict, list or set made in this block, a function other than TensorFlow's, logging
+        or a pure builtin handed it. None otherwise."""
         if not moved:
             return None
         own = set().union(*(self.uses[index].stores for index in moved))
-        outer = reads - own - {"True", "False", "None"}
+        outer = reads - own - {"True", "False", "None"} - set(self.imports.aliases)
+        if not outer:
+            return None
+        attributes = [node for index in moved for node in cstutil.nodes_of(self.body[index], cst.Attribute)]
+        read_attributes = {(node.value.value, node.attr.value) for node in attributes
+                           if isinstance(node.value, cst.Name)}
+        # Names the moved code reads as values, not only through an attribute (`offset`, not `self`
+        # of `self.read(...)`): a method called on those may change what it reads.
+        through = {id(node.value) for node in attributes} | {id(node.attr) for node in attributes}
+        direct = {node.value for index in moved for node in cstutil.nodes_of(self.body[index], cst.Name)
+                  if id(node) not in through}
+        containers = {assign[0].value for assign in map(cstutil.single_assign, self.body)
+                      if assign and isinstance(assign[0], cst.Name) and _makes_container(assign[1])}
         for index in range(moved[0] + 1, batch_index):
             if index in moved or index in chain:
                 continue
-            changed = set(self.uses[index].mutated)
-            for call in cstutil.calls_of(self.body[index]):
-                if isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name) \
-                        and call.func.attr.value in _MUTATORS:
-                    changed.add(call.func.value.value)
+            statement = self.body[index]
+            changed = set()
+            targets = [node.target for node in cstutil.nodes_of(statement, (cst.AssignTarget, cst.AugAssign,
+                                                                             cst.AnnAssign))]
+            targets += [node.target for node in cstutil.nodes_of(statement, cst.Del)]
+            for target in targets:
+                for part in ([target] if not isinstance(target, (cst.Tuple, cst.List)) else
+                             [element.value for element in target.elements]):
+                    if isinstance(part, cst.Subscript):
+                        base = part.value
+                        while isinstance(base, (cst.Attribute, cst.Subscript)):
+                            base = base.value
+                        if isinstance(base, cst.Name):
+                            changed.add(base.value)
+                    elif isinstance(part, cst.Attribute) and isinstance(part.value, cst.Name) \
+                            and (part.value.value, part.attr.value) in read_attributes:
+                        changed.add(part.value.value)
+            for call in cstutil.calls_of(statement):
+                if isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name):
+                    if call.func.attr.value not in _READ_ONLY_METHODS and call.func.value.value in direct:
+                        changed.add(call.func.value.value)
+                    continue
                 name = self.imports.resolve(call.func) or dotted(call.func) or ""
                 if not (name.startswith("tensorflow.") or name in _LOGGING_CALLS or name in _PURE_BUILTINS):
-                    # any other function handed the object may change it
-                    changed |= {arg.value.value for arg in call.args if isinstance(arg.value, cst.Name)}
+                    changed |= {arg.value.value for arg in call.args
+                                if isinstance(arg.value, cst.Name) and arg.value.value in containers}
             hit = sorted(outer & changed)
             if hit:
                 return hit[0], index
@@ -4289,9 +4323,23 @@ _PURE_BUILTINS = frozenset(("len", "str", "repr", "int", "float", "bool", "tuple
                             "isinstance", "min", "max", "sum", "range", "enumerate", "zip", "format", "abs", "round",
                             "any", "all", "hasattr", "getattr", "type", "id", "hash", "iter"))
 
-# Methods that change a list, dict or set in place.
-_MUTATORS = frozenset(("append", "extend", "insert", "update", "setdefault", "pop", "popitem", "remove", "clear",
-                       "add", "discard", "sort", "reverse"))
+# Methods known to only read their object (strings, dicts, configs, numpy arrays, tensors): any
+# other method called on an object may change it.
+_READ_ONLY_METHODS = frozenset((
+    "get", "keys", "values", "items", "copy", "format", "split", "rsplit", "splitlines", "join", "strip", "lstrip",
+    "rstrip", "startswith", "endswith", "lower", "upper", "replace", "count", "index", "find", "rfind", "encode",
+    "decode", "isdigit", "astype", "reshape", "tolist", "tobytes", "sum", "mean", "min", "max", "any", "all",
+    "getint", "getfloat", "getboolean", "has_section", "has_option", "sections", "options", "get_shape",
+    "as_list", "eval", "numpy"))
+
+
+def _makes_container(value: cst.BaseExpression) -> bool:
+    """Whether an assigned value is a dict, list or set made here (a display, a comprehension,
+    `dict(...)`, `list(...)`, `set(...)`)."""
+    if isinstance(value, (cst.Dict, cst.List, cst.Set, cst.DictComp, cst.ListComp, cst.SetComp)):
+        return True
+    return isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value in (
+        "dict", "list", "set", "OrderedDict", "defaultdict")
 
 # The calls that give the graph's global step: a map function would look for it (or make it) in
 # its own graph.

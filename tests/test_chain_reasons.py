@@ -352,7 +352,9 @@ def inputs(files, batch_size):
 
 @pytest.mark.parametrize("change", ["spec['weight'] = tf.FixedLenFeature([], tf.float32)",
                                     "spec.update(weight=tf.FixedLenFeature([], tf.float32))",
-                                    "add_serving_features(spec)"])
+                                    "add_serving_features(spec)",
+                                    "del spec['id']",
+                                    "spec.fill_in(tf.float32)"])  # any method not known to only read
 def test_an_outer_object_the_per_record_code_reads_changed_in_place_after_it_stays(tmp_path, change):
     # The map function is made where the batch is: it would parse with the changed spec (TF 1.8:
     # "Feature: weight ... is required but could not be found"), where the queue's ops were built
@@ -368,10 +370,51 @@ def test_an_outer_object_the_per_record_code_reads_changed_in_place_after_it_sta
 @pytest.mark.parametrize("statement", ["print(len(spec), spec)",
                                        # None, which the per-record code reads too, is no object to change
                                        # (hmr's `self.read_data(queue, has_3d=False)`)
-                                       "report(tf.constant(0), name=None)"])
+                                       "report(tf.constant(0), name=None)",
+                                       # a string made from a name the per-record code reads
+                                       "tag = 'batch_{}'.format(spec.get('id'))",
+                                       # a name it reads, handed to a function, that is no container made here
+                                       "log_value(tf)"])
 def test_reading_it_after_the_per_record_code_changes_nothing(tmp_path, statement):
     path = tmp_path / "inputs.py"
     path.write_text((MUTATED % statement).replace("tf.parse_single_example(value, spec)",
                                                   "tf.parse_single_example(value, spec, name=None)"))
+    result, = api.migrate([str(path)])
+    assert result.changed and not result.remaining
+
+
+SHADOWED = '''import tensorflow as tf
+
+keep_prob = tf.placeholder_with_default(1.0, [])
+
+
+def batches(files, keep_prob=0.5):
+    queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+    _, value = tf.TFRecordReader().read(queue)
+    x = tf.parse_single_example(value, {'x': tf.FixedLenFeature([3], tf.float32)})['x'] * keep_prob
+    %s
+    batch = tf.train.batch([x], batch_size=4)
+    return batch
+'''
+
+
+def test_a_parameter_is_not_the_module_level_variable_it_shadows(tmp_path):
+    path = tmp_path / "inputs.py"
+    path.write_text(SHADOWED % "pass")
+    result, = api.migrate([str(path)])
+    assert result.changed and not result.remaining
+
+
+@pytest.mark.parametrize("statement", ["self_like.capacity = 100", "self_like.load_more()"])
+def test_an_attribute_the_per_record_code_does_not_read_may_be_set(tmp_path, statement):
+    # `self.capacity = ...` between the per-record code and the batch changes nothing it reads, and
+    # a method called on an object it reads only through an attribute (`self.read(...)`, zipped
+    # arms' shape) is taken for no change of it.
+    source = (MUTATED % statement).replace("def inputs(files, batch_size):",
+                                                            "def inputs(files, batch_size, self_like=None):")
+    source = source.replace("tf.parse_single_example(value, spec)",
+                            "tf.parse_single_example(value, spec, name=self_like.name)")
+    path = tmp_path / "inputs.py"
+    path.write_text(source)
     result, = api.migrate([str(path)])
     assert result.changed and not result.remaining
