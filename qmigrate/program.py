@@ -404,8 +404,10 @@ class Program:
         mixed = method_of is not None and self._mixed_in(method_of)
         candidates = [path for path in self.files_mentioning(name) if path not in skip]
         candidates.sort(key=lambda path: path not in self._names)  # stable: the parsed ones first
+        module = os.path.basename(os.path.dirname(defining)) if os.path.basename(defining) == "__init__.py" \
+            else os.path.splitext(os.path.basename(defining))[0]
         for path in candidates:
-            lines = self._referring_lines(path, name, method_of, mixed)
+            lines = self._referring_lines(path, name, method_of, mixed, module)
             if lines:
                 yield path, lines
 
@@ -413,23 +415,13 @@ class Program:
         """Whether the file refers to the identifier `name` as `references` counts (no `method_of`)."""
         return bool(self._referring_lines(path, name, None, False))
 
-    def _referring_lines(self, path: str, name: str, method_of: Optional[str], mixed: bool) -> List[int]:
+    def _referring_lines(self, path: str, name: str, method_of: Optional[str], mixed: bool,
+                         module: Optional[str] = None) -> List[int]:
         if not self.mentions(path, name):
             return []
         index = self.names_in(path)
         if not index.parsed:
-            # A file the stdlib parser rejects (Python 2, mostly) is not read, but it may call the
-            # name: every line where it stands as a word counts (a helper's signature must not
-            # change under a caller qmigrate cannot see).
-            # As for a parsed file, its plain mentions mean its own function or class of that name
-            # when it defines one at the top and no import line names it.
-            source = self.source(path) or b""
-            word = re.escape(name.encode())
-            pattern = re.compile(rb"\b" + word + rb"\b")
-            if re.search(rb"^(def|class)\s+" + word + rb"\b", source, re.M) and not re.search(
-                    rb"^\s*(from|import)\s[^\n]*\b" + word + rb"\b", source, re.M):
-                pattern = re.compile(rb"\.\s*" + word + rb"\b")  # `module.name` still reaches another's
-            return [number for number, line in enumerate(source.split(b"\n"), 1) if pattern.search(line)]
+            return self._unparsed_lines(path, name, module)
         lines: List[int] = []
         if method_of is None:
             if not index.defines_own(name):
@@ -438,6 +430,24 @@ class Program:
         lines += [line for line, own_method in index.attributes.get(name, ())
                   if not (own_method and method_of is not None and not mixed)]
         return lines
+
+    def _unparsed_lines(self, path: str, name: str, module: Optional[str]) -> List[int]:
+        """The lines of a file the stdlib parser rejects (Python 2, mostly) that may refer to `name`
+        of the module `module`: it is not read, but it may call it (a helper's signature must not
+        change under a caller qmigrate cannot see). Only a file with an import line naming that
+        module does; then every line where the name stands as a word counts, but for plain
+        mentions of a function or class of that name the file defines at the top and imports
+        nowhere (its own, as in a parsed file): `module.name` still counts."""
+        source = self.source(path) or b""
+        word = re.escape(name.encode())
+        if module and not re.search(rb"^\s*(from|import)\s[^\n]*\b" + re.escape(module.encode()) + rb"\b",
+                                    source, re.M):
+            return []
+        pattern = re.compile(rb"\b" + word + rb"\b")
+        if re.search(rb"^(def|class)\s+" + word + rb"\b", source, re.M) and not re.search(
+                rb"^\s*(from|import)\s[^\n]*\b" + word + rb"\b", source, re.M):
+            pattern = re.compile(rb"\.\s*" + word + rb"\b")
+        return [number for number, line in enumerate(source.split(b"\n"), 1) if pattern.search(line)]
 
     def _mixed_in(self, class_name: str) -> bool:
         """Whether a class of the set derives from `class_name` (by its last dotted part) and

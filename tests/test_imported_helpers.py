@@ -462,3 +462,10 @@ def test_a_python2_file_with_its_own_function_of_that_name_is_no_caller(tmp_path
     results = _program(tmp_path, {"records.py": HELPER_WITH_PIPELINE, "howto.py": python2})
     assert results["howto.py"].status is Status.FAILED
     assert b"def decode(serialized, size):" in results["records.py"].new_source
+
+
+def test_a_python2_file_that_imports_nothing_of_the_module_is_no_caller(tmp_path):
+    # `line.decode('utf-8')` in a Python 2 script that never imports records: no call of ours.
+    python2 = "import sys\nfor line in open(sys.argv[1]):\n    print line.decode('utf-8').strip()\n"
+    results = _program(tmp_path, {"records.py": HELPER_WITH_PIPELINE, "labels.py": python2})
+    assert b"def decode(serialized, size):" in results["records.py"].new_source
