@@ -12,7 +12,7 @@ import libcst as cst
 from qmigrate.diagnostics import Safety
 from qmigrate.model import FileSource, RecordReader
 from qmigrate.rules.base import (
-    Example, Rule, SourceOf, Unsupported, example_source, is_none, is_plain, literal_bool, whole)
+    Example, Rule, SourceOf, Unsupported, condition_base, example_source, is_none, is_plain, literal_bool, whole)
 
 PROVIDER = "tensorflow.contrib.slim.dataset_data_provider.DatasetDataProvider"
 PARALLEL_READ = "tensorflow.contrib.slim.parallel_reader.parallel_read"
@@ -27,14 +27,17 @@ def _optional(args, name: str, source: SourceOf) -> Optional[str]:
 
 def _shuffle(args, source: SourceOf):
     """slim's `shuffle=`: True/False, or the source of a condition on names and literals
-    (`split_name == 'train'`), which the rewrite tests with a Python `if`, as slim did. The
-    recogniser proves those names are not rebound before the new test; an attribute or a call
-    could change unseen, so it is refused."""
+    (`split_name == 'train'`), or an attribute of a name (`config.shuffle`), which the rewrite
+    tests with a Python `if`, as slim did. The recogniser proves those names are not rebound, and
+    that nothing can store into the attribute's object, before the new test; a call or a
+    subscript could change unseen, so it is refused."""
     node = args.get("shuffle")
     if node is None or (isinstance(node, cst.Name) and node.value in ("True", "False")):
         return literal_bool(node, True, "shuffle")
+    if condition_base(node) is not None:  # `config.shuffle`: the recogniser proves nothing changes it first
+        return source(node)
     if not is_plain(node):
-        raise Unsupported("`shuffle=` is computed with an attribute, call or subscript, which could change "
+        raise Unsupported("`shuffle=` is computed with a call or subscript, which could change "
                           "before the rewritten test; bind it to a name first")
     return source(node.with_changes(lpar=[], rpar=[]) if hasattr(node, "lpar") else node)
 

@@ -63,6 +63,10 @@ DEFAULT_CASES = [
     ("slim_unbatched", "id_batches", lambda d: dict(data_dir=d, batch_size=8, training=True), 20 * 8,
      ("forever", TRAIN)),
     ("slim_unbatched", "record_batches", lambda d: dict(data_dir=d, batch_size=4), EVAL, ("epochs", 1)),
+    # `shuffle=config.shuffle`, an attribute of a config object, tested where the dataset is built
+    ("slim_unbatched", "configured_batches", lambda d: dict(data_dir=d, batch_size=7), EVAL, ("epochs", 1)),
+    ("slim_unbatched", "configured_batches", lambda d: dict(data_dir=d, batch_size=8, training=True), 20 * 8,
+     ("forever", TRAIN)),
     # The batch queue after the provider stays (QM301, its tensors come from another function) and
     # its two threads may swap one record across an epoch boundary of the migrated provider.
     ("slim_unbatched", "record_batches", lambda d: dict(data_dir=d, batch_size=6, training=True), 20 * 6,

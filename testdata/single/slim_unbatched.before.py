@@ -52,3 +52,27 @@ def record_batches(data_dir, batch_size, training=False):
     image, example_id, negated = decoded_record(data_dir, 'train' if training else 'eval', training)
     return tf.train.batch([image, example_id, negated], batch_size, num_threads=2, capacity=4 * batch_size,
                           allow_smaller_final_batch=True)
+
+
+class ReaderConfig(object):
+    """What a config file says of the reading (the object detection API's InputReader, in a
+    simpler form): `shuffle=config.shuffle` is tested where the dataset is built, nothing between
+    being able to change it."""
+
+    def __init__(self, shuffle, num_epochs, num_readers=2):
+        self.shuffle = shuffle
+        self.num_epochs = num_epochs
+        self.num_readers = num_readers
+
+
+def configured_records(pattern, config):
+    _, serialized = slim.parallel_reader.parallel_read(
+        pattern, reader_class=tf.TFRecordReader, num_epochs=config.num_epochs if config.num_epochs else None,
+        num_readers=config.num_readers, shuffle=config.shuffle, capacity=64, min_after_dequeue=16)
+    return tf.parse_single_example(serialized, {'image/id': tf.FixedLenFeature([], tf.int64)})['image/id']
+
+
+def configured_batches(data_dir, batch_size, training=False):
+    config = ReaderConfig(shuffle=training, num_epochs=None if training else 1)
+    ids = configured_records(data_dir + ('/train-*.tfrecord' if training else '/eval-*.tfrecord'), config)
+    return tf.train.batch([ids], batch_size, allow_smaller_final_batch=True)
