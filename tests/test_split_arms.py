@@ -121,7 +121,12 @@ def test_tf1_8_each_epoch_reaches_the_batches_whole(tmp_path):
         assert len(run["leading"]) == 60, key  # 960 ids: three epochs of 320
     for mode in ("eval", "train"):
         ids = {label: [i for batch in drained[label, mode]["leading"] for i in batch] for label in ("before", "after")}
-        assert Counter(ids["before"]).keys() == Counter(ids["after"]).keys() == set(everything)
+        assert set(Counter(ids["after"])) == set(everything)
+        if mode == "eval":
+            assert set(Counter(ids["before"])) == set(everything)
+        else:  # the queue's shuffle buffer (128 to 256 records) mixes epochs: a record may still sit in
+            # it after the 960th one left (measured once in CI: id 107 missing from the first 960)
+            assert set(Counter(ids["before"])) <= set(everything) and len(set(ids["before"])) >= 310
         for epoch in range(3):
             assert sorted(ids["after"][epoch * 320:(epoch + 1) * 320]) == everything, (mode, epoch)
             if mode == "eval":  # one thread, a FIFOQueue: each epoch whole before as well
