@@ -566,6 +566,12 @@ def single_small(stmt: cst.BaseStatement) -> Optional[cst.BaseSmallStatement]:
     return None
 
 
+def is_docstring(stmt: cst.BaseStatement) -> bool:
+    """Whether the statement is a string literal alone on its line (a docstring where it comes first)."""
+    small = single_small(stmt)
+    return isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
+
+
 def statement_value(stmt: cst.BaseStatement) -> Optional[cst.BaseExpression]:
     """The expression of `x = E`, `return E` or a bare `E` line."""
     small = single_small(stmt)

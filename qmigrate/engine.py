@@ -3171,7 +3171,7 @@ def _add_file_order_seed(module: cst.Module) -> cst.Module:
 def _after_imports(body) -> int:
     """The index after the module's last top-level import line (a line of imports only, several
     `;`-separated included), and never before its docstring."""
-    position = 1 if body and helpers.is_docstring(body[0]) else 0
+    position = 1 if body and cstutil.is_docstring(body[0]) else 0
     for index, stmt in enumerate(body):
         if isinstance(stmt, cst.SimpleStatementLine) and stmt.body and all(
                 isinstance(small, (cst.Import, cst.ImportFrom)) for small in stmt.body):

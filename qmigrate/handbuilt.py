@@ -1117,7 +1117,7 @@ def find_helper(function: cst.FunctionDef, imports: ImportMap, source_of, line_o
     if function.decorators:  # a call of it runs the decorator's code too
         return refuse("is decorated with `@%s`" % _short(source_of(function.decorators[0].decorator)))
     body = list(function.body.body) if isinstance(function.body, cst.IndentedBlock) else []
-    if body and _is_docstring(body[0]):
+    if body and cstutil.is_docstring(body[0]):
         body = body[1:]
     assign = cstutil.single_assign(body[0]) if body else None
     if not (assign and assign[1] is calls[0] and isinstance(assign[0], cst.Name)):
@@ -1178,11 +1178,6 @@ def _bind_or_empty(call: cst.Call, signature) -> Dict[str, cst.BaseExpression]:
         return bind_arguments(call, signature, "its constructor")
     except Declined:
         return {}
-
-
-def _is_docstring(stmt: cst.BaseStatement) -> bool:
-    small = cstutil.single_small(stmt)
-    return isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
 
 
 def _enqueues_parameter(function: cst.FunctionDef) -> bool:

@@ -47,7 +47,7 @@ def _read_opening(method: cst.FunctionDef) -> Optional[Tuple[str, str, cst.BaseS
         return None
     self_name = method.params.params[0].name.value
     body = list(method.body.body)
-    if body and helpers.is_docstring(body[0]):
+    if body and cstutil.is_docstring(body[0]):
         body = body[1:]
     if len(body) < 2 or not isinstance(cstutil.single_small(body[-1]), cst.Return):
         return None

@@ -217,11 +217,6 @@ def queue_reads(helper: ReaderHelper, loads: Counter) -> int:
     return loads[helper.queue_param] - helper.scope_uses
 
 
-def is_docstring(stmt: cst.BaseStatement) -> bool:
-    small = cstutil.single_small(stmt)
-    return isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
-
-
 def find_record_source(function: cst.FunctionDef, imports: ImportMap, method: bool = False) -> Optional[RecordSource]:
     """`function` when its body (after a docstring) opens with `q = <producer>(...)`, `r = <Reader>(...)`
     and `_, v = r.read(q)` (or `_, v = <Reader>(...).read(q)`) and ends `return <value>`, holding no
@@ -235,7 +230,7 @@ def find_record_source(function: cst.FunctionDef, imports: ImportMap, method: bo
     if not isinstance(function.body, cst.IndentedBlock) or lookup_tables.lookup_in(function.body, imports.resolve, None):
         return None
     body = list(function.body.body)
-    if body and is_docstring(body[0]):
+    if body and cstutil.is_docstring(body[0]):
         body = body[1:]
     if len(body) < 3 or not isinstance(cstutil.single_small(body[-1]), cst.Return):
         return None

@@ -467,7 +467,7 @@ class _Sinker(cst.CSTTransformer):
         producer = cstutil.replace_node(found.producer, found.data, cst.Name(found.new_param))
         statement = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(found.param))], producer)])
         body = list(updated_node.body.body)
-        first = 1 if body and _is_docstring(body[0]) else 0
+        first = 1 if body and cstutil.is_docstring(body[0]) else 0
         if first:
             body[:1] = helpers.redocument(body[:1], found.param, found.new_param,
                                           description="what the queue `%s` was made from." % found.param)
@@ -475,11 +475,6 @@ class _Sinker(cst.CSTTransformer):
         self.inserted[id(found)] = producer
         return updated_node.with_changes(params=updated_node.params.with_changes(params=params),
                                          body=updated_node.body.with_changes(body=body))
-
-
-def _is_docstring(stmt) -> bool:
-    small = cstutil.single_small(stmt)
-    return isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
 
 
 def sink(module: cst.Module, sinks: list):

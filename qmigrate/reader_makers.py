@@ -43,7 +43,7 @@ TODO = "remove %s() once nothing calls it"
 def find(function: cst.FunctionDef, imports: ImportMap) -> Optional[Maker]:
     """The Maker `function` is, or None (see the module's contract)."""
     body = function.body.body if isinstance(function.body, cst.IndentedBlock) else ()
-    statements = [stmt for stmt in body if not _is_docstring(stmt)]
+    statements = [stmt for stmt in body if not cstutil.is_docstring(stmt)]
     if len(statements) != 1:
         return None
     small = cstutil.single_small(statements[0])
@@ -101,8 +101,3 @@ def may_make(call: cst.BaseExpression, spelled: frozenset) -> bool:
     func = call.func
     name = func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
     return name in spelled
-
-
-def _is_docstring(stmt: cst.BaseStatement) -> bool:
-    small = cstutil.single_small(stmt)
-    return isinstance(small, cst.Expr) and isinstance(small.value, (cst.SimpleString, cst.ConcatenatedString))
