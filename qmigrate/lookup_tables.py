@@ -21,6 +21,7 @@ from typing import Callable, Optional
 import libcst as cst
 
 from qmigrate import cstutil
+from qmigrate.names import ast_last_name
 
 # TensorFlow's table API: whatever these make or do is a table or reads one.
 TABLE_APIS = ("tensorflow.contrib.lookup.", "tensorflow.lookup.")
@@ -58,10 +59,4 @@ def lookup_in(stmt: cst.CSTNode, resolve: Callable[[cst.BaseExpression], Optiona
 
 
 def _makes_or_reads_table(function: ast.AST) -> bool:
-    for node in ast.walk(function):
-        if isinstance(node, ast.Call):
-            func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-            if name in _TABLE_CALLS:
-                return True
-    return False
+    return any(isinstance(node, ast.Call) and ast_last_name(node.func) in _TABLE_CALLS for node in ast.walk(function))
