@@ -21,10 +21,11 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import (captured_params, chained_records, drawn_arguments, engine, estimator_inputs, factory_reasons,
-                      fresh_receivers, graph_copies, handed_down, imported_helpers, library_runners, memory, notebooks,
-                      provider_factories, python3_check, returned_records, saved_graphs, star_imports, statement_memo,
-                      tower_reads, towers, uncalled_datasets, uncalled_queues, unlinked, untraced_towers)
+from qmigrate import (captured_params, chained_records, dispatched_readers, drawn_arguments, engine,
+                      estimator_inputs, factory_reasons, fresh_receivers, graph_copies, handed_down, imported_helpers,
+                      library_runners, memory, notebooks, provider_factories, python3_check, returned_records,
+                      saved_graphs, star_imports, statement_memo, tower_reads, towers, uncalled_datasets,
+                      uncalled_queues, unlinked, untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -123,6 +124,9 @@ class _Job:
     # Provider factories of other modules its functions call (provider_factories): (function,
     # object, method, the factory's sibling, the dotted name of the object's class).
     factories: Tuple[Tuple[str, str, str, str, str], ...] = ()
+    # Reader methods of families of classes its pipelines may call (dispatched_readers.Family.ask):
+    # (method, sibling, the path and class of one of them, what they return: Family.kind).
+    dispatched: Tuple[Tuple[str, str, str, str, str], ...] = ()
     star: Optional[star_imports.Patch] = None  # analysed as if its star import bound `tf` (star_imports)
 
 
@@ -152,6 +156,7 @@ class _Done:
     chain_refused: Tuple[Tuple[str, str], ...] = ()  # (part, why) for the others
     reader_class_functions: Tuple[str, ...] = ()  # functions handing a reported reader class to a slim Dataset
     factories_used: Tuple[str, ...] = ()  # "function.object.method" of its provider factory calls migrated
+    dispatched_used: Tuple[Tuple[str, int], ...] = ()  # (method, calls migrated) of dispatched reader methods
     import_specs: Optional[ImportSpecs] = None  # what the module imports (first pass; None: not known)
     from_imports: Optional[handed_down.FromImports] = None  # its top-level `from` imports (likewise)
     # Its prefetch tower loops' calls as the result reports them, but for their reasons (first
@@ -244,7 +249,7 @@ def _run(job: _Job) -> _Done:
                      handed_uses=tuple(sorted(analysis.handed_uses.items())), chained=analysis.chained,
                      chain_refused=analysis.chain_refused,
                      reader_class_functions=analysis.reader_class_functions,
-                     factories_used=analysis.factories_used,
+                     factories_used=analysis.factories_used, dispatched_used=analysis.dispatched_used,
                      import_specs=import_specs(analysis.tree) if first_pass and analysis.tree is not None else None,
                      from_imports=handed_down.from_imports(analysis.tree) if first_pass and analysis.tree is not None
                      else None)
@@ -302,7 +307,8 @@ def _without_plumbing(analysis: engine.FileAnalysis) -> Optional[FileResult]:
 
 def _foreign(job: _Job) -> Optional[engine.ForeignHelpers]:
     """The reader helpers across modules a job asks for, read from their modules (None: none)."""
-    if not job.imported and not job.migrate and not job.refused and not job.makers and not job.factories:
+    if not job.imported and not job.migrate and not job.refused and not job.makers and not job.factories \
+            and not job.dispatched:
         return None
     imported, sources, makers = {}, {}, {}
     for local, where, name in job.makers:
@@ -322,8 +328,14 @@ def _foreign(job: _Job) -> Optional[engine.ForeignHelpers]:
         found = engine.imported_reader_helper(source, name)
         if found is not None:
             imported[local] = found
+    dispatched = {}
+    for method, sibling, where, class_name, kind in job.dispatched:
+        source = _read_python(where)
+        found = engine.imported_dispatched(source, class_name, method) if source is not None else None
+        if found is not None:
+            dispatched[method] = (found, sibling, kind)
     return engine.ForeignHelpers(imported, sources, tuple(job.migrate), dict(job.refused), makers,
-                                 {ask[:3]: ask[3:] for ask in job.factories})
+                                 {ask[:3]: ask[3:] for ask in job.factories}, dispatched)
 
 
 def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan], keep: Dict[str, str],
@@ -493,12 +505,18 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
                     used_factories |= keys
                     factory_callers[path] = keys
 
+        # Reader methods chosen at run time: every class of the run that defines one is migrated
+        # with all the calls of it, or none is (dispatched_readers).
+        families = {method: family for method, family in dispatched_readers.plan(files, program, results).items()
+                    if not any(path in factory_callers for path, _ in family.calls)}  # (their asks are not redone)
+        unbuilt = _take_dispatched(families, results, relinked, later, pool)
+
         # Queue runners go from each program that builds no queue any more: the script and every
         # module of the set it imports, directly or not.
         migrated_any = any(done.pipelines for done in first.values()) or any(d.pipelines for d in relinked.values())
 
         def builds_queues(path):
-            return relinked[path].built if path in relinked else first[path].built
+            return (relinked[path].built if path in relinked else first[path].built) - unbuilt.get(path, 0)
 
         building = {path for path in first if builds_queues(path)}
         loaders = _saved_graph_loaders(program)
@@ -562,6 +580,76 @@ def _later_passes(jobs: List[_Job], first: Dict[str, _Done], pool: "_Pool") -> L
     for index, done in zip(rest, pool.map(_run, [jobs[index] for index in rest])):
         out[index] = done
     return out
+
+
+def _take_dispatched(families: Dict[str, dispatched_readers.Family], results: Dict[str, FileResult],
+                     relinked: Dict[str, _Done], later, pool) -> Dict[str, int]:
+    """The callers of each family's method analysed again with it; a family is taken only when
+    every call of it in the run was migrated, by caller passes that took no call of a family not
+    taken (a caller that did goes back to its result before). Each taken family's classes are
+    migrated in their modules' final sources (`dispatched_readers.migrated_source`), their readers'
+    findings fixed. Returns path -> the queue calls its modules no longer build."""
+    if not families:
+        return {}
+    asks: Dict[str, List[Tuple[str, ...]]] = {}
+    for family in families.values():
+        for path, _ in family.calls:
+            asks.setdefault(path, []).append(family.ask)
+    order = sorted(asks)
+    done = dict(zip(order, pool.map(_run, [later(path, also_without_plumbing=True, dispatched=tuple(asks[path]))
+                                           for path in order])))
+    used = {path: dict(d.dispatched_used) if d.analysed and d.result.status is not Status.FAILED else {}
+            for path, d in done.items()}
+    failed = {method for method, family in families.items()
+              if any(used[path].get(method, 0) != count for path, count in family.calls)}
+    sources: Dict[str, bytes] = {}
+    while True:
+        reverted = {path for path in order
+                    if any(used[path].get(ask[0]) and ask[0] in failed for ask in asks[path])}
+        more = {method for method, family in families.items() if method not in failed
+                and any(path in reverted for path, _ in family.calls)}
+        if more:
+            failed |= more
+            continue
+        taken = [family for method, family in sorted(families.items()) if method not in failed]
+        by_path: Dict[str, List[dispatched_readers.Member]] = {}
+        for family in taken:
+            for member in family.members:
+                by_path.setdefault(member.path, []).append(member)
+        sources, broken = {}, set()
+        for path, members in by_path.items():
+            result = done[path].result if path in done and path not in reverted else results[path]
+            try:
+                new = dispatched_readers.migrated_source(result.new_source or result.old_source, members)
+            except Exception:
+                new = None
+            if new is None:
+                broken |= {family.method for family in taken if any(m.path == path for m in family.members)}
+            else:
+                sources[path] = new
+        if not broken:
+            break
+        failed |= broken
+    for path in order:
+        if path not in reverted and any(used[path].get(ask[0]) for ask in asks[path]):
+            results[path] = done[path].result
+            relinked[path] = done[path]
+    unbuilt: Dict[str, int] = {}
+    for path, new in sources.items():
+        lines = {(m.reader_line) for family in taken for m in family.members if m.path == path}
+        result = results[path]
+        diagnostics = tuple(_reader_fixed(d) if d.line in lines and d.code.startswith("QM2") and not d.fixed else d
+                            for d in result.diagnostics)
+        unbuilt[path] = sum(1 for old, d in zip(result.diagnostics, diagnostics) if d is not old)
+        status = Status.PARTIAL if any(not d.fixed and not d.note for d in diagnostics) else Status.MIGRATED
+        results[path] = dataclasses.replace(result, new_source=new, diagnostics=diagnostics, status=status)
+    return unbuilt
+
+
+def _reader_fixed(diagnostic: Diagnostic) -> Diagnostic:
+    """A reader's finding, its reader now gone: fixed, its message without the why."""
+    message = diagnostic.message.split("; not rewritten", 1)[0]
+    return dataclasses.replace(diagnostic, fixed=True, message=message)
 
 
 def _add_factory_siblings(results: Dict[str, FileResult], first: Dict[str, _Done], factories, used, callers) -> None:

@@ -15,7 +15,8 @@ import libcst as cst
 
 from qmigrate import (api_check, arm_producers, array_queues, astindex, blocks, bound_sources, branch_records,
                       bucketing, built_rows, captured_params, chained_records, class_attrs, codegen, cstutil,
-                      data_findings, dead_datasets, dead_readers, drawn_arguments, estimator_inputs, factory_reasons,
+                      data_findings, dead_datasets, dead_readers, dispatched_readers, drawn_arguments,
+                      estimator_inputs, factory_reasons,
                       graph_copies, graph_state, guarded_records, handbuilt, handed_down, held_records, held_sources,
                       helpers, imported_helpers, in_memory_rows, map_locals, method_copies, method_queues,
                       named_classes, prefetched_batches, python3_check, python_fed, queue_messages, queue_purpose,
@@ -157,6 +158,8 @@ class FileAnalysis:
     reader_class_functions: Tuple[str, ...] = ()
     # Provider factories of other modules whose calls here a pipeline took: "function.object.method".
     factories_used: Tuple[str, ...] = ()
+    # Reader methods of families of classes (dispatched_readers) its pipelines called: (method, calls).
+    dispatched_used: Tuple[Tuple[str, int], ...] = ()
     # Top-level functions holding an input_fn that now returns its Dataset, which no other module
     # may name (estimator_inputs; the run checks).
     dataset_input_fns: List[str] = field(default_factory=list)
@@ -956,7 +959,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
                 module, imports, lambda node: positions.start(node)[0], slim_modules.ModuleLoader(path),
                 {id(call) for rule, call, _, _ in analysis.occurrences if rule in SLIM_PROVIDERS}).items():
             analysis.reasons.setdefault(key, reason)
-    if foreign is not None and (foreign.imported or foreign.sources):
+    if foreign is not None and (foreign.imported or foreign.sources or foreign.dispatched):
         rules_found.add(READERS[0])  # the readers of imported helpers count as this module's
     if foreign is not None and foreign.sources:
         rules_found.add(PRODUCERS[0])  # and so do the producers of imported record sources
@@ -996,6 +999,7 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
             del imported_sources[key]
     _add_imported_makers(context, foreign.makers)
     context.provider_factories = dict(foreign.factories)
+    context.dispatched = dict(foreign.dispatched)
     imported_batchers = handed_down.add_imported(context, handed)
     context.kept_results = {name[len(returned_records.KEPT_PREFIX):]: why for name, why in (keep_helpers or {}).items()
                             if name.startswith(returned_records.KEPT_PREFIX)}
@@ -1093,6 +1097,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     _kept_reader_classes(analysis, options)
     analysis.factories_used = tuple(sorted({".".join(key) for key, call in context.factory_calls
                                             if id(call) in analysis.fixed_calls}))
+    analysis.dispatched_used = tuple(sorted((name[2:], uses[name]) for name in uses
+                                            if name.startswith("*.") and uses[name]))
     return analysis
 
 
@@ -1514,6 +1520,9 @@ class ForeignHelpers:
     # Provider factories of other modules (provider_factories.py): (function, object, method) ->
     # (sibling, the dotted name of the class the object is made from).
     factories: Dict[Tuple[str, str, str], Tuple[str, str]] = field(default_factory=dict)
+    # Reader methods of families of classes of the run (dispatched_readers): method -> (one
+    # class's method as a ReaderHelper, the sibling's name, what they return: Family.kind).
+    dispatched: Dict[str, Tuple[helpers.ReaderHelper, str, str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -1537,6 +1546,19 @@ def imported_reader_maker(source: bytes, module_name: str, key: str) -> Optional
         return None
     module, tree, imports, _, maker, cls = found
     return ImportedMaker(maker, cls, module, tree, imports, module_name)
+
+
+def imported_dispatched(source: bytes, class_name: str, method: str) -> Optional[helpers.ReaderHelper]:
+    """The reader method `class_name.method` of a module's source (dispatched_readers) as a
+    ReaderHelper, or None. Never raises."""
+    try:
+        module = cst.parse_module(source)
+        cls = next(s for s in module.body if isinstance(s, cst.ClassDef) and s.name.value == class_name)
+        function = next(m for m in cls.body.body if isinstance(m, cst.FunctionDef) and m.name.value == method)
+        found = dispatched_readers.reader_method(function, ImportMap(module))
+    except Exception:
+        return None
+    return found[0] if found is not None else None
 
 
 def _class_method(source: bytes, key: str, table):
@@ -1999,7 +2021,9 @@ def _partly_used_helpers(module: cst.Module, uses: Counter, tree: Optional[ast.A
         loads.subtract(function.name.value for function in cstutil.functions_in(module))  # a def's own name
     # A method helper (`Class.method`) is used through attributes of the object (class_attrs).
     for name in uses:
-        if "." in name and name in context.reader_helpers:
+        if name.startswith("*."):  # a family's method (dispatched_readers): api counts its calls
+            loads[name] = uses[name]
+        elif "." in name and name in context.reader_helpers:
             # A helper of another module called as an attribute of its module's name (`data_utils.read`).
             base, _, attr = name.partition(".")
             loads[name] = sum(1 for node in astindex.nodes(tree, ast.Attribute) if node.attr == attr and isinstance(

@@ -71,6 +71,9 @@ class RecordReader:
     # One reader read this many times a run of the enqueue op (group_reads.py): records in groups of n
     # in a row across epoch ends, the short last group lost; the epochs repeat before the grouping.
     read_groups: Optional[str] = None
+    # The records come from this function of one file name (a reader method chosen at run time:
+    # its class's `<method>_records`, dispatched_readers), not from the reader's dataset class.
+    records_function: Optional[str] = None
 
 
 @dataclass(frozen=True)

@@ -313,6 +313,10 @@ class ModuleContext:
     tree: Optional[object] = None  # the module's stdlib tree, when the stdlib parser takes it
     method_classes: Dict[int, cst.ClassDef] = field(default_factory=dict)  # id(method) -> its top-level class
     method_helpers: Dict[str, helpers.ReaderHelper] = field(default_factory=dict)  # `Class.method` -> reader method
+    # Reader methods of families of classes of other modules (dispatched_readers): method ->
+    # (one class's method as a ReaderHelper, the name of the sibling that reads a file's records,
+    # what the methods return as batch_join's element: "dict", "single" or "tuple").
+    dispatched: Dict[str, Tuple[helpers.ReaderHelper, str, str]] = field(default_factory=dict)
     # Reader methods other code may hand a queue (name -> who): they stay, and so do their pipelines.
     kept_methods: Dict[str, str] = field(default_factory=dict)
     # Reader helpers imported from other modules that stay as they are (local name -> why): the
@@ -705,6 +709,9 @@ class _BlockRecogniser:
             source = self._method_source(index, value)
             if source is not None:  # `x = self.get_example(...)`: a method that makes its producer and reader
                 return self._link_source(source[1], index, source[3], target, source[0], value)
+        dispatched = self._dispatched_helper(value) if helper is None else None
+        if dispatched is not None:  # `reader.prepare_reader(queue)`, the class chosen at run time
+            helper, value, name = dispatched
         if helper is None:
             self._refuse_method_reader(index, value, producers)
         if helper is None and readers_count is None and isinstance(value, cst.Call) and isinstance(
@@ -724,9 +731,29 @@ class _BlockRecogniser:
             raise _Broken(self._chain_calls(index, (None, queue.value), producers, {}), refused)
         match = self._link_helper(producers[queue.value], helper, index, value, target, readers_count,
                                   name or attribute, choice)
+        if dispatched is not None:  # each class reads its files with its records method
+            records = "%s.%s" % (value.args[0].value.value, self.context.dispatched[helper.name][1])
+            match.pipeline = dataclasses.replace(match.pipeline, reader=dataclasses.replace(
+                match.pipeline.reader, records_function=records, arguments=(), read_up_to=None, skip_lines=None))
         if choice is not None:  # each arm's binding is a use of its helper, migrated by the calls together
             match.counted_helpers = choice[2]
         return match
+
+    def _dispatched_helper(self, value):
+        """(a ReaderHelper of one of the classes, the call written with the object first, its key
+        `*.method`) for `obj.method(queue)` when `method` is the reader method of a family of
+        classes of the run (dispatched_readers) and `obj` a name the scope does not bind (a
+        parameter, or a name of the module); None otherwise."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                and isinstance(value.func.value, cst.Name) and len(value.args) == 1
+                and value.args[0].keyword is None and not value.args[0].star):
+            return None
+        found = self.context.dispatched.get(value.func.attr.value)
+        if found is None or value.func.value.value in self.scope_stores:
+            return None
+        call = value.with_changes(func=cst.Name(value.func.attr.value), args=[cst.Arg(value.func.value)] + [
+            value.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
+        return found[0], call, "*." + value.func.attr.value
 
     def _method_helper(self, index: int, value, producers):
         """(`Class.method`, its ReaderHelper, the call written as a call of the function with the
@@ -1561,7 +1588,10 @@ class _BlockRecogniser:
                 readers.append((option.name, (option.reader_rule, option.reader_call, arguments, None)))
             chosen, used = (variable, tuple(readers)), tuple(option.name for option in options)
         join = None
-        if readers_count is not None:
+        if readers_count is not None and name is not None and name.startswith("*."):
+            # A family's methods (dispatched_readers): each returns a literal of this kind.
+            join = (self.source_of(readers_count), names[0], self.context.dispatched[helper.name][2])
+        elif readers_count is not None:
             returned = _only_return(helper.function)
             if not isinstance(returned, (cst.Tuple, cst.List, cst.Dict)) or (
                     not isinstance(returned, cst.Dict) and not returned.elements):

@@ -370,7 +370,9 @@ def _read_records(pipeline: Pipeline, tf: str, target: Target, stage) -> None:
         dataset_class, args = reader.keyed_records, ""  # it reads the file with the reader's arguments
     else:
         args = ", ".join("%s=%s" % kv for kv in reader.arguments)
-    if not args and not reader.skip_lines and not reader.read_up_to:
+    if reader.records_function:
+        records = reader.records_function  # it reads one file as the class's reader read it
+    elif not args and not reader.skip_lines and not reader.read_up_to:
         records = dataset_class
     else:
         records = "%s(%s)" % (dataset_class, _call_args(param, args))

@@ -1,0 +1,461 @@
+"""Reader methods chosen at run time: a function makes a file-name queue and hands it to
+`reader.prepare_reader(queue)`, where `reader` may be an instance of any of several classes of the
+run (a flag names which), each `prepare_reader` making a reader of its own and reading the queue
+(one record with read(), or a chunk of records with read_up_to()):
+
+    # readers.py                                     # train.py
+    class BaseReader(object):                        def inputs(reader, files, batch_size, n):
+        def prepare_reader(self, queue):                 queue = tf.train.string_input_producer(files)
+            raise NotImplementedError()                  data = [reader.prepare_reader(queue) for _ in range(n)]
+    class ChunkReader(BaseReader):                       return tf.train.shuffle_batch_join(
+        def prepare_reader(self, queue, size=64):            data, batch_size, ..., enqueue_many=True)
+            reader = tf.TFRecordReader()
+            _, chunk = reader.read_up_to(queue, size)
+            return parse(chunk)
+    class RecordReader(BaseReader): ...  reader.read(queue) ...
+
+No call proves the object's class, so the classes go together or not at all. Migrated, each
+reader method takes the record (read_up_to's: the chunk) where it took the queue, and gets a
+sibling after it, `prepare_reader_records(self, filename, size=64)`: the records it read from one
+file, as a dataset (`tf.data.TFRecordDataset(filename).batch(size)` for read_up_to, whose chunks
+never span two files). The caller reads its files with `reader.prepare_reader_records` (interleaved
+`n` at a time for n readers) and maps `reader.prepare_reader` over the records.
+
+Contract, per method name (`plan` on stdlib trees, `_prove` with libcst):
+- some function with a batch the first pass left calls `obj.method(name)`;
+- every definition of the method in the run is one of a top-level class: abstract (past a
+  docstring, only `raise` or `pass`) or a reader method `_prove` proves: `self`, the queue, then
+  parameters with defaults, no decorator; the reader made and read by the body's own statements,
+  the queue read nowhere else, the reader's arguments and read_up_to's count reading no local
+  variable (the sibling evaluates them); one return, last, of a literal tuple, list or dict (of
+  one kind in every class: batch_join's structure); its per-record code, and the methods of its
+  class and functions of the run it calls, free of what a map function cannot hold (collections,
+  summaries, variables, lookup tables, queues, the global step: `_per_record_refusal`);
+- every mention of `.method` in the run is such a call, `obj` a plain name; the sibling's name is
+  free in each class's module, and each module with its migrated classes compiles.
+The callers are analysed again asking for it (engine: ForeignHelpers.dispatched); api keeps the
+family only when every call of the method in the run was taken by a pipeline
+(FileAnalysis.dispatched_used), and then writes the classes (`migrated_source`).
+"""
+import ast
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+import libcst as cst
+
+from qmigrate import cstutil, helpers
+from qmigrate.names import ImportMap, ast_dotted
+from qmigrate.rules import READERS, rule_for
+
+SUFFIX = "_records"
+# The batching codes a dispatched call's records may reach.
+_BATCH_CODE = re.compile(r"QM30[1-9]$")
+# Calls the per-record code may not make: a map function's graph is not the program's (its
+# collections and summaries are lost), holds no variable, table or queue, and reads the global
+# step once. Matched on the called name's last part, or (`_PREFIXES`) its dotted text.
+_REFUSED_CALLS = frozenset((
+    "add_to_collection", "add_to_collections", "get_variable", "Variable", "get_global_step",
+    "get_or_create_global_step", "lookup", "index_table_from_file", "index_table_from_tensor",
+    "HashTable", "histogram_summary", "scalar_summary", "image_summary", "audio_summary",
+    "assign", "assign_add", "assign_sub", "py_func",
+))
+_PREFIXES = ("tf.summary.", "tf.train.", "tf.contrib.lookup.", "tf.compat.v1.summary.", "tf.compat.v1.train.")
+
+
+@dataclass(frozen=True)
+class Member:
+    """A class's reader method, proven: its module, class, and the migrated method and sibling
+    (each a top-level def's source, indented into the class by `migrated_source`)."""
+
+    path: str
+    class_name: str
+    method: str
+    original: cst.FunctionDef  # the method as the module has it
+    migrated: cst.FunctionDef
+    sibling: str
+    reader_line: int  # the reader's constructor call: its finding is fixed with the family
+
+
+@dataclass(frozen=True)
+class Family:
+    """Every reader method of one name in the run, migrated together; `calls`: how many calls of
+    it the run makes, by caller path."""
+
+    method: str
+    sibling: str
+    members: Tuple[Member, ...]
+    calls: Tuple[Tuple[str, int], ...]
+    kind: str  # what every class returns, as batch_join's element: "dict", "single" or "tuple"
+
+    @property
+    def ask(self) -> Tuple[str, str, str, str, str]:
+        """What a caller's job carries: (method, sibling, a member's path, its class, kind)."""
+        first = self.members[0]
+        return self.method, self.sibling, first.path, first.class_name, self.kind
+
+
+def plan(files: List[str], program, results) -> Dict[str, Family]:
+    """method name -> its Family, for every method a caller with a batch left may hand its queue."""
+    wanted: Set[str] = set()
+    for path in files:
+        result = results.get(path)
+        if result is None or not any(_BATCH_CODE.match(d.code) for d in result.remaining):
+            continue
+        tree = program.tree(path)
+        wanted |= {method for method, _ in _calls(tree)} if tree is not None else set()
+    families = {}
+    for method in sorted(wanted):
+        family = _family(method, program)
+        if family is not None:
+            families[method] = family
+    return families
+
+
+def _calls(tree) -> List[Tuple[str, ast.Call]]:
+    """(method, call) of each `obj.method(name)` in the tree."""
+    return [(node.func.attr, node) for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name) and len(node.args) == 1 and not node.keywords
+            and isinstance(node.args[0], ast.Name) and node.func.attr not in ("read", "read_up_to")]
+
+
+def _family(method: str, program) -> Optional[Family]:
+    members, calls, readers = [], {}, 0
+    for path in sorted(program.files_mentioning(method)):
+        tree = program.tree(path)
+        if tree is None:
+            if re.search(rb"\.\s*%s\b" % method.encode(), program.source(path) or b""):
+                return None  # a file the run cannot parse (Python 2) names the method: it may hand it a queue
+            continue
+        calls_here = [call for name, call in _calls(tree) if name == method]
+        called = {id(call.func) for call in calls_here}
+        defined = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == method and id(node) not in called:
+                return None  # `reader.prepare_reader` otherwise than in a call of it
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == method:
+                defined[id(node)] = node
+        top = {id(member): cls for cls in tree.body if isinstance(cls, ast.ClassDef)
+               for member in cls.body if isinstance(member, ast.FunctionDef) and member.name == method}
+        if set(defined) - set(top):
+            return None  # a method of a nested class, or a function of that name: not followed
+        if calls_here:
+            calls[path] = len(calls_here)
+        for key, cls in top.items():
+            if _abstract(defined[key]):
+                continue
+            member = _prove(path, program, cls.name, defined[key])
+            if member is None:
+                return None
+            members.append(member)
+            readers += 1
+    if not members or not calls:
+        return None
+    kinds = [_returned_kind(program, m) for m in members]
+    joined = {join_kind(kind) for kind in kinds if kind is not None}
+    if None in kinds or len(joined) != 1:
+        return None  # (tuples of different lengths are one kind: a caller unpacks what its class gives)
+    return Family(method, method + SUFFIX, tuple(members), tuple(sorted(calls.items())), joined.pop())
+
+
+def _abstract(function: ast.FunctionDef) -> bool:
+    body = function.body[1:] if _docstring(function.body) else function.body
+    return bool(body) and all(isinstance(stmt, (ast.Raise, ast.Pass)) for stmt in body)
+
+
+def _docstring(body) -> bool:
+    return bool(body) and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+        and isinstance(body[0].value.value, str)
+
+
+def _returned_kind(program, member: Member) -> Optional[Tuple[str, int]]:
+    """(kind, length) of the literal the reader method returns, itself or through the methods of
+    its class it returns the result of (`return self.parse(records)`): ("dict", 0), ("tuple", n)."""
+    tree = program.tree(member.path)
+    cls = next(c for c in tree.body if isinstance(c, ast.ClassDef) and c.name == member.class_name)
+    methods = {m.name: m for m in cls.body if isinstance(m, ast.FunctionDef)}
+    function = methods[member.method]
+    for _ in range(4):
+        returns = [node for node in _own(function.body) if isinstance(node, ast.Return)]
+        if len(returns) != 1 or function.body[-1] is not returns[0]:
+            return None
+        value = returns[0].value
+        if isinstance(value, ast.Dict):
+            return "dict", 0
+        if isinstance(value, (ast.Tuple, ast.List)) and value.elts and not any(
+                isinstance(e, ast.Starred) for e in value.elts):
+            return "tuple", len(value.elts)
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                and isinstance(value.func.value, ast.Name) and value.func.value.id == "self"
+                and value.func.attr in methods):
+            return None
+        function = methods[value.func.attr]
+    return None
+
+
+def join_kind(kind: Tuple[str, int]) -> str:
+    """batch_join's element for a returned literal of that kind: "dict", "single" or "tuple"."""
+    return "dict" if kind[0] == "dict" else "single" if kind[1] == 1 else "tuple"
+
+
+def _own(nodes) -> Iterable[ast.AST]:
+    from qmigrate.summary import own_nodes
+    return own_nodes(nodes)
+
+
+def _prove(path: str, program, class_name: str, function_ast: ast.FunctionDef) -> Optional[Member]:
+    """The Member for `class_name.<method>` of `path`, or None when anything is not proven."""
+    source = program.source(path)
+    if source is None or re.search(rb"\b%s%s\b" % (function_ast.name.encode(), SUFFIX.encode()), source):
+        return None
+    args = function_ast.args
+    if (function_ast.decorator_list or len(args.args) < 2 or args.vararg or args.kwarg or args.kwonlyargs
+            or len(args.defaults) != len(args.args) - 2 or getattr(args, "posonlyargs", None)):
+        return None
+    if _per_record_refusal(program, path, class_name, function_ast) is not None:
+        return None
+    try:
+        module = cst.parse_module(source)
+    except Exception:
+        return None
+    cls = next((s for s in module.body if isinstance(s, cst.ClassDef) and s.name.value == class_name), None)
+    function = next((m for m in cls.body.body if isinstance(m, cst.FunctionDef)
+                     and m.name.value == function_ast.name), None) if cls is not None and isinstance(
+        cls.body, cst.IndentedBlock) else None
+    if function is None:
+        return None
+    imports = ImportMap(module)
+    tf = imports.local_name_for("tensorflow")
+    found = reader_method(function, imports)
+    if tf is None or found is None:
+        return None
+    helper, up_to = found
+    records = _records_expression(helper, up_to, function, tf, imports)
+    if records is None:
+        return None
+    documented = function
+    if up_to is not None:  # its record is a chunk of records
+        documented = function.with_changes(body=function.body.with_changes(body=helpers.redocument(
+            list(function.body.body), helper.queue_param, helper.value_name,
+            description="up to %s records read from one file, a string Tensor of shape [None]." % _code(up_to))))
+    migrated = helpers.migrate_reader_helper(documented, helper)
+    sibling = _sibling(function, helper, records, module)
+    line_of = _line_finder(module)
+    return Member(path, class_name, function_ast.name, function, migrated, sibling, line_of(helper.reader_call))
+
+
+def reader_method(function: cst.FunctionDef, imports: ImportMap):
+    """(ReaderHelper, read_up_to's count or None) when the method's own statements make a reader
+    (`reader = tf.XReader(...)`) and read its second parameter with it (`_, record = reader.read(q)`
+    or `read_up_to(q, n)`), neither name read anywhere else, the key unused; None otherwise."""
+    if not isinstance(function.body, cst.IndentedBlock) or len(function.params.params) < 2:
+        return None
+    queue = function.params.params[1].name.value
+    readers, found = {}, None
+    for stmt in function.body.body:
+        assign = cstutil.single_assign(stmt)
+        if assign is None:
+            continue
+        target, value = assign
+        rule = rule_for(imports.resolve(value.func)) if isinstance(value, cst.Call) else None
+        if rule in READERS and isinstance(target, cst.Name):
+            readers[target.value] = (rule, value, stmt)
+            continue
+        value = helpers.plain_read_call(value)
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                and isinstance(value.func.value, cst.Name) and value.func.value.value in readers
+                and value.args and isinstance(value.args[0].value, cst.Name) and value.args[0].value.value == queue
+                and isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2
+                and all(isinstance(e.value, cst.Name) for e in target.elements)):
+            continue
+        method, args = value.func.attr.value, value.args
+        if found is not None or not (method == "read" and len(args) == 1 or method == "read_up_to" and len(args) == 2):
+            return None
+        rule, call, reader_stmt = readers[value.func.value.value]
+        found = (rule, call, reader_stmt, stmt, target, args[1].value if len(args) == 2 else None,
+                 value.func.value.value)
+    if found is None:
+        return None
+    rule, call, reader_stmt, read_stmt, target, up_to, reader_name = found
+    loads = Counter(cstutil.name_uses(function.body).loads)
+    key = target.elements[0].value.value
+    scope_uses = len(helpers.scope_values(function, queue, imports))
+    if loads[queue] != 1 + scope_uses or loads[reader_name] != 1 or (key != "_" and loads[key]):
+        return None
+    helper = helpers.ReaderHelper(function, queue, target.elements[1].value.value, rule, call, reader_stmt,
+                                  read_stmt, scope_uses=scope_uses)
+    return helper, up_to
+
+
+def _records_expression(helper, up_to, function: cst.FunctionDef, tf: str, imports: ImportMap) -> Optional[str]:
+    """`tf.data.TFRecordDataset({file})...`: the records the method's reader read from one file
+    (`{file}` to be formatted with the sibling's parameter), or None when the reader's arguments or
+    read_up_to's count read a local variable of the method, or the reader reads whole files."""
+    from qmigrate.rules.base import Unsupported
+    from qmigrate.synth import _READER_DATASETS
+    stores = set(cstutil.name_uses(function.body).stores)
+    params = {p.name.value for p in function.params.params}
+    for node in [helper.reader_call] + ([up_to] if up_to is not None else []):
+        if set(cstutil.name_uses(node).loads) & (stores - params):
+            return None
+    try:
+        model = helper.reader_rule.model(helper.reader_rule.bind(helper.reader_call), _code, imports.resolve)
+    except (Unsupported, Exception):
+        return None
+    if model is None or model.kind not in _READER_DATASETS or model.keyed_records:
+        return None
+    args = ", ".join(["{file}"] + ["%s=%s" % kv for kv in model.arguments])
+    text = "%s.data.%s(%s)" % (tf, _READER_DATASETS[model.kind], args)
+    if model.skip_lines:
+        text += ".skip(%s)" % model.skip_lines
+    if up_to is not None:
+        text += ".batch(%s)" % _code(up_to)  # read_up_to's chunks never span two files
+    return text
+
+
+def _code(node) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def _sibling(function: cst.FunctionDef, helper, records: str, module: cst.Module) -> str:
+    """The sibling's source: the method's parameters, a file name's in the queue's place."""
+    taken = {p.name.value for p in function.params.params}
+    name, n = "filename", 2
+    while name in taken:
+        name, n = "filename_%d" % n, n + 1
+    params = ", ".join(name if p.name.value == helper.queue_param else p.name.value + (
+        "=" + _code(p.default) if p.default is not None else "") for p in function.params.params)
+    method = function.name.value
+    return ('def %s%s(%s):\n'
+            '    """The records %s() takes, read from the file `%s` as its reader read them\n'
+            '    (its callers read their files with this method where they made it a queue)."""\n'
+            '    return %s\n' % (method, SUFFIX, params, method, name, records.format(file=name)))
+
+
+def _line_finder(module: cst.Module):
+    from libcst.metadata import MetadataWrapper, PositionProvider
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    return lambda node: positions[node].start.line if node in positions else 0
+
+
+def _per_record_refusal(program, path: str, class_name: str, function: ast.FunctionDef) -> Optional[str]:
+    """What in the method's code, or in the methods of its class (by `self.name(...)`) and the
+    functions of the run's modules (by name, or `module.name(...)`) it calls, a map function
+    cannot hold; None when nothing."""
+    seen: Set[Tuple[str, str]] = set()
+    todo = [(path, class_name, function)]
+    while todo:
+        where, cls, node = todo.pop()
+        key = (where, "%s.%s" % (cls, node.name) if cls else node.name)
+        if key in seen:
+            continue
+        seen.add(key)
+        tree = program.tree(where)
+        for call in ast.walk(node):
+            if not isinstance(call, ast.Call):
+                continue
+            name = ast_dotted(call.func) or ""
+            last = name.rsplit(".", 1)[-1] if name else (
+                call.func.attr if isinstance(call.func, ast.Attribute) else "")
+            if last == "add_to_collection" and _unread_collection(program, call):
+                continue  # lost to the program's graph in a map function, but nothing reads it
+            if last in _REFUSED_CALLS or any(name.startswith(prefix) for prefix in _PREFIXES):
+                return "it calls %s()" % (name or last)
+            for callee in _callees(program, where, tree, cls, call):
+                todo.append(callee)
+    return None
+
+
+def _unread_collection(program, call: ast.Call) -> bool:
+    """Whether `tf.add_to_collection("key", value)` adds to a collection that no code of the run
+    reads: its key, a string, is quoted nowhere else in the run's files."""
+    key = call.args[0] if call.args else None
+    if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value):
+        return False
+    quoted = re.compile(rb"""(['"])%s\1""" % re.escape(key.value.encode()))
+    return sum(len(quoted.findall(program.source(path) or b"")) for path in program.files_mentioning(key.value)) == 1
+
+
+def _callees(program, path: str, tree, cls: Optional[str], call: ast.Call):
+    """The (path, class or None, def) a call reaches among the run's code: `self.m(...)` in a
+    method of `cls`, `f(...)` a top-level function of the module, `mod.f(...)` one of a module of
+    the run the file imports as `mod`."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" and cls:
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and node.name == cls:
+                for member in node.body:
+                    if isinstance(member, ast.FunctionDef) and member.name == func.attr:
+                        yield path, cls, member
+    elif isinstance(func, ast.Name):
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef) and node.name == func.id:
+                yield path, None, node
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        module = _imported_module(tree, func.value.id)
+        where = program.module_path(path, module) if module else None
+        other = program.tree(where) if where else None
+        for node in getattr(other, "body", ()):
+            if isinstance(node, ast.FunctionDef) and node.name == func.attr:
+                yield where, None, node
+
+
+def _imported_module(tree, local: str) -> Optional[str]:
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if (alias.asname or alias.name) == local:
+                    return alias.name
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            for alias in node.names:
+                if (alias.asname or alias.name) == local:
+                    return "%s.%s" % (node.module, alias.name)
+    return None
+
+
+def migrated_source(source: bytes, members: Iterable[Member]) -> Optional[bytes]:
+    """`source` with each member's method migrated and its sibling after it (None if a class or
+    method is not there as a plain definition). What it returns compiles."""
+    module = cst.parse_module(source)
+    wanted: Dict[Tuple[str, str], Member] = {(m.class_name, m.method): m for m in members}
+    body = list(module.body)
+    done = 0
+    for index, stmt in enumerate(body):
+        if not (isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock)):
+            continue
+        members_here = list(stmt.body.body)
+        indent = stmt.body.indent if stmt.body.indent is not None else module.default_indent
+        for at in reversed(range(len(members_here))):
+            member = members_here[at]
+            if not isinstance(member, cst.FunctionDef):
+                continue
+            found = wanted.get((stmt.name.value, member.name.value))
+            if found is None:
+                continue
+            if not member.deep_equals(found.original):
+                return None  # another step changed it
+            new = [found.migrated.with_changes(leading_lines=member.leading_lines),
+                   _parsed_member(_reindented(found.sibling, module.default_indent), indent, module).with_changes(
+                       leading_lines=[cst.EmptyLine(indent=False)])]
+            members_here[at:at + 1] = new
+            done += 1
+        body[index] = stmt.with_changes(body=stmt.body.with_changes(body=members_here))
+    if done != len(wanted):
+        return None
+    new_source = module.with_changes(body=body).bytes
+    compile(new_source, "<dispatched>", "exec")
+    return new_source
+
+
+def _reindented(text: str, indent: str) -> str:
+    return "\n".join(re.sub(r"^((?:    )+)", lambda m: indent * (len(m.group(1)) // 4), line)
+                     for line in text.split("\n"))
+
+
+def _parsed_member(text: str, indent: str, module: cst.Module) -> cst.FunctionDef:
+    lines = text.splitlines(True)
+    indented = "".join((indent + line if line.strip() else line) for line in lines)
+    return cst.parse_module("class _:\n" + indented, config=module.config_for_parsing).body[0].body.body[0]

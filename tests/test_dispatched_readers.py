@@ -1,0 +1,106 @@
+"""Reader methods chosen at run time (dispatched_readers.py): `reader.prepare_reader(queue)` on an
+object of any of several classes of the run. The golden towers/dispatched_readers holds a program
+migrated that way; here, that it reads the same examples under TF 1.8, and what stays."""
+import os
+import subprocess
+import textwrap
+
+import pytest
+
+from conftest import TESTDATA
+from qmigrate import api
+from test_golden import assemble_program, migrate_tree
+from tfenv import dict_records, tf_python
+
+SCENARIO = os.path.join(TESTDATA, "towers", "dispatched_readers", "before")
+
+
+def _run(python, folder, script, *args):
+    done = subprocess.run([python, os.path.join(folder, script)] + list(args), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True, timeout=300,
+                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout.splitlines()[-1]
+
+
+@pytest.mark.parametrize("kind", ["ChunkedReader", "SingleReader"])
+def test_the_golden_program_reads_the_same_examples_under_tf18(tmp_path, kind):
+    # Training: two readers, two epochs, shuffled: every id twice. Evaluation: one reader, one
+    # epoch in file order: the ids in order and the features' sum (scaled by the class).
+    python = tf_python("1.8")
+    files = dict_records(python, tmp_path / "data")
+    before, after = str(tmp_path / "before"), str(tmp_path / "after")
+    assemble_program(SCENARIO, before)
+    migrate_tree(SCENARIO, after)
+    for name in ("train.py", "evaluate.py", "readers.py"):
+        with open(os.path.join(after, name)) as handle:
+            text = handle.read()
+        assert "queue_runners" not in text and "TFRecordReader" not in text, name
+    seen = {}
+    for label, folder in (("before", before), ("after", after)):
+        seen[label] = (_run(python, folder, "train.py", kind, *files), _run(python, folder, "evaluate.py", kind, *files))
+    assert seen["after"] == seen["before"]
+    assert seen["after"][0] == str(sorted(list(range(50)) * 2))
+    assert seen["after"][1] == "(%s, %s)" % (list(range(50)), 2.0 * sum(range(50)))
+
+
+def _write(tmp_path, modules):
+    for name, text in modules.items():
+        (tmp_path / name).write_text(textwrap.dedent(text))
+    return {os.path.basename(r.path): r for r in api.migrate([str(tmp_path)])}
+
+
+READERS = """\
+    import tensorflow as tf
+
+    class Base(object):
+        def prepare_reader(self, unused_filename_queue):
+            raise NotImplementedError()
+
+    class Records(Base):
+        def prepare_reader(self, filename_queue):
+            reader = tf.TFRecordReader()
+            _, value = reader.read(filename_queue)
+            %s
+            return (tf.expand_dims(value, 0),)
+    """
+CALLER = """\
+    import tensorflow as tf
+
+    def inputs(reader, files):
+        queue = tf.train.string_input_producer(files, num_epochs=1)
+        data = [reader.prepare_reader(queue) for _ in range(2)]
+        return tf.train.batch_join(data, batch_size=4, enqueue_many=True)
+    """
+
+
+def test_the_family_migrates_with_its_caller(tmp_path):
+    results = _write(tmp_path, {"readers.py": READERS % "pass", "train.py": CALLER})
+    assert not results["readers.py"].remaining and not results["train.py"].remaining
+    assert b"def prepare_reader_records(self, filename):" in results["readers.py"].new_source
+    assert b"interleave(reader.prepare_reader_records, cycle_length=2)" in results["train.py"].new_source
+
+
+@pytest.mark.parametrize("extra, other", [
+    # a Python 2 file that hands it a queue
+    ("pass", {"old.py": "def run(reader, q):\n    print reader.prepare_reader(q)\n"}),
+    # the method named otherwise than in a call of it
+    ("pass", {"hooks.py": "def hook(reader):\n    return reader.prepare_reader\n"}),
+    # a caller whose pipeline stays (its records are not batched)
+    ("pass", {"peek.py": "import tensorflow as tf\n\ndef peek(reader, files):\n"
+                         "    queue = tf.train.string_input_producer(files)\n"
+                         "    return reader.prepare_reader(queue)\n"}),
+    # per-record code a map function cannot hold: a collection the run reads, a summary
+    ("tf.add_to_collection('raw', value)", {"show.py": "import tensorflow as tf\nRAW = tf.get_collection('raw')\n"}),
+    ("tf.summary.scalar('n', tf.size(value))", {}),
+])
+def test_what_is_not_proven_stays(tmp_path, extra, other):
+    results = _write(tmp_path, dict({"readers.py": READERS % extra, "train.py": CALLER}, **other))
+    assert not results["readers.py"].changed
+    assert [d.code for d in results["readers.py"].remaining] == ["QM201"]
+    assert not results["train.py"].changed
+
+
+def test_a_collection_nothing_reads_is_no_bar(tmp_path):
+    results = _write(tmp_path, {"readers.py": READERS % "tf.add_to_collection('raw', value)", "train.py": CALLER})
+    assert results["readers.py"].changed and not results["readers.py"].remaining
