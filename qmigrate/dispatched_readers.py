@@ -61,7 +61,19 @@ _REFUSED_CALLS = frozenset((
     "HashTable", "histogram_summary", "scalar_summary", "image_summary", "audio_summary",
     "assign", "assign_add", "assign_sub", "py_func",
 ))
-_PREFIXES = ("tf.summary.", "tf.train.", "tf.contrib.lookup.", "tf.compat.v1.summary.", "tf.compat.v1.train.")
+_PREFIXES = tuple(module + name for module in ("tf.", "tf.compat.v1.") for name in ("summary.", "train.", "contrib.lookup."))
+
+
+def _tf_names(tree) -> Set[str]:
+    """The names the module binds to TensorFlow itself (`import tensorflow as tf`)."""
+    return {alias.asname or alias.name for node in getattr(tree, "body", ()) if isinstance(node, ast.Import)
+            for alias in node.names if alias.name == "tensorflow"} | {"tf"}
+
+
+def _as_tf(name: str, tf_names: Set[str]) -> str:
+    """A dotted name with the module's name for TensorFlow written `tf`."""
+    first, dot, rest = name.partition(".")
+    return "tf" + dot + rest if first in tf_names else name
 
 
 @dataclass(frozen=True)
@@ -214,7 +226,8 @@ def _prove(path: str, program, class_name: str, function_ast: ast.FunctionDef) -
     if (function_ast.decorator_list or len(args.args) < 2 or args.vararg or args.kwarg or args.kwonlyargs
             or len(args.defaults) != len(args.args) - 2 or getattr(args, "posonlyargs", None)):
         return None
-    if _per_record_refusal(program, path, class_name, function_ast) is not None:
+    if _per_record_refusal(program, path, class_name, function_ast) is not None \
+            or _constructor_makes_ops(program.tree(path), class_name):
         return None
     try:
         module = cst.parse_module(source)
@@ -354,10 +367,11 @@ def _per_record_refusal(program, path: str, class_name: str, function: ast.Funct
             continue
         seen.add(key)
         tree = program.tree(where)
+        tf_names = _tf_names(tree)
         for call in ast.walk(node):
             if not isinstance(call, ast.Call):
                 continue
-            name = ast_dotted(call.func) or ""
+            name = _as_tf(ast_dotted(call.func) or "", tf_names)
             last = name.rsplit(".", 1)[-1] if name else (
                 call.func.attr if isinstance(call.func, ast.Attribute) else "")
             if last == "add_to_collection" and _unread_collection(program, call):
@@ -367,6 +381,26 @@ def _per_record_refusal(program, path: str, class_name: str, function: ast.Funct
             for callee in _callees(program, where, tree, cls, call):
                 todo.append(callee)
     return None
+
+
+def _constructor_makes_ops(tree, class_name: str) -> bool:
+    """Whether the class's `__init__`, or that of a class of the module it derives from, calls
+    TensorFlow: what it keeps on the object may be a tensor or variable of the program's graph,
+    which a one-shot iterator's map function cannot capture."""
+    classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
+    seen, todo = set(), [class_name]
+    while todo:
+        cls = classes.get(todo.pop())
+        if cls is None or cls.name in seen:
+            continue
+        seen.add(cls.name)
+        todo.extend(base.id for base in cls.bases if isinstance(base, ast.Name))
+        for member in cls.body:
+            if isinstance(member, ast.FunctionDef) and member.name == "__init__" and any(
+                    isinstance(node, ast.Call) and (ast_dotted(node.func) or "").split(".")[0] in _tf_names(tree)
+                    for node in ast.walk(member)):
+                return True
+    return False
 
 
 def _unread_collection(program, call: ast.Call) -> bool:

@@ -104,3 +104,20 @@ def test_what_is_not_proven_stays(tmp_path, extra, other):
 def test_a_collection_nothing_reads_is_no_bar(tmp_path):
     results = _write(tmp_path, {"readers.py": READERS % "tf.add_to_collection('raw', value)", "train.py": CALLER})
     assert results["readers.py"].changed and not results["readers.py"].remaining
+
+
+def test_a_constructor_that_makes_tensors_keeps_the_family(tmp_path):
+    # What __init__ keeps may be a tensor or variable of the program's graph, which the map
+    # function of a one-shot iterator cannot capture.
+    readers = READERS.replace("    class Records(Base):\n",
+                              "    class Records(Base):\n        def __init__(self):\n"
+                              "            self.mean = tf.Variable(0.0)\n\n")
+    results = _write(tmp_path, {"readers.py": readers % "value = value", "train.py": CALLER})
+    assert not results["readers.py"].changed and not results["train.py"].changed
+
+
+def test_tensorflow_under_another_name_is_still_seen(tmp_path):
+    readers = textwrap.dedent(READERS % "flow.summary.scalar('n', tf.size(value))").replace(
+        "import tensorflow as tf\n", "import tensorflow as tf\nimport tensorflow as flow\n")
+    results = _write(tmp_path, {"readers.py": readers, "train.py": CALLER})
+    assert not results["readers.py"].changed
