@@ -45,35 +45,19 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from qmigrate import cstutil, helpers
-from qmigrate.names import ImportMap, ast_dotted
+from qmigrate import cstutil, graph_state, helpers
+from qmigrate.names import ImportMap, ast_dotted, canonical
 from qmigrate.rules import READERS, rule_for
 
 SUFFIX = "_records"
 # The batching codes a dispatched call's records may reach.
 _BATCH_CODE = re.compile(r"QM30[1-9]$")
-# Calls the per-record code may not make: a map function's graph is not the program's (its
-# collections and summaries are lost), holds no variable, table or queue, and reads the global
-# step once. Matched on the called name's last part, or (`_PREFIXES`) its dotted text.
-_REFUSED_CALLS = frozenset((
-    "add_to_collection", "add_to_collections", "get_variable", "Variable", "get_global_step",
-    "get_or_create_global_step", "lookup", "index_table_from_file", "index_table_from_tensor",
-    "HashTable", "histogram_summary", "scalar_summary", "image_summary", "audio_summary",
-    "assign", "assign_add", "assign_sub", "py_func",
-))
-_PREFIXES = tuple(module + name for module in ("tf.", "tf.compat.v1.") for name in ("summary.", "train.", "contrib.lookup."))
-
-
-def _tf_names(tree) -> Set[str]:
-    """The names the module binds to TensorFlow itself (`import tensorflow as tf`)."""
-    return {alias.asname or alias.name for node in getattr(tree, "body", ()) if isinstance(node, ast.Import)
-            for alias in node.names if alias.name == "tensorflow"} | {"tf"}
-
-
-def _as_tf(name: str, tf_names: Set[str]) -> str:
-    """A dotted name with the module's name for TensorFlow written `tf`."""
-    first, dot, rest = name.partition(".")
-    return "tf" + dot + rest if first in tf_names else name
+# Beside what graph_state refuses (summaries, collection entries, variables, graph-only ops): a
+# map function holds no queue, table or assignment. Matched on the called name's last part, or
+# (`_PREFIXES`) its canonical name's start.
+_REFUSED_CALLS = frozenset(("lookup", "index_table_from_file", "index_table_from_tensor", "HashTable", "assign",
+                            "assign_add", "assign_sub"))
+_PREFIXES = ("tensorflow.train.", "tensorflow.contrib.lookup.", "tensorflow.lookup.")
 
 
 @dataclass(frozen=True)
@@ -367,17 +351,18 @@ def _per_record_refusal(program, path: str, class_name: str, function: ast.Funct
             continue
         seen.add(key)
         tree = program.tree(where)
-        tf_names = _tf_names(tree)
+        imports = ImportMap(None, tree)
         for call in ast.walk(node):
             if not isinstance(call, ast.Call):
                 continue
-            name = _as_tf(ast_dotted(call.func) or "", tf_names)
+            spelled = ast_dotted(call.func)
+            name = canonical(imports.resolve_dotted(spelled) or "") if spelled else ""
             last = name.rsplit(".", 1)[-1] if name else (
                 call.func.attr if isinstance(call.func, ast.Attribute) else "")
-            if last == "add_to_collection" and _unread_collection(program, call):
+            if name == "tensorflow.add_to_collection" and _unread_collection(program, call):
                 continue  # lost to the program's graph in a map function, but nothing reads it
-            if last in _REFUSED_CALLS or any(name.startswith(prefix) for prefix in _PREFIXES):
-                return "it calls %s()" % (name or last)
+            if graph_state.makes_state(name) or last in _REFUSED_CALLS or name.startswith(_PREFIXES):
+                return "it calls %s()" % (spelled or last)
             for callee in _callees(program, where, tree, cls, call):
                 todo.append(callee)
     return None
@@ -387,6 +372,7 @@ def _constructor_makes_ops(tree, class_name: str) -> bool:
     """Whether the class's `__init__`, or that of a class of the module it derives from, calls
     TensorFlow: what it keeps on the object may be a tensor or variable of the program's graph,
     which a one-shot iterator's map function cannot capture."""
+    imports = ImportMap(None, tree)
     classes = {node.name: node for node in tree.body if isinstance(node, ast.ClassDef)}
     seen, todo = set(), [class_name]
     while todo:
@@ -397,8 +383,8 @@ def _constructor_makes_ops(tree, class_name: str) -> bool:
         todo.extend(base.id for base in cls.bases if isinstance(base, ast.Name))
         for member in cls.body:
             if isinstance(member, ast.FunctionDef) and member.name == "__init__" and any(
-                    isinstance(node, ast.Call) and (ast_dotted(node.func) or "").split(".")[0] in _tf_names(tree)
-                    for node in ast.walk(member)):
+                    isinstance(node, ast.Call) and canonical(imports.resolve_dotted(ast_dotted(node.func) or "") or "")
+                    .startswith("tensorflow.") for node in ast.walk(member)):
                 return True
     return False
 
@@ -493,3 +479,4 @@ def _parsed_member(text: str, indent: str, module: cst.Module) -> cst.FunctionDe
     lines = text.splitlines(True)
     indented = "".join((indent + line if line.strip() else line) for line in lines)
     return cst.parse_module("class _:\n" + indented, config=module.config_for_parsing).body[0].body.body[0]
+
