@@ -4250,9 +4250,24 @@ class _BlockRecogniser:
             later = [index for index in record_indices if index > binding and name in self.uses[index].loads]
             if not later:
                 return "list", len(returned.elements)
+        family = self._dispatched_kind(value)
+        if family is not None and not [index for index in record_indices
+                                       if index > binding and name in self.uses[index].loads]:
+            # a family's methods (dispatched_readers), each returning a literal of one kind; a tuple's
+            # length may differ by class, and is above one in each: the element is the tuple
+            return ("dict", 0) if family == "dict" else ("list", 1) if family == "single" else ("list", 2)
         raise _Broken(calls, "the batched tensors are the name `%s`, bound at line %d to something other than a "
                       "literal list, tuple or dict, so the structure tf.train.batch would give back is unknown"
                       % (name, line))
+
+    def _dispatched_kind(self, value) -> Optional[str]:
+        """What a family's methods return ("dict", "single", "tuple": dispatched_readers) when
+        `value` is `obj.method(...)` of such a family; None otherwise."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                and isinstance(value.func.value, cst.Name)):
+            return None
+        found = self.context.dispatched.get(value.func.attr.value)
+        return found[2] if found is not None else None
 
     def _returned_literal(self, value) -> Optional[cst.BaseExpression]:
         """The literal list or tuple (no *unpacking) a call of one of the module's functions (or

@@ -26,22 +26,25 @@ def _run(python, folder, script, *args):
 @pytest.mark.parametrize("kind", ["ChunkedReader", "SingleReader"])
 def test_the_golden_program_reads_the_same_examples_under_tf18(tmp_path, kind):
     # Training: two readers, two epochs, shuffled: every id twice. Evaluation: one reader, one
-    # epoch in file order: the ids in order and the features' sum (scaled by the class).
+    # epoch in file order: the ids in order and the features' sum (scaled by the class). Preview:
+    # the method called once, its records batched with tf.train.batch: the first 15 ids in order.
     python = tf_python("1.8")
     files = dict_records(python, tmp_path / "data")
     before, after = str(tmp_path / "before"), str(tmp_path / "after")
     assemble_program(SCENARIO, before)
     migrate_tree(SCENARIO, after)
-    for name in ("train.py", "evaluate.py", "readers.py"):
+    for name in ("train.py", "evaluate.py", "preview.py", "readers.py"):
         with open(os.path.join(after, name)) as handle:
             text = handle.read()
         assert "queue_runners" not in text and "TFRecordReader" not in text, name
     seen = {}
     for label, folder in (("before", before), ("after", after)):
-        seen[label] = (_run(python, folder, "train.py", kind, *files), _run(python, folder, "evaluate.py", kind, *files))
+        seen[label] = tuple(_run(python, folder, script, kind, *files)
+                            for script in ("train.py", "evaluate.py", "preview.py"))
     assert seen["after"] == seen["before"]
     assert seen["after"][0] == str(sorted(list(range(50)) * 2))
     assert seen["after"][1] == "(%s, %s)" % (list(range(50)), 2.0 * sum(range(50)))
+    assert seen["after"][2] == str(list(range(15)))
 
 
 def _write(tmp_path, modules):
