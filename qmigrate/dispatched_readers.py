@@ -177,7 +177,7 @@ def _returned_kind(program, member: Member) -> Optional[Tuple[str, int]]:
         returns = [node for node in _own(function.body) if isinstance(node, ast.Return)]
         if len(returns) != 1 or function.body[-1] is not returns[0]:
             return None
-        value = returns[0].value
+        value = _bound_literal(function, returns[0].value)
         if isinstance(value, ast.Dict):
             return "dict", 0
         if isinstance(value, (ast.Tuple, ast.List)) and value.elts and not any(
@@ -189,6 +189,21 @@ def _returned_kind(program, member: Member) -> Optional[Tuple[str, int]]:
             return None
         function = methods[value.func.attr]
     return None
+
+
+def _bound_literal(function: ast.FunctionDef, value):
+    """`value`, or for a name the method binds once, in its own statements, to a dict or tuple
+    literal (`output = {...}`; a dict may gain keys after, a tuple cannot change), that literal."""
+    if not isinstance(value, ast.Name):
+        return value
+    stores = [node for node in _own(function.body) if isinstance(node, ast.Name) and node.id == value.id
+              and not isinstance(node.ctx, ast.Load)]
+    assigns = [node for node in function.body if isinstance(node, ast.Assign) and len(node.targets) == 1
+               and isinstance(node.targets[0], ast.Name) and node.targets[0].id == value.id]
+    if len(stores) != 1 or len(assigns) != 1 or assigns[0].targets[0] is not stores[0] \
+            or not isinstance(assigns[0].value, (ast.Dict, ast.Tuple)):
+        return value
+    return assigns[0].value
 
 
 def join_kind(kind: Tuple[str, int]) -> str:

@@ -124,3 +124,16 @@ def test_tensorflow_under_another_name_is_still_seen(tmp_path):
         "import tensorflow as tf\n", "import tensorflow as tf\nimport tensorflow as flow\n")
     results = _write(tmp_path, {"readers.py": readers, "train.py": CALLER})
     assert not results["readers.py"].changed
+
+
+@pytest.mark.parametrize("bound, migrates", [
+    ("out = {'v': tf.expand_dims(value, 0)}\n    out['n'] = tf.size(value)", True),   # a dict may gain keys
+    ("out = (tf.expand_dims(value, 0),)", True),                                      # a tuple cannot change
+    ("out = [tf.expand_dims(value, 0)]\n    out.append(value)", False),               # a list may grow
+])
+def test_a_literal_returned_through_a_name(tmp_path, bound, migrates):
+    readers = textwrap.dedent(READERS % "pass").replace(
+        "        return (tf.expand_dims(value, 0),)\n",
+        "        %s\n        return out\n" % bound.replace("\n    ", "\n        "))
+    results = _write(tmp_path, {"readers.py": readers, "train.py": CALLER})
+    assert results["readers.py"].changed is migrates and results["train.py"].changed is migrates
