@@ -38,7 +38,7 @@ from qmigrate.rules.hand_built import HandBuiltQueue
 from qmigrate.rules.prefetch import PrefetchQueue
 from qmigrate.rules.producers import MatchFilenamesOnce, RangeInputProducer
 from qmigrate.rules.python_fed import PythonFedQueue
-from qmigrate.rules.findings import ClosedQueueMessageExpected, UnseenRecordFunction
+from qmigrate.rules.findings import ClosedQueueMessageExpected, LostSummary, UnseenRecordFunction
 from qmigrate.rules.slim_provider import SlimReaderClassKept
 from qmigrate.rules.target_api import ApiNotInTarget
 from qmigrate.rules.unsupported import NonInputQueue, QueueClassNamed, short_name
@@ -2777,6 +2777,8 @@ class _PipelineRewriter(cst.CSTTransformer):
             for call, made in match.unseen_calls:
                 self.analysis.add_finding(UnseenRecordFunction, call, False, "`%s()`, %s" % (
                     cst.Module([]).code_for_node(call.func), made))
+        for call, summary, where in match.lost_summaries:  # (--unsafe: the pipeline is migrated all the same)
+            self.analysis.add_finding(LostSummary, call, True, "`%s` (%s)" % (summary, where))
         chain = [leaves[i] for i in match.removed_indices]
         read = leaves[match.read_index]
         batch = leaves[match.batch_index]

@@ -11,7 +11,7 @@ parser), followed `MAX_DEPTH` calls deep.
 """
 import ast
 import re
-from typing import Dict, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Optional, Set, Tuple
 
 from qmigrate.names import ImportMap, ast_dotted, canonical
 
@@ -35,7 +35,12 @@ GRAPH_ONLY = {"tensorflow.parallel_stack"}
 
 def is_summary_or_collection(name: str) -> bool:
     """Whether a call of this canonical name makes a summary or a collection entry."""
-    return name.startswith(_PREFIXES) or name in _COLLECTIONS or bool(_SUMMARY.fullmatch(name))
+    return is_summary(name) or name in _COLLECTIONS
+
+
+def is_summary(name: str) -> bool:
+    """Whether a call of this canonical name makes a summary (not a collection entry of its own)."""
+    return name.startswith(_PREFIXES) or bool(_SUMMARY.fullmatch(name))
 
 
 def makes_state(name: str) -> bool:
@@ -45,17 +50,19 @@ def makes_state(name: str) -> bool:
 
 
 def kind_of(name: str) -> str:
-    """What a call makes_state says of makes: "variable", "graph-only" or "summary"."""
-    return "variable" if name in VARIABLES else "graph-only" if name in GRAPH_ONLY else "summary"
+    """What a call makes_state says of makes: "variable", "graph-only", "summary" or "collection"."""
+    return ("variable" if name in VARIABLES else "graph-only" if name in GRAPH_ONLY
+            else "summary" if is_summary(name) else "collection")
 
 
 def made_by(tree: ast.Module, function: str, imports: ImportMap,
-            cls: Optional[str] = None) -> Optional[Tuple[str, int, str, str]]:
+            cls: Optional[str] = None, skip: FrozenSet[str] = frozenset()) -> Optional[Tuple[str, int, str, str]]:
     """(the call as written, its line, the function it is in, its kind_of) of the first summary,
     collection entry, variable or graph-only op that the top-level function `function` of the
     module `tree` makes, in its body or in the top-level functions of that module it calls
     (MAX_DEPTH deep); with `cls`, `function` is a method of that top-level class, and the methods
-    it calls as `self.m(...)` are followed too. None if none, or no such function."""
+    it calls as `self.m(...)` are followed too. None if none, or no such function. Calls of the
+    kinds in `skip` are passed over (the search goes on past them)."""
     functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     methods = {}
     if cls is not None:
@@ -65,19 +72,20 @@ def made_by(tree: ast.Module, function: str, imports: ImportMap,
         methods = {"self." + node.name: node for node in owner.body
                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
         function = "self." + function
-    return _made(dict(functions, **methods), function, imports, 0, set())
+    return _made(dict(functions, **methods), function, imports, 0, set(), skip)
 
 
-def made_by_closure(tree: ast.Module, closure: ast.AST, imports: ImportMap) -> Optional[Tuple[str, int, str, str]]:
+def made_by_closure(tree: ast.Module, closure: ast.AST, imports: ImportMap,
+                    skip: FrozenSet[str] = frozenset()) -> Optional[Tuple[str, int, str, str]]:
     """made_by's answer for a function defined inside another (a factory's closure) of the module
     `tree`: its body, and the top-level functions of that module it calls."""
     functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     name = "<%s>" % closure.name
-    return _made(dict(functions, **{name: closure}), name, imports, 0, set())
+    return _made(dict(functions, **{name: closure}), name, imports, 0, set(), skip)
 
 
 def _made(functions: Dict[str, ast.AST], name: str, imports: ImportMap, depth: int,
-          seen: Set[str]) -> Optional[Tuple[str, int, str, str]]:
+          seen: Set[str], skip: FrozenSet[str] = frozenset()) -> Optional[Tuple[str, int, str, str]]:
     function = functions.get(name)
     if function is None or name in seen or depth > MAX_DEPTH:
         return None
@@ -89,10 +97,10 @@ def _made(functions: Dict[str, ast.AST], name: str, imports: ImportMap, depth: i
         if spelled is None:
             continue
         resolved = canonical(imports.resolve_dotted(spelled) or "")
-        if makes_state(resolved):
+        if makes_state(resolved) and kind_of(resolved) not in skip:
             return spelled, node.lineno, name, kind_of(resolved)
         if ("." not in spelled or spelled.startswith("self.")) and spelled in functions:
-            found = _made(functions, spelled, imports, depth + 1, seen)
+            found = _made(functions, spelled, imports, depth + 1, seen, skip)
             if found is not None:
                 return found
     return None

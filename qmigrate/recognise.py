@@ -27,6 +27,7 @@ from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
     BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, HandBuiltQueue,
     PrefetchQueue, PythonFedQueue, rule_for)
+from qmigrate.rules.findings import LostSummary
 from qmigrate.rules.base import ProducerTest, Unsupported, condition_base
 from qmigrate.rules.producers import DEFAULTS as PRODUCER_DEFAULTS, MATCH_FILENAMES_ONCE, RangeInputProducer
 from qmigrate.rules.slim_provider import ReaderModel, UnseenSlimDataset
@@ -133,6 +134,9 @@ class Match:
     captured_params: Tuple = ()
     # Per-record calls of functions made at run time, now in the map function: (call, how it is made).
     unseen_calls: Tuple = ()
+    # With --unsafe, per-record calls that make summaries (themselves, or in what they call), now
+    # made in the map function's graph: (call, what makes the summary, where).
+    lost_summaries: Tuple = ()
     # Parameters of the function the map function calls first when they are functions (callers
     # in other modules pass functions that draw for each record: drawn_arguments).
     drawn_params: Tuple[str, ...] = ()
@@ -1881,6 +1885,7 @@ class _BlockRecogniser:
         self.captured_params = ()
         self.drawn_params = ()
         self.unseen_calls = ()
+        self.lost_summaries = ()
         record_indices = list(record_indices)
         batch = in_loop = queue_batch = None
         # hand-built queues the records go through; record leaves written anew
@@ -2255,7 +2260,7 @@ class _BlockRecogniser:
                      test_binding=test_binding, returned_result=returning,
                      captured_reads=self.captured_reads, map_copies=self.map_copies,
                      captured_params=self.captured_params, unseen_calls=self.unseen_calls,
-                     drawn_params=self.drawn_params)
+                     lost_summaries=self.lost_summaries, drawn_params=self.drawn_params)
 
     def _grouped_batching(self, group, found, bound, batching: Batching, calls, other) -> Batching:
         """The batching of a group loop's list (group_reads.py) as the batching of its records: the
@@ -2741,32 +2746,44 @@ class _BlockRecogniser:
         made. Refused, naming the call: those written in the moved statements (and in the headers
         of the `with`s that move with them), and those of the functions they call that qmigrate
         can read (graph_state). Calls of functions made at run time, which it cannot, are kept in
-        `unseen_calls`, for a note (QM909)."""
-        unseen = []
-        self.unseen_calls = ()
+        `unseen_calls`, for a note (QM909). With --unsafe a summary is no bar: the calls that make
+        one are kept in `lost_summaries`, for a finding (QM910)."""
+        unseen, lost = [], []
+        skip = frozenset(("summary",)) if self.context.unsafe else frozenset()
+        self.unseen_calls = self.lost_summaries = ()
         moved = [(index, self.body[index]) for index in sorted(record_indices) if index not in kept]
         moved += [(moved[0][0] if moved else 0, header) for header in headers]  # its calls, by their own lines
         for index, node in moved:
             for call in cstutil.calls_of(node):
                 made = self._made_at_run_time(call.func, index)
                 if made is not None:
-                    read, state = self._factory_products_state(call.func, index)
+                    read, state = self._factory_products_state(call.func, index, skip)
                     if state is not None:
                         spelled, made_line, function, kind, where, product = state
                         raise _Broken(calls, "the per-record code calls `%s()` (line %d), %s, which may give `%s`, "
                                       "and `%s` (line %d%s, in %s()) makes %s: %s; keep it out of the per-record code "
-                                      "(on the batch, or made once before the pipeline)"
+                                      "(on the batch, or made once before the pipeline)%s"
                                       % ((_code(call.func), self._call_line(call, index), made, product, spelled,
-                                          made_line, where, function) + _state_clause(kind)))
+                                          made_line, where, function) + _state_clause(kind) + (_UNSAFE_SUMMARY
+                                                                                              if kind == "summary"
+                                                                                              else "",)),
+                                      finding=(LostSummary, call) if kind == "summary" else None)
+                    summary = self._factory_products_state(call.func, index)[1] if skip else None
+                    if summary is not None:
+                        lost.append((call, summary[0], "line %d%s, in %s()" % (summary[1], summary[4], summary[2])))
                     if not read:
                         unseen.append((call, made))
                 name = self.imports.resolve(call.func) or ""
+                if skip and graph_state.is_summary(name):
+                    lost.append((call, _code(call.func), "line %d" % self._call_line(call, index)))
+                    continue
                 if graph_state.is_summary_or_collection(name):
                     line = self._call_line(call, index)
                     raise _Broken(calls, "the per-record code calls `%s` (line %d): in the map function it would be "
                                   "made in the function's graph, so the program's summaries and collections would "
-                                  "no longer hold it; move it after the batching, on the batch"
-                                  % (_code(call.func), line))
+                                  "no longer hold it; move it after the batching, on the batch%s"
+                                  % (_code(call.func), line, _UNSAFE_SUMMARY if graph_state.is_summary(name) else ""),
+                                  finding=(LostSummary, call) if graph_state.is_summary(name) else None)
                 if name in graph_state.GRAPH_ONLY and not isinstance(call.func, cst.Attribute):
                     # (`tf.parallel_stack(...)` is written `tf.stack(...)` in the map function:
                     # engine._record_function; a name imported from TensorFlow is not renamed)
@@ -2775,7 +2792,10 @@ class _BlockRecogniser:
                                   "can run, not a map function's (TensorFlow rewrites it when it optimises the "
                                   "program's graph); write it `tf.stack`, which gives the same tensor"
                                   % (_code(call.func), line))
-                made = self._state_made_by(call.func)
+                made = self._state_made_by(call.func, skip)
+                summary = self._state_made_by(call.func) if skip and made is None else None
+                if summary is not None:
+                    lost.append((call, summary[0], "line %d%s, in %s()" % (summary[1], summary[4], summary[2])))
                 if made is not None:
                     spelled, made_line, function, kind, where = made
                     line = self._call_line(call, index)
@@ -2787,8 +2807,10 @@ class _BlockRecogniser:
                                       % (_code(call.func), line, spelled, made_line, where, function))
                     raise _Broken(calls, "the per-record code calls `%s()` (line %d), and `%s` (line %d%s, in %s()) "
                                   "makes %s: %s; keep it out of the per-record code (on the batch, or made once before "
-                                  "the pipeline)" % ((_code(call.func), line, spelled, made_line, where, function)
-                                                     + _state_clause(kind)))
+                                  "the pipeline)%s" % ((_code(call.func), line, spelled, made_line, where, function)
+                                                       + _state_clause(kind)
+                                                       + (_UNSAFE_SUMMARY if kind == "summary" else "",)),
+                                  finding=(LostSummary, call) if kind == "summary" else None)
                 wrapper = self._wrapping_decorator(call.func)
                 if wrapper is not None:
                     line = self._call_line(call, index)
@@ -2796,7 +2818,7 @@ class _BlockRecogniser:
                                   "a decorator makes of a function is code qmigrate does not follow (it may build a "
                                   "queue and its runner, as sugartensor's `producer_func` does, which a map function "
                                   "cannot run)" % ((_code(call.func), line) + wrapper))
-        self.unseen_calls = tuple(unseen)
+        self.unseen_calls, self.lost_summaries = tuple(unseen), tuple(lost)
 
     def _call_line(self, call: cst.Call, index: int) -> int:
         """The line of a call in leaf `index` (asked only to say it: positions cost)."""
@@ -2848,7 +2870,7 @@ class _BlockRecogniser:
         tree = decorated_calls.tree_of(path)
         return (tree, path, name) if tree is not None else None
 
-    def _factory_products_state(self, func: cst.BaseExpression, index: int):
+    def _factory_products_state(self, func: cst.BaseExpression, index: int, skip=frozenset()):
         """For a per-record call of a function a factory of the run made: (whether every function
         the factory may give was read, so no note (QM909) is needed; the first state one of them
         makes: graph_state.made_by's answer, " of <file>" or "", the function as written, or None).
@@ -2870,13 +2892,13 @@ class _BlockRecogniser:
         read = True
         for product in made:
             if product.closure is not None:
-                state = graph_state.made_by_closure(tree, product.closure, imports)
+                state = graph_state.made_by_closure(tree, product.closure, imports, skip)
                 if state is not None:
                     return True, state + (label, "%s()'s %s()" % (name, product.name))
                 read = False
                 continue
             if product.module is None:
-                state = graph_state.made_by(tree, product.name, imports)
+                state = graph_state.made_by(tree, product.name, imports, skip=skip)
                 if state is not None:
                     return True, state + (label, product.name)
                 if not factories.defines(tree, product.name):
@@ -2888,25 +2910,25 @@ class _BlockRecogniser:
             other = decorated_calls.tree_of(where) if where else None
             if other is None or not factories.defines(other, product.name):
                 return False, None
-            state = graph_state.made_by(other, product.name, ImportMap(None, other))
+            state = graph_state.made_by(other, product.name, ImportMap(None, other), skip=skip)
             if state is not None:
                 return True, state + (" of %s" % os.path.basename(where), "%s.%s" % (product.module, product.name))
         return read, None
 
-    def _state_made_by(self, func: cst.BaseExpression) -> Optional[Tuple[str, int, str, str, str]]:
+    def _state_made_by(self, func: cst.BaseExpression, skip=frozenset()) -> Optional[Tuple[str, int, str, str, str]]:
         """graph_state.made_by's answer for the function `func` names, followed by "" or " of
         <file>": a top-level function of this module, or one imported from a module beside it.
         None when it makes no summary, collection entry or variable, or cannot be read."""
         tree = self.context.tree
         if tree is not None and isinstance(func, cst.Name) and func.value in self.context.functions:
-            made = graph_state.made_by(tree, func.value, self.imports)
+            made = graph_state.made_by(tree, func.value, self.imports, skip=skip)
             if made is not None:
                 return made + ("",)
         if tree is not None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
                 and func.value.value == "self":
             owner = self._method_owner()
             if owner is not None:
-                made = graph_state.made_by(tree, func.attr.value, self.imports, owner)
+                made = graph_state.made_by(tree, func.attr.value, self.imports, owner, skip)
                 return made + ("",) if made is not None else None
         places = self._imported_places(func, star=False)
         if not places:
@@ -2915,7 +2937,7 @@ class _BlockRecogniser:
         tree = decorated_calls.tree_of(path)
         if tree is None:
             return None
-        made = graph_state.made_by(tree, name, ImportMap(None, tree))
+        made = graph_state.made_by(tree, name, ImportMap(None, tree), skip=skip)
         return made + (" of %s" % os.path.basename(path),) if made is not None else None
 
     def _imported_places(self, func: cst.BaseExpression, star: bool) -> List[Tuple[str, str]]:
@@ -4515,6 +4537,10 @@ _LIST_MAKERS = frozenset(("tensorflow.decode_csv", "tensorflow.io.decode_csv", "
                           "tensorflow.unpack"))
 # Parsers that give two dicts of tensors: (context features, sequence features).
 _DICT_PAIR_PARSERS = ("tensorflow.parse_single_sequence_example", "tensorflow.io.parse_single_sequence_example")
+
+
+# What a summary made by the per-record code is told besides: an unsafe fix migrates it (QM910).
+_UNSAFE_SUMMARY = "; `--unsafe` migrates it, the summary made in the map function's graph, where nothing reads it"
 
 
 def _state_clause(kind: str) -> Tuple[str, str]:

@@ -5,8 +5,8 @@ from qmigrate.rules.batching import Batch, BatchJoin, MaybeBatch, MaybeShuffleBa
 from qmigrate.rules.bucketing import BucketBySequenceLength
 from qmigrate.rules.hand_built import HandBuiltQueue
 from qmigrate.rules.findings import (
-    BatchNotDivisibleAcrossTowers, ClosedQueueMessageExpected, PerTowerPipelines, PerTowerPlaceholders, ProducersAlignedBySeed,
-    SharedBatchAcrossTowers, UnseenRecordFunction, UntracedTowerInput)
+    BatchNotDivisibleAcrossTowers, ClosedQueueMessageExpected, LostSummary, PerTowerPipelines, PerTowerPlaceholders,
+    ProducersAlignedBySeed, SharedBatchAcrossTowers, UnseenRecordFunction, UntracedTowerInput)
 from qmigrate.rules.prefetch import PrefetchQueue
 from qmigrate.rules.producers import (
     InputProducer, MatchFilenamesOnce, RangeInputProducer, SliceInputProducer, StringInputProducer)
@@ -62,6 +62,7 @@ ALL_RULES = (
     ApiNotInTarget,
     ClosedQueueMessageExpected,
     UnseenRecordFunction,
+    LostSummary,
 )
 
 _BY_NAME: Dict[str, type] = {name: rule for rule in ALL_RULES for name in rule.names}

@@ -580,3 +580,93 @@ class UnseenRecordFunction(Rule):
             """),
         ),
     )
+
+
+class LostSummary(Rule):
+    """Per-record code migrated with --unsafe makes a summary, now in the map function's graph.
+
+    ## Why
+    The migration moves the per-record code into `dataset.map`, whose function has a graph of its
+    own. A summary it makes (`tf.summary.image` on a distorted example, as Inception's and slim's
+    preprocessing do for the first decoding thread) is made in that graph: the program's
+    `merge_all()` no longer sees it, with no error. By default such code keeps its queue (QM301
+    and its kin say why, and this finding names the summary); with `--unsafe` it is migrated, and
+    this finding, fixed, names for each per-record call the first summary it makes (directly or
+    in what it calls) that TensorBoard will no longer show. Training reads the same examples: a
+    summary only reports.
+
+    ## Fix safety
+    Unsafe (applied with `--unsafe`): the pipeline and the examples are the same, the summaries
+    made per record are no longer written. A collection entry or a variable made per record still
+    keeps the queue (a collection may be read back; a variable fails in a map function).
+
+    ## Limitations
+    Summaries written in the per-record code itself, and those of the functions it calls that
+    qmigrate reads (of the module, of modules beside it, and those a factory of the run gives).
+    """
+
+    code = "QM910"
+    safety = Safety.UNSAFE
+    message = "the per-record code makes a summary: in a map function, its graph keeps it to itself"
+    advice = ("make the summary on the batch (after get_next()), or from a few examples before the pipeline; "
+              "migrated with --unsafe as it is, TensorBoard no longer shows it")
+    examples = (
+        Example(
+            before=example_source("""
+            import tensorflow as tf
+
+            def distort(image):
+                image = tf.image.random_flip_left_right(image)
+                tf.summary.image('distorted', tf.expand_dims(image, 0))
+                return image
+
+            def inputs(files, batch_size):
+                queue = tf.train.string_input_producer(files)
+                _, value = tf.WholeFileReader().read(queue)
+                image = tf.image.resize_images(tf.image.decode_png(value, channels=3), [32, 32])
+                image = distort(image)
+                return tf.train.batch([image], batch_size)
+            """),
+        ),
+        Example(
+            unsafe=True,
+            before=example_source("""
+            import tensorflow as tf
+
+            def distort(image):
+                image = tf.image.random_flip_left_right(image)
+                tf.summary.image('distorted', tf.expand_dims(image, 0))
+                return image
+
+            def inputs(files, batch_size):
+                queue = tf.train.string_input_producer(files)
+                _, value = tf.WholeFileReader().read(queue)
+                image = tf.image.resize_images(tf.image.decode_png(value, channels=3), [32, 32])
+                image = distort(image)
+                return tf.train.batch([image], batch_size)
+            """),
+            after=example_source("""
+            import tensorflow as tf
+
+            def distort(image):
+                image = tf.image.random_flip_left_right(image)
+                tf.summary.image('distorted', tf.expand_dims(image, 0))
+                return image
+
+            def inputs(files, batch_size):
+                def parse_record(value):
+                    image = tf.image.resize_images(tf.image.decode_png(value, channels=3), [32, 32])
+                    image = distort(image)
+                    return image
+
+                dataset = tf.data.Dataset.from_tensor_slices(files)
+                dataset = dataset.shuffle(tf.size(files, out_type=tf.int64))
+                dataset = dataset.map(tf.read_file)
+                dataset = dataset.map(parse_record)
+                dataset = dataset.repeat()
+                dataset = dataset.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+                dataset = dataset.prefetch(1)
+                return dataset.make_one_shot_iterator().get_next()
+            """),
+        ),
+    )
