@@ -582,6 +582,23 @@ class UnseenRecordFunction(Rule):
     )
 
 
+_RECORD_SUMMARY = example_source("""
+import tensorflow as tf
+
+def distort(image):
+    image = tf.image.random_flip_left_right(image)
+    tf.summary.image('distorted', tf.expand_dims(image, 0))
+    return image
+
+def inputs(files, batch_size):
+    queue = tf.train.string_input_producer(files)
+    _, value = tf.WholeFileReader().read(queue)
+    image = tf.image.resize_images(tf.image.decode_png(value, channels=3), [32, 32])
+    image = distort(image)
+    return tf.train.batch([image], batch_size)
+""")
+
+
 class LostSummary(Rule):
     """Per-record code migrated with --unsafe makes a summary, now in the map function's graph.
 
@@ -612,39 +629,11 @@ class LostSummary(Rule):
               "migrated with --unsafe as it is, TensorBoard no longer shows it")
     examples = (
         Example(
-            before=example_source("""
-            import tensorflow as tf
-
-            def distort(image):
-                image = tf.image.random_flip_left_right(image)
-                tf.summary.image('distorted', tf.expand_dims(image, 0))
-                return image
-
-            def inputs(files, batch_size):
-                queue = tf.train.string_input_producer(files)
-                _, value = tf.WholeFileReader().read(queue)
-                image = tf.image.resize_images(tf.image.decode_png(value, channels=3), [32, 32])
-                image = distort(image)
-                return tf.train.batch([image], batch_size)
-            """),
+            before=_RECORD_SUMMARY,
         ),
         Example(
             unsafe=True,
-            before=example_source("""
-            import tensorflow as tf
-
-            def distort(image):
-                image = tf.image.random_flip_left_right(image)
-                tf.summary.image('distorted', tf.expand_dims(image, 0))
-                return image
-
-            def inputs(files, batch_size):
-                queue = tf.train.string_input_producer(files)
-                _, value = tf.WholeFileReader().read(queue)
-                image = tf.image.resize_images(tf.image.decode_png(value, channels=3), [32, 32])
-                image = distort(image)
-                return tf.train.batch([image], batch_size)
-            """),
+            before=_RECORD_SUMMARY,
             after=example_source("""
             import tensorflow as tf
 
