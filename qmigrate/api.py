@@ -127,6 +127,7 @@ class _Job:
     # Reader methods of families of classes its pipelines may call (dispatched_readers.Family.ask):
     # (method, sibling, the path and class of one of them, what they return: Family.kind).
     dispatched: Tuple[Tuple[str, str, str, str, str], ...] = ()
+    dispatched_members: Tuple[Tuple[str, str], ...] = ()  # its own reader methods of such families: (class, method)
     star: Optional[star_imports.Patch] = None  # analysed as if its star import bound `tf` (star_imports)
 
 
@@ -157,6 +158,7 @@ class _Done:
     reader_class_functions: Tuple[str, ...] = ()  # functions handing a reported reader class to a slim Dataset
     factories_used: Tuple[str, ...] = ()  # "function.object.method" of its provider factory calls migrated
     dispatched_used: Tuple[Tuple[str, int], ...] = ()  # (method, calls migrated) of dispatched reader methods
+    dispatched_written: Tuple[str, ...] = ()  # its own reader methods of families migrated (`Class.method`)
     import_specs: Optional[ImportSpecs] = None  # what the module imports (first pass; None: not known)
     from_imports: Optional[handed_down.FromImports] = None  # its top-level `from` imports (likewise)
     # Its prefetch tower loops' calls as the result reports them, but for their reasons (first
@@ -250,6 +252,7 @@ def _run(job: _Job) -> _Done:
                      chain_refused=analysis.chain_refused,
                      reader_class_functions=analysis.reader_class_functions,
                      factories_used=analysis.factories_used, dispatched_used=analysis.dispatched_used,
+                     dispatched_written=analysis.dispatched_written,
                      import_specs=import_specs(analysis.tree) if first_pass and analysis.tree is not None else None,
                      from_imports=handed_down.from_imports(analysis.tree) if first_pass and analysis.tree is not None
                      else None)
@@ -308,7 +311,7 @@ def _without_plumbing(analysis: engine.FileAnalysis) -> Optional[FileResult]:
 def _foreign(job: _Job) -> Optional[engine.ForeignHelpers]:
     """The reader helpers across modules a job asks for, read from their modules (None: none)."""
     if not job.imported and not job.migrate and not job.refused and not job.makers and not job.factories \
-            and not job.dispatched:
+            and not job.dispatched and not job.dispatched_members:
         return None
     imported, sources, makers = {}, {}, {}
     for local, where, name in job.makers:
@@ -335,7 +338,7 @@ def _foreign(job: _Job) -> Optional[engine.ForeignHelpers]:
         if found is not None:
             dispatched[method] = (found, sibling, kind)
     return engine.ForeignHelpers(imported, sources, tuple(job.migrate), dict(job.refused), makers,
-                                 {ask[:3]: ask[3:] for ask in job.factories}, dispatched)
+                                 {ask[:3]: ask[3:] for ask in job.factories}, dispatched, job.dispatched_members)
 
 
 def _analyse(path: str, source: bytes, options: Options, plan: Optional[LinkPlan], keep: Dict[str, str],
@@ -509,14 +512,14 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
         # with all the calls of it, or none is (dispatched_readers).
         families = {method: family for method, family in dispatched_readers.plan(files, program, results).items()
                     if not any(path in factory_callers for path, _ in family.calls)}  # (their asks are not redone)
-        unbuilt = _take_dispatched(families, results, relinked, later, pool)
+        _take_dispatched(families, results, relinked, later, pool)
 
         # Queue runners go from each program that builds no queue any more: the script and every
         # module of the set it imports, directly or not.
         migrated_any = any(done.pipelines for done in first.values()) or any(d.pipelines for d in relinked.values())
 
         def builds_queues(path):
-            return (relinked[path].built if path in relinked else first[path].built) - unbuilt.get(path, 0)
+            return relinked[path].built if path in relinked else first[path].built
 
         building = {path for path in first if builds_queues(path)}
         loaders = _saved_graph_loaders(program)
@@ -583,14 +586,16 @@ def _later_passes(jobs: List[_Job], first: Dict[str, _Done], pool: "_Pool") -> L
 
 
 def _take_dispatched(families: Dict[str, dispatched_readers.Family], results: Dict[str, FileResult],
-                     relinked: Dict[str, _Done], later, pool) -> Dict[str, int]:
+                     relinked: Dict[str, _Done], later, pool) -> None:
     """The callers of each family's method analysed again with it; a family is taken only when
     every call of it in the run was migrated, by caller passes that took no call of a family not
-    taken (a caller that did goes back to its result before). Each taken family's classes are
-    migrated in their modules' final sources (`dispatched_readers.migrated_source`), their readers'
-    findings fixed. Returns path -> the queue calls its modules no longer build."""
+    taken (a caller that did goes back to its result before). The modules of the taken families'
+    classes are then analysed again migrating them (with their calls, if they are callers too):
+    when every one wrote all it was asked, the callers' and those modules' results go in, else
+    none does (each module's own analysis writes its classes, so the queue runners' step sees
+    what it builds)."""
     if not families:
-        return {}
+        return
     asks: Dict[str, List[Tuple[str, ...]]] = {}
     for family in families.values():
         for path, _ in family.calls:
@@ -602,54 +607,37 @@ def _take_dispatched(families: Dict[str, dispatched_readers.Family], results: Di
             for path, d in done.items()}
     failed = {method for method, family in families.items()
               if any(used[path].get(method, 0) != count for path, count in family.calls)}
-    sources: Dict[str, bytes] = {}
     while True:
         reverted = {path for path in order
                     if any(used[path].get(ask[0]) and ask[0] in failed for ask in asks[path])}
         more = {method for method, family in families.items() if method not in failed
                 and any(path in reverted for path, _ in family.calls)}
-        if more:
-            failed |= more
-            continue
-        taken = [family for method, family in sorted(families.items()) if method not in failed]
-        by_path: Dict[str, List[dispatched_readers.Member]] = {}
-        for family in taken:
-            for member in family.members:
-                by_path.setdefault(member.path, []).append(member)
-        sources, broken = {}, set()
-        for path, members in by_path.items():
-            result = done[path].result if path in done and path not in reverted else results[path]
-            try:
-                new = dispatched_readers.migrated_source(result.new_source or result.old_source, members)
-            except Exception:
-                new = None
-            if new is None:
-                broken |= {family.method for family in taken if any(m.path == path for m in family.members)}
-            else:
-                sources[path] = new
-        if not broken:
+        if not more:
             break
-        failed |= broken
-    for path in order:
-        if path not in reverted and any(used[path].get(ask[0]) for ask in asks[path]):
-            results[path] = done[path].result
-            relinked[path] = done[path]
-    unbuilt: Dict[str, int] = {}
-    for path, new in sources.items():
-        lines = {(m.reader_line) for family in taken for m in family.members if m.path == path}
-        result = results[path]
-        diagnostics = tuple(_reader_fixed(d) if d.line in lines and d.code.startswith("QM2") and not d.fixed else d
-                            for d in result.diagnostics)
-        unbuilt[path] = sum(1 for old, d in zip(result.diagnostics, diagnostics) if d is not old)
-        status = Status.PARTIAL if any(not d.fixed and not d.note for d in diagnostics) else Status.MIGRATED
-        results[path] = dataclasses.replace(result, new_source=new, diagnostics=diagnostics, status=status)
-    return unbuilt
-
-
-def _reader_fixed(diagnostic: Diagnostic) -> Diagnostic:
-    """A reader's finding, its reader now gone: fixed, its message without the why."""
-    message = diagnostic.message.split("; not rewritten", 1)[0]
-    return dataclasses.replace(diagnostic, fixed=True, message=message)
+        failed |= more
+    taken = [family for method, family in sorted(families.items()) if method not in failed]
+    callers = {path for path in order if path not in reverted and any(used[path].get(ask[0]) for ask in asks[path])}
+    wanted: Dict[str, List[Tuple[str, str]]] = {}
+    for family in taken:
+        for member in family.members:
+            wanted.setdefault(member.path, []).append((member.class_name, member.method))
+    if not wanted:
+        return
+    paths = sorted(wanted)
+    written = dict(zip(paths, pool.map(_run, [later(
+        path, also_without_plumbing=True, dispatched_members=tuple(wanted[path]),
+        dispatched=tuple(ask for ask in asks[path] if ask[0] not in failed) if path in callers else ())
+        for path in paths])))
+    for path, members in wanted.items():
+        d = written[path]
+        if not (d.analysed and d.result.status is not Status.FAILED
+                and set(d.dispatched_written) == {"%s.%s" % member for member in members}
+                and (path not in callers or dict(d.dispatched_used) == used[path])):
+            return  # (not written as the plan proved it could be: nothing of the families changes)
+    for path in callers:
+        results[path], relinked[path] = done[path].result, done[path]
+    for path in paths:
+        results[path], relinked[path] = written[path].result, written[path]
 
 
 def _add_factory_siblings(results: Dict[str, FileResult], first: Dict[str, _Done], factories, used, callers) -> None:

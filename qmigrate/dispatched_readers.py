@@ -31,11 +31,13 @@ Contract, per method name (`plan` on stdlib trees, `_prove` with libcst):
   one kind in every class: batch_join's structure); its per-record code, and the methods of its
   class and functions of the run it calls, free of what a map function cannot hold (collections,
   summaries, variables, lookup tables, queues, the global step: `_per_record_refusal`);
-- every mention of `.method` in the run is such a call, `obj` a plain name; the sibling's name is
-  free in each class's module, and each module with its migrated classes compiles.
+- every mention of `.method` in the run is such a call, `obj` a plain name, and no file the run
+  cannot parse names it; the sibling's name is free in each class's module.
 The callers are analysed again asking for it (engine: ForeignHelpers.dispatched); api keeps the
 family only when every call of the method in the run was taken by a pipeline
-(FileAnalysis.dispatched_used), and then writes the classes (`migrated_source`).
+(FileAnalysis.dispatched_used); then each class's module is analysed again, its analysis writing
+the classes (`rewrite_members`, ForeignHelpers.members), so that what it still builds, and so its
+queue runners, is known as for any module.
 """
 import ast
 import re
@@ -62,16 +64,11 @@ _PREFIXES = ("tensorflow.train.", "tensorflow.contrib.lookup.", "tensorflow.look
 
 @dataclass(frozen=True)
 class Member:
-    """A class's reader method, proven: its module, class, and the migrated method and sibling
-    (each a top-level def's source, indented into the class by `migrated_source`)."""
+    """A class's reader method, proven (its module's own analysis rewrites it: `rewrite_members`)."""
 
     path: str
     class_name: str
     method: str
-    original: cst.FunctionDef  # the method as the module has it
-    migrated: cst.FunctionDef
-    sibling: str
-    reader_line: int  # the reader's constructor call: its finding is fixed with the family
 
 
 @dataclass(frozen=True)
@@ -232,13 +229,23 @@ def _prove(path: str, program, class_name: str, function_ast: ast.FunctionDef) -
         module = cst.parse_module(source)
     except Exception:
         return None
-    cls = next((s for s in module.body if isinstance(s, cst.ClassDef) and s.name.value == class_name), None)
-    function = next((m for m in cls.body.body if isinstance(m, cst.FunctionDef)
-                     and m.name.value == function_ast.name), None) if cls is not None and isinstance(
-        cls.body, cst.IndentedBlock) else None
-    if function is None:
+    function = _method_of(module, class_name, function_ast.name)
+    if function is None or member_rewrite(function, ImportMap(module), module) is None:
         return None
-    imports = ImportMap(module)
+    return Member(path, class_name, function_ast.name)
+
+
+def _method_of(module: cst.Module, class_name: str, method: str) -> Optional[cst.FunctionDef]:
+    """The method as a plain definition of a top-level class of the module, or None."""
+    cls = next((s for s in module.body if isinstance(s, cst.ClassDef) and s.name.value == class_name), None)
+    if cls is None or not isinstance(cls.body, cst.IndentedBlock):
+        return None
+    return next((m for m in cls.body.body if isinstance(m, cst.FunctionDef) and m.name.value == method), None)
+
+
+def member_rewrite(function: cst.FunctionDef, imports: ImportMap, module: cst.Module):
+    """(the reader's constructor call, the method taking the record, the sibling's source) for a
+    reader method whose reader reads one file as a dataset can; None otherwise."""
     tf = imports.local_name_for("tensorflow")
     found = reader_method(function, imports)
     if tf is None or found is None:
@@ -252,10 +259,34 @@ def _prove(path: str, program, class_name: str, function_ast: ast.FunctionDef) -
         documented = function.with_changes(body=function.body.with_changes(body=helpers.redocument(
             list(function.body.body), helper.queue_param, helper.value_name,
             description="up to %s records read from one file, a string Tensor of shape [None]." % _code(up_to))))
-    migrated = helpers.migrate_reader_helper(documented, helper)
-    sibling = _sibling(function, helper, records, module)
-    line_of = _line_finder(module)
-    return Member(path, class_name, function_ast.name, function, migrated, sibling, line_of(helper.reader_call))
+    return helper.reader_call, helpers.migrate_reader_helper(documented, helper), _sibling(function, helper, records)
+
+
+def rewrite_members(new_module: cst.Module, module: cst.Module, imports: ImportMap, wanted):
+    """`new_module` (what the analysis of `module` made of it) with each wanted (class, method)
+    migrated and its sibling after it, when the method is there as `module` has it; and the
+    reader constructor calls (of `module`) of those written, and their keys (`Class.method`)."""
+    body, written, calls = list(new_module.body), [], []
+    for class_name, method in wanted:
+        original = _method_of(module, class_name, method)
+        found = member_rewrite(original, imports, module) if original is not None else None
+        at = next((i for i, s in enumerate(body) if isinstance(s, cst.ClassDef) and s.name.value == class_name
+                   and isinstance(s.body, cst.IndentedBlock)), None)
+        if found is None or at is None:
+            continue
+        members = list(body[at].body.body)
+        place = next((i for i, m in enumerate(members) if isinstance(m, cst.FunctionDef)
+                      and m.name.value == method and m.deep_equals(original)), None)
+        if place is None:
+            continue  # another step changed it
+        indent = body[at].body.indent if body[at].body.indent is not None else module.default_indent
+        sibling = _parsed_member(_reindented(found[2], module.default_indent), indent, module)
+        members[place:place + 1] = [found[1].with_changes(leading_lines=members[place].leading_lines),
+                                    sibling.with_changes(leading_lines=[cst.EmptyLine(indent=False)])]
+        body[at] = body[at].with_changes(body=body[at].body.with_changes(body=members))
+        written.append("%s.%s" % (class_name, method))
+        calls.append(found[0])
+    return new_module.with_changes(body=body), written, calls
 
 
 def reader_method(function: cst.FunctionDef, imports: ImportMap):
@@ -331,7 +362,7 @@ def _code(node) -> str:
     return cst.Module([]).code_for_node(node)
 
 
-def _sibling(function: cst.FunctionDef, helper, records: str, module: cst.Module) -> str:
+def _sibling(function: cst.FunctionDef, helper, records: str) -> str:
     """The sibling's source: the method's parameters, a file name's in the queue's place."""
     taken = {p.name.value for p in function.params.params}
     name, n = "filename", 2
@@ -344,13 +375,6 @@ def _sibling(function: cst.FunctionDef, helper, records: str, module: cst.Module
             '    """The records %s() takes, read from the file `%s` as its reader read them\n'
             '    (its callers read their files with this method where they made it a queue)."""\n'
             '    return %s\n' % (method, SUFFIX, params, method, name, records.format(file=name)))
-
-
-def _line_finder(module: cst.Module):
-    from libcst.metadata import MetadataWrapper, PositionProvider
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
-    return lambda node: positions[node].start.line if node in positions else 0
 
 
 def _per_record_refusal(program, path: str, class_name: str, function: ast.FunctionDef) -> Optional[str]:
@@ -449,40 +473,6 @@ def _imported_module(tree, local: str) -> Optional[str]:
                 if (alias.asname or alias.name) == local:
                     return "%s.%s" % (node.module, alias.name)
     return None
-
-
-def migrated_source(source: bytes, members: Iterable[Member]) -> Optional[bytes]:
-    """`source` with each member's method migrated and its sibling after it (None if a class or
-    method is not there as a plain definition). What it returns compiles."""
-    module = cst.parse_module(source)
-    wanted: Dict[Tuple[str, str], Member] = {(m.class_name, m.method): m for m in members}
-    body = list(module.body)
-    done = 0
-    for index, stmt in enumerate(body):
-        if not (isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock)):
-            continue
-        members_here = list(stmt.body.body)
-        indent = stmt.body.indent if stmt.body.indent is not None else module.default_indent
-        for at in reversed(range(len(members_here))):
-            member = members_here[at]
-            if not isinstance(member, cst.FunctionDef):
-                continue
-            found = wanted.get((stmt.name.value, member.name.value))
-            if found is None:
-                continue
-            if not member.deep_equals(found.original):
-                return None  # another step changed it
-            new = [found.migrated.with_changes(leading_lines=member.leading_lines),
-                   _parsed_member(_reindented(found.sibling, module.default_indent), indent, module).with_changes(
-                       leading_lines=[cst.EmptyLine(indent=False)])]
-            members_here[at:at + 1] = new
-            done += 1
-        body[index] = stmt.with_changes(body=stmt.body.with_changes(body=members_here))
-    if done != len(wanted):
-        return None
-    new_source = module.with_changes(body=body).bytes
-    compile(new_source, "<dispatched>", "exec")
-    return new_source
 
 
 def _reindented(text: str, indent: str) -> str:

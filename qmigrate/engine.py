@@ -160,6 +160,7 @@ class FileAnalysis:
     factories_used: Tuple[str, ...] = ()
     # Reader methods of families of classes (dispatched_readers) its pipelines called: (method, calls).
     dispatched_used: Tuple[Tuple[str, int], ...] = ()
+    dispatched_written: Tuple[str, ...] = ()  # this module's reader methods of families migrated: `Class.method`
     # Top-level functions holding an input_fn that now returns its Dataset, which no other module
     # may name (estimator_inputs; the run checks).
     dataset_input_fns: List[str] = field(default_factory=list)
@@ -966,7 +967,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     # A program that copies its graph with Edward keeps its queues (graph_copies): reported only.
     copied = (graph_copies.reason() if graph_copies.uses_edward(imports)
               else (keep_helpers or {}).get(graph_copies.KEPT_KEY)) if analysis.occurrences else None
-    if copied or not edits and not (foreign is not None and (foreign.migrate or foreign.refused or foreign.factories)) \
+    if copied or not edits and not (foreign is not None and (foreign.migrate or foreign.refused or foreign.factories
+                                                             or foreign.members)) \
             and not _may_hold_pipeline(rules_found) \
             and not (HandBuiltQueue in rules_found and array_queues.worth_looking(source)
                      and array_queues.any_of_arrays(module, imports, _raw_queue_calls(analysis))):
@@ -1090,6 +1092,10 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
     if analysis.pipelines or edits:
         new_module = _ensure_tf_import(new_module, imports, rewriter.tf)
         new_module = drop_unused_imports(module, new_module, imports, rewriter.module_loads)
+    if foreign.members:  # reader classes of a family the run migrates (dispatched_readers)
+        new_module, written, calls = dispatched_readers.rewrite_members(new_module, module, imports, foreign.members)
+        analysis.dispatched_written = tuple(written)
+        analysis.fixed_calls.update(id(call) for call in calls)
     analysis.new_module = new_module
     analysis.module_loads = rewriter.module_loads
     _finish_python_fed(analysis, fed, options)
@@ -1523,6 +1529,8 @@ class ForeignHelpers:
     # Reader methods of families of classes of the run (dispatched_readers): method -> (one
     # class's method as a ReaderHelper, the sibling's name, what they return: Family.kind).
     dispatched: Dict[str, Tuple[helpers.ReaderHelper, str, str]] = field(default_factory=dict)
+    # This module's reader methods of such families, to migrate: (class, method).
+    members: Tuple[Tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

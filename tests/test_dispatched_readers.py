@@ -137,3 +137,19 @@ def test_a_literal_returned_through_a_name(tmp_path, bound, migrates):
         "        %s\n        return out\n" % bound.replace("\n    ", "\n        "))
     results = _write(tmp_path, {"readers.py": readers, "train.py": CALLER})
     assert results["readers.py"].changed is migrates and results["train.py"].changed is migrates
+
+
+def test_a_readers_module_that_starts_runners_itself_keeps_its_classes_migrated(tmp_path):
+    # The module's own runner start goes once no queue is left; its classes are written after
+    # that is settled, so they are migrated in what is written.
+    readers = textwrap.dedent(READERS % "pass") + textwrap.dedent("""\
+
+        def show(files):
+            with tf.Session() as sess:
+                tf.train.start_queue_runners(sess=sess)
+                return sess.run(tf.constant(files))
+        """)
+    results = _write(tmp_path, {"readers.py": readers, "train.py": CALLER})
+    new = results["readers.py"].new_source.decode()
+    assert "def prepare_reader_records(self, filename):" in new and "start_queue_runners" not in new
+    assert not results["readers.py"].remaining and results["train.py"].changed
