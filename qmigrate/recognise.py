@@ -27,8 +27,8 @@ from qmigrate.names import ImportMap, dotted
 from qmigrate.rules import (
     BATCHERS, BUCKETERS, FILTERERS, JOINERS, PRODUCERS, READERS, SLICERS, SLIM_PROVIDERS, SLIM_READS, HandBuiltQueue,
     PrefetchQueue, PythonFedQueue, rule_for)
-from qmigrate.rules.findings import LostSummary
 from qmigrate.rules.base import ProducerTest, Unsupported, condition_base
+from qmigrate.rules.findings import LostSummary
 from qmigrate.rules.producers import DEFAULTS as PRODUCER_DEFAULTS, MATCH_FILENAMES_ONCE, RangeInputProducer
 from qmigrate.rules.slim_provider import ReaderModel, UnseenSlimDataset
 
@@ -2760,14 +2760,13 @@ class _BlockRecogniser:
                     read, state = self._factory_products_state(call.func, index, skip)
                     if state is not None:
                         spelled, made_line, function, kind, where, product = state
+                        hint, finding = _summary_refusal(kind == "summary", call)
                         raise _Broken(calls, "the per-record code calls `%s()` (line %d), %s, which may give `%s`, "
                                       "and `%s` (line %d%s, in %s()) makes %s: %s; keep it out of the per-record code "
                                       "(on the batch, or made once before the pipeline)%s"
                                       % ((_code(call.func), self._call_line(call, index), made, product, spelled,
-                                          made_line, where, function) + _state_clause(kind) + (_UNSAFE_SUMMARY
-                                                                                              if kind == "summary"
-                                                                                              else "",)),
-                                      finding=(LostSummary, call) if kind == "summary" else None)
+                                          made_line, where, function) + _state_clause(kind) + (hint,)),
+                                      finding=finding)
                     summary = self._factory_products_state(call.func, index)[1] if skip else None
                     if summary is not None:
                         lost.append((call, summary[0], "line %d%s, in %s()" % (summary[1], summary[4], summary[2])))
@@ -2779,11 +2778,11 @@ class _BlockRecogniser:
                     continue
                 if graph_state.is_summary_or_collection(name):
                     line = self._call_line(call, index)
+                    hint, finding = _summary_refusal(graph_state.is_summary(name), call)
                     raise _Broken(calls, "the per-record code calls `%s` (line %d): in the map function it would be "
                                   "made in the function's graph, so the program's summaries and collections would "
                                   "no longer hold it; move it after the batching, on the batch%s"
-                                  % (_code(call.func), line, _UNSAFE_SUMMARY if graph_state.is_summary(name) else ""),
-                                  finding=(LostSummary, call) if graph_state.is_summary(name) else None)
+                                  % (_code(call.func), line, hint), finding=finding)
                 if name in graph_state.GRAPH_ONLY and not isinstance(call.func, cst.Attribute):
                     # (`tf.parallel_stack(...)` is written `tf.stack(...)` in the map function:
                     # engine._record_function; a name imported from TensorFlow is not renamed)
@@ -2805,12 +2804,11 @@ class _BlockRecogniser:
                                       "rewrites it when it optimises the program's graph); write it `tf.stack`, "
                                       "which gives the same tensor"
                                       % (_code(call.func), line, spelled, made_line, where, function))
+                    hint, finding = _summary_refusal(kind == "summary", call)
                     raise _Broken(calls, "the per-record code calls `%s()` (line %d), and `%s` (line %d%s, in %s()) "
                                   "makes %s: %s; keep it out of the per-record code (on the batch, or made once before "
                                   "the pipeline)%s" % ((_code(call.func), line, spelled, made_line, where, function)
-                                                       + _state_clause(kind)
-                                                       + (_UNSAFE_SUMMARY if kind == "summary" else "",)),
-                                  finding=(LostSummary, call) if kind == "summary" else None)
+                                                       + _state_clause(kind) + (hint,)), finding=finding)
                 wrapper = self._wrapping_decorator(call.func)
                 if wrapper is not None:
                     line = self._call_line(call, index)
@@ -4539,8 +4537,13 @@ _LIST_MAKERS = frozenset(("tensorflow.decode_csv", "tensorflow.io.decode_csv", "
 _DICT_PAIR_PARSERS = ("tensorflow.parse_single_sequence_example", "tensorflow.io.parse_single_sequence_example")
 
 
-# What a summary made by the per-record code is told besides: an unsafe fix migrates it (QM910).
-_UNSAFE_SUMMARY = "; `--unsafe` migrates it, the summary made in the map function's graph, where nothing reads it"
+def _summary_refusal(summary: bool, call: cst.Call) -> Tuple[str, Optional[Tuple[type, cst.Call]]]:
+    """What a refusal for state the per-record code makes adds when that state is a summary: the
+    unsafe fix that migrates it, and its finding (QM910) on the per-record call; nothing else."""
+    if not summary:
+        return "", None
+    return "; `--unsafe` migrates it, the summary made in the map function's graph, where nothing reads it", (
+        LostSummary, call)
 
 
 def _state_clause(kind: str) -> Tuple[str, str]:
