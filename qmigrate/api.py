@@ -129,6 +129,9 @@ class _Job:
     dispatched: Tuple[Tuple[str, str, str, str, str], ...] = ()
     dispatched_members: Tuple[Tuple[str, str], ...] = ()  # its own reader methods of such families: (class, method)
     star: Optional[star_imports.Patch] = None  # analysed as if its star import bound `tf` (star_imports)
+    # Reader makers of the run whose call on any object makes one reader class (dispatched_readers.
+    # maker_families): (method, a maker's path, its class).
+    dispatched_makers: Tuple[Tuple[str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -311,7 +314,7 @@ def _without_plumbing(analysis: engine.FileAnalysis) -> Optional[FileResult]:
 def _foreign(job: _Job) -> Optional[engine.ForeignHelpers]:
     """The reader helpers across modules a job asks for, read from their modules (None: none)."""
     if not job.imported and not job.migrate and not job.refused and not job.makers and not job.factories \
-            and not job.dispatched and not job.dispatched_members:
+            and not job.dispatched and not job.dispatched_members and not job.dispatched_makers:
         return None
     imported, sources, makers = {}, {}, {}
     for local, where, name in job.makers:
@@ -337,6 +340,11 @@ def _foreign(job: _Job) -> Optional[engine.ForeignHelpers]:
         found = engine.imported_dispatched(source, class_name, method) if source is not None else None
         if found is not None:
             dispatched[method] = (found, sibling, kind)
+    for method, where, class_name in job.dispatched_makers:
+        source = _read_python(where)
+        found = engine.imported_reader_maker(source, "", "%s.%s" % (class_name, method)) if source else None
+        if found is not None:  # `x.method()`, x of any class of the run (dispatched_readers)
+            makers["*." + method] = found
     return engine.ForeignHelpers(imported, sources, tuple(job.migrate), dict(job.refused), makers,
                                  {ask[:3]: ask[3:] for ask in job.factories}, dispatched, job.dispatched_members)
 
@@ -398,7 +406,9 @@ def migrate(paths: Iterable[str], options: Options = Options(), write: bool = Fa
 def _migrate(files: List[str], options: Options, write: bool, jobs: int, progress) -> List[FileResult]:
     # (workers forked inside it inherit the thresholds; _worker_loop sets them where they are not forked)
     with memory.fewer_collections(), _Pool(jobs) as pool:
-        pool.stars = star_imports.plan(files, Program(files, _read_python))
+        early = Program(files, _read_python)
+        pool.stars = star_imports.plan(files, early)
+        pool.makers = dispatched_readers.maker_families(files, early)
         first = dict(zip(files, pool.map(_run, [_Job(path, options) for path in files], progress)))
         program = Program(files, _read_python, {path: done.import_specs for path, done in first.items()
                                                 if done.import_specs is not None})
@@ -942,6 +952,9 @@ class _Pool:
         # Modules whose `tf` is TensorFlow through star imports of the run (star_imports.py): each
         # job of such a module, whatever its pass, is given its patch here.
         self.stars: Dict[str, star_imports.Patch] = {}
+        # Modules that call reader makers of the run on objects of unknown classes (dispatched_readers.
+        # maker_families): each job of such a module, whatever its pass, is given them here.
+        self.makers: Dict[str, Tuple[Tuple[str, str, str], ...]] = {}
 
     def __enter__(self):
         return self
@@ -976,6 +989,9 @@ class _Pool:
         if self.stars:
             jobs_list = [dataclasses.replace(item, star=self.stars[item.path])
                          if isinstance(item, _Job) and item.path in self.stars else item for item in jobs_list]
+        if self.makers:
+            jobs_list = [dataclasses.replace(item, dispatched_makers=self.makers[item.path])
+                         if isinstance(item, _Job) and item.path in self.makers else item for item in jobs_list]
         # One job runs here unless the workers are up: its file's worker may still hold its parse.
         if self.jobs <= 1 or not jobs_list or (len(jobs_list) < 2 and not self._workers):
             for item in jobs_list:

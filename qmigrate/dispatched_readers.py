@@ -485,3 +485,78 @@ def _parsed_member(text: str, indent: str, module: cst.Module) -> cst.FunctionDe
     indented = "".join((indent + line if line.strip() else line) for line in lines)
     return cst.parse_module("class _:\n" + indented, config=module.config_for_parsing).body[0].body.body[0]
 
+
+
+# Reader makers chosen at run time: Inception's `reader = dataset.reader()` on a parameter, where
+# every class of the run that defines `reader` makes the same TensorFlow reader (reader_makers.py).
+# A maker stays as it is (it takes nothing and returns a reader), so no caller can break: the
+# proof is only that whatever object of the run the call reaches makes that reader.
+
+def maker_families(files: List[str], program) -> Dict[str, Tuple[Tuple[str, str, str], ...]]:
+    """caller path -> ((method, a maker's path, its class), ...) for each method `m` that every
+    definition in the run makes the same reader with (`return tf.TFRecordReader()`, no argument),
+    when every mention of `.m` in the run is a call `x.m()` with no argument and no call in the run
+    passes a `reader=` keyword (a slim Dataset's `reader` attribute is a reader class too: its
+    `dataset.reader()` makes whatever class it was given). The callers are the files with such a
+    call on a plain name."""
+    candidates: Dict[str, Tuple[str, str]] = {}
+    for path in files:
+        source = program.source(path)
+        if source is None or b"Reader" not in source:
+            continue
+        tree = program.tree(path)
+        for cls in getattr(tree, "body", ()):
+            if isinstance(cls, ast.ClassDef):
+                for member in cls.body:
+                    if isinstance(member, ast.FunctionDef) and _ast_maker(tree, member) is not None:
+                        candidates.setdefault(member.name, (path, cls.name))
+    found: Dict[str, List[Tuple[str, str, str]]] = {}
+    for method, (where, class_name) in sorted(candidates.items()):
+        for path in _maker_callers(method, program) or ():
+            found.setdefault(path, []).append((method, where, class_name))
+    return {path: tuple(asks) for path, asks in found.items()}
+
+
+def _ast_maker(tree, function: ast.FunctionDef) -> Optional[str]:
+    """The reader class a method returns, resolved by its module's imports (`tensorflow.TFRecordReader`),
+    when its body, a docstring aside, is `return <class>()` with no argument; None otherwise."""
+    body = function.body[1:] if _docstring(function.body) else function.body
+    args = function.args
+    if (len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Call)
+            or body[0].value.args or body[0].value.keywords or function.decorator_list or len(args.args) != 1
+            or args.vararg or args.kwarg or args.kwonlyargs):
+        return None
+    name = ast_dotted(body[0].value.func)
+    resolved = canonical(ImportMap(None, tree).resolve_dotted(name) or "") if name else ""
+    return resolved if rule_for(resolved) in READERS else None
+
+
+def _maker_callers(method: str, program) -> Optional[List[str]]:
+    """The files that call `x.method()` on a plain name, when every definition of the method in
+    the run is a maker of one reader class and every mention of it is such a call (else None)."""
+    readers, callers = set(), []
+    for path in sorted(program.files_mentioning(method)):
+        tree = program.tree(path)
+        if tree is None:
+            continue
+        calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
+        if any(keyword.arg == "reader" for node in calls for keyword in node.keywords):
+            return None
+        called = {id(node.func) for node in calls if isinstance(node.func, ast.Attribute)
+                  and node.func.attr == method and not node.args and not node.keywords}
+        top = {id(member) for cls in tree.body if isinstance(cls, ast.ClassDef)
+               for member in cls.body if isinstance(member, ast.FunctionDef)}
+        here = False
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and node.attr == method:
+                if id(node) not in called:
+                    return None
+                here = here or isinstance(node.value, ast.Name) and node.value.id != "self"
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == method:
+                made = _ast_maker(tree, node) if id(node) in top else None
+                if made is None:
+                    return None
+                readers.add(made)
+        if here:
+            callers.append(path)
+    return callers if len(readers) == 1 else None

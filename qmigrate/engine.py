@@ -1073,7 +1073,8 @@ def _analyse(path: str, source: bytes, options: Options, module: cst.Module,
         uses = _forwarded_uses(uses + Counter(wanted), context)
     new_module = _migrate_helpers(new_module, context, uses, analysis, keep, rewriter.unbatched_sources)
     _refuse_own_helpers(analysis, context, foreign.refused)
-    own = {key: maker for key, maker in context.reader_makers.items() if key not in context.foreign_classes}
+    own = {key: maker for key, maker in context.reader_makers.items()
+           if key not in context.foreign_classes and not key.startswith("*.")}
     reader_makers.explain(own, analysis.reasons, analysis.todo, analysis.fixed_calls, analysis.kept_calls)
     new_module = _drop_queue_helpers(new_module, rewriter.queue_helpers, uses, analysis, keep)
     new_module = returned_dataset.rewrite(module, new_module, analysis, rewriter.tf, options.target, keep_helpers or {})
@@ -1734,6 +1735,9 @@ def _add_imported_makers(context: ModuleContext, makers: Dict[str, ImportedMaker
     own = {stmt.name.value for stmt in context.module.body if isinstance(stmt, cst.ClassDef)}
     keys = [imported_helpers.method_key(name) for name in makers]
     for name, found in makers.items():
+        if name.startswith("*."):  # `x.method()` whatever x is: every class of the run makes one reader
+            context.reader_makers.setdefault(name, found.maker)
+            continue
         key = imported_helpers.method_key(name)
         if key.split(".")[0] in own or keys.count(key) != 1 or key in context.reader_makers \
                 or key in context.record_sources or key in context.method_helpers:

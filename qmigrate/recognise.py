@@ -503,6 +503,16 @@ class _BlockRecogniser:
             if found and name:
                 readers[name] = (index,) + found
                 continue
+            if name and self.context.reader_makers and reader_makers.may_make(
+                    value, reader_makers.names(self.context.reader_makers)):
+                try:  # `reader = photos.reader()`: a method that only returns a reader (reader_makers.py)
+                    made = self._reader_ctor(value, index)
+                except _Broken as broken:
+                    result.failures.append(Failure(broken.calls, str(broken), broken.finding))
+                    continue
+                if made is not None:
+                    readers[name] = (index, made[0], value)
+                    continue
             found = _call_with_rule(value, self.imports, SLIM_PROVIDERS)
             if found and name:
                 self.providers[name] = (index,) + found
@@ -1224,6 +1234,10 @@ class _BlockRecogniser:
         else:
             name = self._self_method_call(expr, index)[0]
         maker = self.context.reader_makers.get(name) if name else None
+        if maker is None and name is None and isinstance(expr.func, cst.Attribute) and isinstance(
+                expr.func.value, cst.Name) and expr.func.value.value not in self.scope_stores:
+            # `dataset.reader()`, every class of the run defining it making one reader (dispatched_readers)
+            maker = self.context.reader_makers.get("*." + expr.func.attr.value)
         return (maker.rule, expr, {}) if maker is not None else None
 
     def _record_loop(self, index: int, tainted: Set[str], calls):

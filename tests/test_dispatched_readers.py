@@ -153,3 +153,103 @@ def test_a_readers_module_that_starts_runners_itself_keeps_its_classes_migrated(
     new = results["readers.py"].new_source.decode()
     assert "def prepare_reader_records(self, filename):" in new and "start_queue_runners" not in new
     assert not results["readers.py"].remaining and results["train.py"].changed
+
+
+# Reader makers chosen at run time (dispatched_readers.maker_families): Inception's
+# `reader = dataset.reader()` on a parameter, every class of the run making one reader class.
+SETS = """\
+    import tensorflow as tf
+
+
+    class RecordSet(object):
+        def __init__(self, files):
+            self.files = files
+
+        def data_files(self):
+            return self.files
+
+        def reader(self):
+            \"\"\"A reader of one of its files.\"\"\"
+            return tf.TFRecordReader()
+
+
+    class TrainSet(RecordSet):
+        pass
+    """
+INPUTS = """\
+    import tensorflow as tf
+
+
+    def batch_inputs(dataset, batch_size=4):
+        filename_queue = tf.train.string_input_producer(dataset.data_files(), num_epochs=1, shuffle=False)
+        reader = dataset.reader()
+        _, value = reader.read(filename_queue)
+        parsed = tf.parse_single_example(value, {'id': tf.FixedLenFeature([], tf.int64),
+                                                 'x': tf.FixedLenFeature([3], tf.float32)})
+        return tf.train.batch([parsed['id'], parsed['x']], batch_size, allow_smaller_final_batch=True)
+    """
+READ_ALL = """\
+    import sys
+
+    import tensorflow as tf
+
+    import inputs
+    import sets
+
+
+    def main(files):
+        ids, _ = inputs.batch_inputs(sets.TrainSet(files))
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+            seen = []
+            try:
+                while True:
+                    seen.extend(sess.run(ids).tolist())
+            except tf.errors.OutOfRangeError:
+                pass
+            coord.request_stop()
+            coord.join(threads)
+        print(seen)
+
+
+    if __name__ == '__main__':
+        main(sys.argv[1:])
+    """
+
+
+def test_a_reader_maker_on_a_parameter_reads_the_same_examples_under_tf18(tmp_path):
+    python = tf_python("1.8")
+    files = dict_records(python, tmp_path / "data")
+    seen = {}
+    for label in ("before", "after"):
+        folder = tmp_path / label
+        folder.mkdir()
+        for name, text in (("sets.py", SETS), ("inputs.py", INPUTS), ("read_all.py", READ_ALL)):
+            (folder / name).write_text(textwrap.dedent(text))
+        if label == "after":
+            results = {os.path.basename(r.path): r for r in api.migrate([str(folder)], write=True)}
+            assert not results["inputs.py"].remaining and not results["read_all.py"].remaining
+            assert not results["sets.py"].changed  # the maker stays, for whoever calls it
+            assert "TFRecordDataset" in (folder / "inputs.py").read_text()
+        seen[label] = _run(python, str(folder), "read_all.py", *files)
+    assert seen["after"] == seen["before"] == str(list(range(50)))
+
+
+@pytest.mark.parametrize("other", [
+    # a slim Dataset's `reader` is a reader class: `dataset.reader()` may be any
+    {"slim_sets.py": "import tensorflow as tf\nslim = tf.contrib.slim\n"
+                     "SPLIT = slim.dataset.Dataset(data_sources=[], reader=tf.TextLineReader, decoder=None,\n"
+                     "                             num_samples=1, items_to_descriptions={})\n"},
+    # a class that makes another reader
+    {"text_sets.py": "import tensorflow as tf\n\nclass TextSet(object):\n"
+                     "    def reader(self):\n        return tf.TextLineReader()\n"},
+    # the method named otherwise than called with nothing
+    {"peek.py": "def peek(dataset):\n    return dataset.reader\n"},
+])
+def test_what_no_maker_family_proves_stays(tmp_path, other):
+    modules = {"sets.py": SETS, "inputs.py": INPUTS}
+    modules.update(other)
+    results = _write(tmp_path, modules)
+    assert not results["inputs.py"].changed
