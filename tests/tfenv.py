@@ -65,10 +65,17 @@ _TF_ENV = {"TF_CPP_MIN_LOG_LEVEL": "2", "PYTHONHASHSEED": "0"}
 
 
 class _Forked:
-    """A script running in a fork of a zygote (its stdout and stderr go to files)."""
+    """A script running in a fork of a zygote (its stdout and stderr go to files).
 
-    def __init__(self, zygote, pid, folder):
+    A fork that is still running after half its time is killed and the script run again in a
+    process of its own, with the rest of the time: a fork of a process that imported TensorFlow
+    once hung with an idle CPU under load (TF 1.15, CI of session 37), where the same script run
+    on its own took 5 s, fifteen times in a row. A script that stalls by itself stalls in both and
+    still fails."""
+
+    def __init__(self, zygote, pid, folder, python=None, script=None, args=(), env=None):
         self.zygote, self.pid, self.folder = zygote, pid, folder
+        self.python, self.script, self.args, self.env = python, script, args, env or {}
 
     def _read(self, name):
         with open(os.path.join(self.folder, name), errors="replace") as handle:
@@ -87,19 +94,34 @@ class _Forked:
 
     def _ended(self, timeout):
         try:
-            code = self.zygote.wait(self.pid, timeout)
+            code = self.zygote.wait(self.pid, timeout / 2 if self.script else timeout)
         except subprocess.TimeoutExpired:
             os.kill(self.pid, signal.SIGKILL)
-            raise AssertionError("TF helper timed out after %d s:\n%s" % (timeout, self._read("stderr")[-4000:]))
+            if not self.script:
+                raise AssertionError("TF helper timed out after %d s:\n%s" % (timeout, self._read("stderr")[-4000:]))
+            return self._alone(timeout / 2)
         out, err = self._read("stdout"), self._read("stderr")
         shutil.rmtree(self.folder, ignore_errors=True)
         return code, out, err
+
+    def _alone(self, timeout):
+        """(exit code, stdout, stderr) of the script run again in a process of its own."""
+        try:
+            done = subprocess.run([self.python, self.script] + list(self.args), stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout,
+                                  env=dict(os.environ, **_TF_ENV, **self.env))
+        except subprocess.TimeoutExpired as expired:
+            raise AssertionError("TF helper timed out, forked and then alone, after %d s:\n%s"
+                                 % (timeout * 2, (expired.stderr or b"")[-4000:]))
+        shutil.rmtree(self.folder, ignore_errors=True)
+        return done.returncode, done.stdout, "(run again alone: its fork hung)\n" + done.stderr
 
 
 class _Zygote:
     """The client of one tf/zygote.py server: jobs go in as JSON lines, replies come back as lines."""
 
     def __init__(self, python):
+        self.python = python
         self.errors = tempfile.NamedTemporaryFile(prefix="qm-zygote-", suffix=".err", delete=False)
         self.process = subprocess.Popen([python, os.path.join(ROOT, "tests", "tf", "zygote.py")],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errors,
@@ -116,7 +138,7 @@ class _Zygote:
         while True:
             reply = self._reply(120)
             if "started" in reply:
-                return _Forked(self, reply["started"], folder)
+                return _Forked(self, reply["started"], folder, self.python, script, args, env)
 
     def wait(self, pid, timeout):
         deadline = time.monotonic() + timeout
