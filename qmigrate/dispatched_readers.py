@@ -100,10 +100,20 @@ def plan(files: List[str], program, results) -> Dict[str, Family]:
         wanted |= {method for method, _ in _calls(tree)} if tree is not None else set()
     families = {}
     for method in sorted(wanted):
+        if not _may_define(method, program):  # the cheap test first: most names are no reader method's
+            continue
         family = _family(method, program)
         if family is not None:
             families[method] = family
     return families
+
+
+def _may_define(method: str, program) -> bool:
+    """Whether some file of the run may define `method` as a method that makes a reader: its text
+    holds `def method(self, ...` and a reader class's name."""
+    pattern = re.compile(rb"def\s+%s\s*\(\s*self\s*," % re.escape(method.encode()))
+    return any(b"Reader" in source and pattern.search(source)
+               for source in (program.source(path) for path in program.files_mentioning(method)) if source)
 
 
 def _calls(tree) -> List[Tuple[str, ast.Call]]:
@@ -115,7 +125,7 @@ def _calls(tree) -> List[Tuple[str, ast.Call]]:
 
 
 def _family(method: str, program) -> Optional[Family]:
-    members, calls, readers = [], {}, 0
+    members, calls = [], {}
     for path in sorted(program.files_mentioning(method)):
         tree = program.tree(path)
         if tree is None:
@@ -143,7 +153,6 @@ def _family(method: str, program) -> Optional[Family]:
             if member is None:
                 return None
             members.append(member)
-            readers += 1
     if not members or not calls:
         return None
     kinds = [_returned_kind(program, m) for m in members]
