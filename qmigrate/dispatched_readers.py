@@ -511,8 +511,8 @@ def maker_families(files: List[str], program) -> Dict[str, Tuple[Tuple[str, str,
     candidates: Dict[str, Tuple[str, str]] = {}
     for path in files:
         source = program.source(path)
-        if source is None or b"Reader" not in source:
-            continue
+        if source is None or b"Reader" not in source or not _RETURNS_READER.search(source):
+            continue  # (parsed only when its text returns a reader made with nothing)
         tree = program.tree(path)
         for cls in getattr(tree, "body", ()):
             if isinstance(cls, ast.ClassDef):
@@ -524,6 +524,9 @@ def maker_families(files: List[str], program) -> Dict[str, Tuple[Tuple[str, str,
         for path in _maker_callers(method, program) or ():
             found.setdefault(path, []).append((method, where, class_name))
     return {path: tuple(asks) for path, asks in found.items()}
+
+
+_RETURNS_READER = re.compile(rb"return\s+[\w.]*Reader\s*\(\s*\)")
 
 
 def _ast_maker(tree, function: ast.FunctionDef) -> Optional[str]:
@@ -542,14 +545,20 @@ def _ast_maker(tree, function: ast.FunctionDef) -> Optional[str]:
 
 def _maker_callers(method: str, program) -> Optional[List[str]]:
     """The files that call `x.method()` on a plain name, when every definition of the method in
-    the run is a maker of one reader class and every mention of it is such a call (else None)."""
+    the run is a maker of one reader class and every mention of it is such a call (else None).
+    Only files whose text names `.method` or defines it are parsed; for `reader`, also those that
+    may pass a `reader=` keyword (a slim Dataset's `reader`, any class, is called the same way)."""
+    named = re.compile(rb"\.\s*%s\b|\bdef\s+%s\b" % ((re.escape(method.encode()),) * 2))
+    slim_keyword = re.compile(rb"[(,]\s*reader\s*=(?!=)") if method == "reader" else None
     readers, callers = set(), []
     for path in sorted(program.files_mentioning(method)):
-        tree = program.tree(path)
+        source = program.source(path) or b""
+        passes = slim_keyword is not None and slim_keyword.search(source)
+        tree = program.tree(path) if passes or named.search(source) else None
         if tree is None:
             continue
         calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
-        if any(keyword.arg == "reader" for node in calls for keyword in node.keywords):
+        if passes and any(arg.arg == "reader" for node in calls for arg in node.keywords):
             return None
         called = {id(node.func) for node in calls if isinstance(node.func, ast.Attribute)
                   and node.func.attr == method and not node.args and not node.keywords}
