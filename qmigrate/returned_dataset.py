@@ -538,6 +538,8 @@ class _Shape:
             assign = cstutil.single_assign(made[-1]) if len(made) == 1 else None
             if assign is None or not isinstance(assign[1], cst.Dict):
                 raise Refused("it batches `%s`, which the per-record code does not make as one dict" % tensors.value)
+        elif tensors is None:  # (a call with its tensors argument missing: TensorFlow would refuse it)
+            raise Refused("its call passes no tensors to batch")
         elif not isinstance(tensors, (cst.Dict, cst.List, cst.Tuple)):
             raise Refused("it batches `%s`, not a literal list or dict of tensors" % short_text(tensors))
         if isinstance(tensors, (cst.List, cst.Tuple)) and any(isinstance(e, cst.StarredElement)

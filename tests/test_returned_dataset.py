@@ -233,3 +233,11 @@ def test_a_batcher_on_another_device_than_the_cpu_is_not_entered(tmp_path):
     text = _text(SCOPED).replace("    with tf.name_scope('bucket_examples'):", "    with tf.device('/cpu:0'):")
     result = _migrate(tmp_path, {"examples.py": text})["examples.py"]
     assert all(d.fixed for d in result.diagnostics)
+
+
+def test_a_bucketing_call_without_its_tensors_is_refused_not_a_crash(tmp_path):
+    # The property harvester's mutant (seed 40): the call's first arguments gone, its tensors unbound.
+    text = _text(SCOPED).replace("            longest,\n            examples,\n            batch_sizes,\n", "")
+    result = _migrate(tmp_path, {"examples.py": text})["examples.py"]
+    assert result.error is None
+    assert "its call passes no tensors to batch" in _bucket_reason(result)
