@@ -1834,6 +1834,12 @@ def _module_context(module: cst.Module, imports: ImportMap, tree: Optional[ast.A
                 context.reader_helpers[stmt.name.value] = reader
         if batcher is not None and batcher.tensors_only_batched():
             context.batch_helpers[stmt.name.value] = batcher
+    # A name defined twice at the top: which definition a call reaches is the later one, but its
+    # helper would be rewritten at both places; neither is a helper.
+    defined = Counter(stmt.name.value for stmt in module.body if isinstance(stmt, cst.FunctionDef))
+    for table in (context.reader_helpers, context.record_sources, context.queue_sources, context.batch_helpers):
+        for name in [name for name in table if defined[name] > 1]:
+            del table[name]
     _add_forwarding_helpers(module, context)
     return context
 

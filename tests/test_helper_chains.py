@@ -219,3 +219,19 @@ def test_a_dict_changed_before_the_reader_is_not_moved(tmp_path):
     result = _migrate(tmp_path, text)
     assert not result.changed
     assert any("`shape` is computed inside read_example" in d.message for d in result.remaining)
+
+
+def test_a_helper_defined_twice_at_the_top_is_no_helper(tmp_path):
+    # The property harvester's mutant (seed 41): `def file_queue` written twice, the first a
+    # docstring only; the queue-source helper was rewritten at both places (an internal error).
+    import os
+    from conftest import TESTDATA
+    with open(os.path.join(TESTDATA, "single", "queue_source_helper.before.py")) as handle:
+        source = handle.read()
+    head = "def file_queue(data_dir, patterns=('dict_*',), capacity=16, num_epochs=None):\n"
+    assert source.count(head) == 1
+    path = tmp_path / "sources.py"
+    path.write_text(source.replace(head, head + '  """Its queue."""\n' + head))
+    result, = api.migrate([str(path)])
+    assert result.error is None
+    assert b"string_input_producer" in (result.new_source or result.old_source)
