@@ -524,6 +524,20 @@ def parse_stage(text: str, config) -> cst.BaseStatement:
                                             for line in stmt.leading_lines])
 
 
+def as_module_indents(text: str, indent: str) -> str:
+    """Source written with four spaces a level (synth's, a sibling method's) indented as the
+    module indents, `indent` a level."""
+    return "\n".join(re.sub(r"^((?:    )+)", lambda m: indent * (len(m.group(1)) // 4), line)
+                     for line in text.split("\n"))
+
+
+def parse_class_member(text: str, indent: str, module: cst.Module) -> cst.BaseStatement:
+    """The statement of `text` (a def at the left margin, written as the module indents) as a
+    member of a class whose body indents by `indent`, parsed as the module is."""
+    indented = "".join((indent + line if line.strip() else line) for line in text.splitlines(True))
+    return cst.parse_module("class _:\n" + indented, config=module.config_for_parsing).body[0].body.body[0]
+
+
 def argument(call: cst.Call, keyword: str, position: Optional[int] = None) -> Optional[cst.BaseExpression]:
     """The value a call passes as `keyword=`, or as its positional argument `position`; None if neither."""
     for index, arg in enumerate(call.args):

@@ -163,13 +163,8 @@ def _family(method: str, program) -> Optional[Family]:
 
 
 def _abstract(function: ast.FunctionDef) -> bool:
-    body = function.body[1:] if _docstring(function.body) else function.body
+    body = function.body[1:] if ast.get_docstring(function, clean=False) is not None else function.body
     return bool(body) and all(isinstance(stmt, (ast.Raise, ast.Pass)) for stmt in body)
-
-
-def _docstring(body) -> bool:
-    return bool(body) and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-        and isinstance(body[0].value.value, str)
 
 
 def _returned_kind(program, member: Member) -> Optional[Tuple[str, int]]:
@@ -238,13 +233,13 @@ def _prove(path: str, program, class_name: str, function_ast: ast.FunctionDef) -
         module = cst.parse_module(source)
     except Exception:
         return None
-    function = _method_of(module, class_name, function_ast.name)
+    function = method_of(module, class_name, function_ast.name)
     if function is None or member_rewrite(function, ImportMap(module), module) is None:
         return None
     return Member(path, class_name, function_ast.name)
 
 
-def _method_of(module: cst.Module, class_name: str, method: str) -> Optional[cst.FunctionDef]:
+def method_of(module: cst.Module, class_name: str, method: str) -> Optional[cst.FunctionDef]:
     """The method as a plain definition of a top-level class of the module, or None."""
     cls = next((s for s in module.body if isinstance(s, cst.ClassDef) and s.name.value == class_name), None)
     if cls is None or not isinstance(cls.body, cst.IndentedBlock):
@@ -277,7 +272,7 @@ def rewrite_members(new_module: cst.Module, module: cst.Module, imports: ImportM
     reader constructor calls (of `module`) of those written, and their keys (`Class.method`)."""
     body, written, calls = list(new_module.body), [], []
     for class_name, method in wanted:
-        original = _method_of(module, class_name, method)
+        original = method_of(module, class_name, method)
         found = member_rewrite(original, imports, module) if original is not None else None
         at = next((i for i, s in enumerate(body) if isinstance(s, cst.ClassDef) and s.name.value == class_name
                    and isinstance(s.body, cst.IndentedBlock)), None)
@@ -289,7 +284,7 @@ def rewrite_members(new_module: cst.Module, module: cst.Module, imports: ImportM
         if place is None:
             continue  # another step changed it
         indent = body[at].body.indent if body[at].body.indent is not None else module.default_indent
-        sibling = _parsed_member(_reindented(found[2], module.default_indent), indent, module)
+        sibling = cstutil.parse_class_member(cstutil.as_module_indents(found[2], module.default_indent), indent, module)
         members[place:place + 1] = [found[1].with_changes(leading_lines=members[place].leading_lines),
                                     sibling.with_changes(leading_lines=[cst.EmptyLine(indent=False)])]
         body[at] = body[at].with_changes(body=body[at].body.with_changes(body=members))
@@ -411,7 +406,7 @@ def _per_record_refusal(program, path: str, class_name: str, function: ast.Funct
                 continue  # lost to the program's graph in a map function, but nothing reads it
             if graph_state.makes_state(name) or last in _REFUSED_CALLS or name.startswith(_PREFIXES):
                 return "it calls %s()" % (spelled or last)
-            for callee in _callees(program, where, tree, cls, call):
+            for callee in _callees(program, where, tree, imports, cls, call):
                 todo.append(callee)
     return None
 
@@ -447,10 +442,10 @@ def _unread_collection(program, call: ast.Call) -> bool:
     return sum(len(quoted.findall(program.source(path) or b"")) for path in program.files_mentioning(key.value)) == 1
 
 
-def _callees(program, path: str, tree, cls: Optional[str], call: ast.Call):
+def _callees(program, path: str, tree, imports: ImportMap, cls: Optional[str], call: ast.Call):
     """The (path, class or None, def) a call reaches among the run's code: `self.m(...)` in a
     method of `cls`, `f(...)` a top-level function of the module, `mod.f(...)` one of a module of
-    the run the file imports as `mod`."""
+    the run the file imports as `mod` (its `imports` say which)."""
     func = call.func
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" and cls:
         for node in tree.body:
@@ -463,37 +458,12 @@ def _callees(program, path: str, tree, cls: Optional[str], call: ast.Call):
             if isinstance(node, ast.FunctionDef) and node.name == func.id:
                 yield path, None, node
     elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-        module = _imported_module(tree, func.value.id)
+        module = imports.resolve_dotted(func.value.id)
         where = program.module_path(path, module) if module else None
         other = program.tree(where) if where else None
         for node in getattr(other, "body", ()):
             if isinstance(node, ast.FunctionDef) and node.name == func.attr:
                 yield where, None, node
-
-
-def _imported_module(tree, local: str) -> Optional[str]:
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                if (alias.asname or alias.name) == local:
-                    return alias.name
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            for alias in node.names:
-                if (alias.asname or alias.name) == local:
-                    return "%s.%s" % (node.module, alias.name)
-    return None
-
-
-def _reindented(text: str, indent: str) -> str:
-    return "\n".join(re.sub(r"^((?:    )+)", lambda m: indent * (len(m.group(1)) // 4), line)
-                     for line in text.split("\n"))
-
-
-def _parsed_member(text: str, indent: str, module: cst.Module) -> cst.FunctionDef:
-    lines = text.splitlines(True)
-    indented = "".join((indent + line if line.strip() else line) for line in lines)
-    return cst.parse_module("class _:\n" + indented, config=module.config_for_parsing).body[0].body.body[0]
-
 
 
 # Reader makers chosen at run time: Inception's `reader = dataset.reader()` on a parameter, where
@@ -532,7 +502,7 @@ _RETURNS_READER = re.compile(rb"return\s+[\w.]*Reader\s*\(\s*\)")
 def _ast_maker(tree, function: ast.FunctionDef) -> Optional[str]:
     """The reader class a method returns, resolved by its module's imports (`tensorflow.TFRecordReader`),
     when its body, a docstring aside, is `return <class>()` with no argument; None otherwise."""
-    body = function.body[1:] if _docstring(function.body) else function.body
+    body = function.body[1:] if ast.get_docstring(function, clean=False) is not None else function.body
     args = function.args
     if (len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Call)
             or body[0].value.args or body[0].value.keywords or function.decorator_list or len(args.args) != 1

@@ -1562,9 +1562,8 @@ def imported_dispatched(source: bytes, class_name: str, method: str) -> Optional
     ReaderHelper, or None. Never raises."""
     try:
         module = cst.parse_module(source)
-        cls = next(s for s in module.body if isinstance(s, cst.ClassDef) and s.name.value == class_name)
-        function = next(m for m in cls.body.body if isinstance(m, cst.FunctionDef) and m.name.value == method)
-        found = dispatched_readers.reader_method(function, ImportMap(module))
+        function = dispatched_readers.method_of(module, class_name, method)
+        found = dispatched_readers.reader_method(function, ImportMap(module)) if function is not None else None
     except Exception:
         return None
     return found[0] if found is not None else None

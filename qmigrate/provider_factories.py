@@ -43,7 +43,7 @@ from typing import Dict, List, Optional, Tuple
 
 import libcst as cst
 
-from qmigrate import astindex
+from qmigrate import astindex, cstutil
 from qmigrate.factory_reasons import code, own_returns
 from qmigrate.model import FileSource
 from qmigrate.names import ast_dotted
@@ -285,7 +285,8 @@ def _prove(path: str, class_name: str, method: str, program, files, target) -> O
                         dataset_name=records)
     if synth.cannot_write(pipeline, target):
         return None
-    stages = [_indent_nested(stage, module.default_indent) for stage in synth.head_statements(pipeline, tf, target)]
+    stages = [cstutil.as_module_indents(stage, module.default_indent)
+              for stage in synth.head_statements(pipeline, tf, target)]
     if not synth._repeated(pipeline):
         stages.append(synth.repeat_statement(pipeline))
     body = [module.code_for_node(stmt) for stmt in function.body.body[:-1]]
@@ -302,12 +303,6 @@ def _prove(path: str, class_name: str, method: str, program, files, target) -> O
     except Exception:  # what it writes must parse and compile in the module as it is
         return None
     return factory
-
-
-def _indent_nested(text: str, indent: str) -> str:
-    """synth's text (nested lines indented by four spaces) indented as the module indents."""
-    return "\n".join(re.sub(r"^((?:    )+)", lambda m: indent * (len(m.group(1)) // 4), line)
-                     for line in text.split("\n"))
 
 
 def _trimmed(text: str) -> str:
@@ -340,9 +335,8 @@ def with_sibling(source: bytes, factory: Factory) -> Optional[bytes]:
             if at is None:
                 return None
             indent = stmt.body.indent if stmt.body.indent is not None else module.default_indent
-            text = "".join((indent + line if line.strip() else line) for line in factory.text.splitlines(True))
-            added = cst.parse_module("class _:\n" + text, config=module.config_for_parsing).body[0].body.body[0]
-            added = added.with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+            added = cstutil.parse_class_member(factory.text, indent, module).with_changes(
+                leading_lines=[cst.EmptyLine(indent=False)])
             members.insert(at + 1, added)
             body[index] = stmt.with_changes(body=stmt.body.with_changes(body=members))
             new = module.with_changes(body=body).bytes
