@@ -22,10 +22,10 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 import libcst as cst
 
 from qmigrate import (captured_params, chained_records, dispatched_readers, drawn_arguments, engine,
-                      estimator_inputs, factory_reasons, fresh_receivers, graph_copies, handed_down, imported_helpers,
-                      library_runners, memory, notebooks, provider_factories, python3_check, returned_records,
-                      saved_graphs, star_imports, statement_memo, tower_reads, towers, uncalled_datasets,
-                      uncalled_queues, unlinked, untraced_towers)
+                      estimator_inputs, factory_reasons, family_reasons, fresh_receivers, graph_copies, handed_down,
+                      imported_helpers, library_runners, memory, notebooks, provider_factories, python3_check,
+                      returned_records, saved_graphs, star_imports, statement_memo, tower_reads, towers,
+                      uncalled_datasets, uncalled_queues, unlinked, untraced_towers)
 from qmigrate.diagnostics import Diagnostic, Failure, FileResult, Status
 from qmigrate.discovery import discover
 from qmigrate.engine import Options
@@ -520,9 +520,10 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
 
         # Reader methods chosen at run time: every class of the run that defines one is migrated
         # with all the calls of it, or none is (dispatched_readers).
-        families = {method: family for method, family in dispatched_readers.plan(files, program, results).items()
+        families, refused = dispatched_readers.plan(files, program, results)
+        families = {method: family for method, family in families.items()
                     if not any(path in factory_callers for path, _ in family.calls)}  # (their asks are not redone)
-        _take_dispatched(families, results, relinked, later, pool)
+        refused.update(_take_dispatched(families, results, relinked, later, pool, program))
 
         # Queue runners go from each program that builds no queue any more: the script and every
         # module of the set it imports, directly or not.
@@ -555,6 +556,7 @@ def _migrate(files: List[str], options: Options, write: bool, jobs: int, progres
         _add_factory_siblings(results, first, factories, used_factories, factory_callers)
         _note_untraced_towers(results, first, plans, options, pool, program)
         _name_uncalled_functions(results, program)
+        family_reasons.explain_results(results, refused, program)
         factory_reasons.explain_results(results, program)
 
     _as_notebooks(results)
@@ -596,16 +598,16 @@ def _later_passes(jobs: List[_Job], first: Dict[str, _Done], pool: "_Pool") -> L
 
 
 def _take_dispatched(families: Dict[str, dispatched_readers.Family], results: Dict[str, FileResult],
-                     relinked: Dict[str, _Done], later, pool) -> None:
+                     relinked: Dict[str, _Done], later, pool, program) -> Dict[str, dispatched_readers.Refusal]:
     """The callers of each family's method analysed again with it; a family is taken only when
     every call of it in the run was migrated, by caller passes that took no call of a family not
     taken (a caller that did goes back to its result before). The modules of the taken families'
     classes are then analysed again migrating them (with their calls, if they are callers too):
     when every one wrote all it was asked, the callers' and those modules' results go in, else
     none does (each module's own analysis writes its classes, so the queue runners' step sees
-    what it builds)."""
+    what it builds). Returns why each family not taken stays."""
     if not families:
-        return
+        return {}
     asks: Dict[str, List[Tuple[str, ...]]] = {}
     for family in families.values():
         for path, _ in family.calls:
@@ -615,16 +617,17 @@ def _take_dispatched(families: Dict[str, dispatched_readers.Family], results: Di
                                            for path in order])))
     used = {path: dict(d.dispatched_used) if d.analysed and d.result.status is not Status.FAILED else {}
             for path, d in done.items()}
-    failed = {method for method, family in families.items()
-              if any(used[path].get(method, 0) != count for path, count in family.calls)}
+    refused = _first_stays(families, lambda method, path, count: used[path].get(method, 0) != count, program)
+    failed = set(refused)
     while True:
         reverted = {path for path in order
                     if any(used[path].get(ask[0]) and ask[0] in failed for ask in asks[path])}
-        more = {method for method, family in families.items() if method not in failed
-                and any(path in reverted for path, _ in family.calls)}
+        more = _first_stays({method: family for method, family in families.items() if method not in failed},
+                            lambda method, path, count: path in reverted, program)
         if not more:
             break
-        failed |= more
+        failed |= set(more)
+        refused.update(more)
     taken = [family for method, family in sorted(families.items()) if method not in failed]
     callers = {path for path in order if path not in reverted and any(used[path].get(ask[0]) for ask in asks[path])}
     wanted: Dict[str, List[Tuple[str, str]]] = {}
@@ -632,7 +635,7 @@ def _take_dispatched(families: Dict[str, dispatched_readers.Family], results: Di
         for member in family.members:
             wanted.setdefault(member.path, []).append((member.class_name, member.method))
     if not wanted:
-        return
+        return refused
     paths = sorted(wanted)
     written = dict(zip(paths, pool.map(_run, [later(
         path, also_without_plumbing=True, dispatched_members=tuple(wanted[path]),
@@ -643,11 +646,24 @@ def _take_dispatched(families: Dict[str, dispatched_readers.Family], results: Di
         if not (d.analysed and d.result.status is not Status.FAILED
                 and set(d.dispatched_written) == {"%s.%s" % member for member in members}
                 and (path not in callers or dict(d.dispatched_used) == used[path])):
-            return  # (not written as the plan proved it could be: nothing of the families changes)
+            # (not written as the plan proved it could be: nothing of the families changes)
+            return dict(refused, **{family.method: dispatched_readers.Refusal(
+                family.method, path, 0, "%s was not rewritten as its proof planned: no class goes") for family in taken})
     for path in callers:
         results[path], relinked[path] = done[path].result, done[path]
     for path in paths:
         results[path], relinked[path] = written[path].result, written[path]
+    return refused
+
+
+def _first_stays(families: Dict[str, dispatched_readers.Family], stays, program) -> Dict[str, dispatched_readers.Refusal]:
+    """method -> why it stays, for each family with a caller whose calls `stays(method, path, count)`."""
+    refused = {}
+    for method, family in families.items():
+        path = next((path for path, count in family.calls if stays(method, path, count)), None)
+        if path is not None:
+            refused[method] = dispatched_readers.untaken(family, path, program)
+    return refused
 
 
 def _add_factory_siblings(results: Dict[str, FileResult], first: Dict[str, _Done], factories, used, callers) -> None:

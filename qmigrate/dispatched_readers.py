@@ -43,7 +43,7 @@ import ast
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -89,23 +89,38 @@ class Family:
         return self.method, self.sibling, first.path, first.class_name, self.kind
 
 
-def plan(files: List[str], program, results) -> Dict[str, Family]:
-    """method name -> its Family, for every method a caller with a batch left may hand its queue."""
+@dataclass(frozen=True)
+class Refusal:
+    """Why the reader methods of one name stay: `why`, with `%s` where the place goes (`path`, `line`),
+    which family_reasons writes relative to the file whose diagnostic it tells."""
+
+    method: str
+    path: str
+    line: int
+    why: str
+
+
+def plan(files: List[str], program, results) -> Tuple[Dict[str, Family], Dict[str, Refusal]]:
+    """method name -> its Family, for every method a caller with a batch left may hand its queue;
+    and method name -> its Refusal, for such a method that some class of the run defines as a
+    reader method (it reads its queue parameter) but whose family is not proven."""
     wanted: Set[str] = set()
     for path in files:
         result = results.get(path)
         if result is None or not any(_BATCH_CODE.match(d.code) for d in result.remaining):
             continue
         tree = program.tree(path)
-        wanted |= {method for method, _ in _calls(tree)} if tree is not None else set()
-    families = {}
+        wanted |= {method for method, _ in calls(tree)} if tree is not None else set()
+    families, refused = {}, {}
     for method in sorted(wanted):
         if not _may_define(method, program):  # the cheap test first: most names are no reader method's
             continue
         family = _family(method, program)
-        if family is not None:
+        if isinstance(family, Family):
             families[method] = family
-    return families
+        elif family is not None:
+            refused[method] = family
+    return families, refused
 
 
 def _may_define(method: str, program) -> bool:
@@ -116,7 +131,7 @@ def _may_define(method: str, program) -> bool:
                for source in (program.source(path) for path in program.files_mentioning(method)) if source)
 
 
-def _calls(tree) -> List[Tuple[str, ast.Call]]:
+def calls(tree) -> List[Tuple[str, ast.Call]]:
     """(method, call) of each `obj.method(name)` in the tree."""
     return [(node.func.attr, node) for node in ast.walk(tree)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
@@ -124,42 +139,93 @@ def _calls(tree) -> List[Tuple[str, ast.Call]]:
             and isinstance(node.args[0], ast.Name) and node.func.attr not in ("read", "read_up_to")]
 
 
-def _family(method: str, program) -> Optional[Family]:
-    members, calls = [], {}
+def _family(method: str, program) -> Union[Family, Refusal, None]:
+    """The family of `method`, or why not (None when no class of the run reads a queue with it, or
+    nothing calls it: no family to speak of)."""
+    members, counts, refusal, reads = [], {}, None, False
     for path in sorted(program.files_mentioning(method)):
         tree = program.tree(path)
         if tree is None:
-            if re.search(rb"\.\s*%s\b" % method.encode(), program.source(path) or b""):
-                return None  # a file the run cannot parse (Python 2) names the method: it may hand it a queue
+            named = re.search(rb"\.\s*%s\b" % method.encode(), program.source(path) or b"")
+            if named and refusal is None:  # a file the run cannot parse (Python 2) names it: it may hand it a queue
+                line = (program.source(path) or b"")[:named.start()].count(b"\n") + 1
+                refusal = Refusal(method, path, line, "%%s, which qmigrate cannot parse, names `.%s`: it may hand the "
+                                                      "method a queue" % method)
             continue
-        calls_here = [call for name, call in _calls(tree) if name == method]
+        calls_here = [call for name, call in calls(tree) if name == method]
         called = {id(call.func) for call in calls_here}
         defined = {}
         for node in ast.walk(tree):
-            if isinstance(node, ast.Attribute) and node.attr == method and id(node) not in called:
-                return None  # `reader.prepare_reader` otherwise than in a call of it
+            if isinstance(node, ast.Attribute) and node.attr == method and id(node) not in called and refusal is None:
+                refusal = Refusal(method, path, node.lineno, "`.%s` at %%s is not a call `obj.%s(name)`: what it "
+                                                             "is handed, qmigrate does not see" % (method, method))
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == method:
                 defined[id(node)] = node
+                reads = reads or _reads_its_queue(node)
         top = {id(member): cls for cls in tree.body if isinstance(cls, ast.ClassDef)
                for member in cls.body if isinstance(member, ast.FunctionDef) and member.name == method}
-        if set(defined) - set(top):
-            return None  # a method of a nested class, or a function of that name: not followed
+        for key in set(defined) - set(top):
+            if refusal is None:
+                refusal = Refusal(method, path, defined[key].lineno, "%s() at %%s is not a method of a top-level "
+                                                                     "class: qmigrate does not follow it" % method)
         if calls_here:
-            calls[path] = len(calls_here)
+            counts[path] = len(calls_here)
         for key, cls in top.items():
-            if _abstract(defined[key]):
+            if _abstract(defined[key]) or refusal is not None:
                 continue
             member = _prove(path, program, cls.name, defined[key])
-            if member is None:
-                return None
-            members.append(member)
-    if not members or not calls:
+            if isinstance(member, str):
+                refusal = Refusal(method, path, defined[key].lineno, "%s.%s() at %%s %s" % (cls.name, method, member))
+            else:
+                members.append(member)
+    if not reads or not counts:
         return None
+    if refusal is not None or not members:
+        return refusal
     kinds = [_returned_kind(program, m) for m in members]
-    joined = {join_kind(kind) for kind in kinds if kind is not None}
-    if None in kinds or len(joined) != 1:
-        return None  # (tuples of different lengths are one kind: a caller unpacks what its class gives)
-    return Family(method, method + SUFFIX, tuple(members), tuple(sorted(calls.items())), joined.pop())
+    for member, kind in zip(members, kinds):
+        if kind is None:
+            return Refusal(method, member.path, _line_of(program, member),
+                           "%s.%s() at %%s does not return a literal tuple, list or dict (itself, through a name "
+                           "it binds once, or through a method of its class): the structure a caller batches is "
+                           "not seen" % (member.class_name, method))
+    joined = {join_kind(kind) for kind in kinds}
+    if len(joined) != 1:  # (tuples of different lengths are one kind: a caller unpacks what its class gives)
+        odd = next(m for m, k in zip(members, kinds) if join_kind(k) != join_kind(kinds[0]))
+        return Refusal(method, odd.path, _line_of(program, odd),
+                       "the classes return records of different structures: %s.%s() a %s, %s.%s() at %%s a %s" % (
+                           members[0].class_name, method, _KIND_WORDS[join_kind(kinds[0])], odd.class_name, method,
+                           _KIND_WORDS[join_kind(kinds[members.index(odd)])]))
+    return Family(method, method + SUFFIX, tuple(members), tuple(sorted(counts.items())), joined.pop())
+
+
+_KIND_WORDS = {"dict": "dict", "single": "tuple of one tensor", "tuple": "tuple"}
+
+
+def _line_of(program, member: Member) -> int:
+    tree = program.tree(member.path)
+    cls = next(c for c in tree.body if isinstance(c, ast.ClassDef) and c.name == member.class_name)
+    return next(m.lineno for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == member.method)
+
+
+def _reads_its_queue(function) -> bool:
+    """Whether the function reads its second parameter (after `self`) with `x.read(q)` or
+    `x.read_up_to(q, n)`: a reader method, whatever else it does."""
+    args = function.args.args
+    if len(args) < 2:
+        return False
+    queue = args[1].arg
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+               and node.func.attr in ("read", "read_up_to") and node.args
+               and isinstance(node.args[0], ast.Name) and node.args[0].id == queue for node in ast.walk(function))
+
+
+def untaken(family: Family, path: str, program) -> Refusal:
+    """Why a planned family stays when its calls in `path` were not all migrated."""
+    lines = sorted(call.lineno for name, call in calls(program.tree(path)) if name == family.method)
+    return Refusal(family.method, path, lines[0] if lines else 0,
+                   "its call at %s stays (the diagnostics there say why), and the classes go with every call of "
+                   "the method in the run or not at all")
 
 
 def _abstract(function: ast.FunctionDef) -> bool:
@@ -217,25 +283,33 @@ def _own(nodes) -> Iterable[ast.AST]:
     return own_nodes(nodes)
 
 
-def _prove(path: str, program, class_name: str, function_ast: ast.FunctionDef) -> Optional[Member]:
-    """The Member for `class_name.<method>` of `path`, or None when anything is not proven."""
+def _prove(path: str, program, class_name: str, function_ast: ast.FunctionDef) -> Union[Member, str]:
+    """The Member for `class_name.<method>` of `path`, or what is not proven (said of the method)."""
     source = program.source(path)
-    if source is None or re.search(rb"\b%s%s\b" % (function_ast.name.encode(), SUFFIX.encode()), source):
-        return None
+    sibling = function_ast.name + SUFFIX
+    if source is None or re.search(rb"\b%s\b" % sibling.encode(), source):
+        return "is in a module that already uses the name %s, which its migration would give its sibling" % sibling
     args = function_ast.args
     if (function_ast.decorator_list or len(args.args) < 2 or args.vararg or args.kwarg or args.kwonlyargs
             or len(args.defaults) != len(args.args) - 2 or getattr(args, "posonlyargs", None)):
-        return None
-    if _per_record_refusal(program, path, class_name, function_ast) is not None \
-            or _constructor_makes_ops(program.tree(path), class_name):
-        return None
+        return ("is decorated, or takes other parameters than `self`, the queue and parameters with defaults, "
+                "which a map function and its sibling could not be given")
+    refusal = _per_record_refusal(program, path, class_name, function_ast)
+    if refusal is not None:
+        return ("has per-record code that a map function cannot hold (%s: its state would be made in the map "
+                "function's graph)" % refusal)
+    if _constructor_makes_ops(program.tree(path), class_name):
+        return ("belongs to a class whose constructor calls TensorFlow: what it keeps on the object may be a "
+                "tensor or variable of the program's graph, which a one-shot iterator's map function cannot capture")
     try:
         module = cst.parse_module(source)
     except Exception:
-        return None
+        return "is in a module libcst cannot parse"
     function = method_of(module, class_name, function_ast.name)
     if function is None or member_rewrite(function, ImportMap(module), module) is None:
-        return None
+        return ("does not make its reader and read its queue in its own statements as qmigrate moves into a "
+                "map function (one reader made and read once, by read() or read_up_to(), its record read only "
+                "by the per-record code)")
     return Member(path, class_name, function_ast.name)
 
 

@@ -204,17 +204,17 @@ class FileAnalysis:
     def _unlinked(self, rule, call) -> str:
         """Why a call no pipeline reached stays: where its chain leaves its function, if that shows."""
         if not isinstance(call, cst.Call) or not unlinked.explains(rule.code):
-            return _UNLINKED
+            return UNLINKED
         if rule.code.startswith("QM4") and not any(other.code.startswith("QM3") and id(node) not in self.fixed_calls
                                                    for other, node, _, _ in self.occurrences):
-            return _UNLINKED  # a prefetch queue is explained by a batching of its module that stays: there is none
+            return UNLINKED  # a prefetch queue is explained by a batching of its module that stays: there is none
         explainer = getattr(self, "_explainer", None)
         if explainer is None or explainer[0] is not self.module:
             calls = [c for _, c, _, _ in self.occurrences if isinstance(c, cst.Call)]
             explainer = self._explainer = (self.module, unlinked.Explainer(
                 self.module, calls, self.imports.resolve, lambda node: self.positions.start(node)[0],
                 lambda node: id(node) in self.fixed_calls))
-        return explainer[1].reason(rule.code, call) or _UNLINKED
+        return explainer[1].reason(rule.code, call) or UNLINKED
 
     def _message(self, rule, call, queue_code_left: bool) -> Optional[str]:
         """What result() says about a queue call (None: nothing)."""
@@ -357,7 +357,7 @@ class _Positions:
 PLUMBING = (queue_runners.StartQueueRunners, queue_runners.Coordinator, queue_runners.QueueRunnersBlock,
             queue_runners.RunnersStartedByHand)
 SESSIONS = (queue_runners.SessionStartsRunners,)
-_UNLINKED = ("it is not part of a producer → reader → batch chain that qmigrate can follow within one "
+UNLINKED = ("it is not part of a producer → reader → batch chain that qmigrate can follow within one "
              "block (pipelines split across functions or modules are not rewritten yet)")
 _KEPT_TODO = ("migrate those callers (a dataset of records instead of a queue), then delete %s() and call "
               "%s() everywhere")
@@ -533,14 +533,14 @@ def _say_record_arms(analysis: FileAnalysis, tried: List[FileAnalysis] = ()) -> 
         line = analysis.positions.start(branch)[0]
         for stmt in statements:
             for call in cstutil.calls_of(stmt):
-                if analysis.reason_of(call) == _UNLINKED:
+                if analysis.reason_of(call) == UNLINKED:
                     analysis.reasons[id(call)] = _EITHER_ARM % (line, why)
     for moved in tried:
         # The reasons the arms' chains gave, by line and rule: those of a call each arm holds a copy of.
         said = {}
         for rule, call, line, _ in moved.occurrences:
             reason = moved.reason_of(call)
-            if reason is not None and reason != _UNLINKED and not reason.startswith(_EITHER_ARM_START):
+            if reason is not None and reason != UNLINKED and not reason.startswith(_EITHER_ARM_START):
                 said.setdefault((line, rule.code), reason)
         for move in record_arms.find(analysis.module, analysis.imports):
             line = analysis.positions.start(move.branch)[0]
@@ -551,7 +551,7 @@ def _say_record_arms(analysis: FileAnalysis, tried: List[FileAnalysis] = ()) -> 
                 # the calls of the if and of the code up to the batching, and the queues before it
                 # whose reason is the plain chain's or their use by the if
                 if reason is not None and found is not None and found != reason and rule not in PLUMBING \
-                        and (line < at <= end or reason == _UNLINKED or handbuilt.used_beyond(reason)):
+                        and (line < at <= end or reason == UNLINKED or handbuilt.used_beyond(reason)):
                     analysis.reasons[id(call)] = _EITHER_ARM % (line, "there: " + found)
 
 

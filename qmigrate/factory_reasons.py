@@ -28,7 +28,7 @@ from qmigrate.names import ast_dotted
 from qmigrate.rules.base import Unsupported
 
 # The reason unlinked gives a batch whose tensors start at a call of a method of an object.
-_FROM_CALL = re.compile(r"the tensors it batches come from (?P<object>\w+)\.(?P<method>\w+)\(\) \(line (?P<line>\d+)\), "
+FROM_CALL = re.compile(r"the tensors it batches come from (?P<object>\w+)\.(?P<method>\w+)\(\) \(line (?P<line>\d+)\), "
                         r"a call qmigrate does not follow to a producer → reader chain")
 _PROVIDER = "DatasetDataProvider"
 TERMS = ("qmigrate migrates a provider factory with a caller that makes the object from the factory's class "
@@ -126,7 +126,7 @@ def explain(message: str, path: str, program) -> Optional[str]:
     """The reason `message` gives, told which classes of the run make the provider the batched
     tensors come from, when it says they come from `obj.method()` and such classes are found in
     `path` or the modules related to it by imports (Program.related); else None."""
-    found = _FROM_CALL.search(message)
+    found = FROM_CALL.search(message)
     if found is None:
         return None
     method = found.group("method")

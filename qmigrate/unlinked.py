@@ -20,12 +20,12 @@ _READS = ("read", "read_up_to")
 # How a reason says that a function returns its records to callers the run did not link to it;
 # after the run, `uncalled` says so more precisely when no module of the run calls the function.
 _NOT_LINKED = "which qmigrate does not link to them"
-_RETURNED_TO = re.compile(r"are returned \(line \d+\) to the callers of ([\w.]+)\(\), " + re.escape(_NOT_LINKED))
+RETURNED_TO = re.compile(r"are returned \(line \d+\) to the callers of ([\w.]+)\(\), " + re.escape(_NOT_LINKED))
 
 
 def returned_to(message: str) -> Optional[str]:
     """The function a reason says returns its records to callers not linked to it, or None."""
-    found = _RETURNED_TO.search(message)
+    found = RETURNED_TO.search(message)
     return found.group(1) if found else None
 
 

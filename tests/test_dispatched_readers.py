@@ -84,24 +84,36 @@ def test_the_family_migrates_with_its_caller(tmp_path):
     assert b"interleave(reader.prepare_reader_records, cycle_length=2)" in results["train.py"].new_source
 
 
-@pytest.mark.parametrize("extra, other", [
+@pytest.mark.parametrize("extra, other, why", [
     # a Python 2 file that hands it a queue
-    ("pass", {"old.py": "def run(reader, q):\n    print reader.prepare_reader(q)\n"}),
+    ("pass", {"old.py": "def run(reader, q):\n    print reader.prepare_reader(q)\n"},
+     "old.py:2, which qmigrate cannot parse, names `.prepare_reader`"),
     # the method named otherwise than in a call of it
-    ("pass", {"hooks.py": "def hook(reader):\n    return reader.prepare_reader\n"}),
+    ("pass", {"hooks.py": "def hook(reader):\n    return reader.prepare_reader\n"},
+     "`.prepare_reader` at hooks.py:2 is not a call"),
     # a caller whose pipeline stays (its records are not batched)
     ("pass", {"peek.py": "import tensorflow as tf\n\ndef peek(reader, files):\n"
                          "    queue = tf.train.string_input_producer(files)\n"
-                         "    return reader.prepare_reader(queue)\n"}),
+                         "    return reader.prepare_reader(queue)\n"},
+     "its call at peek.py:5 stays"),
     # per-record code a map function cannot hold: a collection the run reads, a summary
-    ("tf.add_to_collection('raw', value)", {"show.py": "import tensorflow as tf\nRAW = tf.get_collection('raw')\n"}),
-    ("tf.summary.scalar('n', tf.size(value))", {}),
+    ("tf.add_to_collection('raw', value)", {"show.py": "import tensorflow as tf\nRAW = tf.get_collection('raw')\n"},
+     "Records.prepare_reader() at readers.py:8 has per-record code that a map function cannot hold "
+     "(it calls tf.add_to_collection()"),
+    ("tf.summary.scalar('n', tf.size(value))", {}, "(it calls tf.summary.scalar()"),
 ])
-def test_what_is_not_proven_stays(tmp_path, extra, other):
+def test_what_is_not_proven_stays(tmp_path, extra, other, why):
     results = _write(tmp_path, dict({"readers.py": READERS % extra, "train.py": CALLER}, **other))
     assert not results["readers.py"].changed
     assert [d.code for d in results["readers.py"].remaining] == ["QM201"]
     assert not results["train.py"].changed
+    # Both the classes and the caller say why (family_reasons), from where they are.
+    told = "are migrated together with every call of it, or not at all, and not here: "
+    caller = next(d.message for d in results["train.py"].remaining if d.code == "QM303")
+    assert "a reader method of classes chosen at run time: the classes of the run that define prepare_reader() " \
+           + told in caller and why in caller
+    here = why.replace("readers.py:8", "line 8")
+    assert told in results["readers.py"].remaining[0].message and here in results["readers.py"].remaining[0].message
 
 
 def test_a_collection_nothing_reads_is_no_bar(tmp_path):
@@ -117,6 +129,8 @@ def test_a_constructor_that_makes_tensors_keeps_the_family(tmp_path):
                               "            self.mean = tf.Variable(0.0)\n\n")
     results = _write(tmp_path, {"readers.py": readers % "value = value", "train.py": CALLER})
     assert not results["readers.py"].changed and not results["train.py"].changed
+    assert "not here: Records.prepare_reader() at readers.py:11 belongs to a class whose constructor calls " \
+           "TensorFlow" in results["train.py"].remaining[0].message
 
 
 def test_tensorflow_under_another_name_is_still_seen(tmp_path):
@@ -137,6 +151,23 @@ def test_a_literal_returned_through_a_name(tmp_path, bound, migrates):
         "        %s\n        return out\n" % bound.replace("\n    ", "\n        "))
     results = _write(tmp_path, {"readers.py": readers, "train.py": CALLER})
     assert results["readers.py"].changed is migrates and results["train.py"].changed is migrates
+    if not migrates:
+        assert "not here: Records.prepare_reader() at line 8 does not return a literal tuple, list or dict" \
+               in results["readers.py"].remaining[0].message
+
+
+def test_classes_returning_different_structures_say_which(tmp_path):
+    readers = textwrap.dedent(READERS % "pass") + textwrap.dedent("""
+        class Named(Base):
+            def prepare_reader(self, filename_queue):
+                reader = tf.TFRecordReader()
+                _, value = reader.read(filename_queue)
+                return {"value": tf.expand_dims(value, 0)}
+        """)
+    results = _write(tmp_path, {"readers.py": readers, "train.py": CALLER})
+    assert not results["readers.py"].changed and not results["train.py"].changed
+    assert "not here: the classes return records of different structures: Records.prepare_reader() a tuple of " \
+           "one tensor, Named.prepare_reader() at readers.py:15 a dict" in results["train.py"].remaining[0].message
 
 
 def test_a_readers_module_that_starts_runners_itself_keeps_its_classes_migrated(tmp_path):
