@@ -112,6 +112,9 @@ def test_what_is_not_proven_stays(tmp_path, extra, other, why):
     caller = next(d.message for d in results["train.py"].remaining if d.code == "QM303")
     assert "a reader method of classes chosen at run time: the classes of the run that define prepare_reader() " \
            + told in caller and why in caller
+    producer = next(d.message for d in results["train.py"].remaining if d.code == "QM101")
+    assert "not rewritten: it feeds reader.prepare_reader() (line 5), a reader method of classes chosen at run " \
+           "time: " in producer and why in producer
     here = why.replace("readers.py:8", "line 8")
     assert told in results["readers.py"].remaining[0].message and here in results["readers.py"].remaining[0].message
 
