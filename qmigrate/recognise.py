@@ -2797,6 +2797,15 @@ class _BlockRecogniser:
                                   "made in the function's graph, so the program's summaries and collections would "
                                   "no longer hold it; move it after the batching, on the batch%s"
                                   % (_code(call.func), line, hint), finding=finding)
+                if name in graph_state.VARIABLES and name not in _GLOBAL_STEP_CALLS:
+                    # `beta = tf.get_variable('beta', [image.get_shape()[-1]])`, then `image + beta` (the
+                    # global step has a reason of its own: _check_stateful_captures)
+                    raise _Broken(calls, "the per-record code calls `%s` (line %d), which makes a variable: in the map "
+                                  "function it would be made in the function's graph, which a one-shot iterator "
+                                  "cannot capture (TF 1.x fails when the iterator is made), where the queue's thread "
+                                  "read the program's variable for each record; make it once before the pipeline "
+                                  "and apply it to the batch after the batching" % (
+                                      _code(call.func), self._call_line(call, index)))
                 if name in graph_state.GRAPH_ONLY and not isinstance(call.func, cst.Attribute):
                     # (`tf.parallel_stack(...)` is written `tf.stack(...)` in the map function:
                     # engine._record_function; a name imported from TensorFlow is not renamed)
@@ -3153,8 +3162,23 @@ class _BlockRecogniser:
         if captured:
             raise _Broken(calls, "the per-record code reads `%s`, made at line %d from a stateful op (random, "
                           "variable, placeholder or py_func) outside it: the map function would capture it by value, "
-                          "which a one-shot iterator cannot (the queue ran it once per record); move that statement "
-                          "into the per-record code" % (captured[0], self._line_of(stateful[captured[0]])))
+                          "which a one-shot iterator cannot (the queue ran it once per record); %s" % (
+                              captured[0], self._line_of(stateful[captured[0]]),
+                              _stateful_advice(self._resolved_calls(self.body[stateful[captured[0]]]))))
+        block_stores = set().union(*(self.uses[index].stores for index in range(len(self.body))))
+        outer = self._outer_state(reads - block_stores)
+        if outer is not None:
+            name, stmt, taken_there = outer
+            line = self.context.line_of(stmt) if self.context.line_of else 0
+            if taken_there:  # `image = read(image_file)` before `if labels: label = read(...); batch([image, label])`
+                raise _Broken(calls, "the per-record code reads `%s`, which line %d, outside this block, takes from "
+                              "another queue, reader or iterator, not zipped with this chain: the map function would "
+                              "capture that one tensor, where the queue batched each record with its own" % (
+                                  name, line))
+            raise _Broken(calls, "the per-record code reads `%s`, made at line %d, outside this block, from a stateful "
+                          "op (random, variable, placeholder or py_func): the map function would capture it by value, "
+                          "which a one-shot iterator cannot (TF 1.x fails when the iterator is made); %s" % (
+                              name, line, _stateful_advice(self._resolved_calls(stmt))))
 
     def _changed_after(self, moved: List[int], reads: Set[str], batch_index: int,
                        chain: Set[int]) -> Optional[Tuple[str, int]]:
@@ -3213,6 +3237,63 @@ class _BlockRecogniser:
             hit = sorted(outer & changed)
             if hit:
                 return hit[0], index
+        return None
+
+    def _resolved_calls(self, node: cst.CSTNode) -> List[str]:
+        return [self.imports.resolve(call.func) or "" for call in cstutil.calls_of(node)]
+
+    def _outer_state(self, names: Set[str]) -> Optional[Tuple[str, cst.SimpleStatementLine, bool]]:
+        """(name, the statement, whether it takes a next element) for the first of `names` (read by
+        the moved per-record code, bound nowhere in this block) that a statement of the enclosing
+        function (or module), outside this block, binds to what a stateful op makes or to another
+        queue's, reader's or iterator's next element (a read, a dequeue, get_next, a call given a
+        producer's queue or of a function of the module that reads records), or to what derives
+        from such a name. Every binding of the scope counts, wherever it is (a block runs after
+        the enclosing statements before it, and a loop may run those after it first)."""
+        scoped = names & self.scope_stores
+        if not scoped:
+            return None
+        own = {id(stmt) for stmt in self.body}
+        statements = [stmt for stmt in cstutil.simple_statements(self.scope) if id(stmt) not in own]
+        readers, queues = set(), set()
+        for stmt in statements:
+            assign = cstutil.single_assign(stmt)
+            if assign and isinstance(assign[0], cst.Name) and _call_with_rule(assign[1], self.imports, PRODUCERS):
+                queues.add(assign[0].value)
+            if assign and isinstance(assign[0], cst.Name) and _call_with_rule(assign[1], self.imports, READERS):
+                readers.add(assign[0].value)
+        record_functions = set(self.context.record_sources) | set(self.context.reader_helpers)
+        facts = []
+        for stmt in statements:
+            calls_here = list(cstutil.calls_of(stmt))
+            uses = cstutil.name_uses(stmt)
+            stateful_call = any(name.startswith(_STATEFUL_OPS) for name in self._resolved_calls(stmt))
+            takes = any(isinstance(call.func, cst.Attribute) and (
+                call.func.attr.value in _NEXT_ELEMENT or call.func.attr.value in ("read", "read_up_to") and (
+                    isinstance(call.func.value, cst.Name) and call.func.value.value in readers
+                    or _call_with_rule(call.func.value, self.imports, READERS) is not None))
+                or isinstance(call.func, cst.Name) and call.func.value in record_functions
+                or any(isinstance(arg.value, cst.Name) and arg.value.value in queues for arg in call.args)
+                for call in calls_here)
+            facts.append((stmt, set(uses.loads), set(uses.stores), stateful_call, takes))
+        stateful: Dict[str, cst.SimpleStatementLine] = {}
+        taken: Dict[str, cst.SimpleStatementLine] = {}
+        changed = True
+        while changed:  # what derives from such a name is such a name too
+            changed = False
+            for stmt, loads, stores, stateful_call, takes in facts:
+                makes_state = stateful_call or bool(loads & set(stateful))
+                takes_next = takes or bool(loads & set(taken))
+                for name in stores:
+                    if makes_state and name not in stateful:
+                        stateful[name], changed = stmt, True
+                    if takes_next and name not in taken:
+                        taken[name], changed = stmt, True
+        for name in sorted(scoped):
+            if name in taken:
+                return name, taken[name], True
+            if name in stateful:
+                return name, stateful[name], False
         return None
 
     def _stateful_globals(self, names: Set[str]) -> List[Tuple[str, int]]:
@@ -4558,6 +4639,19 @@ def _summary_refusal(summary: bool, call: cst.Call) -> Tuple[str, Optional[Tuple
         return "", None
     return "; `--unsafe` migrates it, the summary made in the map function's graph, where nothing reads it", (
         LostSummary, call)
+
+
+def _stateful_advice(resolved: List[str]) -> str:
+    """What to do with a stateful value the per-record code reads from outside it, by the calls
+    (resolved names) of the statement that makes it."""
+    if any(name in graph_state.VARIABLES or name in _GLOBAL_STEP_CALLS for name in resolved):
+        return ("read it after the batching, on the batch, instead (a one-shot iterator's map function can neither "
+                "capture a variable nor make one)")
+    if "tensorflow.placeholder" in resolved:
+        return ("a one-shot iterator takes no fed value: give the per-record code a Python value, or feed the "
+                "placeholder to an initializable iterator by hand")
+    return ("move that statement into the per-record code (the map function then runs it once per record, as the "
+            "queue did)")
 
 
 def _state_clause(kind: str) -> Tuple[str, str]:
