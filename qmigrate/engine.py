@@ -16,7 +16,7 @@ import libcst as cst
 from qmigrate import (api_check, arm_producers, array_queues, astindex, blocks, bound_sources, branch_records,
                       bucketing, built_rows, captured_params, chained_records, class_attrs, codegen, cstutil,
                       data_findings, dead_datasets, dead_readers, dispatched_readers, drawn_arguments,
-                      estimator_inputs, factory_reasons,
+                      estimator_inputs, factory_reasons, file_guard,
                       graph_copies, graph_state, guarded_records, handbuilt, handed_down, held_records, held_sources,
                       helpers, imported_helpers, in_memory_rows, map_locals, method_copies, method_queues,
                       named_classes, prefetched_batches, python3_check, python_fed, queue_messages, queue_purpose,
@@ -2887,6 +2887,8 @@ class _PipelineRewriter(cst.CSTTransformer):
 
         tf, config = self.tf, self.module.config_for_parsing
         bindings, pipeline = bound_sources.bind(pipeline, self.names.fresh, tf, self.target)
+        guarded, pipeline = file_guard.guard(pipeline, self.names.fresh, tf)
+        bindings = bindings + guarded
         if match.branch_batchings or match.branch_fallthrough:  # the arms' tails go into the `if` below
             texts = bindings + synth.head_statements(pipeline, tf, self.target)
         else:
@@ -2938,16 +2940,20 @@ class _PipelineRewriter(cst.CSTTransformer):
             comments += wording.moved_comments(leaf.updated)
         pipeline = dataclasses.replace(match.pipeline, dataset_name=self.names.fresh("dataset"))
         bindings, pipeline = bound_sources.bind(pipeline, self.names.fresh, self.tf, self.target)
+        guarded, pipeline = file_guard.guard(pipeline, self.names.fresh, self.tf)
+        bindings = bindings + guarded
         texts = bindings + synth.unbatched_statements(pipeline, self.tf, self.target, match.unbatched_target)
         # A slim provider's get() becomes the decoding of the record get_next() gives.
         texts = texts + list(match.record_statements.get(match.read_index, ()))
-        statements = [cst.parse_statement(text, self.module.config_for_parsing) for text in texts]
+        statements = [cstutil.parse_stage(text, self.module.config_for_parsing) for text in texts]
         if match.queue_name is not None:  # the reader helper's call stays, given the record for the queue
             statements.append(self._helper_takes_record(read.updated.with_changes(leading_lines=[]), match.queue_name,
                                                         match.helpers_used[0], match.unbatched_target))
         own = wording.moved_comments(read.updated)
         first = chain[0] if chain else read  # a slim read is its own producer: nothing before it goes
         blank = [line for line in first.updated.leading_lines if line.comment is None]
+        if guarded and not blank:  # a function first (file_guard.py): a blank line before it
+            blank = [cst.EmptyLine(indent=False)]
         statements[0] = statements[0].with_changes(leading_lines=blank + comments + own)
         replacements[read.path] = statements
 

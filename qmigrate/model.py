@@ -26,6 +26,9 @@ class FileSource:
     # `files` is an attribute (`self.queue`) holding the file names' dataset, built where the
     # producer was (held_sources.py): shuffled and repeated there, so neither happens again.
     held: bool = False
+    # The function (written before the dataset: file_guard.py) slicing the names, which fails when
+    # there are none, as the producer did.
+    listed_by: Optional[str] = None
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,10 @@ def head_statements(pipeline: Pipeline, tf: str, target: Target) -> List[str]:
         if source.data_sources is not None:
             # slim listed its data sources in Python, globbing patterns, before its producer.
             out.append("%s = %s.contrib.slim.parallel_reader.get_data_files(%s)" % (files, tf, source.data_sources))
-        out.append("%s = %s.data.Dataset.from_tensor_slices(%s)" % (ds, tf, files))
+        if source.listed_by is not None:  # the function before the dataset: a blank line between
+            out.append("\n%s = %s.data.Dataset.from_tensors(%s).flat_map(%s)" % (ds, tf, files, source.listed_by))
+        else:
+            out.append("%s = %s.data.Dataset.from_tensor_slices(%s)" % (ds, tf, files))
         size = "%s.size(%s, out_type=%s.int64)" % (tf, files, tf)
 
     def stage(text: str) -> None:

@@ -771,6 +771,25 @@ def test_guard_on_the_range_limit_still_fails_with_its_message(tmp_path, tf_vers
         assert "epoch_size == 0, decrease batch_size or num_steps" in stderr, (path, stderr[-2000:])
 
 
+def test_no_file_names_still_fails_with_the_producers_message(tmp_path, tf_version):
+    """string_input_producer asserts that its names are not empty. Names listed by a pattern are a
+    tensor: unshuffled, the dataset of their slices would be an empty epoch (the end of training,
+    for a loop that stops at OutOfRangeError), and a one-shot iterator drops a control dependency
+    on the names, so the check runs in a dataset function (file_guard.py): a pattern that matches
+    nothing fails with the producer's message, before and after."""
+    python = tf_python(tf_version)
+    before = _legacy_copy(os.path.join(SINGLE, "glob_files.before.py"), str(tmp_path), tf_version)
+    after = _migrated_copy(before, str(tmp_path), tf_version)
+    empty = tmp_path / "no_data"
+    empty.mkdir()
+    args = json.dumps(dict(data_dir=str(empty), batch_size=10))
+    for path in (before, after):
+        code, stderr = run_tf_status(python, "run_pipeline.py", path, "pattern_inputs", args, 3,
+                                     tmp_path / "out.json", timeout=300)
+        assert code != 0, path
+        assert "string_input_producer requires a non-null input tensor" in stderr, (path, stderr[-2000:])
+
+
 def test_per_record_guards_still_fail_with_their_message(data_dir, tmp_path):
     """Asserts under a control dependency in the per-record code move into the map function with
     it: a record that breaks one fails the migrated pipeline with the user's message too (TF 1.8)."""

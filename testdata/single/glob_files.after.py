@@ -12,7 +12,13 @@ def pattern_inputs(data_dir, batch_size):
         parsed = tf.parse_single_example(serialized, FEATURES)
         return parsed['x'], parsed['id']
 
-    dataset = tf.data.Dataset.from_tensor_slices(tf.matching_files(pattern))
+    def listed_files(names):
+        # No file names is an error, as in the producer, not an empty epoch.
+        check = tf.Assert(tf.size(names) > 0, ['string_input_producer requires a non-null input tensor'])
+        with tf.control_dependencies([check]):
+            return tf.data.Dataset.from_tensor_slices(tf.identity(names))
+
+    dataset = tf.data.Dataset.from_tensors(tf.matching_files(pattern)).flat_map(listed_files)
     dataset = dataset.flat_map(tf.data.TFRecordDataset)
     dataset = dataset.map(parse_record)
     dataset = dataset.repeat(2)

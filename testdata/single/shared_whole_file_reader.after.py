@@ -13,11 +13,24 @@ class PairedImages(object):
         files_b = tf.train.match_filenames_once(pattern_b)
         self.count_b = tf.size(files_b)
 
-        dataset = tf.data.Dataset.from_tensor_slices(tf.matching_files(pattern_a))
+        def listed_files(names):
+            # No file names is an error, as in the producer, not an empty epoch.
+            check = tf.Assert(tf.size(names) > 0, ['string_input_producer requires a non-null input tensor'])
+            with tf.control_dependencies([check]):
+                return tf.data.Dataset.from_tensor_slices(tf.identity(names))
+
+        dataset = tf.data.Dataset.from_tensors(tf.matching_files(pattern_a)).flat_map(listed_files)
         dataset = dataset.map(tf.read_file)
         dataset = dataset.repeat(1)
         file_a = dataset.make_one_shot_iterator().get_next()
-        dataset_2 = tf.data.Dataset.from_tensor_slices(tf.matching_files(pattern_b))
+
+        def listed_files_2(names):
+            # No file names is an error, as in the producer, not an empty epoch.
+            check = tf.Assert(tf.size(names) > 0, ['string_input_producer requires a non-null input tensor'])
+            with tf.control_dependencies([check]):
+                return tf.data.Dataset.from_tensor_slices(tf.identity(names))
+
+        dataset_2 = tf.data.Dataset.from_tensors(tf.matching_files(pattern_b)).flat_map(listed_files_2)
         dataset_2 = dataset_2.map(tf.read_file)
         dataset_2 = dataset_2.repeat(1)
         file_b = dataset_2.make_one_shot_iterator().get_next()
