@@ -169,7 +169,9 @@ def _thread_copies(pipeline: Pipeline, tf: str) -> List[str]:
     taken = params + (variable,)  # the chooser's name for the copy number must differ from them
     index = next(name for name in ("copy", "copy_index", "copy_number") + tuple(
         "copy_%d" % number for number in range(2, len(taken) + 3)) if name not in taken)
-    call = "%s(%s)" % (function.name, ", ".join(params + (variable,)))
+    # After `*queue` (a slice producer's tensors) the copy's number is a keyword-only parameter.
+    given = "%s=%s" % (variable, variable) if any(param.startswith("*") for param in params) else variable
+    call = "%s(%s)" % (function.name, ", ".join(params + (given,)))
     return [
         "%s = %s.data.Dataset.zip((%s.data.Dataset.range(%s).repeat(), %s))" % (ds, tf, tf, count, ds),
         "\ndef {chooser}({args}):\n"

@@ -568,6 +568,25 @@ def test_each_join_thread_copy_takes_its_turn_of_the_records(data_dir, tmp_path,
     assert all(len(found) == 1 for found in rows.values())
 
 
+def test_copies_of_an_indexed_slice_producer_take_their_number_by_keyword(tmp_path, tf_version):
+    """The copies index a slice producer's list (`input_queue[0]`): the map function takes the
+    tensors as `*input_queue`, so the copy's number after them is keyword-only and is passed by
+    name (it was passed by position, a TypeError when the map was traced). The same 30 rows
+    before and after; after, row i goes through copy i % 3 (which adds 1000 * copy)."""
+    python = tf_python(tf_version)
+    before = _legacy_copy(os.path.join(SINGLE, "thread_copies.before.py"), str(tmp_path), tf_version)
+    after = _migrated_copy(before, str(tmp_path), tf_version)
+    old, new = _drain_both(python, before, after, "sliced_tagged_batches", json.dumps(dict(batch_size=5)), 100,
+                           tmp_path)
+    tags = {label: [int(value) for batch in report["leading"] for value in batch]
+            for label, report in (("before", old), ("after", new))}
+    for label in tags:
+        assert sorted(tag % 1000 for tag in tags[label]) == list(range(30)), label
+        assert {tag // 1000 for tag in tags[label]} <= {0, 1, 2}, label
+    assert [tag // 1000 for tag in tags["after"]] == [index % 3 for index in range(30)]
+    assert new["kind"] == old["kind"] and new["batch_shapes"] == old["batch_shapes"]
+
+
 @pytest.mark.parametrize("num_readers", (1, 2))
 def test_records_made_either_way_in_the_arms_are_read_alike(num_readers, data_dir, tmp_path, tf_version):
     """record_arms: inception's shape, the record read through a queue of serialized records by 2

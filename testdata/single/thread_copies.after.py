@@ -61,3 +61,27 @@ def thread_rebound(files, batch_size):
         thread_id = thread_id * 2
         examples.append([distort(parsed['x'], thread_id), parsed['id']])
     return tf.train.batch_join(examples, batch_size=batch_size)
+
+
+def sliced_tagged_batches(batch_size, num_threads=3):
+    """A slice producer's list, indexed by each copy: the map function takes the tensors as
+    `*input_queue`, and the copy's number after them, by keyword."""
+    ids = tf.range(30)
+    def parse_record_2(*input_queue, thread_id):
+        return input_queue[0] + 1000 * thread_id
+
+    dataset_2 = tf.data.Dataset.from_tensor_slices(ids)
+    dataset_2 = tf.data.Dataset.zip((tf.data.Dataset.range(num_threads).repeat(), dataset_2))
+
+    def parse_record_2_of_thread(copy, *input_queue):
+        # Each of the join's threads ran its own copy of the per-record code (`thread_id` told them
+        # apart) on the records it took: record i goes through copy i % num_threads.
+        return tf.case([(tf.equal(copy, thread_id),
+                          lambda thread_id=thread_id: parse_record_2(*input_queue, thread_id=thread_id))
+                         for thread_id in range(num_threads)])
+
+    dataset_2 = dataset_2.map(parse_record_2_of_thread, num_parallel_calls=num_threads)
+    dataset_2 = dataset_2.repeat(1)
+    dataset_2 = dataset_2.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+    dataset_2 = dataset_2.prefetch(1)
+    return dataset_2.make_one_shot_iterator().get_next()

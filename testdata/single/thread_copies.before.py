@@ -50,3 +50,14 @@ def thread_rebound(files, batch_size):
         thread_id = thread_id * 2
         examples.append([distort(parsed['x'], thread_id), parsed['id']])
     return tf.train.batch_join(examples, batch_size=batch_size)
+
+
+def sliced_tagged_batches(batch_size, num_threads=3):
+    """A slice producer's list, indexed by each copy: the map function takes the tensors as
+    `*input_queue`, and the copy's number after them, by keyword."""
+    ids = tf.range(30)
+    input_queue = tf.train.slice_input_producer([ids], num_epochs=1, shuffle=False)
+    examples = []
+    for thread_id in range(num_threads):
+        examples.append([input_queue[0] + 1000 * thread_id])
+    return tf.train.batch_join(examples, batch_size=batch_size)
