@@ -2868,7 +2868,12 @@ class _PipelineRewriter(cst.CSTTransformer):
                 blank = [cst.EmptyLine(indent=False)]  # after the if/elif that names the files
             if around == 2:
                 blank = [cst.EmptyLine(indent=False)] * around
-            replacements[read.path] = [function.with_changes(leading_lines=blank)]
+            if match.record_draws and not self.target.map_takes_graph_seed:
+                binding, function = self._seeded(function)
+                replacements[read.path] = [binding.with_changes(leading_lines=blank),
+                                           function.with_changes(leading_lines=[cst.EmptyLine(indent=False)] * around)]
+            else:
+                replacements[read.path] = [function.with_changes(leading_lines=blank)]
             # (a record leaf written as no statement, such as a loop of only its append, goes too)
             removed.update(leaves[index].path for index in match.record_indices)
             for index, statement in match.kept_statements.items():  # stays in place, without what moved
@@ -3137,6 +3142,19 @@ class _PipelineRewriter(cst.CSTTransformer):
             if isinstance(call, cst.Call) and self.imports.resolve(call.func) == "tensorflow.device":
                 return False
         return True
+
+    def _seeded(self, function: cst.FunctionDef) -> Tuple[cst.BaseStatement, cst.FunctionDef]:
+        """(a statement binding the program's graph seed, the map function giving it to its own
+        graph first). Before TF 1.15 a map function's graph has no seed: its random ops drew anew
+        in every run of a program that set one (`tf.set_random_seed`), and an op seed gave other
+        numbers than in the program's graph (measured on 1.8). With the seed, both draw as they did
+        in the queue's per-record code. Without one (None) the statement changes nothing."""
+        config, name = self.module.config_for_parsing, self.names.fresh("graph_seed")
+        binding = cst.parse_statement("%s = %s.get_default_graph().seed\n" % (name, self.tf), config)
+        given = cst.parse_statement("%s.set_random_seed(%s)  # the program's (TF < 1.15 gives this graph none)\n"
+                                    % (self.tf, name), config)
+        body = function.body.with_changes(body=[given] + list(function.body.body))
+        return binding, function.with_changes(body=body)
 
     def _record_function(self, function, statements) -> cst.FunctionDef:
         config = self.module.config_for_parsing

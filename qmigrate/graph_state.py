@@ -7,11 +7,13 @@ no longer see it, with no error. A variable made there fails when the one-shot i
 ("Cannot capture a stateful node ... by value"). recognise refuses per-record code that makes
 any of them, in its own statements or in the functions it calls: those of its module, the methods
 of its class it calls on `self`, and those imported from a module beside it (read with the stdlib
-parser), followed `MAX_DEPTH` calls deep.
+parser), followed `MAX_DEPTH` calls deep. The same search finds the random ops per-record code
+draws (`random_kind`): a map function's graph does not take the program's graph seed before TF
+1.15, so the engine gives it the seed when the code draws.
 """
 import ast
 import re
-from typing import Dict, FrozenSet, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Optional, Set, Tuple
 
 from qmigrate.names import ImportMap, ast_dotted, canonical
 
@@ -55,14 +57,16 @@ def kind_of(name: str) -> str:
             else "summary" if is_summary(name) else "collection")
 
 
-def made_by(tree: ast.Module, function: str, imports: ImportMap,
-            cls: Optional[str] = None, skip: FrozenSet[str] = frozenset()) -> Optional[Tuple[str, int, str, str]]:
+def made_by(tree: ast.Module, function: str, imports: ImportMap, cls: Optional[str] = None,
+            skip: FrozenSet[str] = frozenset(),
+            hit: Optional[Callable[[str], Optional[str]]] = None) -> Optional[Tuple[str, int, str, str]]:
     """(the call as written, its line, the function it is in, its kind_of) of the first summary,
     collection entry, variable or graph-only op that the top-level function `function` of the
     module `tree` makes, in its body or in the top-level functions of that module it calls
     (MAX_DEPTH deep); with `cls`, `function` is a method of that top-level class, and the methods
     it calls as `self.m(...)` are followed too. None if none, or no such function. Calls of the
-    kinds in `skip` are passed over (the search goes on past them)."""
+    kinds in `skip` are passed over (the search goes on past them). `hit` (a canonical name's kind,
+    or None) looks for other calls instead."""
     functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     methods = {}
     if cls is not None:
@@ -72,7 +76,7 @@ def made_by(tree: ast.Module, function: str, imports: ImportMap,
         methods = {"self." + node.name: node for node in owner.body
                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
         function = "self." + function
-    return _made(dict(functions, **methods), function, imports, 0, set(), skip)
+    return _made(dict(functions, **methods), function, imports, 0, set(), hit or _state_hit(skip))
 
 
 def made_by_closure(tree: ast.Module, closure: ast.AST, imports: ImportMap,
@@ -81,11 +85,36 @@ def made_by_closure(tree: ast.Module, closure: ast.AST, imports: ImportMap,
     `tree`: its body, and the top-level functions of that module it calls."""
     functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     name = "<%s>" % closure.name
-    return _made(dict(functions, **{name: closure}), name, imports, 0, set(), skip)
+    return _made(dict(functions, **{name: closure}), name, imports, 0, set(), _state_hit(skip))
+
+
+def draws(name: str) -> bool:
+    """Whether a call of this canonical name is a TensorFlow random op (tf.random_uniform,
+    tf.random_crop, tf.image.random_flip_left_right, tf.random.*, tf.nn.dropout...)."""
+    if not name.startswith("tensorflow."):
+        return False
+    return any(part.startswith("random") for part in name.split(".")[1:]) or name in _OTHER_DRAWS
+
+
+_OTHER_DRAWS = {"tensorflow.multinomial", "tensorflow.truncated_normal", "tensorflow.nn.dropout",
+                "tensorflow.layers.dropout", "tensorflow.contrib.layers.dropout", "tensorflow.contrib.slim.dropout",
+                "tensorflow.image.sample_distorted_bounding_box"}
+
+
+def random_kind(name: str) -> Optional[str]:
+    """made_by's `hit` for random ops: "random" for a call of this canonical name that `draws`."""
+    return "random" if draws(name) else None
+
+
+def _state_hit(skip: FrozenSet[str]) -> Callable[[str], Optional[str]]:
+    return lambda resolved: kind_of(resolved) if makes_state(resolved) and kind_of(resolved) not in skip else None
 
 
 def _made(functions: Dict[str, ast.AST], name: str, imports: ImportMap, depth: int,
-          seen: Set[str], skip: FrozenSet[str] = frozenset()) -> Optional[Tuple[str, int, str, str]]:
+          seen: Set[str], hit: Callable[[str], Optional[str]]) -> Optional[Tuple[str, int, str, str]]:
+    """(the call as written, its line, the function it is in, the kind `hit` gives it) of the
+    first call of function `name` (or of the functions of `functions` it calls) that `hit` gives
+    a kind for."""
     function = functions.get(name)
     if function is None or name in seen or depth > MAX_DEPTH:
         return None
@@ -96,11 +125,11 @@ def _made(functions: Dict[str, ast.AST], name: str, imports: ImportMap, depth: i
         spelled = ast_dotted(node.func)
         if spelled is None:
             continue
-        resolved = canonical(imports.resolve_dotted(spelled) or "")
-        if makes_state(resolved) and kind_of(resolved) not in skip:
-            return spelled, node.lineno, name, kind_of(resolved)
+        kind = hit(canonical(imports.resolve_dotted(spelled) or ""))
+        if kind is not None:
+            return spelled, node.lineno, name, kind
         if ("." not in spelled or spelled.startswith("self.")) and spelled in functions:
-            found = _made(functions, spelled, imports, depth + 1, seen, skip)
+            found = _made(functions, spelled, imports, depth + 1, seen, hit)
             if found is not None:
                 return found
     return None

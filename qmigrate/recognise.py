@@ -134,6 +134,9 @@ class Match:
     captured_params: Tuple = ()
     # Per-record calls of functions made at run time, now in the map function: (call, how it is made).
     unseen_calls: Tuple = ()
+    # The per-record code may call a random op (recognise._may_draw): the map function takes the
+    # program's graph seed where its graph would not (engine._seeded).
+    record_draws: bool = False
     # With --unsafe, per-record calls that make summaries (themselves, or in what they call), now
     # made in the map function's graph: (call, what makes the summary, where).
     lost_summaries: Tuple = ()
@@ -422,6 +425,7 @@ class _BlockRecogniser:
         self.captured_params: Tuple = ()  # the last chain checked: Match.captured_params
         self.drawn_params: Tuple[str, ...] = ()  # the last chain checked: Match.drawn_params
         self.unseen_calls: Tuple = ()  # the last chain checked: Match.unseen_calls
+        self.record_draws = False  # the last chain checked: Match.record_draws
 
     # Name uses are computed on demand: most blocks hold no producer and need none.
     @property
@@ -1900,6 +1904,7 @@ class _BlockRecogniser:
         self.drawn_params = ()
         self.unseen_calls = ()
         self.lost_summaries = ()
+        self.record_draws = False
         record_indices = list(record_indices)
         batch = in_loop = queue_batch = None
         # hand-built queues the records go through; record leaves written anew
@@ -2274,6 +2279,7 @@ class _BlockRecogniser:
                      test_binding=test_binding, returned_result=returning,
                      captured_reads=self.captured_reads, map_copies=self.map_copies,
                      captured_params=self.captured_params, unseen_calls=self.unseen_calls,
+                     record_draws=self.record_draws,
                      lost_summaries=self.lost_summaries, drawn_params=self.drawn_params)
 
     def _grouped_batching(self, group, found, bound, batching: Batching, calls, other) -> Batching:
@@ -2698,6 +2704,9 @@ class _BlockRecogniser:
                               % sorted(escaped)[0])
         self._check_locals_of_map(record_indices, batch_index, chain, kept, calls, tainted, map_returns)
         self._check_graph_only_calls(record_indices, kept, calls, headers)
+        if map_returns and not self.record_draws:  # the batching's tensors are computed in the map too
+            self.record_draws = any(self._may_draw(call.func, self.imports.resolve(call.func) or "")
+                                    for call in cstutil.calls_of(cst.parse_expression("(%s)" % map_returns)))
         self._check_stateful_captures(record_indices, batch_index, chain, kept, calls, map_returns, headers,
                                       producer_index)
         # The map function is traced where the batch was built: what it reads must not change
@@ -2765,6 +2774,7 @@ class _BlockRecogniser:
         unseen, lost = [], []
         skip = frozenset(("summary",)) if self.context.unsafe else frozenset()
         self.unseen_calls = self.lost_summaries = ()
+        draws = False  # the code may call a random op (what it calls at run time, unseen, may)
         moved = [(index, self.body[index]) for index in sorted(record_indices) if index not in kept]
         moved += [(moved[0][0] if moved else 0, header) for header in headers]  # its calls, by their own lines
         for index, node in moved:
@@ -2787,6 +2797,7 @@ class _BlockRecogniser:
                     if not read:
                         unseen.append((call, made))
                 name = self.imports.resolve(call.func) or ""
+                draws = draws or made is not None or self._may_draw(call.func, name)
                 if skip and graph_state.is_summary(name):
                     lost.append((call, _code(call.func), "line %d" % self._call_line(call, index)))
                     continue
@@ -2840,6 +2851,7 @@ class _BlockRecogniser:
                                   "queue and its runner, as sugartensor's `producer_func` does, which a map function "
                                   "cannot run)" % ((_code(call.func), line) + wrapper))
         self.unseen_calls, self.lost_summaries = tuple(unseen), tuple(lost)
+        self.record_draws = draws
 
     def _call_line(self, call: cst.Call, index: int) -> int:
         """The line of a call in leaf `index` (asked only to say it: positions cost)."""
@@ -2936,20 +2948,37 @@ class _BlockRecogniser:
                 return True, state + (" of %s" % os.path.basename(where), "%s.%s" % (product.module, product.name))
         return read, None
 
-    def _state_made_by(self, func: cst.BaseExpression, skip=frozenset()) -> Optional[Tuple[str, int, str, str, str]]:
+    def _may_draw(self, func: cst.BaseExpression, name: str) -> bool:
+        """Whether a per-record call (its canonical `name`, or "") may run a random op: a random
+        op itself, a function of this module, class or a module beside it that calls one, or a
+        function of a module qmigrate cannot read (not TensorFlow, not a library of plain values)."""
+        if graph_state.draws(name):
+            return True
+        if name.startswith("tensorflow.") or name.split(".")[0] in _VALUE_LIBRARIES:
+            return False
+        if self._state_made_by(func, hit=graph_state.random_kind) is not None:
+            return True
+        if "." not in name:  # a builtin, a method of a value, a function of the block
+            return False
+        places = self._imported_places(func, star=False)  # read by _state_made_by when it could be
+        return not places or decorated_calls.tree_of(places[0][0]) is None
+
+    def _state_made_by(self, func: cst.BaseExpression, skip=frozenset(),
+                       hit=None) -> Optional[Tuple[str, int, str, str, str]]:
         """graph_state.made_by's answer for the function `func` names, followed by "" or " of
         <file>": a top-level function of this module, or one imported from a module beside it.
-        None when it makes no summary, collection entry or variable, or cannot be read."""
+        None when it makes no summary, collection entry or variable (or what `hit` looks for),
+        or cannot be read."""
         tree = self.context.tree
         if tree is not None and isinstance(func, cst.Name) and func.value in self.context.functions:
-            made = graph_state.made_by(tree, func.value, self.imports, skip=skip)
+            made = graph_state.made_by(tree, func.value, self.imports, skip=skip, hit=hit)
             if made is not None:
                 return made + ("",)
         if tree is not None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
                 and func.value.value == "self":
             owner = self._method_owner()
             if owner is not None:
-                made = graph_state.made_by(tree, func.attr.value, self.imports, owner, skip)
+                made = graph_state.made_by(tree, func.attr.value, self.imports, owner, skip, hit)
                 return made + ("",) if made is not None else None
         places = self._imported_places(func, star=False)
         if not places:
@@ -2958,7 +2987,7 @@ class _BlockRecogniser:
         tree = decorated_calls.tree_of(path)
         if tree is None:
             return None
-        made = graph_state.made_by(tree, name, ImportMap(None, tree), skip=skip)
+        made = graph_state.made_by(tree, name, ImportMap(None, tree), skip=skip, hit=hit)
         return made + (" of %s" % os.path.basename(path),) if made is not None else None
 
     def _imported_places(self, func: cst.BaseExpression, star: bool) -> List[Tuple[str, str]]:
@@ -4477,6 +4506,11 @@ _SLICED_STATEFUL = (": the dataset would hold it, and a one-shot iterator cannot
 _STATEFUL_OPS = record_draws.RANDOM_OPS + tuple("tensorflow." + name for name in (
     "placeholder", "Variable", "get_variable", "py_func", "train.get_global_step",
     "train.get_or_create_global_step", "train.create_global_step"))
+
+# Libraries of plain values whose functions make no TensorFlow op (per-record code that calls
+# them draws nothing from TensorFlow's seeds).
+_VALUE_LIBRARIES = frozenset(("numpy", "math", "os", "re", "six", "string", "collections", "functools", "itertools",
+                              "json", "random", "sys", "operator", "copy", "builtins"))
 
 # Builtins that read their arguments and change none of them.
 _PURE_BUILTINS = frozenset(("len", "str", "repr", "int", "float", "bool", "tuple", "list", "dict", "set", "sorted",

@@ -1,8 +1,9 @@
 """What each target TensorFlow version offers the synthesiser, read from the symbol tables that
 scripts/dump_tf_symbols.py generated from the real wheels (qmigrate/data/tf-<version>.txt).
 
-Nothing here is typed in by hand: a choice of API follows from whether the target has the symbol
-or the parameter, so a new target is one more generated table.
+Nothing here is typed in by hand but one measured behaviour no symbol shows (map_takes_graph_seed):
+a choice of API follows from whether the target has the symbol or the parameter, so a new target
+is one more generated table.
 """
 import functools
 import os
@@ -148,6 +149,14 @@ class Target:
             return "%s.cast(%s.strings.length(%s), %s.int64)" % (tf, tf, value, tf)
         decode = "decode_raw" if self.symbols.has("tensorflow.decode_raw") else "io.decode_raw"
         return "%s.size(%s.%s(%s, %s.uint8), out_type=%s.int64)" % (tf, tf, decode, value, tf, tf)
+
+    @property
+    def map_takes_graph_seed(self) -> bool:
+        """Whether a dataset function's graph takes the program's graph seed. A behaviour, not a
+        symbol, so measured: `tf.get_default_graph().seed` read in a map function is None on 1.8
+        and the program's seed on 1.15 and 2.21. 1.10 to 1.13, not measured, count as 1.8 (where
+        the graph has the seed already, giving it again changes nothing)."""
+        return self.version in ("1.15", "2")
 
     @property
     def matching_files(self) -> str:

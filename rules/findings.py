@@ -564,7 +564,10 @@ class UnseenRecordFunction(Rule):
 
             def inputs(files, batch_size, make_preprocessing):
                 preprocess = make_preprocessing(training=True)
+                graph_seed = tf.get_default_graph().seed
+
                 def parse_record(value):
+                    tf.set_random_seed(graph_seed)  # the program's (TF < 1.15 gives this graph none)
                     image = tf.image.resize_images(tf.image.decode_png(value, channels=3), [32, 32])
                     image = preprocess(image)
                     return image
@@ -643,7 +646,10 @@ class LostSummary(Rule):
                 return image
 
             def inputs(files, batch_size):
+                graph_seed = tf.get_default_graph().seed
+
                 def parse_record(value):
+                    tf.set_random_seed(graph_seed)  # the program's (TF < 1.15 gives this graph none)
                     image = tf.image.resize_images(tf.image.decode_png(value, channels=3), [32, 32])
                     image = distort(image)
                     return image

@@ -587,6 +587,29 @@ def test_copies_of_an_indexed_slice_producer_take_their_number_by_keyword(tmp_pa
     assert new["kind"] == old["kind"] and new["batch_shapes"] == old["batch_shapes"]
 
 
+@pytest.mark.parametrize("function", ("jittered", "seeded_jitter"))
+def test_per_record_draws_keep_the_programs_graph_seed(function, data_dir, tmp_path, tf_version):
+    """run_pipeline.py sets a graph seed. Per-record code that draws (in a helper of the module, or
+    with an op seed) draws the same in every run of the migrated program, as in the queue's: the
+    map function takes the program's seed, which its graph does not inherit before TF 1.15. With
+    an op seed it draws the very numbers the queue's per-record code drew."""
+    python = tf_python(tf_version)
+    before = _legacy_copy(os.path.join(SINGLE, "seeded_draws.before.py"), str(tmp_path), tf_version)
+    after = _migrated_copy(before, str(tmp_path), tf_version)
+    args = json.dumps(dict(files=_files(data_dir, "dict_*"), batch_size=5))
+    runs = []
+    for round in (1, 2):
+        folder = tmp_path / ("round%d" % round)
+        folder.mkdir()
+        runs.append(_drain_both(python, before, after, function, args, 100, folder))
+    (old, new), (old_again, new_again) = runs
+    assert len(new["examples"]) == len(old["examples"]) == 50
+    assert old_again["examples"] == old["examples"]
+    assert new_again["examples"] == new["examples"]
+    if function == "seeded_jitter":
+        assert new["examples"] == old["examples"]
+
+
 @pytest.mark.parametrize("num_readers", (1, 2))
 def test_records_made_either_way_in_the_arms_are_read_alike(num_readers, data_dir, tmp_path, tf_version):
     """record_arms: inception's shape, the record read through a queue of serialized records by 2

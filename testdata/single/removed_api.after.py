@@ -19,7 +19,10 @@ def _decode(value):
 def training_inputs(data_dir, batch_size):
   """Randomly cropped, flipped and whitened images with their labels, shuffled."""
   files = [os.path.join(data_dir, 'data_batch_%d.bin' % i) for i in range(1, 6)]
+  graph_seed = tf.get_default_graph().seed
+
   def parse_record(value):
+    tf.set_random_seed(graph_seed)  # the program's (TF < 1.15 gives this graph none)
     image, label = _decode(value)
     image = tf.random_crop(image, [CROP, CROP, 3])
     image = tf.image.random_flip_left_right(image)

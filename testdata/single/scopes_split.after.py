@@ -6,7 +6,10 @@ IMAGE_SIZE = 24
 
 def distorted_inputs(filenames, batch_size):
     with tf.device('/cpu:0'):
+        graph_seed = tf.get_default_graph().seed
+
         def parse_record(value):
+            tf.set_random_seed(graph_seed)  # the program's (TF < 1.15 gives this graph none)
             with tf.name_scope('data_augmentation'):
                 record = tf.decode_raw(value, tf.uint8)
                 label = tf.cast(record[0], tf.int32)

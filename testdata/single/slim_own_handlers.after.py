@@ -117,7 +117,10 @@ def named_batches(data_dir, batch_size):
 def noisy_batches(data_dir, batch_size, noisy=False):
     """`noise` is bound before the per-record code and rebound in it: the map function starts from a copy."""
     dataset = raw_dataset(data_dir, 'eval')
+    graph_seed = tf.get_default_graph().seed
+
     def parse_record_4(serialized):
+        tf.set_random_seed(graph_seed)  # the program's (TF < 1.15 gives this graph none)
         noise_2 = noise
         [pixels] = dataset.decoder.decode(serialized, ['pixels'])
         if noisy:

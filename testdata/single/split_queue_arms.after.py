@@ -12,7 +12,10 @@ def build_input(data_path, batch_size, mode):
     record_bytes = label_bytes + image_bytes
 
     data_files = tf.gfile.Glob(data_path)
+    graph_seed = tf.get_default_graph().seed
+
     def parse_record(value):
+        tf.set_random_seed(graph_seed)  # the program's (TF < 1.15 gives this graph none)
         record = tf.reshape(tf.decode_raw(value, tf.uint8), [record_bytes])
         label = tf.cast(tf.slice(record, [0], [label_bytes]), tf.int32)
         id_bytes = tf.cast(tf.slice(record, [label_bytes], [3]), tf.int32)

@@ -30,7 +30,10 @@ def offset_batches(files, batch_size):
 
 
 def jittered_batches(files, batch_size):
+    graph_seed = tf.get_default_graph().seed
+
     def parse_record_2(serialized):
+        tf.set_random_seed(graph_seed)  # the program's (TF < 1.15 gives this graph none)
         jitter = tf.random_uniform([3], maxval=0.01)
         scaled_jitter = jitter * 2.0
         parsed = tf.parse_single_example(serialized, _FEATURES)

@@ -77,7 +77,10 @@ def train():
 
     # One reader for all towers.
     files = [os.path.join(FLAGS.data_dir, 'train-%05d.tfrecords' % i) for i in range(5)]
+    graph_seed = tf.get_default_graph().seed
+
     def parse_record_2(serialized):
+      tf.set_random_seed(graph_seed)  # the program's (TF < 1.15 gives this graph none)
       features = tf.parse_single_example(serialized, features=FEATURES)
       image = tf.reshape(tf.decode_raw(features['image_raw'], tf.uint8), [3, 32, 32])
       image = tf.cast(tf.transpose(image, [1, 2, 0]), tf.float32)

@@ -179,7 +179,10 @@ def distorted_inputs(data_dir, batch_size, num_shards=1, shard_index=0):
       raise ValueError('Failed to find file: ' + f)
 
   with tf.name_scope('data_augmentation'):
+    graph_seed = tf.get_default_graph().seed
+
     def parse_record(value):
+      tf.set_random_seed(graph_seed)  # the program's (TF < 1.15 gives this graph none)
       read_input = parse_cifar10(value)
       reshaped_image = tf.cast(read_input.uint8image, tf.float32)
 

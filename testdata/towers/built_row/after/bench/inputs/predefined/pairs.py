@@ -19,7 +19,10 @@ class Pairs:
         return {'values': parsed['v'], 'label': parsed['id']}
 
     def inputs(self, split, batch_size, augmentation_fn=None):
+        graph_seed = tf.get_default_graph().seed
+
         def parse_record(serialized):
+            tf.set_random_seed(graph_seed)  # the program's (TF < 1.15 gives this graph none)
             read_input = self._read(serialized)
             if augmentation_fn:
                 read_input['values'] = augmentation_fn(read_input['values'])
