@@ -47,9 +47,13 @@ class ModuleView:
         return self.imports.resolve(node)
 
 
+_MAX_ANCESTORS = 6
+
+
 class ModuleLoader:
     """Loads, by its import name, a module that `importer` (a path) imports, from the importer's
-    directory or the root of its package (the directory above the last `__init__.py`)."""
+    directory or the root of its package (the directory above the last `__init__.py`); a dotted
+    name also from the nearest directory above the importer that holds its whole path."""
 
     def __init__(self, importer: str):
         self.importer = importer
@@ -67,11 +71,28 @@ class ModuleLoader:
 
     def path_of(self, name: str) -> Optional[str]:
         relative = name.replace(".", os.sep)
-        for root in self._roots():
+        roots = self._roots()
+        if "." in name:
+            # A package's absolute import in a repository whose packages lack an `__init__.py`
+            # (namespace packages, Bazel builds): the directory above the importer that holds the
+            # whole dotted path. A name of one part is looked for where Python would, only.
+            roots += self._ancestors()
+        for root in roots:
             for candidate in (os.path.join(root, relative + ".py"), os.path.join(root, relative, "__init__.py")):
                 if os.path.isfile(candidate):
                     return candidate
         return None
+
+    def _ancestors(self) -> List[str]:
+        """The directories above the importer's, nearest first, at most `_MAX_ANCESTORS` of them."""
+        found, here = [], os.path.dirname(os.path.abspath(self.importer))
+        for _ in range(_MAX_ANCESTORS):
+            parent = os.path.dirname(here)
+            if parent == here:
+                break
+            found.append(parent)
+            here = parent
+        return found
 
     def __call__(self, name: str) -> Optional[ModuleView]:
         if name not in self._loaded:
