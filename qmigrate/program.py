@@ -169,6 +169,27 @@ class ModuleIndex:
         return None
 
 
+    def renamed_root_file(self, importer: str, module_name: str) -> Optional[str]:
+        """The file an absolute import of the importer's own package may load when the folder
+        holding the package has another name (bgshih/aster's modules import `aster.core.x`; a
+        checkout or a zip of it is `aster-master/`): the module's parts after the first, under a
+        folder above the importer, the nearest first. An over-approximation, for the questions
+        of partial_package_file only."""
+        parts = module_name.split(".")
+        if len(parts) < 2:
+            return None
+        relative = os.sep.join(parts[1:]) + ".py"
+        folder = os.path.dirname(os.path.normpath(importer))
+        while True:
+            found = self._by_path.get(os.path.join(folder, relative))
+            if found is not None and os.path.normpath(found) != os.path.normpath(importer):
+                return found
+            parent = os.path.dirname(folder)
+            if parent == folder:
+                return None
+            folder = parent
+
+
 def _shared_folders(one: List[str], other: List[str]) -> int:
     """How many leading folders two paths' folder lists have in common."""
     count = 0
@@ -280,8 +301,10 @@ class Program:
             for name in names:
                 target = self.module_path(path, name)
                 if target is None:
-                    target = self._index.partial_package_file(name) or self._index.partial_package_file(
-                        name + ".__init__")
+                    target = (self._index.partial_package_file(name)
+                              or self._index.partial_package_file(name + ".__init__")
+                              or self._index.renamed_root_file(path, name)
+                              or self._index.renamed_root_file(path, name + ".__init__"))
                     if target is not None and target != path:
                         self._partial.setdefault(path, set()).add(target)
                 elif target != path:
