@@ -305,6 +305,12 @@ def remove_plumbing(module: cst.Module, imports: ImportMap, loads: Optional[Coun
                     "its thread list `%s` is used for more than join()" % threads[1])
         drop_statements -= set(id(s) for s in runners)
 
+    # `assert threads`: with no runner to start, the list is empty (start_queue_runners returns
+    # [] too); the assert checked that the queues had runners, and goes with the start.
+    for threads, asserts in finder.thread_asserts.items():
+        if all(id(stmt) in drop_statements for stmt in finder.runner_statements_by_threads[threads]):
+            drop_statements.update(asserts)
+
     loops: Set[int] = set()
     for coord, stmt in finder.coordinators.items():
         plumbing = finder.coord_uses[coord]
@@ -653,6 +659,9 @@ class _PlumbingFinder(cst.CSTVisitor):
         self.runners_by_coord: Dict[_Key, List[cst.BaseStatement]] = defaultdict(list)
         self.reporting: Set[_Key] = set()  # coordinators whose request_stop() is handed an exception
         self._joins: List[Tuple[_Key, cst.BaseStatement, _Key]] = []  # (threads, statement, coordinator)
+        self._asserts: List[Tuple[_Key, cst.BaseStatement]] = []  # (threads, `assert threads`)
+        # the asserts that the runners' thread list is not empty, by list: they go with its start
+        self.thread_asserts: Dict[_Key, List[int]] = defaultdict(list)
         self.join_owners: Dict[_Key, Set[_Key]] = defaultdict(set)  # threads -> the coordinators joining them
         self.runner_blocks: List[cst.With] = []  # `with slim.queues.QueueRunners(sess):`, nothing bound
         self.runner_items: Set[int] = set()  # their QueueRunners items
@@ -735,6 +744,9 @@ class _PlumbingFinder(cst.CSTVisitor):
             self.coordinators[self._key(target)] = node
         elif rule is Coordinator and assign is not None:
             self.kept_coordinators.append((tuple(self._path), cst.Module([]).code_for_node(assign[0])))
+        tested = _tested_list(node)
+        if tested is not None:  # `assert threads, 'started queue runners'`
+            self._asserts.append((self._key(tested), node))
         for owner, method, stop in _coordinator_calls(node):
             owner = self._key(owner)
             self.coord_uses[owner]["statements"].append(id(node))
@@ -760,6 +772,26 @@ class _PlumbingFinder(cst.CSTVisitor):
             if threads in self.thread_joins:
                 self.thread_joins[threads].append(id(stmt))
                 self.join_owners[threads].add(owner)
+        for threads, stmt in self._asserts:
+            if threads in self.thread_joins:
+                self.thread_joins[threads].append(id(stmt))
+                self.thread_asserts[threads].append(id(stmt))
+
+
+def _tested_list(stmt: cst.SimpleStatementLine) -> Optional[str]:
+    """`x` of a statement that is only `assert x`, `assert len(x)` or `assert len(x) > 0` (with or
+    without a message); None otherwise."""
+    if len(stmt.body) != 1 or not isinstance(stmt.body[0], cst.Assert):
+        return None
+    test = stmt.body[0].test
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1 and isinstance(
+            test.comparisons[0].operator, cst.GreaterThan) and isinstance(test.comparisons[0].comparator, cst.Integer) \
+            and test.comparisons[0].comparator.value == "0":
+        test = test.left
+    if isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "len" \
+            and len(test.args) == 1:
+        test = test.args[0].value
+    return test.value if isinstance(test, cst.Name) else None
 
 
 class _PlumbingRemover(cstutil.StatementTransformer):

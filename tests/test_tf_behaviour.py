@@ -991,6 +991,23 @@ def test_a_script_that_starts_its_runner_by_hand_reads_the_same_rows(tmp_path, t
     assert {tuple(row[2:]) for row in reads["after"]} == {("float32", "int32")}
 
 
+def test_an_assert_that_the_runners_started_goes_with_them(data_dir, tmp_path, tf_version):
+    """asserted_runners: `assert len(runners) > 0` after start_queue_runners. Migrated, it went on
+    checking a list that is empty now (AssertionError on every run); it goes with the start, and
+    the script reads the same 50 ids before and after."""
+    python = tf_python(tf_version)
+    before = _legacy_copy(os.path.join(SINGLE, "asserted_runners.before.py"), str(tmp_path), tf_version)
+    after = _migrated_copy(before, str(tmp_path), tf_version)
+    with open(after) as handle:
+        assert "assert len(runners)" not in handle.read()
+    reads = {}
+    for label, path in (("before", before), ("after", after)):
+        out = str(tmp_path / (label + ".json"))
+        finish(start_tf(python, path, out, *_files(data_dir, "dict_*")))
+        reads[label] = load_json(out)
+    assert sorted(reads["before"]) == sorted(reads["after"]) == list(range(50))
+
+
 @pytest.mark.parametrize("function,arguments,expected", [
     # A RandomShuffleQueue of parsed records, 3 runner threads, dequeued one at a time: 2 epochs of 50.
     ("mixed_records", lambda d: dict(files=_files(d, "dict_*")), 100),
