@@ -79,13 +79,13 @@ def made_by(tree: ast.Module, function: str, imports: ImportMap, cls: Optional[s
     return _made(dict(functions, **methods), function, imports, 0, set(), hit or _state_hit(skip))
 
 
-def made_by_closure(tree: ast.Module, closure: ast.AST, imports: ImportMap,
-                    skip: FrozenSet[str] = frozenset()) -> Optional[Tuple[str, int, str, str]]:
+def made_by_closure(tree: ast.Module, closure: ast.AST, imports: ImportMap, skip: FrozenSet[str] = frozenset(),
+                    hit: Optional[Callable[[str], Optional[str]]] = None) -> Optional[Tuple[str, int, str, str]]:
     """made_by's answer for a function defined inside another (a factory's closure) of the module
     `tree`: its body, and the top-level functions of that module it calls."""
     functions = {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     name = "<%s>" % closure.name
-    return _made(dict(functions, **{name: closure}), name, imports, 0, set(), _state_hit(skip))
+    return _made(dict(functions, **{name: closure}), name, imports, 0, set(), hit or _state_hit(skip))
 
 
 def draws(name: str) -> bool:

@@ -10,6 +10,7 @@ import builtins
 import dataclasses
 import os
 import re
+import textwrap
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Sequence, Set, Tuple, Union
@@ -2963,6 +2964,26 @@ class _BlockRecogniser:
         places = self._imported_places(func, star=False)  # read by _state_made_by when it could be
         return not places or decorated_calls.tree_of(places[0][0]) is None
 
+    def _local_function(self, func: cst.BaseExpression) -> Optional[cst.FunctionDef]:
+        """The function `func` names when this function defines it in its own body (in a block of
+        it, not in a function or class inside it), and the module does not; None otherwise."""
+        if not isinstance(func, cst.Name) or not isinstance(self.scope, cst.FunctionDef) \
+                or func.value in self.context.functions:
+            return None
+        found = []
+
+        class _Defs(cst.CSTVisitor):
+            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+                if node.name.value == func.value:
+                    found.append(node)
+                return False
+
+            def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+                return False
+
+        self.scope.body.visit(_Defs())
+        return found[0] if len(found) == 1 else None
+
     def _state_made_by(self, func: cst.BaseExpression, skip=frozenset(),
                        hit=None) -> Optional[Tuple[str, int, str, str, str]]:
         """graph_state.made_by's answer for the function `func` names, followed by "" or " of
@@ -2974,6 +2995,19 @@ class _BlockRecogniser:
             made = graph_state.made_by(tree, func.value, self.imports, skip=skip, hit=hit)
             if made is not None:
                 return made + ("",)
+        local = self._local_function(func)
+        if tree is not None and local is not None:  # a function defined in this one, before or after
+            try:
+                closure = ast.parse(textwrap.dedent(cst.Module([]).code_for_node(local.with_changes(leading_lines=[]))))
+            except (SyntaxError, ValueError):
+                return None
+            made = graph_state.made_by_closure(tree, closure.body[0], self.imports, skip, hit)
+            if made is None:
+                return None
+            spelled, line, function, kind = made
+            first = self.context.line_of(local) if self.context.line_of else 0
+            where = local.name.value if function == "<%s>" % local.name.value else function
+            return spelled, first + line - 1 if line and first else line, where, kind, ""
         if tree is not None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
                 and func.value.value == "self":
             owner = self._method_owner()

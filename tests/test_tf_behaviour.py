@@ -587,7 +587,7 @@ def test_copies_of_an_indexed_slice_producer_take_their_number_by_keyword(tmp_pa
     assert new["kind"] == old["kind"] and new["batch_shapes"] == old["batch_shapes"]
 
 
-@pytest.mark.parametrize("function", ("jittered", "seeded_jitter"))
+@pytest.mark.parametrize("function", ("jittered", "seeded_jitter", "nested_jitter"))
 def test_per_record_draws_keep_the_programs_graph_seed(function, data_dir, tmp_path, tf_version):
     """run_pipeline.py sets a graph seed. Per-record code that draws (in a helper of the module, or
     with an op seed) draws the same in every run of the migrated program, as in the queue's: the

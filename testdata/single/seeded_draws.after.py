@@ -61,3 +61,24 @@ def exact(files, batch_size):
     dataset_3 = dataset_3.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
     dataset_3 = dataset_3.prefetch(1)
     return list(dataset_3.make_one_shot_iterator().get_next())
+
+
+def nested_jitter(files, batch_size):
+    """The helper that draws is defined in the function that builds the pipeline."""
+    def shaken(x):
+        return x + tf.random_uniform(tf.shape(x), maxval=0.1)
+
+    graph_seed_3 = tf.get_default_graph().seed
+
+    def parse_record_4(serialized):
+        tf.set_random_seed(graph_seed_3)  # the program's (TF < 1.15 gives this graph none)
+        parsed = tf.parse_single_example(serialized, FEATURES)
+        return shaken(parsed['x']), parsed['id']
+
+    dataset_4 = tf.data.Dataset.from_tensor_slices(files)
+    dataset_4 = dataset_4.flat_map(tf.data.TFRecordDataset)
+    dataset_4 = dataset_4.map(parse_record_4)
+    dataset_4 = dataset_4.repeat(1)
+    dataset_4 = dataset_4.apply(tf.contrib.data.batch_and_drop_remainder(batch_size))
+    dataset_4 = dataset_4.prefetch(1)
+    return list(dataset_4.make_one_shot_iterator().get_next())

@@ -37,3 +37,15 @@ def exact(files, batch_size):
     _, serialized = reader.read(filename_queue)
     parsed = tf.parse_single_example(serialized, FEATURES)
     return tf.train.batch([parsed['x'] * 2.0, parsed['id']], batch_size=batch_size)
+
+
+def nested_jitter(files, batch_size):
+    """The helper that draws is defined in the function that builds the pipeline."""
+    def shaken(x):
+        return x + tf.random_uniform(tf.shape(x), maxval=0.1)
+
+    filename_queue = tf.train.string_input_producer(files, num_epochs=1, shuffle=False)
+    reader = tf.TFRecordReader()
+    _, serialized = reader.read(filename_queue)
+    parsed = tf.parse_single_example(serialized, FEATURES)
+    return tf.train.batch([shaken(parsed['x']), parsed['id']], batch_size=batch_size)
