@@ -23,7 +23,7 @@ from qmigrate import (api_check, arm_producers, array_queues, astindex, blocks, 
                       queue_roles, queue_sources, range_producers, reader_makers, receivers, record_arms,
                       returned_dataset, returned_records, saved_graphs, slim_modules, split_arms, synth,
                       thread_coordinators, towers, unbound_tf, uncalled_datasets, unlinked, wording, zipped_arms)
-from qmigrate.model import Sharding, ZipSource
+from qmigrate.model import Pipeline, Sharding, ZipSource
 from qmigrate.diagnostics import Diagnostic, FileResult, Status
 from qmigrate.names import ImportMap, dotted
 from qmigrate.positions import NodePositions, call_positions, stdlib_tree
@@ -2891,9 +2891,7 @@ class _PipelineRewriter(cst.CSTTransformer):
                     leading_lines=[cst.EmptyLine(indent=False)] * around)]
 
         tf, config = self.tf, self.module.config_for_parsing
-        bindings, pipeline = bound_sources.bind(pipeline, self.names.fresh, tf, self.target)
-        guarded, pipeline = file_guard.guard(pipeline, self.names.fresh, tf)
-        bindings = bindings + guarded
+        bindings, guarded, pipeline = self._source_bindings(pipeline)
         if match.branch_batchings or match.branch_fallthrough:  # the arms' tails go into the `if` below
             texts = bindings + synth.head_statements(pipeline, tf, self.target)
         else:
@@ -2944,9 +2942,7 @@ class _PipelineRewriter(cst.CSTTransformer):
         for leaf in chain:
             comments += wording.moved_comments(leaf.updated)
         pipeline = dataclasses.replace(match.pipeline, dataset_name=self.names.fresh("dataset"))
-        bindings, pipeline = bound_sources.bind(pipeline, self.names.fresh, self.tf, self.target)
-        guarded, pipeline = file_guard.guard(pipeline, self.names.fresh, self.tf)
-        bindings = bindings + guarded
+        bindings, guarded, pipeline = self._source_bindings(pipeline)
         texts = bindings + synth.unbatched_statements(pipeline, self.tf, self.target, match.unbatched_target)
         # A slim provider's get() becomes the decoding of the record get_next() gives.
         texts = texts + list(match.record_statements.get(match.read_index, ()))
@@ -3142,6 +3138,14 @@ class _PipelineRewriter(cst.CSTTransformer):
             if isinstance(call, cst.Call) and self.imports.resolve(call.func) == "tensorflow.device":
                 return False
         return True
+
+    def _source_bindings(self, pipeline: Pipeline) -> Tuple[List[str], bool, Pipeline]:
+        """(the statements written before the dataset's: the producer's computed arguments bound
+        once, then file_guard's function; whether that function is among them, the pipeline
+        using them)."""
+        bindings, pipeline = bound_sources.bind(pipeline, self.names.fresh, self.tf, self.target)
+        guarded, pipeline = file_guard.guard(pipeline, self.names.fresh, self.tf)
+        return bindings + guarded, bool(guarded), pipeline
 
     def _seeded(self, function: cst.FunctionDef) -> Tuple[cst.BaseStatement, cst.FunctionDef]:
         """(a statement binding the program's graph seed, the map function giving it to its own

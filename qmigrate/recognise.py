@@ -427,6 +427,7 @@ class _BlockRecogniser:
         self.drawn_params: Tuple[str, ...] = ()  # the last chain checked: Match.drawn_params
         self.unseen_calls: Tuple = ()  # the last chain checked: Match.unseen_calls
         self.record_draws = False  # the last chain checked: Match.record_draws
+        self._local_functions: Dict[str, Optional[Tuple[cst.FunctionDef, ast.AST]]] = {}  # _local_function's
 
     # Name uses are computed on demand: most blocks hold no producer and need none.
     @property
@@ -2964,17 +2965,24 @@ class _BlockRecogniser:
         places = self._imported_places(func, star=False)  # read by _state_made_by when it could be
         return not places or decorated_calls.tree_of(places[0][0]) is None
 
-    def _local_function(self, func: cst.BaseExpression) -> Optional[cst.FunctionDef]:
-        """The function `func` names when this function defines it in its own body (in a block of
-        it, not in a function or class inside it), and the module does not; None otherwise."""
+    def _local_function(self, func: cst.BaseExpression) -> Optional[Tuple[cst.FunctionDef, ast.AST]]:
+        """(the definition, its stdlib tree) of the function `func` names when this function
+        defines it in its own body (in a block of it, not in a function or class inside it), and
+        the module does not; None otherwise. Found and parsed once a name (the state and the draws
+        of each per-record call ask)."""
         if not isinstance(func, cst.Name) or not isinstance(self.scope, cst.FunctionDef) \
                 or func.value in self.context.functions:
             return None
+        if func.value not in self._local_functions:
+            self._local_functions[func.value] = self._find_local_function(func.value)
+        return self._local_functions[func.value]
+
+    def _find_local_function(self, name: str) -> Optional[Tuple[cst.FunctionDef, ast.AST]]:
         found = []
 
         class _Defs(cst.CSTVisitor):
             def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-                if node.name.value == func.value:
+                if node.name.value == name:
                     found.append(node)
                 return False
 
@@ -2982,7 +2990,13 @@ class _BlockRecogniser:
                 return False
 
         self.scope.body.visit(_Defs())
-        return found[0] if len(found) == 1 else None
+        if len(found) != 1:
+            return None
+        try:
+            tree = ast.parse(textwrap.dedent(cst.Module([]).code_for_node(found[0].with_changes(leading_lines=[]))))
+        except (SyntaxError, ValueError):
+            return None
+        return found[0], tree.body[0]
 
     def _state_made_by(self, func: cst.BaseExpression, skip=frozenset(),
                        hit=None) -> Optional[Tuple[str, int, str, str, str]]:
@@ -2995,13 +3009,10 @@ class _BlockRecogniser:
             made = graph_state.made_by(tree, func.value, self.imports, skip=skip, hit=hit)
             if made is not None:
                 return made + ("",)
-        local = self._local_function(func)
-        if tree is not None and local is not None:  # a function defined in this one, before or after
-            try:
-                closure = ast.parse(textwrap.dedent(cst.Module([]).code_for_node(local.with_changes(leading_lines=[]))))
-            except (SyntaxError, ValueError):
-                return None
-            made = graph_state.made_by_closure(tree, closure.body[0], self.imports, skip, hit)
+        found = self._local_function(func)
+        if tree is not None and found is not None:  # a function defined in this one, before or after
+            local, closure = found
+            made = graph_state.made_by_closure(tree, closure, self.imports, skip, hit)
             if made is None:
                 return None
             spelled, line, function, kind = made
@@ -3345,8 +3356,8 @@ class _BlockRecogniser:
         while changed:  # what derives from such a name is such a name too
             changed = False
             for stmt, loads, stores, stateful_call, takes in facts:
-                makes_state = stateful_call or bool(loads & set(stateful))
-                takes_next = takes or bool(loads & set(taken))
+                makes_state = stateful_call or not loads.isdisjoint(stateful)
+                takes_next = takes or not loads.isdisjoint(taken)
                 for name in stores:
                     if makes_state and name not in stateful:
                         stateful[name], changed = stmt, True
